@@ -1,0 +1,43 @@
+import path from 'node:path'
+import type { AppContext } from './app-context.js'
+import { createAccounts } from './auth/accounts.js'
+import { createKeyAuthenticator } from './auth/caller.js'
+import { createRateLimiter } from './auth/rate-limit.js'
+import type { Config } from './config.js'
+import { createVault } from './connect/vault.js'
+import { type Clock, systemClock } from './lib/clock.js'
+import { createLogger, type Logger } from './logger.js'
+import { resolveSecretKey } from './secret-key.js'
+import { openStore, type Store } from './store/db.js'
+import { tools } from './tools/registry.js'
+
+export interface AppOptions {
+  logger?: Logger
+  clock?: Clock
+  /** An already-open store (tests); otherwise one is opened from the config. */
+  store?: Store
+}
+
+/** The composition root: builds every dependency once. Choosing SQLite or Postgres happens here only. */
+export async function createAppContext(config: Config, options: AppOptions = {}): Promise<AppContext> {
+  const logger = options.logger ?? createLogger(config.logLevel)
+  const clock = options.clock ?? systemClock
+  const store =
+    options.store ??
+    (await openStore({
+      databaseUrl: config.databaseUrl,
+      sqlitePath: path.join(config.dataDir, 'herald.sqlite'),
+    }))
+  const vault = createVault(resolveSecretKey(config.secretKey, config.dataDir, logger), config.oldSecretKeys)
+  return {
+    config,
+    logger,
+    store,
+    clock,
+    vault,
+    accounts: createAccounts(store.db, clock),
+    keys: createKeyAuthenticator(store.db, clock),
+    rateLimiter: createRateLimiter(config.rateLimitPerMinute),
+    toolNames: new Set(tools.map((tool) => tool.name)),
+  }
+}

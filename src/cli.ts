@@ -1,0 +1,195 @@
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { createAppContext } from './app.js'
+import type { AppContext } from './app-context.js'
+import { ConfigError, loadConfigFromProcess } from './config.js'
+import { AppError } from './errors.js'
+import { createLogger } from './logger.js'
+import { startService } from './main.js'
+import type { MemberRole } from './store/accounts.js'
+
+const USAGE = `Usage: npm run herald -- <command> [options]
+
+  bootstrap --email E --password P --workspace NAME [--name N] [--credits N] [--plan P] [--json]
+      Create a person, their workspace and an API key for it.
+  keys create --email E [--workspace ID] [--name N] [--json]
+  keys list --email E [--json]
+  keys revoke --id KEY_ID [--json]
+  workspaces create --name NAME --owner E [--credits N] [--plan P] [--json]
+  users create --email E --password P [--name N] [--json]
+  members add --workspace ID --email E --role owner|editor [--json]
+  credits add --workspace ID --amount N [--json]
+  api       Run the HTTP API only (no worker).
+  worker    Run the publishing worker only.
+
+Settings come from the environment (docs/configuration.md).`
+
+const options = {
+  email: { type: 'string' },
+  password: { type: 'string' },
+  workspace: { type: 'string' },
+  name: { type: 'string' },
+  credits: { type: 'string' },
+  plan: { type: 'string' },
+  owner: { type: 'string' },
+  role: { type: 'string' },
+  amount: { type: 'string' },
+  id: { type: 'string' },
+  network: { type: 'string' },
+  username: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const
+
+type Values = {
+  [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string
+}
+
+class UsageError extends Error {}
+
+function required(values: Values, name: keyof Values): string {
+  const value = values[name]
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`)
+  return value
+}
+
+function integer(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number`)
+  return Number(value)
+}
+
+type Command = (app: AppContext, values: Values) => Promise<{ json: unknown; text: string }>
+
+const commands: Record<string, Command> = {
+  async bootstrap(app, v) {
+    const result = await app.accounts.bootstrap({
+      email: required(v, 'email'),
+      password: required(v, 'password'),
+      workspace: required(v, 'workspace'),
+      name: v.name,
+      credits: integer(v.credits, 'credits'),
+      plan: v.plan,
+    })
+    return {
+      json: result,
+      text: `Created user ${result.userId} and workspace ${result.workspaceId}.\nAPI key (shown once, keep it safe): ${result.apiKey}`,
+    }
+  },
+  async 'keys create'(app, v) {
+    const result = await app.accounts.createKey({
+      email: required(v, 'email'),
+      workspaceId: v.workspace,
+      name: v.name,
+    })
+    return { json: result, text: `API key ${result.id} (shown once): ${result.apiKey}` }
+  },
+  async 'keys list'(app, v) {
+    const keys = await app.accounts.listKeys({ email: required(v, 'email') })
+    return {
+      json: keys,
+      text:
+        keys
+          .map(
+            (k) =>
+              `${k.id}  ${k.prefix}…  ${k.name}  ${k.revoked ? 'revoked' : `last used ${k.lastUsedAt ?? 'never'}`}`,
+          )
+          .join('\n') || 'No keys.',
+    }
+  },
+  async 'keys revoke'(app, v) {
+    const result = await app.accounts.revokeKey({ id: required(v, 'id') })
+    return { json: result, text: `Revoked API key ${result.id}.` }
+  },
+  async 'workspaces create'(app, v) {
+    const result = await app.accounts.createWorkspace({
+      name: required(v, 'name'),
+      ownerEmail: v.owner ?? required(v, 'email'),
+      credits: integer(v.credits, 'credits'),
+      plan: v.plan,
+    })
+    return { json: result, text: `Created workspace ${result.workspaceId}.` }
+  },
+  async 'users create'(app, v) {
+    const result = await app.accounts.createUser({
+      email: required(v, 'email'),
+      password: required(v, 'password'),
+      name: v.name,
+    })
+    return { json: result, text: `Created user ${result.userId}.` }
+  },
+  async 'members add'(app, v) {
+    const result = await app.accounts.addMember({
+      workspaceId: required(v, 'workspace'),
+      email: required(v, 'email'),
+      role: required(v, 'role') as MemberRole,
+    })
+    return { json: result, text: `${v.email} is now ${result.role} of workspace ${result.workspaceId}.` }
+  },
+  async 'credits add'(app, v) {
+    const amount = integer(required(v, 'amount'), 'amount') as number
+    const result = await app.accounts.addCredits({ workspaceId: required(v, 'workspace'), amount })
+    return { json: result, text: `Workspace ${result.workspaceId} now has ${result.balance} credits.` }
+  },
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true })
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`)
+    return 2
+  }
+  const values = parsed.values as Values
+  const [first, second] = parsed.positionals
+  if (!first || values.help) {
+    process.stdout.write(`${USAGE}\n`)
+    return first ? 0 : 2
+  }
+  if (first === 'api' || first === 'worker') {
+    await startService(first)
+    return -1
+  }
+  const name = commands[first] ? first : `${first} ${second ?? ''}`.trim()
+  const command = commands[name]
+  if (!command) {
+    process.stderr.write(`Unknown command: ${name}\n\n${USAGE}\n`)
+    return 2
+  }
+
+  const config = loadConfigFromProcess()
+  const logger = createLogger(values.json ? 'silent' : config.logLevel === 'info' ? 'warn' : config.logLevel)
+  const app = await createAppContext(config, { logger })
+  try {
+    const { json, text } = await command(app, values)
+    process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`)
+    return 0
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n\n${USAGE}\n`)
+      return 2
+    }
+    if (error instanceof AppError) {
+      process.stderr.write(`Error: ${error.message}\n`)
+      if (values.json) process.stdout.write(`${JSON.stringify(error.toBody())}\n`)
+      return 1
+    }
+    throw error
+  } finally {
+    await app.store.destroy()
+  }
+}
+
+if (path.resolve(process.argv[1] ?? '') === path.resolve(import.meta.filename)) {
+  runCli(process.argv.slice(2))
+    .then((code) => {
+      if (code >= 0) process.exit(code)
+    })
+    .catch((error) => {
+      process.stderr.write(
+        error instanceof ConfigError ? `${error.message}\n` : `${(error as Error).stack ?? error}\n`,
+      )
+      process.exit(1)
+    })
+}

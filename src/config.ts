@@ -1,0 +1,161 @@
+import path from 'node:path'
+import { z } from 'zod'
+
+/**
+ * Every environment variable Herald reads, parsed once at boot. Nothing else in the codebase reads
+ * `process.env`: the composition root calls {@link loadConfig} and passes the typed record down.
+ * `docs/configuration.md` documents each entry; keep the two in step.
+ */
+
+const flag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .transform((value) => ['1', 'true', 'yes', 'on'].includes(value))
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback)
+const nonNegativeInt = (fallback: number) => z.coerce.number().int().min(0).default(fallback)
+const optionalUrl = z.url({ protocol: /^https?$/ }).optional()
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  HERALD_DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(postgres|postgresql):\/\//, 'must be a postgres:// URL (unset means SQLite in the data folder)')
+    .optional(),
+  PUBLIC_BASE_URL: optionalUrl,
+  HERALD_SECRET_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .optional(),
+  HERALD_OLD_SECRET_KEYS: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  HERALD_RATE_LIMIT_PER_MINUTE: positiveInt(600),
+  HERALD_SANDBOX: flag.default(false),
+  HERALD_ALLOW_PRIVATE_MEDIA: flag.default(false),
+  HERALD_IMMEDIATE_WAIT_MS: nonNegativeInt(10_000),
+  HERALD_IMAGE_API_URL: optionalUrl,
+  HERALD_IMAGE_API_KEY: z.string().optional(),
+  HERALD_WORKER_CONCURRENCY: positiveInt(16),
+  HERALD_WORKER_BATCH: positiveInt(32),
+  HERALD_WORKER_POLL_MS: positiveInt(250),
+  HERALD_WORKER_LEASE_MS: positiveInt(30_000),
+  HERALD_WORKER_GRACE_MS: nonNegativeInt(15_000),
+  HERALD_MEDIA_STORAGE: z.enum(['local', 's3']).default('local'),
+  HERALD_S3_BUCKET: z.string().optional(),
+  HERALD_S3_REGION: z.string().default('us-east-1'),
+  HERALD_S3_ENDPOINT: optionalUrl,
+  HERALD_S3_ACCESS_KEY_ID: z.string().optional(),
+  HERALD_S3_SECRET_ACCESS_KEY: z.string().optional(),
+})
+
+export type Role = 'api' | 'worker' | 'all'
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  /** Postgres URL; undefined means the embedded SQLite file `<dataDir>/herald.sqlite`. */
+  databaseUrl: string | undefined
+  /** Where clients and networks reach this service; defaults to `http://<host>:<port>`. */
+  publicBaseUrl: string
+  /** Token-vault key (32 bytes). Undefined: the composition root generates one into the data folder. */
+  secretKey: Buffer | undefined
+  /** Earlier vault keys still accepted for decryption while `secrets rotate` re-encrypts. */
+  oldSecretKeys: Buffer[]
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL']
+  rateLimitPerMinute: number
+  sandbox: boolean
+  allowPrivateMedia: boolean
+  immediateWaitMs: number
+  imageApi: { url: string; key: string | undefined } | undefined
+  worker: { concurrency: number; batch: number; pollMs: number; leaseMs: number; graceMs: number }
+  media:
+    | { driver: 'local'; dir: string }
+    | {
+        driver: 's3'
+        bucket: string
+        region: string
+        endpoint: string | undefined
+        accessKeyId: string | undefined
+        secretAccessKey: string | undefined
+      }
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Parses an environment record into a {@link Config}; throws {@link ConfigError} naming every bad value. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  )
+  const parsed = envSchema.safeParse(cleaned)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`)
+  }
+  const e = parsed.data
+  if (e.HERALD_MEDIA_STORAGE === 's3' && !e.HERALD_S3_BUCKET) {
+    throw new ConfigError('Invalid configuration:\n  HERALD_S3_BUCKET: required when HERALD_MEDIA_STORAGE=s3')
+  }
+  const dataDir = path.resolve(e.HERALD_DATA_DIR)
+  const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${publicHost}:${e.PORT}`).replace(/\/+$/, ''),
+    secretKey: e.HERALD_SECRET_KEY ? Buffer.from(e.HERALD_SECRET_KEY, 'base64') : undefined,
+    oldSecretKeys: parseKeyList(e.HERALD_OLD_SECRET_KEYS),
+    logLevel: e.LOG_LEVEL,
+    rateLimitPerMinute: e.HERALD_RATE_LIMIT_PER_MINUTE,
+    sandbox: e.HERALD_SANDBOX,
+    allowPrivateMedia: e.HERALD_ALLOW_PRIVATE_MEDIA,
+    immediateWaitMs: e.HERALD_IMMEDIATE_WAIT_MS,
+    imageApi: e.HERALD_IMAGE_API_URL
+      ? { url: e.HERALD_IMAGE_API_URL, key: e.HERALD_IMAGE_API_KEY }
+      : undefined,
+    worker: {
+      concurrency: e.HERALD_WORKER_CONCURRENCY,
+      batch: e.HERALD_WORKER_BATCH,
+      pollMs: e.HERALD_WORKER_POLL_MS,
+      leaseMs: e.HERALD_WORKER_LEASE_MS,
+      graceMs: e.HERALD_WORKER_GRACE_MS,
+    },
+    media:
+      e.HERALD_MEDIA_STORAGE === 's3'
+        ? {
+            driver: 's3',
+            bucket: e.HERALD_S3_BUCKET as string,
+            region: e.HERALD_S3_REGION,
+            endpoint: e.HERALD_S3_ENDPOINT,
+            accessKeyId: e.HERALD_S3_ACCESS_KEY_ID,
+            secretAccessKey: e.HERALD_S3_SECRET_ACCESS_KEY,
+          }
+        : { driver: 'local', dir: path.join(dataDir, 'media') },
+  }
+}
+
+function parseKeyList(value: string | undefined): Buffer[] {
+  if (!value) return []
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const key = Buffer.from(part, 'base64')
+      if (key.length !== 32)
+        throw new ConfigError(
+          'Invalid configuration:\n  HERALD_OLD_SECRET_KEYS: each key must be 32 bytes, base64-encoded',
+        )
+      return key
+    })
+}
+
+/** The process environment, read here and only here. */
+export function loadConfigFromProcess(overrides: Record<string, string | undefined> = {}): Config {
+  return loadConfig({ ...process.env, ...overrides })
+}

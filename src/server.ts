@@ -1,0 +1,99 @@
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  LogController,
+} from 'fastify'
+import type { AppContext } from './app-context.js'
+import { AppError, toAppError } from './errors.js'
+import { isReachable } from './store/db.js'
+import { tools } from './tools/registry.js'
+import { createToolRunner } from './tools/runner.js'
+import { renderDocsPage } from './transports/docs-page.js'
+import { registerMcpRoutes } from './transports/mcp.js'
+import { buildOpenApi } from './transports/openapi.js'
+import { registerRestRoutes } from './transports/rest.js'
+
+export const BODY_LIMIT = 1024 * 1024
+
+/** Maps framework-level refusals (bad JSON, wrong content type, body too large) onto the one error envelope. */
+function fromFrameworkError(error: FastifyError): AppError {
+  if (error instanceof AppError) return error
+  const status = error.statusCode ?? 500
+  if (status === 413)
+    return new AppError('invalid_request', `The body is over the ${BODY_LIMIT} byte limit`, undefined, 413)
+  if (status === 415)
+    return new AppError(
+      'invalid_request',
+      'The body must be JSON (Content-Type: application/json)',
+      undefined,
+      415,
+    )
+  if (status === 404) return new AppError('not_found', 'Not found')
+  if (status === 429) return new AppError('rate_limited', 'Too many requests')
+  if (status >= 400 && status < 500)
+    return new AppError('invalid_request', error.message || 'Invalid request', undefined, status)
+  return toAppError(error)
+}
+
+export function buildServer(app: AppContext): { server: FastifyInstance; close(): Promise<void> } {
+  const server = Fastify({
+    loggerInstance: app.logger.child({ subsystem: 'http' }) as FastifyBaseLogger,
+    logController: new LogController({
+      disableRequestLogging: app.config.logLevel !== 'debug' && app.config.logLevel !== 'trace',
+    }),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: false,
+  })
+  const runner = createToolRunner(app, tools)
+
+  // JSON is the only body Herald reads; anything else is refused with 415 before a handler runs.
+  server.removeAllContentTypeParsers()
+  server.addContentTypeParser(
+    ['application/json'],
+    { parseAs: 'string', bodyLimit: BODY_LIMIT },
+    (_request, body, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8')
+      if (text.trim() === '') return done(null, {})
+      try {
+        done(null, JSON.parse(text))
+      } catch {
+        done(new AppError('invalid_request', 'The body is not valid JSON'), undefined)
+      }
+    },
+  )
+
+  server.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = fromFrameworkError(error)
+    if (appError.code === 'internal') request.log.error({ err: error }, 'request failed')
+    const retry = (appError.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds
+    if (appError.code === 'rate_limited' && retry) reply.header('retry-after', String(retry))
+    reply.code(appError.httpStatus).send(appError.toBody())
+  })
+  server.setNotFoundHandler((request, reply) => {
+    reply
+      .code(404)
+      .send(new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`).toBody())
+  })
+
+  server.get('/healthz', async () => ({ ok: true }))
+  server.get('/readyz', async (_request, reply) => {
+    const ready = await isReachable(app.store)
+    reply.code(ready ? 200 : 503).send({ ok: ready, database: ready ? 'reachable' : 'unreachable' })
+  })
+  const openapi = buildOpenApi(tools, app.config.publicBaseUrl)
+  server.get('/openapi.json', async () => openapi)
+  const docs = renderDocsPage(tools)
+  server.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docs))
+
+  registerRestRoutes(server, app, runner)
+  const mcp = registerMcpRoutes(server, app, runner, tools)
+
+  return {
+    server,
+    async close() {
+      await mcp.closeAll()
+      await server.close()
+    },
+  }
+}

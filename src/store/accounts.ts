@@ -1,0 +1,179 @@
+import { newId } from '../lib/ids.js'
+import type { Db } from './db.js'
+import type { MembershipsTable } from './schema.js'
+
+export type MemberRole = MembershipsTable['role']
+
+export interface WorkspaceSummary {
+  id: string
+  name: string
+  role: MemberRole
+  isOwner: boolean
+  connectedPlatforms: string[]
+  memberCount: number
+}
+
+export function findUserByEmail(db: Db, email: string) {
+  return db.selectFrom('users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst()
+}
+
+export function findUserById(db: Db, id: string) {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function insertUser(
+  db: Db,
+  input: { email: string; name: string; passwordHash: string },
+  now: number,
+): Promise<string> {
+  const id = newId(now)
+  await db
+    .insertInto('users')
+    .values({
+      id,
+      email: input.email.trim().toLowerCase(),
+      name: input.name,
+      password_hash: input.passwordHash,
+      created_at: now,
+    })
+    .execute()
+  return id
+}
+
+export async function insertWorkspace(
+  db: Db,
+  input: { name: string; plan: string },
+  now: number,
+): Promise<string> {
+  const id = newId(now)
+  await db
+    .insertInto('workspaces')
+    .values({ id, name: input.name, plan: input.plan, credit_balance: 0, created_at: now })
+    .execute()
+  return id
+}
+
+export function findWorkspace(db: Db, id: string) {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function addMember(db: Db, workspaceId: string, userId: string, role: MemberRole, now: number) {
+  await db
+    .insertInto('memberships')
+    .values({ workspace_id: workspaceId, user_id: userId, role, created_at: now })
+    .onConflict((oc) => oc.columns(['workspace_id', 'user_id']).doUpdateSet({ role }))
+    .execute()
+}
+
+export function findMembership(db: Db, workspaceId: string, userId: string) {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('workspaces', 'workspaces.id', 'memberships.workspace_id')
+    .select([
+      'workspaces.id',
+      'workspaces.name',
+      'workspaces.plan',
+      'workspaces.credit_balance',
+      'memberships.role',
+    ])
+    .where('memberships.workspace_id', '=', workspaceId)
+    .where('memberships.user_id', '=', userId)
+    .executeTakeFirst()
+}
+
+/** Every workspace the person belongs to, owned and shared, oldest first. */
+export async function listWorkspacesForUser(db: Db, userId: string): Promise<WorkspaceSummary[]> {
+  const rows = await db
+    .selectFrom('memberships as m')
+    .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
+    .select([
+      'w.id',
+      'w.name',
+      'm.role',
+      (eb) =>
+        eb
+          .selectFrom('memberships as all_m')
+          .whereRef('all_m.workspace_id', '=', 'w.id')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .as('member_count'),
+    ])
+    .where('m.user_id', '=', userId)
+    .orderBy('w.id')
+    .execute()
+  if (rows.length === 0) return []
+  const platforms = await db
+    .selectFrom('connections')
+    .select(['workspace_id', 'platform'])
+    .distinct()
+    .where(
+      'workspace_id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .where('status', '=', 'active')
+    .orderBy('platform')
+    .execute()
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    isOwner: row.role === 'owner',
+    connectedPlatforms: platforms.filter((p) => p.workspace_id === row.id).map((p) => p.platform),
+    memberCount: Number(row.member_count),
+  }))
+}
+
+/** The plan tier of a workspace is its owner's; Herald keeps it on the workspace row. */
+export function workspacePlan(db: Db, workspaceId: string) {
+  return db.selectFrom('workspaces').select('plan').where('id', '=', workspaceId).executeTakeFirst()
+}
+
+export async function insertApiKey(
+  db: Db,
+  input: { userId: string; defaultWorkspaceId: string; name: string; prefix: string; hash: string },
+  now: number,
+): Promise<string> {
+  const id = newId(now)
+  await db
+    .insertInto('api_keys')
+    .values({
+      id,
+      user_id: input.userId,
+      default_workspace_id: input.defaultWorkspaceId,
+      name: input.name,
+      prefix: input.prefix,
+      key_hash: input.hash,
+      created_at: now,
+      last_used_at: null,
+      revoked_at: null,
+    })
+    .execute()
+  return id
+}
+
+export function findApiKeyByHash(db: Db, hash: string) {
+  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst()
+}
+
+export function listApiKeys(db: Db, userId: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'default_workspace_id', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute()
+}
+
+export async function revokeApiKey(db: Db, id: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+export async function touchApiKey(db: Db, id: string, now: number) {
+  await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute()
+}

@@ -1,0 +1,84 @@
+import { newId } from '../lib/ids.js'
+import type { Db } from './db.js'
+import type { ConnectionsTable } from './schema.js'
+
+export type ConnectionRow = ConnectionsTable
+
+export interface NewConnection {
+  workspaceId: string
+  platform: string
+  profileId: string
+  username: string
+  name: string
+  isOrganization: boolean
+  avatarUrl?: string | null
+  /** Vault ciphertext, sealed by the caller. */
+  credentials: string
+  scopes?: string[]
+  tokenExpiresAt: number | null
+}
+
+/** Inserts a connection, or refreshes the one already there for the same profile (a reconnect). */
+export async function upsertConnection(db: Db, input: NewConnection, now: number): Promise<string> {
+  const existing = await db
+    .selectFrom('connections')
+    .select('id')
+    .where('workspace_id', '=', input.workspaceId)
+    .where('platform', '=', input.platform)
+    .where('profile_id', '=', input.profileId)
+    .executeTakeFirst()
+  const values = {
+    username: input.username,
+    name: input.name,
+    is_organization: input.isOrganization ? 1 : 0,
+    avatar_url: input.avatarUrl ?? null,
+    credentials: input.credentials,
+    scopes: (input.scopes ?? []).join(' '),
+    token_expires_at: input.tokenExpiresAt,
+    status: 'active' as const,
+    last_error: null,
+    throttled_until: null,
+    updated_at: now,
+  }
+  if (existing) {
+    await db.updateTable('connections').set(values).where('id', '=', existing.id).execute()
+    return existing.id
+  }
+  const id = newId(now)
+  await db
+    .insertInto('connections')
+    .values({
+      id,
+      workspace_id: input.workspaceId,
+      platform: input.platform,
+      profile_id: input.profileId,
+      created_at: now,
+      ...values,
+    })
+    .execute()
+  return id
+}
+
+/** Connections that are not removed (live or needing reconnect), ordered by network then age. */
+export function listConnections(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('connections')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '!=', 'removed')
+    .orderBy('platform')
+    .orderBy('id')
+    .execute()
+}
+
+export function findConnection(db: Db, id: string) {
+  return db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function markNeedsReconnect(db: Db, id: string, reason: string, now: number) {
+  await db
+    .updateTable('connections')
+    .set({ status: 'needs_reconnect', last_error: reason, updated_at: now })
+    .where('id', '=', id)
+    .execute()
+}

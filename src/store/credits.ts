@@ -1,0 +1,86 @@
+import { sql } from 'kysely'
+import { AppError } from '../errors.js'
+import { newId } from '../lib/ids.js'
+import type { Db } from './db.js'
+
+export interface CreditMovement {
+  workspaceId: string
+  amount: number
+  reason: string
+  reference?: string | null
+}
+
+/**
+ * Takes `amount` credits in the caller's transaction, or throws `insufficient_credits` and takes nothing.
+ * The balance check and the decrement are one conditional UPDATE, so two concurrent charges can never
+ * overdraw the balance on either backend. Returns the balance after the charge.
+ */
+export async function charge(db: Db, movement: CreditMovement, now: number): Promise<number> {
+  const { workspaceId, amount } = movement
+  if (amount === 0) return currentBalance(db, workspaceId)
+  const updated = await db
+    .updateTable('workspaces')
+    .set({ credit_balance: sql`credit_balance - ${amount}` })
+    .where('id', '=', workspaceId)
+    .where('credit_balance', '>=', amount)
+    .returning('credit_balance')
+    .executeTakeFirst()
+  if (!updated) {
+    const balance = await currentBalance(db, workspaceId)
+    throw new AppError(
+      'insufficient_credits',
+      `This needs ${amount} credits and the workspace has ${balance}.`,
+      {
+        required: amount,
+        balance,
+      },
+    )
+  }
+  await writeLedger(db, { ...movement, amount: -amount }, Number(updated.credit_balance), now)
+  return Number(updated.credit_balance)
+}
+
+/** Adds credits (a top-up or a refund) and records it. Returns the balance after. */
+export async function credit(db: Db, movement: CreditMovement, now: number): Promise<number> {
+  const updated = await db
+    .updateTable('workspaces')
+    .set({ credit_balance: sql`credit_balance + ${movement.amount}` })
+    .where('id', '=', movement.workspaceId)
+    .returning('credit_balance')
+    .executeTakeFirstOrThrow()
+  await writeLedger(db, movement, Number(updated.credit_balance), now)
+  return Number(updated.credit_balance)
+}
+
+export async function currentBalance(db: Db, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('workspaces')
+    .select('credit_balance')
+    .where('id', '=', workspaceId)
+    .executeTakeFirst()
+  return Number(row?.credit_balance ?? 0)
+}
+
+async function writeLedger(db: Db, movement: CreditMovement, balanceAfter: number, now: number) {
+  await db
+    .insertInto('credit_ledger')
+    .values({
+      id: newId(now),
+      workspace_id: movement.workspaceId,
+      delta: movement.amount,
+      reason: movement.reason,
+      reference: movement.reference ?? null,
+      balance_after: balanceAfter,
+      created_at: now,
+    })
+    .execute()
+}
+
+export function ledgerFor(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('credit_ledger')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('id')
+    .execute()
+}

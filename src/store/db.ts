@@ -1,0 +1,106 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import {
+  Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from 'kysely'
+import pg from 'pg'
+import type { Dialect } from './dialect.js'
+import { createInitMigration } from './migrations/001-init.js'
+import type { Database } from './schema.js'
+
+export type Db = Kysely<Database>
+
+export interface Store {
+  db: Db
+  dialect: Dialect
+  destroy(): Promise<void>
+}
+
+export interface StoreOptions {
+  /** A postgres:// URL; undefined opens SQLite at `sqlitePath`. */
+  databaseUrl?: string | undefined
+  sqlitePath?: string
+  /** Postgres only: the schema to create and use (tests isolate themselves this way). */
+  schema?: string
+  poolSize?: number
+}
+
+const INT8_OID = 20
+const NUMERIC_OID = 1700
+
+/** Opens the database, runs pending migrations and returns the store. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const store = options.databaseUrl ? await openPostgres(options) : openSqlite(options)
+  await migrate(store)
+  return store
+}
+
+function openSqlite(options: StoreOptions): Store {
+  const file = options.sqlitePath ?? ':memory:'
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true })
+  const database = new SqliteDatabase(file)
+  database.pragma('journal_mode = WAL')
+  database.pragma('synchronous = NORMAL')
+  database.pragma('busy_timeout = 10000')
+  database.pragma('foreign_keys = ON')
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
+  return { db, dialect: 'sqlite', destroy: () => db.destroy() }
+}
+
+async function openPostgres(options: StoreOptions): Promise<Store> {
+  const types = {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+      // Counts and epoch-millisecond timestamps are int8; they fit in a double.
+      oid === INT8_OID || oid === NUMERIC_OID ? Number : pg.types.getTypeParser(oid, format),
+  }
+  if (options.schema) {
+    const admin = new pg.Client({ connectionString: options.databaseUrl })
+    await admin.connect()
+    await admin.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema.replace(/"/g, '')}"`)
+    await admin.end()
+  }
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.poolSize ?? 10,
+    types,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return { db, dialect: 'postgres', destroy: () => db.destroy() }
+}
+
+class StaticMigrations implements MigrationProvider {
+  constructor(private readonly migrations: Record<string, Migration>) {}
+  async getMigrations() {
+    return this.migrations
+  }
+}
+
+export async function migrate(store: Store): Promise<void> {
+  const migrator = new Migrator({
+    db: store.db,
+    provider: new StaticMigrations({ '001-init': createInitMigration(store.dialect) }),
+  })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName
+    throw new Error(`Database migration ${failed ?? ''} failed: ${(error as Error).message}`)
+  }
+}
+
+/** True when the database answers a trivial query (readiness probe). */
+export async function isReachable(store: Store): Promise<boolean> {
+  try {
+    await sql`SELECT 1`.execute(store.db)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * Table types for Kysely. Timestamps are UTC epoch milliseconds (bigint in Postgres, read back as numbers);
+ * flags are 0/1 integers on both backends; lists and objects are JSON text. Ids are 24-hex strings.
+ */
+
+export interface UsersTable {
+  id: string
+  email: string
+  name: string
+  password_hash: string
+  created_at: number
+}
+
+export interface WorkspacesTable {
+  id: string
+  name: string
+  plan: string
+  credit_balance: number
+  created_at: number
+}
+
+export interface MembershipsTable {
+  workspace_id: string
+  user_id: string
+  role: 'owner' | 'editor'
+  created_at: number
+}
+
+export interface ApiKeysTable {
+  id: string
+  user_id: string
+  default_workspace_id: string
+  name: string
+  prefix: string
+  key_hash: string
+  created_at: number
+  last_used_at: number | null
+  revoked_at: number | null
+}
+
+export interface CreditLedgerTable {
+  id: string
+  workspace_id: string
+  delta: number
+  reason: string
+  reference: string | null
+  balance_after: number
+  created_at: number
+}
+
+export type ConnectionStatus = 'active' | 'needs_reconnect' | 'removed'
+
+export interface ConnectionsTable {
+  id: string
+  workspace_id: string
+  platform: string
+  profile_id: string
+  username: string
+  name: string
+  is_organization: number
+  avatar_url: string | null
+  /** Vault ciphertext of the network credentials (JSON); never plaintext. */
+  credentials: string
+  scopes: string
+  token_expires_at: number | null
+  status: ConnectionStatus
+  last_error: string | null
+  /** Set from a network's rate-limit reset; the worker leaves this profile alone until then. */
+  throttled_until: number | null
+  created_at: number
+  updated_at: number
+}
+
+export interface PostsTable {
+  id: string
+  workspace_id: string
+  author_id: string
+  content: string
+  media_urls: string
+  youtube: string | null
+  status: string
+  schedule_date: string | null
+  schedule_time: string | null
+  timezone: string
+  due_at: number | null
+  publish_immediately: number
+  attempts: number
+  last_error: string
+  created_at: number
+  updated_at: number
+  published_at: number | null
+}
+
+export interface TargetsTable {
+  id: string
+  post_id: string
+  workspace_id: string
+  connection_id: string
+  position: number
+  platform: string
+  profile_id: string
+  username: string
+  content: string
+  media_urls: string
+  youtube: string | null
+  status: string
+  /** When the worker may claim it; null while out of the queue (draft, failed, settled). */
+  run_at: number | null
+  lease_owner: string | null
+  lease_expires_at: number | null
+  attempts: number
+  remote_id: string | null
+  url: string | null
+  error: string | null
+  upload_error: string | null
+  stuck_at: number | null
+  published_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+export interface PostCountsTable {
+  workspace_id: string
+  status: string
+  n: number
+}
+
+export interface IdempotencyKeysTable {
+  workspace_id: string
+  key: string
+  request_hash: string
+  response: string
+  created_at: number
+}
+
+export interface AnalyticsReadingsTable {
+  id: string
+  workspace_id: string
+  kind: 'post' | 'profile'
+  target_id: string | null
+  connection_id: string
+  fetched_at: number
+  summary: string
+  metrics: string
+  window: string | null
+  source: string
+  error: string
+  unavailable: number
+}
+
+export interface MediaTable {
+  id: string
+  workspace_id: string | null
+  source_url: string | null
+  sha256: string
+  content_type: string
+  size: number
+  width: number | null
+  height: number | null
+  duration_ms: number | null
+  storage_key: string
+  name: string
+  created_at: number
+}
+
+export interface OauthStatesTable {
+  id: string
+  workspace_id: string
+  user_id: string
+  platform: string
+  code_verifier: string
+  redirect_uri: string
+  created_at: number
+  expires_at: number
+  used_at: number | null
+}
+
+export interface SessionsTable {
+  id: string
+  user_id: string
+  workspace_id: string
+  csrf_token: string
+  created_at: number
+  expires_at: number
+}
+
+export interface QuotaUsageTable {
+  key: string
+  day: string
+  units: number
+}
+
+export interface Database {
+  users: UsersTable
+  workspaces: WorkspacesTable
+  memberships: MembershipsTable
+  api_keys: ApiKeysTable
+  credit_ledger: CreditLedgerTable
+  connections: ConnectionsTable
+  posts: PostsTable
+  targets: TargetsTable
+  post_counts: PostCountsTable
+  idempotency_keys: IdempotencyKeysTable
+  analytics_readings: AnalyticsReadingsTable
+  media: MediaTable
+  oauth_states: OauthStatesTable
+  sessions: SessionsTable
+  quota_usage: QuotaUsageTable
+}

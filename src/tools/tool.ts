@@ -1,0 +1,64 @@
+import { z } from 'zod'
+import type { AppContext } from '../app-context.js'
+import type { Caller } from '../auth/caller.js'
+import type { MemberRole } from '../store/accounts.js'
+
+export type Access = 'read' | 'write'
+export type Category = 'Account' | 'Channels' | 'Publishing' | 'Analytics' | 'Media' | 'Batching'
+
+export interface SelectedWorkspace {
+  id: string
+  name: string
+  plan: string
+  role: MemberRole
+}
+
+export interface ToolContext {
+  app: AppContext
+  caller: Caller
+  workspace: SelectedWorkspace
+  /** create_post only: the caller's idempotency key (REST header, or the argument on MCP and multicall). */
+  idempotencyKey: string | undefined
+  /** multicall only: runs another tool as this caller, with the same validation and workspace rules. */
+  runTool(name: string, args: unknown, options?: { idempotencyKey?: string }): Promise<unknown>
+  /** True when this call runs inside a multicall (batches cannot nest). */
+  nested: boolean
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds tools of every input and output type.
+export type AnyTool = Tool<z.ZodObject<any>, z.ZodType>
+
+export interface Tool<I extends z.ZodObject, O extends z.ZodType> {
+  name: string
+  title: string
+  description: string
+  access: Access
+  category: Category
+  input: I
+  output: O
+  /** Marks tools that delete data, for MCP's destructiveHint. */
+  destructive?: boolean
+  handler(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>>
+}
+
+export function defineTool<I extends z.ZodObject, O extends z.ZodType>(tool: Tool<I, O>): Tool<I, O> {
+  return tool
+}
+
+export const workspaceIdField = z
+  .string()
+  .max(64)
+  .optional()
+  .describe('Workspace to act in, from list_workspaces. Omitted: the default workspace of the API key.')
+
+/** A tool's arguments: the given fields plus `workspaceId`; unknown fields are refused. */
+export function toolInput<S extends z.ZodRawShape>(shape: S) {
+  return z.strictObject({ ...shape, workspaceId: workspaceIdField })
+}
+
+export const creditsCharged = z
+  .object({
+    charged: z.number().int().describe('Credits this call took.'),
+    remaining: z.number().int().describe('Workspace balance after the call.'),
+  })
+  .describe('What the call cost.')
