@@ -41,6 +41,18 @@ const envSchema = z.object({
   HERALD_WORKER_POLL_MS: positiveInt(250),
   HERALD_WORKER_LEASE_MS: positiveInt(30_000),
   HERALD_WORKER_GRACE_MS: nonNegativeInt(15_000),
+  HERALD_TWITTER_CLIENT_ID: z.string().optional(),
+  HERALD_TWITTER_CLIENT_SECRET: z.string().optional(),
+  HERALD_TWITTER_API_URL: z.url().default('https://api.x.com'),
+  HERALD_TWITTER_AUTHORIZE_URL: z.url().default('https://x.com/i/oauth2/authorize'),
+  HERALD_GOOGLE_CLIENT_ID: z.string().optional(),
+  HERALD_GOOGLE_CLIENT_SECRET: z.string().optional(),
+  HERALD_GOOGLE_AUTHORIZE_URL: z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  HERALD_GOOGLE_TOKEN_URL: z.url().default('https://oauth2.googleapis.com/token'),
+  HERALD_YOUTUBE_API_URL: z.url().default('https://www.googleapis.com'),
+  HERALD_YOUTUBE_DAILY_QUOTA: positiveInt(10_000),
+  HERALD_YOUTUBE_UPLOAD_UNITS: positiveInt(1_600),
+  HERALD_BLUESKY_SERVICE_URL: z.url().default('https://bsky.social'),
   HERALD_MEDIA_STORAGE: z.enum(['local', 's3']).default('local'),
   HERALD_S3_BUCKET: z.string().optional(),
   HERALD_S3_REGION: z.string().default('us-east-1'),
@@ -70,6 +82,8 @@ export interface Config {
   immediateWaitMs: number
   imageApi: { url: string; key: string | undefined } | undefined
   worker: { concurrency: number; batch: number; pollMs: number; leaseMs: number; graceMs: number }
+  /** App credentials and base URLs per network; HERALD_SANDBOX=1 points the base URLs at `src/sandbox/`. */
+  networks: NetworkSettings
   media:
     | { driver: 'local'; dir: string }
     | {
@@ -80,6 +94,25 @@ export interface Config {
         accessKeyId: string | undefined
         secretAccessKey: string | undefined
       }
+}
+
+export interface NetworkSettings {
+  twitter: {
+    clientId: string | undefined
+    clientSecret: string | undefined
+    apiUrl: string
+    authorizeUrl: string
+  }
+  youtube: {
+    clientId: string | undefined
+    clientSecret: string | undefined
+    authorizeUrl: string
+    tokenUrl: string
+    apiUrl: string
+    dailyQuota: number
+    uploadUnits: number
+  }
+  bluesky: { serviceUrl: string }
 }
 
 export class ConfigError extends Error {
@@ -125,6 +158,24 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       leaseMs: e.HERALD_WORKER_LEASE_MS,
       graceMs: e.HERALD_WORKER_GRACE_MS,
     },
+    networks: {
+      twitter: {
+        clientId: e.HERALD_TWITTER_CLIENT_ID,
+        clientSecret: e.HERALD_TWITTER_CLIENT_SECRET,
+        apiUrl: trimSlash(e.HERALD_TWITTER_API_URL),
+        authorizeUrl: e.HERALD_TWITTER_AUTHORIZE_URL,
+      },
+      youtube: {
+        clientId: e.HERALD_GOOGLE_CLIENT_ID,
+        clientSecret: e.HERALD_GOOGLE_CLIENT_SECRET,
+        authorizeUrl: e.HERALD_GOOGLE_AUTHORIZE_URL,
+        tokenUrl: e.HERALD_GOOGLE_TOKEN_URL,
+        apiUrl: trimSlash(e.HERALD_YOUTUBE_API_URL),
+        dailyQuota: e.HERALD_YOUTUBE_DAILY_QUOTA,
+        uploadUnits: e.HERALD_YOUTUBE_UPLOAD_UNITS,
+      },
+      bluesky: { serviceUrl: trimSlash(e.HERALD_BLUESKY_SERVICE_URL) },
+    },
     media:
       e.HERALD_MEDIA_STORAGE === 's3'
         ? {
@@ -138,6 +189,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         : { driver: 'local', dir: path.join(dataDir, 'media') },
   }
 }
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '')
 
 function parseKeyList(value: string | undefined): Buffer[] {
   if (!value) return []

@@ -1,0 +1,166 @@
+import type { Network } from '../domain/networks.js'
+import type { Logger } from '../logger.js'
+import type { MediaPort } from '../media/port.js'
+
+/**
+ * The one interface between Herald and a social network. An adapter talks HTTP to the network's real
+ * endpoints (base URLs injected, so tests and demo mode point it at `src/sandbox/`), never touches the
+ * database, the queue or the environment, and reports every failure as a {@link PublishFailure} of one
+ * closed set of kinds.
+ */
+
+/** How a failed network call should be treated. */
+export const failureKinds = [
+  /** The token is expired, revoked or lacks a scope: refresh once, then the connection needs reconnecting. */
+  'auth_expired',
+  /** The network throttled us; `resetAt` says when to try again. */
+  'rate_limited',
+  /** The network refused the content (too long, duplicate, wrong media, policy): retrying will not help. */
+  'invalid_content',
+  /** A failure before the request was accepted (connection refused, 5xx): safe to retry. */
+  'transient',
+  /** The request may or may not have taken effect (timeout after sending): never retried automatically. */
+  'unknown_outcome',
+] as const
+
+export type FailureKind = (typeof failureKinds)[number]
+
+export class PublishFailure extends Error {
+  override name = 'PublishFailure'
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    readonly options: {
+      /** Epoch ms when a rate limit resets (rate_limited). */
+      resetAt?: number
+      /** The network's own error code, e.g. `quotaExceeded`, or an HTTP status as a string. */
+      code?: string
+      /** HTTP status of the network's answer, when there was one. */
+      status?: number
+    } = {},
+  ) {
+    super(message)
+  }
+}
+
+/** Token material as the network issued it. Sealed by the vault before it is stored; never logged. */
+export interface Credentials {
+  accessToken: string
+  refreshToken?: string
+  /** Epoch ms when the access token expires; undefined when it does not. */
+  expiresAt?: number
+  /** Anything else the network needs later (Bluesky's PDS URL and DID, a page token, ...). */
+  extra?: Record<string, string>
+}
+
+/** The profile a set of credentials acts as. */
+export interface Profile {
+  profileId: string
+  username: string
+  name: string
+  isOrganization: boolean
+  avatarUrl?: string
+}
+
+export interface YouTubeDetails {
+  title?: string
+  description?: string
+  privacyStatus?: 'public' | 'unlisted' | 'private'
+}
+
+/** One target to publish: the copy and media already resolved for this profile. */
+export interface PublishRequest {
+  /** Herald's target id; stable across retries (used as an idempotency hint where a network accepts one). */
+  targetId: string
+  profile: Profile
+  credentials: Credentials
+  content: string
+  mediaUrls: string[]
+  youtube?: YouTubeDetails
+  signal: AbortSignal
+}
+
+export interface PublishResult {
+  /** The network's id of the new post (tweet id, video id, at:// URI, ...). */
+  remoteId: string
+  /** Live URL of the published copy. */
+  url: string
+  /** A media upload that failed while the post still shipped (X rule 4): recorded on the target. */
+  uploadError?: string
+}
+
+/** Spec §2 post analytics reading, before Herald stamps `fetchedAt`. */
+export interface PostMetricsReading {
+  summary: {
+    views: number | null
+    likes: number | null
+    comments: number | null
+    shares: number | null
+    saves: number | null
+    clicks: number | null
+    engagements: number | null
+  }
+  metrics: Record<string, unknown>
+  source: string
+  error?: string
+  unavailable?: boolean
+}
+
+/** Spec §2 profile analytics reading, before Herald stamps `fetchedAt`. */
+export interface ProfileMetricsReading {
+  summary: { followers: number | null; following: number | null; posts: number | null; views: number | null }
+  metrics: Record<string, unknown>
+  window: string
+  source: string
+  error?: string
+  unavailable?: boolean
+}
+
+/** What the connect flow needs from an OAuth network. */
+export interface OAuthFlow {
+  /** Scopes requested, exactly as the network spells them. */
+  scopes: readonly string[]
+  /** The authorize URL for this state, PKCE S256 challenge and callback. */
+  authorizeUrl(input: { state: string; codeChallenge: string; redirectUri: string }): string
+  /** Exchanges the callback code; `grantedScopes` as the network reported them. */
+  exchangeCode(input: { code: string; codeVerifier: string; redirectUri: string }): Promise<{
+    credentials: Credentials
+    grantedScopes: string[]
+  }>
+}
+
+export interface NetworkCapabilities {
+  /** How many sends to this network may run at once in one worker. */
+  concurrency: number
+}
+
+export interface NetworkAdapter {
+  readonly network: Network
+  readonly capabilities: NetworkCapabilities
+  /** Present for networks connected through OAuth (absent for Bluesky's app passwords). */
+  readonly oauth?: OAuthFlow
+  /** New credentials from the refresh token; throws `auth_expired` when the network refuses. */
+  refresh(credentials: Credentials): Promise<Credentials>
+  /** The profile these credentials act as (called at connect time). */
+  resolveProfile(credentials: Credentials): Promise<Profile>
+  publish(request: PublishRequest): Promise<PublishResult>
+  postMetrics(input: {
+    credentials: Credentials
+    profile: Profile
+    remoteId: string
+  }): Promise<PostMetricsReading>
+  profileMetrics(input: { credentials: Credentials; profile: Profile }): Promise<ProfileMetricsReading>
+}
+
+/** What every adapter is built with. */
+export interface AdapterDeps {
+  /** fetch, injected so tests can observe and validate every request the adapter sends. */
+  http: typeof fetch
+  logger: Logger
+  /** Epoch ms; injected for tests with a fake clock. */
+  now(): number
+  /** Sleeps (injected so processing waits do not slow tests). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>
+  /** Fetches and converts media; adapters never fetch user-supplied URLs themselves. */
+  media: MediaPort
+}
