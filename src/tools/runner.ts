@@ -48,7 +48,7 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
   ): Promise<unknown> => {
     const tool = byName.get(name)
     if (!tool) throw notFound(`Unknown tool: ${name}`)
-    const parsed = tool.input.safeParse(args ?? {})
+    const parsed = tool.input.safeParse(args === undefined ? {} : args)
     if (!parsed.success) {
       throw invalid(
         `Invalid arguments for ${name}: ${parsed.error.issues[0]?.message ?? 'invalid input'}`,

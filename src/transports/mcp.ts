@@ -133,9 +133,9 @@ export function registerMcpRoutes(
       const transport = new SSEServerTransport('/mcp/messages', reply.raw)
       const mcp = createMcpServer(app, runner, tools, caller)
       sseSessions.set(transport.sessionId, { transport, caller })
+      // The server's own close handler (chained by connect) tears the session down; we only forget it.
       transport.onclose = () => {
         sseSessions.delete(transport.sessionId)
-        void mcp.close()
       }
       await mcp.connect(transport)
     } catch (error) {

@@ -37,7 +37,7 @@ export function registerRestRoutes(server: FastifyInstance, app: AppContext, run
       if (!runner.has(name)) throw new AppError('not_found', `Unknown tool: ${name}`)
       if (!request.caller) throw new AppError('unauthorized', 'An API key is required')
       const idempotencyKey = request.headers['idempotency-key']
-      return runner.run(name, request.body ?? {}, request.caller, {
+      return runner.run(name, request.body, request.caller, {
         idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined,
       })
     })

@@ -1,0 +1,60 @@
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { tools } from '../src/tools/registry.js'
+import { type Harness, startHarness } from './helpers/harness.js'
+
+describe('OpenAPI description', () => {
+  let h: Harness
+  let doc: any
+  beforeAll(async () => {
+    h = await startHarness()
+    doc = await (await fetch(`${h.baseUrl}/openapi.json`)).json()
+  })
+  afterAll(() => h.close())
+
+  it('passes a real OpenAPI 3.1 validator', async () => {
+    const validator = new Validator()
+    const result = await validator.validate(doc)
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+    expect(validator.version).toBe('3.1')
+  })
+
+  it('has one POST path per registry tool with operationId equal to the tool name', () => {
+    expect(Object.keys(doc.paths).sort()).toEqual(tools.map((t) => `/api/tools/${t.name}`).sort())
+    for (const tool of tools) {
+      const operation = doc.paths[`/api/tools/${tool.name}`].post
+      expect(operation.operationId).toBe(tool.name)
+      expect(operation.requestBody.content['application/json'].schema.type).toBe('object')
+      expect(operation.responses['200']).toBeDefined()
+      expect(operation.responses['401'].content['application/json'].schema.$ref).toBe(
+        '#/components/schemas/Error',
+      )
+    }
+  })
+
+  it('declares both security schemes', () => {
+    expect(doc.components.securitySchemes.ApiKeyHeader).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+    })
+    expect(doc.components.securitySchemes.BearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
+  })
+
+  it('describes every input field', () => {
+    for (const tool of tools) {
+      const schema = doc.paths[`/api/tools/${tool.name}`].post.requestBody.content['application/json'].schema
+      for (const [field, property] of Object.entries<any>(schema.properties ?? {})) {
+        expect(property.description, `${tool.name}.${field}`).toBeTruthy()
+      }
+    }
+  })
+
+  it('serves a browsable reference at /docs listing every tool', async () => {
+    const response = await fetch(`${h.baseUrl}/docs`)
+    expect(response.headers.get('content-type')).toContain('text/html')
+    const html = await response.text()
+    for (const tool of tools) expect(html).toContain(`id="${tool.name}"`)
+  })
+})
