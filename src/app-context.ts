@@ -6,6 +6,7 @@ import type { Vault } from './connect/vault.js'
 import type { Clock } from './lib/clock.js'
 import type { Logger } from './logger.js'
 import type { Store } from './store/db.js'
+import type { QueueSignal } from './worker/queue-signal.js'
 
 /** Every dependency, built once by the composition root (`createApp`) and handed to handlers. */
 export interface AppContext {
@@ -17,6 +18,8 @@ export interface AppContext {
   accounts: Accounts
   keys: KeyAuthenticator
   rateLimiter: RateLimiter
+  /** Wakes the worker and tells waiters when posts settle. */
+  queue: QueueSignal
   /** Names of every registered tool (multicall validates against it before running anything). */
   toolNames: ReadonlySet<string>
 }

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from './logger.js'
 import { resolveSecretKey } from './secret-key.js'
 import { openStore, type Store } from './store/db.js'
 import { tools } from './tools/registry.js'
+import { createQueueSignal } from './worker/queue-signal.js'
 
 export interface AppOptions {
   logger?: Logger
@@ -38,6 +39,7 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     accounts: createAccounts(store.db, clock),
     keys: createKeyAuthenticator(store.db, clock),
     rateLimiter: createRateLimiter(config.rateLimitPerMinute),
+    queue: createQueueSignal(),
     toolNames: new Set(tools.map((tool) => tool.name)),
   }
 }

@@ -78,6 +78,8 @@ export interface PostsTable {
   content: string
   media_urls: string
   youtube: string | null
+  /** Copy per network or per `<platform>:<profileId>`, as given (JSON). */
+  variants: string
   status: string
   schedule_date: string | null
   schedule_time: string | null

@@ -100,6 +100,7 @@ export function createInitMigration(dialect: Dialect) {
         .addColumn('content', 'text', (c) => c.notNull())
         .addColumn('media_urls', 'text', (c) => c.notNull())
         .addColumn('youtube', 'text')
+        .addColumn('variants', 'text', (c) => c.notNull().defaultTo('{}'))
         .addColumn('status', 'varchar(16)', (c) => c.notNull())
         .addColumn('schedule_date', 'varchar(10)')
         .addColumn('schedule_time', 'varchar(5)')

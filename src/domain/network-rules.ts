@@ -1,0 +1,118 @@
+import type { Network } from './networks.js'
+
+/** What each network accepts, as data; shared code never asks which network it is talking to. */
+export interface NetworkRules {
+  /** Characters per post as the network counts them (YouTube: the description). */
+  textLimit: number
+  /** A softer limit that only warns (X standard access: 280; premium allows 25,000). */
+  textWarnAt?: number
+  /** The item ceiling of an attachment set. */
+  maxMedia: number
+  /** The item floor of a set of several (Instagram 2, Threads 2); a single item is an ordinary post. */
+  minSetMedia: number
+  /** Whether video may be mixed into a set of several. */
+  mixesVideoInSet: boolean
+  requiresMedia: boolean
+  requiresVideo: boolean
+  /** Credits per post created for one profile. */
+  price: number
+}
+
+export const networkRules: Record<Network, NetworkRules> = {
+  twitter: {
+    textLimit: 25_000,
+    textWarnAt: 280,
+    maxMedia: 4,
+    minSetMedia: 2,
+    mixesVideoInSet: false,
+    requiresMedia: false,
+    requiresVideo: false,
+    price: 5,
+  },
+  linkedin: {
+    textLimit: 3_000,
+    maxMedia: 20,
+    minSetMedia: 2,
+    mixesVideoInSet: false,
+    requiresMedia: false,
+    requiresVideo: false,
+    price: 1,
+  },
+  facebook: {
+    textLimit: 63_206,
+    maxMedia: 10,
+    minSetMedia: 2,
+    mixesVideoInSet: false,
+    requiresMedia: false,
+    requiresVideo: false,
+    price: 1,
+  },
+  instagram: {
+    textLimit: 2_200,
+    maxMedia: 10,
+    minSetMedia: 2,
+    mixesVideoInSet: true,
+    requiresMedia: true,
+    requiresVideo: false,
+    price: 1,
+  },
+  threads: {
+    textLimit: 500,
+    maxMedia: 20,
+    minSetMedia: 2,
+    mixesVideoInSet: true,
+    requiresMedia: false,
+    requiresVideo: false,
+    price: 1,
+  },
+  bluesky: {
+    textLimit: 300,
+    maxMedia: 4,
+    minSetMedia: 2,
+    mixesVideoInSet: false,
+    requiresMedia: false,
+    requiresVideo: false,
+    price: 1,
+  },
+  youtube: {
+    textLimit: 5_000,
+    maxMedia: 1,
+    minSetMedia: 1,
+    mixesVideoInSet: false,
+    requiresMedia: true,
+    requiresVideo: true,
+    price: 1,
+  },
+}
+
+/** The character limits preflight reports in `limits` (X: its standard-access limit). */
+export const reportedTextLimits: Record<Network, number> = {
+  twitter: 280,
+  linkedin: 3_000,
+  facebook: 63_206,
+  instagram: 2_200,
+  threads: 500,
+  bluesky: 300,
+  youtube: 5_000,
+}
+
+export const YOUTUBE_TITLE_LIMIT = 100
+export const YOUTUBE_DESCRIPTION_LIMIT = 5_000
+export const LINK_SURCHARGE = 50
+
+const VIDEO_EXTENSIONS = ['mp4', 'mov', 'webm', 'm4v']
+const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'webp', 'heic', 'bmp', 'tif', 'tiff', 'avif']
+
+function extensionOf(url: string): string {
+  try {
+    const pathname = new URL(url).pathname
+    const match = /\.([a-z0-9]+)$/i.exec(pathname)
+    return match?.[1]?.toLowerCase() ?? ''
+  } catch {
+    return ''
+  }
+}
+
+/** True when the URL looks like a video by its extension (mp4, mov, webm, m4v). */
+export const looksLikeVideo = (url: string) => VIDEO_EXTENSIONS.includes(extensionOf(url))
+export const looksLikeImage = (url: string) => IMAGE_EXTENSIONS.includes(extensionOf(url))

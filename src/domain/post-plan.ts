@@ -1,0 +1,253 @@
+import { LINK_SURCHARGE, looksLikeVideo, networkRules, reportedTextLimits } from './network-rules.js'
+import type { Network } from './networks.js'
+import { containsLink, lengthOn } from './text-length.js'
+import {
+  type ResolvedYouTubeDetails,
+  resolveYouTubeDetails,
+  type YouTubeDetailsInput,
+} from './youtube-details.js'
+
+/**
+ * Turns a post request into the targets it will create, each with its own copy, media and YouTube details,
+ * plus everything that would stop it (blockers), advice (warnings) and its price. Pure: the caller supplies
+ * the workspace's connections. create_post, preflight_post and update_post all plan through here.
+ */
+
+export interface ConnectionInfo {
+  id: string
+  platform: Network
+  profileId: string
+  username: string
+  status: 'active' | 'needs_reconnect' | 'removed'
+}
+
+export interface TargetRequest {
+  platform: Network
+  profileId?: string | undefined
+  username?: string | undefined
+  content?: string | undefined
+  mediaUrl?: string | undefined
+  mediaUrls?: string[] | undefined
+  youtube?: YouTubeDetailsInput | undefined
+}
+
+export interface PlanInput {
+  content: string
+  targetAccounts?: TargetRequest[] | undefined
+  platforms?: Network[] | undefined
+  variants?: Record<string, string> | undefined
+  youtube?: YouTubeDetailsInput | undefined
+  mediaUrl?: string | undefined
+  mediaUrls?: string[] | undefined
+}
+
+export interface TargetOverrides {
+  content?: string
+  mediaUrls?: string[]
+  youtube?: YouTubeDetailsInput
+}
+
+export interface PlannedTarget {
+  connection: ConnectionInfo
+  overrides: TargetOverrides
+  content: string
+  mediaUrls: string[]
+  youtube: ResolvedYouTubeDetails | null
+}
+
+export interface UnknownTarget {
+  platform: string
+  profileId?: string
+  username?: string
+  reason: string
+}
+
+export interface MediaSetLimit {
+  min: number
+  max: number
+  mixesVideo: boolean
+}
+
+export interface Plan {
+  targets: PlannedTarget[]
+  unknownTargets: UnknownTarget[]
+  blockers: string[]
+  warnings: string[]
+  /** Credits the post costs: each target's network price plus the one-off link surcharge. */
+  cost: number
+  hasLink: boolean
+  characterCount: number
+  limits: Record<Network, number>
+  /** Set when some target carries more than one attachment. */
+  mediaCount?: number
+  mediaSetLimits?: Partial<Record<Network, MediaSetLimit>>
+}
+
+const label = (c: ConnectionInfo) => `${c.platform} @${c.username}`
+
+/** Media per target: targetAccounts[].mediaUrls > .mediaUrl > mediaUrls > mediaUrl (DESIGN.md). */
+export function resolveMedia(
+  override: { mediaUrls?: string[] | undefined; mediaUrl?: string | undefined } | undefined,
+  shared: { mediaUrls?: string[] | undefined; mediaUrl?: string | undefined },
+): string[] {
+  if (override?.mediaUrls) return override.mediaUrls
+  if (override?.mediaUrl) return [override.mediaUrl]
+  if (shared.mediaUrls) return shared.mediaUrls
+  return shared.mediaUrl ? [shared.mediaUrl] : []
+}
+
+/** Copy per target: targetAccounts[].content > variants["<platform>:<profileId>"] > variants[platform] > content. */
+export function resolveCopy(
+  connection: ConnectionInfo,
+  override: string | undefined,
+  variants: Record<string, string>,
+  content: string,
+) {
+  return (
+    override ??
+    variants[`${connection.platform}:${connection.profileId}`] ??
+    variants[connection.platform] ??
+    content
+  )
+}
+
+/** Which connections a request names; entries that match nothing are reported, never guessed. */
+export function selectConnections(
+  input: Pick<PlanInput, 'targetAccounts' | 'platforms'>,
+  connections: ConnectionInfo[],
+) {
+  const chosen = new Map<string, { connection: ConnectionInfo; request?: TargetRequest }>()
+  const unknown: UnknownTarget[] = []
+  const live = connections.filter((c) => c.status !== 'removed')
+  for (const request of input.targetAccounts ?? []) {
+    const onNetwork = live.filter((c) => c.platform === request.platform)
+    let match: ConnectionInfo[]
+    if (request.profileId !== undefined) match = onNetwork.filter((c) => c.profileId === request.profileId)
+    else if (request.username !== undefined) {
+      const wanted = request.username.replace(/^@/, '').toLowerCase()
+      match = onNetwork.filter((c) => c.username.replace(/^@/, '').toLowerCase() === wanted)
+    } else match = onNetwork
+    const who = {
+      platform: request.platform,
+      ...(request.profileId ? { profileId: request.profileId } : {}),
+      ...(request.username ? { username: request.username } : {}),
+    }
+    if (match.length === 0) {
+      unknown.push({
+        ...who,
+        reason: `No connected ${request.platform} profile matches ${request.profileId ?? request.username ?? 'this entry'}`,
+      })
+    } else if (match.length > 1) {
+      unknown.push({
+        ...who,
+        reason: `${match.length} ${request.platform} profiles are connected; name one with profileId`,
+      })
+    } else {
+      const connection = match[0] as ConnectionInfo
+      chosen.set(connection.id, { connection, request })
+    }
+  }
+  for (const platform of new Set(input.platforms ?? [])) {
+    const onNetwork = live.filter((c) => c.platform === platform)
+    if (onNetwork.length === 0)
+      unknown.push({ platform, reason: `No ${platform} profile is connected in this workspace` })
+    for (const connection of onNetwork)
+      if (!chosen.has(connection.id)) chosen.set(connection.id, { connection })
+  }
+  return { chosen: [...chosen.values()], unknown }
+}
+
+export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan {
+  const { chosen, unknown } = selectConnections(input, connections)
+  const blockers: string[] = []
+  const warnings: string[] = []
+  if (!input.targetAccounts?.length && !input.platforms?.length)
+    blockers.push('Name at least one profile in targetAccounts or one network in platforms')
+  for (const u of unknown) blockers.push(u.reason)
+
+  const variants = input.variants ?? {}
+  const targets: PlannedTarget[] = chosen.map(({ connection, request }) => {
+    const overrides: TargetOverrides = {}
+    if (request?.content !== undefined) overrides.content = request.content
+    const ownMedia = request?.mediaUrls ?? (request?.mediaUrl ? [request.mediaUrl] : undefined)
+    if (ownMedia) overrides.mediaUrls = ownMedia
+    if (request?.youtube) overrides.youtube = request.youtube
+    const content = resolveCopy(connection, overrides.content, variants, input.content)
+    const mediaUrls = resolveMedia(overrides, input)
+    const youtube =
+      connection.platform === 'youtube'
+        ? resolveYouTubeDetails(content, { ...input.youtube, ...overrides.youtube })
+        : null
+    return { connection, overrides, content, mediaUrls, youtube }
+  })
+
+  let hasLink = false
+  let mediaCount: number | undefined
+  const mediaSetLimits: Partial<Record<Network, MediaSetLimit>> = {}
+  for (const target of targets) {
+    const { connection, content, mediaUrls } = target
+    const rules = networkRules[connection.platform]
+    const who = label(connection)
+    if (connection.status === 'needs_reconnect')
+      blockers.push(`${who} needs to be reconnected before it can publish`)
+    if (containsLink(content)) hasLink = true
+    const length = lengthOn(connection.platform, content)
+    if (length > rules.textLimit)
+      blockers.push(
+        `${who}: the copy is ${length} characters; ${connection.platform} allows ${rules.textLimit}`,
+      )
+    else if (rules.textWarnAt && length > rules.textWarnAt) {
+      warnings.push(
+        `${who}: the copy is ${length} characters; X allows ${rules.textWarnAt} on standard access (premium accounts up to 25,000)`,
+      )
+    }
+    if (content.trim() === '' && mediaUrls.length === 0)
+      blockers.push(`${who}: nothing to publish (no copy and no media)`)
+    if (rules.requiresMedia && mediaUrls.length === 0) {
+      blockers.push(
+        connection.platform === 'youtube'
+          ? `${who}: YouTube Shorts needs a video (mediaUrl)`
+          : `${who}: ${connection.platform} requires media`,
+      )
+    }
+    if (rules.requiresVideo && mediaUrls.length > 0 && !mediaUrls.every(looksLikeVideo)) {
+      blockers.push(
+        `${who}: YouTube Shorts needs a video; ${mediaUrls.find((u) => !looksLikeVideo(u))} does not look like one (mp4, mov, webm)`,
+      )
+    }
+    if (target.youtube && target.youtube.title === '')
+      blockers.push(`${who}: the video needs a title (give youtube.title or a first line of copy)`)
+    if (mediaUrls.length > 1) {
+      mediaCount = Math.max(mediaCount ?? 0, mediaUrls.length)
+      mediaSetLimits[connection.platform] = {
+        min: rules.minSetMedia,
+        max: rules.maxMedia,
+        mixesVideo: rules.mixesVideoInSet,
+      }
+      if (mediaUrls.length > rules.maxMedia)
+        blockers.push(
+          `${who}: ${mediaUrls.length} attachments; ${connection.platform} takes at most ${rules.maxMedia}`,
+        )
+      if (mediaUrls.length < rules.minSetMedia)
+        blockers.push(`${who}: ${connection.platform} needs at least ${rules.minSetMedia} items in a set`)
+      if (!rules.mixesVideoInSet && mediaUrls.some(looksLikeVideo))
+        blockers.push(`${who}: ${connection.platform} does not mix video into a set of several`)
+    }
+  }
+  if (hasLink)
+    warnings.push(`The copy holds a link: a one-off surcharge of ${LINK_SURCHARGE} credits applies`)
+  const cost =
+    targets.reduce((sum, t) => sum + networkRules[t.connection.platform].price, 0) +
+    (hasLink && targets.length > 0 ? LINK_SURCHARGE : 0)
+  return {
+    targets,
+    unknownTargets: unknown,
+    blockers,
+    warnings,
+    cost,
+    hasLink,
+    characterCount: [...input.content].length,
+    limits: { ...reportedTextLimits },
+    ...(mediaCount !== undefined ? { mediaCount, mediaSetLimits } : {}),
+  }
+}

@@ -1,0 +1,28 @@
+/** Post and target states, exactly as the spec spells them. */
+export const postStatuses = ['scheduled', 'published', 'draft', 'failed', 'processing'] as const
+export type PostStatus = (typeof postStatuses)[number]
+
+export const targetStatuses = ['pending', 'published', 'failed'] as const
+export type TargetStatus = (typeof targetStatuses)[number]
+
+/** Statuses update_post may set. */
+export const settableStatuses = ['scheduled', 'draft', 'failed'] as const
+
+/** Statuses whose content and targets may still change (update_post, delete_post for the first two). */
+export const editableStatuses: readonly PostStatus[] = ['scheduled', 'draft', 'failed']
+export const deletableStatuses: readonly PostStatus[] = ['scheduled', 'draft']
+
+/**
+ * A post's status once its targets have settled: `published` when at least one target reached its
+ * network, `failed` when none did. Null while some target is still pending (the post stays processing).
+ */
+export function settledStatus(targets: readonly { status: string }[]): 'published' | 'failed' | null {
+  if (targets.some((t) => t.status === 'pending')) return null
+  return targets.some((t) => t.status === 'published') ? 'published' : 'failed'
+}
+
+/** The message a stuck target carries, and reset_stuck_post writes when it releases one. */
+export const STUCK_MESSAGE =
+  'Publishing stopped mid-send (the worker holding it went away); the outcome is unknown. Check the profile, then reset_stuck_post and publish_post_now to retry.'
+export const RESET_MESSAGE =
+  'The outcome of the interrupted send is unknown: it may or may not have reached the network. Check the profile before retrying with publish_post_now.'

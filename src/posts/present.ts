@@ -1,0 +1,60 @@
+import type { Network } from '../domain/networks.js'
+import { STUCK_MESSAGE } from '../domain/post-status.js'
+import type { PostRow, TargetRow } from '../store/posts.js'
+import type { PostView } from './schemas.js'
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** A target whose lease ran out: its worker died mid-send, so the outcome is unknown. */
+export const isStuck = (target: TargetRow, now: number) =>
+  target.status === 'pending' &&
+  target.lease_owner !== null &&
+  (target.stuck_at !== null || (target.lease_expires_at ?? 0) < now)
+
+/** A stored post and its targets as the API shows them. */
+export function presentPost(post: PostRow, targets: TargetRow[], now: number): PostView {
+  const mediaUrls = JSON.parse(post.media_urls) as string[]
+  const variants = JSON.parse(post.variants) as Record<string, string>
+  const stuck = targets.some((t) => isStuck(t, now))
+  const platforms = [...new Set(targets.map((t) => t.platform as Network))]
+  return {
+    id: post.id,
+    content: post.content,
+    platforms,
+    targets: targets.map((t) => ({
+      platform: t.platform as Network,
+      profileId: t.profile_id,
+      username: t.username,
+      status: t.status as 'pending' | 'published' | 'failed',
+      ...(t.remote_id ? { postId: t.remote_id } : {}),
+      ...(t.url ? { url: t.url } : {}),
+      ...(t.error ? { error: t.error } : isStuck(t, now) ? { error: STUCK_MESSAGE } : {}),
+      ...(t.upload_error ? { uploadError: t.upload_error } : {}),
+      ...(t.published_at ? { publishedAt: iso(t.published_at) } : {}),
+    })),
+    status: post.status as PostView['status'],
+    scheduleDate: post.schedule_date ?? '',
+    scheduleTime: post.schedule_time ?? '',
+    timezone: post.timezone,
+    dueAt: post.due_at === null ? null : iso(post.due_at),
+    ...(mediaUrls[0] ? { mediaUrl: mediaUrls[0] } : {}),
+    mediaUrls,
+    ...(post.youtube ? { youtube: JSON.parse(post.youtube) } : {}),
+    ...(Object.keys(variants).length > 0 ? { variants } : {}),
+    createdAt: iso(post.created_at),
+    ...(post.published_at ? { publishedAt: iso(post.published_at) } : {}),
+    attempts: post.attempts,
+    lastError: post.last_error || (stuck ? STUCK_MESSAGE : ''),
+  }
+}
+
+/** Groups targets by post id, keeping their order. */
+export function groupTargets(targets: TargetRow[]): Map<string, TargetRow[]> {
+  const byPost = new Map<string, TargetRow[]>()
+  for (const target of targets) {
+    const list = byPost.get(target.post_id)
+    if (list) list.push(target)
+    else byPost.set(target.post_id, [target])
+  }
+  return byPost
+}

@@ -1,0 +1,71 @@
+import type { ConnectionInfo, PlannedTarget } from '../domain/post-plan.js'
+import { resolveCopy } from '../domain/post-plan.js'
+import { resolveYouTubeDetails, type YouTubeDetailsInput } from '../domain/youtube-details.js'
+import { newId } from '../lib/ids.js'
+import { listConnections } from '../store/connections.js'
+import type { Db } from '../store/db.js'
+import type { TargetRow } from '../store/posts.js'
+
+/** The workspace's connections in the shape the planner reads. */
+export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<ConnectionInfo[]> {
+  const rows = await listConnections(db, workspaceId)
+  return rows.map((row) => ({
+    id: row.id,
+    platform: row.platform as ConnectionInfo['platform'],
+    profileId: row.profile_id,
+    username: row.username,
+    status: row.status,
+  }))
+}
+
+/** A queue row for one planned target. `runAt` null keeps it out of the queue (draft). */
+export function targetRow(
+  input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
+  target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'>,
+): TargetRow {
+  return {
+    id: newId(input.now),
+    post_id: input.postId,
+    workspace_id: input.workspaceId,
+    connection_id: target.connection.id,
+    position: input.position,
+    platform: target.connection.platform,
+    profile_id: target.connection.profileId,
+    username: target.connection.username,
+    content: target.content,
+    media_urls: JSON.stringify(target.mediaUrls),
+    youtube: target.youtube ? JSON.stringify(target.youtube) : null,
+    status: 'pending',
+    run_at: input.runAt,
+    lease_owner: null,
+    lease_expires_at: null,
+    attempts: 0,
+    remote_id: null,
+    url: null,
+    error: null,
+    upload_error: null,
+    stuck_at: null,
+    published_at: null,
+    created_at: input.now,
+    updated_at: input.now,
+  }
+}
+
+/** What a post's target sends, re-derived from the post's current copy, media and details. */
+export function resolveForPost(
+  connection: ConnectionInfo,
+  post: {
+    content: string
+    mediaUrls: string[]
+    variants: Record<string, string>
+    youtube: YouTubeDetailsInput | undefined
+  },
+) {
+  const content = resolveCopy(connection, undefined, post.variants, post.content)
+  return {
+    connection,
+    content,
+    mediaUrls: post.mediaUrls,
+    youtube: connection.platform === 'youtube' ? resolveYouTubeDetails(content, post.youtube) : null,
+  }
+}

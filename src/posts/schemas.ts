@@ -1,0 +1,129 @@
+import { z } from 'zod'
+import { networks } from '../domain/networks.js'
+import { postStatuses, targetStatuses } from '../domain/post-status.js'
+
+/** zod schemas shared by the post tools; every field carries the description clients read. */
+
+export const MAX_CONTENT = 100_000
+export const MAX_MEDIA = 20
+export const MAX_TARGETS = 100
+
+export const networkSchema = z
+  .enum(networks)
+  .describe('Network value: linkedin, twitter, facebook, instagram, threads, bluesky or youtube.')
+
+export const mediaUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2048)
+  .describe('Public http(s) URL of an image or video; Herald fetches it and re-uploads it.')
+
+export const mediaUrlsSchema = z
+  .array(mediaUrlSchema)
+  .max(MAX_MEDIA)
+  .describe('Ordered attachments (at most 20).')
+
+export const youtubeSchema = z
+  .strictObject({
+    title: z
+      .string()
+      .max(100)
+      .optional()
+      .describe('Video title, at most 100 characters. Default: the first line of the copy.'),
+    description: z
+      .string()
+      .max(5000)
+      .optional()
+      .describe('Video description, at most 5,000 characters. Default: the whole copy.'),
+    privacyStatus: z
+      .enum(['public', 'unlisted', 'private'])
+      .optional()
+      .describe('Visibility: public (default), unlisted or private.'),
+  })
+  .describe(
+    'YouTube upload details; ignored for other networks. Confirm the visibility with the user before creating the post.',
+  )
+
+export const contentSchema = z.string().max(MAX_CONTENT)
+
+export const targetAccountSchema = z
+  .strictObject({
+    platform: networkSchema,
+    profileId: z.string().min(1).max(200).optional().describe('Profile id from get_connected_accounts.'),
+    username: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Handle, carried for readability (also matches a profile when profileId is omitted).'),
+    userId: z.string().max(200).optional().describe('Platform-side user id when the network needs it.'),
+    content: contentSchema
+      .optional()
+      .describe('Copy for this profile only; overrides the shared content and variants.'),
+    mediaUrl: mediaUrlSchema.optional().describe('Media for this profile only.'),
+    mediaUrls: mediaUrlsSchema
+      .optional()
+      .describe('Attachment set for this profile only; replaces the shared set.'),
+    youtube: youtubeSchema
+      .optional()
+      .describe('Upload details for this profile only (merged over the shared youtube object).'),
+  })
+  .describe('One exact profile to post to.')
+
+export const variantsSchema = z
+  .record(
+    z
+      .string()
+      .regex(
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        'keys are a network value or <platform>:<profileId>',
+      ),
+    contentSchema,
+  )
+  .describe('Copy per network (key: network value) or per profile (key: <platform>:<profileId>).')
+
+export const dateSchema = z.string().max(10).describe('Slot date, YYYY-MM-DD.')
+export const timeSchema = z.string().max(5).describe('Slot time, HH:MM, 24-hour.')
+export const timezoneSchema = z
+  .string()
+  .max(64)
+  .describe('IANA zone of the slot, e.g. Asia/Kolkata. Default UTC.')
+
+export const targetViewSchema = z.object({
+  platform: networkSchema,
+  profileId: z.string().describe('Profile id.'),
+  username: z.string().describe('Handle.'),
+  status: z.enum(targetStatuses).describe('pending, published or failed.'),
+  postId: z.string().optional().describe('Remote id of the published copy, on success.'),
+  url: z.string().optional().describe('Live URL of the published copy.'),
+  error: z.string().optional().describe('Why delivery failed, on failure.'),
+  uploadError: z.string().optional().describe('A media upload that failed while the post still shipped.'),
+  publishedAt: z.string().optional().describe('When this profile received it (ISO 8601).'),
+})
+
+export const postViewSchema = z.object({
+  id: z.string().describe('Post id.'),
+  content: z.string().describe('Shared text body.'),
+  platforms: z.array(networkSchema).describe('Networks of the targets.'),
+  targets: z.array(targetViewSchema).describe('Per-profile delivery.'),
+  status: z.enum(postStatuses).describe('scheduled, published, draft, failed or processing.'),
+  scheduleDate: z.string().describe('Slot date, YYYY-MM-DD (the send time for immediate posts).'),
+  scheduleTime: z.string().describe('Slot time, HH:MM.'),
+  timezone: z.string().describe('IANA zone of the slot.'),
+  dueAt: z
+    .string()
+    .nullable()
+    .describe('The slot as a UTC instant (ISO 8601); null while out of the queue with no slot.'),
+  mediaUrl: z.string().optional().describe('The first attachment, when there is one.'),
+  mediaUrls: z.array(z.string()).describe('Attachment set.'),
+  youtube: youtubeSchema.optional().describe('YouTube upload details as given.'),
+  variants: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('Per-network and per-profile copy as given.'),
+  createdAt: z.string().describe('ISO 8601 timestamp.'),
+  publishedAt: z.string().optional().describe('When the first profile received it.'),
+  attempts: z.number().int().describe('Send attempts so far, over all targets.'),
+  lastError: z.string().describe('Latest delivery error; empty when none.'),
+})
+
+export type PostView = z.infer<typeof postViewSchema>

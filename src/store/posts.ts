@@ -1,0 +1,87 @@
+import { sql } from 'kysely'
+import type { Db } from './db.js'
+import type { PostsTable, TargetsTable } from './schema.js'
+
+export type PostRow = PostsTable
+export type TargetRow = TargetsTable
+
+/** One post of one workspace by id: a primary-key lookup, the workspace checked in the same statement. */
+export function findPost(db: Db, workspaceId: string, id: string) {
+  return db
+    .selectFrom('posts')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst()
+}
+
+export function targetsOf(db: Db, postIds: string[]) {
+  if (postIds.length === 0) return Promise.resolve([] as TargetRow[])
+  return db
+    .selectFrom('targets')
+    .selectAll()
+    .where('post_id', 'in', postIds)
+    .orderBy('post_id')
+    .orderBy('position')
+    .execute()
+}
+
+/** A page of posts, newest first (ids are time-ordered); served by (workspace_id[, status], id) indexes. */
+export function pagePosts(
+  db: Db,
+  workspaceId: string,
+  status: string | undefined,
+  limit: number,
+  offset: number,
+) {
+  let query = db.selectFrom('posts').selectAll().where('workspace_id', '=', workspaceId)
+  if (status) query = query.where('status', '=', status)
+  return query.orderBy('id', 'desc').limit(limit).offset(offset).execute()
+}
+
+/** Posts per status, from the trigger-maintained post_counts table (no scan of the posts). */
+export async function countPosts(db: Db, workspaceId: string): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('post_counts')
+    .select(['status', 'n'])
+    .where('workspace_id', '=', workspaceId)
+    .execute()
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
+}
+
+export async function insertPost(db: Db, post: PostRow, targets: TargetRow[]) {
+  await db.insertInto('posts').values(post).execute()
+  if (targets.length > 0) await db.insertInto('targets').values(targets).execute()
+}
+
+export async function updatePostRow(db: Db, id: string, patch: Partial<PostRow>) {
+  await db.updateTable('posts').set(patch).where('id', '=', id).execute()
+}
+
+/** Re-arms a post's unsent targets for `runAt` (null takes them out of the queue). Never touches published ones. */
+export async function requeueTargets(
+  db: Db,
+  postId: string,
+  runAt: number | null,
+  now: number,
+  options: { includeFailed: boolean },
+) {
+  const statuses = options.includeFailed ? ['pending', 'failed'] : ['pending']
+  await db
+    .updateTable('targets')
+    .set({
+      status: 'pending',
+      run_at: runAt,
+      error: sql<string | null>`case when status = 'failed' then null else error end`,
+      updated_at: now,
+    })
+    .where('post_id', '=', postId)
+    .where('status', 'in', statuses)
+    .where('lease_owner', 'is', null)
+    .execute()
+}
+
+export async function deletePostRow(db: Db, id: string) {
+  await db.deleteFrom('targets').where('post_id', '=', id).execute()
+  await db.deleteFrom('posts').where('id', '=', id).execute()
+}

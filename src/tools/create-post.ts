@@ -1,0 +1,224 @@
+import { z } from 'zod'
+import { planPost } from '../domain/post-plan.js'
+import { AppError, invalid } from '../errors.js'
+import { newId } from '../lib/ids.js'
+import { rememberResponse, replayFor, requestHash, updateRememberedResponse } from '../posts/idempotency.js'
+import { presentPost } from '../posts/present.js'
+import { loadConnectionInfos, targetRow } from '../posts/rows.js'
+import { resolveCreateSchedule } from '../posts/schedule-input.js'
+import {
+  contentSchema,
+  dateSchema,
+  MAX_TARGETS,
+  mediaUrlSchema,
+  mediaUrlsSchema,
+  networkSchema,
+  postViewSchema,
+  targetAccountSchema,
+  timeSchema,
+  timezoneSchema,
+  variantsSchema,
+  youtubeSchema,
+} from '../posts/schemas.js'
+import { charge } from '../store/credits.js'
+import { findPost, insertPost, type PostRow, type TargetRow, targetsOf } from '../store/posts.js'
+import { creditsCharged, defineTool, type ToolContext, toolInput } from './tool.js'
+
+export const createPostInput = toolInput({
+  content: contentSchema.describe('Shared text body, used for any profile without its own copy.'),
+  targetAccounts: z
+    .array(targetAccountSchema)
+    .max(MAX_TARGETS)
+    .optional()
+    .describe('Exact profiles to post to (preferred); each becomes a separate post.'),
+  platforms: z
+    .array(networkSchema)
+    .max(7)
+    .optional()
+    .describe('Whole networks; each expands to every connected profile on it.'),
+  variants: variantsSchema.optional(),
+  youtube: youtubeSchema.optional(),
+  publishImmediately: z
+    .boolean()
+    .default(false)
+    .describe('Default false. True broadcasts on receipt; false queues for the slot.'),
+  scheduleDate: dateSchema.optional().describe('YYYY-MM-DD. Required when publishImmediately is false.'),
+  scheduleTime: timeSchema.optional().describe('HH:MM, 24-hour. Required when publishImmediately is false.'),
+  timezone: timezoneSchema.default('UTC'),
+  mediaUrl: mediaUrlSchema
+    .optional()
+    .describe('Public URL of one image or video. Required, and must be a video, when targeting youtube.'),
+  mediaUrls: mediaUrlsSchema
+    .optional()
+    .describe('Ordered attachments; wins over mediaUrl when both are given.'),
+  idempotencyKey: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      'Same key and same body within 24 hours answers the first response again (MCP and multicall; REST also takes the Idempotency-Key header).',
+    ),
+})
+
+const createPostOutput = z.object({
+  success: z.boolean().describe('True when the posts were created.'),
+  message: z.string().describe('What happened, in a sentence.'),
+  postIds: z.array(z.string()).describe('Ids of the posts created, one per profile.'),
+  posts: z.array(postViewSchema).describe('The posts created, one per profile.'),
+  post: postViewSchema.describe('posts[0], for callers written against the older single-post response.'),
+  credits: creditsCharged,
+})
+
+type CreateInput = z.output<typeof createPostInput>
+type CreateOutput = z.input<typeof createPostOutput>
+
+async function create(
+  input: CreateInput,
+  ctx: ToolContext,
+  idempotencyKey: string | undefined,
+): Promise<CreateOutput> {
+  const { db } = ctx.app.store
+  const now = ctx.app.clock.now()
+  const schedule = resolveCreateSchedule(input, now)
+  const plan = planPost(input, await loadConnectionInfos(db, ctx.workspace.id))
+  if (plan.unknownTargets.length > 0) {
+    throw invalid(`Not connected: ${plan.unknownTargets.map((u) => u.reason).join('; ')}`, {
+      unknownTargets: plan.unknownTargets,
+      blockers: plan.blockers,
+    })
+  }
+  if (plan.blockers.length > 0)
+    throw invalid(`The post cannot be published: ${plan.blockers.join('; ')}`, { blockers: plan.blockers })
+
+  const { workspaceId, key, hash } = {
+    workspaceId: ctx.workspace.id,
+    key: idempotencyKey,
+    hash: requestHash({ ...input, idempotencyKey: undefined }),
+  }
+  const created = await db.transaction().execute(async (tx) => {
+    if (key) {
+      const replay = await replayFor(tx, workspaceId, key, hash, now)
+      if (replay) return { replayed: true, response: replay as CreateOutput }
+    }
+    const postIds: string[] = []
+    const posts: PostRow[] = []
+    const rows: TargetRow[] = []
+    for (const target of plan.targets) {
+      const id = newId(now)
+      const post: PostRow = {
+        id,
+        workspace_id: workspaceId,
+        author_id: ctx.caller.userId,
+        content: target.content,
+        media_urls: JSON.stringify(target.mediaUrls),
+        youtube:
+          target.connection.platform === 'youtube' && (input.youtube || target.overrides.youtube)
+            ? JSON.stringify({ ...input.youtube, ...target.overrides.youtube })
+            : null,
+        variants: JSON.stringify(input.variants ?? {}),
+        status: 'scheduled',
+        schedule_date: schedule.date,
+        schedule_time: schedule.time,
+        timezone: schedule.timezone,
+        due_at: schedule.dueAt,
+        publish_immediately: input.publishImmediately ? 1 : 0,
+        attempts: 0,
+        last_error: '',
+        created_at: now,
+        updated_at: now,
+        published_at: null,
+      }
+      const row = targetRow({ postId: id, workspaceId, position: 0, runAt: schedule.dueAt, now }, target)
+      await insertPost(tx, post, [row])
+      postIds.push(id)
+      posts.push(post)
+      rows.push(row)
+    }
+    const remaining = await charge(
+      tx,
+      { workspaceId, amount: plan.cost, reason: 'create_post', reference: postIds.join(',') },
+      now,
+    )
+    const views = posts.map((post, i) => presentPost(post, [rows[i] as TargetRow], now))
+    const response: CreateOutput = {
+      success: true,
+      message: input.publishImmediately
+        ? `Publishing ${views.length} post${views.length > 1 ? 's' : ''} now`
+        : `Scheduled ${views.length} post${views.length > 1 ? 's' : ''} for ${schedule.date} ${schedule.time} ${schedule.timezone}`,
+      postIds,
+      posts: views,
+      post: views[0] as CreateOutput['post'],
+      credits: { charged: plan.cost, remaining },
+    }
+    if (key) await rememberResponse(tx, workspaceId, key, hash, response, now)
+    return { replayed: false, response }
+  })
+  const { response } = created
+  if (created.replayed) return response
+  if (!input.publishImmediately) return response
+  ctx.app.queue.wake()
+  await ctx.app.queue.waitForSettled(db, response.postIds, ctx.app.config.immediateWaitMs)
+  const settled = await reread(ctx, response.postIds)
+  const published = settled.filter((p) => p.status === 'published').length
+  const final: CreateOutput = {
+    ...response,
+    message:
+      published === settled.length
+        ? `Published ${published} post${published > 1 ? 's' : ''}`
+        : `${published} of ${settled.length} published; see each post's status and targets`,
+    posts: settled,
+    post: settled[0] as CreateOutput['post'],
+  }
+  if (key) await updateRememberedResponse(db, workspaceId, key, final)
+  return final
+}
+
+async function reread(ctx: ToolContext, postIds: string[]) {
+  const { db } = ctx.app.store
+  const now = ctx.app.clock.now()
+  const targets = await targetsOf(db, postIds)
+  const views = []
+  for (const id of postIds) {
+    const post = await findPost(db, ctx.workspace.id, id)
+    if (post)
+      views.push(
+        presentPost(
+          post,
+          targets.filter((t) => t.post_id === id),
+          now,
+        ),
+      )
+  }
+  return views
+}
+
+export const createPost = defineTool({
+  name: 'create_post',
+  title: 'Create post',
+  description:
+    'Queue or broadcast a post. Each targeted profile gets its own post with its own id. Refused with 400 (listing the blockers) when preflight_post would block it, 402 when the balance cannot pay; nothing is created or charged then. Price: 5 credits per X profile, 1 per other profile, plus a one-off 50 when the copy holds a link.',
+  access: 'write',
+  category: 'Publishing',
+  input: createPostInput,
+  output: createPostOutput,
+  async handler(input, ctx) {
+    const key = ctx.idempotencyKey ?? input.idempotencyKey
+    try {
+      return await create(input, ctx, key)
+    } catch (error) {
+      // Two requests racing with one new key: the loser's insert hits the primary key; answer as a replay.
+      if (key && !(error instanceof AppError)) {
+        const replay = await replayFor(
+          ctx.app.store.db,
+          ctx.workspace.id,
+          key,
+          requestHash({ ...input, idempotencyKey: undefined }),
+          ctx.app.clock.now(),
+        )
+        if (replay) return replay as CreateOutput
+      }
+      throw error
+    }
+  },
+})

@@ -1,0 +1,105 @@
+import { z } from 'zod'
+import { networks } from '../domain/networks.js'
+import { planPost } from '../domain/post-plan.js'
+import { AppError } from '../errors.js'
+import { loadConnectionInfos } from '../posts/rows.js'
+import { resolveCreateSchedule } from '../posts/schedule-input.js'
+import { networkSchema } from '../posts/schemas.js'
+import { currentBalance } from '../store/credits.js'
+import { createPostInput } from './create-post.js'
+import { defineTool } from './tool.js'
+
+const limitsSchema = z.object(
+  Object.fromEntries(
+    networks.map((n) => [n, z.number().int().describe(`Character limit on ${n}.`)]),
+  ) as Record<(typeof networks)[number], z.ZodNumber>,
+)
+
+export const preflightPost = defineTool({
+  name: 'preflight_post',
+  title: 'Preflight post',
+  description:
+    'Dry run of create_post: checks copy length as each network counts it, profiles not connected or needing reconnect, networks that require media, attachment sets against each target, the schedule, and the price against the balance. Publishes nothing, costs nothing. Takes the same arguments as create_post.',
+  access: 'read',
+  category: 'Publishing',
+  input: createPostInput,
+  output: z.object({
+    ok: z.boolean().describe('False when anything in blockers would stop the post.'),
+    characterCount: z.number().int().describe('Characters in the shared content.'),
+    resolvedTargets: z
+      .array(
+        z.object({
+          platform: networkSchema,
+          profileId: z.string().describe('Profile id.'),
+          username: z.string().describe('Handle.'),
+        }),
+      )
+      .describe('The profiles the post would go to.'),
+    unknownTargets: z
+      .array(
+        z.object({
+          platform: z.string().describe('Network value as given.'),
+          profileId: z.string().optional().describe('Profile id as given.'),
+          username: z.string().optional().describe('Handle as given.'),
+          reason: z.string().describe('Why it matches no connected profile.'),
+        }),
+      )
+      .describe('Requested profiles that are not connected.'),
+    limits: limitsSchema.describe('Character limit per network (X: standard access).'),
+    credits: z
+      .object({
+        cost: z.number().int().describe('Credits create_post would take.'),
+        balance: z.number().int().describe('Workspace balance now.'),
+        remainingAfter: z
+          .number()
+          .int()
+          .describe('Balance after the post (negative when it cannot be paid).'),
+      })
+      .describe('Price against balance.'),
+    blockers: z.array(z.string()).describe('Problems that would stop the post.'),
+    warnings: z.array(z.string()).describe('Advice that does not stop the post.'),
+    mediaCount: z.number().int().optional().describe('Largest attachment set among the targets (sets only).'),
+    mediaSetLimits: z
+      .record(
+        z.string(),
+        z.object({
+          min: z.number().int().describe('Fewest items in a set.'),
+          max: z.number().int().describe('Most items in a set.'),
+          mixesVideo: z.boolean().describe('Whether video may be mixed into a set.'),
+        }),
+      )
+      .optional()
+      .describe('Attachment-set limits of each target network (sets only).'),
+  }),
+  async handler(input, ctx) {
+    const { db } = ctx.app.store
+    const plan = planPost(input, await loadConnectionInfos(db, ctx.workspace.id))
+    const blockers = [...plan.blockers]
+    try {
+      resolveCreateSchedule(input, ctx.app.clock.now())
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error
+      blockers.push(error.message)
+    }
+    const balance = await currentBalance(db, ctx.workspace.id)
+    if (plan.cost > balance)
+      blockers.push(`The post costs ${plan.cost} credits and the workspace has ${balance}`)
+    return {
+      ok: blockers.length === 0,
+      characterCount: plan.characterCount,
+      resolvedTargets: plan.targets.map((t) => ({
+        platform: t.connection.platform,
+        profileId: t.connection.profileId,
+        username: t.connection.username,
+      })),
+      unknownTargets: plan.unknownTargets,
+      limits: plan.limits,
+      credits: { cost: plan.cost, balance, remainingAfter: balance - plan.cost },
+      blockers,
+      warnings: plan.warnings,
+      ...(plan.mediaCount !== undefined
+        ? { mediaCount: plan.mediaCount, mediaSetLimits: plan.mediaSetLimits }
+        : {}),
+    }
+  },
+})

@@ -1,0 +1,225 @@
+import { z } from 'zod'
+import { networkRules } from '../domain/network-rules.js'
+import { type ConnectionInfo, planPost } from '../domain/post-plan.js'
+import { editableStatuses, settableStatuses } from '../domain/post-status.js'
+import type { YouTubeDetailsInput } from '../domain/youtube-details.js'
+import { conflict, invalid } from '../errors.js'
+import { postView, requirePost } from '../posts/load.js'
+import { loadConnectionInfos, resolveForPost, targetRow } from '../posts/rows.js'
+import { resolveSlot } from '../posts/schedule-input.js'
+import {
+  contentSchema,
+  dateSchema,
+  MAX_TARGETS,
+  mediaUrlSchema,
+  mediaUrlsSchema,
+  networkSchema,
+  postViewSchema,
+  timeSchema,
+  timezoneSchema,
+  youtubeSchema,
+} from '../posts/schemas.js'
+import { charge } from '../store/credits.js'
+import type { Db } from '../store/db.js'
+import { type PostRow, type TargetRow, targetsOf, updatePostRow } from '../store/posts.js'
+import { postIdField } from './get-post.js'
+import { defineTool, toolInput } from './tool.js'
+
+const replacementTarget = z
+  .strictObject({
+    platform: networkSchema,
+    profileId: z.string().min(1).max(200).optional().describe('Profile id from get_connected_accounts.'),
+    username: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Handle (matches a profile when profileId is omitted).'),
+  })
+  .describe('One profile of the replacement target list.')
+
+export const updatePost = defineTool({
+  name: 'update_post',
+  title: 'Update post',
+  description:
+    'Patch a scheduled, draft or failed post: only the fields sent change. targetAccounts or platforms replace the target list (added profiles cost their network price); mediaUrls [] removes all media; youtube fields merge; status moves between scheduled, draft and failed (draft takes the post out of the queue). Publishing or published posts are a 409.',
+  access: 'write',
+  category: 'Publishing',
+  input: toolInput({
+    id: postIdField,
+    content: contentSchema.optional().describe('Replacement text for every profile of the post.'),
+    targetAccounts: z
+      .array(replacementTarget)
+      .min(1)
+      .max(MAX_TARGETS)
+      .optional()
+      .describe('Replaces the target list outright.'),
+    platforms: z
+      .array(networkSchema)
+      .min(1)
+      .max(7)
+      .optional()
+      .describe('Replacement network list; each expands to all connected profiles.'),
+    scheduleDate: dateSchema.optional(),
+    scheduleTime: timeSchema.optional(),
+    timezone: timezoneSchema.optional(),
+    mediaUrl: mediaUrlSchema.optional().describe('Replaces the whole attachment set with this one file.'),
+    mediaUrls: mediaUrlsSchema.optional().describe('Replacement set; an empty array removes all media.'),
+    youtube: youtubeSchema
+      .optional()
+      .describe('title, description, privacyStatus; omitted fields keep their value.'),
+    status: z.enum(settableStatuses).optional().describe('scheduled, draft or failed.'),
+  }),
+  output: z.object({
+    success: z.boolean().describe('True when the patch was applied.'),
+    message: z.string().describe('What changed.'),
+    post: postViewSchema.describe('The post as it stands after the patch.'),
+  }),
+  async handler(input, ctx) {
+    const { db } = ctx.app.store
+    const now = ctx.app.clock.now()
+    const post = await requirePost(db, ctx.workspace.id, input.id)
+    if (!editableStatuses.includes(post.status as never)) {
+      throw conflict(`A ${post.status} post cannot be changed; only scheduled, draft and failed posts can`, {
+        status: post.status,
+      })
+    }
+    if (input.mediaUrl !== undefined && input.mediaUrls !== undefined)
+      throw invalid('Send mediaUrl or mediaUrls, not both')
+
+    const current = await targetsOf(db, [post.id])
+    const connections = await loadConnectionInfos(db, ctx.workspace.id)
+    const content = input.content ?? post.content
+    const variants = input.content !== undefined ? {} : (JSON.parse(post.variants) as Record<string, string>)
+    const mediaUrls =
+      input.mediaUrls ??
+      (input.mediaUrl !== undefined ? [input.mediaUrl] : (JSON.parse(post.media_urls) as string[]))
+    const youtube: YouTubeDetailsInput | undefined = input.youtube
+      ? { ...(post.youtube ? JSON.parse(post.youtube) : {}), ...input.youtube }
+      : post.youtube
+        ? JSON.parse(post.youtube)
+        : undefined
+
+    const replacing = input.targetAccounts !== undefined || input.platforms !== undefined
+    const targetRequest = replacing
+      ? { targetAccounts: input.targetAccounts, platforms: input.platforms }
+      : {
+          targetAccounts: current.map((t) => ({
+            platform: t.platform as ConnectionInfo['platform'],
+            profileId: t.profile_id,
+          })),
+        }
+    const plan = planPost({ content, variants, mediaUrls, youtube, ...targetRequest }, connections)
+    if (plan.unknownTargets.length > 0)
+      throw invalid(`Not connected: ${plan.unknownTargets.map((u) => u.reason).join('; ')}`, {
+        unknownTargets: plan.unknownTargets,
+      })
+    if (plan.blockers.length > 0)
+      throw invalid(`The post cannot be published: ${plan.blockers.join('; ')}`, { blockers: plan.blockers })
+
+    const status = input.status ?? (post.status as (typeof settableStatuses)[number])
+    const slotChanged =
+      input.scheduleDate !== undefined || input.scheduleTime !== undefined || input.timezone !== undefined
+    const slot = {
+      date: input.scheduleDate ?? post.schedule_date ?? '',
+      time: input.scheduleTime ?? post.schedule_time ?? '',
+      timezone: input.timezone ?? post.timezone,
+    }
+    const dueAt =
+      slotChanged || (status === 'scheduled' && post.status !== 'scheduled')
+        ? resolveSlot(slot, now).dueAt
+        : post.due_at
+    const runAt = status === 'scheduled' ? dueAt : null
+
+    const kept = new Map(current.map((t) => [t.connection_id, t]))
+    const wanted = new Set(plan.targets.map((t) => t.connection.id))
+    const removed = current.filter((t) => !wanted.has(t.connection_id))
+    if (removed.some((t) => t.status === 'published'))
+      throw conflict('A profile that already received this post cannot be removed from it')
+    const added = plan.targets.filter((t) => !kept.has(t.connection.id))
+    const price = added.reduce((sum, t) => sum + networkRules[t.connection.platform].price, 0)
+
+    await db.transaction().execute(async (tx) => {
+      const patch: Partial<PostRow> = {
+        content,
+        variants: JSON.stringify(variants),
+        media_urls: JSON.stringify(mediaUrls),
+        youtube: youtube ? JSON.stringify(youtube) : null,
+        status,
+        schedule_date: slot.date,
+        schedule_time: slot.time,
+        timezone: slot.timezone,
+        due_at: dueAt,
+        updated_at: now,
+      }
+      if (status !== post.status && status !== 'failed') patch.last_error = ''
+      await updatePostRow(tx, post.id, patch)
+      if (removed.length > 0)
+        await tx
+          .deleteFrom('targets')
+          .where(
+            'id',
+            'in',
+            removed.map((t) => t.id),
+          )
+          .execute()
+      const resolvedFor = { content, mediaUrls, variants, youtube }
+      let position = Math.max(-1, ...current.map((t) => t.position)) + 1
+      for (const target of plan.targets) {
+        const resolved = resolveForPost(target.connection, resolvedFor)
+        const existing = kept.get(target.connection.id)
+        if (!existing) {
+          await tx
+            .insertInto('targets')
+            .values(
+              targetRow(
+                { postId: post.id, workspaceId: ctx.workspace.id, position: position++, runAt, now },
+                resolved,
+              ),
+            )
+            .execute()
+        } else if (existing.status !== 'published') {
+          await rearm(tx, existing, resolved, status, runAt, now)
+        }
+      }
+      if (price > 0)
+        await charge(
+          tx,
+          { workspaceId: ctx.workspace.id, amount: price, reason: 'update_post_targets', reference: post.id },
+          now,
+        )
+    })
+    if (status === 'scheduled' && runAt !== null && runAt <= now) ctx.app.queue.wake()
+    const changed = Object.keys(input).filter((k) => k !== 'id' && k !== 'workspaceId')
+    return {
+      success: true,
+      message: changed.length ? `Updated ${changed.join(', ')}` : 'Nothing to change',
+      post: await postView(db, ctx.workspace.id, post.id, now),
+    }
+  },
+})
+
+/** Writes a kept target's new copy and queue position; moving to scheduled gives failed targets another go. */
+async function rearm(
+  db: Db,
+  target: TargetRow,
+  resolved: ReturnType<typeof resolveForPost>,
+  status: string,
+  runAt: number | null,
+  now: number,
+) {
+  const retry = status === 'scheduled' && target.status === 'failed'
+  await db
+    .updateTable('targets')
+    .set({
+      content: resolved.content,
+      media_urls: JSON.stringify(resolved.mediaUrls),
+      youtube: resolved.youtube ? JSON.stringify(resolved.youtube) : null,
+      run_at: target.status === 'pending' || retry ? runAt : null,
+      ...(retry ? { status: 'pending', error: null } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', target.id)
+    .where('lease_owner', 'is', null)
+    .execute()
+}
