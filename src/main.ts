@@ -1,27 +1,56 @@
 import path from 'node:path'
 import { createAppContext } from './app.js'
-import { ConfigError, loadConfigFromProcess } from './config.js'
+import type { AppContext } from './app-context.js'
+import { ConfigError, loadConfigFromProcess, type Role } from './config.js'
 import { createLogger } from './logger.js'
 import { buildServer } from './server.js'
+import { createWorker, type Worker } from './worker/worker.js'
 
-/** `npm start`: config → store → HTTP server (the worker joins in a later module). */
-export async function startService(role: 'api' | 'worker' | 'all' = 'all') {
+/** The publishing worker with the settings from the config and the adapters of the app. */
+export function createAppWorker(app: AppContext, overrides: { id?: string } = {}): Worker {
+  return createWorker(
+    {
+      store: app.store,
+      vault: app.vault,
+      clock: app.clock,
+      logger: app.logger,
+      queue: app.queue,
+      metrics: app.metrics,
+      adapters: app.adapters,
+    },
+    { ...app.config.worker, ...overrides },
+  )
+}
+
+/**
+ * `npm start` (role `all`): the API and the worker in one process. `herald api` serves HTTP only;
+ * `herald worker` runs the worker with only /healthz, /readyz and /metrics on PORT.
+ */
+export async function startService(role: Role = 'all') {
   const config = loadConfigFromProcess()
   const logger = createLogger(config.logLevel)
   const app = await createAppContext(config, { logger })
-  const { server, close } = buildServer(app)
-  await server.listen({ port: config.port, host: config.host })
+  const http = buildServer(app, { role })
+  await http.server.listen({ port: config.port, host: config.host })
+  const worker = role === 'api' ? undefined : createAppWorker(app)
+  worker?.start()
   logger.info(
-    { url: `http://${config.host}:${config.port}`, role, database: app.store.dialect },
-    'Herald is listening',
+    {
+      url: `http://${config.host}:${config.port}`,
+      role,
+      database: app.store.dialect,
+      sandbox: config.sandbox,
+    },
+    'Herald is running',
   )
 
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
-    logger.info({ signal }, 'stopping')
-    await close()
+    logger.info({ signal }, 'stopping: no new claims; in-flight sends get the grace period')
+    await worker?.stop()
+    await http.close()
     await app.store.destroy()
     process.exit(0)
   }
@@ -31,11 +60,11 @@ export async function startService(role: 'api' | 'worker' | 'all' = 'all') {
 
 if (path.resolve(process.argv[1] ?? '') === path.resolve(import.meta.filename)) {
   startService().catch((error) => {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`)
-    } else {
-      process.stderr.write(`Herald failed to start: ${(error as Error).stack ?? error}\n`)
-    }
+    process.stderr.write(
+      error instanceof ConfigError
+        ? `${error.message}\n`
+        : `Herald failed to start: ${(error as Error).stack ?? error}\n`,
+    )
     process.exit(1)
   })
 }

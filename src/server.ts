@@ -5,7 +5,10 @@ import Fastify, {
   LogController,
 } from 'fastify'
 import type { AppContext } from './app-context.js'
+import type { Role } from './config.js'
+import { STUCK_MESSAGE } from './domain/post-status.js'
 import { AppError, toAppError } from './errors.js'
+import { registerMediaRoutes } from './media/hosting-routes.js'
 import { isReachable } from './store/db.js'
 import { tools } from './tools/registry.js'
 import { createToolRunner } from './tools/runner.js'
@@ -13,6 +16,7 @@ import { renderDocsPage } from './transports/docs-page.js'
 import { registerMcpRoutes } from './transports/mcp.js'
 import { buildOpenApi } from './transports/openapi.js'
 import { registerRestRoutes } from './transports/rest.js'
+import { markStuck, queueDepth } from './worker/leases.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -36,7 +40,11 @@ function fromFrameworkError(error: FastifyError): AppError {
   return toAppError(error)
 }
 
-export function buildServer(app: AppContext): { server: FastifyInstance; close(): Promise<void> } {
+/** The HTTP server. A worker-only process (`role: 'worker'`) serves just the health and metrics routes. */
+export function buildServer(
+  app: AppContext,
+  options: { role?: Role } = {},
+): { server: FastifyInstance; close(): Promise<void> } {
   const server = Fastify({
     loggerInstance: app.logger.child({ subsystem: 'http' }) as FastifyBaseLogger,
     logController: new LogController({
@@ -81,12 +89,23 @@ export function buildServer(app: AppContext): { server: FastifyInstance; close()
     const ready = await isReachable(app.store)
     reply.code(ready ? 200 : 503).send({ ok: ready, database: ready ? 'reachable' : 'unreachable' })
   })
+  server.get('/metrics', async (_request, reply) => {
+    const now = app.clock.now()
+    const [depth, stuck] = await Promise.all([
+      queueDepth(app.store, now),
+      markStuck(app.store, now, STUCK_MESSAGE),
+    ])
+    reply.type('text/plain; version=0.0.4').send(app.metrics.render({ queueDepth: depth, stuck }))
+  })
+  if (options.role === 'worker') return { server, close: () => server.close() }
+
   const openapi = buildOpenApi(tools, app.config.publicBaseUrl)
   server.get('/openapi.json', async () => openapi)
   const docs = renderDocsPage(tools)
   server.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docs))
 
   registerRestRoutes(server, app, runner)
+  registerMediaRoutes(server, app)
   const mcp = registerMcpRoutes(server, app, runner, tools)
 
   return {

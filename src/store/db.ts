@@ -84,9 +84,16 @@ class StaticMigrations implements MigrationProvider {
 }
 
 export async function migrate(store: Store): Promise<void> {
+  // Postgres: keep Kysely's bookkeeping in the schema in use; its existence check would otherwise find the
+  // migration table of another schema in the same database and skip creating this one's.
+  const schema =
+    store.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(store.db)).rows[0]?.schema
+      : undefined
   const migrator = new Migrator({
     db: store.db,
     provider: new StaticMigrations({ '001-init': createInitMigration(store.dialect) }),
+    ...(schema ? { migrationTableSchema: schema } : {}),
   })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {

@@ -5,8 +5,10 @@ import { Writable } from 'node:stream'
 import { createAppContext } from '../../src/app.js'
 import type { AppContext } from '../../src/app-context.js'
 import { loadConfig } from '../../src/config.js'
+import type { Network } from '../../src/domain/networks.js'
 import type { Clock } from '../../src/lib/clock.js'
 import { createLogger } from '../../src/logger.js'
+import type { NetworkAdapter } from '../../src/networks/adapter.js'
 import { buildServer } from '../../src/server.js'
 import { type Backend, backends } from './backends.js'
 
@@ -31,6 +33,7 @@ export interface HarnessOptions {
   env?: Record<string, string>
   clock?: Clock
   credits?: number
+  adapters?: Partial<Record<Network, NetworkAdapter>>
 }
 
 /** Starts a whole Herald (store, tools, HTTP) on 127.0.0.1 with a bootstrapped owner and key. */
@@ -55,7 +58,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const app = await createAppContext(config, {
     store,
     logger: createLogger('info', sink),
-    clock: options.clock,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.adapters ? { adapters: options.adapters } : {}),
   })
   const { server, close } = buildServer(app)
   await server.listen({ host: '127.0.0.1', port: 0 })

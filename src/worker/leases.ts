@@ -1,0 +1,155 @@
+import { sql } from 'kysely'
+import type { Network } from '../domain/networks.js'
+import type { Store } from '../store/db.js'
+import type { TargetRow } from '../store/posts.js'
+
+/**
+ * The queue's statements. The dialect-specific one (the claim) lives here and nowhere else; every other
+ * statement carries `lease_owner = <worker>` so that only the lease holder can finish a target.
+ */
+
+export interface ClaimInput {
+  workerId: string
+  now: number
+  leaseMs: number
+  limit: number
+  /** Only these networks (the ones with free send slots in this worker). */
+  platforms: Network[]
+}
+
+/**
+ * Claims up to `limit` due targets with a lease, in one statement, and records the attempt before any
+ * network is called. SQLite has one writer at a time, so its UPDATE ... WHERE id IN (SELECT ...) is atomic.
+ */
+export async function claimDueTargets(store: Store, input: ClaimInput): Promise<TargetRow[]> {
+  if (input.limit <= 0 || input.platforms.length === 0) return []
+  const due = sql`
+    SELECT id FROM targets
+     WHERE lease_owner IS NULL AND status = 'pending' AND run_at <= ${input.now}
+       AND platform IN (${sql.join(input.platforms)})
+     ORDER BY run_at
+     LIMIT ${input.limit}`
+  const lease = sql`
+    lease_owner = ${input.workerId},
+    lease_expires_at = ${input.now + input.leaseMs},
+    attempts = attempts + 1,
+    updated_at = ${input.now}`
+  return store.db.transaction().execute(async (tx) => {
+    // Postgres: the locked rows are picked once in a CTE (an IN (subquery) may be re-run per row, which
+    // would ignore the LIMIT); SKIP LOCKED lets workers claim side by side without taking the same row.
+    const claimed =
+      store.dialect === 'postgres'
+        ? await sql<TargetRow>`
+            WITH due AS (${due} FOR UPDATE SKIP LOCKED)
+            UPDATE targets SET ${lease} FROM due
+             WHERE targets.id = due.id AND targets.lease_owner IS NULL
+            RETURNING targets.*`.execute(tx)
+        : await sql<TargetRow>`
+            UPDATE targets SET ${lease}
+             WHERE id IN (${due}) AND lease_owner IS NULL
+            RETURNING *`.execute(tx)
+    const rows = claimed.rows.map(normalise)
+    // Sorted, so two workers touching the same posts lock them in one order and cannot deadlock.
+    const postIds = [...new Set(rows.map((r) => r.post_id))].sort()
+    for (const postId of postIds) {
+      const attempts = rows.filter((r) => r.post_id === postId).length
+      await tx
+        .updateTable('posts')
+        .set({ status: 'processing', attempts: sql`attempts + ${attempts}`, updated_at: input.now })
+        .where('id', '=', postId)
+        .execute()
+    }
+    return rows
+  })
+}
+
+/** Raw RETURNING rows skip Kysely's driver conversions on Postgres; int8 already maps to number there. */
+function normalise(row: TargetRow): TargetRow {
+  return { ...row, attempts: Number(row.attempts), run_at: row.run_at === null ? null : Number(row.run_at) }
+}
+
+export async function renewLeases(
+  store: Store,
+  workerId: string,
+  ids: string[],
+  until: number,
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const renewed = await store.db
+    .updateTable('targets')
+    .set({ lease_expires_at: until })
+    .where('id', 'in', ids)
+    .where('lease_owner', '=', workerId)
+    .returning('id')
+    .execute()
+  return new Set(renewed.map((r) => r.id))
+}
+
+/** Gives back targets that were claimed but never sent (shutdown): the attempt did not happen. */
+export async function releaseUnstarted(store: Store, workerId: string, ids: string[], now: number) {
+  if (ids.length === 0) return
+  await store.db.transaction().execute(async (tx) => {
+    const released = await tx
+      .updateTable('targets')
+      .set({ lease_owner: null, lease_expires_at: null, attempts: sql`attempts - 1`, updated_at: now })
+      .where('id', 'in', ids)
+      .where('lease_owner', '=', workerId)
+      .returning('post_id')
+      .execute()
+    for (const postId of new Set(released.map((r) => r.post_id))) {
+      const open = await tx
+        .selectFrom('targets')
+        .select('id')
+        .where('post_id', '=', postId)
+        .where((eb) => eb.or([eb('lease_owner', 'is not', null), eb('status', '!=', 'pending')]))
+        .executeTakeFirst()
+      await tx
+        .updateTable('posts')
+        .set({ attempts: sql`attempts - 1`, ...(open ? {} : { status: 'scheduled' }), updated_at: now })
+        .where('id', '=', postId)
+        .execute()
+    }
+  })
+}
+
+/** Due targets nobody holds: the queue depth gauge. */
+export async function queueDepth(store: Store, now: number): Promise<number> {
+  const row = await store.db
+    .selectFrom('targets')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('lease_owner', 'is', null)
+    .where('status', '=', 'pending')
+    .where('run_at', '<=', now)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/**
+ * Marks targets whose lease ran out as stuck: their worker died mid-send, so the outcome is unknown and
+ * they are never claimed again until reset_stuck_post. Returns how many targets are stuck in all.
+ */
+export async function markStuck(store: Store, now: number, message: string): Promise<number> {
+  const fresh = await store.db
+    .updateTable('targets')
+    .set({ stuck_at: now })
+    .where('lease_owner', 'is not', null)
+    .where('lease_expires_at', '<', now)
+    .where('stuck_at', 'is', null)
+    .returning('post_id')
+    .execute()
+  const postIds = [...new Set(fresh.map((r) => r.post_id))]
+  if (postIds.length > 0) {
+    await store.db
+      .updateTable('posts')
+      .set({ last_error: message, updated_at: now })
+      .where('id', 'in', postIds)
+      .execute()
+  }
+  const total = await store.db
+    .selectFrom('targets')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('lease_owner', 'is not', null)
+    .where('stuck_at', 'is not', null)
+    .executeTakeFirstOrThrow()
+  return Number(total.n)
+}

@@ -1,0 +1,56 @@
+/** A small Prometheus text-format registry: what Herald measures, without a dependency. */
+
+const FIRE_LAG_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
+
+const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
+
+export interface Metrics {
+  observeFireLag(seconds: number): void
+  countOutcome(network: string, kind: string): void
+  /** Prometheus exposition text; gauges are read when scraped. */
+  render(gauges: { queueDepth: number; stuck: number }): string
+}
+
+export function createMetrics(): Metrics {
+  const buckets = FIRE_LAG_BUCKETS.map(() => 0)
+  let lagCount = 0
+  let lagSum = 0
+  const outcomes = new Map<string, number>()
+  return {
+    observeFireLag(seconds) {
+      const value = Math.max(0, seconds)
+      lagCount += 1
+      lagSum += value
+      FIRE_LAG_BUCKETS.forEach((bound, i) => {
+        if (value <= bound) buckets[i] = (buckets[i] ?? 0) + 1
+      })
+    },
+    countOutcome(network, kind) {
+      const key = `${network}\u0000${kind}`
+      outcomes.set(key, (outcomes.get(key) ?? 0) + 1)
+    },
+    render(gauges) {
+      const lines = [
+        '# HELP herald_fire_lag_seconds Time from a target due instant to the start of its send.',
+        '# TYPE herald_fire_lag_seconds histogram',
+        ...FIRE_LAG_BUCKETS.map((bound, i) => `herald_fire_lag_seconds_bucket{le="${bound}"} ${buckets[i]}`),
+        `herald_fire_lag_seconds_bucket{le="+Inf"} ${lagCount}`,
+        `herald_fire_lag_seconds_sum ${lagSum}`,
+        `herald_fire_lag_seconds_count ${lagCount}`,
+        '# HELP herald_publish_outcomes_total Send attempts by network and outcome kind.',
+        '# TYPE herald_publish_outcomes_total counter',
+        ...[...outcomes.entries()].map(([key, n]) => {
+          const [network, kind] = key.split('\u0000') as [string, string]
+          return `herald_publish_outcomes_total{network="${escapeLabel(network)}",kind="${escapeLabel(kind)}"} ${n}`
+        }),
+        '# HELP herald_queue_depth Targets due now that no worker holds.',
+        '# TYPE herald_queue_depth gauge',
+        `herald_queue_depth ${gauges.queueDepth}`,
+        '# HELP herald_stuck_targets Targets whose send was interrupted (outcome unknown) awaiting reset_stuck_post.',
+        '# TYPE herald_stuck_targets gauge',
+        `herald_stuck_targets ${gauges.stuck}`,
+      ]
+      return `${lines.join('\n')}\n`
+    },
+  }
+}

@@ -1,0 +1,151 @@
+import { type CredentialDeps, usableCredentials } from '../connect/credentials.js'
+import { type BackoffPolicy, MAX_ATTEMPTS, nextAttemptAt } from '../domain/backoff.js'
+import type { Network } from '../domain/networks.js'
+import type { Logger } from '../logger.js'
+import { MediaError } from '../media/port.js'
+import { type FailureKind, type NetworkAdapter, PublishFailure } from '../networks/adapter.js'
+import { findConnection, markNeedsReconnect } from '../store/connections.js'
+import type { TargetRow } from '../store/posts.js'
+import type { Outcome } from './settle.js'
+
+export interface SendDeps extends CredentialDeps {
+  adapters: Partial<Record<Network, NetworkAdapter>>
+  logger: Logger
+  backoff?: BackoffPolicy
+  /** Called before the network is: YouTube's daily quota is reserved here. False refuses the send. */
+  reserveQuota?(adapter: NetworkAdapter): Promise<boolean>
+}
+
+export interface SendResult {
+  outcome: Outcome
+  /** The failure kind, for metrics ('ok' on success). */
+  kind: FailureKind | 'ok'
+  /** A rate-limit reset to apply to the profile's other targets. */
+  throttleUntil?: number
+  connectionId: string
+}
+
+/** Sends one claimed target through its network's adapter and turns what happened into an {@link Outcome}. */
+export async function sendTarget(
+  deps: SendDeps,
+  target: TargetRow,
+  signal: AbortSignal,
+): Promise<SendResult> {
+  const connectionId = target.connection_id
+  const fail = (kind: FailureKind, error: string): SendResult => ({
+    outcome: { kind: 'failed', error },
+    kind,
+    connectionId,
+  })
+  const adapter = deps.adapters[target.platform as Network]
+  if (!adapter)
+    return fail('invalid_content', `Publishing to ${target.platform} is not available in this Herald build`)
+  const connection = await findConnection(deps.db, connectionId)
+  if (!connection || connection.status === 'removed')
+    return fail('auth_expired', `The ${target.platform} profile @${target.username} is no longer connected`)
+  if (connection.status === 'needs_reconnect') {
+    return fail(
+      'auth_expired',
+      `The ${target.platform} profile @${target.username} needs to be reconnected: ${connection.last_error ?? 'authorisation lost'}`,
+    )
+  }
+  if (deps.reserveQuota && !(await deps.reserveQuota(adapter))) {
+    return fail('rate_limited', 'The request cannot be completed because you have exceeded your quota')
+  }
+  const profile = {
+    profileId: connection.profile_id,
+    username: connection.username,
+    name: connection.name,
+    isOrganization: connection.is_organization === 1,
+  }
+  const request = {
+    targetId: target.id,
+    profile,
+    content: target.content,
+    mediaUrls: JSON.parse(target.media_urls) as string[],
+    ...(target.youtube ? { youtube: JSON.parse(target.youtube) } : {}),
+    signal,
+  }
+
+  let refreshed = false
+  for (;;) {
+    try {
+      const credentials = await usableCredentials(deps, adapter, connection, { force: refreshed })
+      const result = await adapter.publish({ ...request, credentials })
+      return {
+        outcome: {
+          kind: 'published',
+          remoteId: result.remoteId,
+          url: result.url,
+          uploadError: result.uploadError,
+        },
+        kind: 'ok',
+        connectionId,
+      }
+    } catch (error) {
+      if (error instanceof PublishFailure && error.kind === 'auth_expired' && !refreshed && !signal.aborted) {
+        // One refresh on a 401, then the connection is marked for reconnecting.
+        refreshed = true
+        continue
+      }
+      return classify(deps, target, connection.id, error, signal)
+    }
+  }
+}
+
+async function classify(
+  deps: SendDeps,
+  target: TargetRow,
+  connectionId: string,
+  error: unknown,
+  signal: AbortSignal,
+): Promise<SendResult> {
+  const now = deps.now()
+  if (error instanceof MediaError)
+    return { outcome: { kind: 'failed', error: error.message }, kind: 'invalid_content', connectionId }
+  if (!(error instanceof PublishFailure)) {
+    // An unexpected throw may have happened after the network accepted the post: never guess, never resend.
+    deps.logger.error({ err: error, targetId: target.id }, 'adapter threw an unexpected error')
+    const message = signal.aborted
+      ? 'The send was interrupted at shutdown; the outcome is unknown'
+      : `Unexpected error while sending: ${(error as Error)?.message ?? error}`
+    return { outcome: { kind: 'unknown', error: message }, kind: 'unknown_outcome', connectionId }
+  }
+  switch (error.kind) {
+    case 'auth_expired':
+      await markNeedsReconnect(deps.db, connectionId, error.message, now)
+      return { outcome: { kind: 'failed', error: error.message }, kind: error.kind, connectionId }
+    case 'invalid_content':
+      return { outcome: { kind: 'failed', error: error.message }, kind: error.kind, connectionId }
+    case 'unknown_outcome':
+      return { outcome: { kind: 'unknown', error: error.message }, kind: error.kind, connectionId }
+    case 'rate_limited':
+    case 'transient': {
+      if (target.attempts >= MAX_ATTEMPTS) {
+        return {
+          outcome: { kind: 'failed', error: `${error.message} (gave up after ${target.attempts} attempts)` },
+          kind: error.kind,
+          connectionId,
+        }
+      }
+      const runAt = nextAttemptAt({
+        now,
+        attempt: target.attempts,
+        resetAt: error.options.resetAt,
+        ...(deps.backoff ? { policy: deps.backoff } : {}),
+      })
+      return {
+        outcome: {
+          kind: 'retry',
+          error: `${error.message}; retrying at ${new Date(runAt).toISOString()}`,
+          runAt,
+        },
+        kind: error.kind,
+        connectionId,
+        ...(error.kind === 'rate_limited' && error.options.resetAt
+          ? { throttleUntil: error.options.resetAt }
+          : {}),
+      }
+    }
+  }
+}

@@ -1,0 +1,273 @@
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { Vault } from '../connect/vault.js'
+import type { BackoffPolicy } from '../domain/backoff.js'
+import { type Network, networks } from '../domain/networks.js'
+import { STUCK_MESSAGE } from '../domain/post-status.js'
+import type { Clock } from '../lib/clock.js'
+import type { Logger } from '../logger.js'
+import type { NetworkAdapter } from '../networks/adapter.js'
+import type { Store } from '../store/db.js'
+import type { TargetRow } from '../store/posts.js'
+import { claimDueTargets, markStuck, releaseUnstarted, renewLeases } from './leases.js'
+import type { Metrics } from './metrics.js'
+import type { QueueSignal } from './queue-signal.js'
+import { sendTarget } from './send.js'
+import { deferProfile, settleTarget } from './settle.js'
+
+export interface WorkerOptions {
+  /** Unique per process; defaults to host, pid and a random suffix. */
+  id?: string
+  concurrency: number
+  batch: number
+  pollMs: number
+  leaseMs: number
+  graceMs: number
+  backoff?: BackoffPolicy
+  /** How often expired leases are looked for (stuck detection). */
+  sweepMs?: number
+}
+
+export interface WorkerDeps {
+  store: Store
+  vault: Vault
+  clock: Clock
+  logger: Logger
+  queue: QueueSignal
+  metrics: Metrics
+  adapters: Partial<Record<Network, NetworkAdapter>>
+  reserveQuota?(adapter: NetworkAdapter): Promise<boolean>
+}
+
+export interface Worker {
+  readonly id: string
+  start(): void
+  /** Stops claiming, lets in-flight sends finish within the grace period, and releases unstarted claims. */
+  stop(): Promise<void>
+  /** One claim-and-dispatch pass (tests drive the worker with a fake clock through this). */
+  tick(): Promise<number>
+  /** Resolves when no send is in flight or waiting locally. */
+  idle(): Promise<void>
+}
+
+const DEFAULT_NETWORK_CONCURRENCY = 4
+
+/**
+ * The publishing worker: claims due targets with a lease, renews the lease while it sends, records each
+ * outcome, and never re-sends a target whose outcome it cannot know.
+ */
+export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
+  const id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
+  const log = deps.logger.child({ subsystem: 'worker', workerId: id })
+  const running = new Map<string, { target: TargetRow; controller: AbortController; done: Promise<void> }>()
+  const waiting = new Map<Network, TargetRow[]>()
+  const inFlight = new Map<Network, number>()
+  let stopping = false
+  let timer: NodeJS.Timeout | undefined
+  let heartbeat: NodeJS.Timeout | undefined
+  let sweeper: NodeJS.Timeout | undefined
+  let ticking: Promise<number> | undefined
+  let again = false
+  let unsubscribe: (() => void) | undefined
+  const idleWaiters: Array<() => void> = []
+
+  const networkLimit = (network: Network) =>
+    deps.adapters[network]?.capabilities.concurrency ?? DEFAULT_NETWORK_CONCURRENCY
+  const waitingCount = () => [...waiting.values()].reduce((n, list) => n + list.length, 0)
+  const held = () => [...running.keys(), ...[...waiting.values()].flat().map((t) => t.id)]
+
+  const notifyIdle = () => {
+    if (running.size === 0 && waitingCount() === 0) for (const resolve of idleWaiters.splice(0)) resolve()
+  }
+
+  const dispatch = () => {
+    for (const [network, list] of waiting) {
+      while (
+        list.length > 0 &&
+        (inFlight.get(network) ?? 0) < networkLimit(network) &&
+        running.size < options.concurrency
+      ) {
+        const target = list.shift() as TargetRow
+        inFlight.set(network, (inFlight.get(network) ?? 0) + 1)
+        const controller = new AbortController()
+        const done = send(target, controller.signal).finally(() => {
+          running.delete(target.id)
+          inFlight.set(network, (inFlight.get(network) ?? 1) - 1)
+          notifyIdle()
+          if (!stopping) schedule(0)
+        })
+        running.set(target.id, { target, controller, done })
+      }
+    }
+  }
+
+  const send = async (target: TargetRow, signal: AbortSignal) => {
+    const started = deps.clock.now()
+    deps.metrics.observeFireLag((started - (target.run_at ?? started)) / 1000)
+    try {
+      const result = await sendTarget(
+        {
+          ...deps,
+          db: deps.store.db,
+          now: () => deps.clock.now(),
+          logger: log,
+          ...(options.backoff ? { backoff: options.backoff } : {}),
+        },
+        target,
+        signal,
+      )
+      deps.metrics.countOutcome(target.platform, result.kind)
+      const now = deps.clock.now()
+      if (result.throttleUntil)
+        await deferProfile(deps.store.db, result.connectionId, result.throttleUntil, now)
+      const kept = await settleTarget(deps.store, {
+        targetId: target.id,
+        postId: target.post_id,
+        workerId: id,
+        now,
+        outcome: result.outcome,
+      })
+      if (!kept)
+        log.warn(
+          { targetId: target.id },
+          'lease lost before the outcome was recorded; the target was reset meanwhile',
+        )
+      if (result.outcome.kind !== 'retry') deps.queue.settled(target.post_id)
+    } catch (error) {
+      // Recording the outcome failed (database down): leave the lease to expire so the target shows as stuck.
+      log.error({ err: error, targetId: target.id }, 'could not record the outcome of a send')
+    }
+  }
+
+  const tick = async (): Promise<number> => {
+    if (stopping) return 0
+    const free = options.concurrency - running.size - waitingCount()
+    // Every network is claimable: a target on a network without an adapter fails with a clear reason.
+    const open = networks.filter(
+      (network) => (inFlight.get(network) ?? 0) + (waiting.get(network)?.length ?? 0) < networkLimit(network),
+    )
+    const claimed = await claimDueTargets(deps.store, {
+      workerId: id,
+      now: deps.clock.now(),
+      leaseMs: options.leaseMs,
+      limit: Math.min(options.batch, free),
+      platforms: open,
+    })
+    for (const target of claimed) {
+      const network = target.platform as Network
+      const list = waiting.get(network) ?? []
+      list.push(target)
+      waiting.set(network, list)
+    }
+    dispatch()
+    return claimed.length
+  }
+
+  const loop = async () => {
+    timer = undefined
+    if (stopping) return
+    if (ticking) {
+      again = true
+      return
+    }
+    let claimed = 0
+    try {
+      ticking = tick()
+      claimed = await ticking
+    } catch (error) {
+      log.error({ err: error }, 'claiming failed')
+    } finally {
+      ticking = undefined
+    }
+    // A full batch suggests more is due: claim again at once; otherwise poll.
+    schedule(again || claimed >= options.batch ? 0 : options.pollMs)
+    again = false
+  }
+
+  const schedule = (ms: number) => {
+    if (stopping) return
+    if (timer) {
+      if (ms > 0) return
+      clearTimeout(timer)
+    }
+    timer = setTimeout(() => void loop(), ms)
+  }
+
+  const renew = async () => {
+    const ids = held()
+    if (ids.length === 0) return
+    try {
+      const kept = await renewLeases(deps.store, id, ids, deps.clock.now() + options.leaseMs)
+      for (const targetId of running.keys()) {
+        if (!kept.has(targetId))
+          log.warn(
+            { targetId },
+            'lease could not be renewed; the outcome will not be recorded by this worker',
+          )
+      }
+    } catch (error) {
+      log.error({ err: error }, 'lease renewal failed')
+    }
+  }
+
+  const sweep = async () => {
+    try {
+      await markStuck(deps.store, deps.clock.now(), STUCK_MESSAGE)
+    } catch (error) {
+      log.error({ err: error }, 'stuck sweep failed')
+    }
+  }
+
+  return {
+    id,
+    tick,
+    start() {
+      stopping = false
+      unsubscribe = deps.queue.onWake(() => schedule(0))
+      heartbeat = setInterval(() => void renew(), Math.max(50, Math.floor(options.leaseMs / 3)))
+      sweeper = setInterval(
+        () => void sweep(),
+        options.sweepMs ?? Math.max(1_000, Math.floor(options.leaseMs / 2)),
+      )
+      schedule(0)
+      log.info({ concurrency: options.concurrency, batch: options.batch }, 'worker started')
+    },
+    async stop() {
+      stopping = true
+      unsubscribe?.()
+      if (timer) clearTimeout(timer)
+      if (sweeper) clearInterval(sweeper)
+      if (ticking) await ticking.catch(() => 0)
+      const unstarted = [...waiting.values()].flat().map((t) => t.id)
+      waiting.clear()
+      await releaseUnstarted(deps.store, id, unstarted, deps.clock.now())
+      const inflight = [...running.values()]
+      if (inflight.length > 0) {
+        log.info({ inFlight: inflight.length, graceMs: options.graceMs }, 'waiting for in-flight sends')
+        const grace = new Promise<'timeout'>((resolve) =>
+          setTimeout(() => resolve('timeout'), options.graceMs).unref(),
+        )
+        const outcome = await Promise.race([
+          Promise.all(inflight.map((entry) => entry.done)).then(() => 'done' as const),
+          grace,
+        ])
+        if (outcome === 'timeout') {
+          // Past the grace period the sends are cut off; their outcome is unknown and they stay leased,
+          // so they surface as stuck instead of being sent again.
+          for (const entry of running.values()) entry.controller.abort()
+          await Promise.race([
+            Promise.all([...running.values()].map((entry) => entry.done)),
+            new Promise((r) => setTimeout(r, 2_000).unref()),
+          ])
+        }
+      }
+      if (heartbeat) clearInterval(heartbeat)
+      notifyIdle()
+      log.info({ released: unstarted.length }, 'worker stopped')
+    },
+    idle() {
+      if (running.size === 0 && waitingCount() === 0) return Promise.resolve()
+      return new Promise((resolve) => idleWaiters.push(resolve))
+    },
+  }
+}
