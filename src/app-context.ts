@@ -3,9 +3,13 @@ import type { KeyAuthenticator } from './auth/caller.js'
 import type { RateLimiter } from './auth/rate-limit.js'
 import type { Config } from './config.js'
 import type { Vault } from './connect/vault.js'
+import type { Network } from './domain/networks.js'
 import type { Clock } from './lib/clock.js'
 import type { Logger } from './logger.js'
+import type { MediaService } from './media/media-service.js'
+import type { NetworkAdapter } from './networks/adapter.js'
 import type { Store } from './store/db.js'
+import type { Metrics } from './worker/metrics.js'
 import type { QueueSignal } from './worker/queue-signal.js'
 
 /** Every dependency, built once by the composition root (`createApp`) and handed to handlers. */
@@ -18,8 +22,14 @@ export interface AppContext {
   accounts: Accounts
   keys: KeyAuthenticator
   rateLimiter: RateLimiter
+  /** One adapter per network this build can publish to. */
+  adapters: Partial<Record<Network, NetworkAdapter>>
+  /** Worker measurements served at /metrics. */
+  metrics: Metrics
   /** Wakes the worker and tells waiters when posts settle. */
   queue: QueueSignal
+  /** Media pipeline: safe fetch, probe, convert, host, generate images (also the adapters' MediaPort). */
+  media: MediaService
   /** Names of every registered tool (multicall validates against it before running anything). */
   toolNames: ReadonlySet<string>
 }

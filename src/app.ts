@@ -5,11 +5,16 @@ import { createKeyAuthenticator } from './auth/caller.js'
 import { createRateLimiter } from './auth/rate-limit.js'
 import type { Config } from './config.js'
 import { createVault } from './connect/vault.js'
+import type { Network } from './domain/networks.js'
 import { type Clock, systemClock } from './lib/clock.js'
 import { createLogger, type Logger } from './logger.js'
+import { createMediaService } from './media/media-service.js'
+import type { NetworkAdapter } from './networks/adapter.js'
+import { createAdapters } from './networks/registry.js'
 import { resolveSecretKey } from './secret-key.js'
 import { openStore, type Store } from './store/db.js'
 import { tools } from './tools/registry.js'
+import { createMetrics } from './worker/metrics.js'
 import { createQueueSignal } from './worker/queue-signal.js'
 
 export interface AppOptions {
@@ -17,6 +22,8 @@ export interface AppOptions {
   clock?: Clock
   /** An already-open store (tests); otherwise one is opened from the config. */
   store?: Store
+  /** Adapters to publish through (tests); otherwise the real ones, built from the config. */
+  adapters?: Partial<Record<Network, NetworkAdapter>>
 }
 
 /** The composition root: builds every dependency once. Choosing SQLite or Postgres happens here only. */
@@ -30,6 +37,7 @@ export async function createAppContext(config: Config, options: AppOptions = {})
       sqlitePath: path.join(config.dataDir, 'herald.sqlite'),
     }))
   const vault = createVault(resolveSecretKey(config.secretKey, config.dataDir, logger), config.oldSecretKeys)
+  const media = createMediaService({ config, db: store.db, logger, now: () => clock.now() })
   return {
     config,
     logger,
@@ -40,6 +48,9 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     keys: createKeyAuthenticator(store.db, clock),
     rateLimiter: createRateLimiter(config.rateLimitPerMinute),
     queue: createQueueSignal(),
+    metrics: createMetrics(),
+    adapters: options.adapters ?? createAdapters(config, { logger, clock }),
+    media,
     toolNames: new Set(tools.map((tool) => tool.name)),
   }
 }

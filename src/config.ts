@@ -36,6 +36,9 @@ const envSchema = z.object({
   HERALD_IMMEDIATE_WAIT_MS: nonNegativeInt(10_000),
   HERALD_IMAGE_API_URL: optionalUrl,
   HERALD_IMAGE_API_KEY: z.string().optional(),
+  HERALD_IMAGE_API_MODEL: z.string().optional(),
+  HERALD_MEDIA_CONNECT_TIMEOUT_MS: positiveInt(10_000),
+  HERALD_MEDIA_FETCH_TIMEOUT_MS: positiveInt(300_000),
   HERALD_WORKER_CONCURRENCY: positiveInt(16),
   HERALD_WORKER_BATCH: positiveInt(32),
   HERALD_WORKER_POLL_MS: positiveInt(250),
@@ -80,7 +83,10 @@ export interface Config {
   sandbox: boolean
   allowPrivateMedia: boolean
   immediateWaitMs: number
-  imageApi: { url: string; key: string | undefined } | undefined
+  /** An OpenAI-compatible image API for generate_image; undefined means the offline card renderer. */
+  imageApi: { url: string; key: string | undefined; model: string | undefined } | undefined
+  /** Media URL fetching: connect timeout and whole-fetch timeout (redirects and body included), in ms. */
+  mediaFetch: { connectTimeoutMs: number; totalTimeoutMs: number }
   worker: { concurrency: number; batch: number; pollMs: number; leaseMs: number; graceMs: number }
   /** App credentials and base URLs per network; HERALD_SANDBOX=1 points the base URLs at `src/sandbox/`. */
   networks: NetworkSettings
@@ -149,8 +155,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     allowPrivateMedia: e.HERALD_ALLOW_PRIVATE_MEDIA,
     immediateWaitMs: e.HERALD_IMMEDIATE_WAIT_MS,
     imageApi: e.HERALD_IMAGE_API_URL
-      ? { url: e.HERALD_IMAGE_API_URL, key: e.HERALD_IMAGE_API_KEY }
+      ? { url: e.HERALD_IMAGE_API_URL, key: e.HERALD_IMAGE_API_KEY, model: e.HERALD_IMAGE_API_MODEL }
       : undefined,
+    mediaFetch: {
+      connectTimeoutMs: e.HERALD_MEDIA_CONNECT_TIMEOUT_MS,
+      totalTimeoutMs: e.HERALD_MEDIA_FETCH_TIMEOUT_MS,
+    },
     worker: {
       concurrency: e.HERALD_WORKER_CONCURRENCY,
       batch: e.HERALD_WORKER_BATCH,

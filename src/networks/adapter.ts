@@ -132,6 +132,28 @@ export interface OAuthFlow {
 export interface NetworkCapabilities {
   /** How many sends to this network may run at once in one worker. */
   concurrency: number
+  /** Present when the network meters publishing against an app-wide daily quota (YouTube). */
+  quota?: NetworkQuota
+}
+
+/**
+ * An app-wide daily quota that Herald keeps its own ledger of (`quota_usage`), so a publish that would
+ * exceed it is refused before any transfer. The worker reserves `unitsPerPublish` under `key` for
+ * `dayOf(now)` with `reserveQuota` before calling publish; when the reservation fails it records
+ * `exceeded(now)` instead of publishing; when publish fails and `spent(failure)` is false (the network's
+ * metered call was never made) it releases the reservation.
+ */
+export interface NetworkQuota {
+  /** `quota_usage.key`; one per network, because the quota belongs to the app, not a profile. */
+  key: string
+  unitsPerPublish: number
+  dailyLimit: number
+  /** The quota day an instant falls in (`quota_usage.day`). */
+  dayOf(ms: number): string
+  /** The failure to record when the day's quota would be exceeded (rate_limited, with its reset time). */
+  exceeded(ms: number): PublishFailure
+  /** Whether a failed publish consumed the network's quota. */
+  spent(failure: PublishFailure): boolean
 }
 
 export interface NetworkAdapter {

@@ -1,5 +1,6 @@
 import { createPost } from './create-post.js'
 import { deletePost } from './delete-post.js'
+import { generateImage } from './generate-image.js'
 import { getConnectedAccounts } from './get-connected-accounts.js'
 import { getPost } from './get-post.js'
 import { getUserInfo } from './get-user-info.js'
@@ -25,6 +26,7 @@ export const tools: readonly AnyTool[] = [
   resetStuckPost,
   deletePost,
   getConnectedAccounts,
+  generateImage,
   listWorkspaces,
   getUserInfo,
   multicall,

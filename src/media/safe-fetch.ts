@@ -1,0 +1,296 @@
+import { createHash } from 'node:crypto'
+import { lookup as dnsLookup } from 'node:dns/promises'
+import { createWriteStream } from 'node:fs'
+import type { IncomingMessage } from 'node:http'
+import { isIP } from 'node:net'
+import { type Readable, Transform } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { Logger } from '../logger.js'
+import { type AddressPolicyOptions, checkAddress } from './address-policy.js'
+import { fileNameFromUrl, parseMediaUrl, urlExtension } from './media-url.js'
+import { type DialFn, pinnedRequest, type ResolvedAddress } from './pinned-request.js'
+import { MediaError } from './port.js'
+import { createTempDir } from './temp-files.js'
+
+/**
+ * Fetches user-supplied media URLs without letting them reach inside the network (SSRF): http(s) only,
+ * every host resolved and every address checked before connecting, the connection pinned to the
+ * checked address and re-checked once connected, the same again on each redirect (at most 5), connect,
+ * idle and total timeouts, and a size cap. The body streams to a temporary file: a video is never whole
+ * in memory.
+ */
+
+export type LookupFn = (hostname: string) => Promise<ResolvedAddress[]>
+
+/** A URL this service hosts itself, read from storage instead of over the network. */
+export interface LocalSource {
+  size: number
+  contentType: string
+  open(): Promise<Readable>
+}
+
+export interface SafeFetcherOptions {
+  /** HERALD_ALLOW_PRIVATE_MEDIA: loopback and private ranges allowed (tests, local demos). Default false. */
+  allowPrivate?: boolean
+  /** DNS resolution; default `dns.lookup` with every address. Tests inject a fixed map. */
+  lookup?: LookupFn
+  /** Test seam only: reroutes a checked address to a local server (see {@link DialFn}). */
+  dial?: DialFn
+  /** Default 10 s. */
+  connectTimeoutMs?: number
+  /** Whole fetch including redirects and body. Default 300 s. */
+  totalTimeoutMs?: number
+  /** Longest silence from the server. Default 30 s. */
+  idleTimeoutMs?: number
+  /** Default 5. */
+  maxRedirects?: number
+  /** Extra trusted CA certificates (PEM) for https media, e.g. a private PKI; default the system store. */
+  ca?: string
+  /** Parent of the per-fetch temporary folders; default the OS temp folder. */
+  tempDir?: string
+  /** Resolves this service's own hosted-media URLs to storage; undefined means "not ours". */
+  localSource?: (url: URL) => Promise<LocalSource | undefined>
+  logger?: Logger
+}
+
+export interface FetchOptions {
+  /** Hard cap in bytes; a larger Content-Length is refused before the body is read. */
+  maxBytes: number
+  /** Tightens the cap once the first bytes show what the file is (an image cap is smaller than a video's). */
+  capForHead?: (head: Buffer) => number
+  signal?: AbortSignal
+}
+
+export interface FetchedFile {
+  /** The temporary file holding the body. */
+  path: string
+  size: number
+  sha256: string
+  /** The first bytes of the file (up to 4 KB), for type detection. */
+  head: Buffer
+  /** The response's Content-Type header, when it had one (a hint only). */
+  contentType: string | undefined
+  /** The URL after redirects. */
+  finalUrl: string
+  /** A safe file name derived from the requested URL. */
+  name: string
+  /** Lower-cased extension of the requested URL, with its dot, or ''. */
+  extension: string
+  /** Removes the temporary file and its folder. Safe to call twice. */
+  dispose(): Promise<void>
+}
+
+export interface SafeFetcher {
+  /** Fetches `url` into a temporary file. @throws {MediaError} every refusal and failure. */
+  fetchToFile(url: string, options: FetchOptions): Promise<FetchedFile>
+}
+
+const HEAD_BYTES = 4096
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+
+const defaultLookup: LookupFn = async (hostname) => {
+  const found = await dnsLookup(hostname, { all: true, verbatim: true })
+  return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }))
+}
+
+export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher {
+  const policy: AddressPolicyOptions = { allowPrivate: options.allowPrivate ?? false }
+  const lookup = options.lookup ?? defaultLookup
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000
+  const totalTimeoutMs = options.totalTimeoutMs ?? 300_000
+  const idleTimeoutMs = options.idleTimeoutMs ?? 30_000
+  const maxRedirects = options.maxRedirects ?? 5
+
+  /** The one address the socket will be pinned to, after every address of the host passed the policy. */
+  async function resolveTarget(url: URL): Promise<ResolvedAddress> {
+    const host = url.hostname.replace(/^\[|\]$/g, '')
+    const literal = isIP(host)
+    let addresses: ResolvedAddress[]
+    if (literal) addresses = [{ address: host, family: literal === 6 ? 6 : 4 }]
+    else {
+      try {
+        addresses = await lookup(host)
+      } catch (error) {
+        throw new MediaError(
+          'fetch_failed',
+          `Could not resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? 'lookup failed'}`,
+        )
+      }
+      if (addresses.length === 0) throw new MediaError('fetch_failed', `${host} has no address`)
+    }
+    // Every address must pass: a host that also resolves inside the network is refused outright.
+    for (const entry of addresses) {
+      const verdict = checkAddress(entry.address, policy)
+      if (!verdict.allowed) {
+        const via = literal ? '' : ` (${host} resolves to ${entry.address})`
+        throw new MediaError('blocked_address', `Refusing to fetch from ${url.host}${via}: ${verdict.reason}`)
+      }
+    }
+    return addresses[0]!
+  }
+
+  async function open(start: URL, signal: AbortSignal): Promise<{ response: IncomingMessage; url: URL }> {
+    let url = start
+    for (let hop = 0; ; hop++) {
+      const target = await resolveTarget(url)
+      const response = await pinnedRequest({
+        url,
+        target,
+        policy,
+        dial: options.dial,
+        ca: options.ca,
+        connectTimeoutMs,
+        idleTimeoutMs,
+        signal,
+        headers: { 'user-agent': 'Herald media fetcher', accept: 'image/*, video/*;q=0.9, */*;q=0.5' },
+      })
+      const status = response.statusCode ?? 0
+      if (!REDIRECTS.has(status)) return { response, url }
+      response.destroy()
+      const location = response.headers.location
+      if (!location) throw new MediaError('fetch_failed', `${url.host} answered ${status} without a Location`)
+      if (hop >= maxRedirects)
+        throw new MediaError('fetch_failed', `More than ${maxRedirects} redirects from ${start.host}`)
+      let next: URL
+      try {
+        next = new URL(location, url)
+      } catch {
+        throw new MediaError('fetch_failed', `${url.host} redirected to an invalid URL`)
+      }
+      url = parseMediaUrl(next.href)
+      options.logger?.debug({ from: start.host, to: url.host, hop: hop + 1 }, 'media redirect')
+    }
+  }
+
+  async function fetchToFile(raw: string, fetchOptions: FetchOptions): Promise<FetchedFile> {
+    const url = parseMediaUrl(raw)
+    const timeout = new AbortController()
+    const timer = setTimeout(
+      () =>
+        timeout.abort(
+          new MediaError('timeout', `Fetching ${url.host} took longer than ${totalTimeoutMs} ms`),
+        ),
+      totalTimeoutMs,
+    )
+    const signal = fetchOptions.signal
+      ? AbortSignal.any([fetchOptions.signal, timeout.signal])
+      : timeout.signal
+    const temp = await createTempDir(options.tempDir)
+    const file = temp.file('body')
+    try {
+      let body: Readable
+      let contentType: string | undefined
+      let finalUrl = url
+      const local = await options.localSource?.(url)
+      if (local) {
+        if (local.size > fetchOptions.maxBytes) throw tooLarge(local.size, fetchOptions.maxBytes)
+        body = await local.open()
+        contentType = local.contentType
+      } else {
+        const opened = await open(url, signal)
+        const { response } = opened
+        finalUrl = opened.url
+        const status = response.statusCode ?? 0
+        if (status < 200 || status > 299) {
+          response.destroy()
+          throw new MediaError('fetch_failed', `Fetching ${redactQuery(finalUrl)} answered HTTP ${status}`)
+        }
+        const declared = Number(response.headers['content-length'])
+        if (Number.isFinite(declared) && declared > fetchOptions.maxBytes) {
+          response.destroy()
+          throw tooLarge(declared, fetchOptions.maxBytes)
+        }
+        body = response
+        contentType = response.headers['content-type']?.split(';')[0]?.trim()
+      }
+      const meter = createMeter(fetchOptions)
+      await pipeline(body, meter.stream, createWriteStream(file), { signal })
+      return {
+        path: file,
+        size: meter.size(),
+        sha256: meter.sha256(),
+        head: meter.head(),
+        contentType,
+        finalUrl: finalUrl.href,
+        name: fileNameFromUrl(raw),
+        extension: urlExtension(raw),
+        dispose: temp.dispose,
+      }
+    } catch (error) {
+      await temp.dispose()
+      throw asMediaError(error, signal, url)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  return { fetchToFile }
+}
+
+/** Counts, hashes and keeps the head of the bytes going by; fails the stream past the cap. */
+function createMeter(options: FetchOptions) {
+  const hash = createHash('sha256')
+  const headParts: Buffer[] = []
+  let headLength = 0
+  let size = 0
+  let cap = options.maxBytes
+  let capped = false
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length
+      if (headLength < HEAD_BYTES) {
+        const part = chunk.subarray(0, HEAD_BYTES - headLength)
+        headParts.push(part)
+        headLength += part.length
+      }
+      try {
+        if (!capped && options.capForHead && headLength >= 64) {
+          cap = Math.min(cap, options.capForHead(Buffer.concat(headParts)))
+          capped = true
+        }
+      } catch (error) {
+        return done(error as Error)
+      }
+      if (size > cap) return done(tooLarge(size, cap, true))
+      hash.update(chunk)
+      done(null, chunk)
+    },
+    flush(done) {
+      try {
+        const last = !capped && options.capForHead ? options.capForHead(Buffer.concat(headParts)) : cap
+        done(size > last ? tooLarge(size, last) : null)
+      } catch (error) {
+        done(error as Error)
+      }
+    },
+  })
+  return {
+    stream,
+    size: () => size,
+    sha256: () => hash.digest('hex'),
+    head: () => Buffer.concat(headParts),
+  }
+}
+
+const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`
+
+function tooLarge(size: number, cap: number, partial = false): MediaError {
+  const actual = partial ? `larger than ${mb(cap)}` : mb(size)
+  return new MediaError('too_large', `The file is ${actual}; the limit for this use is ${mb(cap)}`)
+}
+
+const redactQuery = (url: URL) => `${url.protocol}//${url.host}${url.pathname}`
+
+function asMediaError(error: unknown, signal: AbortSignal, url: URL): MediaError {
+  if (error instanceof MediaError) return error
+  if (signal.aborted) {
+    const reason: unknown = signal.reason
+    return reason instanceof MediaError
+      ? reason
+      : new MediaError('fetch_failed', `Fetching ${url.host} was cancelled`)
+  }
+  const cause = (error as { cause?: unknown }).cause
+  if (cause instanceof MediaError) return cause
+  const code = (error as NodeJS.ErrnoException).code
+  return new MediaError('fetch_failed', `Could not fetch ${url.host}: ${code ?? (error as Error).message}`)
+}

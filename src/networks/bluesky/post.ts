@@ -1,0 +1,120 @@
+import type { Logger } from '../../logger.js'
+import type { MediaPort, PreparedMedia } from '../../media/port.js'
+import { PublishFailure, type PublishRequest, type PublishResult } from '../adapter.js'
+import { buildFacets, type Detected, detectRichText, mentionedHandles, textLimitProblem } from './facets.js'
+import { disposeAll, type Embed, mediaCountProblem, mediaProblem, prepareAll, uploadEmbed } from './media.js'
+import { type SessionInfo, sessionOf } from './session.js'
+import type { Xrpc } from './xrpc.js'
+
+export interface PostContext {
+  xrpc: Xrpc
+  media: MediaPort
+  logger: Logger
+  now(): number
+}
+
+/** `at://<did>/app.bsky.feed.post/<rkey>` split into its parts, or undefined for any other URI. */
+export function parsePostUri(uri: string): { did: string; rkey: string } | undefined {
+  const match =
+    /^at:\/\/(did:[a-z]+:[A-Za-z0-9._:%-]+)\/app\.bsky\.feed\.post\/([A-Za-z0-9._:~-]{1,512})$/.exec(uri)
+  return match ? { did: match[1]!, rkey: match[2]! } : undefined
+}
+
+/** The bsky.app address of a post; the handle form reads better, the DID form when there is no handle. */
+export function postUrl(handleOrDid: string, rkey: string): string {
+  return `https://bsky.app/profile/${handleOrDid}/post/${rkey}`
+}
+
+/**
+ * Resolves mentioned handles to DIDs on the account's PDS. A handle that does not resolve stays plain
+ * text, as in Bluesky's own app; only a cancelled publish stops here.
+ */
+async function resolveMentions(
+  ctx: PostContext,
+  session: SessionInfo,
+  detected: readonly Detected[],
+  signal: AbortSignal,
+): Promise<Map<string, string>> {
+  const handles = mentionedHandles(detected)
+  const resolved = await Promise.all(
+    handles.map(async (handle) => {
+      try {
+        const { did } = await ctx.xrpc<{ did: string }>({
+          service: session.pdsUrl,
+          nsid: 'com.atproto.identity.resolveHandle',
+          params: { handle },
+          signal,
+        })
+        return [handle, did] as const
+      } catch (error) {
+        ctx.logger.debug({ handle, err: (error as Error).message }, 'bluesky mention left unlinked')
+        return undefined
+      }
+    }),
+  )
+  if (signal.aborted) {
+    throw new PublishFailure('transient', 'Publishing to Bluesky was cancelled before the post was sent', {
+      code: 'aborted',
+    })
+  }
+  return new Map(resolved.filter((entry) => entry !== undefined))
+}
+
+/** Checks the copy and media count against the lexicon before any call is made. */
+function checkRequest(request: PublishRequest): void {
+  const textProblem = textLimitProblem(request.content)
+  if (textProblem) throw new PublishFailure('invalid_content', textProblem, { code: 'TextTooLong' })
+  const countProblem = mediaCountProblem(request.mediaUrls.length)
+  if (countProblem) throw new PublishFailure('invalid_content', countProblem, { code: 'TooManyMedia' })
+  if (request.content.trim() === '' && request.mediaUrls.length === 0) {
+    throw new PublishFailure('invalid_content', 'A Bluesky post needs text or media', { code: 'EmptyPost' })
+  }
+}
+
+export async function publishPost(ctx: PostContext, request: PublishRequest): Promise<PublishResult> {
+  checkRequest(request)
+  const session = sessionOf(request.credentials)
+  const { signal } = request
+  const detected = detectRichText(request.content)
+  const didsByHandle = await resolveMentions(ctx, session, detected, signal)
+  const facets = buildFacets(detected, didsByHandle)
+
+  let embed: Embed | undefined
+  let prepared: PreparedMedia[] = []
+  try {
+    if (request.mediaUrls.length > 0) {
+      prepared = await prepareAll(ctx.media, request.mediaUrls, signal)
+      const problem = mediaProblem(prepared)
+      if (problem) throw new PublishFailure('invalid_content', problem, { code: 'InvalidMedia' })
+      embed = await uploadEmbed(ctx.xrpc, session, prepared, signal)
+    }
+  } finally {
+    await disposeAll(prepared)
+  }
+
+  const record = {
+    $type: 'app.bsky.feed.post',
+    text: request.content,
+    createdAt: new Date(ctx.now()).toISOString(),
+    ...(facets.length > 0 ? { facets } : {}),
+    ...(embed ? { embed } : {}),
+  }
+  const created = await ctx.xrpc<{ uri: string; cid: string }>({
+    service: session.pdsUrl,
+    nsid: 'com.atproto.repo.createRecord',
+    json: { repo: session.did, collection: 'app.bsky.feed.post', record },
+    token: session.accessJwt,
+    signal,
+    effectful: true,
+  })
+  const parsed = parsePostUri(created?.uri ?? '')
+  if (!parsed) {
+    // The PDS accepted the write but answered something unexpected: the post most likely exists.
+    throw new PublishFailure('unknown_outcome', 'Bluesky createRecord answered without a post URI', {
+      code: 'MissingUri',
+    })
+  }
+  const handle = session.handle && session.handle !== 'handle.invalid' ? session.handle : session.did
+  ctx.logger.info({ uri: created.uri, targetId: request.targetId }, 'bluesky post created')
+  return { remoteId: created.uri, url: postUrl(handle, parsed.rkey) }
+}
