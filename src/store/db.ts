@@ -8,6 +8,7 @@ import {
   Migrator,
   PostgresDialect,
   SqliteDialect,
+  type SqliteDialectConfig,
   sql,
 } from 'kysely'
 import pg from 'pg'
@@ -50,8 +51,33 @@ function openSqlite(options: StoreOptions): Store {
   database.pragma('synchronous = NORMAL')
   database.pragma('busy_timeout = 10000')
   database.pragma('foreign_keys = ON')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
   return { db, dialect: 'sqlite', destroy: () => db.destroy() }
+}
+
+const STATEMENT_CACHE_SIZE = 500
+
+/**
+ * Kysely prepares every query afresh; preparing is a sizeable share of a short query's cost in SQLite, so
+ * statements are kept by their SQL text (least recently used dropped first). A better-sqlite3 statement is
+ * reusable as long as it is not iterated concurrently, and Kysely's driver runs one query at a time.
+ */
+function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+  const cache = new Map<string, SqliteDatabase.Statement>()
+  return {
+    close: () => database.close(),
+    prepare(sqlText: string) {
+      let statement = cache.get(sqlText)
+      if (statement) {
+        cache.delete(sqlText)
+      } else {
+        statement = database.prepare(sqlText)
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
+      }
+      cache.set(sqlText, statement)
+      return statement
+    },
+  }
 }
 
 async function openPostgres(options: StoreOptions): Promise<Store> {

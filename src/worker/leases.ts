@@ -49,14 +49,17 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
              WHERE id IN (${due}) AND lease_owner IS NULL
             RETURNING *`.execute(tx)
     const rows = claimed.rows.map(normalise)
-    // Sorted, so two workers touching the same posts lock them in one order and cannot deadlock.
-    const postIds = [...new Set(rows.map((r) => r.post_id))].sort()
-    for (const postId of postIds) {
-      const attempts = rows.filter((r) => r.post_id === postId).length
+    // One UPDATE per distinct count of claimed targets (almost always just "1"), ids sorted so two workers
+    // touching the same posts lock them in one order and cannot deadlock.
+    const claimsPerPost = new Map<string, number>()
+    for (const row of rows) claimsPerPost.set(row.post_id, (claimsPerPost.get(row.post_id) ?? 0) + 1)
+    const byCount = new Map<number, string[]>()
+    for (const [postId, n] of claimsPerPost) byCount.set(n, [...(byCount.get(n) ?? []), postId])
+    for (const [n, postIds] of byCount) {
       await tx
         .updateTable('posts')
-        .set({ status: 'processing', attempts: sql`attempts + ${attempts}`, updated_at: input.now })
-        .where('id', '=', postId)
+        .set({ status: 'processing', attempts: sql`attempts + ${n}`, updated_at: input.now })
+        .where('id', 'in', postIds.sort())
         .execute()
     }
     return rows

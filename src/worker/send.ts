@@ -6,14 +6,13 @@ import { MediaError } from '../media/port.js'
 import { type FailureKind, type NetworkAdapter, PublishFailure } from '../networks/adapter.js'
 import { findConnection, markNeedsReconnect } from '../store/connections.js'
 import type { TargetRow } from '../store/posts.js'
+import { releaseQuota, reserveQuota } from '../store/quota.js'
 import type { Outcome } from './settle.js'
 
 export interface SendDeps extends CredentialDeps {
   adapters: Partial<Record<Network, NetworkAdapter>>
   logger: Logger
   backoff?: BackoffPolicy
-  /** Called before the network is: YouTube's daily quota is reserved here. False refuses the send. */
-  reserveQuota?(adapter: NetworkAdapter): Promise<boolean>
 }
 
 export interface SendResult {
@@ -49,8 +48,14 @@ export async function sendTarget(
       `The ${target.platform} profile @${target.username} needs to be reconnected: ${connection.last_error ?? 'authorisation lost'}`,
     )
   }
-  if (deps.reserveQuota && !(await deps.reserveQuota(adapter))) {
-    return fail('rate_limited', 'The request cannot be completed because you have exceeded your quota')
+  // An app-wide quota (YouTube's daily units) is reserved before the network is called, and refused
+  // there when the day's quota would be exceeded; a failure that did not spend it gives the units back.
+  const quota = adapter.capabilities.quota
+  const slot = quota
+    ? { key: quota.key, day: quota.dayOf(deps.now()), units: quota.unitsPerPublish }
+    : undefined
+  if (quota && slot && !(await reserveQuota(deps.db, { ...slot, limit: quota.dailyLimit }))) {
+    return classify(deps, target, connectionId, quota.exceeded(deps.now()), signal)
   }
   const profile = {
     profileId: connection.profile_id,
@@ -88,6 +93,8 @@ export async function sendTarget(
         refreshed = true
         continue
       }
+      if (quota && slot && error instanceof PublishFailure && !quota.spent(error))
+        await releaseQuota(deps.db, slot)
       return classify(deps, target, connection.id, error, signal)
     }
   }

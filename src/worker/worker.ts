@@ -36,7 +36,6 @@ export interface WorkerDeps {
   queue: QueueSignal
   metrics: Metrics
   adapters: Partial<Record<Network, NetworkAdapter>>
-  reserveQuota?(adapter: NetworkAdapter): Promise<boolean>
 }
 
 export interface Worker {

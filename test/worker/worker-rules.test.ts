@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { FakeClock } from '../../src/lib/clock.js'
 import { createAppWorker } from '../../src/main.js'
+import { quotaExceeded } from '../../src/networks/youtube/errors.js'
+import { nextPacificMidnight, pacificDay } from '../../src/networks/youtube/index.js'
 import { settleTarget } from '../../src/worker/settle.js'
 import type { Worker } from '../../src/worker/worker.js'
 import { backends } from '../helpers/backends.js'
@@ -15,16 +17,26 @@ describe.each(backends)('the worker under a fake clock on $name', (backend) => {
   let clock: FakeClock
   let twitter: ScriptedAdapter
   let linkedin: ScriptedAdapter
+  let youtube: ScriptedAdapter
   let worker: Worker
 
   beforeAll(async () => {
     clock = new FakeClock(T0)
     twitter = scriptedAdapter('twitter')
     linkedin = scriptedAdapter('linkedin')
+    youtube = scriptedAdapter('youtube')
+    youtube.capabilities.quota = {
+      key: 'youtube',
+      unitsPerPublish: 1600,
+      dailyLimit: 3200,
+      dayOf: pacificDay,
+      exceeded: (now) => quotaExceeded(now),
+      spent: (failure) => failure.options.code !== 'mediaRequired',
+    }
     h = await startHarness({
       backend,
       clock,
-      adapters: { twitter, linkedin },
+      adapters: { twitter, linkedin, youtube },
       env: { HERALD_IMMEDIATE_WAIT_MS: '0' },
       credits: 100_000,
     })
@@ -245,6 +257,58 @@ describe.each(backends)('the worker under a fake clock on $name', (backend) => {
     await run()
     expect((await post(id)).status).toBe('published')
     expect(twitter.calls).toHaveLength(2)
+  })
+
+  it('refuses a send over the daily YouTube quota before calling the network and retries after Pacific midnight', async () => {
+    clock.set(Date.UTC(2031, 8, 1, 12))
+    await connectProfile(h, 'youtube', 'UC-quota', 'quota-channel')
+    youtube.calls.length = 0
+    const body = {
+      content: 'Short',
+      targetAccounts: [{ platform: 'youtube', profileId: 'UC-quota' }],
+      mediaUrl: 'https://cdn.example.com/v.mp4',
+      publishImmediately: true,
+    }
+    const ids: string[] = []
+    for (let i = 0; i < 3; i++)
+      ids.push((await h.call('create_post', { ...body, content: `Short ${i}` })).body.postIds[0])
+    await run()
+    expect(youtube.calls).toHaveLength(2)
+    const refused = await target(ids[2] as string)
+    expect(refused.status).toBe('pending')
+    expect(refused.error).toMatch(/^The request cannot be completed because you have exceeded your quota/)
+    expect(refused.run_at).toBe(nextPacificMidnight(clock.now()))
+    const used = await h.app.store.db
+      .selectFrom('quota_usage')
+      .selectAll()
+      .where('key', '=', 'youtube')
+      .execute()
+    expect(used).toEqual([{ key: 'youtube', day: pacificDay(clock.now()), units: 3200 }])
+    clock.set(refused.run_at as number)
+    await run()
+    expect((await post(ids[2] as string)).status).toBe('published')
+    expect(youtube.calls).toHaveLength(3)
+  })
+
+  it('gives the quota back when a publish fails before spending it', async () => {
+    clock.set(Date.UTC(2031, 9, 1, 12))
+    const id = (
+      await h.call('create_post', {
+        content: 'Short',
+        targetAccounts: [{ platform: 'youtube', profileId: 'UC-quota' }],
+        mediaUrl: 'https://cdn.example.com/v.mp4',
+        publishImmediately: true,
+      })
+    ).body.postIds[0]
+    youtube.script.push(fail('invalid_content', 'YouTube Shorts needs a video', { code: 'mediaRequired' }))
+    await run()
+    expect((await post(id)).status).toBe('failed')
+    const used = await h.app.store.db
+      .selectFrom('quota_usage')
+      .selectAll()
+      .where('day', '=', pacificDay(clock.now()))
+      .execute()
+    expect(used).toEqual([{ key: 'youtube', day: pacificDay(clock.now()), units: 0 }])
   })
 
   it('lets only the lease holder record an outcome', async () => {
