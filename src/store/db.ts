@@ -51,6 +51,9 @@ function openSqlite(options: StoreOptions): Store {
   database.pragma('synchronous = NORMAL')
   database.pragma('busy_timeout = 10000')
   database.pragma('foreign_keys = ON')
+  // Fewer, larger checkpoints and a 64 MB page cache: both measurably cheaper per write on the hot path.
+  database.pragma('wal_autocheckpoint = 10000')
+  database.pragma('cache_size = -65536')
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
   return { db, dialect: 'sqlite', destroy: () => db.destroy() }
 }

@@ -91,11 +91,9 @@ async function create(
   if (plan.blockers.length > 0)
     throw invalid(`The post cannot be published: ${plan.blockers.join('; ')}`, { blockers: plan.blockers })
 
-  const { workspaceId, key, hash } = {
-    workspaceId: ctx.workspace.id,
-    key: idempotencyKey,
-    hash: requestHash({ ...input, idempotencyKey: undefined }),
-  }
+  const workspaceId = ctx.workspace.id
+  const key = idempotencyKey
+  const hash = key ? requestHash({ ...input, idempotencyKey: undefined }) : ''
   const created = await db.transaction().execute(async (tx) => {
     if (key) {
       const replay = await replayFor(tx, workspaceId, key, hash, now)
