@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { networks } from '../domain/networks.js'
 import { planPost } from '../domain/post-plan.js'
 import { AppError } from '../errors.js'
+import { checkMedia } from '../posts/media-checks.js'
 import { loadConnectionInfos } from '../posts/rows.js'
 import { resolveCreateSchedule } from '../posts/schedule-input.js'
 import { networkSchema } from '../posts/schemas.js'
@@ -81,6 +82,8 @@ export const preflightPost = defineTool({
       if (!(error instanceof AppError)) throw error
       blockers.push(error.message)
     }
+    const media = await checkMedia(ctx.app.media, plan.targets)
+    blockers.push(...media.blockers)
     const balance = await currentBalance(db, ctx.workspace.id)
     if (plan.cost > balance)
       blockers.push(`The post costs ${plan.cost} credits and the workspace has ${balance}`)
@@ -96,7 +99,7 @@ export const preflightPost = defineTool({
       limits: plan.limits,
       credits: { cost: plan.cost, balance, remainingAfter: balance - plan.cost },
       blockers,
-      warnings: plan.warnings,
+      warnings: [...plan.warnings, ...media.warnings],
       ...(plan.mediaCount !== undefined
         ? { mediaCount: plan.mediaCount, mediaSetLimits: plan.mediaSetLimits }
         : {}),
