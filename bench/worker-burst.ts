@@ -65,8 +65,12 @@ export async function benchBurst(
       180_000,
       `${count} published targets`,
     )
-    const rows = await h.app.store.db.selectFrom('targets').select(['id', 'run_at']).execute()
-    const dueById = new Map(rows.map((r) => [r.id, Number(r.run_at ?? 0)]))
+    const rows = await h.app.store.db
+      .selectFrom('targets')
+      .innerJoin('posts', 'posts.id', 'targets.post_id')
+      .select(['targets.id', 'posts.due_at'])
+      .execute()
+    const dueById = new Map(rows.map((r) => [r.id, Number(r.due_at)]))
     const lags = recorder.received.map((r) => ({
       due: dueById.get(r.targetId) ?? 0,
       lag: r.at - (dueById.get(r.targetId) ?? 0),

@@ -29,6 +29,10 @@ export async function saveCredentials(deps: CredentialDeps, connectionId: string
     .execute()
 }
 
+/** One refresh per connection at a time in this process: X rotates refresh tokens, so a second concurrent
+ * refresh with the same token would be refused and wrongly mark the connection for reconnecting. */
+const refreshing = new Map<string, Promise<Credentials>>()
+
 /**
  * The connection's credentials, refreshed first when they expire within {@link REFRESH_MARGIN_MS} (or when
  * `force` says the network just refused them). A refused refresh marks the connection `needs_reconnect`
@@ -52,8 +56,38 @@ export async function usableCredentials(
     }
     return credentials
   }
+  const running = refreshing.get(connection.id)
+  if (running) return running
+  const refresh = refreshOnce(deps, adapter, connection, credentials).finally(() =>
+    refreshing.delete(connection.id),
+  )
+  refreshing.set(connection.id, refresh)
+  return refresh
+}
+
+async function refreshOnce(
+  deps: CredentialDeps,
+  adapter: NetworkAdapter,
+  connection: ConnectionRow,
+  seen: Credentials,
+) {
+  // Another process may have refreshed since this row was read: use its tokens instead of spending ours.
+  const latest = await deps.db
+    .selectFrom('connections')
+    .select('credentials')
+    .where('id', '=', connection.id)
+    .executeTakeFirst()
+  if (latest && latest.credentials !== connection.credentials) {
+    const current = deps.vault.openJson<Credentials>(latest.credentials)
+    if (
+      current.refreshToken !== seen.refreshToken &&
+      (current.expiresAt ?? Number.POSITIVE_INFINITY) - deps.now() >= REFRESH_MARGIN_MS
+    ) {
+      return current
+    }
+  }
   try {
-    const refreshed = await adapter.refresh(credentials)
+    const refreshed = await adapter.refresh(seen)
     await saveCredentials(deps, connection.id, refreshed)
     return refreshed
   } catch (error) {

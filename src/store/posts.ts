@@ -43,8 +43,9 @@ export function pagePosts(
 export async function countPosts(db: Db, workspaceId: string): Promise<Record<string, number>> {
   const rows = await db
     .selectFrom('post_counts')
-    .select(['status', 'n'])
+    .select(['status', (eb) => eb.fn.sum<number>('n').as('n')])
     .where('workspace_id', '=', workspaceId)
+    .groupBy('status')
     .execute()
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
 }

@@ -124,6 +124,8 @@ export interface TargetsTable {
 export interface PostCountsTable {
   workspace_id: string
   status: string
+  /** Postgres spreads each counter over 16 rows (see migration 001); SQLite uses 0. */
+  shard: number
   n: number
 }
 

@@ -18,8 +18,11 @@ export interface ClaimInput {
 }
 
 /**
- * Claims up to `limit` due targets with a lease, in one statement, and records the attempt before any
- * network is called. SQLite has one writer at a time, so its UPDATE ... WHERE id IN (SELECT ...) is atomic.
+ * Claims up to `limit` due targets with a lease and records the attempt (target and post) before any
+ * network is called. Postgres does it in one statement: the rows are picked once in a CTE with
+ * `FOR UPDATE SKIP LOCKED` (an IN (subquery) may be re-run per row, which would ignore the LIMIT), so
+ * workers claim side by side without ever taking the same row. SQLite has one writer at a time, so a short
+ * transaction of UPDATE ... WHERE id IN (SELECT ...) is just as atomic.
  */
 export async function claimDueTargets(store: Store, input: ClaimInput): Promise<TargetRow[]> {
   if (input.limit <= 0 || input.platforms.length === 0) return []
@@ -34,23 +37,26 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
     lease_expires_at = ${input.now + input.leaseMs},
     attempts = attempts + 1,
     updated_at = ${input.now}`
+  if (store.dialect === 'postgres') {
+    const claimed = await sql<TargetRow>`
+      WITH due AS (${due} FOR UPDATE SKIP LOCKED),
+      claimed AS (
+        UPDATE targets SET ${lease} FROM due
+         WHERE targets.id = due.id AND targets.lease_owner IS NULL
+        RETURNING targets.*),
+      per_post AS (SELECT post_id, count(*) AS n FROM claimed GROUP BY post_id),
+      touched AS (
+        UPDATE posts SET status = 'processing', attempts = posts.attempts + per_post.n, updated_at = ${input.now}
+          FROM per_post WHERE posts.id = per_post.post_id)
+      SELECT * FROM claimed`.execute(store.db)
+    return claimed.rows.map(normalise)
+  }
   return store.db.transaction().execute(async (tx) => {
-    // Postgres: the locked rows are picked once in a CTE (an IN (subquery) may be re-run per row, which
-    // would ignore the LIMIT); SKIP LOCKED lets workers claim side by side without taking the same row.
-    const claimed =
-      store.dialect === 'postgres'
-        ? await sql<TargetRow>`
-            WITH due AS (${due} FOR UPDATE SKIP LOCKED)
-            UPDATE targets SET ${lease} FROM due
-             WHERE targets.id = due.id AND targets.lease_owner IS NULL
-            RETURNING targets.*`.execute(tx)
-        : await sql<TargetRow>`
-            UPDATE targets SET ${lease}
-             WHERE id IN (${due}) AND lease_owner IS NULL
-            RETURNING *`.execute(tx)
+    const claimed = await sql<TargetRow>`
+      UPDATE targets SET ${lease}
+       WHERE id IN (${due}) AND lease_owner IS NULL
+      RETURNING *`.execute(tx)
     const rows = claimed.rows.map(normalise)
-    // One UPDATE per distinct count of claimed targets (almost always just "1"), ids sorted so two workers
-    // touching the same posts lock them in one order and cannot deadlock.
     const claimsPerPost = new Map<string, number>()
     for (const row of rows) claimsPerPost.set(row.post_id, (claimsPerPost.get(row.post_id) ?? 0) + 1)
     const byCount = new Map<number, string[]>()
@@ -59,7 +65,7 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
       await tx
         .updateTable('posts')
         .set({ status: 'processing', attempts: sql`attempts + ${n}`, updated_at: input.now })
-        .where('id', 'in', postIds.sort())
+        .where('id', 'in', postIds)
         .execute()
     }
     return rows

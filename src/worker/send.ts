@@ -4,7 +4,7 @@ import type { Network } from '../domain/networks.js'
 import type { Logger } from '../logger.js'
 import { MediaError } from '../media/port.js'
 import { type FailureKind, type NetworkAdapter, PublishFailure } from '../networks/adapter.js'
-import { findConnection, markNeedsReconnect } from '../store/connections.js'
+import { type ConnectionRow, findConnection, markNeedsReconnect } from '../store/connections.js'
 import type { TargetRow } from '../store/posts.js'
 import { releaseQuota, reserveQuota } from '../store/quota.js'
 import type { Outcome } from './settle.js'
@@ -29,6 +29,8 @@ export async function sendTarget(
   deps: SendDeps,
   target: TargetRow,
   signal: AbortSignal,
+  /** The target's connection when the caller has it already (read in bulk at claim time). */
+  known?: ConnectionRow,
 ): Promise<SendResult> {
   const connectionId = target.connection_id
   const fail = (kind: FailureKind, error: string): SendResult => ({
@@ -39,7 +41,7 @@ export async function sendTarget(
   const adapter = deps.adapters[target.platform as Network]
   if (!adapter)
     return fail('invalid_content', `Publishing to ${target.platform} is not available in this Herald build`)
-  const connection = await findConnection(deps.db, connectionId)
+  const connection = known ?? (await findConnection(deps.db, connectionId))
   if (!connection || connection.status === 'removed')
     return fail('auth_expired', `The ${target.platform} profile @${target.username} is no longer connected`)
   if (connection.status === 'needs_reconnect') {

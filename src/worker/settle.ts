@@ -1,5 +1,4 @@
 import { sql } from 'kysely'
-import { settledStatus } from '../domain/post-status.js'
 import type { Db, Store } from '../store/db.js'
 
 /**
@@ -78,28 +77,21 @@ export async function settleTarget(
   })
 }
 
-/** A post follows its targets: published or failed once all settled, processing while any is still open. */
+/**
+ * A post follows its targets: published or failed once all settled, processing while any is still open.
+ * Derived in the UPDATE itself, from the targets as they stand inside the caller's transaction.
+ */
 export async function refreshPostStatus(db: Db, postId: string, now: number, lastError?: string) {
-  const targets = await db
-    .selectFrom('targets')
-    .select(['status', 'published_at', 'error'])
-    .where('post_id', '=', postId)
-    .execute()
-  const settled = settledStatus(targets)
-  const firstPublished = targets
-    .map((t) => t.published_at)
-    .filter((v): v is number => v !== null)
-    .sort((a, b) => a - b)[0]
-  await db
-    .updateTable('posts')
-    .set({
-      ...(settled ? { status: settled } : {}),
-      ...(lastError !== undefined ? { last_error: lastError } : {}),
-      published_at: firstPublished ?? null,
-      updated_at: now,
-    })
-    .where('id', '=', postId)
-    .execute()
+  await sql`
+    UPDATE posts SET
+      status = CASE
+        WHEN EXISTS (SELECT 1 FROM targets WHERE post_id = ${postId} AND status = 'pending') THEN status
+        WHEN EXISTS (SELECT 1 FROM targets WHERE post_id = ${postId} AND status = 'published') THEN 'published'
+        ELSE 'failed' END,
+      published_at = (SELECT min(published_at) FROM targets WHERE post_id = ${postId}),
+      last_error = ${lastError === undefined ? sql`last_error` : sql`${lastError}`},
+      updated_at = ${now}
+    WHERE id = ${postId}`.execute(db)
 }
 
 /** Pushes a throttled profile's other waiting targets past its rate-limit reset. */

@@ -7,6 +7,7 @@ import { STUCK_MESSAGE } from '../domain/post-status.js'
 import type { Clock } from '../lib/clock.js'
 import type { Logger } from '../logger.js'
 import type { NetworkAdapter } from '../networks/adapter.js'
+import type { ConnectionRow } from '../store/connections.js'
 import type { Store } from '../store/db.js'
 import type { TargetRow } from '../store/posts.js'
 import { claimDueTargets, markStuck, releaseUnstarted, renewLeases } from './leases.js'
@@ -50,6 +51,8 @@ export interface Worker {
 }
 
 const DEFAULT_NETWORK_CONCURRENCY = 4
+/** How long a worker with only a few free slots waits for more sends to finish before claiming. */
+const CLAIM_COALESCE_MS = 10
 
 /**
  * The publishing worker: claims due targets with a lease, renews the lease while it sends, records each
@@ -61,8 +64,10 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   const running = new Map<string, { target: TargetRow; controller: AbortController; done: Promise<void> }>()
   const waiting = new Map<Network, TargetRow[]>()
   const inFlight = new Map<Network, number>()
+  const connectionOf = new Map<string, ConnectionRow>()
   let stopping = false
   let timer: NodeJS.Timeout | undefined
+  let timerAt = Number.POSITIVE_INFINITY
   let heartbeat: NodeJS.Timeout | undefined
   let sweeper: NodeJS.Timeout | undefined
   let ticking: Promise<number> | undefined
@@ -70,6 +75,11 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   let unsubscribe: (() => void) | undefined
   const idleWaiters: Array<() => void> = []
 
+  const freeSlots = () => options.concurrency - running.size - waitingCount()
+  const claimThreshold = Math.max(
+    1,
+    Math.min(Math.floor(options.batch / 4), Math.floor(options.concurrency / 4)),
+  )
   const networkLimit = (network: Network) =>
     deps.adapters[network]?.capabilities.concurrency ?? DEFAULT_NETWORK_CONCURRENCY
   const waitingCount = () => [...waiting.values()].reduce((n, list) => n + list.length, 0)
@@ -93,7 +103,9 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
           running.delete(target.id)
           inFlight.set(network, (inFlight.get(network) ?? 1) - 1)
           notifyIdle()
-          if (!stopping) schedule(0)
+          // Claim again once a useful batch of slots is free, so a drain does not claim one target per
+          // statement; a short delay otherwise lets a few more finish first.
+          if (!stopping) schedule(freeSlots() >= claimThreshold ? 0 : CLAIM_COALESCE_MS)
         })
         running.set(target.id, { target, controller, done })
       }
@@ -114,7 +126,9 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         },
         target,
         signal,
+        connectionOf.get(target.id),
       )
+      connectionOf.delete(target.id)
       deps.metrics.countOutcome(target.platform, result.kind)
       const now = deps.clock.now()
       if (result.throttleUntil)
@@ -152,6 +166,16 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       limit: Math.min(options.batch, free),
       platforms: open,
     })
+    if (claimed.length > 0) {
+      // One read for the whole batch instead of one per send.
+      const ids = [...new Set(claimed.map((t) => t.connection_id))]
+      const rows = await deps.store.db.selectFrom('connections').selectAll().where('id', 'in', ids).execute()
+      const byId = new Map(rows.map((row) => [row.id, row]))
+      for (const target of claimed) {
+        const row = byId.get(target.connection_id)
+        if (row) connectionOf.set(target.id, row)
+      }
+    }
     for (const target of claimed) {
       const network = target.platform as Network
       const list = waiting.get(network) ?? []
@@ -183,12 +207,13 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     again = false
   }
 
+  /** Runs the loop in `ms`, unless it is already due sooner. */
   const schedule = (ms: number) => {
     if (stopping) return
-    if (timer) {
-      if (ms > 0) return
-      clearTimeout(timer)
-    }
+    const at = Date.now() + ms
+    if (timer && timerAt <= at) return
+    if (timer) clearTimeout(timer)
+    timerAt = at
     timer = setTimeout(() => void loop(), ms)
   }
 

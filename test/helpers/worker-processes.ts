@@ -58,7 +58,8 @@ export async function startWorkerProcess(
   db: SharedDatabase,
   env: Record<string, string>,
 ): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/worker-process.ts'], {
+  const nodeArgs = process.env.WORKER_NODE_ARGS ? process.env.WORKER_NODE_ARGS.split(' ') : []
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'test/fixtures/worker-process.ts'], {
     env: { ...process.env, ...db.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -162,7 +163,12 @@ export async function targetCounts(store: Store) {
     .where('lease_owner', 'is not', null)
     .executeTakeFirstOrThrow()
   const count = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0)
-  return { pending: count('pending'), published: count('published'), failed: count('failed'), leased: Number(leased.n) }
+  return {
+    pending: count('pending'),
+    published: count('published'),
+    failed: count('failed'),
+    leased: Number(leased.n),
+  }
 }
 
 export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string) {

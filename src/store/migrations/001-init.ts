@@ -167,8 +167,9 @@ export function createInitMigration(dialect: Dialect) {
         .createTable('post_counts')
         .addColumn('workspace_id', 'varchar(24)', (c) => c.notNull())
         .addColumn('status', 'varchar(16)', (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull())
         .addColumn('n', 'bigint', (c) => c.notNull())
-        .addPrimaryKeyConstraint('post_counts_pk', ['workspace_id', 'status'])
+        .addPrimaryKeyConstraint('post_counts_pk', ['workspace_id', 'status', 'shard'])
         .execute()
       await createPostCountTriggers(db, dialect)
 
@@ -261,31 +262,37 @@ export function createInitMigration(dialect: Dialect) {
 /**
  * post_counts mirrors `SELECT status, count(*) FROM posts GROUP BY workspace_id, status`, kept by triggers so
  * list_posts answers its `counts` with one indexed read instead of scanning every post of the workspace.
+ * On Postgres each (workspace, status) is spread over 16 rows picked by the post id: one counter row would
+ * be locked by every status change of the workspace until its transaction commits, serialising the workers.
+ * SQLite has one writer anyway and uses shard 0. Readers sum the shards.
  */
 async function createPostCountTriggers(db: Kysely<unknown>, dialect: Dialect) {
   if (dialect === 'sqlite') {
     await sql`CREATE TRIGGER posts_count_insert AFTER INSERT ON posts BEGIN
-      INSERT INTO post_counts (workspace_id, status, n) VALUES (NEW.workspace_id, NEW.status, 1)
-        ON CONFLICT (workspace_id, status) DO UPDATE SET n = n + 1;
+      INSERT INTO post_counts (workspace_id, status, shard, n) VALUES (NEW.workspace_id, NEW.status, 0, 1)
+        ON CONFLICT (workspace_id, status, shard) DO UPDATE SET n = n + 1;
     END`.execute(db)
     await sql`CREATE TRIGGER posts_count_delete AFTER DELETE ON posts BEGIN
-      UPDATE post_counts SET n = n - 1 WHERE workspace_id = OLD.workspace_id AND status = OLD.status;
+      UPDATE post_counts SET n = n - 1 WHERE workspace_id = OLD.workspace_id AND status = OLD.status AND shard = 0;
     END`.execute(db)
     await sql`CREATE TRIGGER posts_count_update AFTER UPDATE OF status ON posts WHEN OLD.status <> NEW.status BEGIN
-      UPDATE post_counts SET n = n - 1 WHERE workspace_id = OLD.workspace_id AND status = OLD.status;
-      INSERT INTO post_counts (workspace_id, status, n) VALUES (NEW.workspace_id, NEW.status, 1)
-        ON CONFLICT (workspace_id, status) DO UPDATE SET n = n + 1;
+      UPDATE post_counts SET n = n - 1 WHERE workspace_id = OLD.workspace_id AND status = OLD.status AND shard = 0;
+      INSERT INTO post_counts (workspace_id, status, shard, n) VALUES (NEW.workspace_id, NEW.status, 0, 1)
+        ON CONFLICT (workspace_id, status, shard) DO UPDATE SET n = n + 1;
     END`.execute(db)
     return
   }
   await sql`CREATE FUNCTION posts_count_change() RETURNS trigger AS $$
     BEGIN
       IF TG_OP IN ('DELETE', 'UPDATE') THEN
-        UPDATE post_counts SET n = n - 1 WHERE workspace_id = OLD.workspace_id AND status = OLD.status;
+        INSERT INTO post_counts (workspace_id, status, shard, n)
+          VALUES (OLD.workspace_id, OLD.status, abs(hashtext(OLD.id)) % 16, -1)
+          ON CONFLICT (workspace_id, status, shard) DO UPDATE SET n = post_counts.n - 1;
       END IF;
       IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        INSERT INTO post_counts (workspace_id, status, n) VALUES (NEW.workspace_id, NEW.status, 1)
-          ON CONFLICT (workspace_id, status) DO UPDATE SET n = post_counts.n + 1;
+        INSERT INTO post_counts (workspace_id, status, shard, n)
+          VALUES (NEW.workspace_id, NEW.status, abs(hashtext(NEW.id)) % 16, 1)
+          ON CONFLICT (workspace_id, status, shard) DO UPDATE SET n = post_counts.n + 1;
       END IF;
       RETURN NULL;
     END $$ LANGUAGE plpgsql`.execute(db)
