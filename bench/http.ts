@@ -17,11 +17,12 @@ async function load(
   body: string | (() => string),
   headers: Record<string, string>,
   seconds: number,
+  connections = 16,
 ): Promise<HttpResult> {
   const result = await autocannon({
     url,
     method: 'POST',
-    connections: 16,
+    connections,
     duration: seconds,
     headers: { 'content-type': 'application/json', ...headers },
     ...(typeof body === 'string'
@@ -76,13 +77,18 @@ export async function benchHttp(seconds = 10): Promise<HttpResult[]> {
         seconds,
       ),
     )
+    const listHeaders = { 'x-api-key': ready.listKey }
+    results.push(
+      await load('list_posts (page 1 of 100,000 posts)', `${herald}/list_posts`, '{}', listHeaders, seconds),
+    )
     results.push(
       await load(
-        'list_posts (page 1 of 100,000 posts)',
+        'list_posts (page 1 of 100,000 posts), 1 connection',
         `${herald}/list_posts`,
         '{}',
-        { 'x-api-key': ready.listKey },
+        listHeaders,
         seconds,
+        1,
       ),
     )
     return results
