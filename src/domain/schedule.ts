@@ -70,11 +70,30 @@ export function wallClock(instant: number, timezone: string) {
   }
 }
 
-/** The zone's offset from UTC at an instant, in ms (east positive). */
-function offsetAt(instant: number, timezone: string): number {
+/** The zone's offset from UTC at an instant, in ms (east positive), straight from Intl. */
+function offsetFromIntl(instant: number, timezone: string): number {
   const w = wallClock(instant, timezone)
   const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second)
   return asUtc - (instant - (((instant % 1000) + 1000) % 1000))
+}
+
+const HOUR = 3_600_000
+const offsetCache = new Map<string, number>()
+
+/**
+ * The zone's offset at an instant. Intl is slow, so offsets are cached per UTC hour, but only for hours
+ * whose first and last millisecond agree (no transition inside), which keeps the cache exact.
+ */
+function offsetAt(instant: number, timezone: string): number {
+  const hour = Math.floor(instant / HOUR)
+  const key = `${timezone}|${hour}`
+  const cached = offsetCache.get(key)
+  if (cached !== undefined) return cached
+  const start = offsetFromIntl(hour * HOUR, timezone)
+  if (start !== offsetFromIntl(hour * HOUR + HOUR - 1, timezone)) return offsetFromIntl(instant, timezone)
+  if (offsetCache.size > 50_000) offsetCache.clear()
+  offsetCache.set(key, start)
+  return start
 }
 
 export function checkSlot(slot: Slot): SlotProblem[] {
