@@ -311,6 +311,20 @@ describe.each(backends)('the worker under a fake clock on $name', (backend) => {
     expect(used).toEqual([{ key: 'youtube', day: pacificDay(clock.now()), units: 0 }])
   })
 
+  it('serves fire lag, outcomes per network and kind, queue depth and stuck count at /metrics', async () => {
+    clock.set(Date.UTC(2031, 10, 1))
+    await schedule({ publishImmediately: true })
+    clock.advance(1500)
+    await run()
+    const text = await (await fetch(`${h.baseUrl}/metrics`)).text()
+    expect(text).toContain('# TYPE herald_fire_lag_seconds histogram')
+    expect(text).toMatch(/herald_fire_lag_seconds_bucket\{le="2.5"\} [1-9]/)
+    expect(text).toMatch(/herald_publish_outcomes_total\{network="twitter",kind="ok"\} [1-9]/)
+    expect(text).toMatch(/herald_publish_outcomes_total\{network="twitter",kind="transient"\} [1-9]/)
+    expect(text).toMatch(/^herald_queue_depth \d+$/m)
+    expect(text).toMatch(/^herald_stuck_targets \d+$/m)
+  })
+
   it('lets only the lease holder record an outcome', async () => {
     clock.set(Date.UTC(2031, 6, 1))
     const id = await schedule({ publishImmediately: true })
