@@ -2,6 +2,7 @@ import type { Accounts } from './auth/accounts.js'
 import type { KeyAuthenticator } from './auth/caller.js'
 import type { RateLimiter } from './auth/rate-limit.js'
 import type { Config } from './config.js'
+import type { StateSigner } from './connect/state.js'
 import type { Vault } from './connect/vault.js'
 import type { Network } from './domain/networks.js'
 import type { Clock } from './lib/clock.js'
@@ -19,6 +20,8 @@ export interface AppContext {
   store: Store
   clock: Clock
   vault: Vault
+  /** Signs and checks the connect flow's OAuth `state` (a key derived from the vault key). */
+  signer: StateSigner
   accounts: Accounts
   keys: KeyAuthenticator
   rateLimiter: RateLimiter

@@ -4,6 +4,7 @@ import { createAccounts } from './auth/accounts.js'
 import { createKeyAuthenticator } from './auth/caller.js'
 import { createRateLimiter } from './auth/rate-limit.js'
 import type { Config } from './config.js'
+import { createStateSigner } from './connect/state.js'
 import { createVault } from './connect/vault.js'
 import type { Network } from './domain/networks.js'
 import { type Clock, systemClock } from './lib/clock.js'
@@ -34,9 +35,11 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     options.store ??
     (await openStore({
       databaseUrl: config.databaseUrl,
+      poolSize: config.dbPoolSize,
       sqlitePath: path.join(config.dataDir, 'herald.sqlite'),
     }))
-  const vault = createVault(resolveSecretKey(config.secretKey, config.dataDir, logger), config.oldSecretKeys)
+  const secretKey = resolveSecretKey(config.secretKey, config.dataDir, logger)
+  const vault = createVault(secretKey, config.oldSecretKeys)
   const media = createMediaService({ config, db: store.db, logger, now: () => clock.now() })
   return {
     config,
@@ -44,12 +47,13 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     store,
     clock,
     vault,
+    signer: createStateSigner(secretKey),
     accounts: createAccounts(store.db, clock),
     keys: createKeyAuthenticator(store.db, clock),
     rateLimiter: createRateLimiter(config.rateLimitPerMinute),
     queue: createQueueSignal(),
     metrics: createMetrics(),
-    adapters: options.adapters ?? createAdapters(config, { logger, clock }),
+    adapters: options.adapters ?? createAdapters(config, { logger, clock, media }),
     media,
     toolNames: new Set(tools.map((tool) => tool.name)),
   }

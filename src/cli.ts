@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util'
 import { createAppContext } from './app.js'
 import type { AppContext } from './app-context.js'
 import { ConfigError, loadConfigFromProcess } from './config.js'
+import { rotateSecrets } from './connect/rotate.js'
+import { sandboxConnect } from './connect/sandbox-connect.js'
 import { AppError } from './errors.js'
 import { createLogger } from './logger.js'
 import { startService } from './main.js'
@@ -19,6 +21,11 @@ const USAGE = `Usage: npm run herald -- <command> [options]
   users create --email E --password P [--name N] [--json]
   members add --workspace ID --email E --role owner|editor [--json]
   credits add --workspace ID --amount N [--json]
+  secrets rotate [--json]
+      Re-seal every stored token under HERALD_SECRET_KEY (old ones open with HERALD_OLD_SECRET_KEYS).
+  sandbox connect --workspace ID --network twitter|youtube --username U [--json]
+      Connect a simulated profile through the connect flow of a server running with HERALD_SANDBOX=1
+      (youtube: U is the Google account e-mail, e.g. creator@example.com).
   api       Run the HTTP API only (no worker).
   worker    Run the publishing worker only.
 
@@ -59,7 +66,15 @@ function integer(value: string | undefined, name: string): number | undefined {
   return Number(value)
 }
 
-type Command = (app: AppContext, values: Values) => Promise<{ json: unknown; text: string }>
+type Command = (
+  app: AppContext,
+  values: Values,
+) => Promise<{
+  json: unknown
+  text: string
+  /** Non-zero when the command ran but did not fully succeed. */
+  exitCode?: number
+}>
 
 const commands: Record<string, Command> = {
   async bootstrap(app, v) {
@@ -131,6 +146,35 @@ const commands: Record<string, Command> = {
     const result = await app.accounts.addCredits({ workspaceId: required(v, 'workspace'), amount })
     return { json: result, text: `Workspace ${result.workspaceId} now has ${result.balance} credits.` }
   },
+  async 'secrets rotate'(app) {
+    const report = await rotateSecrets(app.store.db, app.vault)
+    const line = (what: string, c: typeof report.connections) =>
+      `${what}: ${c.total} sealed, ${c.rotated} re-sealed, ${c.current} already current, ${c.failed} unreadable${c.failed ? ` (${c.failedIds.join(', ')})` : ''}`
+    const failed = report.connections.failed + report.oauthStates.failed
+    return {
+      json: report,
+      text: [
+        `Current key ${report.keyId}.`,
+        line('Connections', report.connections),
+        line('OAuth states', report.oauthStates),
+        failed
+          ? 'Some values open with none of the configured keys: add the key that sealed them to HERALD_OLD_SECRET_KEYS, or reconnect those profiles.'
+          : 'Every sealed value is under the current key; HERALD_OLD_SECRET_KEYS can be removed.',
+      ].join('\n'),
+      exitCode: failed ? 1 : 0,
+    }
+  },
+  async 'sandbox connect'(app, v) {
+    const result = await sandboxConnect(app, {
+      workspaceId: required(v, 'workspace'),
+      network: required(v, 'network'),
+      username: required(v, 'username'),
+    })
+    return {
+      json: result,
+      text: `Connected ${result.platform} @${result.username} (profile ${result.profileId}) in workspace ${result.workspaceId}.`,
+    }
+  },
 }
 
 export async function runCli(argv: string[]): Promise<number> {
@@ -162,9 +206,9 @@ export async function runCli(argv: string[]): Promise<number> {
   const logger = createLogger(values.json ? 'silent' : config.logLevel === 'info' ? 'warn' : config.logLevel)
   const app = await createAppContext(config, { logger })
   try {
-    const { json, text } = await command(app, values)
+    const { json, text, exitCode } = await command(app, values)
     process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`)
-    return 0
+    return exitCode ?? 0
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`${error.message}\n\n${USAGE}\n`)

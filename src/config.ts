@@ -44,6 +44,7 @@ const envSchema = z.object({
   HERALD_WORKER_POLL_MS: positiveInt(250),
   HERALD_WORKER_LEASE_MS: positiveInt(30_000),
   HERALD_WORKER_GRACE_MS: nonNegativeInt(15_000),
+  HERALD_DB_POOL_SIZE: positiveInt(20),
   HERALD_TWITTER_CLIENT_ID: z.string().optional(),
   HERALD_TWITTER_CLIENT_SECRET: z.string().optional(),
   HERALD_TWITTER_API_URL: z.url().default('https://api.x.com'),
@@ -55,7 +56,10 @@ const envSchema = z.object({
   HERALD_YOUTUBE_API_URL: z.url().default('https://www.googleapis.com'),
   HERALD_YOUTUBE_DAILY_QUOTA: positiveInt(10_000),
   HERALD_YOUTUBE_UPLOAD_UNITS: positiveInt(1_600),
-  HERALD_BLUESKY_SERVICE_URL: z.url().default('https://bsky.social'),
+  HERALD_BLUESKY_SERVICE_URL: z.url().optional(),
+  HERALD_BLUESKY_PLC_URL: z.url().default('https://plc.directory'),
+  HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
+  HERALD_SESSION_TTL_HOURS: positiveInt(12),
   HERALD_MEDIA_STORAGE: z.enum(['local', 's3']).default('local'),
   HERALD_S3_BUCKET: z.string().optional(),
   HERALD_S3_REGION: z.string().default('us-east-1'),
@@ -72,6 +76,8 @@ export interface Config {
   dataDir: string
   /** Postgres URL; undefined means the embedded SQLite file `<dataDir>/herald.sqlite`. */
   databaseUrl: string | undefined
+  /** Postgres connections per process. */
+  dbPoolSize: number
   /** Where clients and networks reach this service; defaults to `http://<host>:<port>`. */
   publicBaseUrl: string
   /** Token-vault key (32 bytes). Undefined: the composition root generates one into the data folder. */
@@ -90,6 +96,8 @@ export interface Config {
   worker: { concurrency: number; batch: number; pollMs: number; leaseMs: number; graceMs: number }
   /** App credentials and base URLs per network; HERALD_SANDBOX=1 points the base URLs at `src/sandbox/`. */
   networks: NetworkSettings
+  /** Dashboard sign-in: session lifetime, and Secure cookies when PUBLIC_BASE_URL is https. */
+  dashboard: { sessionTtlMs: number; secureCookies: boolean }
   media:
     | { driver: 'local'; dir: string }
     | {
@@ -118,7 +126,15 @@ export interface NetworkSettings {
     dailyQuota: number
     uploadUnits: number
   }
-  bluesky: { serviceUrl: string }
+  bluesky: {
+    serviceUrl: string
+    /** True when HERALD_BLUESKY_SERVICE_URL was set: in sandbox mode Bluesky connects only then. */
+    configured: boolean
+    /** The PLC directory for `did:plc` documents (HERALD_BLUESKY_PLC_URL). */
+    plcUrl: string
+    /** Accept a PDS on plain http or a private address (HERALD_BLUESKY_ALLOW_LOCAL_PDS; local demos, tests). */
+    allowLocalPds: boolean
+  }
 }
 
 export class ConfigError extends Error {
@@ -141,12 +157,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const dataDir = path.resolve(e.HERALD_DATA_DIR)
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${publicHost}:${e.PORT}`).replace(/\/+$/, '')
   return {
     port: e.PORT,
     host: e.HOST,
     dataDir,
     databaseUrl: e.DATABASE_URL,
-    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${publicHost}:${e.PORT}`).replace(/\/+$/, ''),
+    dbPoolSize: e.HERALD_DB_POOL_SIZE,
+    publicBaseUrl,
     secretKey: e.HERALD_SECRET_KEY ? Buffer.from(e.HERALD_SECRET_KEY, 'base64') : undefined,
     oldSecretKeys: parseKeyList(e.HERALD_OLD_SECRET_KEYS),
     logLevel: e.LOG_LEVEL,
@@ -184,7 +202,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         dailyQuota: e.HERALD_YOUTUBE_DAILY_QUOTA,
         uploadUnits: e.HERALD_YOUTUBE_UPLOAD_UNITS,
       },
-      bluesky: { serviceUrl: trimSlash(e.HERALD_BLUESKY_SERVICE_URL) },
+      bluesky: {
+        serviceUrl: trimSlash(e.HERALD_BLUESKY_SERVICE_URL ?? 'https://bsky.social'),
+        configured: e.HERALD_BLUESKY_SERVICE_URL !== undefined,
+        plcUrl: trimSlash(e.HERALD_BLUESKY_PLC_URL),
+        allowLocalPds: e.HERALD_BLUESKY_ALLOW_LOCAL_PDS,
+      },
+    },
+    dashboard: {
+      sessionTtlMs: e.HERALD_SESSION_TTL_HOURS * 3_600_000,
+      secureCookies: publicBaseUrl.startsWith('https:'),
     },
     media:
       e.HERALD_MEDIA_STORAGE === 's3'

@@ -6,9 +6,11 @@ import Fastify, {
 } from 'fastify'
 import type { AppContext } from './app-context.js'
 import type { Role } from './config.js'
+import { registerDashboard } from './dashboard/plugin.js'
 import { STUCK_MESSAGE } from './domain/post-status.js'
 import { AppError, toAppError } from './errors.js'
 import { registerMediaRoutes } from './media/hosting-routes.js'
+import { mountSandboxes } from './sandbox/mount.js'
 import { isReachable } from './store/db.js'
 import { tools } from './tools/registry.js'
 import { createToolRunner } from './tools/runner.js'
@@ -106,6 +108,9 @@ export function buildServer(
 
   registerRestRoutes(server, app, runner)
   registerMediaRoutes(server, app)
+  // Sign-in, channels and the connect flow: HTML forms, in their own scope (see registerDashboard).
+  registerDashboard(server, app)
+  if (app.config.sandbox) mountSandboxes(server, app)
   const mcp = registerMcpRoutes(server, app, runner, tools)
 
   return {

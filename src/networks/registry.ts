@@ -1,16 +1,116 @@
+import { setTimeout as delay } from 'node:timers/promises'
 import type { Config } from '../config.js'
 import type { Network } from '../domain/networks.js'
 import type { Clock } from '../lib/clock.js'
 import type { Logger } from '../logger.js'
-import type { NetworkAdapter } from './adapter.js'
+import type { MediaPort } from '../media/port.js'
+import type { AdapterDeps, NetworkAdapter } from './adapter.js'
+import { type BlueskyAdapter, createBlueskyAdapter } from './bluesky/index.js'
+import { createTwitterAdapter, type TwitterSettings } from './twitter/index.js'
+import { createYouTubeAdapter, type YouTubeSettings } from './youtube/index.js'
+
+/** Where the composition root mounts each network simulator when HERALD_SANDBOX=1 (`src/sandbox/`). */
+export const sandboxPrefixes = { twitter: '/sandbox/twitter', youtube: '/sandbox/youtube' } as const
+
+/** The OAuth client id the adapters present to the simulators when no real one is configured. */
+export const SANDBOX_CLIENT_ID = 'herald-sandbox'
+
+/** X settings: the real endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
+export function twitterSettings(config: Config): TwitterSettings {
+  const x = config.networks.twitter
+  if (config.sandbox) {
+    const base = `${config.publicBaseUrl}${sandboxPrefixes.twitter}`
+    // The simulator accepts any client id as a public app, so no app registration is needed.
+    return {
+      clientId: SANDBOX_CLIENT_ID,
+      apiUrl: `${base}/api`,
+      authorizeUrl: `${base}/i/oauth2/authorize`,
+    }
+  }
+  return {
+    clientId: x.clientId ?? '',
+    clientSecret: x.clientSecret,
+    apiUrl: x.apiUrl,
+    authorizeUrl: x.authorizeUrl,
+  }
+}
+
+/** YouTube settings: Google's endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
+export function youtubeSettings(config: Config): YouTubeSettings {
+  const yt = config.networks.youtube
+  if (!config.sandbox) return yt
+  const base = `${config.publicBaseUrl}${sandboxPrefixes.youtube}`
+  return {
+    ...yt,
+    clientId: SANDBOX_CLIENT_ID,
+    clientSecret: undefined,
+    authorizeUrl: `${base}/o/oauth2/v2/auth`,
+    tokenUrl: `${base}/token`,
+    apiUrl: base,
+  }
+}
+
+/**
+ * Why a network cannot be connected in this configuration, or undefined when it can. Publishing through
+ * an already-connected profile does not depend on this (it uses the stored tokens).
+ */
+export function connectUnavailable(config: Config, network: Network): string | undefined {
+  switch (network) {
+    case 'twitter':
+      return config.sandbox || config.networks.twitter.clientId
+        ? undefined
+        : 'X is not configured on this Herald: set HERALD_TWITTER_CLIENT_ID (and HERALD_TWITTER_CLIENT_SECRET for a confidential app).'
+    case 'youtube':
+      return config.sandbox || config.networks.youtube.clientId
+        ? undefined
+        : 'YouTube is not configured on this Herald: set HERALD_GOOGLE_CLIENT_ID and HERALD_GOOGLE_CLIENT_SECRET.'
+    case 'bluesky':
+      return config.sandbox && !config.networks.bluesky.configured
+        ? 'Bluesky has no sandbox. In sandbox mode Bluesky connects only to a real PDS named by HERALD_BLUESKY_SERVICE_URL (with HERALD_BLUESKY_PLC_URL and HERALD_BLUESKY_ALLOW_LOCAL_PDS=1 for a local one).'
+        : undefined
+    default:
+      return `Herald cannot connect ${network} profiles yet: this build has no ${network} adapter.`
+  }
+}
+
+export interface AdapterFactoryDeps {
+  logger: Logger
+  clock: Clock
+  /** The media pipeline (`app.media`); adapters fetch and convert user media only through it. */
+  media: MediaPort
+  /** Defaults to the global fetch. */
+  http?: typeof fetch
+}
+
+export type Adapters = Partial<Record<Network, NetworkAdapter>>
+
+/** Bluesky connects with a handle and an app password instead of OAuth. */
+export const canLogin = (adapter: NetworkAdapter | undefined): adapter is BlueskyAdapter =>
+  typeof (adapter as Partial<BlueskyAdapter> | undefined)?.login === 'function'
 
 /**
  * The adapters this build publishes through, pointed at the networks' real endpoints (or at the sandbox
  * simulators when HERALD_SANDBOX=1). A network without an adapter here fails its targets with a clear reason.
+ * Bluesky is left out in sandbox mode unless a PDS is configured: it has no simulator.
  */
-export function createAdapters(
-  _config: Config,
-  _deps: { logger: Logger; clock: Clock },
-): Partial<Record<Network, NetworkAdapter>> {
-  return {}
+export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapters {
+  const adapterDeps: AdapterDeps = {
+    http: deps.http ?? ((input, init) => fetch(input, init)),
+    logger: deps.logger.child({ subsystem: 'networks' }),
+    now: () => deps.clock.now(),
+    sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined),
+    media: deps.media,
+  }
+  const adapters: Adapters = {
+    twitter: createTwitterAdapter(twitterSettings(config), adapterDeps),
+    youtube: createYouTubeAdapter(youtubeSettings(config), adapterDeps),
+  }
+  const bluesky = config.networks.bluesky
+  if (!config.sandbox || bluesky.configured) {
+    adapters.bluesky = createBlueskyAdapter(
+      { serviceUrl: bluesky.serviceUrl, plcUrl: bluesky.plcUrl, allowLocalPds: bluesky.allowLocalPds },
+      adapterDeps,
+    )
+  }
+  return adapters
 }

@@ -1,8 +1,11 @@
 import { createPost } from './create-post.js'
 import { deletePost } from './delete-post.js'
 import { generateImage } from './generate-image.js'
+import { getAccountHealth } from './get-account-health.js'
 import { getConnectedAccounts } from './get-connected-accounts.js'
 import { getPost } from './get-post.js'
+import { getPostAnalytics } from './get-post-analytics.js'
+import { getProfileAnalytics } from './get-profile-analytics.js'
 import { getUserInfo } from './get-user-info.js'
 import { listPosts } from './list-posts.js'
 import { listWorkspaces } from './list-workspaces.js'
@@ -21,11 +24,14 @@ export const tools: readonly AnyTool[] = [
   publishPostNow,
   listPosts,
   getPost,
+  getPostAnalytics,
+  getProfileAnalytics,
   updatePost,
   reschedulePost,
   resetStuckPost,
   deletePost,
   getConnectedAccounts,
+  getAccountHealth,
   generateImage,
   listWorkspaces,
   getUserInfo,

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
@@ -18,6 +19,9 @@ export interface Harness {
   apiKey: string
   userId: string
   workspaceId: string
+  /** The bootstrapped owner's sign-in (dashboard tests). */
+  email: string
+  password: string
   /** Every log line the service wrote, for secret-leak checks. */
   logs: string[]
   call(
@@ -34,6 +38,26 @@ export interface HarnessOptions {
   clock?: Clock
   credits?: number
   adapters?: Partial<Record<Network, NetworkAdapter>>
+  /**
+   * Pick a free port before the config is built and listen on it, with PUBLIC_BASE_URL pointing at it
+   * (what sandbox mode needs: the adapters must know the simulators' URL up front).
+   */
+  prePickPort?: boolean
+  /** HERALD_SANDBOX=1 with a pre-picked port: the simulators are mounted and the real adapters point at them. */
+  sandbox?: boolean
+}
+
+/** A port that was free a moment ago (listen on 0, read the port, close). */
+export async function freePort(): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', resolve)
+  })
+  const address = probe.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+  return port
 }
 
 /** Starts a whole Herald (store, tools, HTTP) on 127.0.0.1 with a bootstrapped owner and key. */
@@ -41,11 +65,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const backend = options.backend ?? backends[0]!
   const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-test-'))
   const store = await backend.open()
+  const fixedPort = options.prePickPort || options.sandbox ? await freePort() : 0
   const config = loadConfig({
     HERALD_DATA_DIR: dataDir,
     HERALD_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
     LOG_LEVEL: 'info',
-    PORT: '0',
+    PORT: String(fixedPort),
+    ...(fixedPort ? { PUBLIC_BASE_URL: `http://127.0.0.1:${fixedPort}` } : {}),
+    ...(options.sandbox ? { HERALD_SANDBOX: '1' } : {}),
     ...options.env,
   })
   const logs: string[] = []
@@ -62,13 +89,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.adapters ? { adapters: options.adapters } : {}),
   })
   const { server, close } = buildServer(app)
-  await server.listen({ host: '127.0.0.1', port: 0 })
+  await server.listen({ host: '127.0.0.1', port: fixedPort })
   const address = server.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   const baseUrl = `http://127.0.0.1:${port}`
+  const email = `owner-${port}-${Date.now()}@example.com`
+  const password = 'correct horse battery'
   const owner = await app.accounts.bootstrap({
-    email: `owner-${port}-${Date.now()}@example.com`,
-    password: 'correct horse battery',
+    email,
+    password,
     workspace: 'Acme',
     credits: options.credits ?? 1000,
   })
@@ -79,6 +108,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     apiKey: owner.apiKey,
     userId: owner.userId,
     workspaceId: owner.workspaceId,
+    email,
+    password,
     logs,
     async call(tool, body = {}, callOptions = {}) {
       const response = await fetch(`${baseUrl}/api/tools/${tool}`, {

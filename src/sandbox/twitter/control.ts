@@ -108,6 +108,19 @@ export function registerControlRoutes(app: FastifyInstance, state: TwitterSandbo
       .send({ user: account, ...state.grants.issueTokens(account.id, input.clientId, input.scopes) })
   })
 
+  app.get('/_sandbox/tokens', async () =>
+    state.grants.listTokens().map(({ token, type, userId, clientId, scopes, revoked, ...rest }) => ({
+      token,
+      type,
+      username: state.accounts.get(userId)?.username ?? userId,
+      clientId,
+      scopes,
+      revoked,
+      ...('expiresAt' in rest ? { expiresAt: new Date(rest.expiresAt).toISOString() } : {}),
+      ...('used' in rest ? { used: rest.used } : {}),
+    })),
+  )
+
   app.post('/_sandbox/failures', async (request, reply) => {
     const input = parse(failureInput, request.body, reply)
     if (!input) return

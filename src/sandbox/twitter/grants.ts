@@ -145,6 +145,14 @@ export class OAuthGrants {
     if (refresh) refresh.revoked = true
   }
 
+  /** Every token issued so far, access and refresh, with its grant (the control surface lists them for tests). */
+  listTokens() {
+    return [
+      ...[...this.accessTokens].map(([token, grant]) => ({ token, type: 'access' as const, ...grant })),
+      ...[...this.refreshTokens].map(([token, grant]) => ({ token, type: 'refresh' as const, ...grant })),
+    ]
+  }
+
   /** Revokes every access and refresh token of the user (the app was disconnected on X). */
   revokeUser(userId: string): number {
     let revoked = 0

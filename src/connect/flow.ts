@@ -1,0 +1,298 @@
+import type { AppContext } from '../app-context.js'
+import { networkLabels } from '../dashboard/html.js'
+import type { Network } from '../domain/networks.js'
+import type { Credentials, NetworkAdapter, Profile } from '../networks/adapter.js'
+import { PublishFailure } from '../networks/adapter.js'
+import { canLogin, connectUnavailable } from '../networks/registry.js'
+import { READONLY_SCOPE, UPLOAD_SCOPE, youtubeGrantProblem } from '../networks/youtube/index.js'
+import { upsertConnection } from '../store/connections.js'
+import { consumeState, issueState, type StateRefusal } from './state.js'
+
+/**
+ * The connect flow shared by every network, independent of HTTP: start (authorize URL with a signed,
+ * single-use state and a PKCE S256 challenge), finish (state, consent, code exchange, granted scopes,
+ * profile, encrypted storage), and Bluesky's app-password variant. Routes render what these return.
+ */
+
+export interface Connector {
+  userId: string
+  workspaceId: string
+}
+
+export interface Refusal {
+  kind: 'refused'
+  /** HTTP status of the page that explains it. */
+  status: number
+  title: string
+  message: string
+}
+
+export type ConnectOutcome =
+  | { kind: 'connected'; connectionId: string; network: Network; profile: Profile; scopes: string[] }
+  | Refusal
+
+const refused = (status: number, title: string, message: string): Refusal => ({
+  kind: 'refused',
+  status,
+  title,
+  message,
+})
+
+const NOTHING = 'Nothing was connected.'
+const AGAIN = 'Start again from the channels page.'
+
+const stateMessages: Record<StateRefusal, { title: string; message: string }> = {
+  missing: {
+    title: 'Connection link incomplete',
+    message: `The network sent no state back, so this answer cannot be matched to a connection you started. ${NOTHING} ${AGAIN}`,
+  },
+  forged: {
+    title: 'Connection link not valid',
+    message: `The state in this link was not issued by this Herald or was altered, so it was refused. ${NOTHING} ${AGAIN}`,
+  },
+  replayed: {
+    title: 'Connection link already used',
+    message: `This link was already used; each connection link works once. ${NOTHING} more was connected. ${AGAIN}`,
+  },
+  expired: {
+    title: 'Connection link expired',
+    message: `This link expired: a connection must be completed within 10 minutes of starting it. ${NOTHING} ${AGAIN}`,
+  },
+  wrong_user: {
+    title: 'Connection started by someone else',
+    message: `This link was started by a different signed-in person than you, so it was refused. ${NOTHING} ${AGAIN}`,
+  },
+}
+
+export const callbackPath = (network: Network) => `/connect/${network}/callback`
+
+/** Removes secrets that a network error message might echo (codes, verifiers, tokens). */
+function scrub(message: string, secrets: readonly (string | undefined)[]): string {
+  let out = message
+  for (const secret of secrets) if (secret && secret.length >= 8) out = out.split(secret).join('[redacted]')
+  return out
+}
+
+function failurePage(
+  network: Network,
+  step: string,
+  error: unknown,
+  secrets: readonly (string | undefined)[],
+) {
+  const label = networkLabels[network]
+  if (error instanceof PublishFailure) {
+    const status = error.kind === 'transient' || error.kind === 'rate_limited' ? 502 : 400
+    return refused(
+      status,
+      `${label} connection failed`,
+      `${label} ${step}: ${scrub(error.message, secrets)}. ${NOTHING}`,
+    )
+  }
+  return refused(
+    502,
+    `${label} connection failed`,
+    `Herald could not complete ${step} with ${label}. ${NOTHING} Try again.`,
+  )
+}
+
+/** Checks that the flow can run for this network; a refusal page otherwise. */
+function oauthAdapter(app: AppContext, network: Network): NetworkAdapter | Refusal {
+  const adapter = app.adapters[network]
+  const unavailable = connectUnavailable(app.config, network)
+  if (unavailable || !adapter?.oauth)
+    return refused(
+      404,
+      `${networkLabels[network]} cannot be connected`,
+      unavailable ?? `${networkLabels[network]} has no OAuth connect flow.`,
+    )
+  return adapter
+}
+
+/** Step 1: the authorize URL to send the browser to. */
+export async function startConnect(
+  app: AppContext,
+  who: Connector,
+  network: Network,
+): Promise<{ kind: 'redirect'; url: string } | Refusal> {
+  const adapter = oauthAdapter(app, network)
+  if ('kind' in adapter) return adapter
+  const redirectUri = `${app.config.publicBaseUrl}${callbackPath(network)}`
+  const { state, codeChallenge } = await issueState(
+    { db: app.store.db, vault: app.vault, signer: app.signer, now: () => app.clock.now() },
+    { workspaceId: who.workspaceId, userId: who.userId, platform: network, redirectUri },
+  )
+  return { kind: 'redirect', url: adapter.oauth!.authorizeUrl({ state, codeChallenge, redirectUri }) }
+}
+
+/** The scopes a grant lacks, as a sentence for the refusal page; undefined when the grant is complete. */
+function grantProblem(
+  network: Network,
+  adapter: NetworkAdapter,
+  granted: string[],
+  credentials: Credentials,
+): string | undefined {
+  if (network === 'youtube') {
+    // Google may report a broader scope that also authorises uploads; the adapter knows which.
+    const problem = youtubeGrantProblem(granted, credentials)
+    if (!problem) return undefined
+    const scope =
+      problem.reason === 'uploadScopeMissing'
+        ? ` Missing scope: ${UPLOAD_SCOPE}.`
+        : problem.reason === 'readScopeMissing'
+          ? ` Missing scope: ${READONLY_SCOPE}.`
+          : ''
+    return `${problem.message}.${scope}`
+  }
+  const missing = (adapter.oauth?.scopes ?? []).filter((scope) => !granted.includes(scope))
+  if (missing.length === 0) return undefined
+  return `${networkLabels[network]} did not grant every permission Herald needs. Missing: ${missing.join(', ')}. Connect again and leave every permission ticked.`
+}
+
+/** Stores a connection: credentials sealed by the vault, never in plaintext. */
+async function storeConnection(
+  app: AppContext,
+  who: Connector,
+  network: Network,
+  credentials: Credentials,
+  profile: Profile,
+  scopes: string[],
+): Promise<ConnectOutcome> {
+  const connectionId = await upsertConnection(
+    app.store.db,
+    {
+      workspaceId: who.workspaceId,
+      platform: network,
+      profileId: profile.profileId,
+      username: profile.username,
+      name: profile.name,
+      isOrganization: profile.isOrganization,
+      avatarUrl: profile.avatarUrl ?? null,
+      credentials: app.vault.sealJson(credentials),
+      scopes,
+      tokenExpiresAt: credentials.expiresAt ?? null,
+    },
+    app.clock.now(),
+  )
+  app.logger.info(
+    {
+      subsystem: 'connect',
+      network,
+      profileId: profile.profileId,
+      workspaceId: who.workspaceId,
+      connectionId,
+    },
+    'profile connected',
+  )
+  return { kind: 'connected', connectionId, network, profile, scopes }
+}
+
+/**
+ * Step 2, the callback: the state (signature, single use, expiry, same person), the network's answer
+ * (consent denied, an error, a code), the code exchange with the PKCE verifier, the granted scopes, the
+ * profile, and the encrypted connection. `who` undefined means nobody is signed in.
+ */
+export async function finishConnect(
+  app: AppContext,
+  who: Connector | undefined,
+  network: Network,
+  query: Record<string, string | undefined>,
+): Promise<ConnectOutcome> {
+  const label = networkLabels[network]
+  if (!who) {
+    return refused(
+      401,
+      'Not signed in',
+      `You are not signed in to Herald, so this ${label} answer cannot be matched to a connection you started. ${NOTHING} Sign in and start again from the channels page.`,
+    )
+  }
+  const adapter = oauthAdapter(app, network)
+  if ('kind' in adapter) return adapter
+  const state = await consumeState(
+    { db: app.store.db, vault: app.vault, signer: app.signer, now: () => app.clock.now() },
+    { state: query.state, platform: network, userId: who.userId },
+  )
+  if (!state.ok) return refused(400, stateMessages[state.reason].title, stateMessages[state.reason].message)
+  const connector = { userId: who.userId, workspaceId: state.row.workspace_id }
+
+  if (query.error === 'access_denied') {
+    return refused(
+      400,
+      'Access declined',
+      `You declined to give Herald access on ${label}. ${NOTHING} You can connect again from the channels page.`,
+    )
+  }
+  if (query.error) {
+    const description = query.error_description ? ` (${query.error_description.slice(0, 300)})` : ''
+    return refused(
+      400,
+      `${label} refused the connection`,
+      `${label} answered with the error "${query.error.slice(0, 100)}"${description}. ${NOTHING}`,
+    )
+  }
+  if (!query.code)
+    return refused(
+      400,
+      `${label} sent no code`,
+      `${label} came back without an authorization code. ${NOTHING} ${AGAIN}`,
+    )
+
+  const secrets = [query.code, state.codeVerifier]
+  let exchanged: { credentials: Credentials; grantedScopes: string[] }
+  try {
+    exchanged = await adapter.oauth!.exchangeCode({
+      code: query.code,
+      codeVerifier: state.codeVerifier,
+      redirectUri: state.row.redirect_uri,
+    })
+  } catch (error) {
+    app.logger.warn(
+      { subsystem: 'connect', network, kind: (error as PublishFailure).kind },
+      'code exchange failed',
+    )
+    return failurePage(network, 'refused the authorization code', error, secrets)
+  }
+  const { credentials, grantedScopes } = exchanged
+  const tokenSecrets = [...secrets, credentials.accessToken, credentials.refreshToken]
+  const problem = grantProblem(network, adapter, grantedScopes, credentials)
+  if (problem) return refused(400, 'Permission missing', `${problem} ${NOTHING}`)
+
+  let profile: Profile
+  try {
+    profile = await adapter.resolveProfile(credentials)
+  } catch (error) {
+    if (error instanceof PublishFailure && error.kind === 'invalid_content')
+      return refused(400, `${label} account refused`, `${scrub(error.message, tokenSecrets)}. ${NOTHING}`)
+    return failurePage(network, 'did not return the profile', error, tokenSecrets)
+  }
+  return storeConnection(app, connector, network, credentials, profile, grantedScopes)
+}
+
+/** Bluesky: a handle and an app password instead of OAuth. The app password is used once and never stored. */
+export async function connectWithAppPassword(
+  app: AppContext,
+  who: Connector,
+  input: { identifier: string; appPassword: string },
+): Promise<ConnectOutcome> {
+  const adapter = app.adapters.bluesky
+  const unavailable = connectUnavailable(app.config, 'bluesky')
+  if (unavailable || !canLogin(adapter))
+    return refused(404, 'Bluesky cannot be connected', unavailable ?? 'This Herald has no Bluesky adapter.')
+  if (!input.identifier.trim() || !input.appPassword)
+    return refused(
+      400,
+      'Bluesky details missing',
+      'Enter the handle and an app password. Nothing was connected.',
+    )
+  try {
+    const { credentials, profile } = await adapter.login(input)
+    return storeConnection(app, who, 'bluesky', credentials, profile, [])
+  } catch (error) {
+    if (error instanceof PublishFailure && error.kind === 'auth_expired')
+      return refused(
+        400,
+        'Bluesky sign-in refused',
+        `Bluesky refused that handle and app password. ${NOTHING} Check them and try again.`,
+      )
+    return failurePage('bluesky', 'refused the sign-in', error, [input.appPassword])
+  }
+}

@@ -1,0 +1,114 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { setSessionWorkspace } from '../auth/sessions.js'
+import { problemPage, sendHtml } from '../dashboard/html.js'
+import {
+  csrfMatches,
+  field,
+  redirectToLogin,
+  refuseCsrf,
+  type SignedIn,
+  signedIn,
+} from '../dashboard/request.js'
+import { isNetwork } from '../domain/networks.js'
+import { connectUnavailable } from '../networks/registry.js'
+import { findMembership } from '../store/accounts.js'
+import { type ConnectOutcome, connectWithAppPassword, finishConnect, startConnect } from './flow.js'
+import { blueskyFormPage, refusalPage } from './pages.js'
+
+const pageOptions = (who: SignedIn | undefined) =>
+  who ? { signedIn: { email: who.user.email, csrfToken: who.session.csrfToken } } : {}
+
+/**
+ * `GET /connect/<network>` (signed in; `?workspaceId=` picks the workspace) redirects to the network's
+ * consent page; `GET /connect/<network>/callback` finishes the connection and returns to `/channels`.
+ * Bluesky: `GET /connect/bluesky` is a form, `POST /connect/bluesky` connects with an app password.
+ */
+export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
+  const db = app.store.db
+
+  const answer = (
+    reply: Parameters<typeof sendHtml>[0],
+    who: SignedIn | undefined,
+    outcome: ConnectOutcome,
+  ) =>
+    outcome.kind === 'connected'
+      ? reply.redirect(`/channels?connected=${encodeURIComponent(outcome.connectionId)}`, 303)
+      : sendHtml(reply, outcome.status, refusalPage(outcome, pageOptions(who)))
+
+  scope.get<{ Params: { network: string }; Querystring: { workspaceId?: string } }>(
+    '/connect/:network',
+    async (request, reply) => {
+      const { network } = request.params
+      if (!isNetwork(network)) {
+        return sendHtml(
+          reply,
+          404,
+          problemPage('Unknown network', `Herald does not know a network called "${network.slice(0, 40)}".`),
+        )
+      }
+      const who = await signedIn(app, request)
+      if (!who) return redirectToLogin(reply, `/connect/${network}`)
+      const wanted = request.query.workspaceId
+      if (wanted && wanted !== who.workspace.id) {
+        const membership = await findMembership(db, wanted, who.user.id)
+        if (!membership)
+          return sendHtml(
+            reply,
+            404,
+            problemPage('Workspace not found', 'You are not a member of that workspace.', pageOptions(who)),
+          )
+        await setSessionWorkspace(db, who.session.id, wanted)
+        who.workspace = { id: membership.id, name: membership.name, role: membership.role }
+      }
+      if (network === 'bluesky') {
+        const unavailable = connectUnavailable(app.config, 'bluesky')
+        if (unavailable)
+          return sendHtml(
+            reply,
+            404,
+            problemPage('Bluesky cannot be connected', unavailable, pageOptions(who)),
+          )
+        return sendHtml(reply, 200, blueskyFormPage(who.session.csrfToken, pageOptions(who)))
+      }
+      const started = await startConnect(app, { userId: who.user.id, workspaceId: who.workspace.id }, network)
+      if (started.kind === 'redirect') return reply.redirect(started.url, 302)
+      return sendHtml(reply, started.status, refusalPage(started, pageOptions(who)))
+    },
+  )
+
+  scope.get<{ Params: { network: string }; Querystring: Record<string, string | undefined> }>(
+    '/connect/:network/callback',
+    async (request, reply) => {
+      const { network } = request.params
+      if (!isNetwork(network))
+        return sendHtml(reply, 404, problemPage('Unknown network', 'This is not a Herald connect address.'))
+      const who = await signedIn(app, request)
+      const query = Object.fromEntries(
+        Object.entries(request.query).map(([key, value]) => [
+          key,
+          Array.isArray(value) ? String(value[0]) : value,
+        ]),
+      )
+      const outcome = await finishConnect(
+        app,
+        who ? { userId: who.user.id, workspaceId: who.workspace.id } : undefined,
+        network,
+        query,
+      )
+      return answer(reply, who, outcome)
+    },
+  )
+
+  scope.post('/connect/bluesky', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/connect/bluesky')
+    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const outcome = await connectWithAppPassword(
+      app,
+      { userId: who.user.id, workspaceId: who.workspace.id },
+      { identifier: field(request, 'identifier'), appPassword: field(request, 'appPassword') },
+    )
+    return answer(reply, who, outcome)
+  })
+}

@@ -1,0 +1,169 @@
+import type { AppContext } from '../app-context.js'
+import { createSession, deleteSession, SESSION_COOKIE } from '../auth/sessions.js'
+import { AppError, invalid, notFound } from '../errors.js'
+import { sandboxPrefixes } from '../networks/registry.js'
+
+/**
+ * `herald sandbox connect`: connects a simulated profile through the whole connect flow of a running
+ * Herald in sandbox mode, as a browser would. A command line cannot sign in without the owner's
+ * password, so it opens a short-lived dashboard session for the workspace's owner directly in the store
+ * (which it shares with the server), then: GET /connect/<network> → the simulator's consent page →
+ * POST the consent form as the given user → GET the callback → /channels. The session is deleted at the
+ * end. Nothing here bypasses the flow's checks (state, PKCE, scopes, profile lookup).
+ */
+
+export type SandboxNetwork = keyof typeof sandboxPrefixes
+
+export interface SandboxConnected {
+  workspaceId: string
+  connectionId: string
+  platform: SandboxNetwork
+  profileId: string
+  username: string
+  name: string
+  isOrganization: boolean
+  status: string
+}
+
+const SESSION_TTL_MS = 5 * 60_000
+
+/** The text of a Herald refusal page, for the error message. */
+const pageText = (html: string) =>
+  (/<div class="problem"><p>([\s\S]*?)<\/p>/.exec(html)?.[1] ?? html.slice(0, 200))
+    .replace(/<[^>]+>/g, '')
+    .replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)))
+
+export async function sandboxConnect(
+  app: AppContext,
+  input: { workspaceId: string; network: string; username: string },
+  http: typeof fetch = (url, init) => fetch(url, init),
+): Promise<SandboxConnected> {
+  if (!app.config.sandbox)
+    throw invalid('sandbox connect needs HERALD_SANDBOX=1, here and on the running server')
+  if (input.network !== 'twitter' && input.network !== 'youtube')
+    throw invalid(
+      `sandbox connect knows twitter and youtube (Bluesky has no simulator), not ${input.network}`,
+    )
+  const network: SandboxNetwork = input.network
+  const db = app.store.db
+  const owner = await db
+    .selectFrom('memberships')
+    .select('user_id')
+    .where('workspace_id', '=', input.workspaceId)
+    .where('role', '=', 'owner')
+    .orderBy('created_at')
+    .executeTakeFirst()
+  if (!owner) throw notFound(`No workspace ${input.workspaceId} with an owner`)
+
+  const base = app.config.publicBaseUrl
+  const { token, session } = await createSession(
+    db,
+    { userId: owner.user_id, workspaceId: input.workspaceId, ttlMs: SESSION_TTL_MS },
+    app.clock.now(),
+  )
+  const cookie = `${SESSION_COOKIE}=${encodeURIComponent(token)}`
+  const send = async (url: string, init: RequestInit = {}) => {
+    try {
+      return await http(url, { ...init, redirect: 'manual' })
+    } catch {
+      throw new AppError(
+        'invalid_request',
+        `No Herald answered at ${base}. Start it with HERALD_SANDBOX=1 npm start (and the same PUBLIC_BASE_URL and database).`,
+      )
+    }
+  }
+  const locationOf = (response: Response, what: string) => {
+    const location = response.headers.get('location')
+    if (response.status < 300 || response.status >= 400 || !location)
+      throw new AppError('internal', `${what} answered ${response.status} instead of a redirect`)
+    return new URL(location, base).toString()
+  }
+
+  try {
+    const start = await send(`${base}/connect/${network}`, { headers: { cookie } })
+    const authorize = locationOf(start, `GET /connect/${network}`)
+    if (authorize.startsWith(`${base}/login`))
+      throw new AppError(
+        'internal',
+        `The server at ${base} did not accept the session: does it use the same database?`,
+      )
+    if (!authorize.startsWith(`${base}${sandboxPrefixes[network]}/`))
+      throw new AppError(
+        'internal',
+        `The server at ${base} is not in sandbox mode: it sent the browser to ${new URL(authorize).origin}`,
+      )
+    const consentPage = await send(authorize)
+    if (consentPage.status !== 200)
+      throw new AppError('internal', `The sandbox consent page answered ${consentPage.status}`)
+    await consentPage.text()
+
+    const params = new URL(authorize).searchParams
+    const form = new URLSearchParams()
+    for (const [key, value] of params) form.append(key, value)
+    const scopes = (params.get('scope') ?? '').split(/\s+/).filter(Boolean)
+    if (network === 'twitter') {
+      form.set('username', input.username)
+      for (const scope of scopes) form.append('granted_scope', scope)
+      form.set('decision', 'authorize')
+    } else {
+      await ensureYouTubeAccount(send, `${base}${sandboxPrefixes.youtube}`, input.username)
+      form.set('account', input.username)
+      for (const scope of scopes) form.append('granted', scope)
+      form.set('decision', 'allow')
+    }
+    const consented = await send(authorize.split('?')[0]!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    })
+    if (consented.status === 400)
+      throw invalid(`The sandbox refused the consent: ${pageText(await consented.text())}`)
+    const callback = locationOf(consented, 'The sandbox consent')
+    const finished = await send(callback, { headers: { cookie } })
+    if (finished.status >= 400)
+      throw invalid(`The connection was refused: ${pageText(await finished.text())}`)
+    const connectionId = new URL(locationOf(finished, 'The connect callback')).searchParams.get('connected')
+    if (!connectionId) throw new AppError('internal', 'The connect callback did not name the new connection')
+    const row = await db
+      .selectFrom('connections')
+      .selectAll()
+      .where('id', '=', connectionId)
+      .where('workspace_id', '=', input.workspaceId)
+      .executeTakeFirst()
+    if (!row) throw new AppError('internal', `Connection ${connectionId} is not in this database`)
+    return {
+      workspaceId: row.workspace_id,
+      connectionId: row.id,
+      platform: network,
+      profileId: row.profile_id,
+      username: row.username,
+      name: row.name,
+      isOrganization: row.is_organization === 1,
+      status: row.status,
+    }
+  } finally {
+    await deleteSession(db, session.id)
+  }
+}
+
+/** The YouTube simulator picks accounts by e-mail; one that does not exist yet is created with a channel. */
+async function ensureYouTubeAccount(
+  send: (url: string, init?: RequestInit) => Promise<Response>,
+  sandboxUrl: string,
+  email: string,
+) {
+  if (!email.includes('@'))
+    throw invalid('For youtube, --username is the Google account e-mail, e.g. creator@example.com')
+  const accounts = (await (await send(`${sandboxUrl}/_sandbox/accounts`)).json()) as Array<{ email: string }>
+  if (accounts.some((account) => account.email === email.toLowerCase())) return
+  const local = email.split('@')[0]!.replace(/[^A-Za-z0-9_]/g, '')
+  await send(`${sandboxUrl}/_sandbox/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email,
+      name: local,
+      channel: { title: `${local}'s channel`, handle: `@${local}` },
+    }),
+  })
+}

@@ -1,0 +1,136 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { hashPassword, verifyPassword } from '../auth/passwords.js'
+import { createRateLimiter } from '../auth/rate-limit.js'
+import {
+  createSession,
+  deleteSession,
+  LOGIN_CSRF_COOKIE,
+  parseCookies,
+  purgeExpiredSessions,
+  randomToken,
+  SESSION_COOKIE,
+  serializeCookie,
+} from '../auth/sessions.js'
+import { findUserByEmail } from '../store/accounts.js'
+import { escapeHtml, page, problemPage, sendHtml } from './html.js'
+import { csrfMatches, field, localPath, refuseCsrf, sessionCookie, signedIn } from './request.js'
+
+/** Sign-in attempts allowed per address and e-mail per minute (argon2id makes each one cost ~15 ms). */
+const LOGIN_ATTEMPTS_PER_MINUTE = 20
+const LOGIN_CSRF_MAX_AGE_S = 3600
+
+function loginPage(input: { csrf: string; next: string; email?: string; problem?: string }) {
+  const problem = input.problem ? `<div class="problem"><p>${escapeHtml(input.problem)}</p></div>` : ''
+  return page(
+    'Sign in',
+    `<h1>Sign in</h1>${problem}
+<form method="post" action="/login">
+<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
+<input type="hidden" name="next" value="${escapeHtml(input.next)}">
+<label>Email <input type="email" name="email" autocomplete="username" required value="${escapeHtml(input.email ?? '')}"></label>
+<label>Password <input type="password" name="password" autocomplete="current-password" required></label>
+<button type="submit">Sign in</button>
+</form>`,
+  )
+}
+
+/** `GET|POST /login` (e-mail and password, argon2id) and `POST /logout`. */
+export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
+  const db = app.store.db
+  const secure = app.config.dashboard.secureCookies
+  const limiter = createRateLimiter(LOGIN_ATTEMPTS_PER_MINUTE)
+  // Unknown e-mails are checked against a real hash too, so timing does not tell which e-mails exist.
+  let dummyHash: Promise<string> | undefined
+
+  const showLogin = (
+    reply: FastifyReply,
+    status: number,
+    input: { next: string; email?: string; problem?: string },
+  ) => {
+    // Double-submit CSRF: the same random token in a cookie and in the form, compared on POST.
+    const csrf = randomToken(24)
+    reply.header(
+      'set-cookie',
+      serializeCookie(LOGIN_CSRF_COOKIE, csrf, { maxAge: LOGIN_CSRF_MAX_AGE_S, secure }),
+    )
+    return sendHtml(reply, status, loginPage({ ...input, csrf }))
+  }
+
+  scope.get('/login', async (request, reply) => {
+    const next = localPath((request.query as Record<string, unknown>).next)
+    if (await signedIn(app, request)) return reply.redirect(next, 303)
+    return showLogin(reply, 200, { next })
+  })
+
+  scope.post('/login', async (request, reply) => {
+    if (!csrfMatches(request, parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE]))
+      return refuseCsrf(reply)
+    const next = localPath(field(request, 'next'))
+    const email = field(request, 'email').trim().toLowerCase()
+    const password = field(request, 'password')
+    const wait = limiter.hit(`${request.ip}|${email}`, app.clock.now())
+    if (wait > 0) {
+      reply.header('retry-after', String(wait))
+      return showLogin(reply, 429, {
+        next,
+        email,
+        problem: `Too many attempts. Try again in ${wait} seconds.`,
+      })
+    }
+    const user = email && password ? await findUserByEmail(db, email) : undefined
+    dummyHash ??= hashPassword(randomToken())
+    const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), password)
+    if (!user || !ok) {
+      request.log.info({ event: 'login_failed' }, 'dashboard sign-in refused')
+      return showLogin(reply, 401, {
+        next,
+        email,
+        problem: 'That e-mail and password do not match an account.',
+      })
+    }
+    const memberships = await db
+      .selectFrom('memberships')
+      .select(['workspace_id', 'role'])
+      .where('user_id', '=', user.id)
+      .orderBy('workspace_id')
+      .execute()
+    const first = memberships.find((m) => m.role === 'owner') ?? memberships[0]
+    if (!first) {
+      return sendHtml(
+        reply,
+        403,
+        problemPage(
+          'No workspace',
+          'Your account is not a member of any workspace yet. Ask an owner to add you.',
+          {
+            next: '<p><a href="/login">Back</a></p>',
+          },
+        ),
+      )
+    }
+    const now = app.clock.now()
+    await purgeExpiredSessions(db, now)
+    const ttl = app.config.dashboard.sessionTtlMs
+    const { token } = await createSession(
+      db,
+      { userId: user.id, workspaceId: first.workspace_id, ttlMs: ttl },
+      now,
+    )
+    reply.header('set-cookie', [
+      sessionCookie(app, token, ttl),
+      serializeCookie(LOGIN_CSRF_COOKIE, '', { maxAge: 0, secure }),
+    ])
+    return reply.redirect(next, 303)
+  })
+
+  scope.post('/logout', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (who) {
+      if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+      await deleteSession(db, who.session.id)
+    }
+    reply.header('set-cookie', serializeCookie(SESSION_COOKIE, '', { maxAge: 0, secure }))
+    return reply.redirect('/login', 303)
+  })
+}

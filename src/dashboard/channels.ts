@@ -1,0 +1,136 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { setSessionWorkspace } from '../auth/sessions.js'
+import { isNetwork, type Network } from '../domain/networks.js'
+import { connectUnavailable } from '../networks/registry.js'
+import { findMembership, listWorkspacesForUser } from '../store/accounts.js'
+import type { ConnectionRow } from '../store/connections.js'
+import { listConnections } from '../store/connections.js'
+import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
+import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+
+/** The networks the channels page offers to connect, in the order shown. */
+const CONNECTABLE: readonly Network[] = ['twitter', 'youtube', 'bluesky']
+
+const iso = (ms: number | null) =>
+  ms === null ? '' : new Date(Number(ms)).toISOString().replace('.000Z', 'Z')
+
+function statusCell(row: ConnectionRow) {
+  if (row.status === 'needs_reconnect')
+    return `<strong>Needs reconnecting</strong><br><span class="muted">${escapeHtml(row.last_error ?? 'authorisation lost')}</span>`
+  return 'Connected'
+}
+
+function connectionRow(row: ConnectionRow, csrf: string) {
+  const network = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
+  const expiry =
+    row.token_expires_at === null
+      ? ''
+      : `<br><span class="muted">token until ${escapeHtml(iso(row.token_expires_at))}</span>`
+  return `<tr><td>${escapeHtml(network)}</td><td>@${escapeHtml(row.username)}<br><span class="muted">${escapeHtml(row.name)}</span></td>
+<td>${statusCell(row)}${expiry}</td>
+<td><form method="post" action="/channels/disconnect" class="inline">${csrfField(csrf)}
+<input type="hidden" name="connectionId" value="${escapeHtml(row.id)}"><button type="submit">Disconnect</button></form></td></tr>`
+}
+
+async function channelsPage(app: AppContext, who: SignedIn, notice: string) {
+  const db = app.store.db
+  const [rows, workspaces] = await Promise.all([
+    listConnections(db, who.workspace.id),
+    listWorkspacesForUser(db, who.user.id),
+  ])
+  const csrf = who.session.csrfToken
+  const selector =
+    workspaces.length > 1
+      ? `<form method="post" action="/channels/workspace">${csrfField(csrf)}
+<label>Workspace <select name="workspaceId">${workspaces
+          .map(
+            (w) =>
+              `<option value="${escapeHtml(w.id)}"${w.id === who.workspace.id ? ' selected' : ''}>${escapeHtml(w.name)} (${escapeHtml(w.role)})</option>`,
+          )
+          .join('')}</select></label> <button type="submit">Switch</button></form>`
+      : ''
+  const table =
+    rows.length === 0
+      ? '<p class="muted">No profiles are connected in this workspace yet.</p>'
+      : `<table><thead><tr><th>Network</th><th>Profile</th><th>Status</th><th></th></tr></thead><tbody>
+${rows.map((row) => connectionRow(row, csrf)).join('\n')}</tbody></table>`
+  const links = CONNECTABLE.map((network) => {
+    const unavailable = connectUnavailable(app.config, network)
+    const label = `Connect ${networkLabels[network]}`
+    return unavailable
+      ? `<li>${escapeHtml(label)}: <span class="muted">${escapeHtml(unavailable)}</span></li>`
+      : `<li><a href="/connect/${network}">${escapeHtml(label)}</a></li>`
+  }).join('\n')
+  const sandbox = app.config.sandbox
+    ? '<p class="muted">Sandbox mode: X and YouTube connect to the simulators in this Herald, not the real networks.</p>'
+    : ''
+  return page(
+    'Channels',
+    `<h1>Channels of ${escapeHtml(who.workspace.name)}</h1>${notice}${selector}${sandbox}
+${table}
+<h2>Connect a profile</h2><ul>
+${links}
+</ul>`,
+    { signedIn: { email: who.user.email, csrfToken: csrf } },
+  )
+}
+
+/** `GET /channels` (the workspace's connections, connect links, workspace selector), disconnect and switch. */
+export function registerChannelRoutes(scope: FastifyInstance, app: AppContext) {
+  const db = app.store.db
+
+  scope.get('/channels', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/channels')
+    const query = request.query as Record<string, string | undefined>
+    let notice = ''
+    if (query.connected) {
+      const row = await db
+        .selectFrom('connections')
+        .select(['platform', 'username'])
+        .where('id', '=', query.connected)
+        .where('workspace_id', '=', who.workspace.id)
+        .executeTakeFirst()
+      if (row) {
+        const label = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
+        notice = `<div class="notice"><p>Connected @${escapeHtml(row.username)} on ${escapeHtml(label)}.</p></div>`
+      }
+    } else if (query.disconnected) {
+      notice = '<div class="notice"><p>The profile was disconnected and its tokens deleted.</p></div>'
+    }
+    return sendHtml(reply, 200, await channelsPage(app, who, notice))
+  })
+
+  scope.post('/channels/workspace', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/channels')
+    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const workspaceId = field(request, 'workspaceId')
+    // A workspace the person is not a member of is ignored, as if it did not exist.
+    if (await findMembership(db, workspaceId, who.user.id))
+      await setSessionWorkspace(db, who.session.id, workspaceId)
+    return reply.redirect('/channels', 303)
+  })
+
+  scope.post('/channels/disconnect', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/channels')
+    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const now = app.clock.now()
+    // The tokens are overwritten, not kept: a removed connection cannot be used again, only reconnected.
+    await db
+      .updateTable('connections')
+      .set({
+        status: 'removed',
+        credentials: app.vault.sealJson({ accessToken: '' }),
+        token_expires_at: null,
+        last_error: 'Disconnected from the dashboard',
+        updated_at: now,
+      })
+      .where('id', '=', field(request, 'connectionId'))
+      .where('workspace_id', '=', who.workspace.id)
+      .execute()
+    return reply.redirect('/channels?disconnected=1', 303)
+  })
+}

@@ -1,0 +1,76 @@
+import type { FastifyReply } from 'fastify'
+import type { Network } from '../domain/networks.js'
+
+/** Plain, self-contained HTML for the dashboard: no scripts, no external assets, every value escaped. */
+
+export function escapeHtml(value: unknown): string {
+  return String(value).replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+}
+
+/** How each network is named to people (the network value stays the identifier everywhere else). */
+export const networkLabels: Record<Network, string> = {
+  linkedin: 'LinkedIn',
+  twitter: 'X',
+  facebook: 'Facebook',
+  instagram: 'Instagram',
+  threads: 'Threads',
+  bluesky: 'Bluesky',
+  youtube: 'YouTube',
+}
+
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#1d2430;line-height:1.45}
+header{display:flex;justify-content:space-between;align-items:center;border-bottom:1px solid #dde3ea;margin-bottom:1.5rem}
+header form{margin:0}a{color:#1a56c4}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #eef1f5}
+label{display:block;margin:.6rem 0}input[type=text],input[type=email],input[type=password]{width:100%;max-width:22rem;padding:.4rem}
+button{padding:.35rem .9rem;cursor:pointer}.problem{border-left:4px solid #b3261e;padding:.2rem 1rem;background:#fdf2f2}
+.notice{border-left:4px solid #1e7b34;padding:.2rem 1rem;background:#f0f8f2}.muted{color:#5b6675}.inline{display:inline}`
+
+export interface PageOptions {
+  /** The signed-in person's e-mail and the session's CSRF token: shows the sign-out button. */
+  signedIn?: { email: string; csrfToken: string }
+}
+
+/** A whole page. `body` must already be escaped HTML. */
+export function page(title: string, body: string, options: PageOptions = {}): string {
+  const account = options.signedIn
+    ? `<form method="post" action="/logout"><span class="muted">${escapeHtml(options.signedIn.email)}</span>
+<input type="hidden" name="csrf" value="${escapeHtml(options.signedIn.csrfToken)}"> <button type="submit">Sign out</button></form>`
+    : ''
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(title)} · Herald</title><style>${STYLE}</style></head>
+<body><header><p><strong>Herald</strong></p>${account}</header>
+${body}
+</body></html>`
+}
+
+/** A page that says what went wrong and what to do next. */
+export function problemPage(title: string, message: string, options: PageOptions & { next?: string } = {}) {
+  const next = options.next ?? '<p><a href="/channels">Back to channels</a></p>'
+  return page(
+    title,
+    `<h1>${escapeHtml(title)}</h1><div class="problem"><p>${escapeHtml(message)}</p></div>${next}`,
+    options,
+  )
+}
+
+export const csrfField = (token: string) => `<input type="hidden" name="csrf" value="${escapeHtml(token)}">`
+
+/**
+ * Sends a dashboard page: never cached, never framed, no scripts at all, and no Referer leaving the page
+ * (the connect callback's URL carries an authorization code).
+ */
+export function sendHtml(reply: FastifyReply, status: number, html: string) {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    )
+    .send(html)
+}

@@ -1,0 +1,47 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { registerConnectRoutes } from '../connect/routes.js'
+import { registerAuthRoutes } from './auth-routes.js'
+import { registerChannelRoutes } from './channels.js'
+import { problemPage, sendHtml } from './html.js'
+import { parseForm } from './request.js'
+
+const FORM_BODY_LIMIT = 64 * 1024
+
+/**
+ * The dashboard: sign-in, the channels page and the connect flow, in their own plugin scope. Only this
+ * scope reads `application/x-www-form-urlencoded` bodies (the API keeps refusing anything but JSON with
+ * 415), errors here are HTML pages, and the API-key hook of `/api/tools` does not apply.
+ */
+export function registerDashboard(server: FastifyInstance, app: AppContext) {
+  server.register(async (scope) => {
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+      (_request, body, done) =>
+        done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8'))),
+    )
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
+      const status =
+        error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+      if (status === 500) request.log.error({ err: error }, 'dashboard request failed')
+      const message =
+        status === 415
+          ? 'This address takes an HTML form (application/x-www-form-urlencoded).'
+          : status === 413
+            ? 'The form is too large.'
+            : status < 500
+              ? 'The request could not be read.'
+              : 'Something went wrong on our side; nothing was changed. Try again.'
+      return sendHtml(
+        reply,
+        status,
+        problemPage(status < 500 ? 'Bad request' : 'Something went wrong', message),
+      )
+    })
+    registerAuthRoutes(scope, app)
+    registerChannelRoutes(scope, app)
+    registerConnectRoutes(scope, app)
+  })
+}

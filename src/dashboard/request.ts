@@ -1,0 +1,105 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import {
+  type DashboardSession,
+  findSession,
+  parseCookies,
+  SESSION_COOKIE,
+  safeEqual,
+  serializeCookie,
+  setSessionWorkspace,
+} from '../auth/sessions.js'
+import { findMembership, findUserById, type MemberRole } from '../store/accounts.js'
+import { problemPage, sendHtml } from './html.js'
+
+/** Who is signed in to the dashboard, and the workspace their session acts in. */
+export interface SignedIn {
+  session: DashboardSession
+  user: { id: string; email: string; name: string }
+  workspace: { id: string; name: string; role: MemberRole }
+}
+
+/** A parsed `application/x-www-form-urlencoded` body: a repeated field keeps every value. */
+export type FormBody = Record<string, string | string[]>
+
+export function parseForm(text: string): FormBody {
+  const out: FormBody = {}
+  for (const [key, value] of new URLSearchParams(text)) {
+    const current = out[key]
+    out[key] = current === undefined ? value : Array.isArray(current) ? [...current, value] : [current, value]
+  }
+  return out
+}
+
+/** One field of the request's form body ('' when absent). */
+export function field(request: FastifyRequest, name: string): string {
+  const body = request.body as FormBody | undefined
+  const value = body && typeof body === 'object' ? body[name] : undefined
+  return (Array.isArray(value) ? value[0] : value) ?? ''
+}
+
+/**
+ * The signed-in person, or undefined. A session whose workspace the person has since left falls back to
+ * another of their workspaces; with none left, the session is of no use and counts as signed out.
+ */
+export async function signedIn(app: AppContext, request: FastifyRequest): Promise<SignedIn | undefined> {
+  const db = app.store.db
+  const token = parseCookies(request.headers.cookie)[SESSION_COOKIE]
+  const session = await findSession(db, token, app.clock.now())
+  if (!session) return undefined
+  const user = await findUserById(db, session.userId)
+  if (!user) return undefined
+  let membership = await findMembership(db, session.workspaceId, user.id)
+  if (!membership) {
+    const other = await db
+      .selectFrom('memberships')
+      .select('workspace_id')
+      .where('user_id', '=', user.id)
+      .orderBy('workspace_id')
+      .executeTakeFirst()
+    if (!other) return undefined
+    await setSessionWorkspace(db, session.id, other.workspace_id)
+    session.workspaceId = other.workspace_id
+    membership = await findMembership(db, other.workspace_id, user.id)
+    if (!membership) return undefined
+  }
+  return {
+    session,
+    user: { id: user.id, email: user.email, name: user.name },
+    workspace: { id: membership.id, name: membership.name, role: membership.role },
+  }
+}
+
+/** True when the form's `csrf` field matches the expected token (constant-time). */
+export function csrfMatches(request: FastifyRequest, expected: string | undefined): boolean {
+  const sent = field(request, 'csrf')
+  return Boolean(expected) && sent !== '' && safeEqual(sent, expected as string)
+}
+
+export function refuseCsrf(reply: FastifyReply) {
+  return sendHtml(
+    reply,
+    403,
+    problemPage(
+      'Form expired',
+      'This form is missing its security token or the token does not match your session, so nothing was changed. Reload the page and try again.',
+    ),
+  )
+}
+
+/** A path to return to after signing in: only a local path, never another site. */
+export function localPath(value: unknown, fallback = '/channels'): string {
+  return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) ? value : fallback
+}
+
+/** Sends the browser to the sign-in page, coming back to `next` afterwards. */
+export function redirectToLogin(reply: FastifyReply, next: string) {
+  return reply.redirect(`/login?next=${encodeURIComponent(localPath(next))}`, 303)
+}
+
+export function sessionCookie(app: AppContext, token: string, maxAgeMs: number) {
+  return serializeCookie(SESSION_COOKIE, token, {
+    maxAge: maxAgeMs / 1000,
+    secure: app.config.dashboard.secureCookies,
+  })
+}

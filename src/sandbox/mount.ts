@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { sandboxPrefixes } from '../networks/registry.js'
+import { registerTwitterSandbox, type TwitterSandbox } from './twitter/index.js'
+import { registerYouTubeSandbox, type YouTubeSandbox } from './youtube/index.js'
+
+export interface MountedSandboxes {
+  twitter: TwitterSandbox
+  youtube: YouTubeSandbox
+}
+
+/**
+ * Demo mode (HERALD_SANDBOX=1): the network simulators inside Herald's own server, under
+ * `/sandbox/<network>`, driven by the app clock. `createAdapters` points the adapters at
+ * `${PUBLIC_BASE_URL}/sandbox/<network>`, so connecting and publishing run the real adapter code over
+ * HTTP against them. Bluesky has no simulator.
+ */
+export function mountSandboxes(server: FastifyInstance, app: AppContext): MountedSandboxes {
+  const twitter = registerTwitterSandbox(server, {
+    prefix: sandboxPrefixes.twitter,
+    clock: () => app.clock.now(),
+  })
+  const youtube = registerYouTubeSandbox(server, { prefix: sandboxPrefixes.youtube, clock: app.clock })
+  app.logger.info(
+    {
+      subsystem: 'sandbox',
+      twitter: `${app.config.publicBaseUrl}${sandboxPrefixes.twitter}`,
+      youtube: `${app.config.publicBaseUrl}${sandboxPrefixes.youtube}`,
+    },
+    'sandbox mode: network simulators mounted',
+  )
+  return { twitter, youtube }
+}

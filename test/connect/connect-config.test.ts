@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest'
+import { loadConfig } from '../../src/config.js'
+import { systemClock } from '../../src/lib/clock.js'
+import { createLogger } from '../../src/logger.js'
+import type { MediaPort } from '../../src/media/port.js'
+import {
+  connectUnavailable,
+  createAdapters,
+  twitterSettings,
+  youtubeSettings,
+} from '../../src/networks/registry.js'
+
+const media: MediaPort = {
+  prepare: async () => {
+    throw new Error('not used')
+  },
+}
+const deps = { logger: createLogger('silent'), clock: systemClock, media }
+
+describe('connect and sandbox settings', () => {
+  it('points the adapters at the simulators under PUBLIC_BASE_URL in sandbox mode', () => {
+    const config = loadConfig({ HERALD_SANDBOX: '1', PUBLIC_BASE_URL: 'http://127.0.0.1:4567/' })
+    expect(twitterSettings(config)).toEqual({
+      clientId: 'herald-sandbox',
+      apiUrl: 'http://127.0.0.1:4567/sandbox/twitter/api',
+      authorizeUrl: 'http://127.0.0.1:4567/sandbox/twitter/i/oauth2/authorize',
+    })
+    expect(youtubeSettings(config)).toMatchObject({
+      authorizeUrl: 'http://127.0.0.1:4567/sandbox/youtube/o/oauth2/v2/auth',
+      tokenUrl: 'http://127.0.0.1:4567/sandbox/youtube/token',
+      apiUrl: 'http://127.0.0.1:4567/sandbox/youtube',
+    })
+    const adapters = createAdapters(config, deps)
+    expect(Object.keys(adapters).sort()).toEqual(['twitter', 'youtube'])
+    expect(connectUnavailable(config, 'bluesky')).toContain('Bluesky has no sandbox')
+    expect(connectUnavailable(config, 'twitter')).toBeUndefined()
+  })
+
+  it('builds the real adapters with the real endpoints outside sandbox mode', () => {
+    const config = loadConfig({
+      HERALD_TWITTER_CLIENT_ID: 'app-id',
+      HERALD_TWITTER_CLIENT_SECRET: 'app-secret',
+    })
+    expect(twitterSettings(config)).toEqual({
+      clientId: 'app-id',
+      clientSecret: 'app-secret',
+      apiUrl: 'https://api.x.com',
+      authorizeUrl: 'https://x.com/i/oauth2/authorize',
+    })
+    expect(youtubeSettings(config).tokenUrl).toBe('https://oauth2.googleapis.com/token')
+    expect(Object.keys(createAdapters(config, deps)).sort()).toEqual(['bluesky', 'twitter', 'youtube'])
+    expect(connectUnavailable(config, 'twitter')).toBeUndefined()
+    expect(connectUnavailable(config, 'youtube')).toContain('HERALD_GOOGLE_CLIENT_ID')
+    expect(connectUnavailable(loadConfig({}), 'twitter')).toContain('HERALD_TWITTER_CLIENT_ID')
+    expect(connectUnavailable(config, 'linkedin')).toContain('no linkedin adapter')
+  })
+
+  it('reads the Bluesky PDS and session settings', () => {
+    const config = loadConfig({
+      HERALD_SANDBOX: '1',
+      HERALD_BLUESKY_SERVICE_URL: 'http://127.0.0.1:2583/',
+      HERALD_BLUESKY_PLC_URL: 'http://127.0.0.1:2582',
+      HERALD_BLUESKY_ALLOW_LOCAL_PDS: '1',
+      HERALD_SESSION_TTL_HOURS: '2',
+      PUBLIC_BASE_URL: 'https://herald.example.com',
+    })
+    expect(config.networks.bluesky).toEqual({
+      serviceUrl: 'http://127.0.0.1:2583',
+      configured: true,
+      plcUrl: 'http://127.0.0.1:2582',
+      allowLocalPds: true,
+    })
+    expect(config.dashboard).toEqual({ sessionTtlMs: 2 * 3_600_000, secureCookies: true })
+    expect(connectUnavailable(config, 'bluesky')).toBeUndefined()
+    expect(Object.keys(createAdapters(config, deps))).toContain('bluesky')
+    expect(loadConfig({}).networks.bluesky).toMatchObject({
+      serviceUrl: 'https://bsky.social',
+      configured: false,
+    })
+    expect(loadConfig({}).dashboard).toEqual({ sessionTtlMs: 12 * 3_600_000, secureCookies: false })
+  })
+})
