@@ -57,7 +57,11 @@ export function targetRow(
   }
 }
 
-/** What a post's target sends, re-derived from the post's current copy, media and details. */
+/**
+ * What a post's target sends, re-derived from the post's current copy, media and details. `ownCopy` is a
+ * kept target's copy when no new content was sent: it may have come from its own targetAccounts entry,
+ * which outranks the variants the post keeps.
+ */
 export function resolveForPost(
   connection: ConnectionInfo,
   post: {
@@ -66,8 +70,9 @@ export function resolveForPost(
     variants: Record<string, string>
     youtube: YouTubeDetailsInput | undefined
   },
+  ownCopy?: string,
 ) {
-  const content = resolveCopy(connection, undefined, post.variants, post.content)
+  const content = resolveCopy(connection, ownCopy, post.variants, post.content)
   return {
     connection,
     content,

@@ -81,6 +81,15 @@ async function create(
 ): Promise<CreateOutput> {
   const { db } = ctx.app.store
   const now = ctx.app.clock.now()
+  const workspaceId = ctx.workspace.id
+  const key = idempotencyKey
+  const hash = key ? requestHash({ ...input, idempotencyKey: undefined }) : ''
+  // A replay answers with the first response whatever changed since (its slot may have passed, a
+  // connection or the balance moved), so it is looked up before the request is checked again.
+  if (key) {
+    const replay = await replayFor(db, workspaceId, key, hash, now)
+    if (replay) return replay as CreateOutput
+  }
   const schedule = resolveCreateSchedule(input, now)
   const plan = planPost(input, await loadConnectionInfos(db, ctx.workspace.id))
   if (plan.unknownTargets.length > 0) {
@@ -96,9 +105,6 @@ async function create(
     throw invalid(`The post cannot be published: ${media.blockers.join('; ')}`, { blockers: media.blockers })
   }
 
-  const workspaceId = ctx.workspace.id
-  const key = idempotencyKey
-  const hash = key ? requestHash({ ...input, idempotencyKey: undefined }) : ''
   const created = await db.transaction().execute(async (tx) => {
     if (key) {
       const replay = await replayFor(tx, workspaceId, key, hash, now)

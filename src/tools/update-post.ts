@@ -104,9 +104,11 @@ export const updatePost = defineTool({
     const targetRequest = replacing
       ? { targetAccounts: input.targetAccounts, platforms: input.platforms }
       : {
+          // Kept targets keep their own copy unless new content is sent (it may outrank the variants).
           targetAccounts: current.map((t) => ({
             platform: t.platform as ConnectionInfo['platform'],
             profileId: t.profile_id,
+            ...(input.content === undefined ? { content: t.content } : {}),
           })),
         }
     const plan = planPost({ content, variants, mediaUrls, youtube, ...targetRequest }, connections)
@@ -166,8 +168,12 @@ export const updatePost = defineTool({
       const resolvedFor = { content, mediaUrls, variants, youtube }
       let position = Math.max(-1, ...current.map((t) => t.position)) + 1
       for (const target of plan.targets) {
-        const resolved = resolveForPost(target.connection, resolvedFor)
         const existing = kept.get(target.connection.id)
+        const resolved = resolveForPost(
+          target.connection,
+          resolvedFor,
+          input.content === undefined ? existing?.content : undefined,
+        )
         if (!existing) {
           await tx
             .insertInto('targets')
