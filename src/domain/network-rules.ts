@@ -4,8 +4,8 @@ import type { Network } from './networks.js'
 export interface NetworkRules {
   /** Characters per post as the network counts them (YouTube: the description). */
   textLimit: number
-  /** A softer limit that only warns (X standard access: 280; premium allows 25,000). */
-  textWarnAt?: number
+  /** A softer limit that only warns, with what happens past it. */
+  textWarning?: { at: number; message: string }
   /** The item ceiling of an attachment set. */
   maxMedia: number
   /** The item floor of a set of several (Instagram 2, Threads 2); a single item is an ordinary post. */
@@ -21,7 +21,7 @@ export interface NetworkRules {
 export const networkRules: Record<Network, NetworkRules> = {
   twitter: {
     textLimit: 25_000,
-    textWarnAt: 280,
+    textWarning: { at: 280, message: 'X allows 280 on standard access (premium accounts up to 25,000)' },
     maxMedia: 4,
     minSetMedia: 2,
     mixesVideoInSet: false,
@@ -75,7 +75,9 @@ export const networkRules: Record<Network, NetworkRules> = {
     price: 1,
   },
   youtube: {
-    textLimit: 5_000,
+    // The copy becomes the description, which is capped at 5,000 characters (spec §1 rule 5), never refused.
+    textLimit: 100_000,
+    textWarning: { at: 5_000, message: 'the video description keeps the first 5,000' },
     maxMedia: 1,
     minSetMedia: 1,
     mixesVideoInSet: false,
@@ -96,8 +98,6 @@ export const reportedTextLimits: Record<Network, number> = {
   youtube: 5_000,
 }
 
-export const YOUTUBE_TITLE_LIMIT = 100
-export const YOUTUBE_DESCRIPTION_LIMIT = 5_000
 export const LINK_SURCHARGE = 50
 
 const VIDEO_EXTENSIONS = ['mp4', 'mov', 'webm', 'm4v']

@@ -147,23 +147,30 @@ export function selectConnections(
       chosen.set(connection.id, { connection, request })
     }
   }
+  // A whole network expands to its live profiles, as get_connected_accounts lists them; profiles that need
+  // reconnecting are left out with a warning, unless they are all there is (then the post cannot go out).
+  const skipped: ConnectionInfo[] = []
   for (const platform of new Set(input.platforms ?? [])) {
     const onNetwork = live.filter((c) => c.platform === platform)
+    const active = onNetwork.filter((c) => c.status === 'active')
     if (onNetwork.length === 0)
       unknown.push({ platform, reason: `No ${platform} profile is connected in this workspace` })
-    for (const connection of onNetwork)
+    for (const connection of active.length > 0 ? active : onNetwork)
       if (!chosen.has(connection.id)) chosen.set(connection.id, { connection })
+    if (active.length > 0)
+      skipped.push(...onNetwork.filter((c) => c.status !== 'active' && !chosen.has(c.id)))
   }
-  return { chosen: [...chosen.values()], unknown }
+  return { chosen: [...chosen.values()], unknown, skipped }
 }
 
 export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan {
-  const { chosen, unknown } = selectConnections(input, connections)
+  const { chosen, unknown, skipped } = selectConnections(input, connections)
   const blockers: string[] = []
   const warnings: string[] = []
   if (!input.targetAccounts?.length && !input.platforms?.length)
     blockers.push('Name at least one profile in targetAccounts or one network in platforms')
   for (const u of unknown) blockers.push(u.reason)
+  for (const c of skipped) warnings.push(`${label(c)} is left out: it needs to be reconnected`)
 
   const variants = input.variants ?? {}
   const targets: PlannedTarget[] = chosen.map(({ connection, request }) => {
@@ -196,10 +203,8 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
       blockers.push(
         `${who}: the copy is ${length} characters; ${connection.platform} allows ${rules.textLimit}`,
       )
-    else if (rules.textWarnAt && length > rules.textWarnAt) {
-      warnings.push(
-        `${who}: the copy is ${length} characters; X allows ${rules.textWarnAt} on standard access (premium accounts up to 25,000)`,
-      )
+    else if (rules.textWarning && length > rules.textWarning.at) {
+      warnings.push(`${who}: the copy is ${length} characters; ${rules.textWarning.message}`)
     }
     if (content.trim() === '' && mediaUrls.length === 0)
       blockers.push(`${who}: nothing to publish (no copy and no media)`)

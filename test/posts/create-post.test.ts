@@ -319,12 +319,12 @@ describe.each(backends)('create_post on $name', (backend) => {
     const longLine = `${'Long headline '.repeat(10)}end`
     it.each([
       [
-        'takes the first non-empty line as the title, angle brackets stripped',
+        'takes the first non-empty line as the title and strips angle brackets (the API refuses them)',
         '\n   \n  <Launch> day: our <b>new</b> thing  \nMore below #launch',
         undefined,
         {
           title: 'Launch day: our bnew/b thing',
-          description: '\n   \n  <Launch> day: our <b>new</b> thing  \nMore below #launch\n#Shorts',
+          description: 'Launch day: our bnew/b thing  \nMore below #launch\n\n#Shorts',
           privacyStatus: 'public',
         },
       ],
@@ -334,7 +334,7 @@ describe.each(backends)('create_post on $name', (backend) => {
         undefined,
         {
           title: [...longLine].slice(0, 100).join('').trim(),
-          description: `${longLine}\nsecond line\n#Shorts`,
+          description: `${longLine}\nsecond line\n\n#Shorts`,
           privacyStatus: 'public',
         },
       ],
@@ -348,7 +348,11 @@ describe.each(backends)('create_post on $name', (backend) => {
         'keeps a given title and privacyStatus and still defaults the description',
         'First line\nSecond line',
         { title: 'Given title', privacyStatus: 'unlisted' },
-        { title: 'Given title', description: 'First line\nSecond line\n#Shorts', privacyStatus: 'unlisted' },
+        {
+          title: 'Given title',
+          description: 'First line\nSecond line\n\n#Shorts',
+          privacyStatus: 'unlisted',
+        },
       ],
     ])('%s', async (_name, content, youtube, expected) => {
       const { status, body } = await create({
@@ -374,7 +378,7 @@ describe.each(backends)('create_post on $name', (backend) => {
       const [row] = await targetRows(h, body.postIds[0])
       expect(row?.youtube).toEqual({
         title: 'Shared title',
-        description: 'Own line\nmore\n#Shorts',
+        description: 'Own line\nmore\n\n#Shorts',
         privacyStatus: 'unlisted',
       })
     })

@@ -540,7 +540,7 @@ describe.each(backends)('reading and updating posts on $name', (backend) => {
       })
       expect((await targetRows(h, id))[0]?.youtube).toEqual({
         title: 'My title',
-        description: 'My description\n#Shorts',
+        description: 'My description\n\n#Shorts',
         privacyStatus: 'private',
       })
       await update({ id, youtube: { title: 'New title' } })
@@ -559,7 +559,7 @@ describe.each(backends)('reading and updating posts on $name', (backend) => {
       await update({ id, youtube: { privacyStatus: 'unlisted' } })
       expect((await targetRows(h, id))[0]?.youtube).toEqual({
         title: 'Default title line',
-        description: 'Default title line\nbody\n#Shorts',
+        description: 'Default title line\nbody\n\n#Shorts',
         privacyStatus: 'unlisted',
       })
     })
