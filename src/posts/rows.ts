@@ -2,19 +2,23 @@ import type { ConnectionInfo, PlannedTarget } from '../domain/post-plan.js'
 import { resolveCopy } from '../domain/post-plan.js'
 import { resolveYouTubeDetails, type YouTubeDetailsInput } from '../domain/youtube-details.js'
 import { newId } from '../lib/ids.js'
+import { compiledOnce } from '../store/compiled.js'
 import type { Db } from '../store/db.js'
 import type { TargetRow } from '../store/posts.js'
 
-/** The workspace's connections in the shape the planner reads. */
-export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<ConnectionInfo[]> {
-  const rows = await db
+const connectionInfoQuery = compiledOnce(1, (db: Db, workspaceId: string) =>
+  db
     .selectFrom('connections')
     .select(['id', 'platform', 'profile_id', 'username', 'status'])
     .where('workspace_id', '=', workspaceId)
     .where('status', '!=', 'removed')
     .orderBy('platform')
-    .orderBy('id')
-    .execute()
+    .orderBy('id'),
+)
+
+/** The workspace's connections in the shape the planner reads. */
+export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<ConnectionInfo[]> {
+  const { rows } = await connectionInfoQuery(db, workspaceId)
   return rows.map((row) => ({
     id: row.id,
     platform: row.platform as ConnectionInfo['platform'],

@@ -1,4 +1,5 @@
 import { newId } from '../lib/ids.js'
+import { compiledOnce } from './compiled.js'
 import type { Db } from './db.js'
 import type { MembershipsTable } from './schema.js'
 
@@ -65,20 +66,18 @@ export async function addMember(db: Db, workspaceId: string, userId: string, rol
     .execute()
 }
 
-export function findMembership(db: Db, workspaceId: string, userId: string) {
-  return db
+const membershipQuery = compiledOnce(2, (db: Db, workspaceId: string, userId: string) =>
+  db
     .selectFrom('memberships')
     .innerJoin('workspaces', 'workspaces.id', 'memberships.workspace_id')
-    .select([
-      'workspaces.id',
-      'workspaces.name',
-      'workspaces.plan',
-      'workspaces.credit_balance',
-      'memberships.role',
-    ])
+    .select(['workspaces.id', 'workspaces.name', 'workspaces.plan', 'workspaces.credit_balance', 'memberships.role'])
     .where('memberships.workspace_id', '=', workspaceId)
-    .where('memberships.user_id', '=', userId)
-    .executeTakeFirst()
+    .where('memberships.user_id', '=', userId),
+)
+
+/** The workspace and the person's role in it, or undefined when they are not a member (every tool call). */
+export async function findMembership(db: Db, workspaceId: string, userId: string) {
+  return (await membershipQuery(db, workspaceId, userId)).rows[0]
 }
 
 /** Every workspace the person belongs to, owned and shared, oldest first. */
@@ -151,8 +150,11 @@ export async function insertApiKey(
   return id
 }
 
-export function findApiKeyByHash(db: Db, hash: string) {
-  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst()
+const apiKeyQuery = compiledOnce(1, (db: Db, hash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash))
+
+/** The key row for a SHA-256 hash (every authenticated request). */
+export async function findApiKeyByHash(db: Db, hash: string) {
+  return (await apiKeyQuery(db, hash)).rows[0]
 }
 
 export function listApiKeys(db: Db, userId: string) {

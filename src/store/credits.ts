@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { AppError } from '../errors.js'
 import { newId } from '../lib/ids.js'
+import { compiledInsert, compiledOnce } from './compiled.js'
 import type { Db } from './db.js'
 
 export interface CreditMovement {
@@ -10,6 +11,17 @@ export interface CreditMovement {
   reference?: string | null
 }
 
+const chargeQuery = compiledOnce(2, (db: Db, amount: number, workspaceId: string) =>
+  db
+    .updateTable('workspaces')
+    .set({ credit_balance: sql`credit_balance - ${amount}` })
+    .where('id', '=', workspaceId)
+    .where('credit_balance', '>=', amount)
+    .returning('credit_balance'),
+)
+
+const insertLedgerRow = compiledInsert('credit_ledger', ['id', 'workspace_id', 'delta', 'reason', 'reference', 'balance_after', 'created_at'])
+
 /**
  * Takes `amount` credits in the caller's transaction, or throws `insufficient_credits` and takes nothing.
  * The balance check and the decrement are one conditional UPDATE, so two concurrent charges can never
@@ -18,13 +30,7 @@ export interface CreditMovement {
 export async function charge(db: Db, movement: CreditMovement, now: number): Promise<number> {
   const { workspaceId, amount } = movement
   if (amount === 0) return currentBalance(db, workspaceId)
-  const updated = await db
-    .updateTable('workspaces')
-    .set({ credit_balance: sql`credit_balance - ${amount}` })
-    .where('id', '=', workspaceId)
-    .where('credit_balance', '>=', amount)
-    .returning('credit_balance')
-    .executeTakeFirst()
+  const updated = (await chargeQuery(db, amount, workspaceId)).rows[0]
   if (!updated) {
     const balance = await currentBalance(db, workspaceId)
     throw new AppError(
@@ -62,18 +68,15 @@ export async function currentBalance(db: Db, workspaceId: string): Promise<numbe
 }
 
 async function writeLedger(db: Db, movement: CreditMovement, balanceAfter: number, now: number) {
-  await db
-    .insertInto('credit_ledger')
-    .values({
-      id: newId(now),
-      workspace_id: movement.workspaceId,
-      delta: movement.amount,
-      reason: movement.reason,
-      reference: movement.reference ?? null,
-      balance_after: balanceAfter,
-      created_at: now,
-    })
-    .execute()
+  await insertLedgerRow(db, {
+    id: newId(now),
+    workspace_id: movement.workspaceId,
+    delta: movement.amount,
+    reason: movement.reason,
+    reference: movement.reference ?? null,
+    balance_after: balanceAfter,
+    created_at: now,
+  })
 }
 
 export function ledgerFor(db: Db, workspaceId: string) {

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { compiledInsert } from './compiled.js'
 import type { Db } from './db.js'
 import type { PostsTable, TargetsTable } from './schema.js'
 
@@ -50,9 +51,57 @@ export async function countPosts(db: Db, workspaceId: string): Promise<Record<st
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
 }
 
+const insertPostRow = compiledInsert('posts', [
+  'id',
+  'workspace_id',
+  'author_id',
+  'content',
+  'media_urls',
+  'youtube',
+  'variants',
+  'status',
+  'schedule_date',
+  'schedule_time',
+  'timezone',
+  'due_at',
+  'publish_immediately',
+  'attempts',
+  'last_error',
+  'created_at',
+  'updated_at',
+  'published_at',
+])
+
+export const insertTargetRow = compiledInsert('targets', [
+  'id',
+  'post_id',
+  'workspace_id',
+  'connection_id',
+  'position',
+  'platform',
+  'profile_id',
+  'username',
+  'content',
+  'media_urls',
+  'youtube',
+  'status',
+  'run_at',
+  'lease_owner',
+  'lease_expires_at',
+  'attempts',
+  'remote_id',
+  'url',
+  'error',
+  'upload_error',
+  'stuck_at',
+  'published_at',
+  'created_at',
+  'updated_at',
+])
+
 export async function insertPost(db: Db, post: PostRow, targets: TargetRow[]) {
-  await db.insertInto('posts').values(post).execute()
-  if (targets.length > 0) await db.insertInto('targets').values(targets).execute()
+  await insertPostRow(db, post)
+  for (const target of targets) await insertTargetRow(db, target)
 }
 
 export async function updatePostRow(db: Db, id: string, patch: Partial<PostRow>) {
