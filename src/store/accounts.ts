@@ -70,7 +70,13 @@ const membershipQuery = compiledOnce(2, (db: Db, workspaceId: string, userId: st
   db
     .selectFrom('memberships')
     .innerJoin('workspaces', 'workspaces.id', 'memberships.workspace_id')
-    .select(['workspaces.id', 'workspaces.name', 'workspaces.plan', 'workspaces.credit_balance', 'memberships.role'])
+    .select([
+      'workspaces.id',
+      'workspaces.name',
+      'workspaces.plan',
+      'workspaces.credit_balance',
+      'memberships.role',
+    ])
     .where('memberships.workspace_id', '=', workspaceId)
     .where('memberships.user_id', '=', userId),
 )
@@ -150,7 +156,9 @@ export async function insertApiKey(
   return id
 }
 
-const apiKeyQuery = compiledOnce(1, (db: Db, hash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash))
+const apiKeyQuery = compiledOnce(1, (db: Db, hash: string) =>
+  db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash),
+)
 
 /** The key row for a SHA-256 hash (every authenticated request). */
 export async function findApiKeyByHash(db: Db, hash: string) {

@@ -11,14 +11,22 @@ const SENTINEL = '\u0000herald-arg-'
  * compiled SQL and binds the real values in place of the stand-ins. Compiling a builder costs more than
  * running a short query in SQLite, which is why create_post and authentication use this.
  */
-export function compiledOnce<Args extends unknown[], Row>(arity: Args['length'], build: (db: Db, ...args: Args) => Compilable<Row>) {
-  const cache = new WeakMap<object, { compiled: CompiledQuery<Row>; slots: Array<{ arg: number } | { value: unknown }> }>()
+export function compiledOnce<Args extends unknown[], Row>(
+  arity: Args['length'],
+  build: (db: Db, ...args: Args) => Compilable<Row>,
+) {
+  const cache = new WeakMap<
+    object,
+    { compiled: CompiledQuery<Row>; slots: Array<{ arg: number } | { value: unknown }> }
+  >()
   const compile = (db: Db) => {
     const stand = Array.from({ length: arity }, (_, i) => `${SENTINEL}${i}`) as unknown as Args
     const compiled = build(db, ...stand).compile()
     // Parameters that are not stand-ins are constants written into the builder; they are bound as they are.
     const slots = compiled.parameters.map((value) =>
-      typeof value === 'string' && value.startsWith(SENTINEL) ? { arg: Number(value.slice(SENTINEL.length)) } : { value },
+      typeof value === 'string' && value.startsWith(SENTINEL)
+        ? { arg: Number(value.slice(SENTINEL.length)) }
+        : { value },
     )
     return { compiled, slots }
   }
@@ -31,7 +39,10 @@ export function compiledOnce<Args extends unknown[], Row>(arity: Args['length'],
       cache.set(key, entry)
     }
     const { compiled, slots } = entry
-    return db.executeQuery<Row>({ ...compiled, parameters: slots.map((slot) => ('arg' in slot ? args[slot.arg] : slot.value)) })
+    return db.executeQuery<Row>({
+      ...compiled,
+      parameters: slots.map((slot) => ('arg' in slot ? args[slot.arg] : slot.value)),
+    })
   }
 }
 
@@ -39,7 +50,10 @@ export function compiledOnce<Args extends unknown[], Row>(arity: Args['length'],
  * An INSERT of one row into `table` with exactly `columns`, compiled once (see {@link compiledOnce}).
  * Every column must be present on the row passed in.
  */
-export function compiledInsert<T extends keyof Database & string>(table: T, columns: ReadonlyArray<keyof Database[T] & string>) {
+export function compiledInsert<T extends keyof Database & string>(
+  table: T,
+  columns: ReadonlyArray<keyof Database[T] & string>,
+) {
   const insert = compiledOnce(columns.length, (db: Db, ...values: unknown[]) =>
     db.insertInto(table).values(Object.fromEntries(columns.map((column, i) => [column, values[i]])) as never),
   )

@@ -20,7 +20,15 @@ const chargeQuery = compiledOnce(2, (db: Db, amount: number, workspaceId: string
     .returning('credit_balance'),
 )
 
-const insertLedgerRow = compiledInsert('credit_ledger', ['id', 'workspace_id', 'delta', 'reason', 'reference', 'balance_after', 'created_at'])
+const insertLedgerRow = compiledInsert('credit_ledger', [
+  'id',
+  'workspace_id',
+  'delta',
+  'reason',
+  'reference',
+  'balance_after',
+  'created_at',
+])
 
 /**
  * Takes `amount` credits in the caller's transaction, or throws `insufficient_credits` and takes nothing.
