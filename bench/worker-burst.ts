@@ -60,9 +60,11 @@ export async function benchBurst(
       count,
       runAt: due,
     })
+    // Watch the stand-in network first (no database load while the workers drain), then confirm in the store.
+    await waitFor(async () => recorder.received.length >= count, 180_000, `${count} publishes`)
     await waitFor(
       async () => (await targetCounts(h.app.store)).published === count,
-      180_000,
+      30_000,
       `${count} published targets`,
     )
     const rows = await h.app.store.db

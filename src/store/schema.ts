@@ -124,7 +124,7 @@ export interface TargetsTable {
 export interface PostCountsTable {
   workspace_id: string
   status: string
-  /** Postgres spreads each counter over 16 rows (see migration 001); SQLite uses 0. */
+  /** Postgres spreads each counter over up to 64 rows (see migration 001); SQLite uses 0. */
   shard: number
   n: number
 }

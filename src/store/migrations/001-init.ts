@@ -275,9 +275,9 @@ export function createInitMigration(dialect: Dialect) {
 /**
  * post_counts mirrors `SELECT status, count(*) FROM posts GROUP BY workspace_id, status`, kept by triggers so
  * list_posts answers its `counts` with one indexed read instead of scanning every post of the workspace.
- * On Postgres each (workspace, status) is spread over 16 rows picked by the post id: one counter row would
- * be locked by every status change of the workspace until its transaction commits, serialising the workers.
- * SQLite has one writer anyway and uses shard 0. Readers sum the shards.
+ * On Postgres each (workspace, status) is spread over up to 64 rows: one counter row would be locked by every
+ * status change of the workspace until its transaction commits, serialising the workers. SQLite has one
+ * writer anyway and uses shard 0. Readers sum the shards.
  */
 async function createPostCountTriggers(db: Kysely<unknown>, dialect: Dialect) {
   if (dialect === 'sqlite') {
@@ -295,17 +295,25 @@ async function createPostCountTriggers(db: Kysely<unknown>, dialect: Dialect) {
     END`.execute(db)
     return
   }
+  // Each database connection counts into its own shard (its backend pid), so concurrent transactions never
+  // wait on one another's counter rows; within a transaction the two rows of a status change are taken in
+  // alphabetical order of status, so two connections that share a shard cannot deadlock either.
+  await sql`CREATE FUNCTION post_counts_bump(ws varchar, st varchar, delta int) RETURNS void AS $$
+    INSERT INTO post_counts (workspace_id, status, shard, n) VALUES (ws, st, pg_backend_pid() % 64, delta)
+      ON CONFLICT (workspace_id, status, shard) DO UPDATE SET n = post_counts.n + delta
+    $$ LANGUAGE sql`.execute(db)
   await sql`CREATE FUNCTION posts_count_change() RETURNS trigger AS $$
     BEGIN
-      IF TG_OP IN ('DELETE', 'UPDATE') THEN
-        INSERT INTO post_counts (workspace_id, status, shard, n)
-          VALUES (OLD.workspace_id, OLD.status, abs(hashtext(OLD.id)) % 16, -1)
-          ON CONFLICT (workspace_id, status, shard) DO UPDATE SET n = post_counts.n - 1;
-      END IF;
-      IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        INSERT INTO post_counts (workspace_id, status, shard, n)
-          VALUES (NEW.workspace_id, NEW.status, abs(hashtext(NEW.id)) % 16, 1)
-          ON CONFLICT (workspace_id, status, shard) DO UPDATE SET n = post_counts.n + 1;
+      IF TG_OP = 'INSERT' THEN
+        PERFORM post_counts_bump(NEW.workspace_id, NEW.status, 1);
+      ELSIF TG_OP = 'DELETE' THEN
+        PERFORM post_counts_bump(OLD.workspace_id, OLD.status, -1);
+      ELSIF OLD.status < NEW.status THEN
+        PERFORM post_counts_bump(OLD.workspace_id, OLD.status, -1);
+        PERFORM post_counts_bump(NEW.workspace_id, NEW.status, 1);
+      ELSE
+        PERFORM post_counts_bump(NEW.workspace_id, NEW.status, 1);
+        PERFORM post_counts_bump(OLD.workspace_id, OLD.status, -1);
       END IF;
       RETURN NULL;
     END $$ LANGUAGE plpgsql`.execute(db)
