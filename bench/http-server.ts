@@ -12,7 +12,7 @@ import { loadConfig } from '../src/config.js'
 import { createLogger } from '../src/logger.js'
 import { buildServer } from '../src/server.js'
 import { upsertConnection } from '../src/store/connections.js'
-import { seedScheduledPosts } from './seed.js'
+import { seedScheduledPosts } from '../test/helpers/seed.js'
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-bench-'))
 const config = loadConfig({
@@ -56,6 +56,7 @@ await seedScheduledPosts(app.store, {
   workspaceId: listing.workspaceId,
   authorId: listing.userId,
   connectionId,
+  profile: { platform: 'twitter', profileId: 'bench-1', username: 'bench' },
   count: Number(process.env.BENCH_LIST_POSTS ?? 100_000),
 })
 

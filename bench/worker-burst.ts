@@ -1,6 +1,7 @@
 import { connectProfile } from '../test/helpers/connections.js'
 import { startHarness } from '../test/helpers/harness.js'
 import { startRecorder } from '../test/helpers/recorder.js'
+import { seedScheduledPosts } from '../test/helpers/seed.js'
 import {
   type SharedDatabase,
   sharedPostgres,
@@ -10,7 +11,6 @@ import {
   type WorkerProcess,
   waitFor,
 } from '../test/helpers/worker-processes.js'
-import { seedScheduledPosts } from './seed.js'
 import { percentile, round } from './stats.js'
 
 export interface BurstResult {

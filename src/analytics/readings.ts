@@ -1,19 +1,11 @@
-import { PublishFailure } from '../networks/adapter.js'
+import { emptyPostSummary as emptyReadingSummary, PublishFailure } from '../networks/adapter.js'
 import type { ReadingRow } from '../store/analytics.js'
 import type { ConnectionRow } from '../store/connections.js'
 import type { PostReading, PostSummary, ProfileReading } from './schemas.js'
 
 /** Converting stored readings to the spec's shapes, and the rules about who can report at all. */
 
-export const emptyPostSummary = (): PostSummary => ({
-  views: null,
-  likes: null,
-  comments: null,
-  shares: null,
-  saves: null,
-  clicks: null,
-  engagements: null,
-})
+export const emptyPostSummary = (): PostSummary => emptyReadingSummary()
 
 export const emptyProfileSummary = (): ProfileReading['summary'] => ({
   followers: null,

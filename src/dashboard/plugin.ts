@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { registerConnectRoutes } from '../connect/routes.js'
+import { parseForm } from '../lib/form.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import { registerChannelRoutes } from './channels.js'
 import { problemPage, sendHtml } from './html.js'
-import { parseForm } from './request.js'
 
 const FORM_BODY_LIMIT = 64 * 1024
 

@@ -9,6 +9,7 @@ import {
   serializeCookie,
   setSessionWorkspace,
 } from '../auth/sessions.js'
+import type { FormBody } from '../lib/form.js'
 import { findMembership, findUserById, type MemberRole } from '../store/accounts.js'
 import { problemPage, sendHtml } from './html.js'
 
@@ -17,18 +18,6 @@ export interface SignedIn {
   session: DashboardSession
   user: { id: string; email: string; name: string }
   workspace: { id: string; name: string; role: MemberRole }
-}
-
-/** A parsed `application/x-www-form-urlencoded` body: a repeated field keeps every value. */
-export type FormBody = Record<string, string | string[]>
-
-export function parseForm(text: string): FormBody {
-  const out: FormBody = {}
-  for (const [key, value] of new URLSearchParams(text)) {
-    const current = out[key]
-    out[key] = current === undefined ? value : Array.isArray(current) ? [...current, value] : [current, value]
-  }
-  return out
 }
 
 /** One field of the request's form body ('' when absent). */

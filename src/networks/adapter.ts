@@ -106,6 +106,17 @@ export interface PostMetricsReading {
   unavailable?: boolean
 }
 
+/** A post reading's summary with no figures yet (every key present, every value null). */
+export const emptyPostSummary = (): PostMetricsReading['summary'] => ({
+  views: null,
+  likes: null,
+  comments: null,
+  shares: null,
+  saves: null,
+  clicks: null,
+  engagements: null,
+})
+
 /** Spec §2 profile analytics reading, before Herald stamps `fetchedAt`. */
 export interface ProfileMetricsReading {
   summary: { followers: number | null; following: number | null; posts: number | null; views: number | null }

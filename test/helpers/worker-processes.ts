@@ -4,10 +4,9 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { newId } from '../../src/lib/ids.js'
 import { openStore, type Store } from '../../src/store/db.js'
-import type { PostRow, TargetRow } from '../../src/store/posts.js'
 import { postgresTestUrl } from './backends.js'
+import { seedScheduledPosts } from './seed.js'
 
 /** A database both the test and separate worker processes open: a SQLite file or a Postgres schema. */
 export interface SharedDatabase {
@@ -75,8 +74,8 @@ export async function startWorkerProcess(
   return { child, exited, stderr }
 }
 
-/** Inserts `count` posts of one target each, due at `runAt`, directly (fast seeding for load tests). */
-export async function seedDueTargets(
+/** Inserts `count` one-target posts due from `runAt` (1 ms apart), directly (fast seeding for load tests). */
+export function seedDueTargets(
   store: Store,
   input: {
     workspaceId: string
@@ -87,68 +86,11 @@ export async function seedDueTargets(
     contentOf?: (i: number) => string
   },
 ): Promise<string[]> {
-  const ids: string[] = []
-  const now = Date.now()
-  for (let start = 0; start < input.count; start += 500) {
-    await store.db.transaction().execute(async (tx) => {
-      const posts: PostRow[] = []
-      const targets: TargetRow[] = []
-      for (let i = start; i < Math.min(input.count, start + 500); i++) {
-        const postId = newId(now)
-        const content = input.contentOf?.(i) ?? `burst ${i}`
-        posts.push({
-          id: postId,
-          workspace_id: input.workspaceId,
-          author_id: input.authorId,
-          content,
-          media_urls: '[]',
-          youtube: null,
-          variants: '{}',
-          status: 'scheduled',
-          schedule_date: '2030-01-01',
-          schedule_time: '00:00',
-          timezone: 'UTC',
-          due_at: input.runAt,
-          publish_immediately: 0,
-          attempts: 0,
-          last_error: '',
-          created_at: now,
-          updated_at: now,
-          published_at: null,
-        })
-        targets.push({
-          id: newId(now),
-          post_id: postId,
-          workspace_id: input.workspaceId,
-          connection_id: input.connectionId,
-          position: 0,
-          platform: 'twitter',
-          profile_id: 'tw-1',
-          username: 'acme',
-          content,
-          media_urls: '[]',
-          youtube: null,
-          status: 'pending',
-          run_at: input.runAt + i,
-          lease_owner: null,
-          lease_expires_at: null,
-          attempts: 0,
-          remote_id: null,
-          url: null,
-          error: null,
-          upload_error: null,
-          stuck_at: null,
-          published_at: null,
-          created_at: now,
-          updated_at: now,
-        })
-        ids.push(postId)
-      }
-      await tx.insertInto('posts').values(posts).execute()
-      await tx.insertInto('targets').values(targets).execute()
-    })
-  }
-  return ids
+  return seedScheduledPosts(store, {
+    ...input,
+    runAt: (i) => input.runAt + i,
+    contentOf: input.contentOf ?? ((i) => `burst ${i}`),
+  })
 }
 
 export async function targetCounts(store: Store) {

@@ -1,5 +1,10 @@
-import type { Credentials, PostMetricsReading, ProfileMetricsReading } from '../adapter.js'
-import { PublishFailure } from '../adapter.js'
+import {
+  type Credentials,
+  emptyPostSummary,
+  type PostMetricsReading,
+  type ProfileMetricsReading,
+  PublishFailure,
+} from '../adapter.js'
 import { parsePostUri } from './post.js'
 import { sessionOf } from './session.js'
 import type { Xrpc } from './xrpc.js'
@@ -32,16 +37,6 @@ interface ProfileView {
 }
 
 const count = (value: unknown): number | null => (typeof value === 'number' ? value : null)
-
-const emptyPostSummary = (): PostMetricsReading['summary'] => ({
-  views: null,
-  likes: null,
-  comments: null,
-  shares: null,
-  saves: null,
-  clicks: null,
-  engagements: null,
-})
 
 /**
  * The reading's error when the failure means the server has no such method to offer (an XRPC answer of

@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
+import { parseForm } from '../../lib/form.js'
 import { mediaView, registerControlRoutes, tweetView } from './control.js'
 import { send } from './endpoint.js'
 import { registerMediaRoutes } from './media.js'
-import { parseForm, registerAuthorizeRoutes, registerTokenRoute } from './oauth.js'
+import { registerAuthorizeRoutes, registerTokenRoute } from './oauth.js'
 import { registerPostRoutes } from './posts.js'
 import { problems } from './problems.js'
 import {

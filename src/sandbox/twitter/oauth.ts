@@ -1,19 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FormBody } from '../../lib/form.js'
 import { defineEndpoint } from './endpoint.js'
 import { oauthErrors } from './problems.js'
 import { knownScopes, type TwitterSandboxState } from './state.js'
-
-/** A parsed form: a key sent more than once (the scope checkboxes) keeps every value. */
-export type FormBody = Record<string, string | string[]>
-
-export function parseForm(text: string): FormBody {
-  const out: FormBody = {}
-  for (const [key, value] of new URLSearchParams(text)) {
-    const current = out[key]
-    out[key] = current === undefined ? value : Array.isArray(current) ? [...current, value] : [current, value]
-  }
-  return out
-}
 
 const one = (body: unknown, key: string): string | undefined => {
   const value = (body as FormBody | undefined)?.[key]
