@@ -124,8 +124,16 @@ export async function migrate(store: Store): Promise<void> {
     provider: new StaticMigrations({ '001-init': createInitMigration(store.dialect) }),
     ...(schema ? { migrationTableSchema: schema } : {}),
   })
-  const { error, results } = await migrator.migrateToLatest()
-  if (error) {
+  // Kysely locks migrations on Postgres but not on SQLite (one connection per process). When two processes
+  // (`herald api` and `herald worker`) start on a new SQLite file at once, the loser's migration fails
+  // because the winner's tables exist; it rolled back whole, so it waits and looks again.
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest()
+    if (!error) return
+    if (store.dialect === 'sqlite' && attempt < 10) {
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
+      continue
+    }
     const failed = results?.find((r) => r.status === 'Error')?.migrationName
     throw new Error(`Database migration ${failed ?? ''} failed: ${(error as Error).message}`)
   }
