@@ -21,6 +21,8 @@ export type Db = Kysely<Database>
 export interface Store {
   db: Db
   dialect: Dialect
+  /** Postgres only: the pool under Kysely, for the worker's named (server-side prepared) statements. */
+  pgPool?: pg.Pool
   destroy(): Promise<void>
 }
 
@@ -102,7 +104,7 @@ async function openPostgres(options: StoreOptions): Promise<Store> {
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  return { db, dialect: 'postgres', destroy: () => db.destroy() }
+  return { db, dialect: 'postgres', pgPool: pool, destroy: () => db.destroy() }
 }
 
 class StaticMigrations implements MigrationProvider {

@@ -24,7 +24,10 @@ export interface ClaimInput {
  * workers claim side by side without ever taking the same row. SQLite has one writer at a time, so a short
  * transaction of UPDATE ... WHERE id IN (SELECT ...) is just as atomic.
  */
-export async function claimDueTargets(store: Store, input: ClaimInput): Promise<TargetRow[]> {
+/** A claimed target; `onlyTarget` says its post has no other target (Postgres settles those in one statement). */
+export type ClaimedTarget = TargetRow & { onlyTarget: boolean }
+
+export async function claimDueTargets(store: Store, input: ClaimInput): Promise<ClaimedTarget[]> {
   if (input.limit <= 0 || input.platforms.length === 0) return []
   const due = sql`
     SELECT id FROM targets
@@ -38,7 +41,7 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
     attempts = attempts + 1,
     updated_at = ${input.now}`
   if (store.dialect === 'postgres') {
-    const claimed = await sql<TargetRow>`
+    const claimed = await sql<TargetRow & { siblings: number }>`
       WITH due AS (${due} FOR UPDATE SKIP LOCKED),
       claimed AS (
         UPDATE targets SET ${lease} FROM due
@@ -48,8 +51,12 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
       touched AS (
         UPDATE posts SET status = 'processing', attempts = posts.attempts + per_post.n, updated_at = ${input.now}
           FROM per_post WHERE posts.id = per_post.post_id)
-      SELECT * FROM claimed`.execute(store.db)
-    return claimed.rows.map(normalise)
+      SELECT claimed.*, (SELECT count(*) FROM targets s WHERE s.post_id = claimed.post_id) AS siblings
+        FROM claimed`.execute(store.db)
+    return claimed.rows.map(({ siblings, ...row }) => ({
+      ...normalise(row),
+      onlyTarget: Number(siblings) === 1,
+    }))
   }
   return store.db.transaction().execute(async (tx) => {
     const claimed = await sql<TargetRow>`
@@ -68,7 +75,7 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
         .where('id', 'in', postIds)
         .execute()
     }
-    return rows
+    return rows.map((row) => ({ ...row, onlyTarget: false }))
   })
 }
 

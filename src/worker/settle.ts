@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Db, Store } from '../store/db.js'
+import type { TargetRow } from '../store/posts.js'
 
 /**
  * How a claimed target ends an attempt. Every statement requires `lease_owner = <worker>`: a worker that
@@ -12,69 +13,111 @@ export type Outcome =
   /** The network may or may not have the post: keep the lease, expire it, and let a person decide. */
   | { kind: 'unknown'; error: string }
 
+/** The target columns an outcome writes. */
+function targetChanges(outcome: Outcome, now: number): Partial<TargetRow> {
+  switch (outcome.kind) {
+    case 'published':
+      return {
+        status: 'published',
+        remote_id: outcome.remoteId,
+        url: outcome.url,
+        upload_error: outcome.uploadError ?? null,
+        error: null,
+        published_at: now,
+        run_at: null,
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: now,
+      }
+    case 'failed':
+      return {
+        status: 'failed',
+        error: outcome.error,
+        run_at: null,
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: now,
+      }
+    case 'retry':
+      return {
+        error: outcome.error,
+        run_at: outcome.runAt,
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: now,
+      }
+    case 'unknown':
+      return { error: outcome.error, stuck_at: now, lease_expires_at: now - 1, updated_at: now }
+  }
+}
+
+export interface SettleInput {
+  targetId: string
+  postId: string
+  workerId: string
+  now: number
+  outcome: Outcome
+  /** True when the post has no other target (known at claim time; a post's targets cannot change while one is leased). */
+  onlyTarget?: boolean
+}
+
 /** Records an attempt's outcome and re-derives the post's status. Returns false when the lease was lost. */
-export async function settleTarget(
-  store: Store,
-  input: { targetId: string; postId: string; workerId: string; now: number; outcome: Outcome },
-): Promise<boolean> {
+export async function settleTarget(store: Store, input: SettleInput): Promise<boolean> {
   const { targetId, postId, workerId, now, outcome } = input
+  const changes = targetChanges(outcome, now)
+  const lastError = outcome.kind === 'published' ? undefined : outcome.error
+  if (store.pgPool && input.onlyTarget) return settleOnlyTarget(store, input, changes, lastError)
   return store.db.transaction().execute(async (tx) => {
     // Targets of one post settle one at a time, so the last one sees every sibling's outcome and the post
     // status is derived from all of them (under READ COMMITTED two racing settles would each miss the other).
     if (store.dialect === 'postgres')
       await sql`SELECT id FROM posts WHERE id = ${postId} FOR UPDATE`.execute(tx)
-    const owned = tx.updateTable('targets').where('id', '=', targetId).where('lease_owner', '=', workerId)
-    let result: { numUpdatedRows: bigint }
-    switch (outcome.kind) {
-      case 'published':
-        result = await owned
-          .set({
-            status: 'published',
-            remote_id: outcome.remoteId,
-            url: outcome.url,
-            upload_error: outcome.uploadError ?? null,
-            error: null,
-            published_at: now,
-            run_at: null,
-            lease_owner: null,
-            lease_expires_at: null,
-            updated_at: now,
-          })
-          .executeTakeFirst()
-        break
-      case 'failed':
-        result = await owned
-          .set({
-            status: 'failed',
-            error: outcome.error,
-            run_at: null,
-            lease_owner: null,
-            lease_expires_at: null,
-            updated_at: now,
-          })
-          .executeTakeFirst()
-        break
-      case 'retry':
-        result = await owned
-          .set({
-            error: outcome.error,
-            run_at: outcome.runAt,
-            lease_owner: null,
-            lease_expires_at: null,
-            updated_at: now,
-          })
-          .executeTakeFirst()
-        break
-      case 'unknown':
-        result = await owned
-          .set({ error: outcome.error, stuck_at: now, lease_expires_at: now - 1, updated_at: now })
-          .executeTakeFirst()
-        break
-    }
+    const result = await tx
+      .updateTable('targets')
+      .set(changes)
+      .where('id', '=', targetId)
+      .where('lease_owner', '=', workerId)
+      .executeTakeFirst()
     if (Number(result.numUpdatedRows) === 0) return false
-    await refreshPostStatus(tx, postId, now, outcome.kind === 'published' ? undefined : outcome.error)
+    await refreshPostStatus(tx, postId, now, lastError)
     return true
   })
+}
+
+/**
+ * Postgres, a post with a single target (create_post makes one post per profile): no sibling can race, so
+ * the target and its post change in one statement, one round trip instead of five. It runs as a named
+ * statement, which Postgres parses and plans once per connection rather than on every settle.
+ */
+async function settleOnlyTarget(
+  store: Store,
+  input: SettleInput,
+  changes: Partial<TargetRow>,
+  lastError: string | undefined,
+) {
+  const columns = Object.keys(changes)
+  const values: unknown[] = Object.values(changes)
+  const assignments = columns.map((column, i) => `${column} = $${i + 1}`).join(', ')
+  const n = columns.length
+  const text = `
+    WITH settled AS (
+      UPDATE targets SET ${assignments}
+       WHERE id = $${n + 1} AND lease_owner = $${n + 2}
+      RETURNING post_id, status, published_at)
+    UPDATE posts SET
+      status = CASE WHEN settled.status = 'pending' THEN posts.status ELSE settled.status END,
+      published_at = settled.published_at,
+      last_error = coalesce($${n + 3}::text, posts.last_error),
+      updated_at = $${n + 4}
+      FROM settled WHERE posts.id = settled.post_id
+    RETURNING posts.id`
+  const pool = store.pgPool as NonNullable<Store['pgPool']>
+  const result = await pool.query({
+    name: `herald_settle_${input.outcome.kind}`,
+    text,
+    values: [...values, input.targetId, input.workerId, lastError ?? null, input.now],
+  })
+  return (result.rowCount ?? 0) > 0
 }
 
 /**

@@ -9,8 +9,7 @@ import type { Logger } from '../logger.js'
 import type { NetworkAdapter } from '../networks/adapter.js'
 import type { ConnectionRow } from '../store/connections.js'
 import type { Store } from '../store/db.js'
-import type { TargetRow } from '../store/posts.js'
-import { claimDueTargets, markStuck, releaseUnstarted, renewLeases } from './leases.js'
+import { type ClaimedTarget, claimDueTargets, markStuck, releaseUnstarted, renewLeases } from './leases.js'
 import type { Metrics } from './metrics.js'
 import type { QueueSignal } from './queue-signal.js'
 import { sendTarget } from './send.js'
@@ -61,8 +60,11 @@ const CLAIM_COALESCE_MS = 10
 export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   const id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
   const log = deps.logger.child({ subsystem: 'worker', workerId: id })
-  const running = new Map<string, { target: TargetRow; controller: AbortController; done: Promise<void> }>()
-  const waiting = new Map<Network, TargetRow[]>()
+  const running = new Map<
+    string,
+    { target: ClaimedTarget; controller: AbortController; done: Promise<void> }
+  >()
+  const waiting = new Map<Network, ClaimedTarget[]>()
   const inFlight = new Map<Network, number>()
   const connectionOf = new Map<string, ConnectionRow>()
   let stopping = false
@@ -96,7 +98,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         (inFlight.get(network) ?? 0) < networkLimit(network) &&
         running.size < options.concurrency
       ) {
-        const target = list.shift() as TargetRow
+        const target = list.shift() as ClaimedTarget
         inFlight.set(network, (inFlight.get(network) ?? 0) + 1)
         const controller = new AbortController()
         const done = send(target, controller.signal).finally(() => {
@@ -112,7 +114,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     }
   }
 
-  const send = async (target: TargetRow, signal: AbortSignal) => {
+  const send = async (target: ClaimedTarget, signal: AbortSignal) => {
     const started = deps.clock.now()
     deps.metrics.observeFireLag((started - (target.run_at ?? started)) / 1000)
     try {
@@ -139,6 +141,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         workerId: id,
         now,
         outcome: result.outcome,
+        onlyTarget: target.onlyTarget,
       })
       if (!kept)
         log.warn(
