@@ -1,3 +1,4 @@
+import { looksLikeVideoUrl } from '../media/media-url.js'
 import type { Network } from './networks.js'
 
 /** What each network accepts, as data; shared code never asks which network it is talking to. */
@@ -100,19 +101,5 @@ export const reportedTextLimits: Record<Network, number> = {
 
 export const LINK_SURCHARGE = 50
 
-const VIDEO_EXTENSIONS = ['mp4', 'mov', 'webm', 'm4v']
-const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'webp', 'heic', 'bmp', 'tif', 'tiff', 'avif']
-
-function extensionOf(url: string): string {
-  try {
-    const pathname = new URL(url).pathname
-    const match = /\.([a-z0-9]+)$/i.exec(pathname)
-    return match?.[1]?.toLowerCase() ?? ''
-  } catch {
-    return ''
-  }
-}
-
-/** True when the URL looks like a video by its extension (mp4, mov, webm, m4v). */
-export const looksLikeVideo = (url: string) => VIDEO_EXTENSIONS.includes(extensionOf(url))
-export const looksLikeImage = (url: string) => IMAGE_EXTENSIONS.includes(extensionOf(url))
+/** True when the URL looks like a video by its extension (the media pipeline's rule). */
+export const looksLikeVideo = looksLikeVideoUrl

@@ -1,4 +1,3 @@
-import { urlExtension } from './media-url.js'
 import type { MediaKind } from './port.js'
 
 /** Media type detection from a file's first bytes. Pure. */
@@ -72,25 +71,4 @@ function brandsOf(head: Buffer): string[] {
   const brands = [text(head, 8, 12)]
   for (let at = 16; at + 4 <= size; at += 4) brands.push(text(head, at, at + 4))
   return brands
-}
-
-const twitterTypes: Record<string, string> = {
-  '.png': 'image/png',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.mp4': 'video/mp4',
-}
-
-/**
- * Spec §1, twitter rule 2: the media type comes from the URL's file extension. `.png`, `.gif`, `.webp`
- * and `.mp4` are recognised; any other extension (or none) is treated as JPEG.
- * @param extension the lower-cased extension with its dot, as {@link urlExtension} returns it.
- */
-export function twitterMediaType(extension: string): string {
-  return twitterTypes[extension.toLowerCase()] ?? 'image/jpeg'
-}
-
-/** {@link twitterMediaType} for a whole URL. Pure: nothing is fetched. */
-export function twitterMediaTypeForUrl(url: string): string {
-  return twitterMediaType(urlExtension(url))
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
-import { detectType, twitterMediaType, twitterMediaTypeForUrl } from '../../src/media/detect-type.js'
+import { detectType } from '../../src/media/detect-type.js'
 import { looksLikeVideoUrl } from '../../src/media/media-url.js'
 import type { MediaError } from '../../src/media/port.js'
 import { isShortEligible, probeFile } from '../../src/media/probe.js'
@@ -118,22 +118,6 @@ describe('pure media rules', () => {
     [{ width: 1080, height: 1920, durationMs: undefined }, false],
   ])('decides Short eligibility of %o as %s', (video, expected) => {
     expect(isShortEligible(video)).toBe(expected)
-  })
-
-  it.each([
-    ['https://cdn.example.com/a.png', 'image/png'],
-    ['https://cdn.example.com/a.GIF', 'image/gif'],
-    ['https://cdn.example.com/a.webp?x=1', 'image/webp'],
-    ['https://cdn.example.com/clip.mp4', 'video/mp4'],
-    ['https://cdn.example.com/a.jpeg', 'image/jpeg'],
-    ['https://cdn.example.com/clip.mov', 'image/jpeg'],
-    ['https://cdn.example.com/photo', 'image/jpeg'],
-  ])('applies the twitter extension rule to %s', (url, type) => {
-    expect(twitterMediaTypeForUrl(url)).toBe(type)
-  })
-
-  it('treats an empty extension as JPEG for twitter', () => {
-    expect(twitterMediaType('')).toBe('image/jpeg')
   })
 
   it.each([

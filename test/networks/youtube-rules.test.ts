@@ -65,7 +65,7 @@ describe('rule 2: the MIME type comes from the response and the URL', () => {
     ['https://x.example/a.mp4', 'video/mp4; charset=binary', 'video/mp4'],
     ['https://x.example/a.mov', 'application/octet-stream', 'video/quicktime'],
     ['https://x.example/a.webm', undefined, 'video/webm'],
-    ['https://x.example/a.mkv', 'binary/octet-stream', 'video/x-matroska'],
+    ['https://x.example/a.webm', 'binary/octet-stream', 'video/webm'],
     ['https://x.example/a', 'video/mpeg', 'video/mpeg'],
     ['https://x.example/a', 'text/plain', 'application/octet-stream'],
   ])('%s with %s is sent as %s', (url, declared, expected) => {

@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises'
+import { urlExtension } from '../../media/media-url.js'
 import type { PreparedMedia } from '../../media/port.js'
 import { PublishFailure } from '../adapter.js'
 import { API_TIMEOUT_MS, sendToTwitter, type TwitterContext } from './client.js'
@@ -29,16 +30,7 @@ const jpeg: TwitterMediaType = { mediaType: 'image/jpeg', category: 'tweet_image
  * none, is JPEG.
  */
 export function twitterMediaType(url: string): TwitterMediaType {
-  let pathname: string
-  try {
-    pathname = new URL(url).pathname
-  } catch {
-    pathname = url.split(/[?#]/)[0] ?? ''
-  }
-  const file = pathname.split('/').pop() ?? ''
-  const dot = file.lastIndexOf('.')
-  const extension = dot >= 0 ? file.slice(dot + 1).toLowerCase() : ''
-  return byExtension[extension] ?? jpeg
+  return byExtension[urlExtension(url).slice(1)] ?? jpeg
 }
 
 export interface TwitterMediaSelection {

@@ -1,4 +1,9 @@
+import { looksLikeVideoUrl, urlExtension } from '../../media/media-url.js'
+import { isShortEligible } from '../../media/probe.js'
 import { PublishFailure, type YouTubeDetails } from '../adapter.js'
+
+/** One definition of each rule for the whole service: the media pipeline's. */
+export { isShortEligible, looksLikeVideoUrl }
 
 /**
  * The pure rules of spec §1 (youtube rules 1-7) and §8: which attachment is a video, and how the title,
@@ -16,25 +21,16 @@ export const DESCRIPTION_MAX_BYTES = 5000
 export const TAGS_MAX = 500
 /** Spec §8: the largest file Herald uploads to YouTube. */
 export const VIDEO_MAX_BYTES = 256 * 1024 * 1024
-/** Spec §1 rule 3, §8: a Short is at most 3 minutes long. */
-export const SHORT_MAX_DURATION_MS = 3 * 60 * 1000
 /** "People & Blogs", the fixed category of spec §1 rule 7. */
 export const CATEGORY_PEOPLE_AND_BLOGS = '22'
 export const SHORTS_HASHTAG = '#Shorts'
 
-/** Extensions YouTube accepts as video (its "supported file formats" list), lower case, without the dot. */
-export const VIDEO_EXTENSIONS: Readonly<Record<string, string>> = {
-  mp4: 'video/mp4',
-  m4v: 'video/x-m4v',
-  mov: 'video/quicktime',
-  webm: 'video/webm',
-  mkv: 'video/x-matroska',
-  avi: 'video/x-msvideo',
-  wmv: 'video/x-ms-wmv',
-  flv: 'video/x-flv',
-  mpg: 'video/mpeg',
-  mpeg: 'video/mpeg',
-  '3gp': 'video/3gpp',
+/** Content types of the video extensions (the ones Herald can probe), keyed as `urlExtension` returns them. */
+const VIDEO_CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.mp4': 'video/mp4',
+  '.m4v': 'video/x-m4v',
+  '.mov': 'video/quicktime',
+  '.webm': 'video/webm',
 }
 
 export const MEDIA_REQUIRED_MESSAGE = 'YouTube Shorts needs a video'
@@ -42,27 +38,6 @@ export const MEDIA_REQUIRED_MESSAGE = 'YouTube Shorts needs a video'
 /** The spec §7 `mediaRequired` failure. */
 export function mediaRequired(): PublishFailure {
   return new PublishFailure('invalid_content', MEDIA_REQUIRED_MESSAGE, { code: 'mediaRequired' })
-}
-
-/** The extension of a URL's path, lower case, without the dot; '' when it has none or is not a URL. */
-export function urlExtension(url: string): string {
-  let pathname: string
-  try {
-    pathname = new URL(url).pathname
-  } catch {
-    return ''
-  }
-  const last = pathname.split('/').pop() ?? ''
-  const dot = last.lastIndexOf('.')
-  return dot > 0 ? last.slice(dot + 1).toLowerCase() : ''
-}
-
-/**
- * Spec §1 rule 1: whether a media URL "looks like a video". Only the URL's extension is read (nothing is
- * fetched): a still image, an unknown extension or no extension at all does not look like a video.
- */
-export function looksLikeVideoUrl(url: string): boolean {
-  return Object.hasOwn(VIDEO_EXTENSIONS, urlExtension(url))
 }
 
 /**
@@ -88,17 +63,7 @@ export function youtubeMediaProblem(mediaUrls: readonly string[]): PublishFailur
 export function videoContentType(url: string, responseType: string | undefined): string {
   const declared = responseType?.split(';')[0]?.trim().toLowerCase()
   if (declared?.startsWith('video/')) return declared
-  return VIDEO_EXTENSIONS[urlExtension(url)] ?? 'application/octet-stream'
-}
-
-/**
- * Spec §1 rule 3: vertical or square, and at most 3 minutes. YouTube decides this itself from the file
- * (there is no flag to send); Herald only reports it. Unknown dimensions or duration give false.
- */
-export function isShortEligible(media: { width?: number; height?: number; durationMs?: number }): boolean {
-  const { width, height, durationMs } = media
-  if (width === undefined || height === undefined || durationMs === undefined) return false
-  return width > 0 && width <= height && durationMs <= SHORT_MAX_DURATION_MS
+  return VIDEO_CONTENT_TYPES[urlExtension(url)] ?? 'application/octet-stream'
 }
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
