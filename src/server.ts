@@ -7,7 +7,6 @@ import Fastify, {
 import type { AppContext } from './app-context.js'
 import type { Role } from './config.js'
 import { registerDashboard } from './dashboard/plugin.js'
-import { STUCK_MESSAGE } from './domain/post-status.js'
 import { AppError, toAppError } from './errors.js'
 import { registerMediaRoutes } from './media/hosting-routes.js'
 import { mountSandboxes } from './sandbox/mount.js'
@@ -18,7 +17,7 @@ import { renderDocsPage } from './transports/docs-page.js'
 import { registerMcpRoutes } from './transports/mcp.js'
 import { buildOpenApi } from './transports/openapi.js'
 import { registerRestRoutes } from './transports/rest.js'
-import { markStuck, queueDepth } from './worker/leases.js'
+import { countStuck, queueDepth } from './worker/leases.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -93,10 +92,7 @@ export function buildServer(
   })
   server.get('/metrics', async (_request, reply) => {
     const now = app.clock.now()
-    const [depth, stuck] = await Promise.all([
-      queueDepth(app.store, now),
-      markStuck(app.store, now, STUCK_MESSAGE),
-    ])
+    const [depth, stuck] = await Promise.all([queueDepth(app.store, now), countStuck(app.store, now)])
     reply.type('text/plain; version=0.0.4').send(app.metrics.render({ queueDepth: depth, stuck }))
   })
   if (options.role === 'worker') return { server, close: () => server.close() }

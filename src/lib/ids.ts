@@ -15,5 +15,3 @@ export function newId(nowMs: number = Date.now()): string {
   buffer.writeUIntBE(counter, 9, 3)
   return buffer.toString('hex')
 }
-
-export const isId = (value: string) => /^[0-9a-f]{24}$/.test(value)

@@ -128,11 +128,6 @@ export async function listWorkspacesForUser(db: Db, userId: string): Promise<Wor
   }))
 }
 
-/** The plan tier of a workspace is its owner's; Herald keeps it on the workspace row. */
-export function workspacePlan(db: Db, workspaceId: string) {
-  return db.selectFrom('workspaces').select('plan').where('id', '=', workspaceId).executeTakeFirst()
-}
-
 export async function insertApiKey(
   db: Db,
   input: { userId: string; defaultWorkspaceId: string; name: string; prefix: string; hash: string },

@@ -142,9 +142,9 @@ export async function queueDepth(store: Store, now: number): Promise<number> {
 
 /**
  * Marks targets whose lease ran out as stuck: their worker died mid-send, so the outcome is unknown and
- * they are never claimed again until reset_stuck_post. Returns how many targets are stuck in all.
+ * they are never claimed again until reset_stuck_post. The worker's sweep calls this.
  */
-export async function markStuck(store: Store, now: number, message: string): Promise<number> {
+export async function markStuck(store: Store, now: number, message: string): Promise<void> {
   const fresh = await store.db
     .updateTable('targets')
     .set({ stuck_at: now })
@@ -161,11 +161,15 @@ export async function markStuck(store: Store, now: number, message: string): Pro
       .where('id', 'in', postIds)
       .execute()
   }
-  const total = await store.db
+}
+
+/** Targets stuck now (marked, or with a lease that ran out and no sweep yet): the stuck gauge. A read only. */
+export async function countStuck(store: Store, now: number): Promise<number> {
+  const row = await store.db
     .selectFrom('targets')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('lease_owner', 'is not', null)
-    .where('stuck_at', 'is not', null)
+    .where((eb) => eb.or([eb('stuck_at', 'is not', null), eb('lease_expires_at', '<', now)]))
     .executeTakeFirstOrThrow()
-  return Number(total.n)
+  return Number(row.n)
 }
