@@ -12,6 +12,7 @@ import {
   sql,
 } from 'kysely'
 import pg from 'pg'
+import { createBatchedTransactions, type RunBatched } from './batched-transactions.js'
 import type { Dialect } from './dialect.js'
 import { createInitMigration } from './migrations/001-init.js'
 import type { Database } from './schema.js'
@@ -23,6 +24,8 @@ export interface Store {
   dialect: Dialect
   /** Postgres only: the pool under Kysely, for the worker's named (server-side prepared) statements. */
   pgPool?: pg.Pool
+  /** Runs a short write transaction; on SQLite, those that arrive together share one commit. */
+  batchedTransaction: RunBatched
   destroy(): Promise<void>
 }
 
@@ -57,7 +60,12 @@ function openSqlite(options: StoreOptions): Store {
   database.pragma('wal_autocheckpoint = 10000')
   database.pragma('cache_size = -65536')
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
-  return { db, dialect: 'sqlite', destroy: () => db.destroy() }
+  return {
+    db,
+    dialect: 'sqlite',
+    batchedTransaction: createBatchedTransactions(db, 'sqlite'),
+    destroy: () => db.destroy(),
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 500
@@ -104,7 +112,13 @@ async function openPostgres(options: StoreOptions): Promise<Store> {
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  return { db, dialect: 'postgres', pgPool: pool, destroy: () => db.destroy() }
+  return {
+    db,
+    dialect: 'postgres',
+    pgPool: pool,
+    batchedTransaction: createBatchedTransactions(db, 'postgres'),
+    destroy: () => db.destroy(),
+  }
 }
 
 class StaticMigrations implements MigrationProvider {

@@ -105,7 +105,7 @@ async function create(
     throw invalid(`The post cannot be published: ${media.blockers.join('; ')}`, { blockers: media.blockers })
   }
 
-  const created = await db.transaction().execute(async (tx) => {
+  const created = await ctx.app.store.batchedTransaction(async (tx) => {
     if (key) {
       const replay = await replayFor(tx, workspaceId, key, hash, now)
       if (replay) return { replayed: true, response: replay as CreateOutput }
