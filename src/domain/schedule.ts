@@ -122,8 +122,22 @@ export function checkSlot(slot: Slot): SlotProblem[] {
   return problems
 }
 
+const instantCache = new Map<string, number>()
+
 /** The UTC instant (epoch ms) of a valid slot. Call {@link checkSlot} first. */
 export function slotToInstant(slot: Slot): number {
+  // Many posts share a slot (the top of an hour, a campaign's time); the answer never changes in a process.
+  const key = `${slot.timezone}|${slot.date}|${slot.time}`
+  let instant = instantCache.get(key)
+  if (instant === undefined) {
+    instant = computeInstant(slot)
+    if (instantCache.size > 50_000) instantCache.clear()
+    instantCache.set(key, instant)
+  }
+  return instant
+}
+
+function computeInstant(slot: Slot): number {
   const [y, m, d] = slot.date.split('-').map(Number) as [number, number, number]
   const [hh, mm] = slot.time.split(':').map(Number) as [number, number]
   const local = Date.UTC(y, m - 1, d, hh, mm)

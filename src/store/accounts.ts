@@ -152,10 +152,13 @@ export async function insertApiKey(
 }
 
 const apiKeyQuery = compiledOnce(1, (db: Db, hash: string) =>
-  db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash),
+  db
+    .selectFrom('api_keys')
+    .select(['id', 'user_id', 'default_workspace_id', 'last_used_at', 'revoked_at'])
+    .where('key_hash', '=', hash),
 )
 
-/** The key row for a SHA-256 hash (every authenticated request). */
+/** What authentication needs of the key with a SHA-256 hash (every authenticated request). */
 export async function findApiKeyByHash(db: Db, hash: string) {
   return (await apiKeyQuery(db, hash)).rows[0]
 }
