@@ -23,7 +23,9 @@ if (want('burst')) {
 }
 const media = want('media') ? await benchMediaStream() : undefined
 
-const bare = http.find((r) => r.name.startsWith('bare'))
+const bare = http
+  .filter((r) => r.name.startsWith('bare'))
+  .sort((a, b) => b.requestsPerSecond - a.requestsPerSecond)[0]
 const create = http.find((r) => r.name.startsWith('create_post'))
 const list = http.find((r) => r.name.endsWith('1 connection'))
 const lines = [
@@ -38,8 +40,9 @@ if (http.length > 0) {
     '',
     'autocannon, 16 connections (1 for the latency case), 10 s per case, against a server in its own process.',
     'The bare route is a fastify POST route returning `{"ok":true}` in the same process as Herald, measured in',
-    'the same run. With 16 connections on 2 cores the server is saturated, so latency there is mostly queueing;',
-    'the 1-connection case measures the latency of one request.',
+    "the same run, first and last; the faster of its two runs is the baseline for Herald's share. With 16",
+    'connections on 2 cores the server is saturated, so latency there is mostly queueing; the 1-connection case',
+    'measures the latency of one request.',
     '',
     '| case | requests/s | p50 ms | p99 ms | errors | non-2xx |',
     '|---|---:|---:|---:|---:|---:|',
@@ -51,13 +54,16 @@ if (http.length > 0) {
   if (bare && create && list) {
     const share = round((create.requestsPerSecond / bare.requestsPerSecond) * 100)
     lines.push(
-      `- create_post: ${create.requestsPerSecond} requests/s (target at least 2,000: ${verdict(create.requestsPerSecond >= 2000)}), ${share}% of the bare route (target at least 10%: ${verdict(share >= 10)}).`,
+      `- create_post: ${create.requestsPerSecond} requests/s (target at least 2,000: ${verdict(create.requestsPerSecond >= 2000)}), ${share}% of the bare route's faster run (target at least 10%: ${verdict(share >= 10)}).`,
       `- list_posts page 1 of a workspace holding 100,000 posts, one request at a time: p50 ${list.p50Ms} ms (target under 5 ms: ${verdict(list.p50Ms < 5)}).`,
       '',
-      "Where create_post's time goes (CPU profile of the server): about 40% is SQLite itself (the commit writes",
-      'every page the post, its target, the counters and the ledger touch to the WAL), the rest Kysely, zod, the',
-      "HTTP layer and Herald's own rules. The bare route here answers well above the 17-19k requests/s that",
-      'TOOLCHAIN.md records for this machine, so the 10% share is measured against a faster baseline.',
+      "Where create_post's time goes (CPU profile of the server): about 45% is SQLite itself, the rest the HTTP",
+      "layer, Kysely, zod and Herald's own rules. A commit writes every page the post, its target, the counters",
+      'and the ledger touched to the WAL; on SQLite, create_post transactions that arrive together share one',
+      'commit (`src/store/batched-transactions.ts`), about 8 per commit at 16 connections, which took create_post',
+      'from about 2,600 to 4,000-5,000 requests/s here. The bare route answers between 20k and 44k requests/s on',
+      'this machine from one run to the next (TOOLCHAIN.md records 17-19k), which moves the share more than any',
+      "change to Herald's code does.",
       '',
     )
   }
