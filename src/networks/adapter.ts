@@ -78,6 +78,33 @@ export interface PublishRequest {
   mediaUrls: string[]
   youtube?: YouTubeDetails
   signal: AbortSignal
+  /**
+   * What an earlier attempt of this target recorded through `saveProgress` (a container id, an upload id),
+   * or undefined on a first attempt. An adapter resumes from it instead of creating the work again: a Meta
+   * container that exists is published, not re-created.
+   */
+  progress?: Record<string, string>
+  /**
+   * Records network-side work the moment it exists, before the next network call, so that a crash after
+   * it leaves a trail. Merged into `progress`; the worker writes it to the target only while it holds the
+   * lease, and rejects (the attempt must stop) when the lease was lost.
+   */
+  saveProgress?(progress: Record<string, string>): Promise<void>
+}
+
+/** What an adapter is given to look for a post whose publishing call went unanswered (an unknown outcome). */
+export interface LookupRequest {
+  targetId: string
+  profile: Profile
+  credentials: Credentials
+  /** The copy that was sent (already resolved for this profile). */
+  content: string
+  mediaUrls: string[]
+  /** Epoch ms when the unanswered attempt began: a match was created at or after it. */
+  since: number
+  /** What the attempt recorded through `saveProgress`. */
+  progress?: Record<string, string>
+  signal: AbortSignal
 }
 
 export interface PublishResult {
@@ -127,6 +154,20 @@ export interface ProfileMetricsReading {
   unavailable?: boolean
 }
 
+/**
+ * One profile a grant can act as, for the choose-profiles page (a LinkedIn member and the pages they
+ * administer; a Facebook user's Pages and the Instagram accounts linked to them).
+ */
+export interface GrantProfile {
+  /** The network the profile publishes to (a Facebook grant also reaches `instagram` accounts). */
+  network: Network
+  profile: Profile
+  /** The credentials that act as this profile (a Page's own token for a Facebook Page). */
+  credentials: Credentials
+  /** What the page calls it, in words: "Personal profile", "Page", "Instagram professional account". */
+  kind: string
+}
+
 /** What the connect flow needs from an OAuth network. */
 export interface OAuthFlow {
   /** Scopes requested, exactly as the network spells them. */
@@ -138,6 +179,12 @@ export interface OAuthFlow {
     credentials: Credentials
     grantedScopes: string[]
   }>
+  /**
+   * Present when one grant can act as several profiles: every profile it reaches, listed on the
+   * choose-profiles page, each ticked one becoming its own connection. Absent: the grant is one profile
+   * (`resolveProfile`).
+   */
+  listProfiles?(credentials: Credentials): Promise<GrantProfile[]>
 }
 
 export interface NetworkCapabilities {
@@ -177,6 +224,13 @@ export interface NetworkAdapter {
   /** The profile these credentials act as (called at connect time). */
   resolveProfile(credentials: Credentials): Promise<Profile>
   publish(request: PublishRequest): Promise<PublishResult>
+  /**
+   * Resolves an unknown outcome by asking the network: the post an unanswered attempt made (same copy,
+   * created at or after `since`, among the profile's recent posts), or null when the network shows none.
+   * Throws a {@link PublishFailure} when the network could not be asked. Absent where the network offers
+   * no way to look: such targets stay stuck until reset_stuck_post.
+   */
+  findPublished?(request: LookupRequest): Promise<PublishResult | null>
   postMetrics(input: {
     credentials: Credentials
     profile: Profile

@@ -56,6 +56,8 @@ export function targetRow(
     upload_error: null,
     stuck_at: null,
     published_at: null,
+    progress: null,
+    attempt_started_at: null,
     created_at: input.now,
     updated_at: input.now,
   }

@@ -1,20 +1,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import {
-  Kysely,
-  type Migration,
-  type MigrationProvider,
-  Migrator,
-  PostgresDialect,
-  SqliteDialect,
-  type SqliteDialectConfig,
-  sql,
-} from 'kysely'
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely'
+import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration'
 import pg from 'pg'
 import { createBatchedTransactions, type RunBatched } from './batched-transactions.js'
 import type { Dialect } from './dialect.js'
 import { createInitMigration } from './migrations/001-init.js'
+import { createTargetProgressMigration } from './migrations/002-target-progress.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -137,7 +130,10 @@ export async function migrate(store: Store): Promise<void> {
       : undefined
   const migrator = new Migrator({
     db: store.db,
-    provider: new StaticMigrations({ '001-init': createInitMigration(store.dialect) }),
+    provider: new StaticMigrations({
+      '001-init': createInitMigration(store.dialect),
+      '002-target-progress': createTargetProgressMigration(),
+    }),
     ...(schema ? { migrationTableSchema: schema } : {}),
   })
   // Kysely locks migrations on Postgres but not on SQLite (one connection per process). When two processes

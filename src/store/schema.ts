@@ -117,6 +117,10 @@ export interface TargetsTable {
   upload_error: string | null
   stuck_at: number | null
   published_at: number | null
+  /** JSON object an adapter recorded mid-attempt ({@link PublishRequest.progress}); null when none. */
+  progress: string | null
+  /** When the latest attempt began (epoch ms): an unknown outcome looks for posts made after it. */
+  attempt_started_at: number | null
   created_at: number
   updated_at: number
 }
