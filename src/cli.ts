@@ -225,8 +225,9 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
-if (path.resolve(process.argv[1] ?? '') === path.resolve(import.meta.filename)) {
-  runCli(process.argv.slice(2))
+/** Runs the CLI and exits with its code (`bin/herald.js`, `npm run herald`). */
+export function main(argv: string[]): void {
+  runCli(argv)
     .then((code) => {
       if (code >= 0) process.exit(code)
     })
@@ -237,3 +238,5 @@ if (path.resolve(process.argv[1] ?? '') === path.resolve(import.meta.filename)) 
       process.exit(1)
     })
 }
+
+if (path.resolve(process.argv[1] ?? '') === path.resolve(import.meta.filename)) main(process.argv.slice(2))

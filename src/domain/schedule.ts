@@ -13,7 +13,7 @@ export interface Slot {
   timezone: string
 }
 
-export type SlotProblem = { field: 'scheduleDate' | 'scheduleTime' | 'timezone'; message: string }
+export type SlotProblem = { path: 'scheduleDate' | 'scheduleTime' | 'timezone'; message: string }
 
 /** How far in the past a slot may be and still be accepted (clock skew, slow clients). */
 export const PAST_SLOT_TOLERANCE_MS = 60_000
@@ -100,22 +100,22 @@ export function checkSlot(slot: Slot): SlotProblem[] {
   const problems: SlotProblem[] = []
   const date = DATE.exec(slot.date)
   if (!date) {
-    problems.push({ field: 'scheduleDate', message: `scheduleDate must be YYYY-MM-DD, got "${slot.date}"` })
+    problems.push({ path: 'scheduleDate', message: `scheduleDate must be YYYY-MM-DD, got "${slot.date}"` })
   } else {
     const [y, m, d] = [Number(date[1]), Number(date[2]), Number(date[3])]
     const probe = new Date(Date.UTC(y, m - 1, d))
     if (probe.getUTCFullYear() !== y || probe.getUTCMonth() !== m - 1 || probe.getUTCDate() !== d) {
-      problems.push({ field: 'scheduleDate', message: `scheduleDate ${slot.date} is not a calendar date` })
+      problems.push({ path: 'scheduleDate', message: `scheduleDate ${slot.date} is not a calendar date` })
     }
   }
   if (!TIME.test(slot.time))
     problems.push({
-      field: 'scheduleTime',
+      path: 'scheduleTime',
       message: `scheduleTime must be HH:MM (24-hour), got "${slot.time}"`,
     })
   if (!isValidTimezone(slot.timezone)) {
     problems.push({
-      field: 'timezone',
+      path: 'timezone',
       message: `timezone must be an IANA zone name such as Europe/Paris, got "${slot.timezone}"`,
     })
   }

@@ -13,7 +13,7 @@ export function resolveSlot(slot: Slot, now: number): ResolvedSchedule {
   if (isPastSlot(dueAt, now)) {
     throw invalid(
       `The slot ${slot.date} ${slot.time} ${slot.timezone} is in the past (${new Date(dueAt).toISOString()})`,
-      [{ field: 'scheduleDate', message: 'slot in the past' }],
+      [{ path: 'scheduleDate', message: 'scheduleDate and scheduleTime name a moment in the past' }],
     )
   }
   return { ...slot, dueAt }
@@ -41,7 +41,7 @@ export function resolveCreateSchedule(
   if (missing.length > 0) {
     throw invalid(
       `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required unless publishImmediately is true`,
-      missing.map((field) => ({ field, message: 'required' })),
+      missing.map((field) => ({ path: field, message: `${field} is required` })),
     )
   }
   return resolveSlot(

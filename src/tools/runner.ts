@@ -1,9 +1,9 @@
-import type { z } from 'zod'
 import type { AppContext } from '../app-context.js'
 import type { Caller } from '../auth/caller.js'
 import { AppError, invalid, notFound } from '../errors.js'
 import { findMembership } from '../store/accounts.js'
 import type { AnyTool, SelectedWorkspace, ToolContext } from './tool.js'
+import { nearestName, validationDetails, validationSummary } from './validation-messages.js'
 
 export interface RunOptions {
   idempotencyKey?: string | undefined
@@ -13,14 +13,8 @@ export interface RunOptions {
 export interface ToolRunner {
   has(name: string): boolean
   run(name: string, args: unknown, caller: Caller, options?: RunOptions): Promise<unknown>
-}
-
-/** zod issues as plain `{path, message}` records for the error body's `details`. */
-export function describeIssues(error: z.ZodError) {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.') || '(body)',
-    message: issue.message,
-  }))
+  /** The not_found error for a tool name that does not exist, suggesting the nearest real one. */
+  unknownTool(name: string): AppError
 }
 
 /**
@@ -47,13 +41,11 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
     options: RunOptions = {},
   ): Promise<unknown> => {
     const tool = byName.get(name)
-    if (!tool) throw notFound(`Unknown tool: ${name}`)
+    if (!tool) throw unknownTool(name)
     const parsed = tool.input.safeParse(args === undefined ? {} : args)
     if (!parsed.success) {
-      throw invalid(
-        `Invalid arguments for ${name}: ${parsed.error.issues[0]?.message ?? 'invalid input'}`,
-        describeIssues(parsed.error),
-      )
+      const details = validationDetails(parsed.error)
+      throw invalid(`Invalid arguments for ${name}: ${validationSummary(details)}`, details)
     }
     const workspace = await selectWorkspace(caller, parsed.data.workspaceId as string | undefined)
     const ctx: ToolContext = {
@@ -73,5 +65,10 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
     }
   }
 
-  return { has: (name) => byName.has(name), run }
+  const unknownTool = (name: string) => {
+    const nearest = nearestName(name, [...byName.keys()])
+    return notFound(`Unknown tool: ${name}.${nearest ? ` Did you mean ${nearest}?` : ''}`)
+  }
+
+  return { has: (name) => byName.has(name), run, unknownTool }
 }

@@ -33,7 +33,7 @@ function createMcpServer(
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(describeTool) }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.find((t) => t.name === request.params.name)
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, runner.unknownTool(request.params.name).message)
     try {
       const result = await runner.run(tool.name, request.params.arguments ?? {}, caller)
       return {

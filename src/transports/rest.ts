@@ -27,6 +27,18 @@ export async function authenticateRequest(app: AppContext, request: FastifyReque
 
 /** `POST /api/tools/<name>`: one JSON object in, the tool's result out. No business logic lives here. */
 export function registerRestRoutes(server: FastifyInstance, app: AppContext, runner: ToolRunner) {
+  // A tool is called with POST; a browser or a GET-minded client is told so instead of a bare 404.
+  server.get<{ Params: { name: string } }>('/api/tools/:name', async (request, reply) => {
+    const { name } = request.params
+    if (!runner.has(name)) throw runner.unknownTool(name)
+    reply.header('allow', 'POST')
+    throw new AppError(
+      'invalid_request',
+      `Use POST /api/tools/${name} with a JSON object body (and an x-api-key header); GET is not supported`,
+      undefined,
+      405,
+    )
+  })
   server.register(async (scope) => {
     // Authentication runs before the body is read, so a request without a valid key learns nothing more.
     scope.addHook('onRequest', async (request) => {
@@ -34,7 +46,7 @@ export function registerRestRoutes(server: FastifyInstance, app: AppContext, run
     })
     scope.post<{ Params: { name: string } }>('/api/tools/:name', async (request) => {
       const { name } = request.params
-      if (!runner.has(name)) throw new AppError('not_found', `Unknown tool: ${name}`)
+      if (!runner.has(name)) throw runner.unknownTool(name)
       if (!request.caller) throw new AppError('unauthorized', 'An API key is required')
       const idempotencyKey = request.headers['idempotency-key']
       return runner.run(name, request.body, request.caller, {

@@ -44,15 +44,15 @@ describe('schedule to instant', () => {
 
   it('refuses bad dates, times and zone names with the field named', () => {
     expect(checkSlot({ date: '2030-02-30', time: '10:00', timezone: 'UTC' })).toEqual([
-      expect.objectContaining({ field: 'scheduleDate' }),
+      expect.objectContaining({ path: 'scheduleDate' }),
     ])
-    expect(checkSlot({ date: '30-01-2030', time: '10:00', timezone: 'UTC' })[0]?.field).toBe('scheduleDate')
-    expect(checkSlot({ date: '2030-01-01', time: '24:00', timezone: 'UTC' })[0]?.field).toBe('scheduleTime')
-    expect(checkSlot({ date: '2030-01-01', time: '9:00', timezone: 'UTC' })[0]?.field).toBe('scheduleTime')
-    expect(checkSlot({ date: '2030-01-01', time: '10:00', timezone: 'Mars/Olympus_Mons' })[0]?.field).toBe(
+    expect(checkSlot({ date: '30-01-2030', time: '10:00', timezone: 'UTC' })[0]?.path).toBe('scheduleDate')
+    expect(checkSlot({ date: '2030-01-01', time: '24:00', timezone: 'UTC' })[0]?.path).toBe('scheduleTime')
+    expect(checkSlot({ date: '2030-01-01', time: '9:00', timezone: 'UTC' })[0]?.path).toBe('scheduleTime')
+    expect(checkSlot({ date: '2030-01-01', time: '10:00', timezone: 'Mars/Olympus_Mons' })[0]?.path).toBe(
       'timezone',
     )
-    expect(checkSlot({ date: '2030-01-01', time: '10:00', timezone: '+05:30' })[0]?.field).toBe('timezone')
+    expect(checkSlot({ date: '2030-01-01', time: '10:00', timezone: '+05:30' })[0]?.path).toBe('timezone')
     expect(checkSlot({ date: '2030-01-01', time: '10:00', timezone: 'Asia/Kolkata' })).toEqual([])
   })
 

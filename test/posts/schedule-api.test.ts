@@ -73,7 +73,7 @@ describe.each(backends)(
         timezone: 'Asia/Atlantis',
       })
       expect(status).toBe(400)
-      expect(body.error.details).toEqual([expect.objectContaining({ field: 'timezone' })])
+      expect(body.error.details).toEqual([expect.objectContaining({ path: 'timezone' })])
     })
 
     it('needs both scheduleDate and scheduleTime unless publishing immediately', async () => {
