@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { createAppContext } from './app.js'
@@ -6,11 +7,11 @@ import { ConfigError, loadConfigFromProcess } from './config.js'
 import { rotateSecrets } from './connect/rotate.js'
 import { sandboxConnect } from './connect/sandbox-connect.js'
 import { AppError } from './errors.js'
-import { createLogger } from './logger.js'
+import { createProcessLogger } from './logger.js'
 import { startService } from './main.js'
 import type { MemberRole } from './store/accounts.js'
 
-const USAGE = `Usage: npm run herald -- <command> [options]
+const USAGE = `Usage: herald <command> [options]   (npx herald ..., or npm run herald -- ...)
 
   bootstrap --email E --password P --workspace NAME [--name N] [--credits N] [--plan P] [--json]
       Create a person, their workspace and an API key for it.
@@ -203,8 +204,23 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   const config = loadConfigFromProcess()
-  const logger = createLogger(values.json ? 'silent' : config.logLevel === 'info' ? 'warn' : config.logLevel)
+  const logger = createProcessLogger(
+    config,
+    values.json ? 'silent' : config.logLevel === 'info' ? 'warn' : config.logLevel,
+  )
+  const sqliteFile = path.join(config.dataDir, 'herald.sqlite')
+  const fresh = !config.databaseUrl && !fs.existsSync(sqliteFile)
   const app = await createAppContext(config, { logger })
+  // Said on stderr, so that --json keeps its last stdout line: which database this command changes.
+  process.stderr.write(
+    config.databaseUrl
+      ? `herald: using Postgres (DATABASE_URL)\n`
+      : `herald: using data folder ${config.dataDir} (SQLite ${sqliteFile})\n`,
+  )
+  if (fresh)
+    process.stderr.write(
+      `herald: ${sqliteFile} did not exist and was created empty. If your server keeps its data elsewhere, run this command with its HERALD_DATA_DIR (or DATABASE_URL).\n`,
+    )
   try {
     const { json, text, exitCode } = await command(app, values)
     process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`)

@@ -1,4 +1,6 @@
+import fs from 'node:fs'
 import path from 'node:path'
+import { parseEnv } from 'node:util'
 import { z } from 'zod'
 
 /**
@@ -30,6 +32,7 @@ const envSchema = z.object({
     .optional(),
   HERALD_OLD_SECRET_KEYS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  HERALD_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   HERALD_RATE_LIMIT_PER_MINUTE: positiveInt(600),
   HERALD_SANDBOX: flag.default(false),
   HERALD_ALLOW_PRIVATE_MEDIA: flag.default(false),
@@ -85,6 +88,8 @@ export interface Config {
   /** Earlier vault keys still accepted for decryption while `secrets rotate` re-encrypts. */
   oldSecretKeys: Buffer[]
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL']
+  /** `auto`: human-readable lines when stdout is a terminal, JSON otherwise. */
+  logFormat: z.infer<typeof envSchema>['HERALD_LOG_FORMAT']
   rateLimitPerMinute: number
   sandbox: boolean
   allowPrivateMedia: boolean
@@ -168,6 +173,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     secretKey: e.HERALD_SECRET_KEY ? Buffer.from(e.HERALD_SECRET_KEY, 'base64') : undefined,
     oldSecretKeys: parseKeyList(e.HERALD_OLD_SECRET_KEYS),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.HERALD_LOG_FORMAT,
     rateLimitPerMinute: e.HERALD_RATE_LIMIT_PER_MINUTE,
     sandbox: e.HERALD_SANDBOX,
     allowPrivateMedia: e.HERALD_ALLOW_PRIVATE_MEDIA,
@@ -246,6 +252,21 @@ function parseKeyList(value: string | undefined): Buffer[] {
 }
 
 /** The process environment, read here and only here. */
+/**
+ * The environment, over a `.env` file in the working directory when there is one (`HERALD_ENV_FILE` names
+ * another): the server and the `herald` command read the same settings from the same place. A variable
+ * set in the environment wins over the file.
+ */
 export function loadConfigFromProcess(overrides: Record<string, string | undefined> = {}): Config {
-  return loadConfig({ ...process.env, ...overrides })
+  return loadConfig({ ...readEnvFile(process.env.HERALD_ENV_FILE ?? '.env'), ...process.env, ...overrides })
+}
+
+function readEnvFile(file: string): Record<string, string> {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch {
+    return {}
+  }
+  return parseEnv(text) as Record<string, string>
 }

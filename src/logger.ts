@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino'
+import pretty from 'pino-pretty'
 
 export type { Logger }
 
@@ -31,20 +32,78 @@ export const redactedPaths = [
   '*.credentials',
 ]
 
-/** Strips `apikey` and OAuth `code`/`state` values from a URL before it is logged. */
-export function redactUrl(url: string): string {
-  return url.replace(
-    /([?&](?:apikey|api_key|code|state|access_token|refresh_token)=)[^&#]*/gi,
-    '$1[Redacted]',
-  )
+const REDACTED = '[Redacted]'
+
+/** Field names whose values are secrets at any depth (the paths above reach only two levels). */
+const SECRET_KEY =
+  /^(authorization|cookie|set-cookie|x-api-key|api_?key|password|secret|client_?secret|credentials|(access|refresh|id|session|bearer)_?token|token|code_?verifier|app_?password)$/i
+
+/** Secret-shaped text inside strings: Herald API keys, bearer headers, tokens in URLs and form bodies. */
+const SECRET_TEXT: Array<[RegExp, string]> = [
+  [/\bhk_[A-Za-z0-9_-]{6,}/g, `hk_${REDACTED}`],
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, `$1 ${REDACTED}`],
+  [
+    /([?&#]|\b)((?:apikey|api_key|code|state|access_token|refresh_token|client_secret|code_verifier|password)=)[^&#\s"']*/gi,
+    `$1$2${REDACTED}`,
+  ],
+]
+
+export function scrubText(text: string): string {
+  let out = text
+  for (const [pattern, replacement] of SECRET_TEXT) out = out.replace(pattern, replacement)
+  return out
 }
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+/** Strips `apikey` and OAuth `code`/`state` values from a URL before it is logged. */
+export function redactUrl(url: string): string {
+  return scrubText(url)
+}
+
+/**
+ * The last line of defence, run on every log record: secret-named fields at any depth are blanked and
+ * secret-shaped text in any string is masked. Bounded in depth and breadth so a large object cannot
+ * stall the logger.
+ */
+export function scrubSecrets(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return scrubText(value)
+  if (value === null || typeof value !== 'object' || depth > 6) return value
+  if (value instanceof Error) {
+    return {
+      type: value.name,
+      message: scrubText(value.message),
+      ...(value.stack ? { stack: scrubText(value.stack) } : {}),
+    }
+  }
+  if (Array.isArray(value)) return value.slice(0, 50).map((item) => scrubSecrets(item, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(value)) {
+    out[key] = SECRET_KEY.test(key) && field !== undefined && field !== null ? REDACTED : scrubSecrets(field, depth + 1)
+  }
+  return out
+}
+
+export interface LoggerOptions {
+  /** Human-readable lines (for a terminal) instead of JSON. */
+  pretty?: boolean
+}
+
+export function createLogger(level: string, destination?: DestinationStream, options: LoggerOptions = {}): Logger {
+  const stream =
+    destination ??
+    (options.pretty
+      ? pretty({
+          colorize: true,
+          translateTime: 'SYS:HH:MM:ss',
+          ignore: 'pid,hostname,service',
+          singleLine: true,
+          sync: true,
+        })
+      : undefined)
   return pino(
     {
       level,
       base: { service: 'herald' },
-      redact: { paths: redactedPaths, censor: '[Redacted]' },
+      redact: { paths: redactedPaths, censor: REDACTED },
       serializers: {
         req: (req: { method?: string; url?: string; id?: string }) => ({
           id: req.id,
@@ -52,7 +111,26 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
           url: req.url ? redactUrl(req.url) : undefined,
         }),
       },
+      formatters: { log: (object) => scrubSecrets(object) as Record<string, unknown> },
+      hooks: {
+        logMethod(args, method) {
+          // The message string (and any printf arguments) is scrubbed like every field.
+          method.apply(
+            this,
+            args.map((arg) => (typeof arg === 'string' ? scrubText(arg) : arg)) as Parameters<typeof method>,
+          )
+        },
+      },
     },
-    destination,
+    stream,
   )
+}
+
+/** The process's logger: JSON lines, or human-readable ones when `logFormat` asks (or stdout is a terminal). */
+export function createProcessLogger(
+  config: { logLevel: string; logFormat: 'auto' | 'json' | 'pretty' },
+  level: string = config.logLevel,
+): Logger {
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true)
+  return createLogger(level, undefined, { pretty })
 }

@@ -1,8 +1,10 @@
 import path from 'node:path'
 import { createAppContext } from './app.js'
 import type { AppContext } from './app-context.js'
-import { ConfigError, loadConfigFromProcess, type Role } from './config.js'
-import { createLogger } from './logger.js'
+import { type Config, ConfigError, loadConfigFromProcess, type Role } from './config.js'
+import { networks } from './domain/networks.js'
+import { createProcessLogger } from './logger.js'
+import { connectUnavailable } from './networks/registry.js'
 import { buildServer } from './server.js'
 import { createWorker, type Worker } from './worker/worker.js'
 
@@ -22,27 +24,33 @@ export function createAppWorker(app: AppContext, overrides: { id?: string } = {}
   )
 }
 
+/** What the start line says: where Herald serves, what it stores in, and which networks can be connected. */
+export function startSummary(config: Config, role: Role, database: string) {
+  const configured = networks.filter((network) => connectUnavailable(config, network) === undefined)
+  return {
+    url: config.publicBaseUrl,
+    listen: `http://${config.host}:${config.port}`,
+    role,
+    database: database === 'sqlite' ? `sqlite (${config.dataDir})` : 'postgres',
+    storage: config.media.driver === 's3' ? `s3 (bucket ${config.media.bucket})` : `local (${config.media.dir})`,
+    sandbox: config.sandbox ? 'on' : 'off',
+    networks: configured.length > 0 ? configured.join(', ') : 'none configured',
+  }
+}
+
 /**
  * `npm start` (role `all`): the API and the worker in one process. `herald api` serves HTTP only;
  * `herald worker` runs the worker with only /healthz, /readyz and /metrics on PORT.
  */
 export async function startService(role: Role = 'all') {
   const config = loadConfigFromProcess()
-  const logger = createLogger(config.logLevel)
+  const logger = createProcessLogger(config)
   const app = await createAppContext(config, { logger })
   const http = buildServer(app, { role })
   await http.server.listen({ port: config.port, host: config.host })
   const worker = role === 'api' ? undefined : createAppWorker(app)
   worker?.start()
-  logger.info(
-    {
-      url: `http://${config.host}:${config.port}`,
-      role,
-      database: app.store.dialect,
-      sandbox: config.sandbox,
-    },
-    'Herald is running',
-  )
+  logger.info(startSummary(config, role, app.store.dialect), `Herald is running at ${config.publicBaseUrl}`)
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -2,6 +2,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyRequest,
   LogController,
 } from 'fastify'
 import type { AppContext } from './app-context.js'
@@ -39,6 +40,39 @@ function fromFrameworkError(error: FastifyError): AppError {
   if (status >= 400 && status < 500)
     return new AppError('invalid_request', error.message || 'Invalid request', undefined, status)
   return toAppError(error)
+}
+
+/** Probes that run every few seconds: logged at debug level only. */
+const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics'])
+
+/**
+ * The one line logged per request: method, route (the pattern, not the URL, so no id or key leaks),
+ * the tool called (REST or MCP), status, milliseconds and the workspace asked for.
+ */
+function requestLine(request: FastifyRequest, status: number, elapsedMs: number) {
+  const body = (request.body ?? {}) as {
+    workspaceId?: unknown
+    method?: unknown
+    params?: { name?: unknown; arguments?: { workspaceId?: unknown } }
+  }
+  const params = request.params as { name?: string } | undefined
+  const route = request.routeOptions.url ?? request.url.split('?')[0] ?? ''
+  const tool =
+    route === '/api/tools/:name'
+      ? params?.name
+      : body.method === 'tools/call' && typeof body.params?.name === 'string'
+        ? body.params.name
+        : undefined
+  const asked = route === '/api/tools/:name' ? body.workspaceId : body.params?.arguments?.workspaceId
+  const workspaceId = typeof asked === 'string' ? asked : request.caller?.defaultWorkspaceId
+  return {
+    method: request.method,
+    route,
+    ...(tool ? { tool } : {}),
+    status,
+    ms: Math.round(elapsedMs * 10) / 10,
+    ...(workspaceId ? { workspaceId } : {}),
+  }
 }
 
 /** The HTTP server. A worker-only process (`role: 'worker'`) serves just the health and metrics routes. */
@@ -85,7 +119,14 @@ export function buildServer(
       .send(new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`).toBody())
   })
 
-  server.get('/healthz', async () => ({ ok: true }))
+  const requestLog = app.logger.child({ subsystem: 'http' })
+  server.addHook('onResponse', async (request, reply) => {
+    const line = requestLine(request, reply.statusCode, reply.elapsedTime)
+    if (QUIET_ROUTES.has(line.route)) requestLog.debug(line, 'request')
+    else requestLog.info(line, 'request')
+  })
+
+  server.get('/healthz', async () => ({ ok: true, sandbox: app.config.sandbox }))
   server.get('/readyz', async (_request, reply) => {
     const ready = await isReachable(app.store)
     reply.code(ready ? 200 : 503).send({ ok: ready, database: ready ? 'reachable' : 'unreachable' })

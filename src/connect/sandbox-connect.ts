@@ -38,8 +38,6 @@ export async function sandboxConnect(
   input: { workspaceId: string; network: string; username: string },
   http: typeof fetch = (url, init) => fetch(url, init),
 ): Promise<SandboxConnected> {
-  if (!app.config.sandbox)
-    throw invalid('sandbox connect needs HERALD_SANDBOX=1, here and on the running server')
   if (input.network !== 'twitter' && input.network !== 'youtube')
     throw invalid(
       `sandbox connect knows twitter and youtube (Bluesky has no simulator), not ${input.network}`,
@@ -56,6 +54,7 @@ export async function sandboxConnect(
   if (!owner) throw notFound(`No workspace ${input.workspaceId} with an owner`)
 
   const base = app.config.publicBaseUrl
+  await checkSandboxServer(base, http)
   const { token, session } = await createSession(
     db,
     { userId: owner.user_id, workspaceId: input.workspaceId, ttlMs: SESSION_TTL_MS },
@@ -83,14 +82,13 @@ export async function sandboxConnect(
     const start = await send(`${base}/connect/${network}`, { headers: { cookie } })
     const authorize = locationOf(start, `GET /connect/${network}`)
     if (authorize.startsWith(`${base}/login`))
-      throw new AppError(
-        'internal',
-        `The server at ${base} did not accept the session: does it use the same database?`,
+      throw invalid(
+        `The Herald at ${base} does not share this command's database (${describeDatabase(app)}): run this command with the server's HERALD_DATA_DIR (or DATABASE_URL).`,
       )
     if (!authorize.startsWith(`${base}${sandboxPrefixes[network]}/`))
       throw new AppError(
         'internal',
-        `The server at ${base} is not in sandbox mode: it sent the browser to ${new URL(authorize).origin}`,
+        `The Herald at ${base} is not in sandbox mode (it sent the browser to ${new URL(authorize).origin}): restart it with HERALD_SANDBOX=1.`,
       )
     const consentPage = await send(authorize)
     if (consentPage.status !== 200)
@@ -144,6 +142,27 @@ export async function sandboxConnect(
   } finally {
     await deleteSession(db, session.id)
   }
+}
+
+export const describeDatabase = (app: AppContext) =>
+  app.store.dialect === 'sqlite' ? `SQLite in ${app.config.dataDir}` : 'Postgres from DATABASE_URL'
+
+/**
+ * Asks the server this command will drive whether it runs and is in sandbox mode, so each way of getting
+ * it wrong ends with the setting to change.
+ */
+async function checkSandboxServer(base: string, http: typeof fetch) {
+  let health: { sandbox?: unknown }
+  try {
+    const response = await http(`${base}/healthz`, { signal: AbortSignal.timeout(5_000) })
+    health = (await response.json()) as { sandbox?: unknown }
+  } catch {
+    throw invalid(
+      `No Herald answered at ${base}. Start it with HERALD_SANDBOX=1 npm start, or point this command at the running one by setting the same PORT (or PUBLIC_BASE_URL) it uses.`,
+    )
+  }
+  if (health.sandbox !== true)
+    throw invalid(`The Herald at ${base} is not in sandbox mode: restart it with HERALD_SANDBOX=1 npm start.`)
 }
 
 /** The YouTube simulator picks accounts by e-mail; one that does not exist yet is created with a channel. */

@@ -57,6 +57,11 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
     return sendHtml(reply, status, loginPage({ ...input, csrf }))
   }
 
+  // `/` is the dashboard: signed in, the channels page; otherwise sign-in, which comes back there.
+  scope.get('/', async (request, reply) =>
+    reply.redirect((await signedIn(app, request)) ? '/channels' : '/login?next=%2Fchannels', 303),
+  )
+
   scope.get('/login', async (request, reply) => {
     const next = localPath((request.query as Record<string, unknown>).next)
     if (await signedIn(app, request)) return reply.redirect(next, 303)

@@ -41,6 +41,7 @@ export function page(title: string, body: string, options: PageOptions = {}): st
 <title>${escapeHtml(title)} · Herald</title><style>${STYLE}</style></head>
 <body><header><p><strong>Herald</strong></p>${account}</header>
 ${body}
+<footer><p class="muted">For developers: <a href="/docs">API reference</a> · <a href="/openapi.json">OpenAPI document</a> · MCP endpoint <code>/mcp</code></p></footer>
 </body></html>`
 }
 
