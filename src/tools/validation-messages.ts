@@ -44,8 +44,8 @@ function sizeUnit(origin: string | undefined, n: number | bigint): string {
 function phrase(issue: Issue): string {
   switch (issue.code) {
     case 'invalid_type': {
-      const input = (issue as { input?: unknown }).input
-      if (input === undefined) return 'is required'
+      // zod leaves the input out of issues unless asked; its stock text still says what it received.
+      if (/received undefined$/.test(issue.message)) return 'is required'
       return `must be ${kinds[issue.expected] ?? issue.expected}`
     }
     case 'too_small': {
