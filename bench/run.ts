@@ -7,6 +7,7 @@ import { cpus, totalmem } from 'node:os'
 import { postgresTestUrl } from '../test/helpers/backends.js'
 import { benchHttp, type HttpResult } from './http.js'
 import { benchMediaStream } from './media-stream.js'
+import { benchStartTime, type StartTimeResult } from './start-time.js'
 import { type BurstResult, benchBurst, burstDatabases } from './worker-burst.js'
 
 const only = process.argv[2]
@@ -22,6 +23,12 @@ if (want('burst')) {
   }
 }
 const media = want('media') ? await benchMediaStream() : undefined
+const starts: StartTimeResult[] = []
+if (want('start')) {
+  starts.push(await benchStartTime('npm start'))
+  starts.push(await benchStartTime('node dist/main.js'))
+  starts.push(await benchStartTime('node_modules/.bin/tsx src/main.ts'))
+}
 
 const bare = http
   .filter((r) => r.name.startsWith('bare'))
@@ -107,6 +114,21 @@ if (media) {
     `| ${media.sizeMb} | ${media.peakRssGrowthMb} | ${media.seconds} |`,
     '',
     `Target: peak RSS growth under 64 MB: ${verdict(media.peakRssGrowthMb < 64)}.`,
+    '',
+  )
+}
+
+if (starts.length > 0) {
+  lines.push(
+    '## Start time',
+    '',
+    'From spawning the command to `/healthz` answering, on a new data folder each time (migrations included),',
+    `median of ${starts[0]?.runs} runs. \`npm start\` runs the compiled \`dist/main.js\` that \`npm install\` builds;`,
+    'the tsx line is the development transpiler it replaced, for comparison.',
+    '',
+    '| command | median ms | fastest ms |',
+    '|---|---:|---:|',
+    ...starts.map((s) => `| \`${s.command}\` | ${s.medianMs} | ${s.minMs} |`),
     '',
   )
 }
