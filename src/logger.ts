@@ -77,7 +77,10 @@ export function scrubSecrets(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.slice(0, 50).map((item) => scrubSecrets(item, depth + 1))
   const out: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(value)) {
-    out[key] = SECRET_KEY.test(key) && field !== undefined && field !== null ? REDACTED : scrubSecrets(field, depth + 1)
+    out[key] =
+      SECRET_KEY.test(key) && field !== undefined && field !== null
+        ? REDACTED
+        : scrubSecrets(field, depth + 1)
   }
   return out
 }
@@ -87,7 +90,11 @@ export interface LoggerOptions {
   pretty?: boolean
 }
 
-export function createLogger(level: string, destination?: DestinationStream, options: LoggerOptions = {}): Logger {
+export function createLogger(
+  level: string,
+  destination?: DestinationStream,
+  options: LoggerOptions = {},
+): Logger {
   const stream =
     destination ??
     (options.pretty
@@ -131,6 +138,7 @@ export function createProcessLogger(
   config: { logLevel: string; logFormat: 'auto' | 'json' | 'pretty' },
   level: string = config.logLevel,
 ): Logger {
-  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true)
+  const pretty =
+    config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true)
   return createLogger(level, undefined, { pretty })
 }

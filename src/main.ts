@@ -32,7 +32,8 @@ export function startSummary(config: Config, role: Role, database: string) {
     listen: `http://${config.host}:${config.port}`,
     role,
     database: database === 'sqlite' ? `sqlite (${config.dataDir})` : 'postgres',
-    storage: config.media.driver === 's3' ? `s3 (bucket ${config.media.bucket})` : `local (${config.media.dir})`,
+    storage:
+      config.media.driver === 's3' ? `s3 (bucket ${config.media.bucket})` : `local (${config.media.dir})`,
     sandbox: config.sandbox ? 'on' : 'off',
     networks: configured.length > 0 ? configured.join(', ') : 'none configured',
   }
