@@ -190,7 +190,7 @@ export async function runCli(argv: string[]): Promise<number> {
   const [first, second] = parsed.positionals
   if (!first || values.help) {
     process.stdout.write(`${USAGE}\n`)
-    return first ? 0 : 2
+    return values.help ? 0 : 2
   }
   if (first === 'api' || first === 'worker') {
     await startService(first)

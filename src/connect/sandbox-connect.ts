@@ -43,6 +43,7 @@ export async function sandboxConnect(
       `sandbox connect knows twitter and youtube (Bluesky has no simulator), not ${input.network}`,
     )
   const network: SandboxNetwork = input.network
+  await checkSandboxServer(app.config.publicBaseUrl, http)
   const db = app.store.db
   const owner = await db
     .selectFrom('memberships')
@@ -54,7 +55,6 @@ export async function sandboxConnect(
   if (!owner) throw notFound(`No workspace ${input.workspaceId} with an owner`)
 
   const base = app.config.publicBaseUrl
-  await checkSandboxServer(base, http)
   const { token, session } = await createSession(
     db,
     { userId: owner.user_id, workspaceId: input.workspaceId, ttlMs: SESSION_TTL_MS },
