@@ -1,18 +1,16 @@
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
+import { runHerald } from './helpers/herald-command.js'
 
-const run = promisify(execFile)
 const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-cli-'))
 const env = { ...process.env, HERALD_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' }
-const herald = (...args: string[]) =>
-  run(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], { env })
+const herald = (...args: string[]) => runHerald(args, env)
 const lastLine = (text: string) => JSON.parse(text.trim().split('\n').at(-1)!)
 
-describe('admin CLI', () => {
+// Each step starts the command afresh (about a second on a quiet machine), so the walk-through gets room.
+describe('admin CLI', { timeout: 180_000 }, () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
   it('bootstraps a person, workspace and key and prints them as the last line', async () => {

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -11,6 +10,7 @@ import { systemClock } from '../../src/lib/clock.js'
 import { upsertConnection } from '../../src/store/connections.js'
 import { openStore, type Store } from '../../src/store/db.js'
 import { backends } from '../helpers/backends.js'
+import { runHerald } from '../helpers/herald-command.js'
 
 const oldKey = Buffer.alloc(32, 1)
 const newKey = Buffer.alloc(32, 2)
@@ -125,20 +125,14 @@ describe('`npm run herald -- secrets rotate`', () => {
     await seed(store, 'cli-rotate@example.com')
     await store.destroy()
 
-    const { stdout } = await promisify(execFile)(
-      path.resolve('node_modules/.bin/tsx'),
-      ['src/cli.ts', 'secrets', 'rotate', '--json'],
-      {
-        env: {
-          ...process.env,
-          DATABASE_URL: '',
-          HERALD_DATA_DIR: dataDir,
-          HERALD_SECRET_KEY: newKey.toString('base64'),
-          HERALD_OLD_SECRET_KEYS: oldKey.toString('base64'),
-          LOG_LEVEL: 'warn',
-        },
-      },
-    )
+    const { stdout } = await runHerald(['secrets', 'rotate', '--json'], {
+      ...process.env,
+      DATABASE_URL: '',
+      HERALD_DATA_DIR: dataDir,
+      HERALD_SECRET_KEY: newKey.toString('base64'),
+      HERALD_OLD_SECRET_KEYS: oldKey.toString('base64'),
+      LOG_LEVEL: 'warn',
+    })
     const report = JSON.parse(stdout.trim().split('\n').at(-1)!)
     expect(report.connections).toEqual({ total: 3, rotated: 2, current: 1, failed: 0, failedIds: [] })
     expect(report.oauthStates).toMatchObject({ total: 1, rotated: 1 })
