@@ -103,3 +103,14 @@ export const LINK_SURCHARGE = 50
 
 /** True when the URL looks like a video by its extension (the media pipeline's rule). */
 export const looksLikeVideo = looksLikeVideoUrl
+
+/**
+ * What re-arming targets costs (DESIGN.md "Credits"): each failed target sent again costs its network's
+ * price, whichever tool re-arms it (publish_post_now, reschedule_post, update_post back to scheduled); a
+ * target already paid and never sent costs nothing more.
+ */
+export function resendPrice(targets: { platform: string; status: string }[]): number {
+  return targets
+    .filter((t) => t.status === 'failed')
+    .reduce((sum, t) => sum + networkRules[t.platform as Network].price, 0)
+}

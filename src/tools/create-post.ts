@@ -3,6 +3,7 @@ import { planPost } from '../domain/post-plan.js'
 import { AppError, invalid } from '../errors.js'
 import { newId } from '../lib/ids.js'
 import { rememberResponse, replayFor, requestHash, updateRememberedResponse } from '../posts/idempotency.js'
+import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { checkMedia } from '../posts/media-checks.js'
 import { presentPost } from '../posts/present.js'
 import { loadConnectionInfos, targetRow } from '../posts/rows.js'
@@ -100,6 +101,10 @@ async function create(
   }
   if (plan.blockers.length > 0)
     throw invalid(`The post cannot be published: ${plan.blockers.join('; ')}`, { blockers: plan.blockers })
+  await refuseUnfetchableMedia(
+    plan.targets.flatMap((t) => t.mediaUrls),
+    ctx.app.config,
+  )
   const media = await checkMedia(ctx.app.media, plan.targets)
   if (media.blockers.length > 0) {
     throw invalid(`The post cannot be published: ${media.blockers.join('; ')}`, { blockers: media.blockers })
