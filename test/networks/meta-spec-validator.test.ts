@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { loadMetaSpecs, topLevelFields, validateGraphCall } from '../../src/sandbox/meta/spec-validator.js'
+import {
+  type GraphCall,
+  loadMetaSpecs,
+  topLevelFields,
+  validateGraphCall,
+} from '../../src/sandbox/meta/spec-validator.js'
 
 const specs = loadMetaSpecs()
 
@@ -11,7 +16,7 @@ describe("the validator for Meta's spec format", () => {
 
   it('accepts the calls the adapters make', () => {
     if (!specs) throw new Error('specs missing')
-    const ok = [
+    const ok: GraphCall[] = [
       {
         node: 'Page',
         method: 'POST',
