@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { networks } from '../domain/networks.js'
 import { planPost } from '../domain/post-plan.js'
 import { AppError } from '../errors.js'
+import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { checkMedia } from '../posts/media-checks.js'
 import { loadConnectionInfos } from '../posts/rows.js'
 import { resolveCreateSchedule } from '../posts/schedule-input.js'
@@ -76,12 +77,24 @@ export const preflightPost = defineTool({
     const { db } = ctx.app.store
     const plan = planPost(input, await loadConnectionInfos(db, ctx.workspace.id))
     const blockers = [...plan.blockers]
-    try {
-      resolveCreateSchedule(input, ctx.app.clock.now())
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error
-      blockers.push(error.message)
+    // The spec's own request (content and targets only) has no schedule: a schedule is checked when given.
+    const scheduled =
+      input.publishImmediately || input.scheduleDate !== undefined || input.scheduleTime !== undefined
+    const check = async (rule: () => unknown) => {
+      try {
+        await rule()
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error
+        blockers.push(error.message)
+      }
     }
+    if (scheduled) await check(() => resolveCreateSchedule(input, ctx.app.clock.now()))
+    await check(() =>
+      refuseUnfetchableMedia(
+        plan.targets.flatMap((t) => t.mediaUrls),
+        ctx.app.config,
+      ),
+    )
     const media = await checkMedia(ctx.app.media, plan.targets)
     blockers.push(...media.blockers)
     const balance = await currentBalance(db, ctx.workspace.id)
