@@ -51,12 +51,17 @@ export async function lockPostForChange(
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirst()
   if (!owned) throw notFound(`Post ${postId} not found`)
-  let targetsQuery = tx.selectFrom('targets').selectAll().where('post_id', '=', postId).orderBy('position')
-  if (postgres) targetsQuery = targetsQuery.forUpdate()
-  const targets = await targetsQuery.execute()
+  const lockTargets = () => {
+    const query = tx.selectFrom('targets').selectAll().where('post_id', '=', postId).orderBy('position')
+    return postgres ? query.forUpdate().execute() : query.execute()
+  }
+  let targets = await lockTargets()
   let postQuery = tx.selectFrom('posts').selectAll().where('id', '=', postId)
   if (postgres) postQuery = postQuery.forUpdate()
   const post = await postQuery.executeTakeFirst()
   if (!post) throw notFound(`Post ${postId} not found`)
+  // Under READ COMMITTED the first statement could not see targets another change inserted while this one
+  // waited; every writer of a post's targets holds the post's lock, so a read after taking it is complete.
+  if (postgres) targets = await lockTargets()
   return { post, targets }
 }
