@@ -33,6 +33,9 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
     SELECT id FROM targets
      WHERE lease_owner IS NULL AND status = 'pending' AND run_at <= ${input.now}
        AND platform IN (${sql.join(input.platforms)})
+       AND NOT EXISTS (
+         SELECT 1 FROM connections c
+          WHERE c.id = targets.connection_id AND c.throttled_until > ${input.now})
      ORDER BY run_at
      LIMIT ${input.limit}`
   const lease = sql`
