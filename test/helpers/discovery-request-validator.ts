@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { Ajv, type ValidateFunction } from 'ajv'
 import formatsModule from 'ajv-formats'
+import { referenceAvailable, referencePath } from './reference.js'
 
 /**
  * Checks requests against a Google discovery document (the YouTube Data API v3 one in
- * /work/shared/reference/openapi), so every call the YouTube adapter makes in tests is held to the
+ * ../shared/reference/openapi), so every call the YouTube adapter makes in tests is held to the
  * published contract rather than to the sandbox's reading of it.
  *
  * What is checked, for any method of the document (the adapter uses youtube.videos.insert,
@@ -28,7 +29,7 @@ import formatsModule from 'ajv-formats'
  *   and lists them in `exempted`.
  */
 
-export const YOUTUBE_DISCOVERY_PATH = '/work/shared/reference/openapi/youtube-v3.discovery.json'
+export const YOUTUBE_DISCOVERY_PATH = referencePath('openapi/youtube-v3.discovery.json')
 
 interface DiscoverySchema {
   id?: string
@@ -81,14 +82,9 @@ export interface DiscoveryDoc {
   resources: Record<string, DiscoveryResource>
 }
 
-/** The stored discovery document, or undefined (with a note on stderr) when /work/shared is absent. */
+/** The stored discovery document, or undefined (with a note on stderr) when ../shared is absent. */
 export function loadDiscovery(path = YOUTUBE_DISCOVERY_PATH): DiscoveryDoc | undefined {
-  if (!existsSync(path)) {
-    process.stderr.write(
-      `${path} is absent: YouTube requests are not validated against the discovery document.\n`,
-    )
-    return undefined
-  }
+  if (!referenceAvailable(path)) return undefined
   return JSON.parse(readFileSync(path, 'utf8')) as DiscoveryDoc
 }
 

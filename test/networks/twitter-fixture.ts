@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import { describe, it } from 'vitest'
@@ -24,12 +23,13 @@ import {
   OpenApiRequestValidator,
   type ValidatingFetch,
 } from '../helpers/openapi-request-validator.js'
+import { referenceAvailable, referencePath } from '../helpers/reference.js'
 import { createTestMediaPort } from '../helpers/test-media-port.js'
 
 /** The X API v2 OpenAPI document (v2.167) every adapter request is checked against. */
-export const X_OPENAPI_PATH = '/work/shared/reference/openapi/x-api-v2.openapi.json'
-export const xOpenApiAvailable = existsSync(X_OPENAPI_PATH)
-export const SKIP_NOTE = `${X_OPENAPI_PATH} is absent (no /work/shared): the X adapter tests need it to validate every request`
+export const X_OPENAPI_PATH = referencePath('openapi/x-api-v2.openapi.json')
+export const xOpenApiAvailable = referenceAvailable(X_OPENAPI_PATH)
+export const SKIP_NOTE = `${X_OPENAPI_PATH} is absent (no ../shared): the X adapter tests need it to validate every request`
 
 /** When the document is absent, reports `suite` as skipped with {@link SKIP_NOTE}; registers nothing otherwise. */
 export function reportSkippedWithoutOpenApi(suite: string) {
