@@ -226,12 +226,19 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     if (ids.length === 0) return
     try {
       const kept = await renewLeases(deps.store, id, ids, deps.clock.now() + options.leaseMs)
-      for (const targetId of running.keys()) {
-        if (!kept.has(targetId))
-          log.warn(
-            { targetId },
-            'lease could not be renewed; the outcome will not be recorded by this worker',
-          )
+      // Only targets held when the renewal began: one claimed meanwhile was not in it.
+      for (const targetId of ids) {
+        if (kept.has(targetId)) continue
+        for (const [network, list] of waiting) {
+          const rest = list.filter((t) => t.id !== targetId)
+          if (rest.length !== list.length) waiting.set(network, rest)
+        }
+        const sending = running.get(targetId)
+        if (!sending) continue
+        // Someone else holds the target now (it was reset and may be re-sent): stop before the next
+        // network call, so this worker never sends what another may be sending too.
+        log.warn({ targetId }, 'lease lost; stopping this send, its outcome will not be recorded here')
+        sending.controller.abort(new Error('lease lost'))
       }
     } catch (error) {
       log.error({ err: error }, 'lease renewal failed')
