@@ -47,6 +47,7 @@ const envSchema = z.object({
   HERALD_WORKER_POLL_MS: positiveInt(250),
   HERALD_WORKER_LEASE_MS: positiveInt(30_000),
   HERALD_WORKER_GRACE_MS: nonNegativeInt(15_000),
+  HERALD_UNKNOWN_OUTCOME_CHECK_MS: positiveInt(60_000),
   HERALD_DB_POOL_SIZE: positiveInt(20),
   HERALD_TWITTER_CLIENT_ID: z.string().optional(),
   HERALD_TWITTER_CLIENT_SECRET: z.string().optional(),
@@ -98,7 +99,15 @@ export interface Config {
   imageApi: { url: string; key: string | undefined; model: string | undefined } | undefined
   /** Media URL fetching: connect timeout and whole-fetch timeout (redirects and body included), in ms. */
   mediaFetch: { connectTimeoutMs: number; totalTimeoutMs: number }
-  worker: { concurrency: number; batch: number; pollMs: number; leaseMs: number; graceMs: number }
+  worker: {
+    concurrency: number
+    batch: number
+    pollMs: number
+    leaseMs: number
+    graceMs: number
+    /** How long after an unanswered publishing call Herald looks for the post on the network. */
+    unknownOutcomeCheckMs: number
+  }
   /** App credentials and base URLs per network; HERALD_SANDBOX=1 points the base URLs at `src/sandbox/`. */
   networks: NetworkSettings
   /** Dashboard sign-in: session lifetime, and Secure cookies when PUBLIC_BASE_URL is https. */
@@ -191,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       pollMs: e.HERALD_WORKER_POLL_MS,
       leaseMs: e.HERALD_WORKER_LEASE_MS,
       graceMs: e.HERALD_WORKER_GRACE_MS,
+      unknownOutcomeCheckMs: e.HERALD_UNKNOWN_OUTCOME_CHECK_MS,
     },
     networks: {
       twitter: {

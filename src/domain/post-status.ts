@@ -31,6 +31,9 @@ export const RESET_MESSAGE =
  * A target a worker holds (being sent, or stuck with its outcome unknown). It is never deleted, replaced
  * or re-armed by a tool; the one place that says what "in flight" means.
  */
-export function isInFlight(target: { lease_owner: string | null }): boolean {
-  return target.lease_owner !== null
+export function isInFlight(target: {
+  lease_owner: string | null
+  unknown_outcome_at?: number | null
+}): boolean {
+  return target.lease_owner !== null || (target.unknown_outcome_at ?? null) !== null
 }

@@ -58,6 +58,7 @@ export function targetRow(
     published_at: null,
     progress: null,
     attempt_started_at: null,
+    unknown_outcome_at: null,
     created_at: input.now,
     updated_at: input.now,
   }

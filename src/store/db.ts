@@ -9,6 +9,7 @@ import type { Dialect } from './dialect.js'
 import { createInitMigration } from './migrations/001-init.js'
 import { createTargetProgressMigration } from './migrations/002-target-progress.js'
 import { createTargetProfileUniqueMigration } from './migrations/003-target-profile-unique.js'
+import { createUnknownOutcomesMigration } from './migrations/004-unknown-outcomes.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -135,6 +136,7 @@ export async function migrate(store: Store): Promise<void> {
       '001-init': createInitMigration(store.dialect),
       '002-target-progress': createTargetProgressMigration(),
       '003-target-profile-unique': createTargetProfileUniqueMigration(),
+      '004-unknown-outcomes': createUnknownOutcomesMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
   })

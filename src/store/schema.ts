@@ -121,6 +121,8 @@ export interface TargetsTable {
   progress: string | null
   /** When the latest attempt began (epoch ms): an unknown outcome looks for posts made after it. */
   attempt_started_at: number | null
+  /** Set while an unanswered publishing call is being looked up on the network (a check is queued). */
+  unknown_outcome_at: number | null
   created_at: number
   updated_at: number
 }

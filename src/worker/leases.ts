@@ -42,6 +42,7 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
     lease_owner = ${input.workerId},
     lease_expires_at = ${input.now + input.leaseMs},
     attempts = attempts + 1,
+    attempt_started_at = CASE WHEN unknown_outcome_at IS NULL THEN ${input.now} ELSE attempt_started_at END,
     updated_at = ${input.now}`
   if (store.dialect === 'postgres') {
     const claimed = await sql<TargetRow & { siblings: number }>`

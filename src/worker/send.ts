@@ -13,6 +13,8 @@ export interface SendDeps extends CredentialDeps {
   adapters: Partial<Record<Network, NetworkAdapter>>
   logger: Logger
   backoff?: BackoffPolicy
+  /** Delay before an unanswered publishing call is looked up on the network. */
+  unknownOutcomeCheckMs?: number
 }
 
 export interface SendResult {
@@ -75,9 +77,31 @@ export async function sendTarget(
   }
 
   let refreshed = false
+  let lookedUp = false
   for (;;) {
     try {
       const credentials = await usableCredentials(deps, adapter, connection, { force: refreshed })
+      if (target.unknown_outcome_at !== null && adapter.findPublished && !lookedUp) {
+        // An earlier attempt's publishing call went unanswered: ask the network before sending again.
+        const found = await adapter.findPublished({
+          ...request,
+          credentials,
+          since: target.attempt_started_at ?? target.unknown_outcome_at,
+        })
+        lookedUp = true
+        if (found) {
+          deps.logger.info({ targetId: target.id }, 'unanswered attempt found on the network')
+          return {
+            outcome: { kind: 'published', remoteId: found.remoteId, url: found.url },
+            kind: 'ok',
+            connectionId,
+          }
+        }
+        deps.logger.info(
+          { targetId: target.id },
+          'unanswered attempt not found on the network; sending again',
+        )
+      }
       const result = await adapter.publish({ ...request, credentials })
       return {
         outcome: {
@@ -97,7 +121,8 @@ export async function sendTarget(
       }
       if (quota && slot && error instanceof PublishFailure && !quota.spent(error))
         await releaseQuota(deps.db, slot)
-      return classify(deps, target, connection.id, error, signal)
+      const result = await classify(deps, target, connection.id, error, signal)
+      return result.outcome.kind === 'unknown' ? lookLater(deps, adapter, target, result) : result
     }
   }
 }
@@ -156,5 +181,32 @@ async function classify(
           : {}),
       }
     }
+  }
+}
+
+/**
+ * An unknown outcome on a network Herald can ask: instead of leaving the target stuck, queue a lookup
+ * after a safe delay (the network needs a moment to show a new post). The lookup publishes the target
+ * when the post is there, or sends again when it is not. Once the attempts are used up, or while the
+ * worker is stopping, the target is left stuck for a person, as before.
+ */
+function lookLater(
+  deps: SendDeps,
+  adapter: NetworkAdapter,
+  target: TargetRow,
+  result: SendResult,
+): SendResult {
+  if (!adapter.findPublished || target.attempts >= MAX_ATTEMPTS || result.outcome.kind !== 'unknown')
+    return result
+  const now = deps.now()
+  const runAt = now + (deps.unknownOutcomeCheckMs ?? 60_000)
+  return {
+    ...result,
+    outcome: {
+      kind: 'check',
+      error: `${result.outcome.error}; Herald will look for the post on ${target.platform} at ${new Date(runAt).toISOString()} before sending again`,
+      runAt,
+      unknownSince: target.unknown_outcome_at ?? now,
+    },
   }
 }

@@ -12,6 +12,8 @@ export type Outcome =
   | { kind: 'retry'; error: string; runAt: number }
   /** The network may or may not have the post: keep the lease, expire it, and let a person decide. */
   | { kind: 'unknown'; error: string }
+  /** The network may have the post and can be asked: look for it at `runAt` instead of sending again. */
+  | { kind: 'check'; error: string; runAt: number; unknownSince: number }
 
 /** The target columns an outcome writes. */
 function targetChanges(outcome: Outcome, now: number): Partial<TargetRow> {
@@ -24,6 +26,7 @@ function targetChanges(outcome: Outcome, now: number): Partial<TargetRow> {
         upload_error: outcome.uploadError ?? null,
         error: null,
         published_at: now,
+        unknown_outcome_at: null,
         run_at: null,
         lease_owner: null,
         lease_expires_at: null,
@@ -33,6 +36,7 @@ function targetChanges(outcome: Outcome, now: number): Partial<TargetRow> {
       return {
         status: 'failed',
         error: outcome.error,
+        unknown_outcome_at: null,
         run_at: null,
         lease_owner: null,
         lease_expires_at: null,
@@ -41,6 +45,16 @@ function targetChanges(outcome: Outcome, now: number): Partial<TargetRow> {
     case 'retry':
       return {
         error: outcome.error,
+        unknown_outcome_at: null,
+        run_at: outcome.runAt,
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: now,
+      }
+    case 'check':
+      return {
+        error: outcome.error,
+        unknown_outcome_at: outcome.unknownSince,
         run_at: outcome.runAt,
         lease_owner: null,
         lease_expires_at: null,

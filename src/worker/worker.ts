@@ -23,6 +23,8 @@ export interface WorkerOptions {
   pollMs: number
   leaseMs: number
   graceMs: number
+  /** Delay before an unknown outcome is looked up on the network (default 60 s). */
+  unknownOutcomeCheckMs?: number
   backoff?: BackoffPolicy
   /** How often expired leases are looked for (stuck detection). */
   sweepMs?: number
@@ -125,6 +127,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
           now: () => deps.clock.now(),
           logger: log,
           ...(options.backoff ? { backoff: options.backoff } : {}),
+          unknownOutcomeCheckMs: options.unknownOutcomeCheckMs ?? 60_000,
         },
         target,
         signal,
@@ -149,7 +152,8 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
           'lease lost before the outcome was recorded; the target was reset meanwhile',
         )
       else logOutcome(log, target, result)
-      if (result.outcome.kind !== 'retry') deps.queue.settled(target.post_id)
+      if (result.outcome.kind !== 'retry' && result.outcome.kind !== 'check')
+        deps.queue.settled(target.post_id)
     } catch (error) {
       // Recording the outcome failed (database down): leave the lease to expire so the target shows as stuck.
       log.error({ err: error, targetId: target.id }, 'could not record the outcome of a send')
@@ -324,6 +328,17 @@ function logOutcome(log: Logger, target: ClaimedTarget, result: SendResult) {
       log.warn({ ...fields, kind: result.kind, reason: outcome.error }, 'target failed')
       return
     case 'retry':
+      log.info(
+        {
+          ...fields,
+          kind: result.kind,
+          reason: outcome.error,
+          retryAt: new Date(outcome.runAt).toISOString(),
+        },
+        'target retry scheduled',
+      )
+      return
+    case 'check':
       log.info(
         {
           ...fields,

@@ -1,6 +1,7 @@
 import type { AdapterDeps, NetworkAdapter } from '../adapter.js'
 import { createTwitterOAuth, refreshTwitterCredentials, resolveTwitterProfile } from './auth.js'
 import type { TwitterContext, TwitterSettings } from './client.js'
+import { findTweet } from './lookup.js'
 import { readProfileMetrics, readTweetMetrics } from './metrics.js'
 import { publishTweet } from './publish.js'
 
@@ -33,6 +34,7 @@ export function createTwitterAdapter(settings: TwitterSettings, deps: AdapterDep
     refresh: (credentials) => refreshTwitterCredentials(ctx, credentials),
     resolveProfile: (credentials) => resolveTwitterProfile(ctx, credentials),
     publish: (request) => publishTweet(ctx, request),
+    findPublished: (request) => findTweet(ctx, request),
     postMetrics: ({ credentials, remoteId }) => readTweetMetrics(ctx, { credentials, remoteId }),
     profileMetrics: ({ credentials }) => readProfileMetrics(ctx, { credentials }),
   }

@@ -31,6 +31,7 @@ const failureInput = z.object({
   body: z.unknown().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   dropConnection: z.enum(['before', 'after']).optional(),
+  afterEffect: z.boolean().optional(),
   delayMs: z.number().int().min(0).max(120_000).optional(),
 })
 

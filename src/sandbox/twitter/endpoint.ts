@@ -66,7 +66,7 @@ export function defineEndpoint(
       const failure = state.faults.takeFailure(spec.endpoint)
       if (failure?.delayMs) await delay(failure.delayMs)
       if (failure?.dropConnection === 'before') return drop(request, reply)
-      if (failure && !failure.dropConnection) {
+      if (failure && !failure.dropConnection && !failure.afterEffect) {
         const status = failure.status ?? 500
         return send(reply, {
           status,
@@ -106,6 +106,14 @@ export function defineEndpoint(
         answer = { status: error.status, body: error.body, headers: error.headers }
       }
       if (failure?.dropConnection === 'after') return drop(request, reply)
+      if (failure?.afterEffect) {
+        const status = failure.status ?? 500
+        return send(reply, {
+          status,
+          body: failure.body ?? problems.forStatus(status),
+          headers: failure.headers,
+        })
+      }
       return send(reply, { ...answer, headers: { ...rateHeaders, ...answer.headers } })
     },
   })

@@ -4,6 +4,7 @@ export const sandboxEndpoints = [
   'getUsersMe',
   'createPosts',
   'getPostsById',
+  'getUsersPosts',
   'initializeMediaUpload',
   'appendMediaUpload',
   'finalizeMediaUpload',
@@ -19,6 +20,7 @@ export const defaultRateLimits: Record<Exclude<SandboxEndpoint, 'oauth2Token'>, 
   getUsersMe: 75,
   createPosts: 100,
   getPostsById: 900,
+  getUsersPosts: 900,
   initializeMediaUpload: 1875,
   appendMediaUpload: 1875,
   finalizeMediaUpload: 1875,
@@ -33,6 +35,8 @@ export interface InjectedFailure {
   headers?: Record<string, string>
   /** `before`: close the connection without handling; `after`: handle (the post is created), then close. */
   dropConnection?: 'before' | 'after'
+  /** Handle the request (the post is created), then answer `status` instead: a 5xx that hides a success. */
+  afterEffect?: boolean
   /** Wait this long (real time) before answering. */
   delayMs?: number
   remaining: number

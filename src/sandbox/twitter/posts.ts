@@ -351,4 +351,65 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
       return { status: 200, body: { data: tweetData(state, tweet, fields) } }
     },
   )
+
+  defineEndpoint(
+    app,
+    state,
+    {
+      method: 'GET',
+      url: '/2/users/:id/tweets',
+      endpoint: 'getUsersPosts',
+      auth: 'bearer',
+      scopes: ['tweet.read', 'users.read'],
+    },
+    ({ request }) => {
+      const { id } = request.params as { id: string }
+      const query = readQuery(request.query, {
+        max_results: 'any',
+        start_time: 'any',
+        end_time: 'any',
+        since_id: 'any',
+        until_id: 'any',
+        pagination_token: 'any',
+        exclude: new Set(['retweets', 'replies']),
+        'post.fields': postFields,
+        'tweet.fields': postFields,
+        expansions: 'any',
+        'user.fields': userFields,
+        'media.fields': 'any',
+        'poll.fields': 'any',
+        'place.fields': 'any',
+      })
+      const max = Number(query.max_results?.[0] ?? 10)
+      if (!Number.isInteger(max) || max < 5 || max > 100) {
+        throw new ProblemReply(
+          400,
+          problems.invalidParameters([
+            {
+              parameters: { max_results: [String(query.max_results?.[0])] },
+              message: `The \`max_results\` query parameter value [${query.max_results?.[0]}] is not between 5 and 100`,
+            },
+          ]),
+        )
+      }
+      const start = query.start_time?.[0] ? Date.parse(query.start_time[0]) : Number.NEGATIVE_INFINITY
+      const fields = [...(query['post.fields'] ?? []), ...(query['tweet.fields'] ?? [])]
+      const recent = [...state.tweets.values()]
+        .filter((tweet) => tweet.authorId === id && tweet.createdAt >= start)
+        .sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id))
+        .slice(0, max)
+      if (recent.length === 0) return { status: 200, body: { meta: { result_count: 0 } } }
+      return {
+        status: 200,
+        body: {
+          data: recent.map((tweet) => tweetData(state, tweet, fields)),
+          meta: {
+            result_count: recent.length,
+            newest_id: recent[0]!.id,
+            oldest_id: recent.at(-1)!.id,
+          },
+        },
+      }
+    },
+  )
 }
