@@ -102,8 +102,12 @@ export function createInstagramLogin(settings: MetaSettings, deps: AdapterDeps):
         : typeof permissions === 'string'
           ? permissions.split(',').map((s) => s.trim())
           : []
+      // `user_id` comes as a JSON number of 17 digits, beyond what a double holds exactly: the id is read
+      // as a string from /me instead.
+      const draft = credentialsFrom(longToken, long.expires_in, '', deps.now())
+      const me = await resolveInstagramLoginProfile(settings, deps, draft)
       return {
-        credentials: credentialsFrom(longToken, long.expires_in, String(row?.user_id ?? ''), deps.now()),
+        credentials: { ...draft, extra: { ...draft.extra, igUserId: me.profileId } },
         grantedScopes,
       }
     },
