@@ -4,6 +4,7 @@ import { AppError, invalid } from '../errors.js'
 import { newId } from '../lib/ids.js'
 import { rememberResponse, replayFor, requestHash, updateRememberedResponse } from '../posts/idempotency.js'
 import { checkMedia } from '../posts/media-checks.js'
+import { mediaHostBlockers } from '../posts/media-host.js'
 import { presentPost } from '../posts/present.js'
 import { loadConnectionInfos, targetRow } from '../posts/rows.js'
 import { resolveCreateSchedule } from '../posts/schedule-input.js'
@@ -98,6 +99,7 @@ async function create(
       blockers: plan.blockers,
     })
   }
+  plan.blockers.push(...mediaHostBlockers(ctx.app.config, plan.targets))
   if (plan.blockers.length > 0)
     throw invalid(`The post cannot be published: ${plan.blockers.join('; ')}`, { blockers: plan.blockers })
   const media = await checkMedia(ctx.app.media, plan.targets)

@@ -3,9 +3,14 @@ import { callGraph } from '../meta/graph.js'
 import { facebookGraph, instagramGraph, type MetaSettings } from '../meta/settings.js'
 import { createInstagramLogin, refreshInstagramToken, resolveInstagramLoginProfile } from './login.js'
 import { readAccountMetrics, readMediaMetrics } from './metrics.js'
-import { findInstagramPost, type InstagramContext, publishToInstagram } from './publish.js'
-
-export { readAllowance } from './publish.js'
+import {
+  findInstagramPost,
+  graphFor,
+  type InstagramContext,
+  igUserIdOf,
+  publishToInstagram,
+  readAllowance,
+} from './publish.js'
 
 /** Sends per worker to Instagram at once: container processing is slow, the allowance is per account. */
 const INSTAGRAM_CONCURRENCY = 3
@@ -60,6 +65,13 @@ export function createInstagramAdapter(settings: MetaSettings, deps: AdapterDeps
     },
     publish: (request) => publishToInstagram(ctx, request),
     findPublished: (request) => findInstagramPost(ctx, request),
+    async publishingAllowance({ credentials, profile }) {
+      const limit = await readAllowance(
+        { graph: graphFor(ctx, credentials), token: credentials.accessToken },
+        igUserIdOf({ credentials, profile }),
+      )
+      return limit ? { ...limit, windowHours: 24 } : undefined
+    },
     postMetrics: ({ credentials, remoteId }) => readMediaMetrics(ctx, { credentials, remoteId }),
     profileMetrics: ({ credentials, profile }) => readAccountMetrics(ctx, { credentials, profile }),
   }

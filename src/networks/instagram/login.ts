@@ -34,6 +34,9 @@ export function credentialsFrom(
   const realEnd = now + seconds * 1000
   return {
     accessToken: token,
+    // Instagram refreshes with the current access token itself; naming it the refresh token tells
+    // Herald's credential code that this token can be refreshed rather than only reconnected.
+    refreshToken: token,
     expiresAt: Math.max(now + 60_000, realEnd - REFRESH_AHEAD_MS),
     extra: { host: 'instagram', igUserId, tokenExpiresAt: String(realEnd) },
   }

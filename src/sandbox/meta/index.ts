@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
+import { registerControlRoutes } from './control-routes.js'
 import { registerGraphRoutes } from './graph-routes.js'
 import { registerOAuthRoutes } from './oauth-routes.js'
 import { type MetaSandboxOptions, MetaSandboxState } from './state.js'
@@ -63,6 +64,7 @@ export function registerMetaSandbox(server: FastifyInstance, options: MetaSandbo
       registerOAuthRoutes(app, state)
       registerGraphRoutes(app, state, 'facebook', '/graph')
       registerGraphRoutes(app, state, 'instagram', '/ig')
+      registerControlRoutes(app, state)
     },
     { prefix: state.prefix },
   )
