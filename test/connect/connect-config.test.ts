@@ -48,7 +48,13 @@ describe('connect and sandbox settings', () => {
       authorizeUrl: 'https://x.com/i/oauth2/authorize',
     })
     expect(youtubeSettings(config).tokenUrl).toBe('https://oauth2.googleapis.com/token')
-    expect(Object.keys(createAdapters(config, deps)).sort()).toEqual(['bluesky', 'facebook', 'instagram', 'twitter', 'youtube'])
+    expect(Object.keys(createAdapters(config, deps)).sort()).toEqual([
+      'bluesky',
+      'facebook',
+      'instagram',
+      'twitter',
+      'youtube',
+    ])
     expect(connectUnavailable(config, 'twitter')).toBeUndefined()
     expect(connectUnavailable(config, 'youtube')).toContain('HERALD_GOOGLE_CLIENT_ID')
     expect(connectUnavailable(loadConfig({}), 'twitter')).toContain('HERALD_TWITTER_CLIENT_ID')

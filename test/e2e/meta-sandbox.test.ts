@@ -1,11 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWorker } from '../../src/main.js'
-import type { GrantProfile } from '../../src/networks/adapter.js'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
-import { upsertConnection } from '../../src/store/connections.js'
 import type { Worker } from '../../src/worker/worker.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { connectMetaGrant } from '../helpers/meta-connect.js'
 import { mp4File, solidImage } from '../media/fixtures.js'
 import { startServer, type TestServer } from '../media/servers.js'
 
@@ -56,43 +54,6 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     await sources?.close()
   })
 
-  /** Facebook Login in the simulator, then each profile of the grant stored as the choose-profiles page does. */
-  async function connectThroughFacebookLogin(username: string): Promise<GrantProfile[]> {
-    const oauth = h.app.adapters.facebook!.oauth!
-    const codeVerifier = randomBytes(32).toString('base64url')
-    const codeChallenge = createHash('sha256').update(codeVerifier).digest('base64url')
-    const redirectUri = `${h.baseUrl}/connect/facebook/callback`
-    const authorize = oauth.authorizeUrl({ state: 'e2e', codeChallenge, redirectUri })
-    expect(authorize.startsWith(`${meta()}/www/v25.0/dialog/oauth?`)).toBe(true)
-    expect((await fetch(authorize)).status).toBe(200)
-    const form = new URLSearchParams(new URL(authorize).searchParams)
-    form.set('username', username)
-    form.set('decision', 'authorize')
-    for (const scope of oauth.scopes) form.append('granted_scope', scope)
-    const consent = await fetch(authorize.split('?')[0]!, { method: 'POST', body: form, redirect: 'manual' })
-    const code = new URL(consent.headers.get('location')!).searchParams.get('code')!
-    const { credentials } = await oauth.exchangeCode({ code, codeVerifier, redirectUri })
-    const profiles = await oauth.listProfiles!(credentials)
-    for (const grant of profiles)
-      await upsertConnection(
-        h.app.store.db,
-        {
-          workspaceId: h.workspaceId,
-          platform: grant.network,
-          profileId: grant.profile.profileId,
-          username: grant.profile.username,
-          name: grant.profile.name,
-          isOrganization: grant.profile.isOrganization,
-          avatarUrl: null,
-          credentials: h.app.vault.sealJson(grant.credentials),
-          scopes: [...oauth.scopes],
-          tokenExpiresAt: grant.credentials.expiresAt ?? null,
-        },
-        Date.now(),
-      )
-    return profiles
-  }
-
   const post = async (platform: string, content: string, mediaUrls: string[]) => {
     const { status, body } = await h.call('create_post', {
       content,
@@ -107,7 +68,7 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
   }
 
   it('connects a Page and its Instagram account, publishes every kind of post, and reads analytics for each', async () => {
-    const profiles = await connectThroughFacebookLogin('Harbour Cafe')
+    const profiles = await connectMetaGrant(h, 'Harbour Cafe')
     expect(profiles.map((p) => [p.network, p.profile.name, p.profile.isOrganization])).toEqual([
       ['facebook', 'Harbour Cafe', true],
       ['instagram', 'Harbour Cafe', false],
