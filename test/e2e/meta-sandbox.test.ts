@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import { createAppWorker } from '../../src/main.js'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
 import type { Worker } from '../../src/worker/worker.js'
@@ -137,4 +138,32 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
       expect(JSON.stringify(s)).not.toContain(token)
     }
   }, 120_000)
+
+  it('sandbox connect links an Instagram professional account through Instagram Login, which publishes the same way', async () => {
+    const connected = await sandboxConnect(h.app, {
+      workspaceId: h.workspaceId,
+      network: 'instagram',
+      username: 'solo.maker',
+    })
+    expect(connected).toMatchObject({ platform: 'instagram', username: 'solo.maker', status: 'active' })
+    const row = await h.app.store.db
+      .selectFrom('connections')
+      .selectAll()
+      .where('id', '=', connected.connectionId)
+      .executeTakeFirstOrThrow()
+    const credentials = h.app.vault.openJson<{ extra?: Record<string, string>; expiresAt?: number }>(
+      row.credentials,
+    )
+    expect(credentials.extra?.host).toBe('instagram')
+    expect(row.token_expires_at).toBe(credentials.expiresAt ?? null)
+    const { body } = await h.call('create_post', {
+      content: 'Made by hand',
+      targetAccounts: [{ platform: 'instagram', username: 'solo.maker' }],
+      mediaUrls: [`${sources.url}/a.jpg`],
+      publishImmediately: true,
+    })
+    expect(body.posts[0].status, JSON.stringify(body)).toBe('published')
+    expect(body.posts[0].targets[0].url).toMatch(/^https:\/\/www\.instagram\.com\/p\//)
+    expect((await state()).violations).toEqual([])
+  }, 60_000)
 })
