@@ -55,8 +55,15 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     await sources?.close()
   })
 
+  /** Every response body the tools gave, for the no-token check. */
+  const answers: string[] = []
+  const call = async (tool: string, input: unknown) => {
+    const answer = await h.call(tool, input)
+    answers.push(JSON.stringify(answer.body))
+    return answer
+  }
   const post = async (platform: string, content: string, mediaUrls: string[]) => {
-    const { status, body } = await h.call('create_post', {
+    const { status, body } = await call('create_post', {
       content,
       platforms: [platform],
       ...(mediaUrls.length > 0 ? { mediaUrls: mediaUrls.map((p) => `${sources.url}${p}`) } : {}),
@@ -102,7 +109,7 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     expect(s.fetches!.every((f) => f.ok && f.url.startsWith(`${h.baseUrl}/media/`))).toBe(true)
 
     for (const created of [text, photos, video, image, reel, carousel]) {
-      const { status, body } = await h.call('get_post_analytics', { id: created.id, refresh: true })
+      const { status, body } = await call('get_post_analytics', { id: created.id, refresh: true })
       expect(status, JSON.stringify(body)).toBe(200)
       expect(body.measured, JSON.stringify(body)).toBe(1)
       const summary = body.targets[0].analytics.summary
@@ -131,7 +138,18 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
       ...(await h.app.store.db.selectFrom('targets').selectAll().execute()),
       ...(await h.app.store.db.selectFrom('analytics_readings').selectAll().execute()),
     ])
+    await call('get_connected_accounts', {})
+    for (const grant of profiles) {
+      const { status, body } = await call('get_profile_analytics', {
+        platform: grant.network,
+        profileId: grant.profile.profileId,
+        refresh: true,
+      })
+      expect(status, JSON.stringify(body)).toBe(200)
+      expect(body.analytics.summary.followers, JSON.stringify(body)).toBeGreaterThan(0)
+    }
     for (const token of tokens) {
+      for (const answer of answers) expect(answer).not.toContain(token)
       for (const line of h.logs) expect(line).not.toContain(token)
       expect(columns).not.toContain(token)
       expect(targets).not.toContain(token)

@@ -185,4 +185,21 @@ describe('the Facebook Pages adapter against the Meta simulator', () => {
     for (const r of world.requests) for (const t of tokens) expect(r.url).not.toContain(t)
     for (const line of world.logs) for (const t of tokens) expect(line).not.toContain(t)
   })
+
+  it("refuses and records a call that does not match Meta's spec, such as a misspelt parameter", async () => {
+    const response = await fetch(`${world.settings.graphUrl}/v25.0/${grant.page.profile.profileId}/feed`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${grant.page.credentials.accessToken}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ mesage: 'typo' }),
+    })
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { error: { code: number; message: string } }).error).toMatchObject({
+      code: 100,
+      message: expect.stringContaining('unknown parameter mesage'),
+    })
+    expect(world.sandbox.violations.splice(0)).toEqual(['POST Page/feed: unknown parameter mesage'])
+  })
 })
