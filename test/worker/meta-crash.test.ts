@@ -3,6 +3,7 @@ import type { NetworkAdapter } from '../../src/networks/adapter.js'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
 import { readProgress } from '../../src/worker/progress.js'
 import { sendTarget } from '../../src/worker/send.js'
+import { backends } from '../helpers/backends.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { connectMetaGrant } from '../helpers/meta-connect.js'
 import { solidImage } from '../media/fixtures.js'
@@ -13,7 +14,7 @@ import { startServer, type TestServer } from '../media/servers.js'
  * id is on the target the moment Meta returns it; a retry publishes that container; an unanswered
  * media_publish is resolved by looking among the account's recent media; never two posts.
  */
-describe('an Instagram target whose worker dies mid-publish', () => {
+describe.each(backends)('an Instagram target whose worker dies mid-publish ($name)', (backend) => {
   let h: Harness
   let images: TestServer
   let photo: Buffer
@@ -26,7 +27,7 @@ describe('an Instagram target whose worker dies mid-publish', () => {
       res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': String(photo.length) })
       res.end(photo)
     })
-    h = await startHarness({ sandbox: true, credits: 500, env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' } })
+    h = await startHarness({ backend, sandbox: true, credits: 500, env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' } })
     await connectMetaGrant(h, 'Crash Bakery')
   }, 60_000)
   afterAll(async () => {

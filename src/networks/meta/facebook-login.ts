@@ -1,5 +1,6 @@
 import type { AdapterDeps, Credentials, GrantProfile, OAuthFlow, Profile } from '../adapter.js'
 import { PublishFailure } from '../adapter.js'
+import { isMissingPermission } from './errors.js'
 import { callGraph, type GraphClient, readAllPages } from './graph.js'
 import { facebookGraph, type MetaSettings } from './settings.js'
 
@@ -127,12 +128,17 @@ export async function listGrantProfiles(
     what: 'the Pages you manage',
   })
   const seen = new Set(pages.map((p) => String(p.id)))
+  // Pages shared only through Business Manager are missing from /me/accounts; a grant without
+  // business_management simply has none to add.
   const businesses = await readAllPages(graph, {
     method: 'GET',
     path: '/me/businesses',
     params: { fields: 'id,name' },
     token,
     what: 'your businesses',
+  }).catch((error: unknown) => {
+    if (error instanceof PublishFailure && isMissingPermission(error)) return []
+    throw error
   })
   for (const business of businesses) {
     for (const edge of ['owned_pages', 'client_pages']) {
