@@ -87,3 +87,29 @@ describe('multicall', () => {
     expect(foreign.status).toBe(404)
   })
 })
+
+describe('multicall and the rate limit', () => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await startHarness({ env: { HERALD_RATE_LIMIT_PER_MINUTE: '5' } })
+  })
+  afterAll(() => h.close())
+
+  it('counts every inner call against the key, so a batch cannot multiply the limit', async () => {
+    // The batch itself is 1 request; 4 inner calls fit the limit of 5, the fifth and later are refused.
+    const { status, body } = await h.call('multicall', {
+      calls: Array.from({ length: 8 }, () => ({ tool: 'get_user_info' })),
+      stopOnError: false,
+    })
+    expect(status).toBe(200)
+    expect(body.succeeded).toBe(4)
+    expect(body.results.slice(4).map((r: { error?: { code: string } }) => r.error?.code)).toEqual([
+      'rate_limited',
+      'rate_limited',
+      'rate_limited',
+      'rate_limited',
+    ])
+    const next = await h.call('get_user_info')
+    expect(next.status).toBe(429)
+  })
+})

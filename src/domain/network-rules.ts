@@ -114,3 +114,14 @@ export const countHashtags = (text: string): number =>
 /** @mentions in a caption: `@` then a handle (letters, digits, `.` and `_`), not inside a word or an e-mail address. */
 export const countMentions = (text: string): number =>
   text.match(/(?<![\p{L}\p{N}_.@])@[A-Za-z0-9._]+/gu)?.length ?? 0
+
+/**
+ * What re-arming targets costs (DESIGN.md "Credits"): each failed target sent again costs its network's
+ * price, whichever tool re-arms it (publish_post_now, reschedule_post, update_post back to scheduled); a
+ * target already paid and never sent costs nothing more.
+ */
+export function resendPrice(targets: { platform: string; status: string }[]): number {
+  return targets
+    .filter((t) => t.status === 'failed')
+    .reduce((sum, t) => sum + networkRules[t.platform as Network].price, 0)
+}

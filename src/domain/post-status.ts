@@ -26,3 +26,11 @@ export const STUCK_MESSAGE =
   'Publishing stopped mid-send (the worker holding it went away); the outcome is unknown. Check the profile, then reset_stuck_post and publish_post_now to retry.'
 export const RESET_MESSAGE =
   'The outcome of the interrupted send is unknown: it may or may not have reached the network. Check the profile before retrying with publish_post_now.'
+
+/**
+ * A target a worker holds (being sent, or stuck with its outcome unknown). It is never deleted, replaced
+ * or re-armed by a tool; the one place that says what "in flight" means.
+ */
+export function isInFlight(target: { lease_owner: string | null }): boolean {
+  return target.lease_owner !== null
+}

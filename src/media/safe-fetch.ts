@@ -6,7 +6,7 @@ import { isIP } from 'node:net'
 import { type Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { Logger } from '../logger.js'
-import { type AddressPolicyOptions, checkAddress } from './address-policy.js'
+import { type AddressCategory, type AddressPolicyOptions, checkAddress } from './address-policy.js'
 import { fileNameFromUrl, parseMediaUrl, urlExtension } from './media-url.js'
 import { type DialFn, pinnedRequest, type ResolvedAddress } from './pinned-request.js'
 import { MediaError } from './port.js'
@@ -85,10 +85,21 @@ export interface SafeFetcher {
   fetchToFile(url: string, options: FetchOptions): Promise<FetchedFile>
 }
 
+/** How a refused address category reads in a sentence. */
+export const categoryWords: Record<AddressCategory, string> = {
+  loopback: 'loopback',
+  private: 'private-network',
+  link_local: 'link-local',
+  cloud_metadata: 'cloud-metadata',
+  multicast: 'multicast',
+  unspecified: 'unspecified',
+  reserved: 'reserved',
+}
+
 const HEAD_BYTES = 4096
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
-const defaultLookup: LookupFn = async (hostname) => {
+export const defaultLookup: LookupFn = async (hostname) => {
   const found = await dnsLookup(hostname, { all: true, verbatim: true })
   return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }))
 }
@@ -122,8 +133,11 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     for (const entry of addresses) {
       const verdict = checkAddress(entry.address, policy)
       if (!verdict.allowed) {
-        const via = literal ? '' : ` (${host} resolves to ${entry.address})`
-        throw new MediaError('blocked_address', `Refusing to fetch from ${url.host}${via}: ${verdict.reason}`)
+        // A name's answer is not echoed: it would map the inside of the network for whoever asked.
+        const why = literal
+          ? verdict.reason
+          : `${host} resolves to a ${categoryWords[verdict.category]} address`
+        throw new MediaError('blocked_address', `Refusing to fetch from ${url.host}: ${why}`)
       }
     }
     return addresses[0]!

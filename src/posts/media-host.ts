@@ -8,13 +8,15 @@ import { networkMediaRules } from '../media/network-rules.js'
  * Networks that fetch media by URL (Instagram, Facebook, Threads) download Herald's hosted copy from
  * PUBLIC_BASE_URL. Outside sandbox mode that address must be one the internet can reach over HTTPS;
  * otherwise every such target with media is blocked, with the fix in the message. In sandbox mode the
- * simulators fetch from Herald itself, so any address works.
+ * simulators fetch from Herald itself, so any address works; with HERALD_ALLOW_PRIVATE_MEDIA=1 (a local
+ * setup by its own declaration) the check is left out too.
  */
 export function mediaHostBlockers(
-  config: Pick<Config, 'sandbox' | 'publicBaseUrl'>,
+  config: Pick<Config, 'sandbox' | 'publicBaseUrl' | 'allowPrivateMedia'>,
   targets: PlannedTarget[],
 ): string[] {
-  if (config.sandbox) return []
+  // HERALD_ALLOW_PRIVATE_MEDIA marks a local setup (tests, demos) whose media stays on private addresses.
+  if (config.sandbox || config.allowPrivateMedia) return []
   const problem = publicHostProblem(config.publicBaseUrl)
   if (!problem) return []
   const networks = [

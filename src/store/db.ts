@@ -8,6 +8,7 @@ import { createBatchedTransactions, type RunBatched } from './batched-transactio
 import type { Dialect } from './dialect.js'
 import { createInitMigration } from './migrations/001-init.js'
 import { createTargetProgressMigration } from './migrations/002-target-progress.js'
+import { createTargetProfileUniqueMigration } from './migrations/003-target-profile-unique.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -133,6 +134,7 @@ export async function migrate(store: Store): Promise<void> {
     provider: new StaticMigrations({
       '001-init': createInitMigration(store.dialect),
       '002-target-progress': createTargetProgressMigration(),
+      '003-target-profile-unique': createTargetProfileUniqueMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
   })

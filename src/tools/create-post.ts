@@ -3,6 +3,7 @@ import { planPost } from '../domain/post-plan.js'
 import { AppError, invalid } from '../errors.js'
 import { newId } from '../lib/ids.js'
 import { rememberResponse, replayFor, requestHash, updateRememberedResponse } from '../posts/idempotency.js'
+import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { checkMedia } from '../posts/media-checks.js'
 import { mediaHostBlockers } from '../posts/media-host.js'
 import { presentPost } from '../posts/present.js'
@@ -99,9 +100,15 @@ async function create(
       blockers: plan.blockers,
     })
   }
-  plan.blockers.push(...mediaHostBlockers(ctx.app.config, plan.targets))
   if (plan.blockers.length > 0)
     throw invalid(`The post cannot be published: ${plan.blockers.join('; ')}`, { blockers: plan.blockers })
+  await refuseUnfetchableMedia(
+    plan.targets.flatMap((t) => t.mediaUrls),
+    ctx.app.config,
+  )
+  const hostBlockers = mediaHostBlockers(ctx.app.config, plan.targets)
+  if (hostBlockers.length > 0)
+    throw invalid(`The post cannot be published: ${hostBlockers.join('; ')}`, { blockers: hostBlockers })
   const media = await checkMedia(ctx.app.media, plan.targets)
   if (media.blockers.length > 0) {
     throw invalid(`The post cannot be published: ${media.blockers.join('; ')}`, { blockers: media.blockers })

@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { deletableStatuses } from '../domain/post-status.js'
+import { deletableStatuses, isInFlight } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
-import { requirePost } from '../posts/load.js'
 import { deletePostRow } from '../store/posts.js'
+import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
 import { postIdField } from './get-post.js'
 import { defineTool, toolInput } from './tool.js'
 
@@ -21,28 +21,21 @@ export const deletePost = defineTool({
     id: z.string().describe('The id of the removed post.'),
   }),
   async handler(input, ctx) {
-    const { db } = ctx.app.store
-    const post = await requirePost(db, ctx.workspace.id, input.id)
-    if (!deletableStatuses.includes(post.status as never)) {
-      throw conflict(`Only scheduled and draft posts can be deleted; this one is ${post.status}`, {
-        status: post.status,
-      })
-    }
-    // The queue is the targets table itself: deleting the rows is what takes the post out of it, and a
-    // worker that claimed a target a moment earlier holds a lease, which makes this delete a no-op for it.
-    const deleted = await db.transaction().execute(async (tx) => {
-      const leased = await tx
-        .selectFrom('targets')
-        .select('id')
-        .where('post_id', '=', post.id)
-        .where('lease_owner', 'is not', null)
-        .executeTakeFirst()
-      if (leased) return false
+    const { store } = ctx.app
+    // The queue is the targets table itself: deleting the rows is what takes the post out of it. The check
+    // and the delete run on locked rows, so a claim either committed first (and is refused here) or waits.
+    const post = await writeTransaction(store, async (tx) => {
+      const { post, targets } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
+      if (targets.some(isInFlight))
+        throw conflict('The post started publishing; it can no longer be deleted', { status: 'processing' })
+      if (!deletableStatuses.includes(post.status as never)) {
+        throw conflict(`Only scheduled and draft posts can be deleted; this one is ${post.status}`, {
+          status: post.status,
+        })
+      }
       await deletePostRow(tx, post.id)
-      return true
+      return post
     })
-    if (!deleted)
-      throw conflict('The post started publishing; it can no longer be deleted', { status: 'processing' })
     return { success: true, message: 'Post deleted', id: post.id }
   },
 })

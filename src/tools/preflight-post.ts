@@ -3,6 +3,7 @@ import { networks } from '../domain/networks.js'
 import { planPost } from '../domain/post-plan.js'
 import { AppError } from '../errors.js'
 import { allowanceWarnings } from '../posts/allowance-checks.js'
+import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { checkMedia } from '../posts/media-checks.js'
 import { mediaHostBlockers } from '../posts/media-host.js'
 import { loadConnectionInfos } from '../posts/rows.js'
@@ -78,12 +79,24 @@ export const preflightPost = defineTool({
     const { db } = ctx.app.store
     const plan = planPost(input, await loadConnectionInfos(db, ctx.workspace.id))
     const blockers = [...plan.blockers, ...mediaHostBlockers(ctx.app.config, plan.targets)]
-    try {
-      resolveCreateSchedule(input, ctx.app.clock.now())
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error
-      blockers.push(error.message)
+    // The spec's own request (content and targets only) has no schedule: a schedule is checked when given.
+    const scheduled =
+      input.publishImmediately || input.scheduleDate !== undefined || input.scheduleTime !== undefined
+    const check = async (rule: () => unknown) => {
+      try {
+        await rule()
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error
+        blockers.push(error.message)
+      }
     }
+    if (scheduled) await check(() => resolveCreateSchedule(input, ctx.app.clock.now()))
+    await check(() =>
+      refuseUnfetchableMedia(
+        plan.targets.flatMap((t) => t.mediaUrls),
+        ctx.app.config,
+      ),
+    )
     const media = await checkMedia(ctx.app.media, plan.targets)
     blockers.push(...media.blockers)
     const balance = await currentBalance(db, ctx.workspace.id)

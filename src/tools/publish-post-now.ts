@@ -1,11 +1,12 @@
 import { z } from 'zod'
-import { networkRules } from '../domain/network-rules.js'
-import type { Network } from '../domain/networks.js'
+import { resendPrice } from '../domain/network-rules.js'
+import { isInFlight } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
-import { postView, requirePost } from '../posts/load.js'
+import { postView } from '../posts/load.js'
 import { postViewSchema } from '../posts/schemas.js'
 import { charge } from '../store/credits.js'
-import { requeueTargets, targetsOf, updatePostRow } from '../store/posts.js'
+import { requeueTargets, updatePostRow } from '../store/posts.js'
+import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
 import { postIdField } from './get-post.js'
 import { creditsCharged, defineTool, toolInput } from './tool.js'
 
@@ -24,31 +25,32 @@ export const publishPostNow = defineTool({
     credits: creditsCharged,
   }),
   async handler(input, ctx) {
-    const { db } = ctx.app.store
+    const { store } = ctx.app
+    const { db } = store
     const now = ctx.app.clock.now()
-    const post = await requirePost(db, ctx.workspace.id, input.id)
-    if (post.status === 'processing')
-      throw conflict('The post is being published already', { status: post.status })
-    const targets = await targetsOf(db, [post.id])
-    const retrying = post.status === 'failed' || post.status === 'published'
-    const failed = targets.filter((t) => t.status === 'failed')
-    const unsent = targets.filter((t) => t.status === 'pending' && t.lease_owner === null)
-    if (retrying && failed.length === 0 && unsent.length === 0)
-      throw conflict('Every profile of this post has it already; nothing to send', { status: post.status })
-    const price = failed.reduce((sum, t) => sum + networkRules[t.platform as Network].price, 0)
-
-    const remaining = await db.transaction().execute(async (tx) => {
-      await updatePostRow(tx, post.id, { status: 'scheduled', due_at: now, last_error: '', updated_at: now })
-      await requeueTargets(tx, post.id, now, now, { includeFailed: true })
-      return charge(
+    // Read, check, price and write in one transaction on locked rows: two calls at once charge once.
+    const { postId, price, remaining } = await writeTransaction(store, async (tx) => {
+      const { post, targets } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
+      if (post.status === 'processing' || targets.some(isInFlight))
+        throw conflict('The post is being published already', { status: post.status })
+      const retrying = post.status === 'failed' || post.status === 'published'
+      const unsent = targets.filter((t) => t.status === 'pending')
+      const failed = targets.filter((t) => t.status === 'failed')
+      if (retrying && failed.length === 0 && unsent.length === 0)
+        throw conflict('Every profile of this post has it already; nothing to send', { status: post.status })
+      const price = resendPrice(targets)
+      const remaining = await charge(
         tx,
         { workspaceId: ctx.workspace.id, amount: price, reason: 'publish_post_now', reference: post.id },
         now,
       )
+      await updatePostRow(tx, post.id, { status: 'scheduled', due_at: now, last_error: '', updated_at: now })
+      await requeueTargets(tx, post.id, now, now, { includeFailed: true })
+      return { postId: post.id, price, remaining }
     })
     ctx.app.queue.wake()
-    await ctx.app.queue.waitForSettled(db, [post.id], ctx.app.config.immediateWaitMs)
-    const view = await postView(db, ctx.workspace.id, post.id, ctx.app.clock.now())
+    await ctx.app.queue.waitForSettled(db, [postId], ctx.app.config.immediateWaitMs)
+    const view = await postView(db, ctx.workspace.id, postId, ctx.app.clock.now())
     return {
       success: view.status !== 'failed',
       message:

@@ -1,9 +1,12 @@
 import { z } from 'zod'
+import { resendPrice } from '../domain/network-rules.js'
+import { isInFlight } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
-import { requirePost } from '../posts/load.js'
 import { resolveSlot } from '../posts/schedule-input.js'
 import { dateSchema, timeSchema, timezoneSchema } from '../posts/schemas.js'
+import { charge } from '../store/credits.js'
 import { requeueTargets, updatePostRow } from '../store/posts.js'
+import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
 import { postIdField } from './get-post.js'
 import { defineTool, toolInput } from './tool.js'
 
@@ -11,7 +14,7 @@ export const reschedulePost = defineTool({
   name: 'reschedule_post',
   title: 'Reschedule post',
   description:
-    'Change only when a post fires; copy and targets are kept. A draft or failed post is re-armed as scheduled; profiles that already received it are not sent to again. Refused (409) for published posts and posts being published.',
+    'Change only when a post fires; copy and targets are kept. A draft or failed post is re-armed as scheduled; profiles that already received it are not sent to again; each failed profile re-armed costs its network price again. Refused (409) for published posts and posts being published.',
   access: 'write',
   category: 'Publishing',
   input: toolInput({
@@ -43,20 +46,26 @@ export const reschedulePost = defineTool({
       .describe('The slot the post left.'),
   }),
   async handler(input, ctx) {
-    const { db } = ctx.app.store
+    const { store } = ctx.app
     const now = ctx.app.clock.now()
-    const post = await requirePost(db, ctx.workspace.id, input.id)
-    if (post.status === 'published' || post.status === 'processing') {
-      throw conflict(
-        `A ${post.status === 'processing' ? 'post being published' : 'published post'} cannot be rescheduled`,
-        { status: post.status },
+    const { post, slot, price } = await writeTransaction(store, async (tx) => {
+      const { post, targets } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
+      if (post.status === 'published' || post.status === 'processing' || targets.some(isInFlight)) {
+        throw conflict(
+          `A ${post.status === 'published' ? 'published post' : 'post being published'} cannot be rescheduled`,
+          { status: post.status },
+        )
+      }
+      const slot = resolveSlot(
+        { date: input.scheduleDate, time: input.scheduleTime, timezone: input.timezone ?? post.timezone },
+        now,
       )
-    }
-    const slot = resolveSlot(
-      { date: input.scheduleDate, time: input.scheduleTime, timezone: input.timezone ?? post.timezone },
-      now,
-    )
-    await db.transaction().execute(async (tx) => {
+      const price = resendPrice(targets)
+      await charge(
+        tx,
+        { workspaceId: ctx.workspace.id, amount: price, reason: 'reschedule_post', reference: post.id },
+        now,
+      )
       await updatePostRow(tx, post.id, {
         status: 'scheduled',
         schedule_date: slot.date,
@@ -67,11 +76,12 @@ export const reschedulePost = defineTool({
         updated_at: now,
       })
       await requeueTargets(tx, post.id, slot.dueAt, now, { includeFailed: true })
+      return { post, slot, price }
     })
     if (slot.dueAt <= now) ctx.app.queue.wake()
     return {
       success: true,
-      message: `Rescheduled for ${slot.date} ${slot.time} ${slot.timezone}`,
+      message: `Rescheduled for ${slot.date} ${slot.time} ${slot.timezone}${price > 0 ? ` (${price} credits for re-sending failed profiles)` : ''}`,
       post: {
         id: post.id,
         scheduleDate: slot.date,

@@ -1,10 +1,11 @@
 import { z } from 'zod'
 import { RESET_MESSAGE, settledStatus } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
-import { postView, requirePost } from '../posts/load.js'
+import { postView } from '../posts/load.js'
 import { isStuck } from '../posts/present.js'
 import { postViewSchema } from '../posts/schemas.js'
-import { targetsOf, updatePostRow } from '../store/posts.js'
+import { updatePostRow } from '../store/posts.js'
+import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
 import { postIdField } from './get-post.js'
 import { defineTool, toolInput } from './tool.js'
 
@@ -22,43 +23,43 @@ export const resetStuckPost = defineTool({
     post: postViewSchema.describe('The post after the reset.'),
   }),
   async handler(input, ctx) {
-    const { db } = ctx.app.store
+    const { store } = ctx.app
     const now = ctx.app.clock.now()
-    const post = await requirePost(db, ctx.workspace.id, input.id)
-    const targets = await targetsOf(db, [post.id])
-    const stuck = targets.filter((t) => isStuck(t, now))
-    if (stuck.length === 0)
-      throw conflict('The post is not stuck: no send of it was interrupted', { status: post.status })
-    await db.transaction().execute(async (tx) => {
-      for (const target of stuck) {
-        // Only a lease that is still the expired one is released; a live worker's lease is never stolen.
-        await tx
-          .updateTable('targets')
-          .set({
-            status: 'failed',
-            error: RESET_MESSAGE,
-            lease_owner: null,
-            lease_expires_at: null,
-            run_at: null,
-            stuck_at: null,
-            updated_at: now,
-          })
-          .where('id', '=', target.id)
-          .where('lease_owner', '=', target.lease_owner)
-          .where('lease_expires_at', '<', now)
-          .execute()
-      }
+    const post = await writeTransaction(store, async (tx) => {
+      const { post, targets } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
+      // Only leases that ran out are released; a live worker's lease is never stolen.
+      const stuck = targets.filter((t) => isStuck(t, now))
+      if (stuck.length === 0)
+        throw conflict('The post is not stuck: no send of it was interrupted', { status: post.status })
+      await tx
+        .updateTable('targets')
+        .set({
+          status: 'failed',
+          error: RESET_MESSAGE,
+          lease_owner: null,
+          lease_expires_at: null,
+          run_at: null,
+          stuck_at: null,
+          updated_at: now,
+        })
+        .where(
+          'id',
+          'in',
+          stuck.map((t) => t.id),
+        )
+        .execute()
       const after = await tx.selectFrom('targets').select('status').where('post_id', '=', post.id).execute()
       await updatePostRow(tx, post.id, {
         status: settledStatus(after) ?? 'processing',
         last_error: RESET_MESSAGE,
         updated_at: now,
       })
+      return post
     })
     return {
       success: true,
       message: 'Released: the interrupted profiles are marked failed; retry them with publish_post_now',
-      post: await postView(db, ctx.workspace.id, post.id, now),
+      post: await postView(store.db, ctx.workspace.id, post.id, now),
     }
   },
 })

@@ -54,8 +54,20 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
       workspace,
       idempotencyKey: options.idempotencyKey,
       nested: options.nested ?? false,
-      runTool: (childName, childArgs, childOptions) =>
-        run(childName, childArgs, caller, { idempotencyKey: childOptions?.idempotencyKey, nested: true }),
+      runTool: (childName, childArgs, childOptions) => {
+        // Each call inside a batch counts against the key's limit as if it had come on its own.
+        const retryAfter = app.rateLimiter.hit(caller.apiKeyId, app.clock.now())
+        if (retryAfter > 0)
+          throw new AppError(
+            'rate_limited',
+            `Rate limit of ${app.config.rateLimitPerMinute} requests per minute reached`,
+            { retryAfterSeconds: retryAfter },
+          )
+        return run(childName, childArgs, caller, {
+          idempotencyKey: childOptions?.idempotencyKey,
+          nested: true,
+        })
+      },
     }
     try {
       return await tool.handler(parsed.data, ctx)

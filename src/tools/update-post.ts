@@ -1,10 +1,11 @@
 import { z } from 'zod'
-import { networkRules } from '../domain/network-rules.js'
+import { networkRules, resendPrice } from '../domain/network-rules.js'
 import { type ConnectionInfo, planPost } from '../domain/post-plan.js'
-import { editableStatuses, settableStatuses } from '../domain/post-status.js'
+import { editableStatuses, isInFlight, settableStatuses } from '../domain/post-status.js'
 import type { YouTubeDetailsInput } from '../domain/youtube-details.js'
 import { conflict, invalid } from '../errors.js'
-import { postView, requirePost } from '../posts/load.js'
+import { postView } from '../posts/load.js'
+import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { loadConnectionInfos, resolveForPost, targetRow } from '../posts/rows.js'
 import { resolveSlot } from '../posts/schedule-input.js'
 import {
@@ -21,7 +22,8 @@ import {
 } from '../posts/schemas.js'
 import { charge } from '../store/credits.js'
 import type { Db } from '../store/db.js'
-import { type PostRow, type TargetRow, targetsOf, updatePostRow } from '../store/posts.js'
+import { type PostRow, type TargetRow, updatePostRow } from '../store/posts.js'
+import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
 import { postIdField } from './get-post.js'
 import { defineTool, toolInput } from './tool.js'
 
@@ -76,72 +78,86 @@ export const updatePost = defineTool({
     post: postViewSchema.describe('The post as it stands after the patch.'),
   }),
   async handler(input, ctx) {
-    const { db } = ctx.app.store
+    const { store } = ctx.app
+    const { db } = store
     const now = ctx.app.clock.now()
-    const post = await requirePost(db, ctx.workspace.id, input.id)
-    if (!editableStatuses.includes(post.status as never)) {
-      throw conflict(`A ${post.status} post cannot be changed; only scheduled, draft and failed posts can`, {
-        status: post.status,
-      })
-    }
     if (input.mediaUrl !== undefined && input.mediaUrls !== undefined)
       throw invalid('Send mediaUrl or mediaUrls, not both')
+    await refuseUnfetchableMedia(input.mediaUrls ?? (input.mediaUrl ? [input.mediaUrl] : []), ctx.app.config)
+    // Everything below reads, decides and writes inside one transaction on locked rows: two updates adding
+    // the same profile, or an update racing a worker's claim, can never both act on the same read.
+    const { post, status, runAt } = await writeTransaction(store, async (tx) => {
+      const { post, targets: current } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
+      if (!editableStatuses.includes(post.status as never) || current.some(isInFlight)) {
+        const shown = current.some(isInFlight) ? 'processing' : post.status
+        throw conflict(`A ${shown} post cannot be changed; only scheduled, draft and failed posts can`, {
+          status: shown,
+        })
+      }
+      const connections = await loadConnectionInfos(tx, ctx.workspace.id)
+      const content = input.content ?? post.content
+      const variants =
+        input.content !== undefined ? {} : (JSON.parse(post.variants) as Record<string, string>)
+      const mediaUrls =
+        input.mediaUrls ??
+        (input.mediaUrl !== undefined ? [input.mediaUrl] : (JSON.parse(post.media_urls) as string[]))
+      const youtube: YouTubeDetailsInput | undefined = input.youtube
+        ? { ...(post.youtube ? JSON.parse(post.youtube) : {}), ...input.youtube }
+        : post.youtube
+          ? JSON.parse(post.youtube)
+          : undefined
 
-    const current = await targetsOf(db, [post.id])
-    const connections = await loadConnectionInfos(db, ctx.workspace.id)
-    const content = input.content ?? post.content
-    const variants = input.content !== undefined ? {} : (JSON.parse(post.variants) as Record<string, string>)
-    const mediaUrls =
-      input.mediaUrls ??
-      (input.mediaUrl !== undefined ? [input.mediaUrl] : (JSON.parse(post.media_urls) as string[]))
-    const youtube: YouTubeDetailsInput | undefined = input.youtube
-      ? { ...(post.youtube ? JSON.parse(post.youtube) : {}), ...input.youtube }
-      : post.youtube
-        ? JSON.parse(post.youtube)
-        : undefined
+      const replacing = input.targetAccounts !== undefined || input.platforms !== undefined
+      const targetRequest = replacing
+        ? { targetAccounts: input.targetAccounts, platforms: input.platforms }
+        : {
+            // Kept targets keep their own copy unless new content is sent (it may outrank the variants).
+            targetAccounts: current.map((t) => ({
+              platform: t.platform as ConnectionInfo['platform'],
+              profileId: t.profile_id,
+              ...(input.content === undefined ? { content: t.content } : {}),
+            })),
+          }
+      const plan = planPost({ content, variants, mediaUrls, youtube, ...targetRequest }, connections)
+      if (plan.unknownTargets.length > 0)
+        throw invalid(`Not connected: ${plan.unknownTargets.map((u) => u.reason).join('; ')}`, {
+          unknownTargets: plan.unknownTargets,
+        })
+      if (plan.blockers.length > 0)
+        throw invalid(`The post cannot be published: ${plan.blockers.join('; ')}`, {
+          blockers: plan.blockers,
+        })
 
-    const replacing = input.targetAccounts !== undefined || input.platforms !== undefined
-    const targetRequest = replacing
-      ? { targetAccounts: input.targetAccounts, platforms: input.platforms }
-      : {
-          // Kept targets keep their own copy unless new content is sent (it may outrank the variants).
-          targetAccounts: current.map((t) => ({
-            platform: t.platform as ConnectionInfo['platform'],
-            profileId: t.profile_id,
-            ...(input.content === undefined ? { content: t.content } : {}),
-          })),
-        }
-    const plan = planPost({ content, variants, mediaUrls, youtube, ...targetRequest }, connections)
-    if (plan.unknownTargets.length > 0)
-      throw invalid(`Not connected: ${plan.unknownTargets.map((u) => u.reason).join('; ')}`, {
-        unknownTargets: plan.unknownTargets,
-      })
-    if (plan.blockers.length > 0)
-      throw invalid(`The post cannot be published: ${plan.blockers.join('; ')}`, { blockers: plan.blockers })
+      const status = input.status ?? (post.status as (typeof settableStatuses)[number])
+      const slotChanged =
+        input.scheduleDate !== undefined || input.scheduleTime !== undefined || input.timezone !== undefined
+      const slot = {
+        date: input.scheduleDate ?? post.schedule_date ?? '',
+        time: input.scheduleTime ?? post.schedule_time ?? '',
+        timezone: input.timezone ?? post.timezone,
+      }
+      const dueAt =
+        slotChanged || (status === 'scheduled' && post.status !== 'scheduled')
+          ? resolveSlot(slot, now).dueAt
+          : post.due_at
+      const runAt = status === 'scheduled' ? dueAt : null
 
-    const status = input.status ?? (post.status as (typeof settableStatuses)[number])
-    const slotChanged =
-      input.scheduleDate !== undefined || input.scheduleTime !== undefined || input.timezone !== undefined
-    const slot = {
-      date: input.scheduleDate ?? post.schedule_date ?? '',
-      time: input.scheduleTime ?? post.schedule_time ?? '',
-      timezone: input.timezone ?? post.timezone,
-    }
-    const dueAt =
-      slotChanged || (status === 'scheduled' && post.status !== 'scheduled')
-        ? resolveSlot(slot, now).dueAt
-        : post.due_at
-    const runAt = status === 'scheduled' ? dueAt : null
+      const kept = new Map(current.map((t) => [t.connection_id, t]))
+      const wanted = new Set(plan.targets.map((t) => t.connection.id))
+      const removed = current.filter((t) => !wanted.has(t.connection_id))
+      if (removed.some((t) => t.status === 'published'))
+        throw conflict('A profile that already received this post cannot be removed from it')
+      const added = plan.targets.filter((t) => !kept.has(t.connection.id))
+      const rearmed = status === 'scheduled' ? current.filter((t) => wanted.has(t.connection_id)) : []
+      const price =
+        added.reduce((sum, t) => sum + networkRules[t.connection.platform].price, 0) + resendPrice(rearmed)
+      if (price > 0)
+        await charge(
+          tx,
+          { workspaceId: ctx.workspace.id, amount: price, reason: 'update_post_targets', reference: post.id },
+          now,
+        )
 
-    const kept = new Map(current.map((t) => [t.connection_id, t]))
-    const wanted = new Set(plan.targets.map((t) => t.connection.id))
-    const removed = current.filter((t) => !wanted.has(t.connection_id))
-    if (removed.some((t) => t.status === 'published'))
-      throw conflict('A profile that already received this post cannot be removed from it')
-    const added = plan.targets.filter((t) => !kept.has(t.connection.id))
-    const price = added.reduce((sum, t) => sum + networkRules[t.connection.platform].price, 0)
-
-    await db.transaction().execute(async (tx) => {
       const patch: Partial<PostRow> = {
         content,
         variants: JSON.stringify(variants),
@@ -188,12 +204,7 @@ export const updatePost = defineTool({
           await rearm(tx, existing, resolved, status, runAt, now)
         }
       }
-      if (price > 0)
-        await charge(
-          tx,
-          { workspaceId: ctx.workspace.id, amount: price, reason: 'update_post_targets', reference: post.id },
-          now,
-        )
+      return { post, status, runAt }
     })
     if (status === 'scheduled' && runAt !== null && runAt <= now) ctx.app.queue.wake()
     const changed = Object.keys(input).filter((k) => k !== 'id' && k !== 'workspaceId')

@@ -33,6 +33,9 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
     SELECT id FROM targets
      WHERE lease_owner IS NULL AND status = 'pending' AND run_at <= ${input.now}
        AND platform IN (${sql.join(input.platforms)})
+       AND NOT EXISTS (
+         SELECT 1 FROM connections c
+          WHERE c.id = targets.connection_id AND c.throttled_until > ${input.now})
      ORDER BY run_at
      LIMIT ${input.limit}`
   const lease = sql`
@@ -144,14 +147,18 @@ export async function queueDepth(store: Store, now: number): Promise<number> {
  * Marks targets whose lease ran out as stuck: their worker died mid-send, so the outcome is unknown and
  * they are never claimed again until reset_stuck_post. The worker's sweep calls this.
  */
-export async function markStuck(store: Store, now: number, message: string): Promise<void> {
+export async function markStuck(
+  store: Store,
+  now: number,
+  message: string,
+): Promise<{ id: string; post_id: string; platform: string }[]> {
   const fresh = await store.db
     .updateTable('targets')
     .set({ stuck_at: now })
     .where('lease_owner', 'is not', null)
     .where('lease_expires_at', '<', now)
     .where('stuck_at', 'is', null)
-    .returning('post_id')
+    .returning(['id', 'post_id', 'platform'])
     .execute()
   const postIds = [...new Set(fresh.map((r) => r.post_id))]
   if (postIds.length > 0) {
@@ -161,6 +168,7 @@ export async function markStuck(store: Store, now: number, message: string): Pro
       .where('id', 'in', postIds)
       .execute()
   }
+  return fresh
 }
 
 /** Targets stuck now (marked, or with a lease that ran out and no sweep yet): the stuck gauge. A read only. */

@@ -12,7 +12,7 @@ import type { Store } from '../store/db.js'
 import { type ClaimedTarget, claimDueTargets, markStuck, releaseUnstarted, renewLeases } from './leases.js'
 import type { Metrics } from './metrics.js'
 import type { QueueSignal } from './queue-signal.js'
-import { sendTarget } from './send.js'
+import { type SendResult, sendTarget } from './send.js'
 import { deferProfile, settleTarget } from './settle.js'
 
 export interface WorkerOptions {
@@ -148,6 +148,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
           { targetId: target.id },
           'lease lost before the outcome was recorded; the target was reset meanwhile',
         )
+      else logOutcome(log, target, result)
       if (result.outcome.kind !== 'retry') deps.queue.settled(target.post_id)
     } catch (error) {
       // Recording the outcome failed (database down): leave the lease to expire so the target shows as stuck.
@@ -239,7 +240,12 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
 
   const sweep = async () => {
     try {
-      await markStuck(deps.store, deps.clock.now(), STUCK_MESSAGE)
+      const stuck = await markStuck(deps.store, deps.clock.now(), STUCK_MESSAGE)
+      for (const target of stuck)
+        log.warn(
+          { postId: target.post_id, targetId: target.id, network: target.platform, reason: STUCK_MESSAGE },
+          'target stuck',
+        )
     } catch (error) {
       log.error({ err: error }, 'stuck sweep failed')
     }
@@ -296,5 +302,33 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       if (running.size === 0 && waitingCount() === 0) return Promise.resolve()
       return new Promise((resolve) => idleWaiters.push(resolve))
     },
+  }
+}
+
+/** One line per settled attempt, naming the post, target and network; messages never carry a token. */
+function logOutcome(log: Logger, target: ClaimedTarget, result: SendResult) {
+  const fields = { postId: target.post_id, targetId: target.id, network: target.platform }
+  const { outcome } = result
+  switch (outcome.kind) {
+    case 'published':
+      log.info({ ...fields, url: outcome.url }, 'target published')
+      return
+    case 'failed':
+      log.warn({ ...fields, kind: result.kind, reason: outcome.error }, 'target failed')
+      return
+    case 'retry':
+      log.info(
+        {
+          ...fields,
+          kind: result.kind,
+          reason: outcome.error,
+          retryAt: new Date(outcome.runAt).toISOString(),
+        },
+        'target retry scheduled',
+      )
+      return
+    case 'unknown':
+      log.warn({ ...fields, kind: result.kind, reason: outcome.error }, 'target stuck')
+      return
   }
 }

@@ -8,6 +8,7 @@ import {
   type PublishRequest,
 } from '../../src/networks/adapter.js'
 import { createBlueskyAdapter } from '../../src/networks/bluesky/index.js'
+import { recordKeyFor } from '../../src/networks/bluesky/record-key.js'
 import { failureFromResponse, failureFromThrown, rateLimitResetAt } from '../../src/networks/bluesky/xrpc.js'
 
 /**
@@ -87,9 +88,9 @@ describe('Bluesky error mapping', () => {
     [400, { error: 'InvalidRequest', message: 'Invalid app.bsky.feed.post record' }, 'invalid_content'],
     [400, { error: 'InvalidMimeType' }, 'invalid_content'],
     [413, { error: 'PayloadTooLarge', message: 'request entity too large' }, 'invalid_content'],
-    [500, { error: 'InternalServerError' }, 'transient'],
-    [502, 'Bad Gateway', 'transient'],
-    [503, undefined, 'transient'],
+    [500, { error: 'InternalServerError' }, 'unknown_outcome'],
+    [502, 'Bad Gateway', 'unknown_outcome'],
+    [503, undefined, 'unknown_outcome'],
     [501, { error: 'MethodNotImplemented' }, 'invalid_content'],
   ] as const)('an answer of %i %j', (status, body, kind) => {
     it(`is ${kind}`, () => {
@@ -166,17 +167,34 @@ describe('Bluesky adapter with a scripted server', () => {
     expect(failure.options.resetAt).toBe(reset * 1000)
   })
 
-  it('reports a 5xx from createRecord as transient', async () => {
-    const { adapter } = adapterWith({
+  it('reports a 5xx from createRecord as an unknown outcome when the target has no record yet', async () => {
+    const { adapter, sent } = adapterWith({
       'com.atproto.repo.createRecord': () => json(500, { error: 'InternalServerError', message: 'boom' }),
+      'com.atproto.repo.getRecord': () => json(400, { error: 'RecordNotFound' }),
     })
-    expect((await failureOf(adapter.publish(request()))).kind).toBe('transient')
+    expect((await failureOf(adapter.publish(request()))).kind).toBe('unknown_outcome')
+    expect(sent).toEqual(['com.atproto.repo.createRecord', 'com.atproto.repo.getRecord'])
+  })
+
+  it("reports a 5xx from createRecord as published when the target's record exists", async () => {
+    const { adapter } = adapterWith({
+      'com.atproto.repo.createRecord': () => json(502, 'Bad Gateway'),
+      'com.atproto.repo.getRecord': () => json(200, { uri: URI, cid: 'bafyrei', value: {} }),
+    })
+    expect((await adapter.publish(request())).remoteId).toBe(URI)
   })
 
   it('reports a createRecord that timed out after it was sent as an unknown outcome', async () => {
-    const { adapter, sent } = adapterWith({ 'com.atproto.repo.createRecord': hang }, { timeoutMs: 50 })
+    const { adapter, sent } = adapterWith(
+      {
+        'com.atproto.repo.createRecord': hang,
+        'com.atproto.repo.getRecord': () => json(400, { error: 'RecordNotFound' }),
+      },
+      { timeoutMs: 50 },
+    )
     const failure = await failureOf(adapter.publish(request()))
-    expect(sent).toEqual(['com.atproto.repo.createRecord'])
+    // After the silence the adapter asks for the target's record before calling the outcome unknown.
+    expect(sent).toEqual(['com.atproto.repo.createRecord', 'com.atproto.repo.getRecord'])
     expect(failure.kind).toBe('unknown_outcome')
     expect(failure.message).toMatch(/timed out after the request was sent/)
   })
@@ -225,6 +243,7 @@ describe('Bluesky adapter with a scripted server', () => {
     expect(body).toEqual({
       repo: DID,
       collection: 'app.bsky.feed.post',
+      rkey: recordKeyFor('t1'),
       record: { $type: 'app.bsky.feed.post', text: 'hello', createdAt: '2026-03-01T12:00:00.000Z' },
     })
     expect(result).toEqual({

@@ -331,6 +331,23 @@ describe('Bluesky adapter against a real PDS', () => {
     expect((await getBlob(alice.did, record.embed.video.ref.toString())).equals(video)).toBe(true)
   })
 
+  it('a retry for the same target writes to the same record key and makes no second post', async () => {
+    const first = request('Sent once, whatever happens to the answer')
+    const published = await adapter.publish(first)
+    const again = await adapter.publish({ ...first, signal: new AbortController().signal })
+    expect(again.remoteId).toBe(published.remoteId)
+    const { data } = await agent.com.atproto.repo.listRecords({
+      repo: alice.did,
+      collection: 'app.bsky.feed.post',
+      limit: 100,
+    })
+    const copies = data.records.filter(
+      (r) => (r.value as { text?: string }).text === 'Sent once, whatever happens to the answer',
+    )
+    expect(copies).toHaveLength(1)
+    expect(published.remoteId.split('/').pop()).toMatch(/^[2-7a-j][2-7a-z]{12}$/)
+  })
+
   it('refuses a 301-grapheme post before making any call', async () => {
     calls.length = 0
     const failure = await expectFailure(adapter.publish(request('🦋'.repeat(150) + 'x'.repeat(151))))

@@ -141,11 +141,12 @@ describe.runIf(xOpenApiAvailable)("X's failures as the adapter reports them (spe
     }
   })
 
-  it('5xx before the post was accepted is transient (safe to retry)', async () => {
+  it('5xx from POST /2/tweets is an unknown outcome: X may have created the post, so it is never resent blindly', async () => {
     const ivy = await connect('ivy')
     fx.sandbox.injectFailure('createPosts', { status: 503 })
     const failure = await failing(() => fx.publish(ivy, 'server trouble'))
-    expect(failure.kind).toBe('transient')
+    expect(failure.kind).toBe('unknown_outcome')
+    expect(failure.message).toMatch(/may or may not have been created/)
     expect(failure.options.status).toBe(503)
     expect(fx.sandbox.tweets().some((item) => item.text === 'server trouble')).toBe(false)
   })

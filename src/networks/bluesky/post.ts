@@ -3,6 +3,7 @@ import type { MediaPort, PreparedMedia } from '../../media/port.js'
 import { PublishFailure, type PublishRequest, type PublishResult } from '../adapter.js'
 import { buildFacets, type Detected, detectRichText, mentionedHandles, textLimitProblem } from './facets.js'
 import { disposeAll, type Embed, mediaCountProblem, mediaProblem, prepareAll, uploadEmbed } from './media.js'
+import { recordKeyFor } from './record-key.js'
 import { type SessionInfo, sessionOf } from './session.js'
 import type { Xrpc } from './xrpc.js'
 
@@ -99,14 +100,29 @@ export async function publishPost(ctx: PostContext, request: PublishRequest): Pr
     ...(facets.length > 0 ? { facets } : {}),
     ...(embed ? { embed } : {}),
   }
-  const created = await ctx.xrpc<{ uri: string; cid: string }>({
-    service: session.pdsUrl,
-    nsid: 'com.atproto.repo.createRecord',
-    json: { repo: session.did, collection: 'app.bsky.feed.post', record },
-    token: session.accessJwt,
-    signal,
-    effectful: true,
-  })
+  const rkey = recordKeyFor(request.targetId)
+  let created: { uri: string; cid: string }
+  try {
+    created = await ctx.xrpc<{ uri: string; cid: string }>({
+      service: session.pdsUrl,
+      nsid: 'com.atproto.repo.createRecord',
+      json: { repo: session.did, collection: 'app.bsky.feed.post', rkey, record },
+      token: session.accessJwt,
+      signal,
+      effectful: true,
+    })
+  } catch (error) {
+    // A refusal may mean an earlier attempt (whose answer was lost) already wrote this target's record.
+    if (!(error instanceof PublishFailure)) throw error
+    if (error.kind !== 'invalid_content' && error.kind !== 'unknown_outcome') throw error
+    const existing = await existingRecord(ctx, session, rkey, signal)
+    if (!existing) throw error
+    ctx.logger.info(
+      { uri: existing.uri, targetId: request.targetId },
+      'bluesky post found from an earlier attempt',
+    )
+    created = existing
+  }
   const parsed = parsePostUri(created?.uri ?? '')
   if (!parsed) {
     // The PDS accepted the write but answered something unexpected: the post most likely exists.
@@ -117,4 +133,24 @@ export async function publishPost(ctx: PostContext, request: PublishRequest): Pr
   const handle = session.handle && session.handle !== 'handle.invalid' ? session.handle : session.did
   ctx.logger.info({ uri: created.uri, targetId: request.targetId }, 'bluesky post created')
   return { remoteId: created.uri, url: postUrl(handle, parsed.rkey) }
+}
+
+/** The target's record when it exists already (an earlier attempt wrote it), else undefined. */
+async function existingRecord(
+  ctx: PostContext,
+  session: SessionInfo,
+  rkey: string,
+  signal: AbortSignal,
+): Promise<{ uri: string; cid: string } | undefined> {
+  try {
+    return await ctx.xrpc<{ uri: string; cid: string }>({
+      service: session.pdsUrl,
+      nsid: 'com.atproto.repo.getRecord',
+      params: { repo: session.did, collection: 'app.bsky.feed.post', rkey },
+      token: session.accessJwt,
+      signal,
+    })
+  } catch {
+    return undefined
+  }
 }

@@ -106,10 +106,11 @@ export function failureFromResponse(input: {
   if (status === 401 || status === 403 || (name !== undefined && AUTH_ERRORS.has(name))) {
     return new PublishFailure('auth_expired', message, options)
   }
-  // A gateway that timed out waiting for the PDS forwarded the request: it may have been applied.
-  if (status === 504 && effectful) return new PublishFailure('unknown_outcome', message, options)
   // 501: the server lacks the method altogether; asking again will not help.
   if (status === 501) return new PublishFailure('invalid_content', message, options)
+  // A 5xx after a write was sent (a gateway that timed out, a PDS that failed after committing) may have
+  // been applied: an unknown outcome. The record key derived from the target makes a later retry safe.
+  if (status >= 500 && effectful) return new PublishFailure('unknown_outcome', message, options)
   if (status >= 500) return new PublishFailure('transient', message, options)
   return new PublishFailure('invalid_content', message, options)
 }

@@ -113,7 +113,8 @@ export function rateLimitResetAt(headers: Headers, now: number): number | undefi
 
 /**
  * Maps a non-2xx answer to the closed failure kinds by HTTP status and structured body fields only
- * (never by searching body text): 401 auth, 429 rate limit, 5xx transient, any other 4xx a refusal of
+ * (never by searching body text): 401 auth, 429 rate limit, 5xx transient (an unknown outcome for the
+ * publish call itself, which may have taken effect), any other 4xx a refusal of
  * the request itself. The token endpoint's 400 (`invalid_request`/`invalid_grant`) is an auth failure.
  */
 export function failureFromAnswer(
@@ -133,6 +134,15 @@ export function failureFromAnswer(
       status,
       resetAt: rateLimitResetAt(headers, options.now),
     })
+  }
+  if (status >= 500 && options.action === 'publish') {
+    // X can create the post and still answer 5xx: resending could post twice (or hit the duplicate 403 and
+    // mark a published target failed), so the outcome is unknown until someone looks.
+    return new PublishFailure(
+      'unknown_outcome',
+      withDetail(`X answered ${status} after the post was sent; it may or may not have been created`),
+      { code, status },
+    )
   }
   if (status >= 500) {
     return new PublishFailure('transient', withDetail(`X answered ${status}`), { code, status })

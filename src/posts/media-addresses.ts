@@ -1,0 +1,19 @@
+import type { Config } from '../config.js'
+import { invalid } from '../errors.js'
+import { mediaUrlRefusal } from '../media/url-policy.js'
+
+/**
+ * Refuses (400, before anything is written or charged) every media URL Herald will never fetch, naming
+ * each URL and the rule. Shared by create_post and update_post, for every network.
+ */
+export async function refuseUnfetchableMedia(urls: string[], config: Pick<Config, 'allowPrivateMedia'>) {
+  const unique = [...new Set(urls)]
+  const refusals = (
+    await Promise.all(unique.map((url) => mediaUrlRefusal(url, { allowPrivate: config.allowPrivateMedia })))
+  ).filter((reason): reason is string => reason !== undefined)
+  if (refusals.length > 0)
+    throw invalid(
+      refusals.join('; '),
+      refusals.map((message) => ({ path: 'mediaUrls', message })),
+    )
+}
