@@ -37,11 +37,13 @@ export function registerControlRoutes(app: FastifyInstance, state: MetaSandboxSt
     if (
       !body.op ||
       !ops.includes(body.op) ||
-      !['error', 'drop_before', 'drop_after'].includes(body.action ?? '')
+      !['error', 'drop_before', 'drop_after', 'hang_before', 'hang_after'].includes(body.action ?? '')
     )
       return reply
         .code(400)
-        .send({ error: `op is one of ${ops.join(', ')}; action is error, drop_before or drop_after` })
+        .send({
+          error: `op is one of ${ops.join(', ')}; action is error, drop_before, drop_after, hang_before or hang_after`,
+        })
     state.failNext(body as Fault)
     return { queued: state.faults.length }
   })

@@ -228,10 +228,18 @@ async function dispatch(
     dropConnection(request, reply)
     return undefined
   }
+  if (fault?.action === 'hang_before') {
+    reply.hijack()
+    return undefined
+  }
   if (fault?.action === 'error') throw faultFailure(fault)
   const result = await objectCall(state, auth, host, node, id, edge, params, method)
   if (fault?.action === 'drop_after') {
     dropConnection(request, reply)
+    return undefined
+  }
+  if (fault?.action === 'hang_after') {
+    reply.hijack()
     return undefined
   }
   return result

@@ -143,8 +143,12 @@ export type FaultOp =
   | 'any'
 export interface Fault {
   op: FaultOp
-  /** `error`: answer with the envelope. `drop_before`: close without doing anything. `drop_after`: do the work, then close. */
-  action: 'error' | 'drop_before' | 'drop_after'
+  /**
+   * `error`: answer with the envelope. `drop_before`: close without doing anything. `drop_after`: do the
+   * work, then close. `hang_before` / `hang_after`: never answer (before or after doing the work), as a
+   * stalled network does, until the caller gives up or dies.
+   */
+  action: 'error' | 'drop_before' | 'drop_after' | 'hang_before' | 'hang_after'
   code?: number
   subcode?: number
   status?: number
