@@ -39,11 +39,9 @@ export function registerControlRoutes(app: FastifyInstance, state: MetaSandboxSt
       !ops.includes(body.op) ||
       !['error', 'drop_before', 'drop_after', 'hang_before', 'hang_after'].includes(body.action ?? '')
     )
-      return reply
-        .code(400)
-        .send({
-          error: `op is one of ${ops.join(', ')}; action is error, drop_before, drop_after, hang_before or hang_after`,
-        })
+      return reply.code(400).send({
+        error: `op is one of ${ops.join(', ')}; action is error, drop_before, drop_after, hang_before or hang_after`,
+      })
     state.failNext(body as Fault)
     return { queued: state.faults.length }
   })
