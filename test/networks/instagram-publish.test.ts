@@ -219,6 +219,11 @@ describe('the Instagram adapter against the Meta simulator', () => {
       request(profile, credentials, 'From IG Login', [world.src('photo.jpg')]),
     )
     expect(world.sandbox.media.get(posted.remoteId)?.igUserId).toBe(profile.profileId)
+    const reading = await world.instagram.postMetrics({ credentials, profile, remoteId: posted.remoteId })
+    expect(reading.summary.views).toBe(840)
+    const account = await world.instagram.profileMetrics({ credentials, profile })
+    expect(account.summary.followers).toBe(3400)
+    expect(world.sandbox.violations).toEqual([])
     expect(
       world.sandbox.calls.some((c) => c.node === 'IGUserForIGOnlyAPI' && c.path.endsWith('/media_publish')),
     ).toBe(true)
