@@ -168,6 +168,9 @@ async function dispatch(
     throw fail(400, 190, 'Error validating access token: The session has been invalidated or has expired.', {
       subcode: 463,
     })
+  // Instagram Login tokens work only on graph.instagram.com, Facebook tokens only on graph.facebook.com.
+  if ((host === 'instagram') !== (auth.kind === 'ig'))
+    throw fail(400, 190, 'Invalid OAuth access token - Cannot parse access token')
   state.calls.push({ method, path: `/${joined}`, params: { ...params } })
   const usage = Math.min(99, state.calls.length % 100)
   reply.header('x-app-usage', JSON.stringify({ call_count: usage, total_cputime: 1, total_time: 1 }))
@@ -396,7 +399,7 @@ async function objectCall(
       return pageObjectCall(state, auth, node, id, edge, params)
     case 'IGUser':
     case 'IGUserForIGOnlyAPI':
-      return igUserCall(state, auth, host, id, edge, params, method)
+      return igUserCall(state, auth, id, edge, params, method)
     case 'ShadowIGMediaBuilder':
       return containerStatus(state, auth, id, params)
     default:
@@ -682,7 +685,6 @@ function pageObjectCall(
 async function igUserCall(
   state: MetaSandboxState,
   auth: SandboxToken,
-  host: Host,
   igUserId: string,
   edge: string | undefined,
   params: Params,
@@ -793,7 +795,6 @@ async function igUserCall(
       })),
     }
   }
-  void host
   throw fail(400, 100, `(#100) Unsupported ${method} ${edge ?? ''} on an Instagram user in this simulator`)
 }
 
