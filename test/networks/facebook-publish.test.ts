@@ -202,4 +202,24 @@ describe('the Facebook Pages adapter against the Meta simulator', () => {
     })
     expect(world.sandbox.violations.splice(0)).toEqual(['POST Page/feed: unknown parameter mesage'])
   })
+
+  it("reports the app's usage in X-App-Usage and throttles with code 4 at 100 percent, the reset an hour away", async () => {
+    world.sandbox.options.appCallsPerHour = world.sandbox.calls.length + 3
+    const failure = await (async () => {
+      for (let i = 0; i < 6; i++) {
+        const error = await world.facebook
+          .publish(request(grant.page.profile, grant.page.credentials, `burst ${i}`, []))
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          )
+        if (error) return error as PublishFailure
+      }
+      return undefined
+    })()
+    world.sandbox.options.appCallsPerHour = 1_000_000
+    expect(failure?.kind).toBe('rate_limited')
+    expect(failure?.options.code).toBe('4')
+    expect(failure?.options.resetAt).toBeGreaterThan(Date.now() + 59 * 60_000)
+  })
 })

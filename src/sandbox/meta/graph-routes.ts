@@ -172,8 +172,10 @@ async function dispatch(
   if ((host === 'instagram') !== (auth.kind === 'ig'))
     throw fail(400, 190, 'Invalid OAuth access token - Cannot parse access token')
   state.calls.push({ method, path: `/${joined}`, params: { ...params } })
-  const usage = Math.min(99, state.calls.length % 100)
+  // The app's rolling-hour allowance, reported as Meta does (percent used) and enforced with code 4.
+  const usage = state.recordAppCall()
   reply.header('x-app-usage', JSON.stringify({ call_count: usage, total_cputime: 1, total_time: 1 }))
+  if (usage >= 100) throw fail(400, 4, '(#4) Application request limit reached', { transient: true })
 
   const [rawId, edge, ...extra] = segments
   if (!rawId || extra.length > 0) throw fail(400, 100, 'Unknown path components')

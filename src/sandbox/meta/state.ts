@@ -167,6 +167,8 @@ export interface MetaSandboxOptions {
   quotaTotal?: number
   /** Page size of `/me/accounts` when the caller names no `limit` (default 25). */
   accountsPageSize?: number
+  /** Graph calls the app may make in a rolling hour before code 4 (default 10,000). */
+  appCallsPerHour?: number
   /** Validate every Graph call against Meta's spec files (default: when they are present). */
   specs?: MetaSpecs | false
   /** Downloads media; defaults to the global fetch. */
@@ -333,6 +335,16 @@ export class MetaSandboxState {
 
   newId(prefix: string): string {
     return numericId(prefix)
+  }
+
+  private appCalls: number[] = []
+
+  /** Counts one Graph call; the app's usage of its rolling-hour allowance in percent (as `X-App-Usage`). */
+  recordAppCall(): number {
+    const since = this.now() - 60 * 60 * 1000
+    this.appCalls = this.appCalls.filter((t) => t > since)
+    this.appCalls.push(this.now())
+    return Math.min(100, Math.floor((100 * this.appCalls.length) / (this.options.appCallsPerHour ?? 10_000)))
   }
 
   /** Instagram media published in the last 24 hours by this account. */
