@@ -238,7 +238,7 @@ async function dispatch(
     return undefined
   }
   if (fault?.action === 'error') throw faultFailure(fault)
-  const result = await objectCall(state, auth, host, node, id, edge, params, method)
+  const result = await objectCall(state, auth, node, id, edge, params, method)
   if (fault?.action === 'drop_after') {
     dropConnection(request, reply)
     return undefined
@@ -385,7 +385,6 @@ const igPermalink = (media: { productType: string; shortcode: string }) =>
 async function objectCall(
   state: MetaSandboxState,
   auth: SandboxToken,
-  host: Host,
   node: string,
   id: string,
   edge: string | undefined,
