@@ -60,6 +60,19 @@ const envSchema = z.object({
   HERALD_YOUTUBE_API_URL: z.url().default('https://www.googleapis.com'),
   HERALD_YOUTUBE_DAILY_QUOTA: positiveInt(10_000),
   HERALD_YOUTUBE_UPLOAD_UNITS: positiveInt(1_600),
+  HERALD_META_APP_ID: z.string().optional(),
+  HERALD_META_APP_SECRET: z.string().optional(),
+  HERALD_META_GRAPH_VERSION: z
+    .string()
+    .regex(/^v\d{2,3}\.0$/, 'a Graph API version such as v25.0')
+    .default('v25.0'),
+  HERALD_META_GRAPH_URL: z.url().default('https://graph.facebook.com'),
+  HERALD_FACEBOOK_DIALOG_URL: z.url().default('https://www.facebook.com'),
+  HERALD_INSTAGRAM_APP_ID: z.string().optional(),
+  HERALD_INSTAGRAM_APP_SECRET: z.string().optional(),
+  HERALD_INSTAGRAM_GRAPH_URL: z.url().default('https://graph.instagram.com'),
+  HERALD_INSTAGRAM_AUTHORIZE_URL: z.url().default('https://www.instagram.com/oauth/authorize'),
+  HERALD_INSTAGRAM_TOKEN_URL: z.url().default('https://api.instagram.com/oauth/access_token'),
   HERALD_BLUESKY_SERVICE_URL: z.url().optional(),
   HERALD_BLUESKY_PLC_URL: z.url().default('https://plc.directory'),
   HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
@@ -140,6 +153,19 @@ export interface NetworkSettings {
     dailyQuota: number
     uploadUnits: number
   }
+  /** Facebook Pages and Instagram (Meta's Graph API); `version` is in every Graph path. */
+  meta: {
+    appId: string | undefined
+    appSecret: string | undefined
+    version: string
+    graphUrl: string
+    dialogUrl: string
+    instagramAppId: string | undefined
+    instagramAppSecret: string | undefined
+    instagramGraphUrl: string
+    instagramAuthorizeUrl: string
+    instagramTokenUrl: string
+  }
   bluesky: {
     serviceUrl: string
     /** True when HERALD_BLUESKY_SERVICE_URL was set: in sandbox mode Bluesky connects only then. */
@@ -217,6 +243,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         apiUrl: trimSlash(e.HERALD_YOUTUBE_API_URL),
         dailyQuota: e.HERALD_YOUTUBE_DAILY_QUOTA,
         uploadUnits: e.HERALD_YOUTUBE_UPLOAD_UNITS,
+      },
+      meta: {
+        appId: e.HERALD_META_APP_ID,
+        appSecret: e.HERALD_META_APP_SECRET,
+        version: e.HERALD_META_GRAPH_VERSION,
+        graphUrl: trimSlash(e.HERALD_META_GRAPH_URL),
+        dialogUrl: trimSlash(e.HERALD_FACEBOOK_DIALOG_URL),
+        instagramAppId: e.HERALD_INSTAGRAM_APP_ID,
+        instagramAppSecret: e.HERALD_INSTAGRAM_APP_SECRET,
+        instagramGraphUrl: trimSlash(e.HERALD_INSTAGRAM_GRAPH_URL),
+        instagramAuthorizeUrl: e.HERALD_INSTAGRAM_AUTHORIZE_URL,
+        instagramTokenUrl: e.HERALD_INSTAGRAM_TOKEN_URL,
       },
       bluesky: {
         serviceUrl: trimSlash(e.HERALD_BLUESKY_SERVICE_URL ?? 'https://bsky.social'),

@@ -38,9 +38,9 @@ export async function sandboxConnect(
   input: { workspaceId: string; network: string; username: string },
   http: typeof fetch = (url, init) => fetch(url, init),
 ): Promise<SandboxConnected> {
-  if (input.network !== 'twitter' && input.network !== 'youtube')
+  if (!isSandboxNetwork(input.network))
     throw invalid(
-      `sandbox connect knows twitter and youtube (Bluesky has no simulator), not ${input.network}`,
+      `sandbox connect knows ${Object.keys(sandboxPrefixes).join(', ')} (Bluesky has no simulator), not ${input.network}`,
     )
   const network: SandboxNetwork = input.network
   await checkSandboxServer(app.config.publicBaseUrl, http)
@@ -98,8 +98,9 @@ export async function sandboxConnect(
     const params = new URL(authorize).searchParams
     const form = new URLSearchParams()
     for (const [key, value] of params) form.append(key, value)
-    const scopes = (params.get('scope') ?? '').split(/\s+/).filter(Boolean)
-    if (network === 'twitter') {
+    const scopes = (params.get('scope') ?? '').split(/[\s,]+/).filter(Boolean)
+    if (network !== 'youtube') {
+      // X and Meta's consent pages take the user name and one granted_scope per ticked permission.
       form.set('username', input.username)
       for (const scope of scopes) form.append('granted_scope', scope)
       form.set('decision', 'authorize')
@@ -117,9 +118,10 @@ export async function sandboxConnect(
     if (consented.status === 400)
       throw invalid(`The sandbox refused the consent: ${pageText(await consented.text())}`)
     const callback = locationOf(consented, 'The sandbox consent')
-    const finished = await send(callback, { headers: { cookie } })
+    let finished = await send(callback, { headers: { cookie } })
     if (finished.status >= 400)
       throw invalid(`The connection was refused: ${pageText(await finished.text())}`)
+    if (network === 'facebook') finished = await chooseNamedPage(send, base, finished, cookie, input.username)
     const connectionId = new URL(locationOf(finished, 'The connect callback')).searchParams.get('connected')
     if (!connectionId) throw new AppError('internal', 'The connect callback did not name the new connection')
     const row = await db
@@ -143,6 +145,54 @@ export async function sandboxConnect(
     await deleteSession(db, session.id)
   }
 }
+
+const isSandboxNetwork = (network: string): network is SandboxNetwork =>
+  Object.hasOwn(sandboxPrefixes, network)
+
+/**
+ * A Facebook grant reaches several profiles, so the callback leads to the choose-profiles page: tick
+ * the Page named after the user (the simulator names the Page so) and submit, as a person would.
+ */
+async function chooseNamedPage(
+  send: (url: string, init?: RequestInit) => Promise<Response>,
+  base: string,
+  answer: Response,
+  cookie: string,
+  name: string,
+): Promise<Response> {
+  let page = answer
+  if (page.status >= 300 && page.status < 400) {
+    const location = new URL(page.headers.get('location') ?? '/', base)
+    if (location.searchParams.has('connected')) return page
+    page = await send(location.toString(), { headers: { cookie } })
+  }
+  const html = await page.text()
+  const formMatch = /<form[^>]*method="post"[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/i.exec(html)
+  if (!formMatch)
+    throw new AppError('internal', 'The Facebook connection did not offer the choose-profiles page')
+  const [, action, body] = formMatch as unknown as [string, string, string]
+  const form = new URLSearchParams()
+  for (const hidden of body.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
+    form.append(hidden[1] as string, decodeEntities(hidden[2] as string))
+  const boxes = [...body.matchAll(/<label[^>]*>([\s\S]*?)<\/label>/g)]
+  const pick = boxes.find(
+    (label) =>
+      /type="checkbox"/.test(label[1] as string) &&
+      new RegExp(`>\\s*${escapeRegExp(name)}\\b`).test(label[1] as string),
+  )
+  const box = pick ? /name="([^"]+)"[^>]*value="([^"]+)"/.exec(pick[1] as string) : null
+  if (!box) throw invalid(`The choose-profiles page lists no Facebook Page named ${name}`)
+  form.append(box[1] as string, decodeEntities(box[2] as string))
+  return send(new URL(decodeEntities(action), base).toString(), {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  })
+}
+
+const decodeEntities = (text: string) =>
+  text.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code))).replace(/&amp;/g, '&')
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 export const describeDatabase = (app: AppContext) =>
   app.store.dialect === 'sqlite' ? `SQLite in ${app.config.dataDir}` : 'Postgres from DATABASE_URL'

@@ -10,7 +10,13 @@ import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
 import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
 
 /** The networks the channels page offers to connect, in the order shown. */
-const CONNECTABLE: readonly Network[] = ['twitter', 'youtube', 'bluesky']
+const CONNECTABLE: readonly Network[] = ['twitter', 'youtube', 'bluesky', 'facebook', 'instagram']
+
+/** Where one network is reached two ways, the link says which (Instagram: through its Page, or alone). */
+const CONNECT_LABELS: Partial<Record<Network, string>> = {
+  facebook: 'Connect Facebook Pages and their Instagram accounts (Facebook Login)',
+  instagram: 'Connect an Instagram professional account without a Page (Instagram Login)',
+}
 
 const iso = (ms: number | null) =>
   ms === null ? '' : new Date(Number(ms)).toISOString().replace('.000Z', 'Z')
@@ -57,7 +63,7 @@ async function channelsPage(app: AppContext, who: SignedIn, notice: string) {
 ${rows.map((row) => connectionRow(row, csrf)).join('\n')}</tbody></table>`
   const links = CONNECTABLE.map((network) => {
     const unavailable = connectUnavailable(app.config, network)
-    const label = `Connect ${networkLabels[network]}`
+    const label = CONNECT_LABELS[network] ?? `Connect ${networkLabels[network]}`
     return unavailable
       ? `<li>${escapeHtml(label)}: <span class="muted">${escapeHtml(unavailable)}</span></li>`
       : `<li><a href="/connect/${network}">${escapeHtml(label)}</a></li>`

@@ -17,6 +17,8 @@ export interface NetworkRules {
   requiresVideo: boolean
   /** Credits per post created for one profile. */
   price: number
+  /** Hashtags and @mentions one caption may hold (Instagram: 30 and 20). */
+  captionLimits?: { hashtags: number; mentions: number }
 }
 
 export const networkRules: Record<Network, NetworkRules> = {
@@ -56,6 +58,7 @@ export const networkRules: Record<Network, NetworkRules> = {
     requiresMedia: true,
     requiresVideo: false,
     price: 1,
+    captionLimits: { hashtags: 30, mentions: 20 },
   },
   threads: {
     textLimit: 500,
@@ -103,6 +106,14 @@ export const LINK_SURCHARGE = 50
 
 /** True when the URL looks like a video by its extension (the media pipeline's rule). */
 export const looksLikeVideo = looksLikeVideoUrl
+
+/** Hashtags in a caption as Instagram counts them: `#` then letters, digits or underscores, not inside a word. */
+export const countHashtags = (text: string): number =>
+  text.match(/(?<![\p{L}\p{N}_&#])#[\p{L}\p{N}_]+/gu)?.length ?? 0
+
+/** @mentions in a caption: `@` then a handle (letters, digits, `.` and `_`), not inside a word or an e-mail address. */
+export const countMentions = (text: string): number =>
+  text.match(/(?<![\p{L}\p{N}_.@])@[A-Za-z0-9._]+/gu)?.length ?? 0
 
 /**
  * What re-arming targets costs (DESIGN.md "Credits"): each failed target sent again costs its network's

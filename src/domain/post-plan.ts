@@ -1,4 +1,11 @@
-import { LINK_SURCHARGE, looksLikeVideo, networkRules, reportedTextLimits } from './network-rules.js'
+import {
+  countHashtags,
+  countMentions,
+  LINK_SURCHARGE,
+  looksLikeVideo,
+  networkRules,
+  reportedTextLimits,
+} from './network-rules.js'
 import type { Network } from './networks.js'
 import { containsLink, lengthOn } from './text-length.js'
 import {
@@ -205,6 +212,18 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
       )
     else if (rules.textWarning && length > rules.textWarning.at) {
       warnings.push(`${who}: the copy is ${length} characters; ${rules.textWarning.message}`)
+    }
+    if (rules.captionLimits) {
+      const hashtags = countHashtags(content)
+      const mentions = countMentions(content)
+      if (hashtags > rules.captionLimits.hashtags)
+        blockers.push(
+          `${who}: the caption has ${hashtags} hashtags; ${connection.platform} allows ${rules.captionLimits.hashtags}`,
+        )
+      if (mentions > rules.captionLimits.mentions)
+        blockers.push(
+          `${who}: the caption has ${mentions} @mentions; ${connection.platform} allows ${rules.captionLimits.mentions}`,
+        )
     }
     if (content.trim() === '' && mediaUrls.length === 0)
       blockers.push(`${who}: nothing to publish (no copy and no media)`)

@@ -231,6 +231,14 @@ export interface NetworkAdapter {
    * no way to look: such targets stay stuck until reset_stuck_post.
    */
   findPublished?(request: LookupRequest): Promise<PublishResult | null>
+  /**
+   * Present where the network meters posts per profile over a rolling window it reports (Instagram's
+   * `content_publishing_limit`): posts used and allowed now, for preflight's "nearly used" warning.
+   */
+  publishingAllowance?(input: {
+    credentials: Credentials
+    profile: Profile
+  }): Promise<{ used: number; total: number; windowHours: number } | undefined>
   postMetrics(input: {
     credentials: Credentials
     profile: Profile

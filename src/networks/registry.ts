@@ -6,11 +6,19 @@ import type { Logger } from '../logger.js'
 import type { MediaPort } from '../media/port.js'
 import type { AdapterDeps, NetworkAdapter } from './adapter.js'
 import { type BlueskyAdapter, createBlueskyAdapter } from './bluesky/index.js'
+import { createFacebookAdapter } from './facebook/index.js'
+import { createInstagramAdapter } from './instagram/index.js'
+import type { MetaSettings } from './meta/settings.js'
 import { createTwitterAdapter, type TwitterSettings } from './twitter/index.js'
 import { createYouTubeAdapter, type YouTubeSettings } from './youtube/index.js'
 
 /** Where the composition root mounts each network simulator when HERALD_SANDBOX=1 (`src/sandbox/`). */
-export const sandboxPrefixes = { twitter: '/sandbox/twitter', youtube: '/sandbox/youtube' } as const
+export const sandboxPrefixes = {
+  twitter: '/sandbox/twitter',
+  youtube: '/sandbox/youtube',
+  facebook: '/sandbox/meta',
+  instagram: '/sandbox/meta',
+} as const
 
 /** The OAuth client id the adapters present to the simulators when no real one is configured. */
 export const SANDBOX_CLIENT_ID = 'herald-sandbox'
@@ -50,6 +58,38 @@ export function youtubeSettings(config: Config): YouTubeSettings {
   }
 }
 
+/** Meta settings (Facebook Pages, Instagram): the real hosts from config, or the simulator in sandbox mode. */
+export function metaSettings(config: Config): MetaSettings {
+  const meta = config.networks.meta
+  if (config.sandbox) {
+    const base = `${config.publicBaseUrl}${sandboxPrefixes.facebook}`
+    return {
+      appId: SANDBOX_CLIENT_ID,
+      appSecret: 'herald-sandbox-secret',
+      version: meta.version,
+      graphUrl: `${base}/graph`,
+      dialogUrl: `${base}/www`,
+      instagramAppId: SANDBOX_CLIENT_ID,
+      instagramAppSecret: 'herald-sandbox-secret',
+      instagramGraphUrl: `${base}/ig`,
+      instagramAuthorizeUrl: `${base}/instagram/oauth/authorize`,
+      instagramTokenUrl: `${base}/api-instagram/oauth/access_token`,
+    }
+  }
+  return {
+    appId: meta.appId ?? '',
+    appSecret: meta.appSecret,
+    version: meta.version,
+    graphUrl: meta.graphUrl,
+    dialogUrl: meta.dialogUrl,
+    instagramAppId: meta.instagramAppId ?? '',
+    instagramAppSecret: meta.instagramAppSecret,
+    instagramGraphUrl: meta.instagramGraphUrl,
+    instagramAuthorizeUrl: meta.instagramAuthorizeUrl,
+    instagramTokenUrl: meta.instagramTokenUrl,
+  }
+}
+
 /**
  * Why a network cannot be connected in this configuration, or undefined when it can. Publishing through
  * an already-connected profile does not depend on this (it uses the stored tokens).
@@ -68,6 +108,14 @@ export function connectUnavailable(config: Config, network: Network): string | u
       return config.sandbox && !config.networks.bluesky.configured
         ? 'Bluesky has no sandbox. In sandbox mode Bluesky connects only to a real PDS named by HERALD_BLUESKY_SERVICE_URL (with HERALD_BLUESKY_PLC_URL and HERALD_BLUESKY_ALLOW_LOCAL_PDS=1 for a local one).'
         : undefined
+    case 'facebook':
+      return config.sandbox || config.networks.meta.appId
+        ? undefined
+        : 'Facebook is not configured on this Herald: set HERALD_META_APP_ID and HERALD_META_APP_SECRET.'
+    case 'instagram':
+      return config.sandbox || config.networks.meta.instagramAppId
+        ? undefined
+        : 'Instagram Login is not configured on this Herald: set HERALD_INSTAGRAM_APP_ID and HERALD_INSTAGRAM_APP_SECRET (or connect the Instagram account through its Facebook Page).'
     default:
       return `Herald cannot connect ${network} profiles yet: this build has no ${network} adapter.`
   }
@@ -104,6 +152,8 @@ export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapte
   const adapters: Adapters = {
     twitter: createTwitterAdapter(twitterSettings(config), adapterDeps),
     youtube: createYouTubeAdapter(youtubeSettings(config), adapterDeps),
+    facebook: createFacebookAdapter(metaSettings(config), adapterDeps),
+    instagram: createInstagramAdapter(metaSettings(config), adapterDeps),
   }
   const bluesky = config.networks.bluesky
   if (!config.sandbox || bluesky.configured) {

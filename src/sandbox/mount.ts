@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { sandboxPrefixes } from '../networks/registry.js'
+import { type MetaSandbox, registerMetaSandbox } from './meta/index.js'
 import { registerTwitterSandbox, type TwitterSandbox } from './twitter/index.js'
 import { registerYouTubeSandbox, type YouTubeSandbox } from './youtube/index.js'
 
 export interface MountedSandboxes {
   twitter: TwitterSandbox
   youtube: YouTubeSandbox
+  meta: MetaSandbox
 }
 
 /**
@@ -21,13 +23,15 @@ export function mountSandboxes(server: FastifyInstance, app: AppContext): Mounte
     clock: () => app.clock.now(),
   })
   const youtube = registerYouTubeSandbox(server, { prefix: sandboxPrefixes.youtube, clock: app.clock })
+  const meta = registerMetaSandbox(server, { prefix: sandboxPrefixes.facebook, clock: () => app.clock.now() })
   app.logger.info(
     {
       subsystem: 'sandbox',
       twitter: `${app.config.publicBaseUrl}${sandboxPrefixes.twitter}`,
       youtube: `${app.config.publicBaseUrl}${sandboxPrefixes.youtube}`,
+      meta: `${app.config.publicBaseUrl}${sandboxPrefixes.facebook}`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube }
+  return { twitter, youtube, meta }
 }

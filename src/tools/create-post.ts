@@ -5,6 +5,7 @@ import { newId } from '../lib/ids.js'
 import { rememberResponse, replayFor, requestHash, updateRememberedResponse } from '../posts/idempotency.js'
 import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { checkMedia } from '../posts/media-checks.js'
+import { mediaHostBlockers } from '../posts/media-host.js'
 import { presentPost } from '../posts/present.js'
 import { loadConnectionInfos, targetRow } from '../posts/rows.js'
 import { resolveCreateSchedule } from '../posts/schedule-input.js'
@@ -105,6 +106,9 @@ async function create(
     plan.targets.flatMap((t) => t.mediaUrls),
     ctx.app.config,
   )
+  const hostBlockers = mediaHostBlockers(ctx.app.config, plan.targets)
+  if (hostBlockers.length > 0)
+    throw invalid(`The post cannot be published: ${hostBlockers.join('; ')}`, { blockers: hostBlockers })
   const media = await checkMedia(ctx.app.media, plan.targets)
   if (media.blockers.length > 0) {
     throw invalid(`The post cannot be published: ${media.blockers.join('; ')}`, { blockers: media.blockers })

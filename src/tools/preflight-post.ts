@@ -2,8 +2,10 @@ import { z } from 'zod'
 import { networks } from '../domain/networks.js'
 import { planPost } from '../domain/post-plan.js'
 import { AppError } from '../errors.js'
+import { allowanceWarnings } from '../posts/allowance-checks.js'
 import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { checkMedia } from '../posts/media-checks.js'
+import { mediaHostBlockers } from '../posts/media-host.js'
 import { loadConnectionInfos } from '../posts/rows.js'
 import { resolveCreateSchedule } from '../posts/schedule-input.js'
 import { networkSchema } from '../posts/schemas.js'
@@ -76,7 +78,7 @@ export const preflightPost = defineTool({
   async handler(input, ctx) {
     const { db } = ctx.app.store
     const plan = planPost(input, await loadConnectionInfos(db, ctx.workspace.id))
-    const blockers = [...plan.blockers]
+    const blockers = [...plan.blockers, ...mediaHostBlockers(ctx.app.config, plan.targets)]
     // The spec's own request (content and targets only) has no schedule: a schedule is checked when given.
     const scheduled =
       input.publishImmediately || input.scheduleDate !== undefined || input.scheduleTime !== undefined
@@ -112,7 +114,11 @@ export const preflightPost = defineTool({
       limits: plan.limits,
       credits: { cost: plan.cost, balance, remainingAfter: balance - plan.cost },
       blockers,
-      warnings: [...plan.warnings, ...media.warnings],
+      warnings: [
+        ...plan.warnings,
+        ...media.warnings,
+        ...(await allowanceWarnings(ctx.app, ctx.workspace.id, plan.targets)),
+      ],
       ...(plan.mediaCount !== undefined
         ? { mediaCount: plan.mediaCount, mediaSetLimits: plan.mediaSetLimits }
         : {}),

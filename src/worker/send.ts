@@ -7,6 +7,7 @@ import { type FailureKind, type NetworkAdapter, PublishFailure } from '../networ
 import { type ConnectionRow, findConnection, markNeedsReconnect } from '../store/connections.js'
 import type { TargetRow } from '../store/posts.js'
 import { releaseQuota, reserveQuota } from '../store/quota.js'
+import { progressSaver, readProgress } from './progress.js'
 import type { Outcome } from './settle.js'
 
 export interface SendDeps extends CredentialDeps {
@@ -73,6 +74,8 @@ export async function sendTarget(
     content: target.content,
     mediaUrls: JSON.parse(target.media_urls) as string[],
     ...(target.youtube ? { youtube: JSON.parse(target.youtube) } : {}),
+    ...(readProgress(target.progress) ? { progress: readProgress(target.progress) } : {}),
+    saveProgress: progressSaver(deps.db, target, deps.now),
     signal,
   }
 

@@ -31,7 +31,7 @@ describe('connect and sandbox settings', () => {
       apiUrl: 'http://127.0.0.1:4567/sandbox/youtube',
     })
     const adapters = createAdapters(config, deps)
-    expect(Object.keys(adapters).sort()).toEqual(['twitter', 'youtube'])
+    expect(Object.keys(adapters).sort()).toEqual(['facebook', 'instagram', 'twitter', 'youtube'])
     expect(connectUnavailable(config, 'bluesky')).toContain('Bluesky has no sandbox')
     expect(connectUnavailable(config, 'twitter')).toBeUndefined()
   })
@@ -48,7 +48,13 @@ describe('connect and sandbox settings', () => {
       authorizeUrl: 'https://x.com/i/oauth2/authorize',
     })
     expect(youtubeSettings(config).tokenUrl).toBe('https://oauth2.googleapis.com/token')
-    expect(Object.keys(createAdapters(config, deps)).sort()).toEqual(['bluesky', 'twitter', 'youtube'])
+    expect(Object.keys(createAdapters(config, deps)).sort()).toEqual([
+      'bluesky',
+      'facebook',
+      'instagram',
+      'twitter',
+      'youtube',
+    ])
     expect(connectUnavailable(config, 'twitter')).toBeUndefined()
     expect(connectUnavailable(config, 'youtube')).toContain('HERALD_GOOGLE_CLIENT_ID')
     expect(connectUnavailable(loadConfig({}), 'twitter')).toContain('HERALD_TWITTER_CLIENT_ID')

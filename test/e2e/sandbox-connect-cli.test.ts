@@ -84,6 +84,22 @@ describe('`npm run herald -- sandbox connect`', () => {
     expect(connected).toMatchObject({ platform: 'youtube', username: '@newcreator', isOrganization: true })
   })
 
+  it('connects an Instagram professional account through Instagram Login and prints it as JSON on the last line', async () => {
+    const { stdout } = await herald(
+      'sandbox',
+      'connect',
+      '--workspace',
+      h.workspaceId,
+      '--network',
+      'instagram',
+      '--username',
+      'cli.maker',
+      '--json',
+    )
+    const connected = JSON.parse(stdout.trim().split('\n').at(-1)!)
+    expect(connected).toMatchObject({ platform: 'instagram', username: 'cli.maker', status: 'active' })
+  })
+
   it('explains itself when the workspace does not exist', async () => {
     const failed = await herald(
       'sandbox',

@@ -1,6 +1,12 @@
 import type { AdapterDeps } from '../adapter.js'
 import { PublishFailure } from '../adapter.js'
-import { failureFromGraph, failureFromNetworkError, type GraphAnswer, parseGraphError } from './errors.js'
+import {
+  failureFromGraph,
+  failureFromNetworkError,
+  type GraphAnswer,
+  highestUsage,
+  parseGraphError,
+} from './errors.js'
 
 /**
  * The HTTP client every Meta adapter shares (Facebook Pages, Instagram on either host, and Threads):
@@ -33,6 +39,8 @@ export interface GraphRequest {
 }
 
 export const GRAPH_TIMEOUT_MS = 30_000
+/** Meta's usage headers at or above this percentage are logged: calls are about to be throttled. */
+const USAGE_WARNING_PERCENT = 90
 
 const stringify = (params: GraphRequest['params']): [string, string][] =>
   Object.entries(params ?? {})
@@ -57,6 +65,12 @@ export async function sendGraph(client: GraphClient, request: GraphRequest): Pro
   try {
     const response = await client.deps.http(url, { method: request.method, headers, body, signal })
     const text = await response.text()
+    const usage = highestUsage(response.headers)
+    if (usage !== undefined && usage >= USAGE_WARNING_PERCENT)
+      client.deps.logger.warn(
+        { network: client.label, usage, path: redactPath(request.path) },
+        `${client.label} reports the app's rate-limit usage near its ceiling`,
+      )
     return { status: response.status, headers: response.headers, body: parseBody(text) }
   } catch (error) {
     client.deps.logger.warn(

@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { createAppWorker } from '../../src/main.js'
+import { sandboxPrefixes } from '../../src/networks/registry.js'
+import type { Worker } from '../../src/worker/worker.js'
+import { type Harness, startHarness } from '../helpers/harness.js'
+import { connectMetaGrant } from '../helpers/meta-connect.js'
+import { mp4File, solidImage } from '../media/fixtures.js'
+import { startServer, type TestServer } from '../media/servers.js'
+
+/**
+ * Facebook Pages and Instagram end to end in sandbox mode: the Meta simulator mounted inside Herald, a
+ * Facebook Login grant listing the Page and its linked Instagram account, create_post published by the
+ * worker through the real adapters, Herald's media pipeline converting and hosting each file, and the
+ * simulator's Meta fetcher downloading those hosted copies.
+ */
+describe('Facebook and Instagram in sandbox mode, end to end', () => {
+  let h: Harness
+  let worker: Worker
+  let sources: TestServer
+  const files = new Map<string, { type: string; bytes: Buffer }>()
+  const meta = () => `${h.baseUrl}${sandboxPrefixes.facebook}`
+  const state = async () => (await (await fetch(`${meta()}/_sandbox/state`)).json()) as Record<string, any[]>
+
+  beforeAll(async () => {
+    files.set('/wide.png', { type: 'image/png', bytes: await solidImage(2000, 600, 'png') })
+    files.set('/a.jpg', { type: 'image/jpeg', bytes: await solidImage(1080, 1080, 'jpeg') })
+    files.set('/b.jpg', { type: 'image/jpeg', bytes: await solidImage(1200, 900, 'jpeg') })
+    files.set('/c.jpg', { type: 'image/jpeg', bytes: await solidImage(900, 1100, 'jpeg') })
+    files.set('/clip.mp4', {
+      type: 'video/mp4',
+      bytes: mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 48 * 1024 }),
+    })
+    sources = await startServer((req, res) => {
+      const file = files.get(req.url ?? '')
+      if (!file) {
+        res.writeHead(404).end()
+        return
+      }
+      res.writeHead(200, { 'content-type': file.type, 'content-length': String(file.bytes.length) })
+      res.end(file.bytes)
+    })
+    h = await startHarness({
+      sandbox: true,
+      credits: 500,
+      env: { HERALD_ALLOW_PRIVATE_MEDIA: '1', HERALD_IMMEDIATE_WAIT_MS: '30000' },
+    })
+    worker = createAppWorker(h.app, { id: 'e2e-meta' })
+    worker.start()
+  }, 60_000)
+
+  afterAll(async () => {
+    await worker?.stop()
+    await h?.close()
+    await sources?.close()
+  })
+
+  /** Every response body the tools gave, for the no-token check. */
+  const answers: string[] = []
+  const call = async (tool: string, input: unknown) => {
+    const answer = await h.call(tool, input)
+    answers.push(JSON.stringify(answer.body))
+    return answer
+  }
+  const post = async (platform: string, content: string, mediaUrls: string[]) => {
+    const { status, body } = await call('create_post', {
+      content,
+      platforms: [platform],
+      ...(mediaUrls.length > 0 ? { mediaUrls: mediaUrls.map((p) => `${sources.url}${p}`) } : {}),
+      publishImmediately: true,
+    })
+    expect(status, JSON.stringify(body)).toBe(200)
+    const [created] = body.posts
+    expect(created.status, JSON.stringify(created)).toBe('published')
+    return created as { id: string; targets: { url: string; postId: string }[] }
+  }
+
+  it('connects a Page and its Instagram account, publishes every kind of post, and reads analytics for each', async () => {
+    const profiles = await connectMetaGrant(h, 'Harbour Cafe')
+    expect(profiles.map((p) => [p.network, p.profile.name, p.profile.isOrganization])).toEqual([
+      ['facebook', 'Harbour Cafe', true],
+      ['instagram', 'Harbour Cafe', false],
+    ])
+
+    const text = await post('facebook', 'Open until 6 today', [])
+    expect(text.targets[0]!.url).toMatch(/^https:\/\/www\.facebook\.com\/\d+\/posts\/\d+$/)
+    const photos = await post('facebook', 'Three cakes', ['/a.jpg', '/b.jpg', '/c.jpg'])
+    const video = await post('facebook', 'The espresso machine', ['/clip.mp4'])
+    expect(video.targets[0]!.url).toMatch(/\/videos\//)
+    const image = await post('instagram', 'Wide harbour view #coffee', ['/wide.png'])
+    expect(image.targets[0]!.url).toMatch(/^https:\/\/www\.instagram\.com\/p\//)
+    const reel = await post('instagram', 'Latte art', ['/clip.mp4'])
+    expect(reel.targets[0]!.url).toMatch(/^https:\/\/www\.instagram\.com\/reel\//)
+    const carousel = await post('instagram', 'Menu', ['/a.jpg', '/b.jpg', '/clip.mp4'])
+
+    const s = await state()
+    expect(s.violations).toEqual([])
+    const album = s.posts!.find((p) => p.message === 'Three cakes')
+    expect(album.attachedMedia).toHaveLength(3)
+    // The PNG reached the simulator as a JPEG within 4:5..1.91:1, fetched from Herald's hosted copy.
+    const igImage = s.containers!.find((c) => c.caption === 'Wide harbour view #coffee')
+    const fetched = s.fetches!.find((f) => f.url === igImage.url)
+    expect(fetched).toMatchObject({ ok: true, format: 'jpeg' })
+    expect(fetched.width / fetched.height).toBeGreaterThanOrEqual(0.8)
+    expect(fetched.width / fetched.height).toBeLessThanOrEqual(1.91 + 0.01)
+    expect(igImage.url.startsWith(`${h.baseUrl}/media/`)).toBe(true)
+    const carouselMedia = s.media!.find((m) => m.caption === 'Menu')
+    expect(carouselMedia.children).toHaveLength(3)
+    expect(s.fetches!.every((f) => f.ok && f.url.startsWith(`${h.baseUrl}/media/`))).toBe(true)
+
+    for (const created of [text, photos, video, image, reel, carousel]) {
+      const { status, body } = await call('get_post_analytics', { id: created.id, refresh: true })
+      expect(status, JSON.stringify(body)).toBe(200)
+      expect(body.measured, JSON.stringify(body)).toBe(1)
+      const summary = body.targets[0].analytics.summary
+      expect(
+        Object.values(summary).some((v) => typeof v === 'number' && v > 0),
+        JSON.stringify(summary),
+      ).toBe(true)
+    }
+
+    // No token in any response, log line or plaintext column.
+    const tokens = [
+      ...new Set(
+        (await h.app.store.db.selectFrom('connections').select('credentials').execute()).map(
+          (r) => r.credentials,
+        ),
+      ),
+    ].map((sealed) => h.app.vault.openJson<{ accessToken: string }>(sealed).accessToken)
+    expect(tokens.length).toBeGreaterThan(0)
+    const columns = JSON.stringify(
+      await h.app.store.db
+        .selectFrom('connections')
+        .select(['profile_id', 'username', 'name', 'last_error'])
+        .execute(),
+    )
+    const targets = JSON.stringify([
+      ...(await h.app.store.db.selectFrom('targets').selectAll().execute()),
+      ...(await h.app.store.db.selectFrom('analytics_readings').selectAll().execute()),
+    ])
+    await call('get_connected_accounts', {})
+    for (const grant of profiles) {
+      const { status, body } = await call('get_profile_analytics', {
+        platform: grant.network,
+        profileId: grant.profile.profileId,
+        refresh: true,
+      })
+      expect(status, JSON.stringify(body)).toBe(200)
+      expect(body.analytics.summary.followers, JSON.stringify(body)).toBeGreaterThan(0)
+    }
+    for (const token of tokens) {
+      for (const answer of answers) expect(answer).not.toContain(token)
+      for (const line of h.logs) expect(line).not.toContain(token)
+      expect(columns).not.toContain(token)
+      expect(targets).not.toContain(token)
+      expect(JSON.stringify(s)).not.toContain(token)
+    }
+  }, 120_000)
+
+  it('sandbox connect links an Instagram professional account through Instagram Login, which publishes the same way', async () => {
+    const connected = await sandboxConnect(h.app, {
+      workspaceId: h.workspaceId,
+      network: 'instagram',
+      username: 'solo.maker',
+    })
+    expect(connected).toMatchObject({ platform: 'instagram', username: 'solo.maker', status: 'active' })
+    const row = await h.app.store.db
+      .selectFrom('connections')
+      .selectAll()
+      .where('id', '=', connected.connectionId)
+      .executeTakeFirstOrThrow()
+    const credentials = h.app.vault.openJson<{ extra?: Record<string, string>; expiresAt?: number }>(
+      row.credentials,
+    )
+    expect(credentials.extra?.host).toBe('instagram')
+    expect(row.token_expires_at).toBe(credentials.expiresAt ?? null)
+    const { body } = await h.call('create_post', {
+      content: 'Made by hand',
+      targetAccounts: [{ platform: 'instagram', username: 'solo.maker' }],
+      mediaUrls: [`${sources.url}/a.jpg`],
+      publishImmediately: true,
+    })
+    expect(body.posts[0].status, JSON.stringify(body)).toBe('published')
+    expect(body.posts[0].targets[0].url).toMatch(/^https:\/\/www\.instagram\.com\/p\//)
+    expect((await state()).violations).toEqual([])
+  }, 60_000)
+})
