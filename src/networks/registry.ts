@@ -158,7 +158,11 @@ export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapte
   const bluesky = config.networks.bluesky
   if (!config.sandbox || bluesky.configured) {
     adapters.bluesky = createBlueskyAdapter(
-      { serviceUrl: bluesky.serviceUrl, plcUrl: bluesky.plcUrl, allowLocalPds: bluesky.allowLocalPds },
+      {
+        serviceUrl: bluesky.serviceUrl,
+        plcUrl: bluesky.plcUrl,
+        allowLocalPds: bluesky.allowLocalPds || config.sandbox,
+      },
       adapterDeps,
     )
   }

@@ -1,3 +1,4 @@
+import type { LookupFn } from '../../media/safe-fetch.js'
 import type { AdapterDeps, Credentials, NetworkAdapter, Profile } from '../adapter.js'
 import { readPostMetrics, readProfileMetrics } from './metrics.js'
 import { publishPost } from './post.js'
@@ -16,6 +17,8 @@ export interface BlueskySettings {
    * machine has (tests, local demos). Default false: a DID document may name any address.
    */
   allowLocalPds?: boolean
+  /** DNS resolution for the public-address check of PDS and did:web hosts (tests inject answers). */
+  lookup?: LookupFn
 }
 
 export const DEFAULT_PLC_URL = 'https://plc.directory'
@@ -50,6 +53,7 @@ export function createBlueskyAdapter(settings: BlueskySettings, deps: AdapterDep
     serviceUrl: trimSlash(settings.serviceUrl),
     plcUrl: trimSlash(settings.plcUrl ?? DEFAULT_PLC_URL),
     allowLocalPds: settings.allowLocalPds ?? false,
+    ...(settings.lookup ? { lookup: settings.lookup } : {}),
   }
 
   return {

@@ -1,4 +1,6 @@
 import type { Logger } from '../../logger.js'
+import type { LookupFn } from '../../media/safe-fetch.js'
+import { mediaUrlRefusal } from '../../media/url-policy.js'
 import { type Credentials, type Profile, PublishFailure } from '../adapter.js'
 import { isValidHandle } from './facets.js'
 import type { GetJson, Xrpc } from './xrpc.js'
@@ -19,6 +21,23 @@ export interface SessionContext {
   plcUrl: string
   /** Accept PDS endpoints over plain http or on loopback and private addresses (tests, local demos). */
   allowLocalPds: boolean
+  /** DNS resolution for the public-address check (tests inject answers). */
+  lookup?: LookupFn
+}
+
+/**
+ * Why Herald will not talk to the host of `url` (a did:web document or a PDS a DID document names), or
+ * undefined: https only, and every address its name resolves to public (no loopback, private, link-local
+ * or metadata answer). The answer itself is never put in the message.
+ */
+async function hostProblem(ctx: SessionContext, url: URL): Promise<string | undefined> {
+  if (ctx.allowLocalPds) return undefined
+  if (!isPublicPdsUrl(url)) return 'it is not on a public https address'
+  const refusal = await mediaUrlRefusal(url.toString(), {
+    allowPrivate: false,
+    ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
+  })
+  return refusal ? `${url.hostname} resolves to an address Herald does not connect to` : undefined
 }
 
 /** What Herald keeps about a session besides the tokens (`Credentials.extra`). */
@@ -149,8 +168,9 @@ export async function findPds(ctx: SessionContext, did: string, signal?: AbortSi
     throw new PublishFailure('invalid_content', `Unsupported DID method: ${did}`, { code: 'UnsupportedDid' })
   }
   // A did:web document lives on a host its owner chose: the same rule as for the PDS applies.
-  if (did.startsWith('did:web:') && !ctx.allowLocalPds && !isPublicPdsUrl(new URL(url))) {
-    throw new PublishFailure('invalid_content', `${did} is not on a public https address`, {
+  const docProblem = did.startsWith('did:web:') ? await hostProblem(ctx, new URL(url)) : undefined
+  if (docProblem) {
+    throw new PublishFailure('invalid_content', `The DID document of ${did} was not fetched: ${docProblem}`, {
       code: 'PdsNotPublic',
     })
   }
@@ -161,10 +181,11 @@ export async function findPds(ctx: SessionContext, did: string, signal?: AbortSi
       code: 'NoPds',
     })
   }
-  if (!ctx.allowLocalPds && !isPublicPdsUrl(new URL(endpoint))) {
+  const pdsProblem = await hostProblem(ctx, new URL(endpoint))
+  if (pdsProblem) {
     throw new PublishFailure(
       'invalid_content',
-      `The PDS of ${did} is at ${endpoint}; Herald only connects to PDSes on public https addresses`,
+      `Herald only connects to Bluesky PDSes on public https addresses, and the PDS of ${did} is not one: ${pdsProblem}`,
       { code: 'PdsNotPublic' },
     )
   }

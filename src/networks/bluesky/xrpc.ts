@@ -184,7 +184,8 @@ async function send<T>(
   let response: Response
   let text: string
   try {
-    response = await deps.http(url, { ...init, signal: combined })
+    // Redirects are never followed: a PDS or DID host could point Herald anywhere, including inside.
+    response = await deps.http(url, { ...init, redirect: 'manual', signal: combined })
     text = await response.text()
   } catch (error) {
     const failure = thrown(error)
