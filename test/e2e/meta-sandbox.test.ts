@@ -43,7 +43,11 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     h = await startHarness({
       sandbox: true,
       credits: 500,
-      env: { HERALD_ALLOW_PRIVATE_MEDIA: '1', HERALD_IMMEDIATE_WAIT_MS: '30000' },
+      env: {
+        HERALD_ALLOW_PRIVATE_MEDIA: '1',
+        HERALD_IMMEDIATE_WAIT_MS: '30000',
+        HERALD_UNKNOWN_OUTCOME_CHECK_MS: '200',
+      },
     })
     worker = createAppWorker(h.app, { id: 'e2e-meta' })
     worker.start()
@@ -62,10 +66,10 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     answers.push(JSON.stringify(answer.body))
     return answer
   }
-  const post = async (platform: string, content: string, mediaUrls: string[]) => {
+  const post = async (platform: string, content: string, mediaUrls: string[], username?: string) => {
     const { status, body } = await call('create_post', {
       content,
-      platforms: [platform],
+      ...(username ? { targetAccounts: [{ platform, username }] } : { platforms: [platform] }),
       ...(mediaUrls.length > 0 ? { mediaUrls: mediaUrls.map((p) => `${sources.url}${p}`) } : {}),
       publishImmediately: true,
     })
@@ -183,5 +187,29 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     expect(body.posts[0].status, JSON.stringify(body)).toBe('published')
     expect(body.posts[0].targets[0].url).toMatch(/^https:\/\/www\.instagram\.com\/p\//)
     expect((await state()).violations).toEqual([])
+  }, 60_000)
+
+  it('an unanswered media_publish is resolved by the worker looking among the recent media: published once', async () => {
+    await fetch(`${meta()}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ op: 'media_publish', action: 'drop_after' }),
+    })
+    const created = await post('instagram', 'Answer lost on the way back', ['/a.jpg'], 'harbourcafe')
+    const media = (await state()).media!.filter((m) => m.caption === 'Answer lost on the way back')
+    expect(media).toHaveLength(1)
+    expect(created.targets[0]!.postId).toBe(media[0].id)
+  }, 60_000)
+
+  it('an unanswered Facebook feed post is resolved the same way', async () => {
+    await fetch(`${meta()}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ op: 'feed', action: 'drop_after' }),
+    })
+    const created = await post('facebook', 'Feed answer lost', [], 'harbourcafe')
+    const posts = (await state()).posts!.filter((p) => p.message === 'Feed answer lost')
+    expect(posts).toHaveLength(1)
+    expect(created.targets[0]!.postId).toBe(posts[0].id)
   }, 60_000)
 })
