@@ -1,11 +1,12 @@
 import type { AppContext } from '../app-context.js'
 import { networkLabels } from '../dashboard/html.js'
 import type { Network } from '../domain/networks.js'
-import type { Credentials, NetworkAdapter, Profile } from '../networks/adapter.js'
+import type { Credentials, GrantProfile, NetworkAdapter, Profile } from '../networks/adapter.js'
 import { PublishFailure } from '../networks/adapter.js'
 import { canLogin, connectUnavailable } from '../networks/registry.js'
 import { READONLY_SCOPE, UPLOAD_SCOPE, youtubeGrantProblem } from '../networks/youtube/index.js'
 import { upsertConnection } from '../store/connections.js'
+import { holdGrant } from './choose-profiles.js'
 import { consumeState, issueState, type StateRefusal } from './state.js'
 
 /**
@@ -29,6 +30,8 @@ export interface Refusal {
 
 export type ConnectOutcome =
   | { kind: 'connected'; connectionId: string; network: Network; profile: Profile; scopes: string[] }
+  /** The grant reaches several profiles: the person chooses on the choose-profiles page. */
+  | { kind: 'choose'; network: Network; grantId: string }
   | Refusal
 
 const refused = (status: number, title: string, message: string): Refusal => ({
@@ -149,7 +152,7 @@ function grantProblem(
 }
 
 /** Stores a connection: credentials sealed by the vault, never in plaintext. */
-async function storeConnection(
+export async function storeConnection(
   app: AppContext,
   who: Connector,
   network: Network,
@@ -255,6 +258,29 @@ export async function finishConnect(
   const tokenSecrets = [...secrets, credentials.accessToken, credentials.refreshToken]
   const problem = grantProblem(network, adapter, grantedScopes, credentials)
   if (problem) return refused(400, 'Permission missing', `${problem} ${NOTHING}`)
+
+  if (adapter.oauth!.listProfiles) {
+    let profiles: GrantProfile[]
+    try {
+      profiles = await adapter.oauth!.listProfiles(credentials)
+    } catch (error) {
+      return failurePage(network, 'did not list the profiles', error, tokenSecrets)
+    }
+    if (profiles.length === 0)
+      return refused(
+        400,
+        `No ${label} profile to connect`,
+        `This ${label} account gives Herald no profile it can publish to. ${NOTHING}`,
+      )
+    const grantId = await holdGrant(app, {
+      userId: connector.userId,
+      workspaceId: connector.workspaceId,
+      network,
+      profiles,
+      scopes: grantedScopes,
+    })
+    return { kind: 'choose', network, grantId }
+  }
 
   let profile: Profile
   try {

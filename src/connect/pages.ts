@@ -1,4 +1,12 @@
-import { csrfField, escapeHtml, type PageOptions, page, problemPage } from '../dashboard/html.js'
+import {
+  csrfField,
+  escapeHtml,
+  networkLabels,
+  type PageOptions,
+  page,
+  problemPage,
+} from '../dashboard/html.js'
+import type { Network } from '../domain/networks.js'
 import type { Refusal } from './flow.js'
 
 /** The pages of the connect flow that are not redirects. */
@@ -23,4 +31,32 @@ app under Settings → Privacy and security → App passwords. Herald uses it on
 /** Why a connection was not made: a clear title and message, no token, code or password in it. */
 export function refusalPage(refusal: Refusal, options: PageOptions = {}) {
   return problemPage(refusal.title, refusal.message, options)
+}
+
+/** The choose-profiles page: every profile a grant reaches, each a checkbox; the ticked ones connect. */
+export function chooseProfilesPage(
+  input: { network: Network; grantId: string; labels: string[]; csrf: string; message?: string },
+  options: PageOptions = {},
+) {
+  const label = networkLabels[input.network]
+  const boxes = input.labels
+    .map(
+      (text, index) =>
+        `<label><input type="checkbox" name="profile" value="${index}"> ${escapeHtml(text)}</label>`,
+    )
+    .join('\n')
+  return page(
+    `Choose ${label} profiles`,
+    `<h1>Choose what to connect</h1>
+<p>Your ${escapeHtml(label)} sign-in reaches these profiles. Tick each one Herald should publish to; each becomes its own channel.</p>
+${input.message ? `<p role="alert">${escapeHtml(input.message)}</p>` : ''}
+<form method="post" action="/connect/${input.network}/choose/${escapeHtml(input.grantId)}">${csrfField(input.csrf)}
+<fieldset><legend>Profiles</legend>
+${boxes}
+</fieldset>
+<button type="submit">Connect the ticked profiles</button>
+</form>
+<p><a href="/channels">Cancel and go back to channels</a></p>`,
+    options,
+  )
 }

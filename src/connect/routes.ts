@@ -13,8 +13,15 @@ import {
 import { isNetwork } from '../domain/networks.js'
 import { connectUnavailable } from '../networks/registry.js'
 import { findMembership } from '../store/accounts.js'
-import { type ConnectOutcome, connectWithAppPassword, finishConnect, startConnect } from './flow.js'
-import { blueskyFormPage, refusalPage } from './pages.js'
+import { describeProfile, readGrant, spendGrant } from './choose-profiles.js'
+import {
+  type ConnectOutcome,
+  connectWithAppPassword,
+  finishConnect,
+  startConnect,
+  storeConnection,
+} from './flow.js'
+import { blueskyFormPage, chooseProfilesPage, refusalPage } from './pages.js'
 
 const pageOptions = (who: SignedIn | undefined) =>
   who ? { signedIn: { email: who.user.email, csrfToken: who.session.csrfToken } } : {}
@@ -34,7 +41,9 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
   ) =>
     outcome.kind === 'connected'
       ? reply.redirect(`/channels?connected=${encodeURIComponent(outcome.connectionId)}`, 303)
-      : sendHtml(reply, outcome.status, refusalPage(outcome, pageOptions(who)))
+      : outcome.kind === 'choose'
+        ? reply.redirect(`/connect/${outcome.network}/choose/${encodeURIComponent(outcome.grantId)}`, 303)
+        : sendHtml(reply, outcome.status, refusalPage(outcome, pageOptions(who)))
 
   scope.get<{ Params: { network: string }; Querystring: { workspaceId?: string } }>(
     '/connect/:network',
@@ -97,6 +106,85 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
         query,
       )
       return answer(reply, who, outcome)
+    },
+  )
+
+  const expiredGrant = (reply: Parameters<typeof sendHtml>[0], who: SignedIn) =>
+    sendHtml(
+      reply,
+      404,
+      problemPage(
+        'Nothing to choose',
+        'This choice has expired, was already made, or belongs to someone else. Nothing was connected. Start again from the channels page.',
+        pageOptions(who),
+      ),
+    )
+
+  scope.get<{ Params: { network: string; id: string } }>(
+    '/connect/:network/choose/:id',
+    async (request, reply) => {
+      const who = await signedIn(app, request)
+      if (!who) return redirectToLogin(reply, request.url)
+      const grant = await readGrant(app, request.params.id, who.user.id)
+      if (!grant || grant.network !== request.params.network) return expiredGrant(reply, who)
+      return sendHtml(
+        reply,
+        200,
+        chooseProfilesPage(
+          {
+            network: grant.network,
+            grantId: grant.id,
+            labels: grant.profiles.map(describeProfile),
+            csrf: who.session.csrfToken,
+          },
+          pageOptions(who),
+        ),
+      )
+    },
+  )
+
+  scope.post<{ Params: { network: string; id: string } }>(
+    '/connect/:network/choose/:id',
+    async (request, reply) => {
+      const who = await signedIn(app, request)
+      if (!who) return redirectToLogin(reply, request.url)
+      if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+      const grant = await readGrant(app, request.params.id, who.user.id)
+      if (!grant || grant.network !== request.params.network) return expiredGrant(reply, who)
+      const raw = (request.body as Record<string, unknown> | undefined)?.profile
+      const picked = [...new Set((Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(Number))]
+        .filter((i) => Number.isInteger(i) && i >= 0 && i < grant.profiles.length)
+        .map((i) => grant.profiles[i]!)
+      if (picked.length === 0)
+        return sendHtml(
+          reply,
+          400,
+          chooseProfilesPage(
+            {
+              network: grant.network,
+              grantId: grant.id,
+              labels: grant.profiles.map(describeProfile),
+              csrf: who.session.csrfToken,
+              message: 'Tick at least one profile to connect.',
+            },
+            pageOptions(who),
+          ),
+        )
+      if (!(await spendGrant(app, grant.id, who.user.id))) return expiredGrant(reply, who)
+      const connector = { userId: who.user.id, workspaceId: grant.workspaceId }
+      let first: ConnectOutcome | undefined
+      for (const chosen of picked) {
+        const outcome = await storeConnection(
+          app,
+          connector,
+          chosen.network,
+          chosen.credentials,
+          chosen.profile,
+          grant.scopes,
+        )
+        first ??= outcome
+      }
+      return answer(reply, who, first!)
     },
   )
 

@@ -167,7 +167,8 @@ async function chooseNamedPage(
     page = await send(location.toString(), { headers: { cookie } })
   }
   const html = await page.text()
-  const formMatch = /<form[^>]*method="post"[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/i.exec(html)
+  const formMatch =
+    /<form[^>]*method="post"[^>]*action="([^"]*\/choose\/[^"]+)"[^>]*>([\s\S]*?)<\/form>/i.exec(html)
   if (!formMatch)
     throw new AppError('internal', 'The Facebook connection did not offer the choose-profiles page')
   const [, action, body] = formMatch as unknown as [string, string, string]

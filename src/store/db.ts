@@ -10,6 +10,7 @@ import { createInitMigration } from './migrations/001-init.js'
 import { createTargetProgressMigration } from './migrations/002-target-progress.js'
 import { createTargetProfileUniqueMigration } from './migrations/003-target-profile-unique.js'
 import { createUnknownOutcomesMigration } from './migrations/004-unknown-outcomes.js'
+import { createPendingGrantsMigration } from './migrations/005-pending-grants.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -137,6 +138,7 @@ export async function migrate(store: Store): Promise<void> {
       '002-target-progress': createTargetProgressMigration(),
       '003-target-profile-unique': createTargetProfileUniqueMigration(),
       '004-unknown-outcomes': createUnknownOutcomesMigration(),
+      '005-pending-grants': createPendingGrantsMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
   })

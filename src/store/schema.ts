@@ -200,6 +200,18 @@ export interface QuotaUsageTable {
   units: number
 }
 
+/** A multi-profile grant waiting on the choose-profiles page (migration 005). */
+export interface PendingGrantsTable {
+  id: string
+  user_id: string
+  workspace_id: string
+  platform: string
+  /** Vault-sealed JSON: the grant's profiles with their credentials, and the granted scopes. */
+  sealed: string
+  expires_at: number
+  created_at: number
+}
+
 export interface Database {
   users: UsersTable
   workspaces: WorkspacesTable
@@ -216,4 +228,5 @@ export interface Database {
   oauth_states: OauthStatesTable
   sessions: SessionsTable
   quota_usage: QuotaUsageTable
+  pending_grants: PendingGrantsTable
 }
