@@ -65,28 +65,46 @@ export async function usableCredentials(
   return refresh
 }
 
-async function refreshOnce(
+/** How long one process may hold a connection's refresh before another may take it over. */
+const REFRESH_LEASE_MS = 30_000
+const WAIT_STEP_MS = 100
+
+/**
+ * Refreshes across processes one at a time. A process takes the connection's refresh lease with a
+ * conditional UPDATE (`refreshing_until`); the others wait for the new tokens to appear in the row instead
+ * of spending the same rotating refresh token (X refuses the second use with `invalid_grant`, which would
+ * mark a healthy profile for reconnecting). Exported for tests that play two processes.
+ */
+export async function refreshOnce(
   deps: CredentialDeps,
   adapter: NetworkAdapter,
   connection: ConnectionRow,
   seen: Credentials,
-) {
-  // Another process may have refreshed since this row was read: use its tokens instead of spending ours.
-  const latest = await deps.db
-    .selectFrom('connections')
-    .select('credentials')
-    .where('id', '=', connection.id)
-    .executeTakeFirst()
-  if (latest && latest.credentials !== connection.credentials) {
-    const current = deps.vault.openJson<Credentials>(latest.credentials)
-    if (
-      current.refreshToken !== seen.refreshToken &&
-      (current.expiresAt ?? Number.POSITIVE_INFINITY) - deps.now() >= REFRESH_MARGIN_MS
-    ) {
-      return current
-    }
+): Promise<Credentials> {
+  // Real time, not the injected clock: this bounds how long this process waits for another one.
+  const deadline = Date.now() + REFRESH_LEASE_MS + 5_000
+  for (;;) {
+    const newer = await refreshedElsewhere(deps, connection, seen)
+    if (newer) return newer
+    const now = deps.now()
+    const taken = await deps.db
+      .updateTable('connections')
+      .set({ refreshing_until: now + REFRESH_LEASE_MS })
+      .where('id', '=', connection.id)
+      .where((eb) => eb.or([eb('refreshing_until', 'is', null), eb('refreshing_until', '<', now)]))
+      .executeTakeFirst()
+    if (Number(taken.numUpdatedRows) === 1) break
+    if (Date.now() > deadline)
+      throw new PublishFailure(
+        'transient',
+        `Another Herald process is still refreshing this ${connection.platform} token`,
+      )
+    await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS))
   }
   try {
+    // The tokens may have changed between the last look and taking the lease.
+    const newer = await refreshedElsewhere(deps, connection, seen)
+    if (newer) return newer
     const refreshed = await adapter.refresh(seen)
     await saveCredentials(deps, connection.id, refreshed)
     return refreshed
@@ -100,5 +118,37 @@ async function refreshOnce(
       )
     }
     throw error
+  } finally {
+    await deps.db
+      .updateTable('connections')
+      .set({ refreshing_until: null })
+      .where('id', '=', connection.id)
+      .execute()
   }
+}
+
+/** The row's credentials when another process has already refreshed them (a new refresh token, fresh). */
+async function refreshedElsewhere(
+  deps: CredentialDeps,
+  connection: ConnectionRow,
+  seen: Credentials,
+): Promise<Credentials | undefined> {
+  const latest = await deps.db
+    .selectFrom('connections')
+    .select(['credentials', 'status', 'last_error'])
+    .where('id', '=', connection.id)
+    .executeTakeFirst()
+  if (!latest) return undefined
+  if (latest.status === 'needs_reconnect')
+    throw new PublishFailure(
+      'auth_expired',
+      latest.last_error ?? `The ${connection.platform} profile needs reconnecting`,
+    )
+  const current = deps.vault.openJson<Credentials>(latest.credentials)
+  if (
+    (current.refreshToken !== seen.refreshToken || current.accessToken !== seen.accessToken) &&
+    (current.expiresAt ?? Number.POSITIVE_INFINITY) - deps.now() >= REFRESH_MARGIN_MS
+  )
+    return current
+  return undefined
 }

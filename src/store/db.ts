@@ -11,6 +11,7 @@ import { createTargetProgressMigration } from './migrations/002-target-progress.
 import { createTargetProfileUniqueMigration } from './migrations/003-target-profile-unique.js'
 import { createUnknownOutcomesMigration } from './migrations/004-unknown-outcomes.js'
 import { createPendingGrantsMigration } from './migrations/005-pending-grants.js'
+import { createRefreshLeaseMigration } from './migrations/006-refresh-lease.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -139,6 +140,7 @@ export async function migrate(store: Store): Promise<void> {
       '003-target-profile-unique': createTargetProfileUniqueMigration(),
       '004-unknown-outcomes': createUnknownOutcomesMigration(),
       '005-pending-grants': createPendingGrantsMigration(),
+      '006-refresh-lease': createRefreshLeaseMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
   })

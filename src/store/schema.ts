@@ -67,6 +67,8 @@ export interface ConnectionsTable {
   last_error: string | null
   /** Set from a network's rate-limit reset; the worker leaves this profile alone until then. */
   throttled_until: number | null
+  /** While set in the future, one process is refreshing this connection's tokens (migration 006). */
+  refreshing_until: number | null
   created_at: number
   updated_at: number
 }

@@ -3,7 +3,12 @@ import { type BackoffPolicy, MAX_ATTEMPTS, nextAttemptAt } from '../domain/backo
 import type { Network } from '../domain/networks.js'
 import type { Logger } from '../logger.js'
 import { MediaError } from '../media/port.js'
-import { type FailureKind, type NetworkAdapter, PublishFailure } from '../networks/adapter.js'
+import {
+  type Credentials,
+  type FailureKind,
+  type NetworkAdapter,
+  PublishFailure,
+} from '../networks/adapter.js'
 import { type ConnectionRow, findConnection, markNeedsReconnect } from '../store/connections.js'
 import type { TargetRow } from '../store/posts.js'
 import { releaseQuota, reserveQuota } from '../store/quota.js'
@@ -44,7 +49,13 @@ export async function sendTarget(
   const adapter = deps.adapters[target.platform as Network]
   if (!adapter)
     return fail('invalid_content', `Publishing to ${target.platform} is not available in this Herald build`)
-  const connection = known ?? (await findConnection(deps.db, connectionId))
+  let connection: ConnectionRow | undefined
+  try {
+    connection = known ?? (await findConnection(deps.db, connectionId))
+  } catch (error) {
+    deps.logger.error({ err: error, targetId: target.id }, 'could not read the target connection')
+    return notSent(deps, target, connectionId, 'Herald could not read the profile connection')
+  }
   if (!connection || connection.status === 'removed')
     return fail('auth_expired', `The ${target.platform} profile @${target.username} is no longer connected`)
   if (connection.status === 'needs_reconnect') {
@@ -82,8 +93,18 @@ export async function sendTarget(
   let refreshed = false
   let lookedUp = false
   for (;;) {
+    let credentials: Credentials
     try {
-      const credentials = await usableCredentials(deps, adapter, connection, { force: refreshed })
+      credentials = await usableCredentials(deps, adapter, connection, { force: refreshed })
+    } catch (error) {
+      // Nothing reached the publishing call: the quota it reserved is given back.
+      if (quota && slot) await releaseQuota(deps.db, slot)
+      if (error instanceof PublishFailure) return classify(deps, target, connection.id, error, signal)
+      // The vault or the database failed before any network call: nothing was sent, so retry.
+      deps.logger.error({ err: error, targetId: target.id }, 'could not read the profile credentials')
+      return notSent(deps, target, connectionId, 'Herald could not read the profile credentials')
+    }
+    try {
       if (target.unknown_outcome_at !== null && adapter.findPublished && !lookedUp) {
         // An earlier attempt's publishing call went unanswered: ask the network before sending again.
         const found = await adapter.findPublished({
@@ -211,5 +232,26 @@ function lookLater(
       runAt,
       unknownSince: target.unknown_outcome_at ?? now,
     },
+  }
+}
+
+/** A failure on Herald's side before anything reached the network: retried with backoff, never stuck. */
+function notSent(deps: SendDeps, target: TargetRow, connectionId: string, reason: string): SendResult {
+  const message = `${reason}; nothing was sent`
+  if (target.attempts >= MAX_ATTEMPTS)
+    return {
+      outcome: { kind: 'failed', error: `${message} (gave up after ${target.attempts} attempts)` },
+      kind: 'transient',
+      connectionId,
+    }
+  const runAt = nextAttemptAt({
+    now: deps.now(),
+    attempt: target.attempts,
+    ...(deps.backoff ? { policy: deps.backoff } : {}),
+  })
+  return {
+    outcome: { kind: 'retry', error: `${message}; retrying at ${new Date(runAt).toISOString()}`, runAt },
+    kind: 'transient',
+    connectionId,
   }
 }

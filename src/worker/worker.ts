@@ -176,12 +176,22 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     })
     if (claimed.length > 0) {
       // One read for the whole batch instead of one per send.
+      // When it fails, each send reads its own connection (and retries if that fails too): a claimed
+      // target is never left untracked.
       const ids = [...new Set(claimed.map((t) => t.connection_id))]
-      const rows = await deps.store.db.selectFrom('connections').selectAll().where('id', 'in', ids).execute()
-      const byId = new Map(rows.map((row) => [row.id, row]))
-      for (const target of claimed) {
-        const row = byId.get(target.connection_id)
-        if (row) connectionOf.set(target.id, row)
+      try {
+        const rows = await deps.store.db
+          .selectFrom('connections')
+          .selectAll()
+          .where('id', 'in', ids)
+          .execute()
+        const byId = new Map(rows.map((row) => [row.id, row]))
+        for (const target of claimed) {
+          const row = byId.get(target.connection_id)
+          if (row) connectionOf.set(target.id, row)
+        }
+      } catch (error) {
+        log.error({ err: error }, "reading the claimed targets' connections failed")
       }
     }
     for (const target of claimed) {
