@@ -3,8 +3,8 @@ import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import { createAppWorker } from '../../src/main.js'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
 import type { Worker } from '../../src/worker/worker.js'
+import { createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { connectMetaGrant } from '../helpers/meta-connect.js'
 import { mp4File, solidImage } from '../media/fixtures.js'
 import { startServer, type TestServer } from '../media/servers.js'
 
@@ -43,7 +43,11 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     h = await startHarness({
       sandbox: true,
       credits: 500,
-      env: { HERALD_ALLOW_PRIVATE_MEDIA: '1', HERALD_IMMEDIATE_WAIT_MS: '30000' },
+      env: {
+        HERALD_ALLOW_PRIVATE_MEDIA: '1',
+        HERALD_IMMEDIATE_WAIT_MS: '30000',
+        HERALD_UNKNOWN_OUTCOME_CHECK_MS: '200',
+      },
     })
     worker = createAppWorker(h.app, { id: 'e2e-meta' })
     worker.start()
@@ -62,10 +66,10 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     answers.push(JSON.stringify(answer.body))
     return answer
   }
-  const post = async (platform: string, content: string, mediaUrls: string[]) => {
+  const post = async (platform: string, content: string, mediaUrls: string[], username?: string) => {
     const { status, body } = await call('create_post', {
       content,
-      platforms: [platform],
+      ...(username ? { targetAccounts: [{ platform, username }] } : { platforms: [platform] }),
       ...(mediaUrls.length > 0 ? { mediaUrls: mediaUrls.map((p) => `${sources.url}${p}`) } : {}),
       publishImmediately: true,
     })
@@ -76,10 +80,40 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
   }
 
   it('connects a Page and its Instagram account, publishes every kind of post, and reads analytics for each', async () => {
-    const profiles = await connectMetaGrant(h, 'Harbour Cafe')
-    expect(profiles.map((p) => [p.network, p.profile.name, p.profile.isOrganization])).toEqual([
-      ['facebook', 'Harbour Cafe', true],
-      ['instagram', 'Harbour Cafe', false],
+    // /connect/facebook → the simulator's Facebook dialog → the callback → the choose-profiles page, where
+    // the Page and its linked Instagram account are both ticked.
+    const browser = createBrowser(h.baseUrl)
+    await browser.login(h.email, h.password)
+    const start = await browser.get('/connect/facebook')
+    expect(start.status).toBe(302)
+    const authorize = new URL(start.location!)
+    const consentForm: Record<string, string[]> = { username: ['Harbour Cafe'], decision: ['authorize'] }
+    for (const [key, value] of authorize.searchParams) consentForm[key] = [...(consentForm[key] ?? []), value]
+    consentForm.granted_scope = (authorize.searchParams.get('scope') ?? '').split(',')
+    const consent = await browser.post(`${authorize.origin}${authorize.pathname}`, consentForm)
+    const callback = await browser.get(consent.location!)
+    expect(callback.status, callback.text).toBe(303)
+    const choose = await browser.get(callback.location!)
+    const boxes = [...choose.text.matchAll(/<input type="checkbox" name="profile" value="(\d+)"> ([^<]+)</g)]
+    expect(boxes.map((b) => b[2])).toEqual([
+      'Harbour Cafe (@harbourcafe) · Facebook Page',
+      'Harbour Cafe (@harbourcafe) · Instagram professional account (linked to Harbour Cafe)',
+    ])
+    const action = /<form method="post" action="([^"]*\/choose\/[^"]+)"/.exec(choose.text)![1]!
+    const chosen = await browser.post(new URL(action, h.baseUrl).toString(), {
+      csrf: [browser.csrf(choose)],
+      profile: boxes.map((b) => b[1]!),
+    })
+    expect(chosen.status, chosen.text).toBe(303)
+    const profiles = await h.app.store.db
+      .selectFrom('connections')
+      .select(['platform as network', 'profile_id as profileId', 'name', 'is_organization'])
+      .where('workspace_id', '=', h.workspaceId)
+      .orderBy('platform')
+      .execute()
+    expect(profiles.map((p) => [p.network, p.name, p.is_organization])).toEqual([
+      ['facebook', 'Harbour Cafe', 1],
+      ['instagram', 'Harbour Cafe', 0],
     ])
 
     const text = await post('facebook', 'Open until 6 today', [])
@@ -142,7 +176,7 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     for (const grant of profiles) {
       const { status, body } = await call('get_profile_analytics', {
         platform: grant.network,
-        profileId: grant.profile.profileId,
+        profileId: grant.profileId,
         refresh: true,
       })
       expect(status, JSON.stringify(body)).toBe(200)
@@ -183,5 +217,29 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     expect(body.posts[0].status, JSON.stringify(body)).toBe('published')
     expect(body.posts[0].targets[0].url).toMatch(/^https:\/\/www\.instagram\.com\/p\//)
     expect((await state()).violations).toEqual([])
+  }, 60_000)
+
+  it('an unanswered media_publish is resolved by the worker looking among the recent media: published once', async () => {
+    await fetch(`${meta()}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ op: 'media_publish', action: 'drop_after' }),
+    })
+    const created = await post('instagram', 'Answer lost on the way back', ['/a.jpg'], 'harbourcafe')
+    const media = (await state()).media!.filter((m) => m.caption === 'Answer lost on the way back')
+    expect(media).toHaveLength(1)
+    expect(created.targets[0]!.postId).toBe(media[0].id)
+  }, 60_000)
+
+  it('an unanswered Facebook feed post is resolved the same way', async () => {
+    await fetch(`${meta()}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ op: 'feed', action: 'drop_after' }),
+    })
+    const created = await post('facebook', 'Feed answer lost', [], 'harbourcafe')
+    const posts = (await state()).posts!.filter((p) => p.message === 'Feed answer lost')
+    expect(posts).toHaveLength(1)
+    expect(created.targets[0]!.postId).toBe(posts[0].id)
   }, 60_000)
 })

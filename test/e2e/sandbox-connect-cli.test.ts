@@ -100,6 +100,27 @@ describe('`npm run herald -- sandbox connect`', () => {
     expect(connected).toMatchObject({ platform: 'instagram', username: 'cli.maker', status: 'active' })
   })
 
+  it('connects a Facebook Page named after the user, ticked on the choose-profiles page', async () => {
+    const { stdout } = await herald(
+      'sandbox',
+      'connect',
+      '--workspace',
+      h.workspaceId,
+      '--network',
+      'facebook',
+      '--username',
+      'Corner Shop',
+      '--json',
+    )
+    const connected = JSON.parse(stdout.trim().split('\n').at(-1)!)
+    expect(connected).toMatchObject({
+      platform: 'facebook',
+      name: 'Corner Shop',
+      isOrganization: true,
+      status: 'active',
+    })
+  })
+
   it('explains itself when the workspace does not exist', async () => {
     const failed = await herald(
       'sandbox',

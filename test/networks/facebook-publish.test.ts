@@ -222,4 +222,20 @@ describe('the Facebook Pages adapter against the Meta simulator', () => {
     expect(failure?.options.code).toBe('4')
     expect(failure?.options.resetAt).toBeGreaterThan(Date.now() + 59 * 60_000)
   })
+
+  it("finds a video whose upload answer was lost among the Page's videos, even while it processes", async () => {
+    world.sandbox.failNext({ op: 'videos', action: 'drop_after' })
+    const since = Date.now()
+    const req = request(grant.page.profile, grant.page.credentials, 'Lost video answer', [
+      world.src('clip.mp4'),
+    ])
+    const error = await world.facebook.publish(req).catch((e: unknown) => e)
+    expect((error as PublishFailure).kind).toBe('unknown_outcome')
+    const videos = [...world.sandbox.videos.values()].filter((v) => v.description === 'Lost video answer')
+    expect(videos).toHaveLength(1)
+    expect(videos[0]!.state).toBe('processing')
+    const found = await world.facebook.findPublished!({ ...req, since })
+    expect(found?.url).toContain(`/videos/${videos[0]!.id}`)
+    expect(world.sandbox.violations).toEqual([])
+  })
 })

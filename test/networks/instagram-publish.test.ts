@@ -192,6 +192,26 @@ describe('the Instagram adapter against the Meta simulator', () => {
     expect(asked).not.toMatch(/impressions|plays|video_views/)
   })
 
+  it('says to reconnect when the Instagram insights permission is missing', async () => {
+    const limited = await facebookGrant(world, 'No IG Insights', { drop: ['instagram_manage_insights'] })
+    const posted = await world.instagram.publish(
+      request(limited.ig.profile, limited.ig.credentials, 'x', [world.src('photo.jpg')]),
+    )
+    const reading = await world.instagram.postMetrics({
+      credentials: limited.ig.credentials,
+      profile: limited.ig.profile,
+      remoteId: posted.remoteId,
+    })
+    expect(reading.error).toMatch(/insights permission.*reconnect/)
+    expect(reading.summary.likes).toBe(21)
+    const account = await world.instagram.profileMetrics({
+      credentials: limited.ig.credentials,
+      profile: limited.ig.profile,
+    })
+    expect(account.error).toMatch(/reconnect/)
+    expect(account.summary.followers).toBe(3400)
+  })
+
   it('connects through Instagram Login on graph.instagram.com and refreshes the 60-day token ahead of time', async () => {
     const oauth = world.instagram.oauth!
     const redirectUri = 'http://127.0.0.1:1/connect/instagram/callback'

@@ -115,8 +115,17 @@ describe.each(backends)('an Instagram target whose worker dies mid-publish ($nam
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ op: 'media_publish', action: 'drop_after' }),
     })
-    const lost = await sendTarget(deps(real), target, new AbortController().signal)
-    // The outcome is unknown; Instagram can be asked, so the worker queues a lookup instead of a resend.
+    await h.app.store.db
+      .updateTable('targets')
+      .set({ attempt_started_at: since })
+      .where('id', '=', target.id)
+      .execute()
+    const lost = await sendTarget(
+      deps(real),
+      { ...target, attempt_started_at: since },
+      new AbortController().signal,
+    )
+    // The worker queues a lookup rather than sending again.
     expect(lost.outcome.kind).toBe('check')
     const row = await h.app.store.db
       .selectFrom('targets')
@@ -148,6 +157,12 @@ describe.each(backends)('an Instagram target whose worker dies mid-publish ($nam
     expect(published).toHaveLength(1)
     expect(found?.remoteId).toBe(published[0].id)
 
+    // The queued lookup, as the worker runs it: the target carries when the outcome became unknown.
+    await h.app.store.db
+      .updateTable('targets')
+      .set({ unknown_outcome_at: since })
+      .where('id', '=', target.id)
+      .execute()
     const retried = await claim(target.post_id, 'worker-d')
     const again = await sendTarget(deps(real), retried, new AbortController().signal)
     expect(again.outcome).toMatchObject({ kind: 'published', remoteId: published[0].id })

@@ -1,3 +1,4 @@
+import { looksLikeVideoUrl } from '../../media/media-url.js'
 import type { LookupRequest, PublishResult } from '../adapter.js'
 import { callGraph } from '../meta/graph.js'
 import { type FacebookContext, pageIdOf, permalinkOf } from './publish.js'
@@ -8,7 +9,8 @@ const LOOKUP_LIMIT = 25
 const CLOCK_SKEW_MS = 2 * 60_000
 
 /**
- * Resolves an unanswered Page post: a video whose id was saved is asked about directly; otherwise the
+ * Resolves an unanswered Page post: a video whose id was saved is asked about directly (found once it is
+ * ready); otherwise the
  * Page's newest published posts are searched for one created since the attempt with the same message.
  */
 export async function findPagePost(
@@ -26,8 +28,38 @@ export async function findPagePost(
       params: { fields: 'status,permalink_url,post_id' },
       what: 'the video',
     })
+    // Not ready (or failed): report nothing, so the send resumes polling the saved video instead.
+    if ((video.status as { video_status?: unknown } | undefined)?.video_status !== 'ready') return null
     const postId = typeof video.post_id === 'string' ? video.post_id : request.progress.video
-    return { remoteId: postId, url: await permalinkOf(ctx, base, postId) }
+    const link = typeof video.permalink_url === 'string' ? video.permalink_url : undefined
+    return {
+      remoteId: postId,
+      url: link
+        ? link.startsWith('/')
+          ? `https://www.facebook.com${link}`
+          : link
+        : await permalinkOf(ctx, base, postId),
+    }
+  }
+  if (request.mediaUrls.length === 1 && looksLikeVideoUrl(request.mediaUrls[0] as string)) {
+    // A video whose upload answer was lost: the Page's videos list it while it still processes (its post
+    // appears among published posts only once ready), so a match there is the upload, ready or not.
+    const videos = await callGraph(ctx.graph, {
+      ...base,
+      method: 'GET',
+      path: `/${pageId}/videos`,
+      params: { fields: 'id,description,created_time,permalink_url,post_id', limit: LOOKUP_LIMIT },
+      what: "the Page's recent videos",
+    })
+    const rows = Array.isArray(videos.data) ? (videos.data as Record<string, unknown>[]) : []
+    const match = rows.find((row) => sameCopy(row.description, row.created_time, request))
+    if (!match || typeof match.id !== 'string') return null
+    const link =
+      typeof match.permalink_url === 'string' ? match.permalink_url : `/${pageId}/videos/${match.id}/`
+    return {
+      remoteId: typeof match.post_id === 'string' ? match.post_id : match.id,
+      url: link.startsWith('/') ? `https://www.facebook.com${link}` : link,
+    }
   }
   const posts = await callGraph(ctx.graph, {
     ...base,
@@ -37,18 +69,21 @@ export async function findPagePost(
     what: "the Page's recent posts",
   })
   const rows = Array.isArray(posts.data) ? (posts.data as Record<string, unknown>[]) : []
-  const wanted = request.content.trim()
-  const match = rows.find((row) => {
-    const created =
-      typeof row.created_time === 'string' ? Date.parse(row.created_time.replace(/\+0000$/, 'Z')) : Number.NaN
-    return (
-      typeof row.id === 'string' &&
-      (typeof row.message === 'string' ? row.message.trim() : '') === wanted &&
-      created >= request.since - CLOCK_SKEW_MS
-    )
-  })
+  const match = rows.find(
+    (row) => typeof row.id === 'string' && sameCopy(row.message, row.created_time, request),
+  )
   if (!match) return null
   const id = match.id as string
   const link = typeof match.permalink_url === 'string' ? match.permalink_url : undefined
   return { remoteId: id, url: link ?? (await permalinkOf(ctx, base, id)) }
+}
+
+/** The same copy, created at or after the attempt began (allowing for clock skew). */
+function sameCopy(text: unknown, createdTime: unknown, request: LookupRequest): boolean {
+  const created =
+    typeof createdTime === 'string' ? Date.parse(createdTime.replace(/\+0000$/, 'Z')) : Number.NaN
+  return (
+    (typeof text === 'string' ? text.trim() : '') === request.content.trim() &&
+    created >= request.since - CLOCK_SKEW_MS
+  )
 }

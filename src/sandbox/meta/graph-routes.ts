@@ -518,6 +518,7 @@ async function pageCall(
     if (!params.file_url) throw fail(400, 100, '(#100) file_url is required')
     const video = {
       id: state.newId('7'),
+      createdAt: now,
       pageId,
       fileUrl: params.file_url,
       description: params.description ?? '',
@@ -528,6 +529,29 @@ async function pageCall(
     const check = await state.fetchMedia(params.file_url, 'video')
     if (!check.ok) Object.assign(video, { state: 'error' })
     return { id: video.id }
+  }
+  if (method === 'GET' && edge === 'videos') {
+    const limit = Number(params.limit ?? 25)
+    const videos = [...state.videos.values()]
+      .filter((v) => v.pageId === pageId)
+      .reverse()
+      .slice(0, limit)
+    return {
+      data: videos.map((v) =>
+        pick(
+          {
+            id: v.id,
+            description: v.description,
+            created_time: new Date(v.createdAt).toISOString().replace(/\.\d{3}Z$/, '+0000'),
+            permalink_url: `/${pageId}/videos/${v.id}/`,
+            post_id: v.postId,
+            status: { video_status: v.state },
+          },
+          params,
+          ['id'],
+        ),
+      ),
+    }
   }
   if (method === 'GET' && edge === 'published_posts') {
     const limit = Number(params.limit ?? 25)

@@ -82,6 +82,7 @@ export interface FbPhoto {
 }
 export interface FbVideo {
   id: string
+  createdAt: number
   pageId: string
   fileUrl: string
   description: string
