@@ -103,8 +103,19 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         const target = list.shift() as ClaimedTarget
         inFlight.set(network, (inFlight.get(network) ?? 0) + 1)
         const controller = new AbortController()
-        const done = send(target, controller.signal).finally(() => {
-          running.delete(target.id)
+        // This worker claimed the target again while an older attempt of it still runs here (its lease
+        // ran out, the target was reset and re-armed): the older attempt stops and records nothing.
+        const older = running.get(target.id)
+        if (older) {
+          log.warn({ targetId: target.id }, 'an older attempt of this target is superseded; stopping it')
+          older.controller.abort(new Error('superseded'))
+        }
+        const done = send(
+          target,
+          controller.signal,
+          () => running.get(target.id)?.controller === controller,
+        ).finally(() => {
+          if (running.get(target.id)?.controller === controller) running.delete(target.id)
           inFlight.set(network, (inFlight.get(network) ?? 1) - 1)
           notifyIdle()
           // Claim again once a useful batch of slots is free, so a drain does not claim one target per
@@ -116,7 +127,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     }
   }
 
-  const send = async (target: ClaimedTarget, signal: AbortSignal) => {
+  const send = async (target: ClaimedTarget, signal: AbortSignal, current: () => boolean) => {
     const started = deps.clock.now()
     deps.metrics.observeFireLag((started - (target.run_at ?? started)) / 1000)
     try {
@@ -135,6 +146,10 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       )
       connectionOf.delete(target.id)
       deps.metrics.countOutcome(target.platform, result.kind)
+      if (!current()) {
+        log.warn({ targetId: target.id }, 'superseded attempt ended; its outcome is not recorded')
+        return
+      }
       const now = deps.clock.now()
       if (result.throttleUntil)
         await deferProfile(deps.store.db, result.connectionId, result.throttleUntil, now)
