@@ -34,6 +34,10 @@ export const RESET_MESSAGE =
 export function isInFlight(target: {
   lease_owner: string | null
   unknown_outcome_at?: number | null
+  status?: string
 }): boolean {
-  return target.lease_owner !== null || (target.unknown_outcome_at ?? null) !== null
+  return (
+    target.lease_owner !== null ||
+    ((target.unknown_outcome_at ?? null) !== null && (target.status ?? 'pending') === 'pending')
+  )
 }

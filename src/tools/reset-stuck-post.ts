@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { z } from 'zod'
 import { RESET_MESSAGE, settledStatus } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
@@ -40,6 +41,8 @@ export const resetStuckPost = defineTool({
           lease_expires_at: null,
           run_at: null,
           stuck_at: null,
+          // The send may have reached the network: a later re-send looks for the post first.
+          unknown_outcome_at: sql`coalesce(attempt_started_at, ${now})`,
           updated_at: now,
         })
         .where(
