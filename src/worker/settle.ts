@@ -84,8 +84,12 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
   return store.db.transaction().execute(async (tx) => {
     // Targets of one post settle one at a time, so the last one sees every sibling's outcome and the post
     // status is derived from all of them (under READ COMMITTED two racing settles would each miss the other).
-    if (store.dialect === 'postgres')
+    // Locks are taken in the one order every writer uses (the post's targets by position, then the post),
+    // so a settle and a tool changing the same post wait for each other instead of deadlocking.
+    if (store.dialect === 'postgres') {
+      await sql`SELECT id FROM targets WHERE post_id = ${postId} ORDER BY position FOR UPDATE`.execute(tx)
       await sql`SELECT id FROM posts WHERE id = ${postId} FOR UPDATE`.execute(tx)
+    }
     const result = await tx
       .updateTable('targets')
       .set(changes)
