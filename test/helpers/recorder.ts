@@ -10,6 +10,11 @@ export interface Recorder {
   hangOn: Set<string>
   /** Resolves when a publish whose content is in hangOn has arrived. */
   hung(): Promise<void>
+  /**
+   * A token endpoint that rotates refresh tokens as X does: each refresh token works once; a reused one
+   * is refused with invalid_grant. `refreshes` counts the accepted ones, `refused` the others.
+   */
+  tokens: { valid: string; refreshes: number; refused: number }
   close(): Promise<void>
 }
 
@@ -23,11 +28,31 @@ export async function startRecorder(options: { delayMs?: number } = {}): Promise
     delayMs: options.delayMs ?? 0,
     hangOn: new Set(),
     hung: () => hungPromise,
+    tokens: { valid: 'refresh-0', refreshes: 0, refused: 0 },
   }
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk) => chunks.push(chunk))
     req.on('end', () => {
+      if (req.url === '/token') {
+        const { refreshToken } = JSON.parse(Buffer.concat(chunks).toString() || '{}') as {
+          refreshToken: string
+        }
+        const tokens = recorder.tokens
+        // A little slow, as a real token endpoint is: long enough for two processes to overlap.
+        setTimeout(() => {
+          if (refreshToken !== tokens.valid) {
+            tokens.refused += 1
+            res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"invalid_grant"}')
+            return
+          }
+          tokens.refreshes += 1
+          tokens.valid = `refresh-${tokens.refreshes}`
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ accessToken: `access-${tokens.refreshes}`, refreshToken: tokens.valid }))
+        }, 150)
+        return
+      }
       const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as {
         targetId: string
         content: string

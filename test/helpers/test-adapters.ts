@@ -67,7 +67,15 @@ export function recordingAdapter(
     network,
     capabilities: { concurrency: options.concurrency ?? 64 },
     async refresh(credentials) {
-      return credentials
+      const response = await fetch(`${recorderUrl}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ refreshToken: credentials.refreshToken }),
+      })
+      if (response.status === 400) throw new PublishFailure('auth_expired', 'invalid_grant')
+      if (!response.ok) throw new PublishFailure('transient', `token endpoint answered ${response.status}`)
+      const issued = (await response.json()) as { accessToken: string; refreshToken: string }
+      return { ...issued, expiresAt: Date.now() + 7_200_000 }
     },
     async resolveProfile() {
       return { profileId: 'p', username: 'u', name: 'U', isOrganization: false }

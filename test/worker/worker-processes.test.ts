@@ -83,6 +83,47 @@ describe('worker processes', () => {
     120_000,
   )
 
+  it.runIf(postgresTestUrl)(
+    'two workers on one Postgres refreshing one rotating-token profile: every send succeeds, the profile stays healthy',
+    async () => {
+      const { h, recorder, connectionId, start, workersStderr } = await setup(sharedPostgres)
+      // The access token is about to expire: both processes want to refresh before their first send.
+      await h.app.store.db
+        .updateTable('connections')
+        .set({
+          credentials: h.app.vault.sealJson({
+            accessToken: 'access-0',
+            refreshToken: 'refresh-0',
+            expiresAt: Date.now() + 1_000,
+          }),
+        })
+        .where('id', '=', connectionId)
+        .execute()
+      await seedDueTargets(h.app.store, {
+        workspaceId: h.workspaceId,
+        authorId: h.userId,
+        connectionId,
+        count: 40,
+        runAt: Date.now() - 1000,
+      })
+      await Promise.all([start({ WORKER_ID: 'r1' }), start({ WORKER_ID: 'r2' })])
+      await waitFor(
+        async () => (await targetCounts(h.app.store)).published === 40,
+        30_000,
+        `40 published targets ${workersStderr()}`,
+      )
+      expect(recorder.tokens).toEqual({ valid: 'refresh-1', refreshes: 1, refused: 0 })
+      expect(new Set(recorder.received.map((r) => r.targetId)).size).toBe(40)
+      const connection = await h.app.store.db
+        .selectFrom('connections')
+        .select(['status', 'refreshing_until'])
+        .where('id', '=', connectionId)
+        .executeTakeFirstOrThrow()
+      expect(connection).toEqual({ status: 'active', refreshing_until: null })
+    },
+    60_000,
+  )
+
   describe.each(databases)('on $name', ({ make }) => {
     it('never re-sends the target a SIGKILLed worker was sending, delivers the rest once after a restart, and resends the stuck one once after reset', async () => {
       const { h, recorder, connectionId, start, workersStderr } = await setup(make)
