@@ -319,6 +319,31 @@ export async function connectWithAppPassword(
         'Bluesky sign-in refused',
         `Bluesky refused that handle and app password. ${NOTHING} Check them and try again.`,
       )
+    // The PDS is a host the person typed or a DID document named: its own words are not repeated here,
+    // only Herald's reading of them (and the error code), so a hostile server cannot write this page.
+    if (error instanceof PublishFailure)
+      return refused(
+        error.kind === 'transient' || error.kind === 'rate_limited' ? 502 : 400,
+        'Bluesky connection failed',
+        `${blueskyReason(error)} ${NOTHING}`,
+      )
     return failurePage('bluesky', 'refused the sign-in', error, [input.appPassword])
   }
+}
+
+/** What went wrong connecting Bluesky, in Herald's words: the code, never the server's free text. */
+function blueskyReason(error: PublishFailure): string {
+  const code = error.options.code ? ` (${String(error.options.code).slice(0, 60)})` : ''
+  switch (error.options.code) {
+    case 'PdsNotPublic':
+      return "Herald only connects to Bluesky PDSes on public https addresses, and this account's is not one."
+    case 'HandleNotFound':
+      return 'That Bluesky handle could not be resolved.'
+    case 'UnsupportedDid':
+    case 'NoPds':
+      return `The account's DID document does not name a Bluesky PDS Herald can use${code}.`
+  }
+  if (error.kind === 'transient' || error.kind === 'rate_limited')
+    return `Bluesky could not be reached just now${code}; try again in a moment.`
+  return `Bluesky refused the sign-in${code}.`
 }
