@@ -1,10 +1,10 @@
-import { sql } from 'kysely'
 import { z } from 'zod'
 import { RESET_MESSAGE, settledStatus } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
 import { postView } from '../posts/load.js'
 import { isStuck } from '../posts/present.js'
 import { postViewSchema } from '../posts/schemas.js'
+import { releaseStuckTargets, targetStatuses } from '../store/post-changes.js'
 import { updatePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
 import { postIdField } from './get-post.js'
@@ -32,26 +32,13 @@ export const resetStuckPost = defineTool({
       const stuck = targets.filter((t) => isStuck(t, now))
       if (stuck.length === 0)
         throw conflict('The post is not stuck: no send of it was interrupted', { status: post.status })
-      await tx
-        .updateTable('targets')
-        .set({
-          status: 'failed',
-          error: RESET_MESSAGE,
-          lease_owner: null,
-          lease_expires_at: null,
-          run_at: null,
-          stuck_at: null,
-          // The send may have reached the network: a later re-send looks for the post first.
-          unknown_outcome_at: sql`coalesce(attempt_started_at, ${now})`,
-          updated_at: now,
-        })
-        .where(
-          'id',
-          'in',
-          stuck.map((t) => t.id),
-        )
-        .execute()
-      const after = await tx.selectFrom('targets').select('status').where('post_id', '=', post.id).execute()
+      await releaseStuckTargets(
+        tx,
+        stuck.map((t) => t.id),
+        RESET_MESSAGE,
+        now,
+      )
+      const after = await targetStatuses(tx, post.id)
       await updatePostRow(tx, post.id, {
         status: settledStatus(after) ?? 'processing',
         last_error: RESET_MESSAGE,

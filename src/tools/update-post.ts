@@ -21,8 +21,8 @@ import {
   youtubeSchema,
 } from '../posts/schemas.js'
 import { charge } from '../store/credits.js'
-import type { Db } from '../store/db.js'
-import { type PostRow, type TargetRow, updatePostRow } from '../store/posts.js'
+import { deleteTargets, insertTarget, rewriteTarget } from '../store/post-changes.js'
+import { type PostRow, updatePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
 import { postIdField } from './get-post.js'
 import { defineTool, toolInput } from './tool.js'
@@ -172,15 +172,10 @@ export const updatePost = defineTool({
       }
       if (status !== post.status && status !== 'failed') patch.last_error = ''
       await updatePostRow(tx, post.id, patch)
-      if (removed.length > 0)
-        await tx
-          .deleteFrom('targets')
-          .where(
-            'id',
-            'in',
-            removed.map((t) => t.id),
-          )
-          .execute()
+      await deleteTargets(
+        tx,
+        removed.map((t) => t.id),
+      )
       const resolvedFor = { content, mediaUrls, variants, youtube }
       let position = Math.max(-1, ...current.map((t) => t.position)) + 1
       for (const target of plan.targets) {
@@ -191,17 +186,22 @@ export const updatePost = defineTool({
           input.content === undefined ? existing?.content : undefined,
         )
         if (!existing) {
-          await tx
-            .insertInto('targets')
-            .values(
-              targetRow(
-                { postId: post.id, workspaceId: ctx.workspace.id, position: position++, runAt, now },
-                resolved,
-              ),
-            )
-            .execute()
+          await insertTarget(
+            tx,
+            targetRow(
+              { postId: post.id, workspaceId: ctx.workspace.id, position: position++, runAt, now },
+              resolved,
+            ),
+          )
         } else if (existing.status !== 'published') {
-          await rearm(tx, existing, resolved, status, runAt, now)
+          await rewriteTarget(tx, existing, {
+            content: resolved.content,
+            mediaUrls: resolved.mediaUrls,
+            youtube: resolved.youtube,
+            runAt,
+            retry: status === 'scheduled' && existing.status === 'failed',
+            now,
+          })
         }
       }
       return { post, status, runAt }
@@ -215,28 +215,3 @@ export const updatePost = defineTool({
     }
   },
 })
-
-/** Writes a kept target's new copy and queue position; moving to scheduled gives failed targets another go. */
-async function rearm(
-  db: Db,
-  target: TargetRow,
-  resolved: ReturnType<typeof resolveForPost>,
-  status: string,
-  runAt: number | null,
-  now: number,
-) {
-  const retry = status === 'scheduled' && target.status === 'failed'
-  await db
-    .updateTable('targets')
-    .set({
-      content: resolved.content,
-      media_urls: JSON.stringify(resolved.mediaUrls),
-      youtube: resolved.youtube ? JSON.stringify(resolved.youtube) : null,
-      run_at: target.status === 'pending' || retry ? runAt : null,
-      ...(retry ? { status: 'pending', error: null } : {}),
-      updated_at: now,
-    })
-    .where('id', '=', target.id)
-    .where('lease_owner', 'is', null)
-    .execute()
-}

@@ -1,0 +1,72 @@
+import { sql } from 'kysely'
+import type { Db } from './db.js'
+import type { TargetRow } from './posts.js'
+
+/**
+ * The writes of the tools that change a post, each run inside the caller's write transaction on rows it
+ * has locked (`lockPostForChange`): the tools decide, these statements carry the decision out.
+ */
+
+export async function deleteTargets(tx: Db, ids: string[]) {
+  if (ids.length === 0) return
+  await tx.deleteFrom('targets').where('id', 'in', ids).execute()
+}
+
+export async function insertTarget(tx: Db, row: TargetRow) {
+  await tx.insertInto('targets').values(row).execute()
+}
+
+/** A kept target's new copy and queue position; `retry` gives a failed target another go. */
+export async function rewriteTarget(
+  tx: Db,
+  target: TargetRow,
+  change: {
+    content: string
+    mediaUrls: string[]
+    youtube: unknown
+    runAt: number | null
+    retry: boolean
+    now: number
+  },
+) {
+  await tx
+    .updateTable('targets')
+    .set({
+      content: change.content,
+      media_urls: JSON.stringify(change.mediaUrls),
+      youtube: change.youtube ? JSON.stringify(change.youtube) : null,
+      run_at: target.status === 'pending' || change.retry ? change.runAt : null,
+      ...(change.retry ? { status: 'pending', error: null } : {}),
+      updated_at: change.now,
+    })
+    .where('id', '=', target.id)
+    .where('lease_owner', 'is', null)
+    .execute()
+}
+
+/**
+ * Releases stuck targets as failed with `reason`. The send may have reached the network, so they are
+ * marked for a lookup (`unknown_outcome_at`, from when the attempt began) before any re-send.
+ */
+export async function releaseStuckTargets(tx: Db, ids: string[], reason: string, now: number) {
+  if (ids.length === 0) return
+  await tx
+    .updateTable('targets')
+    .set({
+      status: 'failed',
+      error: reason,
+      lease_owner: null,
+      lease_expires_at: null,
+      run_at: null,
+      stuck_at: null,
+      unknown_outcome_at: sql`coalesce(attempt_started_at, ${now})`,
+      updated_at: now,
+    })
+    .where('id', 'in', ids)
+    .execute()
+}
+
+/** The statuses of a post's targets as they stand in the caller's transaction. */
+export async function targetStatuses(tx: Db, postId: string) {
+  return tx.selectFrom('targets').select('status').where('post_id', '=', postId).execute()
+}
