@@ -74,6 +74,16 @@ const envSchema = z.object({
   HERALD_INSTAGRAM_AUTHORIZE_URL: z.url().default('https://www.instagram.com/oauth/authorize'),
   HERALD_INSTAGRAM_TOKEN_URL: z.url().default('https://api.instagram.com/oauth/access_token'),
   HERALD_BLUESKY_SERVICE_URL: z.url().optional(),
+  HERALD_LINKEDIN_CLIENT_ID: z.string().optional(),
+  HERALD_LINKEDIN_CLIENT_SECRET: z.string().optional(),
+  HERALD_LINKEDIN_VERSION: z
+    .string()
+    .regex(/^\d{6}$/, 'a LinkedIn API version such as 202608 (YYYYMM)')
+    .default('202608'),
+  HERALD_LINKEDIN_COMMUNITY_MANAGEMENT: flag.default(false),
+  HERALD_LINKEDIN_AUTHORIZE_URL: z.url().default('https://www.linkedin.com/oauth/v2/authorization'),
+  HERALD_LINKEDIN_TOKEN_URL: z.url().default('https://www.linkedin.com/oauth/v2/accessToken'),
+  HERALD_LINKEDIN_API_URL: z.url().default('https://api.linkedin.com'),
   HERALD_BLUESKY_PLC_URL: z.url().default('https://plc.directory'),
   HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
   HERALD_SESSION_TTL_HOURS: positiveInt(12),
@@ -166,6 +176,16 @@ export interface NetworkSettings {
     instagramAuthorizeUrl: string
     instagramTokenUrl: string
   }
+  /** LinkedIn: app credentials, the pinned `LinkedIn-Version`, and whether the app has Community Management. */
+  linkedin: {
+    clientId: string | undefined
+    clientSecret: string | undefined
+    version: string
+    communityManagement: boolean
+    authorizeUrl: string
+    tokenUrl: string
+    apiUrl: string
+  }
   bluesky: {
     serviceUrl: string
     /** True when HERALD_BLUESKY_SERVICE_URL was set: in sandbox mode Bluesky connects only then. */
@@ -255,6 +275,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         instagramGraphUrl: trimSlash(e.HERALD_INSTAGRAM_GRAPH_URL),
         instagramAuthorizeUrl: e.HERALD_INSTAGRAM_AUTHORIZE_URL,
         instagramTokenUrl: e.HERALD_INSTAGRAM_TOKEN_URL,
+      },
+      linkedin: {
+        clientId: e.HERALD_LINKEDIN_CLIENT_ID,
+        clientSecret: e.HERALD_LINKEDIN_CLIENT_SECRET,
+        version: e.HERALD_LINKEDIN_VERSION,
+        communityManagement: e.HERALD_LINKEDIN_COMMUNITY_MANAGEMENT,
+        authorizeUrl: e.HERALD_LINKEDIN_AUTHORIZE_URL,
+        tokenUrl: e.HERALD_LINKEDIN_TOKEN_URL,
+        apiUrl: trimSlash(e.HERALD_LINKEDIN_API_URL),
       },
       bluesky: {
         serviceUrl: trimSlash(e.HERALD_BLUESKY_SERVICE_URL ?? 'https://bsky.social'),

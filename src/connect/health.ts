@@ -54,6 +54,15 @@ export function jwtExpiresAt(token: string | undefined): number | undefined {
   }
 }
 
+/**
+ * A refresh token's end as the network stated it at the grant (`extra.refreshTokenExpiresAt`, epoch ms;
+ * LinkedIn's `refresh_token_expires_in`, not extended by refreshing), or undefined.
+ */
+function statedRefreshExpiry(credentials: Credentials): number | undefined {
+  const stated = Number(credentials.extra?.refreshTokenExpiresAt)
+  return Number.isFinite(stated) && stated > 0 ? stated : undefined
+}
+
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC'
 
 /** The health entry of a connection that is not fine, or undefined when it is. */
@@ -82,7 +91,9 @@ export function assessConnection(input: HealthInput, now: number): HealthEntry |
     }
   }
   const refreshable = Boolean(input.credentials.refreshToken)
-  const end = refreshable ? jwtExpiresAt(input.credentials.refreshToken) : accessExpiry
+  const end = refreshable
+    ? (jwtExpiresAt(input.credentials.refreshToken) ?? statedRefreshExpiry(input.credentials))
+    : accessExpiry
   if (end === undefined) return undefined
   const left = end - now
   if (left > EXPIRY_WARNING_DAYS * DAY_MS) return undefined

@@ -35,7 +35,7 @@ const pageText = (html: string) =>
 
 export async function sandboxConnect(
   app: AppContext,
-  input: { workspaceId: string; network: string; username: string },
+  input: { workspaceId: string; network: string; username: string; organization?: boolean },
   http: typeof fetch = (url, init) => fetch(url, init),
 ): Promise<SandboxConnected> {
   if (!isSandboxNetwork(input.network))
@@ -121,7 +121,22 @@ export async function sandboxConnect(
     let finished = await send(callback, { headers: { cookie } })
     if (finished.status >= 400)
       throw invalid(`The connection was refused: ${pageText(await finished.text())}`)
-    if (network === 'facebook') finished = await chooseNamedPage(send, base, finished, cookie, input.username)
+    if (input.organization && network !== 'linkedin')
+      throw invalid('--organization is for linkedin (Facebook connects Pages already)')
+    if (network === 'facebook')
+      finished = await chooseNamedPage(send, base, finished, cookie, {
+        what: `Facebook Page named ${input.username}`,
+        pick: (text) => new RegExp(`>\\s*${escapeRegExp(input.username)}\\b`).test(text),
+      })
+    if (network === 'linkedin')
+      // The simulator's member administers two pages; --organization ticks the first, else the member.
+      finished = await chooseNamedPage(send, base, finished, cookie, {
+        what: input.organization
+          ? `LinkedIn page administered by ${input.username}`
+          : 'LinkedIn personal profile',
+        pick: (text) =>
+          (input.organization ? /· LinkedIn Page\s*$/ : /· LinkedIn Personal profile\s*$/).test(text),
+      })
     const connectionId = new URL(locationOf(finished, 'The connect callback')).searchParams.get('connected')
     if (!connectionId) throw new AppError('internal', 'The connect callback did not name the new connection')
     const row = await db
@@ -150,15 +165,15 @@ const isSandboxNetwork = (network: string): network is SandboxNetwork =>
   Object.hasOwn(sandboxPrefixes, network)
 
 /**
- * A Facebook grant reaches several profiles, so the callback leads to the choose-profiles page: tick
- * the Page named after the user (the simulator names the Page so) and submit, as a person would.
+ * A grant that reaches several profiles (Facebook, LinkedIn) leads from the callback to the
+ * choose-profiles page: tick the first profile `pick` accepts (by its label) and submit, as a person would.
  */
 async function chooseNamedPage(
   send: (url: string, init?: RequestInit) => Promise<Response>,
   base: string,
   answer: Response,
   cookie: string,
-  name: string,
+  choice: { what: string; pick: (labelHtml: string) => boolean },
 ): Promise<Response> {
   let page = answer
   if (page.status >= 300 && page.status < 400) {
@@ -169,20 +184,17 @@ async function chooseNamedPage(
   const html = await page.text()
   const formMatch =
     /<form[^>]*method="post"[^>]*action="([^"]*\/choose\/[^"]+)"[^>]*>([\s\S]*?)<\/form>/i.exec(html)
-  if (!formMatch)
-    throw new AppError('internal', 'The Facebook connection did not offer the choose-profiles page')
+  if (!formMatch) throw new AppError('internal', 'The connection did not offer the choose-profiles page')
   const [, action, body] = formMatch as unknown as [string, string, string]
   const form = new URLSearchParams()
   for (const hidden of body.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
     form.append(hidden[1] as string, decodeEntities(hidden[2] as string))
   const boxes = [...body.matchAll(/<label[^>]*>([\s\S]*?)<\/label>/g)]
   const pick = boxes.find(
-    (label) =>
-      /type="checkbox"/.test(label[1] as string) &&
-      new RegExp(`>\\s*${escapeRegExp(name)}\\b`).test(label[1] as string),
+    (label) => /type="checkbox"/.test(label[1] as string) && choice.pick(label[1] as string),
   )
   const box = pick ? /name="([^"]+)"[^>]*value="([^"]+)"/.exec(pick[1] as string) : null
-  if (!box) throw invalid(`The choose-profiles page lists no Facebook Page named ${name}`)
+  if (!box) throw invalid(`The choose-profiles page lists no ${choice.what}`)
   form.append(box[1] as string, decodeEntities(box[2] as string))
   return send(new URL(decodeEntities(action), base).toString(), {
     method: 'POST',

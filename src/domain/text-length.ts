@@ -21,6 +21,9 @@ export function lengthOn(network: Network, text: string): number {
       return twitterWeightedLength(text)
     case 'bluesky':
       return graphemeCount(text)
+    case 'linkedin':
+      // LinkedIn counts commentary in UTF-16 code units [3p]; an emoji outside the BMP weighs 2.
+      return text.length
     default:
       return codePointCount(text)
   }

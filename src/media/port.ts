@@ -47,4 +47,15 @@ export class MediaError extends Error {
 export interface MediaPort {
   /** Fetches `url` safely, probes it and converts it for `network`. Throws {@link MediaError}. */
   prepare(url: string, options: { network: Network; signal?: AbortSignal }): Promise<PreparedMedia>
+  /**
+   * The title, description and image of a web page, read through the guarded client (LinkedIn article
+   * cards). Absent where the pipeline offers no page reading.
+   */
+  linkPreview?(url: string, options: { signal?: AbortSignal }): Promise<LinkPreview>
+}
+
+export interface LinkPreview {
+  title?: string
+  description?: string
+  imageUrl?: string
 }

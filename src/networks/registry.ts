@@ -8,6 +8,7 @@ import type { AdapterDeps, NetworkAdapter } from './adapter.js'
 import { type BlueskyAdapter, createBlueskyAdapter } from './bluesky/index.js'
 import { createFacebookAdapter } from './facebook/index.js'
 import { createInstagramAdapter } from './instagram/index.js'
+import { createLinkedInAdapter, type LinkedInSettings } from './linkedin/index.js'
 import type { MetaSettings } from './meta/settings.js'
 import { createTwitterAdapter, type TwitterSettings } from './twitter/index.js'
 import { createYouTubeAdapter, type YouTubeSettings } from './youtube/index.js'
@@ -18,6 +19,7 @@ export const sandboxPrefixes = {
   youtube: '/sandbox/youtube',
   facebook: '/sandbox/meta',
   instagram: '/sandbox/meta',
+  linkedin: '/sandbox/linkedin',
 } as const
 
 /** The OAuth client id the adapters present to the simulators when no real one is configured. */
@@ -91,6 +93,38 @@ export function metaSettings(config: Config): MetaSettings {
 }
 
 /**
+ * LinkedIn settings: the real hosts from config, or the simulator in sandbox mode (whose app has the
+ * Community Management product, so pages can be connected).
+ */
+export function linkedinSettings(config: Config): LinkedInSettings {
+  const li = config.networks.linkedin
+  if (config.sandbox) {
+    const base = `${config.publicBaseUrl}${sandboxPrefixes.linkedin}`
+    return {
+      clientId: SANDBOX_CLIENT_ID,
+      clientSecret: 'herald-sandbox-secret',
+      version: li.version,
+      communityManagement: true,
+      authorizeUrl: `${base}/oauth/v2/authorization`,
+      tokenUrl: `${base}/oauth/v2/accessToken`,
+      apiUrl: base,
+    }
+  }
+  return {
+    clientId: li.clientId ?? '',
+    clientSecret: li.clientSecret,
+    version: li.version,
+    communityManagement: li.communityManagement,
+    authorizeUrl: li.authorizeUrl,
+    tokenUrl: li.tokenUrl,
+    apiUrl: li.apiUrl,
+  }
+}
+
+/** How long a member's image upload is given before posting in sandbox mode (the simulator processes at once). */
+const SANDBOX_PERSONAL_IMAGE_GRACE_MS = 500
+
+/**
  * Why a network cannot be connected in this configuration, or undefined when it can. Publishing through
  * an already-connected profile does not depend on this (it uses the stored tokens).
  */
@@ -116,6 +150,10 @@ export function connectUnavailable(config: Config, network: Network): string | u
       return config.sandbox || config.networks.meta.instagramAppId
         ? undefined
         : 'Instagram Login is not configured on this Herald: set HERALD_INSTAGRAM_APP_ID and HERALD_INSTAGRAM_APP_SECRET (or connect the Instagram account through its Facebook Page).'
+    case 'linkedin':
+      return config.sandbox || config.networks.linkedin.clientId
+        ? undefined
+        : 'LinkedIn is not configured on this Herald: set HERALD_LINKEDIN_CLIENT_ID and HERALD_LINKEDIN_CLIENT_SECRET (and HERALD_LINKEDIN_COMMUNITY_MANAGEMENT=1 when the app has the Community Management API, for pages).'
     default:
       return `Herald cannot connect ${network} profiles yet: this build has no ${network} adapter.`
   }
@@ -154,6 +192,11 @@ export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapte
     youtube: createYouTubeAdapter(youtubeSettings(config), adapterDeps),
     facebook: createFacebookAdapter(metaSettings(config), adapterDeps),
     instagram: createInstagramAdapter(metaSettings(config), adapterDeps),
+    linkedin: createLinkedInAdapter(
+      linkedinSettings(config),
+      adapterDeps,
+      config.sandbox ? { personalImageGraceMs: SANDBOX_PERSONAL_IMAGE_GRACE_MS } : {},
+    ),
   }
   const bluesky = config.networks.bluesky
   if (!config.sandbox || bluesky.configured) {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { sandboxPrefixes } from '../networks/registry.js'
+import { type LinkedInSandbox, registerLinkedInSandbox } from './linkedin/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './meta/index.js'
 import { registerTwitterSandbox, type TwitterSandbox } from './twitter/index.js'
 import { registerYouTubeSandbox, type YouTubeSandbox } from './youtube/index.js'
@@ -9,6 +10,7 @@ export interface MountedSandboxes {
   twitter: TwitterSandbox
   youtube: YouTubeSandbox
   meta: MetaSandbox
+  linkedin: LinkedInSandbox
 }
 
 /**
@@ -24,14 +26,19 @@ export function mountSandboxes(server: FastifyInstance, app: AppContext): Mounte
   })
   const youtube = registerYouTubeSandbox(server, { prefix: sandboxPrefixes.youtube, clock: app.clock })
   const meta = registerMetaSandbox(server, { prefix: sandboxPrefixes.facebook, clock: () => app.clock.now() })
+  const linkedin = registerLinkedInSandbox(server, {
+    prefix: sandboxPrefixes.linkedin,
+    clock: () => app.clock.now(),
+  })
   app.logger.info(
     {
       subsystem: 'sandbox',
       twitter: `${app.config.publicBaseUrl}${sandboxPrefixes.twitter}`,
       youtube: `${app.config.publicBaseUrl}${sandboxPrefixes.youtube}`,
       meta: `${app.config.publicBaseUrl}${sandboxPrefixes.facebook}`,
+      linkedin: `${app.config.publicBaseUrl}${sandboxPrefixes.linkedin}`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube, meta }
+  return { twitter, youtube, meta, linkedin }
 }

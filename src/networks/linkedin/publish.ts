@@ -1,0 +1,168 @@
+import type { PreparedMedia } from '../../media/port.js'
+import type { LookupRequest, PublishRequest, PublishResult } from '../adapter.js'
+import { PublishFailure } from '../adapter.js'
+import { type LinkedInContext, linkedinCall } from './client.js'
+import { LINKEDIN_TEXT_LIMIT, linkedinLength, littleEscape } from './little.js'
+import { uploadImage, uploadVideo, waitForImages } from './media.js'
+import { authorOf } from './oauth.js'
+
+/**
+ * A LinkedIn post through `POST /rest/posts` (reference A.4): the copy as little-format commentary, then
+ * one image (`content.media`), 2-20 images (`content.multiImage`), one video, or, for text-only copy with a
+ * link, an article card (LinkedIn does not unfurl links of API posts). The id comes from `x-restli-id`.
+ */
+
+export const postUrl = (urn: string) => `https://www.linkedin.com/feed/update/${urn}`
+const URL_IN_TEXT = /https?:\/\/[^\s<>]+[^\s<>.,;:!?'")\]]/
+
+export interface PublishOptions {
+  personalImageGraceMs: number
+}
+
+export async function publishPost(
+  ctx: LinkedInContext,
+  options: PublishOptions,
+  request: PublishRequest,
+): Promise<PublishResult> {
+  const { profile, credentials, signal } = request
+  const length = linkedinLength(request.content)
+  if (length > LINKEDIN_TEXT_LIMIT)
+    throw new PublishFailure(
+      'invalid_content',
+      `The copy is ${length} characters; LinkedIn allows ${LINKEDIN_TEXT_LIMIT}`,
+    )
+  if (request.mediaUrls.length > 20)
+    throw new PublishFailure('invalid_content', 'LinkedIn takes at most 20 images in one post')
+  const author = authorOf(profile)
+  const upload = {
+    token: credentials.accessToken,
+    owner: author,
+    signal,
+    personalGraceMs: options.personalImageGraceMs,
+  }
+
+  let content: Record<string, unknown> | undefined
+  const saved = request.progress?.media
+  if (saved) {
+    // An earlier attempt uploaded the media and recorded it before the create: reuse it.
+    content = JSON.parse(saved) as Record<string, unknown>
+  } else if (request.mediaUrls.length > 0) {
+    const files: PreparedMedia[] = []
+    try {
+      for (const url of request.mediaUrls)
+        files.push(await ctx.deps.media.prepare(url, { network: 'linkedin', signal }))
+      const videos = files.filter((f) => f.kind === 'video')
+      if (videos.length > 0 && files.length > 1)
+        throw new PublishFailure(
+          'invalid_content',
+          'LinkedIn takes one video alone, never mixed with images or another video',
+        )
+      if (videos.length === 1) {
+        content = { media: { id: await uploadVideo(ctx, files[0] as PreparedMedia, upload) } }
+      } else {
+        const images: string[] = []
+        for (const file of files) images.push(await uploadImage(ctx, file, upload))
+        await waitForImages(ctx, images, upload)
+        content =
+          images.length === 1
+            ? { media: { id: images[0] } }
+            : { multiImage: { images: images.map((id) => ({ id })) } }
+      }
+    } finally {
+      for (const file of files) await file.dispose()
+    }
+    await request.saveProgress?.({ media: JSON.stringify(content) })
+  } else {
+    const link = URL_IN_TEXT.exec(request.content)?.[0]
+    if (link) {
+      content = { article: await articleCard(ctx, link, upload) }
+      await request.saveProgress?.({ media: JSON.stringify(content) })
+    }
+  }
+
+  const { headers } = await linkedinCall(ctx, {
+    method: 'POST',
+    path: '/rest/posts',
+    json: {
+      author,
+      commentary: littleEscape(request.content),
+      visibility: 'PUBLIC',
+      distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+      lifecycleState: 'PUBLISHED',
+      isReshareDisabledByAuthor: false,
+      ...(content ? { content } : {}),
+    },
+    token: credentials.accessToken,
+    what: 'the post',
+    signal,
+    sentIsCreate: true,
+  })
+  const id = headers.get('x-restli-id')
+  if (!id) throw new PublishFailure('unknown_outcome', 'LinkedIn accepted the post without naming it')
+  return { remoteId: id, url: postUrl(id) }
+}
+
+/**
+ * The article card for a link: the page's title and description read through Herald's guarded client
+ * (the media port's `linkPreview`), and its image uploaded as the thumbnail. LinkedIn requires a title,
+ * so a page that cannot be read gets its host name.
+ */
+async function articleCard(
+  ctx: LinkedInContext,
+  link: string,
+  upload: Parameters<typeof uploadImage>[2],
+): Promise<Record<string, unknown>> {
+  const preview = await ctx.deps.media.linkPreview?.(link, { signal: upload.signal }).catch(() => undefined)
+  const card: Record<string, unknown> = {
+    source: link,
+    title: preview?.title?.slice(0, 400) || new URL(link).hostname,
+  }
+  if (preview?.description) card.description = preview.description.slice(0, 4086)
+  if (preview?.imageUrl) {
+    const file = await ctx.deps.media
+      .prepare(preview.imageUrl, { network: 'linkedin', signal: upload.signal })
+      .catch(() => undefined)
+    if (file && file.kind !== 'video') {
+      try {
+        const image = await uploadImage(ctx, file, upload)
+        await waitForImages(ctx, [image], upload)
+        card.thumbnail = image
+      } finally {
+        await file.dispose()
+      }
+    } else await file?.dispose()
+  }
+  return card
+}
+
+/** How far back among the author's posts Herald looks for an unanswered create. */
+const LOOKUP_COUNT = 20
+/** Slack for the difference between Herald's clock and LinkedIn's. */
+const CLOCK_SLACK_MS = 60_000
+
+/** Resolves an unknown outcome: the author's recent post with the same commentary, created since the attempt. */
+export async function findPost(ctx: LinkedInContext, request: LookupRequest): Promise<PublishResult | null> {
+  const author = authorOf(request.profile)
+  const { body } = await linkedinCall(ctx, {
+    method: 'GET',
+    path: '/rest/posts',
+    query: [
+      ['q', 'author'],
+      ['author', encodeURIComponent(author)],
+      ['count', String(LOOKUP_COUNT)],
+      ['sortBy', 'LAST_MODIFIED'],
+    ],
+    token: request.credentials.accessToken,
+    what: 'your recent posts',
+    signal: request.signal,
+  })
+  const commentary = littleEscape(request.content)
+  const elements = Array.isArray(body.elements) ? (body.elements as Record<string, unknown>[]) : []
+  const match = elements.find(
+    (post) =>
+      post.commentary === commentary &&
+      typeof post.id === 'string' &&
+      (typeof post.createdAt !== 'number' || post.createdAt >= request.since - CLOCK_SLACK_MS),
+  )
+  return match ? { remoteId: match.id as string, url: postUrl(match.id as string) } : null
+}

@@ -1,0 +1,100 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { registerApiRoutes } from './api-routes.js'
+import { registerOAuthRoutes } from './oauth-routes.js'
+import { type Fault, type LinkedInSandboxOptions, LinkedInSandboxState } from './state.js'
+
+export type { Fault, FaultOp, LinkedInSandboxOptions } from './state.js'
+export { LinkedInSandboxState } from './state.js'
+export type LinkedInSandbox = LinkedInSandboxState
+
+const FAULT_OPS = ['posts', 'userinfo', 'token', 'images', 'videos', 'statistics']
+
+/**
+ * A simulator of LinkedIn for tests and demo mode, mounted under `prefix`. Point Herald at it with
+ *
+ *   www.linkedin.com/oauth/v2  → `${origin}${prefix}/oauth/v2`
+ *   api.linkedin.com           → `${origin}${prefix}`
+ *
+ * Control surface under `${prefix}/_sandbox` (never shows a token): `GET /state` (members, pages, posts
+ * with the text a reader sees, uploads, contract violations), `POST /faults` `{op, status, body?,
+ * afterCreate?}` fails the next call, `POST /settings` `{refreshTokens?, postsPerDay?}`. Returns the
+ * state, whose methods are the control surface for in-process tests.
+ */
+export function registerLinkedInSandbox(
+  server: FastifyInstance,
+  options: LinkedInSandboxOptions,
+): LinkedInSandbox {
+  const state = new LinkedInSandboxState(options)
+  server.register(
+    async (app) => {
+      app.removeAllContentTypeParsers()
+      app.addContentTypeParser(
+        'application/x-www-form-urlencoded',
+        { parseAs: 'string', bodyLimit: 1024 * 1024 },
+        (_request, text, done) => done(null, new URLSearchParams(String(text))),
+      )
+      app.addContentTypeParser(
+        'application/json',
+        { parseAs: 'string', bodyLimit: 1024 * 1024 },
+        (_request, text, done) => {
+          try {
+            const source = String(text)
+            done(null, source.trim() === '' ? undefined : JSON.parse(source))
+          } catch {
+            done(Object.assign(new Error('Unexpected token in JSON'), { statusCode: 400 }), undefined)
+          }
+        },
+      )
+      app.addContentTypeParser(
+        '*',
+        { parseAs: 'buffer', bodyLimit: 600 * 1024 * 1024 },
+        (_request, bytes, done) => done(null, bytes),
+      )
+      app.setErrorHandler((error: FastifyError, _request, reply) => {
+        const status =
+          error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+        return reply
+          .code(status)
+          .send({ status, message: status === 500 ? 'Internal Server Error' : error.message })
+      })
+      app.get('/_sandbox/state', async () => ({
+        members: [...state.members.values()].map((m) => ({ ...m, roles: Object.fromEntries(m.roles) })),
+        organizations: [...state.organizations.values()],
+        posts: [...state.posts.values()],
+        assets: [...state.assets.values()],
+        violations: state.violations,
+      }))
+      app.post('/_sandbox/faults', async (request, reply) => {
+        const body = (request.body ?? {}) as Partial<Fault>
+        if (
+          !body.op ||
+          !FAULT_OPS.includes(body.op) ||
+          typeof body.status !== 'number' ||
+          body.status < 400 ||
+          body.status > 599
+        )
+          return reply
+            .code(400)
+            .send({ status: 400, message: `Give op (${FAULT_OPS.join(', ')}) and an error status` })
+        state.faults.push({
+          op: body.op,
+          status: body.status,
+          ...(body.body ? { body: body.body } : {}),
+          ...(body.afterCreate ? { afterCreate: true } : {}),
+        })
+        return { queued: state.faults.length }
+      })
+      app.post('/_sandbox/settings', async (request) => {
+        const body = (request.body ?? {}) as { refreshTokens?: unknown; postsPerDay?: unknown }
+        if (typeof body.refreshTokens === 'boolean') state.refreshTokens = body.refreshTokens
+        if (typeof body.postsPerDay === 'number' && body.postsPerDay >= 0)
+          state.postsPerDay = body.postsPerDay
+        return { refreshTokens: state.refreshTokens, postsPerDay: state.postsPerDay }
+      })
+      registerOAuthRoutes(app, state)
+      registerApiRoutes(app, state)
+    },
+    { prefix: state.prefix },
+  )
+  return state
+}
