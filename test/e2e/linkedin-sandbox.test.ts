@@ -28,6 +28,12 @@ describe('LinkedIn in sandbox mode, end to end', () => {
     files.set('/a.jpg', { type: 'image/jpeg', bytes: await solidImage(1080, 1080, 'jpeg') })
     files.set('/b.png', { type: 'image/png', bytes: await solidImage(1200, 900, 'png') })
     files.set('/c.jpg', { type: 'image/jpeg', bytes: await solidImage(900, 1100, 'jpeg') })
+    files.set('/notes.html', {
+      type: 'text/html; charset=utf-8',
+      bytes: Buffer.from(
+        '<!doctype html><html><head><title>fallback</title><meta property="og:title" content="Spring notes &amp; plans"><meta name="description" content="What the studio is doing this spring"><meta property="og:image" content="/a.jpg"></head><body>notes</body></html>',
+      ),
+    })
     files.set('/clip.mp4', {
       type: 'video/mp4',
       bytes: mp4File({ width: 1280, height: 720, durationMs: 9000, mdatBytes: 48 * 1024 }),
@@ -144,7 +150,12 @@ describe('LinkedIn in sandbox mode, end to end', () => {
     for (const card of cards) {
       expect(card.truncated).toBe(false)
       expect(card.content.article.source).toBe(`${sources.url}/notes.html`)
-      expect(card.content.article.title).toBeTruthy()
+      // Title, description and image read from the page through Herald's guarded fetcher; the image uploaded.
+      expect(card.content.article).toMatchObject({
+        title: 'Spring notes & plans',
+        description: 'What the studio is doing this spring',
+        thumbnail: expect.stringMatching(/^urn:li:image:/),
+      })
     }
     const sets = byText('Three shots from the studio')
     expect(sets.map((p) => p.content.multiImage.images.length)).toEqual([3, 3])
