@@ -172,10 +172,13 @@ describe('LinkedIn in sandbox mode, end to end', () => {
         const id = created.find((p) => p.targets[0]!.profileId === profileId)!.id
         const { status, body } = await call('get_post_analytics', { id, refresh: true })
         expect(status, JSON.stringify(body)).toBe(200)
-        return body.targets[0]
+        return { ...body.targets[0], charged: body.credits?.charged }
       }
       const pageTarget = await read(page)
       const memberTarget = await read(member)
+      // The page's reading costs its credit; the personal one reads nothing and costs nothing.
+      expect(pageTarget.charged).toBe(1)
+      expect(memberTarget.charged ?? 0).toBe(0)
       expect(pageTarget.analytics.unavailable, JSON.stringify(pageTarget)).toBe(false)
       expect(pageTarget.analytics.summary.likes, JSON.stringify(pageTarget)).toBeGreaterThan(0)
       expect(pageTarget.analytics.summary.views).toBeGreaterThan(0)
