@@ -43,6 +43,8 @@ export async function sandboxConnect(
       `sandbox connect knows ${Object.keys(sandboxPrefixes).join(', ')} (Bluesky has no simulator), not ${input.network}`,
     )
   const network: SandboxNetwork = input.network
+  if (input.organization && network !== 'linkedin')
+    throw invalid('--organization is for linkedin (Facebook connects Pages already)')
   await checkSandboxServer(app.config.publicBaseUrl, http)
   const db = app.store.db
   const owner = await db
@@ -121,8 +123,6 @@ export async function sandboxConnect(
     let finished = await send(callback, { headers: { cookie } })
     if (finished.status >= 400)
       throw invalid(`The connection was refused: ${pageText(await finished.text())}`)
-    if (input.organization && network !== 'linkedin')
-      throw invalid('--organization is for linkedin (Facebook connects Pages already)')
     if (network === 'facebook')
       finished = await chooseNamedPage(send, base, finished, cookie, {
         what: `Facebook Page named ${input.username}`,

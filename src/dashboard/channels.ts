@@ -10,12 +10,13 @@ import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
 import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
 
 /** The networks the channels page offers to connect, in the order shown. */
-const CONNECTABLE: readonly Network[] = ['twitter', 'youtube', 'bluesky', 'facebook', 'instagram']
+const CONNECTABLE: readonly Network[] = ['twitter', 'youtube', 'bluesky', 'facebook', 'instagram', 'linkedin']
 
 /** Where one network is reached two ways, the link says which (Instagram: through its Page, or alone). */
 const CONNECT_LABELS: Partial<Record<Network, string>> = {
   facebook: 'Connect Facebook Pages and their Instagram accounts (Facebook Login)',
   instagram: 'Connect an Instagram professional account without a Page (Instagram Login)',
+  linkedin: 'Connect LinkedIn: your profile and the pages you administer',
 }
 
 const iso = (ms: number | null) =>

@@ -9,6 +9,7 @@ import { detectType } from './detect-type.js'
 import { createImageApiProvider } from './image-api.js'
 import { createCardImageProvider } from './image-card.js'
 import type { AspectRatio, GeneratedImage, ImageProvider } from './image-provider.js'
+import { readLinkPreview } from './link-preview.js'
 import { createMediaLibrary, type HostedMedia, type StagedMedia, type StageInput } from './media-library.js'
 import { withExtension } from './media-url.js'
 import { fetchCeiling, type NetworkMediaRules, networkMediaRules } from './network-rules.js'
@@ -124,6 +125,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     isHostedUrl: library.isHostedUrl,
     stage: library.stage,
     generateImage: (input) => imageProvider.generate(input),
+    linkPreview: (url, { signal }) => readLinkPreview(fetcher, url, signal),
 
     async inspect(url, { network, signal }) {
       const { fetched, info, plan } = await fetchAndProbe(url, networkMediaRules[network], signal)

@@ -31,7 +31,7 @@ describe('connect and sandbox settings', () => {
       apiUrl: 'http://127.0.0.1:4567/sandbox/youtube',
     })
     const adapters = createAdapters(config, deps)
-    expect(Object.keys(adapters).sort()).toEqual(['facebook', 'instagram', 'twitter', 'youtube'])
+    expect(Object.keys(adapters).sort()).toEqual(['facebook', 'instagram', 'linkedin', 'twitter', 'youtube'])
     expect(connectUnavailable(config, 'bluesky')).toContain('Bluesky has no sandbox')
     expect(connectUnavailable(config, 'twitter')).toBeUndefined()
   })
@@ -52,13 +52,15 @@ describe('connect and sandbox settings', () => {
       'bluesky',
       'facebook',
       'instagram',
+      'linkedin',
       'twitter',
       'youtube',
     ])
     expect(connectUnavailable(config, 'twitter')).toBeUndefined()
     expect(connectUnavailable(config, 'youtube')).toContain('HERALD_GOOGLE_CLIENT_ID')
     expect(connectUnavailable(loadConfig({}), 'twitter')).toContain('HERALD_TWITTER_CLIENT_ID')
-    expect(connectUnavailable(config, 'linkedin')).toContain('no linkedin adapter')
+    expect(connectUnavailable(config, 'linkedin')).toContain('HERALD_LINKEDIN_CLIENT_ID')
+    expect(connectUnavailable(config, 'threads')).toContain('no threads adapter')
   })
 
   it('reads the Bluesky PDS and session settings', () => {

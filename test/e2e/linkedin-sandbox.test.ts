@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import { createAppWorker } from '../../src/main.js'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
 import type { Worker } from '../../src/worker/worker.js'
@@ -27,6 +28,12 @@ describe('LinkedIn in sandbox mode, end to end', () => {
     files.set('/a.jpg', { type: 'image/jpeg', bytes: await solidImage(1080, 1080, 'jpeg') })
     files.set('/b.png', { type: 'image/png', bytes: await solidImage(1200, 900, 'png') })
     files.set('/c.jpg', { type: 'image/jpeg', bytes: await solidImage(900, 1100, 'jpeg') })
+    files.set('/notes.html', {
+      type: 'text/html; charset=utf-8',
+      bytes: Buffer.from(
+        '<!doctype html><html><head><title>fallback</title><meta property="og:title" content="Spring notes &amp; plans"><meta name="description" content="What the studio is doing this spring"><meta property="og:image" content="/a.jpg"></head><body>notes</body></html>',
+      ),
+    })
     files.set('/clip.mp4', {
       type: 'video/mp4',
       bytes: mp4File({ width: 1280, height: 720, durationMs: 9000, mdatBytes: 48 * 1024 }),
@@ -143,7 +150,12 @@ describe('LinkedIn in sandbox mode, end to end', () => {
     for (const card of cards) {
       expect(card.truncated).toBe(false)
       expect(card.content.article.source).toBe(`${sources.url}/notes.html`)
-      expect(card.content.article.title).toBeTruthy()
+      // Title, description and image read from the page through Herald's guarded fetcher; the image uploaded.
+      expect(card.content.article).toMatchObject({
+        title: 'Spring notes & plans',
+        description: 'What the studio is doing this spring',
+        thumbnail: expect.stringMatching(/^urn:li:image:/),
+      })
     }
     const sets = byText('Three shots from the studio')
     expect(sets.map((p) => p.content.multiImage.images.length)).toEqual([3, 3])
@@ -160,10 +172,13 @@ describe('LinkedIn in sandbox mode, end to end', () => {
         const id = created.find((p) => p.targets[0]!.profileId === profileId)!.id
         const { status, body } = await call('get_post_analytics', { id, refresh: true })
         expect(status, JSON.stringify(body)).toBe(200)
-        return body.targets[0]
+        return { ...body.targets[0], charged: body.credits?.charged }
       }
       const pageTarget = await read(page)
       const memberTarget = await read(member)
+      // The page's reading costs its credit; the personal one reads nothing and costs nothing.
+      expect(pageTarget.charged).toBe(1)
+      expect(memberTarget.charged ?? 0).toBe(0)
       expect(pageTarget.analytics.unavailable, JSON.stringify(pageTarget)).toBe(false)
       expect(pageTarget.analytics.summary.likes, JSON.stringify(pageTarget)).toBeGreaterThan(0)
       expect(pageTarget.analytics.summary.views).toBeGreaterThan(0)
@@ -209,4 +224,163 @@ describe('LinkedIn in sandbox mode, end to end', () => {
       expect(plaintext).not.toContain(token)
     }
   }, 120_000)
+
+  const control = (path: string, body: unknown) =>
+    fetch(`${linkedin()}/_sandbox/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+
+  it('sandbox connect links a member, and with --organization a page the member administers', async () => {
+    const person = await sandboxConnect(h.app, {
+      workspaceId: h.workspaceId,
+      network: 'linkedin',
+      username: 'Kai Moreno',
+    })
+    expect(person).toMatchObject({
+      platform: 'linkedin',
+      name: 'Kai Moreno',
+      isOrganization: false,
+      status: 'active',
+    })
+    const org = await sandboxConnect(h.app, {
+      workspaceId: h.workspaceId,
+      network: 'linkedin',
+      username: 'Kai Moreno',
+      organization: true,
+    })
+    expect(org).toMatchObject({
+      platform: 'linkedin',
+      name: 'Kai Moreno Studio',
+      username: 'kai-moreno-studio',
+      isOrganization: true,
+    })
+    expect(org.profileId).toMatch(/^\d+$/)
+  }, 60_000)
+
+  it('blocks 3,001 characters as LinkedIn counts them and passes 3,000; blocks 21 images and a video mixed with images', async () => {
+    const { profileId } = await sandboxConnect(h.app, {
+      workspaceId: h.workspaceId,
+      network: 'linkedin',
+      username: 'Rule Checker',
+    })
+    const target = [{ platform: 'linkedin', profileId }]
+    const preflight = async (content: string, mediaUrls: string[] = []) => {
+      const { status, body } = await h.call('preflight_post', {
+        content,
+        targetAccounts: target,
+        ...(mediaUrls.length ? { mediaUrls: mediaUrls.map((m) => `${sources.url}${m}`) } : {}),
+        publishImmediately: true,
+      })
+      expect(status, JSON.stringify(body)).toBe(200)
+      return body as { ok: boolean; blockers: string[] }
+    }
+    // An emoji outside the BMP is two UTF-16 code units, as LinkedIn counts.
+    const at3000 = `${'a'.repeat(2998)}😀`
+    expect((await preflight(at3000)).blockers).toEqual([])
+    const over = await preflight(`${at3000}b`)
+    expect(over.blockers.join()).toMatch(/3001 characters; linkedin allows 3000/)
+    const created = await h.call('create_post', {
+      content: `${at3000}b`,
+      targetAccounts: target,
+      publishImmediately: true,
+    })
+    expect(created.status).toBe(400)
+    // 21 images are refused before any rule runs: no network takes more than 20 (a 400 naming the limit).
+    const urls21 = Array.from({ length: 21 }, () => `${sources.url}/a.jpg`)
+    const many = await h.call('preflight_post', {
+      content: 'Too many',
+      targetAccounts: target,
+      mediaUrls: urls21,
+    })
+    expect(many.status).toBe(400)
+    expect(JSON.stringify(many.body)).toMatch(/at most 20/)
+    const manyCreated = await h.call('create_post', {
+      content: 'Too many',
+      targetAccounts: target,
+      mediaUrls: urls21,
+      publishImmediately: true,
+    })
+    expect(manyCreated.status).toBe(400)
+    const twenty = await preflight(
+      'Twenty',
+      Array.from({ length: 20 }, () => '/a.jpg'),
+    )
+    expect(twenty.blockers).toEqual([])
+    const mixed = await preflight('Mixed', ['/clip.mp4', '/a.jpg'])
+    expect(mixed.ok).toBe(false)
+    expect(mixed.blockers.join()).toMatch(/video/i)
+  }, 60_000)
+
+  it('after a revoked token, refreshes once, then fails the target and marks the profile for reconnecting', async () => {
+    const { profileId, connectionId } = await sandboxConnect(h.app, {
+      workspaceId: h.workspaceId,
+      network: 'linkedin',
+      username: 'Revoked Member',
+    })
+    const before =
+      ((await state()) as unknown as { tokenCalls: Record<string, number> }).tokenCalls.refresh_token ?? 0
+    expect((await control('revoke', { username: 'Revoked Member', refresh: true })).status).toBe(200)
+    const { body } = await call('create_post', {
+      content: 'Nobody will see this',
+      targetAccounts: [{ platform: 'linkedin', profileId }],
+      publishImmediately: true,
+    })
+    expect(body.posts[0].status, JSON.stringify(body)).toBe('failed')
+    const after =
+      ((await state()) as unknown as { tokenCalls: Record<string, number> }).tokenCalls.refresh_token ?? 0
+    expect(after - before).toBe(1)
+    const row = await h.app.store.db
+      .selectFrom('connections')
+      .selectAll()
+      .where('id', '=', connectionId)
+      .executeTakeFirstOrThrow()
+    expect(row.status).toBe('needs_reconnect')
+    const health = await call('get_account_health', {})
+    const entry = health.body.connections.find((a: { profileId: string }) => a.profileId === profileId)
+    expect(entry).toMatchObject({ needsReconnect: true, daysLeft: 0 })
+  }, 60_000)
+
+  it('an unanswered create is resolved by the worker looking among the author’s recent posts: published once', async () => {
+    const { profileId } = await sandboxConnect(h.app, {
+      workspaceId: h.workspaceId,
+      network: 'linkedin',
+      username: 'Lost Answer',
+      organization: true,
+    })
+    expect((await control('faults', { op: 'posts', status: 504, afterCreate: true })).status).toBe(200)
+    const [created] = await post('Answer lost on the way back', [], [profileId])
+    const posts = (await state()).posts!.filter((p) => p.visibleText === 'Answer lost on the way back')
+    expect(posts).toHaveLength(1)
+    expect(created!.targets[0]!.postId).toBe(posts[0].id)
+  }, 60_000)
+
+  it('shows daysLeft: 5 for a member whose access token (no refresh token) expires in five days', async () => {
+    await control('settings', { refreshTokens: false })
+    const { profileId, connectionId } = await sandboxConnect(h.app, {
+      workspaceId: h.workspaceId,
+      network: 'linkedin',
+      username: 'Short Lived',
+    })
+    await control('settings', { refreshTokens: true })
+    const row = await h.app.store.db
+      .selectFrom('connections')
+      .selectAll()
+      .where('id', '=', connectionId)
+      .executeTakeFirstOrThrow()
+    const credentials = h.app.vault.openJson<{ refreshToken?: string; expiresAt?: number }>(row.credentials)
+    expect(credentials.refreshToken).toBeUndefined()
+    // Fifty-five days later: the 60-day token has five days and a bit left.
+    const expiresAt = h.app.clock.now() + 5 * 86_400_000 + 3_600_000
+    await h.app.store.db
+      .updateTable('connections')
+      .set({ token_expires_at: expiresAt })
+      .where('id', '=', connectionId)
+      .execute()
+    const health = await call('get_account_health', {})
+    const entry = health.body.connections.find((a: { profileId: string }) => a.profileId === profileId)
+    expect(entry).toMatchObject({ needsReconnect: false, expired: false, daysLeft: 5 })
+    expect(entry.reason).toMatch(/no refresh token .*reconnect the profile before then/)
+  }, 60_000)
 })

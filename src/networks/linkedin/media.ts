@@ -20,6 +20,20 @@ export const PERSONAL_IMAGE_GRACE_MS = 20_000
 
 type Upload = { token: string; owner: string; signal: AbortSignal }
 
+/**
+ * Whether an upload URL LinkedIn gave may receive the bearer token: https on a linkedin.com host, or the
+ * configured API origin itself (the simulator).
+ */
+function trustedUploadUrl(ctx: LinkedInContext, url: string): boolean {
+  try {
+    const target = new URL(url)
+    if (target.origin === new URL(ctx.settings.apiUrl).origin) return true
+    return target.protocol === 'https:' && /(^|\.)linkedin\.com$/.test(target.hostname)
+  } catch {
+    return false
+  }
+}
+
 async function put(
   ctx: LinkedInContext,
   url: string,
@@ -28,6 +42,8 @@ async function put(
   signal: AbortSignal,
   what: string,
 ) {
+  if (!trustedUploadUrl(ctx, url))
+    throw new PublishFailure('transient', `LinkedIn gave an upload URL outside linkedin.com for ${what}`)
   let response: Response
   try {
     response = await ctx.deps.http(url, {

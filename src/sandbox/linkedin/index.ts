@@ -17,7 +17,8 @@ const FAULT_OPS = ['posts', 'userinfo', 'token', 'images', 'videos', 'statistics
  *
  * Control surface under `${prefix}/_sandbox` (never shows a token): `GET /state` (members, pages, posts
  * with the text a reader sees, uploads, contract violations), `POST /faults` `{op, status, body?,
- * afterCreate?}` fails the next call, `POST /settings` `{refreshTokens?, postsPerDay?}`. Returns the
+ * afterCreate?}` fails the next call, `POST /settings` `{refreshTokens?, postsPerDay?}`, `POST /revoke` `{username, refresh?}` revokes the
+ * member's access tokens (and refresh tokens). Returns the
  * state, whose methods are the control surface for in-process tests.
  */
 export function registerLinkedInSandbox(
@@ -63,7 +64,16 @@ export function registerLinkedInSandbox(
         posts: [...state.posts.values()],
         assets: [...state.assets.values()],
         violations: state.violations,
+        tokenCalls: state.tokenCalls,
       }))
+      app.post('/_sandbox/revoke', async (request, reply) => {
+        const body = (request.body ?? {}) as { username?: unknown; refresh?: unknown }
+        const member =
+          typeof body.username === 'string' ? state.members.get(body.username.toLowerCase()) : undefined
+        if (!member) return reply.code(404).send({ status: 404, message: 'No such member' })
+        state.revokeTokens(member.sub, body.refresh === true)
+        return { revoked: member.username }
+      })
       app.post('/_sandbox/faults', async (request, reply) => {
         const body = (request.body ?? {}) as Partial<Fault>
         if (

@@ -71,6 +71,7 @@ export function registerOAuthRoutes(app: FastifyInstance, state: LinkedInSandbox
     const one = (name: string) => all.get(name) ?? ''
     const refuse = (error: string, description: string) =>
       reply.code(400).send({ error, error_description: description })
+    state.tokenCalls[one('grant_type')] = (state.tokenCalls[one('grant_type')] ?? 0) + 1
     const fault = state.takeFault('token')
     if (fault) return reply.code(fault.status).send(fault.body ?? { error: 'server_error' })
     if (one('client_id') === '' || one('client_secret') === '')

@@ -98,6 +98,8 @@ export class LinkedInSandboxState {
   readonly posts = new Map<string, SandboxPost>()
   readonly faults: Fault[] = []
   readonly violations: { method: string; path: string; problems: string[] }[] = []
+  /** Calls of the token endpoint by grant type (`authorization_code`, `refresh_token`). */
+  readonly tokenCalls: Record<string, number> = {}
   /** Posts a member may create per UTC day before 429 (LinkedIn does not publish its limits; ~150 [3p]). */
   postsPerDay = 150
   private readonly postsByDay = new Map<string, number>()
@@ -172,9 +174,11 @@ export class LinkedInSandboxState {
     return token
   }
 
-  /** Revokes every access token of a member (as removing the app in LinkedIn's settings does). */
-  revokeTokens(sub: string): void {
+  /** Revokes every access token of a member (as removing the app in LinkedIn's settings does), and with `refresh` the refresh tokens too. */
+  revokeTokens(sub: string, refresh = false): void {
     for (const grant of this.tokens.values()) if (grant.sub === sub) grant.revoked = true
+    if (refresh)
+      for (const [token, grant] of this.refreshGrants) if (grant.sub === sub) this.refreshGrants.delete(token)
   }
 
   takeFault(op: FaultOp): Fault | undefined {
