@@ -89,16 +89,25 @@ describe('a worker process SIGKILLed while publishing to Instagram', () => {
     expect(reset.status, JSON.stringify(reset.body)).toBe(200)
     second = createAppWorker(h.app, { id: `meta-kill-second-${postId}` })
     second.start()
-    const again = await h.call('publish_post_now', { id: postId })
-    expect(again.status, JSON.stringify(again.body)).toBe(200)
-    await waitFor(
-      async () => (await h.call('get_post', { id: postId })).body.status === 'published',
-      30_000,
-      'the post to be published by the second worker',
-    )
-    // Only the process under test may claim the next post.
-    await second.stop()
-    second = undefined
+    try {
+      const again = await h.call('publish_post_now', { id: postId })
+      expect(again.status, JSON.stringify(again.body)).toBe(200)
+      await waitFor(
+        async () => (await h.call('get_post', { id: postId })).body.status === 'published',
+        60_000,
+        'the post to be published by the second worker',
+      ).catch(async (error: Error) => {
+        // Say where the target stands, so a failure on a loaded machine can be read from the log.
+        const row = await target(postId)
+        throw new Error(
+          `${error.message}; target ${row.status}, lease ${row.lease_owner}, error ${row.error}`,
+        )
+      })
+    } finally {
+      // Only the process under test may claim the next post.
+      await second.stop()
+      second = undefined
+    }
   }
 
   const target = async (postId: string) =>
@@ -134,7 +143,7 @@ describe('a worker process SIGKILLed while publishing to Instagram', () => {
     expect(after.containers!.find((c) => c.id === container).mediaId).toBe(posts[0].id)
     expect((await target(postId)).remote_id).toBe(posts[0].id)
     expect(after.violations).toEqual([])
-  }, 90_000)
+  }, 120_000)
 
   it('killed after media_publish was sent: the lookup resolves the target, and the resend makes no second post', async () => {
     await fault('media_publish', 'hang_after')
@@ -181,5 +190,5 @@ describe('a worker process SIGKILLed while publishing to Instagram', () => {
     await resendWithAnotherWorker(postId)
     expect((await state()).media!.filter((m) => m.caption === 'Killed after media_publish')).toHaveLength(1)
     expect((await target(postId)).remote_id).toBe(published[0].id)
-  }, 90_000)
+  }, 120_000)
 })
