@@ -1,5 +1,6 @@
 import type { Logger } from '../../logger.js'
 import { type AdapterDeps, PublishFailure } from '../adapter.js'
+import { NOT_SENT_CODES, thrownErrorCode } from '../network-errors.js'
 
 /**
  * Plain-HTTP XRPC (`/xrpc/<nsid>`) and the one place where Bluesky answers become
@@ -44,20 +45,6 @@ const AUTH_ERRORS = new Set([
   'AccountTakedown',
   'AccountDeactivated',
   'AuthFactorTokenRequired',
-])
-
-/** Error codes of failures that happen while connecting, before any byte of the request was sent. */
-const CONNECT_ERRORS = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
 ])
 
 const DEFAULT_RATE_LIMIT_WAIT_MS = 60_000
@@ -115,15 +102,6 @@ export function failureFromResponse(input: {
   return new PublishFailure('invalid_content', message, options)
 }
 
-function errorCode(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current && depth < 5; depth++) {
-    const code = (current as { code?: unknown }).code
-    if (typeof code === 'string') return code
-    current = (current as { cause?: unknown }).cause
-  }
-  return undefined
-}
-
 /** Maps a request that got no answer (network error, timeout, abort) to a failure kind. */
 export function failureFromThrown(input: {
   label: string
@@ -132,13 +110,13 @@ export function failureFromThrown(input: {
   timedOut: boolean
 }): PublishFailure {
   const { label, error, effectful, timedOut } = input
-  const code = errorCode(error)
+  const code = thrownErrorCode(error)
   const reason = timedOut
     ? 'timed out'
     : (error as Error)?.name === 'AbortError'
       ? 'was cancelled'
       : `failed (${code ?? (error as Error)?.message ?? 'network error'})`
-  const sentBeforeFailing = !(code && CONNECT_ERRORS.has(code))
+  const sentBeforeFailing = !(code && NOT_SENT_CODES.has(code))
   if (effectful && sentBeforeFailing) {
     return new PublishFailure(
       'unknown_outcome',

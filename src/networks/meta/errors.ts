@@ -1,4 +1,5 @@
 import { PublishFailure } from '../adapter.js'
+import { NOT_SENT_CODES, thrownErrorCode } from '../network-errors.js'
 
 /**
  * Meta's Graph API error envelope (Facebook Pages, Instagram, Threads) mapped onto the closed failure
@@ -260,31 +261,6 @@ export function isMissingPermission(failure: PublishFailure): boolean {
   return failure.kind === 'auth_expired' && isPermissionCode(code)
 }
 
-/** Error codes that mean the connection failed before any byte of the request reached Meta. */
-const notSentCodes = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-])
-
-function networkErrorCode(error: unknown): string | undefined {
-  for (let current: unknown = error, depth = 0; isRecord(current) || current instanceof Error; depth++) {
-    if (depth > 4) break
-    const code = (current as { code?: unknown }).code
-    if (typeof code === 'string') return code
-    current = (current as { cause?: unknown }).cause
-  }
-  return undefined
-}
-
 /**
  * Maps a fetch that threw. A connection that never opened is `transient`; anything later (reset,
  * timeout, abort) is `unknown_outcome` when the request could have taken effect (`media_publish`,
@@ -294,10 +270,10 @@ export function failureFromNetworkError(
   error: unknown,
   options: { label: string; mayHaveTakenEffect: boolean; what: string },
 ): PublishFailure {
-  const code = networkErrorCode(error)
+  const code = thrownErrorCode(error)
   const name = error instanceof Error ? error.name : undefined
   const timedOut = name === 'TimeoutError' || name === 'AbortError'
-  if (code && notSentCodes.has(code))
+  if (code && NOT_SENT_CODES.has(code))
     return new PublishFailure('transient', `Could not reach ${options.label} for ${options.what} (${code})`, {
       code,
     })

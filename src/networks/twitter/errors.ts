@@ -1,4 +1,5 @@
 import { PublishFailure } from '../adapter.js'
+import { NOT_SENT_CODES, thrownErrorCode } from '../network-errors.js'
 
 /**
  * Spec §7's twitter table, word for word. A failure message starts with one of these; where the table's
@@ -159,29 +160,6 @@ export function failureFromAnswer(
   })
 }
 
-/** Error codes that mean the connection failed before any byte of the request reached X. */
-const notSentCodes = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-])
-
-function errorCode(error: unknown): string | undefined {
-  for (let current: unknown = error, depth = 0; isErrorLike(current) && depth < 4; depth++) {
-    if (typeof current.code === 'string') return current.code
-    current = current.cause
-  }
-  return undefined
-}
-
 const isErrorLike = (value: unknown): value is { code?: unknown; cause?: unknown; name?: unknown } =>
   typeof value === 'object' && value !== null
 
@@ -194,10 +172,10 @@ export function failureFromNetworkError(
   error: unknown,
   options: { mayHaveTakenEffect: boolean; what: string },
 ): PublishFailure {
-  const code = errorCode(error)
+  const code = thrownErrorCode(error)
   const name = isErrorLike(error) && typeof error.name === 'string' ? error.name : undefined
   const timedOut = name === 'TimeoutError' || name === 'AbortError'
-  if (code && notSentCodes.has(code)) {
+  if (code && NOT_SENT_CODES.has(code)) {
     return new PublishFailure('transient', `Could not reach X for ${options.what} (${code})`, { code })
   }
   const silence = `X did not answer ${options.what} (${timedOut ? 'timed out' : (code ?? 'connection lost')})`
