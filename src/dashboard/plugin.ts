@@ -5,6 +5,7 @@ import { parseForm } from '../lib/form.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import { registerChannelRoutes } from './channels.js'
 import { problemPage, sendHtml } from './html.js'
+import { registerIntegrationRoutes } from './integration.js'
 
 const FORM_BODY_LIMIT = 64 * 1024
 
@@ -40,8 +41,13 @@ export function registerDashboard(server: FastifyInstance, app: AppContext) {
         problemPage(status < 500 ? 'Bad request' : 'Something went wrong', message),
       )
     })
+    // Browsers ask for an icon on every page; Herald has none, and says so without an error.
+    scope.get('/favicon.ico', async (_request, reply) =>
+      reply.code(204).header('cache-control', 'public, max-age=86400').send(),
+    )
     registerAuthRoutes(scope, app)
     registerChannelRoutes(scope, app)
+    registerIntegrationRoutes(scope, app)
     registerConnectRoutes(scope, app)
   })
 }
