@@ -146,7 +146,7 @@ export function buildServer(
   registerRestRoutes(server, app, runner)
   registerMediaRoutes(server, app)
   // Sign-in, channels and the connect flow: HTML forms, in their own scope (see registerDashboard).
-  registerDashboard(server, app)
+  registerDashboard(server, app, runner)
   if (app.config.sandbox) mountSandboxes(server, app)
   const mcp = registerMcpRoutes(server, app, runner, tools)
 

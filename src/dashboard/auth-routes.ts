@@ -59,7 +59,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
 
   // `/` is the dashboard: signed in, the channels page; otherwise sign-in, which comes back there.
   scope.get('/', async (request, reply) =>
-    reply.redirect((await signedIn(app, request)) ? '/channels' : '/login?next=%2Fchannels', 303),
+    reply.redirect((await signedIn(app, request)) ? '/posts' : '/login?next=%2Fposts', 303),
   )
 
   scope.get('/login', async (request, reply) => {

@@ -2,10 +2,12 @@ import type { FastifyError, FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { registerConnectRoutes } from '../connect/routes.js'
 import { parseForm } from '../lib/form.js'
+import type { ToolRunner } from '../tools/runner.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import { registerChannelRoutes } from './channels.js'
 import { problemPage, sendHtml } from './html.js'
 import { registerIntegrationRoutes } from './integration.js'
+import { registerPostRoutes } from './posts.js'
 
 const FORM_BODY_LIMIT = 64 * 1024
 
@@ -14,7 +16,7 @@ const FORM_BODY_LIMIT = 64 * 1024
  * scope reads `application/x-www-form-urlencoded` bodies (the API keeps refusing anything but JSON with
  * 415), errors here are HTML pages, and the API-key hook of `/api/tools` does not apply.
  */
-export function registerDashboard(server: FastifyInstance, app: AppContext) {
+export function registerDashboard(server: FastifyInstance, app: AppContext, runner: ToolRunner) {
   server.register(async (scope) => {
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser(
@@ -48,6 +50,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext) {
     registerAuthRoutes(scope, app)
     registerChannelRoutes(scope, app)
     registerIntegrationRoutes(scope, app)
+    registerPostRoutes(scope, app, runner)
     registerConnectRoutes(scope, app)
   })
 }
