@@ -8,6 +8,7 @@ import { registerChannelRoutes } from './channels.js'
 import { problemPage, sendHtml } from './html.js'
 import { registerIntegrationRoutes } from './integration.js'
 import { registerPostRoutes } from './posts.js'
+import { registerWorkspaceRoutes } from './workspace.js'
 
 const FORM_BODY_LIMIT = 64 * 1024
 
@@ -51,6 +52,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerChannelRoutes(scope, app)
     registerIntegrationRoutes(scope, app)
     registerPostRoutes(scope, app, runner)
+    registerWorkspaceRoutes(scope, app)
     registerConnectRoutes(scope, app)
   })
 }

@@ -185,3 +185,26 @@ export async function revokeApiKey(db: Db, id: string, now: number): Promise<boo
 export async function touchApiKey(db: Db, id: string, now: number) {
   await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute()
 }
+
+/** The people of a workspace with their role, owners first. */
+export function listMembers(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.id', 'users.email', 'users.name', 'memberships.role', 'memberships.created_at'])
+    .where('memberships.workspace_id', '=', workspaceId)
+    .orderBy('memberships.role', 'desc')
+    .orderBy('users.email')
+    .execute()
+}
+
+/** Removes an editor from a workspace; an owner is never removed this way. True when someone was removed. */
+export async function removeEditor(db: Db, workspaceId: string, userId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('memberships')
+    .where('workspace_id', '=', workspaceId)
+    .where('user_id', '=', userId)
+    .where('role', '=', 'editor')
+    .executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}

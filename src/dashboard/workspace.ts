@@ -1,0 +1,131 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { addMember, findMembership, findUserByEmail, listMembers, removeEditor } from '../store/accounts.js'
+import { currentBalance } from '../store/credits.js'
+import { csrfField, escapeHtml, page, sendHtml } from './html.js'
+import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+
+/**
+ * The workspace: its people (an owner adds a Herald user by e-mail as an editor and removes editors) and,
+ * for owners, the credit balance and the ledger (DESIGN.md "Security": owners manage members and see
+ * credits; editors see who they work with).
+ */
+
+const LEDGER_ROWS = 50
+
+async function workspacePage(
+  app: AppContext,
+  who: SignedIn,
+  message: { notice?: string; problem?: string } = {},
+) {
+  const db = app.store.db
+  const owner = who.workspace.role === 'owner'
+  const csrf = who.session.csrfToken
+  const members = await listMembers(db, who.workspace.id)
+  const rows = members
+    .map((m) => {
+      const remove =
+        owner && m.role === 'editor'
+          ? `<form method="post" action="/workspace/members/remove" class="inline">${csrfField(csrf)}<input type="hidden" name="userId" value="${escapeHtml(m.id)}"><button type="submit" aria-label="Remove ${escapeHtml(m.email)}">Remove</button></form>`
+          : ''
+      return `<tr><td>${escapeHtml(m.name)}</td><td>${escapeHtml(m.email)}</td><td>${escapeHtml(m.role)}</td><td>${remove}</td></tr>`
+    })
+    .join('\n')
+  let credits = ''
+  if (owner) {
+    const [balance, ledger] = await Promise.all([
+      currentBalance(db, who.workspace.id),
+      db
+        .selectFrom('credit_ledger')
+        .select(['delta', 'reason', 'reference', 'balance_after', 'created_at'])
+        .where('workspace_id', '=', who.workspace.id)
+        .orderBy('id', 'desc')
+        .limit(LEDGER_ROWS)
+        .execute(),
+    ])
+    const entries = ledger
+      .map(
+        (
+          l,
+        ) => `<tr><td>${escapeHtml(new Date(Number(l.created_at)).toISOString().slice(0, 16).replace('T', ' '))}</td>
+<td>${Number(l.delta) > 0 ? '+' : ''}${escapeHtml(l.delta)}</td><td>${escapeHtml(l.reason)}</td><td>${l.reference ? `<a href="/posts/${escapeHtml(l.reference)}">${escapeHtml(l.reference)}</a>` : ''}</td><td>${escapeHtml(l.balance_after)}</td></tr>`,
+      )
+      .join('\n')
+    credits = `<h2>Credits</h2>
+<p>Balance: <strong>${escapeHtml(balance)}</strong> credits.</p>
+<div class="scroll"><table><caption class="muted">The last ${LEDGER_ROWS} movements, newest first</caption>
+<thead><tr><th scope="col">When (UTC)</th><th scope="col">Change</th><th scope="col">Reason</th><th scope="col">For</th><th scope="col">Balance after</th></tr></thead><tbody>
+${entries}</tbody></table></div>`
+  }
+  const add = owner
+    ? `<h2>Add a person</h2>
+<form method="post" action="/workspace/members">${csrfField(csrf)}
+<label>E-mail of a Herald user <input type="email" name="email" required autocomplete="off"></label>
+<p class="muted">They join as an editor: they can connect profiles and publish, not manage members or credits.</p>
+<button type="submit">Add as editor</button></form>`
+    : '<p class="muted">Only an owner of this workspace adds or removes people and sees its credits.</p>'
+  return page(
+    'Workspace',
+    `<h1>${escapeHtml(who.workspace.name)}</h1>
+${message.problem ? `<div class="problem" role="alert"><p>${escapeHtml(message.problem)}</p></div>` : ''}
+${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>` : ''}
+<h2>People</h2>
+<div class="scroll"><table><thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
+${rows}</tbody></table></div>
+${add}
+${credits}`,
+    { signedIn: { email: who.user.email, csrfToken: csrf } },
+  )
+}
+
+export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext) {
+  const db = app.store.db
+  const ownerOnly = (reply: Parameters<typeof sendHtml>[0], who: SignedIn) =>
+    workspacePage(app, who, { problem: 'Only an owner of this workspace can manage its people.' }).then(
+      (html) => sendHtml(reply, 403, html),
+    )
+
+  scope.get('/workspace', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/workspace')
+    return sendHtml(reply, 200, await workspacePage(app, who))
+  })
+
+  scope.post('/workspace/members', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/workspace')
+    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    if (who.workspace.role !== 'owner') return ownerOnly(reply, who)
+    const email = field(request, 'email').trim().toLowerCase()
+    const person = email ? await findUserByEmail(db, email) : undefined
+    if (!person)
+      return sendHtml(
+        reply,
+        400,
+        await workspacePage(app, who, {
+          problem: `No Herald user has the e-mail ${email || '(empty)'}. Create them first (npm run herald -- users create).`,
+        }),
+      )
+    if (await findMembership(db, who.workspace.id, person.id))
+      return sendHtml(reply, 200, await workspacePage(app, who, { notice: `${email} is already a member.` }))
+    await addMember(db, who.workspace.id, person.id, 'editor', app.clock.now())
+    return sendHtml(reply, 200, await workspacePage(app, who, { notice: `Added ${email} as an editor.` }))
+  })
+
+  scope.post('/workspace/members/remove', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/workspace')
+    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    if (who.workspace.role !== 'owner') return ownerOnly(reply, who)
+    const removed = await removeEditor(db, who.workspace.id, field(request, 'userId'))
+    return sendHtml(
+      reply,
+      removed ? 200 : 404,
+      await workspacePage(
+        app,
+        who,
+        removed ? { notice: 'Removed.' } : { problem: 'No editor with that id here.' },
+      ),
+    )
+  })
+}

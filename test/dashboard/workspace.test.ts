@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Browser, createBrowser } from '../helpers/browser.js'
+import { type Harness, startHarness } from '../helpers/harness.js'
+
+/** The Workspace page: an owner manages people and sees credits; an editor does neither. */
+describe('the Workspace page', () => {
+  let h: Harness
+  let owner: Browser
+  const editorEmail = `editor-${Date.now()}@example.com`
+
+  beforeAll(async () => {
+    h = await startHarness({ credits: 321 })
+    await h.app.accounts.createUser({ email: editorEmail, password: 'editor password 1', name: 'Eddie' })
+    owner = createBrowser(h.baseUrl)
+    await owner.login(h.email, h.password)
+  })
+  afterAll(() => h.close())
+
+  it('shows the owner the balance and the ledger, and adds a Herald user as an editor', async () => {
+    const shown = await owner.get('/workspace')
+    expect(shown.status).toBe(200)
+    expect(shown.text).toContain('Balance: <strong>321</strong>')
+    const unknown = await owner.post(`${h.baseUrl}/workspace/members`, {
+      csrf: [owner.csrf(shown)],
+      email: ['nobody@example.com'],
+    })
+    expect(unknown.status).toBe(400)
+    expect(unknown.text).toContain('No Herald user has the e-mail nobody@example.com')
+    const added = await owner.post(`${h.baseUrl}/workspace/members`, {
+      csrf: [owner.csrf(shown)],
+      email: [editorEmail],
+    })
+    expect(added.status).toBe(200)
+    expect(added.text).toContain(`Added ${editorEmail} as an editor.`)
+    expect(added.text).toContain('<td>editor</td>')
+  })
+
+  it('lets an editor see the people but not manage them or see credits', async () => {
+    const editor = createBrowser(h.baseUrl)
+    await editor.login(editorEmail, 'editor password 1')
+    const shown = await editor.get('/workspace')
+    expect(shown.status).toBe(200)
+    expect(shown.text).toContain(h.email)
+    expect(shown.text).not.toContain('Balance:')
+    expect(shown.text).not.toContain('action="/workspace/members"')
+    const refused = await editor.post(`${h.baseUrl}/workspace/members`, {
+      csrf: [editor.csrf(shown)],
+      email: ['someone@example.com'],
+    })
+    expect(refused.status).toBe(403)
+    const owners = await h.app.store.db
+      .selectFrom('memberships')
+      .select('user_id')
+      .where('role', '=', 'owner')
+      .execute()
+    const removeOwner = await editor.post(`${h.baseUrl}/workspace/members/remove`, {
+      csrf: [editor.csrf(shown)],
+      userId: [owners[0]!.user_id],
+    })
+    expect(removeOwner.status).toBe(403)
+  })
+
+  it('lets the owner remove an editor, never an owner, and refuses a form without its CSRF token', async () => {
+    const shown = await owner.get('/workspace')
+    const editor = await h.app.store.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', editorEmail)
+      .executeTakeFirstOrThrow()
+    const forged = await owner.post(`${h.baseUrl}/workspace/members/remove`, { userId: [editor.id] })
+    expect(forged.status).toBe(403)
+    const self = await h.app.store.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', h.email)
+      .executeTakeFirstOrThrow()
+    const notOwner = await owner.post(`${h.baseUrl}/workspace/members/remove`, {
+      csrf: [owner.csrf(shown)],
+      userId: [self.id],
+    })
+    expect(notOwner.status).toBe(404)
+    const removed = await owner.post(`${h.baseUrl}/workspace/members/remove`, {
+      csrf: [owner.csrf(shown)],
+      userId: [editor.id],
+    })
+    expect(removed.status).toBe(200)
+    expect(removed.text).not.toContain(editorEmail)
+  })
+})
