@@ -3,7 +3,7 @@ import type { AppContext } from '../app-context.js'
 import type { Caller } from '../auth/caller.js'
 import { isNetwork } from '../domain/networks.js'
 import { postStatuses } from '../domain/post-status.js'
-import { toAppError } from '../errors.js'
+import { httpStatusFor, toAppError } from '../errors.js'
 import type { PostView } from '../posts/schemas.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
@@ -89,7 +89,42 @@ function actions(post: PostView, csrf: string) {
   return out.join(' ')
 }
 
-function postPage(who: SignedIn, post: PostView, message?: { notice?: string; problem?: string }) {
+interface PostAnalytics {
+  fetchedAt: string | null
+  totals: Record<string, number | null>
+  measured: number
+  measurable: number
+  notes: string[]
+}
+
+/** Stored readings (free) and the refresh form, which states its price before anything is spent. */
+function analyticsSection(post: PostView, analytics: PostAnalytics | undefined, csrf: string) {
+  if (!post.targets.some((t) => t.status === 'published')) return ''
+  const figures = analytics
+    ? Object.entries(analytics.totals)
+        .filter(([, value]) => value !== null)
+        .map(
+          ([key, value]) => `<tr><th scope="row">${escapeHtml(key)}</th><td>${escapeHtml(value)}</td></tr>`,
+        )
+        .join('')
+    : ''
+  const when = analytics?.fetchedAt
+    ? `Read ${escapeHtml(analytics.fetchedAt.slice(0, 16).replace('T', ' '))} UTC`
+    : 'Never read yet'
+  return `<h2>Analytics</h2>
+<p class="muted">${when}; ${analytics?.measured ?? 0} of ${analytics?.measurable ?? 0} profiles with numbers. Stored readings are free.</p>
+${figures ? `<table><tbody>${figures}</tbody></table>` : ''}
+${(analytics?.notes ?? []).map((n) => `<p class="muted">${escapeHtml(n)}</p>`).join('')}
+<form method="post" action="/posts/${escapeHtml(post.id)}/analytics">${csrfField(csrf)}
+<button type="submit">Refresh analytics now (costs 1 credit)</button></form>`
+}
+
+function postPage(
+  who: SignedIn,
+  post: PostView,
+  message?: { notice?: string; problem?: string },
+  analytics?: PostAnalytics,
+) {
   const rows = post.targets
     .map(
       (
@@ -118,7 +153,8 @@ ${post.lastError ? `<p class="muted">Last error: ${escapeHtml(post.lastError)}</
 <h2>Delivery per profile</h2>
 <div class="scroll"><table><thead><tr><th scope="col">Network</th><th scope="col">Profile</th><th scope="col">Status</th><th scope="col">Link</th><th scope="col">Error</th></tr></thead><tbody>
 ${rows}</tbody></table></div>
-<p>${actions(post, who.session.csrfToken)}</p>`,
+<p>${actions(post, who.session.csrfToken)}</p>
+${analyticsSection(post, analytics, who.session.csrfToken)}`,
     { signedIn: { email: who.user.email, csrfToken: who.session.csrfToken } },
   )
 }
@@ -147,7 +183,10 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
   ) => {
     try {
       const post = await run<PostView>(who, 'get_post', { id })
-      return sendHtml(reply, status, postPage(who, post, message))
+      const analytics = post.targets.some((t) => t.status === 'published')
+        ? await run<PostAnalytics>(who, 'get_post_analytics', { id })
+        : undefined
+      return sendHtml(reply, status, postPage(who, post, message, analytics))
     } catch (error) {
       const appError = toAppError(error)
       return sendHtml(
@@ -179,6 +218,11 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     },
     draft: { tool: 'update_post', args: (id) => ({ id, status: 'draft' }), done: 'Moved to drafts.' },
     delete: { tool: 'delete_post', args: (id) => ({ id }), done: 'Deleted.' },
+    analytics: {
+      tool: 'get_post_analytics',
+      args: (id) => ({ id, refresh: true }),
+      done: 'Analytics read from the networks now.',
+    },
   }
 
   scope.post<{ Params: { id: string; action: string } }>('/posts/:id/:action', async (request, reply) => {
@@ -193,9 +237,8 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
       await run(who, action.tool, action.args(id))
     } catch (error) {
       // The tool's own words: a 409 says why the post's state does not allow it.
-      return showPost(reply, who, id, toAppError(error).code === 'not_found' ? 404 : 409, {
-        problem: toAppError(error).message,
-      })
+      const appError = toAppError(error)
+      return showPost(reply, who, id, httpStatusFor(appError.code), { problem: appError.message })
     }
     if (request.params.action === 'delete') return reply.redirect('/posts', 303)
     return showPost(reply, who, id, 200, { notice: action.done })

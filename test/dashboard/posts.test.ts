@@ -4,6 +4,7 @@ import path from 'node:path'
 import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWorker } from '../../src/main.js'
+import { emptyPostSummary } from '../../src/networks/adapter.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -71,6 +72,21 @@ describe('the Posts pages', () => {
     const refused = await browser.post(`${h.baseUrl}/posts/${id}/delete`, { csrf: [browser.csrf(done)] })
     expect(refused.status).toBe(409)
     expect(refused.text).toContain('Only scheduled and draft posts can be deleted')
+
+    // Analytics: the stored readings are free; the refresh says its price and spends 1 credit.
+    expect(done.text).toContain('Refresh analytics now (costs 1 credit)')
+    twitter.postMetrics = async () => ({
+      summary: { ...emptyPostSummary(), views: 42, likes: 7 },
+      metrics: {},
+      source: 'test',
+    })
+    const balance = async () => (await h.call('get_user_info')).body.credits.balance as number
+    const before = await balance()
+    const refreshed = await browser.post(`${h.baseUrl}/posts/${id}/analytics`, { csrf: [browser.csrf(done)] })
+    expect(refreshed.status).toBe(200)
+    expect(refreshed.text).toContain('Analytics read from the networks now.')
+    expect(refreshed.text).toContain('<th scope="row">views</th><td>42</td>')
+    expect(await balance()).toBe(before - 1)
   })
 
   it('offers a retry of the failed profile and moves a post to drafts or deletes it', async () => {
