@@ -20,14 +20,14 @@ export const networkLabels: Record<Network, string> = {
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#1d2430;line-height:1.45}
 header{display:flex;flex-wrap:wrap;gap:.2rem 1.2rem;justify-content:space-between;align-items:center;border-bottom:1px solid #dde3ea;margin-bottom:1.5rem}
-header nav{flex:1}header nav a{margin-right:.2rem}pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f5f7fa;padding:.6rem}
+header nav{flex-basis:100%;order:3;margin:0 0 .6rem}header nav a{margin-right:.2rem}pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f5f7fa;padding:.6rem}
 input[readonly]{width:100%;max-width:30rem;padding:.4rem;font-family:monospace}.scroll{overflow-x:auto}
 header form{margin:0}a{color:#1a56c4}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #eef1f5}
 label{display:block;margin:.6rem 0}input[type=text],input[type=email],input[type=password]{width:100%;max-width:22rem;padding:.4rem}
 button{padding:.35rem .9rem;cursor:pointer}.problem{border-left:4px solid #b3261e;padding:.2rem 1rem;background:#fdf2f2}
 .notice{border-left:4px solid #1e7b34;padding:.2rem 1rem;background:#f0f8f2}.muted{color:#5b6675}.inline{display:inline}`
 
-const NAV = `<nav aria-label="Dashboard"><a href="/posts">Posts</a> · <a href="/channels">Channels</a> · <a href="/workspace">Workspace</a> · <a href="/integration">AI Integration</a></nav>`
+const NAV = `<nav aria-label="Dashboard"><a href="/compose">Compose</a> · <a href="/posts">Posts</a> · <a href="/channels">Channels</a> · <a href="/workspace">Workspace</a> · <a href="/integration">AI Integration</a></nav>`
 
 export interface PageOptions {
   /** The signed-in person's e-mail and the session's CSRF token: shows the sign-out button. */

@@ -5,6 +5,7 @@ import { parseForm } from '../lib/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import { registerChannelRoutes } from './channels.js'
+import { registerComposeRoutes } from './compose.js'
 import { problemPage, sendHtml } from './html.js'
 import { registerIntegrationRoutes } from './integration.js'
 import { registerPostRoutes } from './posts.js'
@@ -52,6 +53,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerChannelRoutes(scope, app)
     registerIntegrationRoutes(scope, app)
     registerPostRoutes(scope, app, runner)
+    registerComposeRoutes(scope, app, runner)
     registerWorkspaceRoutes(scope, app)
     registerConnectRoutes(scope, app)
   })

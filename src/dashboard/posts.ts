@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
-import type { Caller } from '../auth/caller.js'
 import { isNetwork } from '../domain/networks.js'
 import { postStatuses } from '../domain/post-status.js'
 import { httpStatusFor, toAppError } from '../errors.js'
 import type { PostView } from '../posts/schemas.js'
 import type { ToolRunner } from '../tools/runner.js'
+import { callerOf } from './caller.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
 
@@ -16,13 +16,6 @@ import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } fro
  */
 
 const PAGE_SIZE = 20
-
-/** The person behind a dashboard session, as the tool runner knows callers. */
-const callerOf = (who: SignedIn): Caller => ({
-  userId: who.user.id,
-  apiKeyId: `session:${who.session.id}`,
-  defaultWorkspaceId: who.workspace.id,
-})
 
 const label = (platform: string) => (isNetwork(platform) ? networkLabels[platform] : platform)
 const excerpt = (text: string) => (text.length > 90 ? `${text.slice(0, 89)}…` : text)
