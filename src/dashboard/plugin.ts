@@ -4,6 +4,7 @@ import { registerConnectRoutes } from '../connect/routes.js'
 import { parseForm } from '../lib/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { registerAuthRoutes } from './auth-routes.js'
+import { registerCalendarRoutes } from './calendar.js'
 import { registerChannelRoutes } from './channels.js'
 import { registerComposeRoutes } from './compose.js'
 import { problemPage, sendHtml } from './html.js'
@@ -54,6 +55,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerIntegrationRoutes(scope, app)
     registerPostRoutes(scope, app, runner)
     registerComposeRoutes(scope, app, runner)
+    registerCalendarRoutes(scope, app, runner)
     registerWorkspaceRoutes(scope, app)
     registerConnectRoutes(scope, app)
   })
