@@ -6,7 +6,9 @@ import { connectUnavailable } from '../networks/registry.js'
 import { findMembership, listWorkspacesForUser } from '../store/accounts.js'
 import type { ConnectionRow } from '../store/connections.js'
 import { listConnections } from '../store/connections.js'
-import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
+import type { ToolRunner } from '../tools/runner.js'
+import { callerOf } from './caller.js'
+import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
 
 /** The networks the channels page offers to connect, in the order shown. */
@@ -19,34 +21,51 @@ const CONNECT_LABELS: Partial<Record<Network, string>> = {
   linkedin: 'Connect LinkedIn: your profile and the pages you administer',
 }
 
-const iso = (ms: number | null) =>
-  ms === null ? '' : new Date(Number(ms)).toISOString().replace('.000Z', 'Z')
-
-function statusCell(row: ConnectionRow) {
-  if (row.status === 'needs_reconnect')
-    return `<strong>Needs reconnecting</strong><br><span class="muted">${escapeHtml(row.last_error ?? 'authorisation lost')}</span>`
-  return 'Connected'
+interface HealthEntry {
+  platform: string
+  profileId: string
+  needsReconnect: boolean
+  expired: boolean
+  daysLeft: number
+  reason: string
 }
 
-function connectionRow(row: ConnectionRow, csrf: string) {
+/** The connection's state in words, from get_account_health: healthy, expiring, or to reconnect. */
+function statusCell(row: ConnectionRow, health: HealthEntry | undefined) {
+  const reconnect = `<a href="/connect/${escapeHtml(row.platform)}">Reconnect</a>`
+  if (row.status === 'needs_reconnect' || health?.needsReconnect || health?.expired)
+    return `<strong>Reconnect needed:</strong> ${escapeHtml(health?.reason ?? row.last_error ?? 'authorisation lost')}<br>${reconnect}`
+  if (health)
+    return `Expires in ${health.daysLeft} day${health.daysLeft === 1 ? '' : 's'}<br><span class="muted">${escapeHtml(health.reason)}</span><br>${reconnect}`
+  return 'Healthy'
+}
+
+function connectionRow(row: ConnectionRow, health: HealthEntry | undefined, owner: boolean) {
   const network = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
-  const expiry =
-    row.token_expires_at === null
-      ? ''
-      : `<br><span class="muted">token until ${escapeHtml(iso(row.token_expires_at))}</span>`
-  return `<tr><td>${escapeHtml(network)}</td><td>@${escapeHtml(row.username)}<br><span class="muted">${escapeHtml(row.name)}</span></td>
-<td>${statusCell(row)}${expiry}</td>
-<td><form method="post" action="/channels/disconnect" class="inline">${csrfField(csrf)}
-<input type="hidden" name="connectionId" value="${escapeHtml(row.id)}"><button type="submit">Disconnect</button></form></td></tr>`
+  const disconnect = owner
+    ? `<a href="/channels/disconnect?connectionId=${encodeURIComponent(row.id)}">Disconnect</a>`
+    : ''
+  return `<tr><td>${escapeHtml(network)}</td><td>@${escapeHtml(row.username.replace(/^@+/, ''))}<br><span class="muted">${escapeHtml(row.name)}</span></td>
+<td>${statusCell(row, health)}</td>
+<td>${disconnect}</td></tr>`
 }
 
-async function channelsPage(app: AppContext, who: SignedIn, notice: string) {
+async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, notice: string) {
   const db = app.store.db
   const [rows, workspaces] = await Promise.all([
     listConnections(db, who.workspace.id),
     listWorkspacesForUser(db, who.user.id),
   ])
   const csrf = who.session.csrfToken
+  const owner = who.workspace.role === 'owner'
+  const report = (await runner.run(
+    'get_account_health',
+    { workspaceId: who.workspace.id },
+    callerOf(who),
+  )) as {
+    connections: HealthEntry[]
+  }
+  const health = new Map(report.connections.map((e) => [`${e.platform}:${e.profileId}`, e]))
   const selector =
     workspaces.length > 1
       ? `<form method="post" action="/channels/workspace">${csrfField(csrf)}
@@ -61,7 +80,7 @@ async function channelsPage(app: AppContext, who: SignedIn, notice: string) {
     rows.length === 0
       ? '<p class="muted">No profiles are connected in this workspace yet.</p>'
       : `<table><thead><tr><th>Network</th><th>Profile</th><th>Status</th><th></th></tr></thead><tbody>
-${rows.map((row) => connectionRow(row, csrf)).join('\n')}</tbody></table>`
+${rows.map((row) => connectionRow(row, health.get(`${row.platform}:${row.profile_id}`), owner)).join('\n')}</tbody></table>`
   const links = CONNECTABLE.map((network) => {
     const unavailable = connectUnavailable(app.config, network)
     const label = CONNECT_LABELS[network] ?? `Connect ${networkLabels[network]}`
@@ -70,7 +89,7 @@ ${rows.map((row) => connectionRow(row, csrf)).join('\n')}</tbody></table>`
       : `<li><a href="/connect/${network}">${escapeHtml(label)}</a></li>`
   }).join('\n')
   const sandbox = app.config.sandbox
-    ? '<p class="muted">Sandbox mode: X and YouTube connect to the simulators in this Herald, not the real networks.</p>'
+    ? '<p class="muted">Sandbox mode: profiles connect to the network simulators in this Herald, not the real networks.</p>'
     : ''
   return page(
     'Channels',
@@ -84,7 +103,7 @@ ${links}
 }
 
 /** `GET /channels` (the workspace's connections, connect links, workspace selector), disconnect and switch. */
-export function registerChannelRoutes(scope: FastifyInstance, app: AppContext) {
+export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const db = app.store.db
 
   scope.get('/channels', async (request, reply) => {
@@ -106,7 +125,7 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext) {
     } else if (query.disconnected) {
       notice = '<div class="notice"><p>The profile was disconnected and its tokens deleted.</p></div>'
     }
-    return sendHtml(reply, 200, await channelsPage(app, who, notice))
+    return sendHtml(reply, 200, await channelsPage(app, runner, who, notice))
   })
 
   scope.post('/channels/workspace', async (request, reply) => {
@@ -120,10 +139,47 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext) {
     return reply.redirect('/channels', 303)
   })
 
+  const ownersOnly = (reply: Parameters<typeof sendHtml>[0], who: SignedIn) =>
+    sendHtml(
+      reply,
+      403,
+      problemPage('Owners only', 'Only an owner of this workspace disconnects its profiles.', {
+        signedIn: { email: who.user.email, csrfToken: who.session.csrfToken },
+      }),
+    )
+
+  // Disconnecting deletes the tokens: a page asks first.
+  scope.get<{ Querystring: { connectionId?: string } }>('/channels/disconnect', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/channels')
+    if (who.workspace.role !== 'owner') return ownersOnly(reply, who)
+    const row = (await listConnections(db, who.workspace.id)).find((c) => c.id === request.query.connectionId)
+    if (!row)
+      return sendHtml(
+        reply,
+        404,
+        problemPage('No such profile', 'That profile is not connected in this workspace.'),
+      )
+    const network = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
+    return sendHtml(
+      reply,
+      200,
+      page(
+        'Disconnect',
+        `<h1>Disconnect @${escapeHtml(row.username.replace(/^@+/, ''))} on ${escapeHtml(network)}?</h1>
+<p>Herald deletes the stored tokens. Posts queued for this profile will fail until it is connected again.</p>
+<form method="post" action="/channels/disconnect">${csrfField(who.session.csrfToken)}<input type="hidden" name="connectionId" value="${escapeHtml(row.id)}">
+<button type="submit">Yes, disconnect</button> <a href="/channels">Keep it</a></form>`,
+        { signedIn: { email: who.user.email, csrfToken: who.session.csrfToken } },
+      ),
+    )
+  })
+
   scope.post('/channels/disconnect', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/channels')
     if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    if (who.workspace.role !== 'owner') return ownersOnly(reply, who)
     const now = app.clock.now()
     // The tokens are overwritten, not kept: a removed connection cannot be used again, only reconnected.
     await db

@@ -51,7 +51,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
       reply.code(204).header('cache-control', 'public, max-age=86400').send(),
     )
     registerAuthRoutes(scope, app)
-    registerChannelRoutes(scope, app)
+    registerChannelRoutes(scope, app, runner)
     registerIntegrationRoutes(scope, app)
     registerPostRoutes(scope, app, runner)
     registerComposeRoutes(scope, app, runner)
