@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js'
 import { registerConnectRoutes } from '../connect/routes.js'
 import { parseForm } from '../lib/form.js'
 import type { ToolRunner } from '../tools/runner.js'
+import { registerAnalyticsRoutes } from './analytics.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import { registerCalendarRoutes } from './calendar.js'
 import { registerChannelRoutes } from './channels.js'
@@ -56,6 +57,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerPostRoutes(scope, app, runner)
     registerComposeRoutes(scope, app, runner)
     registerCalendarRoutes(scope, app, runner)
+    registerAnalyticsRoutes(scope, app, runner)
     registerWorkspaceRoutes(scope, app)
     registerConnectRoutes(scope, app)
   })

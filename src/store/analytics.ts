@@ -70,3 +70,21 @@ export function latestProfileReading(db: Db, connectionId: string) {
     .limit(1)
     .executeTakeFirst()
 }
+
+/** A profile's readings over time, oldest first, for charts (figures only; failed reads left out). */
+export async function profileReadingHistory(db: Db, workspaceId: string, connectionId: string, limit = 90) {
+  const rows = await db
+    .selectFrom('analytics_readings')
+    .select(['fetched_at', 'summary'])
+    .where('workspace_id', '=', workspaceId)
+    .where('connection_id', '=', connectionId)
+    .where('kind', '=', 'profile')
+    .where('error', '=', '')
+    .orderBy('fetched_at', 'desc')
+    .limit(limit)
+    .execute()
+  return rows.reverse().map((r) => ({
+    at: Number(r.fetched_at),
+    summary: JSON.parse(r.summary) as Record<string, number | null>,
+  }))
+}
