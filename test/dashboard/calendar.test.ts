@@ -112,7 +112,10 @@ describe('the Calendar page', () => {
         await tab.mouse.down()
         await tab.mouse.move(from.x + from.width / 2 + 10, from.y + from.height / 2 + 5, { steps: 5 })
         await tab.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 15 })
+        // The drop submits the reschedule form; wait for that page to load before going on.
+        const reloaded = tab.waitForEvent('load')
         await tab.mouse.up()
+        await reloaded
         await tab.waitForURL(/\/calendar$/)
         await expect
           .poll(async () => (await h.call('get_post', { id })).body.scheduleDate, { timeout: 10_000 })
