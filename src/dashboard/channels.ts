@@ -9,7 +9,15 @@ import { listConnections } from '../store/connections.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { callerOf } from './caller.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
-import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+import {
+  csrfMatches,
+  field,
+  localPath,
+  redirectToLogin,
+  refuseCsrf,
+  type SignedIn,
+  signedIn,
+} from './request.js'
 
 /** The networks the channels page offers to connect, in the order shown. */
 const CONNECTABLE: readonly Network[] = ['twitter', 'youtube', 'bluesky', 'facebook', 'instagram', 'linkedin']
@@ -136,7 +144,28 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
     // A workspace the person is not a member of is ignored, as if it did not exist.
     if (await findMembership(db, workspaceId, who.user.id))
       await setSessionWorkspace(db, who.session.id, workspaceId)
-    return reply.redirect('/channels', 303)
+    return reply.redirect(localPath(field(request, 'next'), '/channels'), 303)
+  })
+
+  // The workspace switcher every page links to: the person's workspaces, the current one marked.
+  scope.get('/workspaces', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/workspaces')
+    const workspaces = await listWorkspacesForUser(db, who.user.id)
+    const items = workspaces
+      .map((w) =>
+        w.id === who.workspace.id
+          ? `<li><strong aria-current="true">${escapeHtml(w.name)}</strong> (${escapeHtml(w.role)}, current)</li>`
+          : `<li><form method="post" action="/channels/workspace" class="inline">${csrfField(who.session.csrfToken)}<input type="hidden" name="workspaceId" value="${escapeHtml(w.id)}"><input type="hidden" name="next" value="/posts"><button type="submit">Switch to ${escapeHtml(w.name)}</button></form> (${escapeHtml(w.role)})</li>`,
+      )
+      .join('\n')
+    return sendHtml(
+      reply,
+      200,
+      page('Workspaces', `<h1>Your workspaces</h1><ul>${items}</ul>`, {
+        signedIn: { email: who.user.email, csrfToken: who.session.csrfToken },
+      }),
+    )
   })
 
   const ownersOnly = (reply: Parameters<typeof sendHtml>[0], who: SignedIn) =>

@@ -27,7 +27,7 @@ label{display:block;margin:.6rem 0}input[type=text],input[type=email],input[type
 button{padding:.35rem .9rem;cursor:pointer}.problem{border-left:4px solid #b3261e;padding:.2rem 1rem;background:#fdf2f2}
 .notice{border-left:4px solid #1e7b34;padding:.2rem 1rem;background:#f0f8f2}.muted{color:#5b6675}.inline{display:inline}`
 
-const NAV = `<nav aria-label="Dashboard"><a href="/compose">Compose</a> · <a href="/posts">Posts</a> · <a href="/calendar">Calendar</a> · <a href="/analytics">Analytics</a> · <a href="/channels">Channels</a> · <a href="/workspace">Workspace</a> · <a href="/integration">AI Integration</a></nav>`
+const NAV = `<nav aria-label="Dashboard"><a href="/compose">Compose</a> · <a href="/posts">Posts</a> · <a href="/calendar">Calendar</a> · <a href="/analytics">Analytics</a> · <a href="/channels">Channels</a> · <a href="/workspace">Workspace</a> · <a href="/integration">AI Integration</a> · <a href="/workspaces">Switch workspace</a></nav>`
 
 export interface PageOptions {
   /** The signed-in person's e-mail and the session's CSRF token: shows the sign-out button. */

@@ -191,7 +191,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
       await tab.getByRole('button', { name: 'Refresh analytics now (costs 1 credit)' }).click()
       await expect.poll(() => tab.getByText('Analytics read from the networks now.').count()).toBe(1)
 
-      await tab.getByRole('link', { name: 'Workspace' }).click()
+      await tab.getByRole('link', { name: 'Workspace', exact: true }).click()
       await keep(tab, 'workspace')
 
       // Revoke the key: REST refuses it.

@@ -87,3 +87,38 @@ describe('the Workspace page', () => {
     expect(removed.text).not.toContain(editorEmail)
   })
 })
+
+describe('switching workspaces', () => {
+  let h: Harness
+
+  beforeAll(async () => {
+    h = await startHarness()
+  })
+  afterAll(() => h.close())
+
+  it('lists the person’s workspaces from every page and switches to another, whose posts are then shown', async () => {
+    const other = await h.app.accounts.bootstrap({
+      email: `second-${Date.now()}@example.com`,
+      password: 'second password 1',
+      workspace: 'Second shop',
+      credits: 5,
+    })
+    const { addMember } = await import('../../src/store/accounts.js')
+    await addMember(h.app.store.db, other.workspaceId, h.userId, 'editor', Date.now())
+    const browser = createBrowser(h.baseUrl)
+    await browser.login(h.email, h.password)
+    const posts = await browser.get('/posts')
+    expect(posts.text).toContain('href="/workspaces"')
+    const list = await browser.get('/workspaces')
+    expect(list.text).toContain('Acme')
+    expect(list.text).toContain('Switch to Second shop')
+    const switched = await browser.post(`${h.baseUrl}/channels/workspace`, {
+      csrf: [browser.csrf(list)],
+      workspaceId: [other.workspaceId],
+      next: ['/posts'],
+    })
+    expect(switched.status).toBe(303)
+    expect(switched.location).toMatch(/\/posts$/)
+    expect((await browser.get('/posts')).text).toContain('Posts of Second shop')
+  })
+})
