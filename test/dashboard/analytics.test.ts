@@ -17,12 +17,15 @@ describe('the Analytics page', () => {
 
   beforeAll(async () => {
     const twitter = scriptedAdapter('twitter')
-    twitter.profileMetrics = async () => ({
-      summary: { followers: (followers += 25), following: 10, posts: 3, views: null },
-      metrics: {},
-      source: 'test',
-      window: 'lifetime',
-    })
+    twitter.profileMetrics = async () => {
+      followers += 25
+      return {
+        summary: { followers, following: 10, posts: 3, views: null },
+        metrics: {},
+        source: 'test',
+        window: 'lifetime',
+      }
+    }
     h = await startHarness({ adapters: { twitter }, credits: 10 })
     await connectProfile(h, 'twitter', 'tw-1', 'acme')
     browser = createBrowser(h.baseUrl)
