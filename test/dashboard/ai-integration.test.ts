@@ -5,7 +5,7 @@ import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { projectRoot } from '../helpers/reference.js'
+import { screenshotDir } from '../helpers/reference.js'
 
 /** The AI Integration page: a person's API keys, made and revoked in a browser, and setup to paste. */
 describe('AI Integration', () => {
@@ -133,7 +133,7 @@ describe('AI Integration', () => {
         await tab.locator('button[data-copy="new-key"]').click()
         await expect.poll(() => tab.locator('button[data-copy="new-key"]').textContent()).toBe('Copied')
         expect(await tab.evaluate('navigator.clipboard.readText()')).toBe(key)
-        const shots = path.join(projectRoot, 'docs', 'screenshots')
+        const shots = screenshotDir()
         mkdirSync(shots, { recursive: true })
         await tab.screenshot({ path: path.join(shots, 'ai-integration-desktop.png'), fullPage: true })
         await tab.setViewportSize({ width: 390, height: 844 })

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { projectRoot } from '../helpers/reference.js'
+import { screenshotDir } from '../helpers/reference.js'
 import { scriptedAdapter } from '../helpers/test-adapters.js'
 
 /** Profile analytics: stored readings free, a refresh that states and takes 1 credit, a chart over time. */
@@ -97,7 +97,7 @@ describe('the Analytics page', () => {
         await tab.waitForURL(/\/analytics$/)
         const canvas = tab.locator('canvas[data-series]')
         await expect.poll(async () => (await canvas.boundingBox())?.height ?? 0).toBeGreaterThan(50)
-        const shots = path.join(projectRoot, 'docs', 'screenshots')
+        const shots = screenshotDir()
         mkdirSync(shots, { recursive: true })
         await tab.screenshot({ path: path.join(shots, 'analytics-desktop.png'), fullPage: true })
         await tab.setViewportSize({ width: 390, height: 844 })

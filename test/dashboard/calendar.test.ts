@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { projectRoot } from '../helpers/reference.js'
+import { screenshotDir } from '../helpers/reference.js'
 import { scriptedAdapter } from '../helpers/test-adapters.js'
 
 /** The calendar: posts on FullCalendar in the viewer's zone; dragging one calls reschedule_post. */
@@ -98,7 +98,7 @@ describe('the Calendar page', () => {
         await tab.waitForURL(/\/calendar$/)
         const event = tab.getByText('On the calendar', { exact: false }).first()
         await event.waitFor({ timeout: 10_000 })
-        const shots = path.join(projectRoot, 'docs', 'screenshots')
+        const shots = screenshotDir()
         mkdirSync(shots, { recursive: true })
         await tab.screenshot({ path: path.join(shots, 'calendar-desktop.png'), fullPage: true })
         // Drag the post one day later, to the next day's cell in the month grid.

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { projectRoot } from '../helpers/reference.js'
+import { screenshotDir } from '../helpers/reference.js'
 import { scriptedAdapter } from '../helpers/test-adapters.js'
 
 /** Compose: check with preflight_post (blockers, warnings, cost), then create with create_post. */
@@ -126,7 +126,7 @@ describe('the Compose page', () => {
         await tab.getByLabel(/LinkedIn: @acme-li/).check()
         await tab.getByRole('button', { name: 'Check' }).click()
         await expect.poll(() => tab.getByText('Ready to create.').count()).toBe(1)
-        const shots = path.join(projectRoot, 'docs', 'screenshots')
+        const shots = screenshotDir()
         mkdirSync(shots, { recursive: true })
         await tab.screenshot({ path: path.join(shots, 'compose-desktop.png'), fullPage: true })
         await tab.setViewportSize({ width: 390, height: 844 })

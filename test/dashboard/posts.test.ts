@@ -8,7 +8,7 @@ import { emptyPostSummary } from '../../src/networks/adapter.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { projectRoot } from '../helpers/reference.js'
+import { screenshotDir } from '../helpers/reference.js'
 import { fail, type ScriptedAdapter, scriptedAdapter } from '../helpers/test-adapters.js'
 
 /** The Posts pages: the queue and each post's delivery, changed through the tools as the signed-in person. */
@@ -157,7 +157,7 @@ describe('the Posts pages', () => {
         await tab.getByLabel('Password').fill(h.password)
         await tab.getByRole('button', { name: /sign in/i }).click()
         await tab.waitForURL(/\/posts$/)
-        const shots = path.join(projectRoot, 'docs', 'screenshots')
+        const shots = screenshotDir()
         mkdirSync(shots, { recursive: true })
         for (const [width, height, name] of [
           [1280, 900, 'desktop'],

@@ -8,7 +8,7 @@ import { createAppWorker } from '../../src/main.js'
 import type { Credentials } from '../../src/networks/adapter.js'
 import type { Worker } from '../../src/worker/worker.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { projectRoot } from '../helpers/reference.js'
+import { screenshotDir } from '../helpers/reference.js'
 import { startServer, type TestServer } from '../media/servers.js'
 
 /**
@@ -22,7 +22,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
   let worker: Worker
   let images: TestServer
   const pages: string[] = []
-  const shots = path.join(projectRoot, 'docs', 'screenshots')
+  const shots = screenshotDir()
 
   beforeAll(async () => {
     const png = await sharp({

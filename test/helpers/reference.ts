@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -21,4 +22,17 @@ export function referenceAvailable(file: string, env: NodeJS.ProcessEnv = proces
     throw new Error(`${file} is missing: CI needs ../shared beside the project (reference files)`)
   process.stderr.write(`${file} is absent: the tests that check requests against it are skipped.\n`)
   return false
+}
+
+/**
+ * Where browser tests save their screenshots: `docs/screenshots` when `HERALD_UPDATE_SCREENSHOTS=1` (to
+ * refresh the committed ones), a temporary folder otherwise, so a test run never changes tracked files.
+ */
+export function screenshotDir(env: NodeJS.ProcessEnv = process.env): string {
+  const dir =
+    env.HERALD_UPDATE_SCREENSHOTS === '1'
+      ? path.join(projectRoot, 'docs', 'screenshots')
+      : path.join(tmpdir(), 'herald-screenshots')
+  mkdirSync(dir, { recursive: true })
+  return dir
 }
