@@ -14,6 +14,18 @@ import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } fro
  * "Create" runs create_post. Both are the tools an agent calls, as the signed-in person.
  */
 
+/** What Compose accepts as an upload: the image and video types the networks take. */
+export const UPLOAD_TYPES = [
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'video/mp4',
+  'video/quicktime',
+  'video/webm',
+]
+export const UPLOAD_LIMIT = 100 * 1024 * 1024
+
 interface Account {
   platform: Network
   username: string
@@ -145,7 +157,9 @@ ${problem}${check}
 <label>Copy <textarea name="content" rows="5" cols="60" required>${escapeHtml(draft.content)}</textarea></label>
 <fieldset><legend>Profiles</legend>
 ${boxes || '<p class="muted">No profile is connected yet: <a href="/channels">connect one</a>.</p>'}</fieldset>
-<label>Media URLs, one per line (optional) <textarea name="mediaUrls" rows="2" cols="60">${escapeHtml(draft.mediaUrls)}</textarea></label>
+<label>Media URLs, one per line (optional) <textarea name="mediaUrls" id="media-urls" rows="2" cols="60">${escapeHtml(draft.mediaUrls)}</textarea></label>
+<label>Or upload a file (Herald hosts it and adds its URL above) <input type="file" id="upload" accept="${UPLOAD_TYPES.join(',')}" data-csrf="${escapeHtml(csrf)}"></label>
+<p id="upload-status" class="muted" role="status"></p>
 ${variantFields}
 ${youtube}
 <fieldset><legend>When</legend>
@@ -169,6 +183,23 @@ const COMPOSE_SCRIPT = `const zone = document.getElementById('timezone')
 if (zone && zone.value === 'UTC') {
   zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
 }
+const upload = document.getElementById('upload')
+const status = document.getElementById('upload-status')
+upload?.addEventListener('change', async () => {
+  const file = upload.files[0]
+  if (!file) return
+  status.textContent = 'Uploading ' + file.name + '…'
+  const query = new URLSearchParams({ name: file.name, csrf: upload.dataset.csrf })
+  const answer = await fetch('/compose/upload?' + query, { method: 'POST', headers: { 'content-type': file.type }, body: file })
+  const body = await answer.json().catch(() => ({}))
+  if (!answer.ok) {
+    status.textContent = body.message || 'The upload was refused.'
+    return
+  }
+  const urls = document.getElementById('media-urls')
+  urls.value = (urls.value.trim() ? urls.value.trim() + '\\n' : '') + body.url
+  status.textContent = 'Uploaded ' + file.name + '.'
+})
 `
 
 export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
@@ -190,6 +221,32 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   scope.get('/dashboard/compose.js', async (_request, reply) =>
     reply.header('content-type', 'text/javascript; charset=utf-8').send(COMPOSE_SCRIPT),
   )
+
+  // The file's bytes as the body, its type as the content type; the CSRF token travels in the query.
+  scope.post<{ Querystring: { name?: string; csrf?: string } }>('/compose/upload', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return reply.code(401).send({ message: 'Sign in again, then upload.' })
+    const sent = request.query.csrf ?? ''
+    if (!sent || sent !== who.session.csrfToken)
+      return reply.code(403).send({ message: 'This page expired; reload it and upload again.' })
+    const type = String(request.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+    const bytes = request.body
+    if (!UPLOAD_TYPES.includes(type) || !Buffer.isBuffer(bytes) || bytes.length === 0)
+      return reply
+        .code(415)
+        .send({ message: 'Upload an image (PNG, JPEG, GIF, WebP) or a video (MP4, MOV, WebM).' })
+    const name = (request.query.name ?? 'upload').replace(/[^A-Za-z0-9._-]+/g, '-').slice(-80) || 'upload'
+    const staged = await app.media.stage({ bytes, contentType: type, name, workspaceId: who.workspace.id })
+    try {
+      await staged.commit(app.store.db)
+    } catch (error) {
+      await staged.discard()
+      throw error
+    }
+    return reply.code(201).send({ url: staged.url })
+  })
 
   scope.get('/compose', async (request, reply) => {
     const who = await signedIn(app, request)

@@ -75,7 +75,7 @@ export function sendHtml(reply: FastifyReply, status: number, html: string) {
     .header('x-content-type-options', 'nosniff')
     .header(
       'content-security-policy',
-      "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     )
     .send(html)
 }

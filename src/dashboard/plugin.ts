@@ -7,7 +7,7 @@ import { registerAnalyticsRoutes } from './analytics.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import { registerCalendarRoutes } from './calendar.js'
 import { registerChannelRoutes } from './channels.js'
-import { registerComposeRoutes } from './compose.js'
+import { registerComposeRoutes, UPLOAD_LIMIT, UPLOAD_TYPES } from './compose.js'
 import { problemPage, sendHtml } from './html.js'
 import { registerIntegrationRoutes } from './integration.js'
 import { registerPostRoutes } from './posts.js'
@@ -28,6 +28,12 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
       { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
       (_request, body, done) =>
         done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8'))),
+    )
+    // Compose's upload sends a file's bytes as they are (see src/dashboard/compose.ts).
+    scope.addContentTypeParser(
+      UPLOAD_TYPES,
+      { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT },
+      (_request, body, done) => done(null, body),
     )
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const status =

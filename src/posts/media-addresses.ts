@@ -6,8 +6,13 @@ import { mediaUrlRefusal } from '../media/url-policy.js'
  * Refuses (400, before anything is written or charged) every media URL Herald will never fetch, naming
  * each URL and the rule. Shared by create_post and update_post, for every network.
  */
-export async function refuseUnfetchableMedia(urls: string[], config: Pick<Config, 'allowPrivateMedia'>) {
-  const unique = [...new Set(urls)]
+export async function refuseUnfetchableMedia(
+  urls: string[],
+  config: Pick<Config, 'allowPrivateMedia'>,
+  hosted: (url: string) => boolean = () => false,
+) {
+  // Herald's own hosted files (uploads, generated images) are read from storage, never fetched.
+  const unique = [...new Set(urls)].filter((url) => !hosted(url))
   const refusals = (
     await Promise.all(unique.map((url) => mediaUrlRefusal(url, { allowPrivate: config.allowPrivateMedia })))
   ).filter((reason): reason is string => reason !== undefined)

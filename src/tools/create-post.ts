@@ -105,6 +105,7 @@ async function create(
   await refuseUnfetchableMedia(
     plan.targets.flatMap((t) => t.mediaUrls),
     ctx.app.config,
+    (url) => ctx.app.media.isHostedUrl(url),
   )
   const hostBlockers = mediaHostBlockers(ctx.app.config, plan.targets)
   if (hostBlockers.length > 0)

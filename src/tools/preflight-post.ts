@@ -95,6 +95,7 @@ export const preflightPost = defineTool({
       refuseUnfetchableMedia(
         plan.targets.flatMap((t) => t.mediaUrls),
         ctx.app.config,
+        (url) => ctx.app.media.isHostedUrl(url),
       ),
     )
     const media = await checkMedia(ctx.app.media, plan.targets)

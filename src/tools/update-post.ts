@@ -83,7 +83,11 @@ export const updatePost = defineTool({
     const now = ctx.app.clock.now()
     if (input.mediaUrl !== undefined && input.mediaUrls !== undefined)
       throw invalid('Send mediaUrl or mediaUrls, not both')
-    await refuseUnfetchableMedia(input.mediaUrls ?? (input.mediaUrl ? [input.mediaUrl] : []), ctx.app.config)
+    await refuseUnfetchableMedia(
+      input.mediaUrls ?? (input.mediaUrl ? [input.mediaUrl] : []),
+      ctx.app.config,
+      (url) => ctx.app.media.isHostedUrl(url),
+    )
     // Everything below reads, decides and writes inside one transaction on locked rows: two updates adding
     // the same profile, or an update racing a worker's claim, can never both act on the same read.
     const { post, status, runAt } = await writeTransaction(store, async (tx) => {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium } from 'playwright-core'
+import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
@@ -84,6 +85,41 @@ describe('the Compose page', () => {
     expect(rows.find((r) => r.platform === 'twitter')?.content).toBe('Hello from the dashboard')
   })
 
+  it('hosts an uploaded image and accepts its URL in a post, with no private-media setting', async () => {
+    const form = await browser.get('/compose')
+    const csrf = browser.csrf(form)
+    const png = await sharp({
+      create: { width: 64, height: 64, channels: 3, background: { r: 200, g: 40, b: 40 } },
+    })
+      .png()
+      .toBuffer()
+    const upload = (query: string, type: string, body: Buffer) =>
+      fetch(`${h.baseUrl}/compose/upload?${query}`, {
+        method: 'POST',
+        headers: {
+          'content-type': type,
+          cookie: [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        },
+        body,
+      })
+    expect((await upload('name=red.png', 'image/png', png)).status).toBe(403)
+    expect((await upload(`name=notes.txt&csrf=${csrf}`, 'text/plain', Buffer.from('hello'))).status).toBe(415)
+    const answer = await upload(`name=red%20square.png&csrf=${csrf}`, 'image/png', png)
+    expect(answer.status).toBe(201)
+    const { url } = (await answer.json()) as { url: string }
+    expect(url).toMatch(/\/media\/[0-9a-f]{32}\/red-square\.png$/)
+    const hosted = await fetch(new URL(new URL(url).pathname, h.baseUrl))
+    expect(Buffer.from(await hosted.arrayBuffer()).equals(png)).toBe(true)
+    const created = await h.call('create_post', {
+      content: 'With an uploaded image',
+      targetAccounts: [{ platform: 'linkedin', profileId: 'li-1' }],
+      mediaUrl: url,
+      scheduleDate: '2031-06-02',
+      scheduleTime: '10:00',
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(200)
+  })
+
   it('refuses a submission without its CSRF token', async () => {
     const forged = await browser.post(`${h.baseUrl}/compose`, {
       intent: ['create'],
@@ -124,6 +160,15 @@ describe('the Compose page', () => {
         await tab.getByLabel('Copy', { exact: true }).fill('Launch day! Our new site is live.')
         await tab.getByLabel(/X: @acme/).check()
         await tab.getByLabel(/LinkedIn: @acme-li/).check()
+        const png = await sharp({
+          create: { width: 80, height: 80, channels: 3, background: { r: 10, g: 90, b: 200 } },
+        })
+          .png()
+          .toBuffer()
+        await tab.locator('#upload').setInputFiles({ name: 'blue.png', mimeType: 'image/png', buffer: png })
+        await expect
+          .poll(() => tab.locator('#media-urls').inputValue())
+          .toMatch(/\/media\/[0-9a-f]{32}\/blue\.png$/)
         await tab.getByRole('button', { name: 'Check' }).click()
         await expect.poll(() => tab.getByText('Ready to create.').count()).toBe(1)
         const shots = screenshotDir()
