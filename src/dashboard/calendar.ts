@@ -6,7 +6,7 @@ import type { AppContext } from '../app-context.js'
 import { httpStatusFor, toAppError } from '../errors.js'
 import type { PostView } from '../posts/schemas.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { callerOf } from './caller.js'
+import { runAs } from './caller.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
 
@@ -96,8 +96,7 @@ ${notice ? `<div class="notice" role="status"><p>${escapeHtml(notice)}</p></div>
 }
 
 export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
-  const run = <T>(who: SignedIn, tool: string, args: Record<string, unknown>) =>
-    runner.run(tool, { ...args, workspaceId: who.workspace.id }, callerOf(who)) as Promise<T>
+  const run = runAs(runner)
 
   for (const [name, { file, type }] of Object.entries(vendorFiles)) {
     const body = readFileSync(path.join(fullcalendarDir, file))

@@ -1,4 +1,5 @@
 import type { Caller } from '../auth/caller.js'
+import type { ToolRunner } from '../tools/runner.js'
 import type { SignedIn } from './request.js'
 
 /**
@@ -10,3 +11,9 @@ export const callerOf = (who: SignedIn): Caller => ({
   apiKeyId: `session:${who.session.id}`,
   defaultWorkspaceId: who.workspace.id,
 })
+
+/** Runs a tool as the signed-in person in the session's workspace; the dashboard's one way into the tools. */
+export const runAs =
+  (runner: ToolRunner) =>
+  <T>(who: SignedIn, tool: string, args: Record<string, unknown>) =>
+    runner.run(tool, { ...args, workspaceId: who.workspace.id }, callerOf(who)) as Promise<T>

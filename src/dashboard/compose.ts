@@ -4,7 +4,7 @@ import { isNetwork, type Network } from '../domain/networks.js'
 import { httpStatusFor, toAppError } from '../errors.js'
 import type { FormBody } from '../lib/form.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { callerOf } from './caller.js'
+import { runAs } from './caller.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
 import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
 
@@ -203,8 +203,7 @@ upload?.addEventListener('change', async () => {
 `
 
 export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
-  const run = <T>(who: SignedIn, tool: string, args: Record<string, unknown>) =>
-    runner.run(tool, { ...args, workspaceId: who.workspace.id }, callerOf(who)) as Promise<T>
+  const run = runAs(runner)
   const emptyDraft = (): Draft => ({
     content: '',
     profiles: [],

@@ -5,7 +5,7 @@ import { postStatuses } from '../domain/post-status.js'
 import { httpStatusFor, toAppError } from '../errors.js'
 import type { PostView } from '../posts/schemas.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { callerOf } from './caller.js'
+import { runAs } from './caller.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
 
@@ -153,8 +153,7 @@ ${analyticsSection(post, analytics, who.session.csrfToken)}`,
 }
 
 export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
-  const run = <T>(who: SignedIn, tool: string, args: Record<string, unknown>) =>
-    runner.run(tool, { ...args, workspaceId: who.workspace.id }, callerOf(who)) as Promise<T>
+  const run = runAs(runner)
 
   scope.get<{ Querystring: { status?: string; page?: string } }>('/posts', async (request, reply) => {
     const who = await signedIn(app, request)
