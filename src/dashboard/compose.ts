@@ -1,58 +1,48 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { looksLikeVideo } from '../domain/network-rules.js'
 import { isNetwork, type Network } from '../domain/networks.js'
+import { type ConnectionInfo, resolveCopy } from '../domain/post-plan.js'
+import { lengthOn } from '../domain/text-length.js'
+import { type PrivacyStatus, resolveYouTubeDetails } from '../domain/youtube-details.js'
 import { httpStatusFor, toAppError } from '../errors.js'
 import type { FormBody } from '../lib/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
-import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
+import { COMPOSE_SCRIPT } from './compose-script.js'
+import {
+  type Account,
+  type Checked,
+  type ComposeView,
+  checkHtml,
+  composePage,
+  type Draft,
+  PRIVACY_LABELS,
+  type PreviewTarget,
+  previewHtml,
+  problemHtml,
+  UPLOAD_TYPES,
+} from './compose-view.js'
+import { sendHtml } from './html.js'
 import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
 
 /**
- * Compose: the copy, the profiles, media by URL, per-network copy, YouTube details and the slot (or now).
- * "Check" runs preflight_post and shows its blockers, warnings and the credit cost against the balance;
- * "Create" runs create_post. Both are the tools an agent calls, as the signed-in person.
+ * Compose: the copy, the profiles, media by URL or upload, copy per network or per profile, YouTube details
+ * and the slot (or now). The check is live: /compose/preflight runs preflight_post as the signed-in person
+ * and answers the counts, blockers, warnings, cost and a preview per profile; "Create" runs create_post.
+ * Both are the tools an agent calls; nothing here decides what may be posted.
  */
 
-/** What Compose accepts as an upload: the image and video types the networks take. */
-export const UPLOAD_TYPES = [
-  'image/png',
-  'image/jpeg',
-  'image/gif',
-  'image/webp',
-  'video/mp4',
-  'video/quicktime',
-  'video/webm',
-]
+export { UPLOAD_TYPES }
 export const UPLOAD_LIMIT = 100 * 1024 * 1024
-
-interface Account {
-  platform: Network
-  username: string
-  name: string
-  profileId: string
-}
 
 interface Preflight {
   ok: boolean
-  characterCount: number
+  resolvedTargets: Array<{ platform: Network; profileId: string; username: string }>
   blockers: string[]
   warnings: string[]
   credits: { cost: number; balance: number; remainingAfter: number }
-  limits: Record<string, number>
-}
-
-interface Draft {
-  content: string
-  profiles: string[]
-  mediaUrls: string
-  variants: Partial<Record<Network, string>>
-  youtubeTitle: string
-  youtubePrivacy: string
-  when: 'now' | 'schedule'
-  date: string
-  time: string
-  timezone: string
+  limits: Record<Network, number>
 }
 
 const list = (body: FormBody, name: string) => {
@@ -61,19 +51,31 @@ const list = (body: FormBody, name: string) => {
 }
 const one = (body: FormBody, name: string) => list(body, name)[0] ?? ''
 
-function readDraft(body: FormBody): Draft {
+/** Copy keyed `variant_<network>` or `variant_<network>:<profileId>`; empty fields are no variant. */
+function readVariants(body: FormBody): Draft['variants'] {
   const variants: Draft['variants'] = {}
   for (const key of Object.keys(body)) {
-    const network = key.startsWith('variant_') ? key.slice('variant_'.length) : ''
-    if (isNetwork(network) && one(body, key).trim()) variants[network] = one(body, key)
+    if (!key.startsWith('variant_')) continue
+    const name = key.slice('variant_'.length)
+    const [network, ...profile] = name.split(':')
+    const valid = isNetwork(network ?? '') && (profile.length === 0 || profile.join(':') !== '')
+    if (valid && one(body, key).trim()) variants[name] = one(body, key)
   }
+  return variants
+}
+
+function readDraft(body: FormBody): Draft {
+  const youtubePrivacy =
+    one(body, 'youtubePrivacy') in PRIVACY_LABELS ? one(body, 'youtubePrivacy') : 'private'
   return {
     content: one(body, 'content'),
     profiles: list(body, 'profile'),
     mediaUrls: one(body, 'mediaUrls'),
-    variants,
+    variants: readVariants(body),
     youtubeTitle: one(body, 'youtubeTitle'),
-    youtubePrivacy: one(body, 'youtubePrivacy') || 'private',
+    youtubeDescription: one(body, 'youtubeDescription'),
+    youtubePrivacy,
+    youtubeConfirmed: one(body, 'youtubeConfirm') === youtubePrivacy,
     when: one(body, 'when') === 'schedule' ? 'schedule' : 'now',
     date: one(body, 'date'),
     time: one(body, 'time'),
@@ -81,126 +83,76 @@ function readDraft(body: FormBody): Draft {
   }
 }
 
+const mediaList = (draft: Draft) =>
+  draft.mediaUrls
+    .split(/\s+/)
+    .map((u) => u.trim())
+    .filter(Boolean)
+const targetsYouTube = (draft: Draft) => draft.profiles.some((p) => p.startsWith('youtube:'))
+const youtubeDetails = (draft: Draft) => ({
+  ...(draft.youtubeTitle.trim() ? { title: draft.youtubeTitle } : {}),
+  ...(draft.youtubeDescription.trim() ? { description: draft.youtubeDescription } : {}),
+  privacyStatus: draft.youtubePrivacy as PrivacyStatus,
+})
+
 /** The tools' arguments for a draft (the same for preflight_post and create_post). */
 function toolArguments(draft: Draft) {
   const targetAccounts = draft.profiles.map((key) => {
     const [platform, ...rest] = key.split(':')
     return { platform, profileId: rest.join(':') }
   })
-  const mediaUrls = draft.mediaUrls
-    .split(/\s+/)
-    .map((u) => u.trim())
-    .filter(Boolean)
-  const youtube = draft.profiles.some((p) => p.startsWith('youtube:'))
-    ? { title: draft.youtubeTitle, privacyStatus: draft.youtubePrivacy }
-    : undefined
+  const mediaUrls = mediaList(draft)
   return {
     content: draft.content,
     targetAccounts,
     ...(mediaUrls.length ? { mediaUrls } : {}),
     ...(Object.keys(draft.variants).length ? { variants: draft.variants } : {}),
-    ...(youtube ? { youtube } : {}),
+    ...(targetsYouTube(draft) ? { youtube: youtubeDetails(draft) } : {}),
     ...(draft.when === 'now'
       ? { publishImmediately: true, timezone: draft.timezone }
       : { scheduleDate: draft.date, scheduleTime: draft.time, timezone: draft.timezone }),
   }
 }
 
-function composePage(
-  who: SignedIn,
-  accounts: Account[],
-  draft: Draft,
-  result: { preflight?: Preflight; problem?: string } = {},
-) {
-  const csrf = who.session.csrfToken
-  const picked = new Set(draft.profiles)
-  const boxes = accounts
-    .map((a) => {
-      const key = `${a.platform}:${a.profileId}`
-      return `<label><input type="checkbox" name="profile" value="${escapeHtml(key)}"${picked.has(key) ? ' checked' : ''}> ${escapeHtml(networkLabels[a.platform])}: @${escapeHtml(a.username.replace(/^@+/, ''))} (${escapeHtml(a.name)})</label>`
-    })
-    .join('\n')
-  const networks = [...new Set(accounts.map((a) => a.platform))]
-  const variantFields = networks
-    .map(
-      (n) =>
-        `<label>Copy for ${escapeHtml(networkLabels[n])} only (optional) <textarea name="variant_${n}" rows="2" cols="60">${escapeHtml(draft.variants[n] ?? '')}</textarea></label>`,
-    )
-    .join('\n')
-  const youtube = networks.includes('youtube')
-    ? `<fieldset><legend>YouTube</legend>
-<label>Title <input type="text" name="youtubeTitle" maxlength="100" value="${escapeHtml(draft.youtubeTitle)}"></label>
-<label>Visibility <select name="youtubePrivacy">${['private', 'unlisted', 'public']
-        .map((p) => `<option value="${p}"${draft.youtubePrivacy === p ? ' selected' : ''}>${p}</option>`)
-        .join('')}</select></label>
-<p class="muted">Confirm the visibility before creating: a public upload is seen by everyone at once.</p></fieldset>`
-    : ''
-  const pf = result.preflight
-  const check = pf
-    ? `<section aria-labelledby="check-title"><h2 id="check-title">Check</h2>
-<p class="${pf.ok ? 'notice' : 'problem'}" role="status">${pf.ok ? 'Ready to create.' : 'Not ready: fix the blockers below.'}
-${pf.characterCount} characters. It costs <strong>${pf.credits.cost}</strong> credits of ${pf.credits.balance}.</p>
-${pf.blockers.length ? `<h3>Blockers</h3><ul>${pf.blockers.map((b) => `<li>${escapeHtml(b)}</li>`).join('')}</ul>` : ''}
-${pf.warnings.length ? `<h3>Warnings</h3><ul>${pf.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''}
-<p class="muted">Limits: ${Object.entries(pf.limits)
-        .map(([n, l]) => `${escapeHtml(isNetwork(n) ? networkLabels[n] : n)} ${l}`)
-        .join(', ')}</p></section>`
-    : ''
-  const problem = result.problem
-    ? `<div class="problem" role="alert"><p>${escapeHtml(result.problem)}</p></div>`
-    : ''
-  return page(
-    'Compose',
-    `<h1>Compose</h1>
-${problem}${check}
-<form method="post" action="/compose">${csrfField(csrf)}
-<label>Copy <textarea name="content" rows="5" cols="60" required>${escapeHtml(draft.content)}</textarea></label>
-<fieldset><legend>Profiles</legend>
-${boxes || '<p class="muted">No profile is connected yet: <a href="/channels">connect one</a>.</p>'}</fieldset>
-<label>Media URLs, one per line (optional) <textarea name="mediaUrls" id="media-urls" rows="2" cols="60">${escapeHtml(draft.mediaUrls)}</textarea></label>
-<label>Or upload a file (Herald hosts it and adds its URL above) <input type="file" id="upload" accept="${UPLOAD_TYPES.join(',')}" data-csrf="${escapeHtml(csrf)}"></label>
-<p id="upload-status" class="muted" role="status"></p>
-${variantFields}
-${youtube}
-<fieldset><legend>When</legend>
-<label><input type="radio" name="when" value="now"${draft.when === 'now' ? ' checked' : ''}> Publish now</label>
-<label><input type="radio" name="when" value="schedule"${draft.when === 'schedule' ? ' checked' : ''}> Schedule</label>
-<label>Date <input type="date" name="date" value="${escapeHtml(draft.date)}"></label>
-<label>Time <input type="time" name="time" value="${escapeHtml(draft.time)}"></label>
-<label>Time zone <input type="text" name="timezone" id="timezone" value="${escapeHtml(draft.timezone)}"></label>
-</fieldset>
-<button type="submit" name="intent" value="check">Check</button>
-<button type="submit" name="intent" value="create"${pf?.ok ? '' : ' disabled'}>Create post</button>
-<p class="muted">Create is enabled once a check passes with this copy and these profiles.</p>
-</form>
-<script src="/dashboard/compose.js"></script>`,
-    { signedIn: { email: who.user.email, csrfToken: csrf } },
-  )
+/**
+ * What preflight_post says about a draft, with each target's copy (resolved by the domain's own rule)
+ * counted as Herald counts it on that network, and the preview of each target.
+ */
+function readPreflight(app: AppContext, draft: Draft, preflight: Preflight) {
+  const media = mediaList(draft).map((url) => ({
+    url,
+    video: looksLikeVideo(url),
+    ...(app.media.isHostedUrl(url) ? { src: new URL(url).pathname } : {}),
+  }))
+  const targets = preflight.resolvedTargets.map((t) => {
+    const connection: ConnectionInfo = { id: '', status: 'active', ...t }
+    return { ...t, copy: resolveCopy(connection, undefined, draft.variants, draft.content) }
+  })
+  const checked: Checked = {
+    ok: preflight.ok,
+    counts: targets.map((t) => ({
+      platform: t.platform,
+      profileId: t.profileId,
+      username: t.username,
+      count: lengthOn(t.platform, t.copy),
+      limit: preflight.limits[t.platform],
+    })),
+    blockers: preflight.blockers,
+    warnings: preflight.warnings,
+    credits: preflight.credits,
+  }
+  const preview: PreviewTarget[] = targets.map((t) => ({
+    platform: t.platform,
+    username: t.username,
+    copy: t.copy,
+    media,
+    youtube: t.platform === 'youtube' ? resolveYouTubeDetails(t.copy, youtubeDetails(draft)) : null,
+  }))
+  return { checked, preview }
 }
 
-/** Fills the browser's time zone into an untouched form; the page works without it (UTC). */
-const COMPOSE_SCRIPT = `const zone = document.getElementById('timezone')
-if (zone && zone.value === 'UTC') {
-  zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
-}
-const upload = document.getElementById('upload')
-const status = document.getElementById('upload-status')
-upload?.addEventListener('change', async () => {
-  const file = upload.files[0]
-  if (!file) return
-  status.textContent = 'Uploading ' + file.name + '…'
-  const query = new URLSearchParams({ name: file.name, csrf: upload.dataset.csrf })
-  const answer = await fetch('/compose/upload?' + query, { method: 'POST', headers: { 'content-type': file.type }, body: file })
-  const body = await answer.json().catch(() => ({}))
-  if (!answer.ok) {
-    status.textContent = body.message || 'The upload was refused.'
-    return
-  }
-  const urls = document.getElementById('media-urls')
-  urls.value = (urls.value.trim() ? urls.value.trim() + '\\n' : '') + body.url
-  status.textContent = 'Uploaded ' + file.name + '.'
-})
-`
+const confirmationMessage = (draft: Draft) =>
+  `Confirm that this video will be ${PRIVACY_LABELS[draft.youtubePrivacy]} on YouTube, then create the post.`
 
 export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const run = runAs(runner)
@@ -210,7 +162,9 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     mediaUrls: '',
     variants: {},
     youtubeTitle: '',
+    youtubeDescription: '',
     youtubePrivacy: 'private',
+    youtubeConfirmed: false,
     when: 'now',
     date: '',
     time: '',
@@ -247,11 +201,39 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     return reply.code(201).send({ url: staged.url })
   })
 
+  /** preflight_post for a draft, as the signed-in person, read into the check and the preview. */
+  const checkDraft = async (who: SignedIn, draft: Draft) =>
+    readPreflight(app, draft, await run<Preflight>(who, 'preflight_post', toolArguments(draft)))
+
   scope.get('/compose', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/compose')
     const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
-    return sendHtml(reply, 200, composePage(who, accounts, emptyDraft()))
+    return sendHtml(reply, 200, composePage({ who, accounts, draft: emptyDraft(), fresh: true }))
+  })
+
+  // The live check: the form as it stands (CSRF token included), answered as JSON for the page's script.
+  scope.post('/compose/preflight', async (request, reply) => {
+    const answer = (status: number, body: Record<string, unknown>) =>
+      reply.code(status).header('cache-control', 'no-store').send(body)
+    const who = await signedIn(app, request)
+    if (!who) return answer(401, { ok: false, checkHtml: problemHtml('you are signed out; sign in again.') })
+    if (!csrfMatches(request, who.session.csrfToken))
+      return answer(403, { ok: false, checkHtml: problemHtml('this page expired; reload it.') })
+    const draft = readDraft((request.body ?? {}) as FormBody)
+    try {
+      const { checked, preview } = await checkDraft(who, draft)
+      return answer(200, { ...checked, checkHtml: checkHtml(checked), previewHtml: previewHtml(preview) })
+    } catch (error) {
+      const appError = toAppError(error)
+      const status = httpStatusFor(appError.code)
+      if (status >= 500) throw error
+      return answer(status, {
+        ok: false,
+        problem: appError.message,
+        checkHtml: problemHtml(appError.message),
+      })
+    }
   })
 
   scope.post('/compose', async (request, reply) => {
@@ -261,21 +243,20 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     const body = (request.body ?? {}) as FormBody
     const draft = readDraft(body)
     const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
-    const args = toolArguments(draft)
+    const show = (status: number, more: Pick<ComposeView, 'checked' | 'preview' | 'problem'>) =>
+      sendHtml(reply, status, composePage({ who, accounts, draft, fresh: false, ...more }))
     try {
-      const preflight = await run<Preflight>(who, 'preflight_post', args)
-      if (one(body, 'intent') !== 'create' || !preflight.ok)
-        return sendHtml(reply, 200, composePage(who, accounts, draft, { preflight }))
-      const created = await run<{ postIds: string[] }>(who, 'create_post', args)
+      const { checked, preview } = await checkDraft(who, draft)
+      if (one(body, 'intent') !== 'create' || !checked.ok) return show(200, { checked, preview })
+      // The spec asks that a YouTube upload's visibility be confirmed before the post is created.
+      if (targetsYouTube(draft) && !draft.youtubeConfirmed)
+        return show(400, { checked, preview, problem: confirmationMessage(draft) })
+      const created = await run<{ postIds: string[] }>(who, 'create_post', toolArguments(draft))
       const [first, ...others] = created.postIds
       return reply.redirect(others.length || !first ? '/posts' : `/posts/${encodeURIComponent(first)}`, 303)
     } catch (error) {
       const appError = toAppError(error)
-      return sendHtml(
-        reply,
-        httpStatusFor(appError.code),
-        composePage(who, accounts, draft, { problem: appError.message }),
-      )
+      return show(httpStatusFor(appError.code), { problem: appError.message })
     }
   })
 }

@@ -32,6 +32,8 @@ const NAV = `<nav aria-label="Dashboard"><a href="/compose">Compose</a> · <a hr
 export interface PageOptions {
   /** The signed-in person's e-mail and the session's CSRF token: shows the sign-out button. */
   signedIn?: { email: string; csrfToken: string }
+  /** CSS of this page only, after the shared rules. */
+  style?: string
 }
 
 /** A whole page. `body` must already be escaped HTML. */
@@ -42,7 +44,7 @@ export function page(title: string, body: string, options: PageOptions = {}): st
     : ''
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)} · Herald</title><style>${STYLE}</style></head>
+<title>${escapeHtml(title)} · Herald</title><style>${STYLE}${options.style ?? ''}</style></head>
 <body><header><p><strong>Herald</strong></p>${options.signedIn ? NAV : ''}${account}</header>
 ${body}
 <footer><p class="muted">For developers: <a href="/docs">API reference</a> · <a href="/openapi.json">OpenAPI document</a> · MCP endpoint <code>/mcp</code></p></footer>
