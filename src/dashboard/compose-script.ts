@@ -35,7 +35,9 @@ let passed = false
 let latest = 0
 let timer
 
+const youtubeFields = document.getElementById('youtube')
 const updateButton = () => {
+  if (youtubeFields) youtubeFields.hidden = !youtubePicked()
   const confirmed = !youtubePicked() || (confirm && confirm.checked)
   create.disabled = !(passed && checkedContents === contents() && confirmed)
 }

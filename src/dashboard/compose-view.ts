@@ -148,7 +148,7 @@ export const previewHtml = (targets: PreviewTarget[]) =>
     ? targets.map(previewCard).join('\n')
     : '<p class="muted">Tick a profile to see how the post will look there.</p>'
 
-const STYLE = `textarea,select{width:100%;max-width:100%;box-sizing:border-box}
+const STYLE = `textarea,select{width:100%;max-width:100%;box-sizing:border-box}input[type=text]{box-sizing:border-box}
 .counts{list-style:none;padding:0}.over{color:#b3261e}
 .cards{display:grid;gap:1rem}.card{border:1px solid #dde3ea;border-radius:8px;padding:.4rem .9rem}.card h3{font-size:1rem;margin:.4rem 0}
 .copy{white-space:pre-wrap;overflow-wrap:anywhere}.more{color:#5b6675;font-weight:600}
@@ -194,7 +194,7 @@ export function composePage(view: ComposeView) {
   ].join('\n')
   const privacy = PRIVACY_LABELS[draft.youtubePrivacy] ?? 'Private'
   const youtube = networks.includes('youtube')
-    ? `<fieldset id="youtube"><legend>YouTube</legend>
+    ? `<fieldset id="youtube"${draft.profiles.some((p) => p.startsWith('youtube:')) ? '' : ' hidden'}><legend>YouTube</legend>
 <label>Title <input type="text" name="youtubeTitle" maxlength="100" value="${escapeHtml(draft.youtubeTitle)}"></label>
 <label>Description (optional; the copy when empty) <textarea name="youtubeDescription" rows="2" maxlength="5000">${escapeHtml(draft.youtubeDescription)}</textarea></label>
 <label>Visibility <select name="youtubePrivacy" id="youtube-privacy">${Object.entries(PRIVACY_LABELS)

@@ -9,20 +9,29 @@ import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { screenshotDir } from '../helpers/reference.js'
 import { scriptedAdapter } from '../helpers/test-adapters.js'
+import { mp4File } from '../media/fixtures.js'
 
-/** Compose: check with preflight_post (blockers, warnings, cost), then create with create_post. */
+/**
+ * Compose: the live check runs preflight_post (counts per profile, blockers, warnings, cost, preview), then
+ * create_post creates the post.
+ */
 describe('the Compose page', () => {
   let h: Harness
   let browser: Browser
 
   beforeAll(async () => {
     h = await startHarness({
-      adapters: { twitter: scriptedAdapter('twitter'), linkedin: scriptedAdapter('linkedin') },
+      adapters: {
+        twitter: scriptedAdapter('twitter'),
+        linkedin: scriptedAdapter('linkedin'),
+        youtube: scriptedAdapter('youtube'),
+      },
       env: { HERALD_IMMEDIATE_WAIT_MS: '0' },
       credits: 100,
     })
     await connectProfile(h, 'twitter', 'tw-1', 'acme')
     await connectProfile(h, 'linkedin', 'li-1', 'acme-li')
+    await connectProfile(h, 'youtube', 'yt-1', 'acme-yt')
     browser = createBrowser(h.baseUrl)
     await browser.login(h.email, h.password)
   })
@@ -33,12 +42,141 @@ describe('the Compose page', () => {
     return browser.post(`${h.baseUrl}/compose`, { csrf: [browser.csrf(form)], ...fields })
   }
 
-  it('lists the connected profiles and keeps Create disabled until a check passes', async () => {
+  interface LiveCheck {
+    ok: boolean
+    counts: Array<{ platform: string; profileId: string; count: number; limit: number }>
+    blockers: string[]
+    warnings: string[]
+    credits: { cost: number; balance: number }
+    checkHtml: string
+    previewHtml: string
+  }
+  /** What the page's script sends as the person types: the whole form, CSRF token included. */
+  const liveCheck = async (fields: Record<string, string[]>, options: { csrf?: boolean } = {}) => {
+    const form = await browser.get('/compose')
+    const csrf: Record<string, string[]> = options.csrf === false ? {} : { csrf: [browser.csrf(form)] }
+    const answer = await browser.post(`${h.baseUrl}/compose/preflight`, { ...csrf, ...fields })
+    return { status: answer.status, body: JSON.parse(answer.text) as LiveCheck }
+  }
+
+  const cookie = () => [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
+  const upload = (query: string, type: string, body: Buffer) =>
+    fetch(`${h.baseUrl}/compose/upload?${query}`, {
+      method: 'POST',
+      headers: { 'content-type': type, cookie: cookie() },
+      body,
+    })
+  /** Uploads a file as the page does; answers the URL Herald hosts it at. */
+  const hosted = async (name: string, type: string, bytes: Buffer) => {
+    const csrf = browser.csrf(await browser.get('/compose'))
+    const answer = await upload(`name=${encodeURIComponent(name)}&csrf=${csrf}`, type, bytes)
+    expect(answer.status).toBe(201)
+    return ((await answer.json()) as { url: string }).url
+  }
+  const square = (r: number, g: number, b: number, width = 64, height = 64) =>
+    sharp({ create: { width, height, channels: 3, background: { r, g, b } } })
+      .png()
+      .toBuffer()
+  const later = { when: ['schedule'], date: ['2031-06-01'], time: ['10:00'], timezone: ['Europe/Berlin'] }
+
+  it('lists the profiles, copy fields per network and per profile, a zone picker, and keeps Create disabled', async () => {
     const form = await browser.get('/compose')
     expect(form.status).toBe(200)
     expect(form.text).toContain('value="twitter:tw-1"')
     expect(form.text).toContain('value="linkedin:li-1"')
+    expect(form.text).toContain('name="variant_linkedin"')
+    expect(form.text).toContain('name="variant_linkedin:li-1"')
+    expect(form.text).toContain('Copy for LinkedIn @acme-li only (optional)')
+    expect(form.text).toMatch(/<select name="timezone" id="timezone" data-browser-default>/)
+    expect(form.text).toContain('<option>America/New_York</option>')
+    expect(form.text).toContain('<div id="check" aria-live="polite">')
     expect(form.text).toMatch(/value="create" disabled/)
+    expect(form.text).toContain('<script src="/dashboard/compose.js"></script>')
+    expect(form.text).not.toMatch(/<script>/)
+  })
+
+  it('the live check counts each profile’s copy as Herald counts it on that network', async () => {
+    const { status, body } = await liveCheck({
+      content: ['こんにちは世界'],
+      profile: ['twitter:tw-1', 'linkedin:li-1'],
+      ...later,
+    })
+    expect(status).toBe(200)
+    expect(body.ok).toBe(true)
+    // X weighs CJK 2 (twitter-text); LinkedIn counts UTF-16 units.
+    expect(body.counts).toEqual([
+      expect.objectContaining({ platform: 'twitter', count: 14, limit: 280 }),
+      expect.objectContaining({ platform: 'linkedin', count: 7, limit: 3000 }),
+    ])
+    expect(body.checkHtml).toContain('X @acme: <strong>14</strong> / 280 characters')
+    expect(body.checkHtml).toContain('It costs <strong>6</strong> credits of')
+  })
+
+  it('the live check shows X past 280 as over with Herald’s warning, and a real blocker as not ready', async () => {
+    const longForX = await liveCheck({ content: ['x'.repeat(281)], profile: ['twitter:tw-1'], ...later })
+    expect(longForX.body.counts[0]).toMatchObject({ count: 281, limit: 280 })
+    expect(longForX.body.checkHtml).toContain('<li class="over">X @acme: <strong>281</strong> / 280')
+    expect(longForX.body.warnings.join(' ')).toContain('X allows 280 on standard access')
+    // Over 280 is a warning in Herald (premium X accounts take up to 25,000): preflight_post decides.
+    expect(longForX.body.ok).toBe(true)
+
+    const blocked = await liveCheck({
+      content: ['Short'],
+      profile: ['twitter:tw-1', 'linkedin:li-1'],
+      'variant_linkedin:li-1': ['l'.repeat(3001)],
+      ...later,
+    })
+    expect(blocked.body.ok).toBe(false)
+    expect(blocked.body.counts[1]).toMatchObject({ platform: 'linkedin', count: 3001, limit: 3000 })
+    expect(blocked.body.blockers.join(' ')).toContain('linkedin allows 3000')
+    expect(blocked.body.checkHtml).toContain('Not ready: fix the blockers below.')
+    expect((await h.call('list_posts', {})).body.counts.all).toBe(0)
+  })
+
+  it('the live check answers a refused argument as a 400 with the reason, and refuses a missing CSRF token', async () => {
+    const refused = await liveCheck({ content: ['Hello'], profile: ['twitter:tw-1'], mediaUrls: ['notaurl'] })
+    expect(refused.status).toBe(400)
+    expect(refused.body.ok).toBe(false)
+    expect(refused.body.checkHtml).toContain('Not ready:')
+    const unknownZone = await liveCheck({
+      content: ['Hello'],
+      profile: ['twitter:tw-1'],
+      ...later,
+      timezone: ['Mars/Olympus'],
+    })
+    expect(unknownZone.body.ok).toBe(false)
+    expect(unknownZone.body.checkHtml).toContain('Mars/Olympus')
+    const forged = await liveCheck({ content: ['Hello'], profile: ['twitter:tw-1'] }, { csrf: false })
+    expect(forged.status).toBe(403)
+    expect(forged.body.ok).toBe(false)
+  })
+
+  it('the preview cuts the copy where each network folds it and numbers the media in order', async () => {
+    const red = await hosted('red.png', 'image/png', await square(200, 40, 40, 120, 60))
+    const blue = await hosted('blue.png', 'image/png', await square(10, 90, 200))
+    const copy = `${'Spring is here. '.repeat(16)}The end.`
+    const { body } = await liveCheck({
+      content: [copy],
+      profile: ['twitter:tw-1', 'linkedin:li-1'],
+      mediaUrls: [`${blue}\n${red}`],
+      ...later,
+    })
+    const [xCard, linkedInCard] = body.previewHtml.split('<article').slice(1) as [string, string]
+    expect(xCard).toContain('aria-label="Preview on X @acme"')
+    expect(xCard).toContain(`${copy}</p>`)
+    expect(linkedInCard).toContain('aria-label="Preview on LinkedIn @acme-li"')
+    const shown = copy.slice(0, 210).trimEnd()
+    expect(linkedInCard).toContain(`${shown} <span class="more">…see more</span>`)
+    expect(linkedInCard).not.toContain(copy.slice(0, 211))
+    expect(linkedInCard).toContain('The feed cuts the copy after 210 characters.')
+    // Both images, in the order given, numbered, served by Herald itself (the CSP allows only 'self').
+    const order = [...linkedInCard.matchAll(/<img src="([^"]+)" alt="([^"]+)"[^>]*><figcaption>(\d) of 2/g)]
+    expect(order.map((m) => [m[2], m[3]])).toEqual([
+      ['blue.png', '1'],
+      ['red.png', '2'],
+    ])
+    expect(order[0]![1]).toBe(new URL(blue).pathname)
+    expect(linkedInCard).toContain('aria-label="Grid of 2"')
   })
 
   it('a check shows the blockers as Herald counts them and the cost, and creates nothing', async () => {
@@ -83,6 +221,65 @@ describe('the Compose page', () => {
     const rows = await h.app.store.db.selectFrom('targets').select(['platform', 'content']).execute()
     expect(rows.find((r) => r.platform === 'linkedin')?.content).toBe('Hello, LinkedIn network')
     expect(rows.find((r) => r.platform === 'twitter')?.content).toBe('Hello from the dashboard')
+  })
+
+  it('sends copy for one profile as variants["linkedin:<profileId>"], and that profile’s post gets it', async () => {
+    const created = await compose({
+      intent: ['create'],
+      content: ['Shared copy'],
+      profile: ['twitter:tw-1', 'linkedin:li-1'],
+      variant_linkedin: ['Copy for every LinkedIn profile'],
+      'variant_linkedin:li-1': ['Copy for the acme-li page only'],
+      ...later,
+      date: ['2031-06-03'],
+    })
+    expect(created.status).toBe(303)
+    const listed = (await h.call('list_posts', {})).body.posts as Array<{
+      id: string
+      platforms: string[]
+      scheduleDate: string
+    }>
+    const linkedIn = listed.find((p) => p.platforms[0] === 'linkedin' && p.scheduleDate === '2031-06-03')
+    const post = (await h.call('get_post', { id: linkedIn!.id })).body
+    expect(post.content).toBe('Copy for the acme-li page only')
+    expect(post.variants).toEqual({
+      linkedin: 'Copy for every LinkedIn profile',
+      'linkedin:li-1': 'Copy for the acme-li page only',
+    })
+  })
+
+  it('creates a YouTube post only once the chosen visibility is confirmed', async () => {
+    const video = await hosted(
+      'short.mp4',
+      'video/mp4',
+      mp4File({ width: 1080, height: 1920, durationMs: 30_000 }),
+    )
+    const fields = {
+      content: ['Behind the scenes'],
+      profile: ['youtube:yt-1'],
+      mediaUrls: [video],
+      youtubeTitle: ['Behind the scenes at Acme'],
+      youtubePrivacy: ['public'],
+      ...later,
+    }
+    const checked = await liveCheck(fields)
+    expect(checked.body.ok, checked.body.blockers.join('; ')).toBe(true)
+    expect(checked.body.previewHtml).toContain('<strong>Behind the scenes at Acme</strong>')
+    expect(checked.body.previewHtml).toContain('Visibility: <strong>Public</strong>')
+    const count = async () => (await h.call('list_posts', {})).body.counts.all as number
+    const before = await count()
+    const unconfirmed = await compose({ intent: ['create'], ...fields })
+    expect(unconfirmed.status).toBe(400)
+    expect(unconfirmed.text).toContain('Confirm that this video will be Public on YouTube')
+    // A confirmation given for another visibility does not count.
+    const stale = await compose({ intent: ['create'], ...fields, youtubeConfirm: ['private'] })
+    expect(stale.status).toBe(400)
+    expect(await count()).toBe(before)
+    const created = await compose({ intent: ['create'], ...fields, youtubeConfirm: ['public'] })
+    expect(created.status).toBe(303)
+    const id = decodeURIComponent(created.location!.split('/posts/')[1]!)
+    const post = (await h.call('get_post', { id })).body
+    expect(post.youtube).toMatchObject({ title: 'Behind the scenes at Acme', privacyStatus: 'public' })
   })
 
   it('hosts an uploaded image and accepts its URL in a post, with no private-media setting', async () => {
@@ -131,7 +328,7 @@ describe('the Compose page', () => {
   })
 
   it.runIf(existsSync('/usr/bin/chromium'))(
-    'checks a post in Chromium, with the zone taken from the browser',
+    'in Chromium: the check runs live, the preview follows, YouTube asks to confirm, the zone is the browser’s',
     async () => {
       const profile = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
       const context = await chromium.launchPersistentContext(profile, {
@@ -151,36 +348,125 @@ describe('the Compose page', () => {
       })
       try {
         const tab = await context.newPage()
+        const errors: string[] = []
+        tab.on('pageerror', (error) => errors.push(error.message))
         await tab.goto(`${h.baseUrl}/login?next=%2Fcompose`)
         await tab.getByLabel('Email').fill(h.email)
         await tab.getByLabel('Password').fill(h.password)
         await tab.getByRole('button', { name: /sign in/i }).click()
         await tab.waitForURL(/\/compose$/)
         expect(await tab.getByLabel('Time zone').inputValue()).toBe('America/New_York')
-        await tab.getByLabel('Copy', { exact: true }).fill('Launch day! Our new site is live.')
+        const check = tab.locator('#check')
+        const create = tab.getByRole('button', { name: 'Create post' })
+        expect(await tab.getByRole('button', { name: 'Check' }).count()).toBe(0)
+
+        // Typing: X past 280 shows as over, with Herald's warning (X premium takes more).
         await tab.getByLabel(/X: @acme/).check()
         await tab.getByLabel(/LinkedIn: @acme-li/).check()
-        const png = await sharp({
-          create: { width: 80, height: 80, channels: 3, background: { r: 10, g: 90, b: 200 } },
-        })
-          .png()
-          .toBuffer()
-        await tab.locator('#upload').setInputFiles({ name: 'blue.png', mimeType: 'image/png', buffer: png })
+        await tab.getByLabel('Copy', { exact: true }).fill('x'.repeat(281))
+        await expect.poll(() => check.textContent()).toContain('X @acme: 281 / 280 characters (over)')
+        expect(await check.textContent()).toContain('X allows 280 on standard access')
+
+        // LinkedIn's own copy past 3,000 is a blocker: Create is disabled; shortening it enables Create.
+        await tab.getByText('Copy for one network or one profile').click()
+        const linkedInCopy = tab.getByLabel('Copy for LinkedIn @acme-li only (optional)')
+        await linkedInCopy.fill('l'.repeat(3001))
+        await expect.poll(() => check.textContent()).toContain('linkedin allows 3000')
+        expect(await create.isDisabled()).toBe(true)
+        const launch = `Launch day! Our new site is live, with ${'a calmer, faster way to plan your week, '.repeat(5)}and more.`
+        await linkedInCopy.fill(launch)
+        await expect.poll(() => create.isEnabled()).toBe(true)
+        expect(await check.textContent()).toContain(`LinkedIn @acme-li: ${launch.length} / 3000`)
+        // Any edit disables Create until the check has run for exactly the new contents.
+        await tab.getByLabel('Copy', { exact: true }).fill('Launch day! Our new site is live.')
+        expect(await create.isDisabled()).toBe(true)
+        await expect.poll(() => check.textContent()).toContain('X @acme: 33 / 280')
+        await expect.poll(() => create.isEnabled()).toBe(true)
+
+        // Two uploads: the preview shows them in order, numbered, and LinkedIn's copy cut at "see more".
+        const wide = await square(10, 90, 200, 320, 120)
+        const tall = await square(220, 120, 20, 120, 320)
+        for (const [name, buffer] of [
+          ['wide.png', wide],
+          ['tall.png', tall],
+        ] as const) {
+          await tab.locator('#upload').setInputFiles({ name, mimeType: 'image/png', buffer })
+          await expect.poll(() => tab.locator('#media-urls').inputValue()).toContain(name)
+        }
+        const linkedInCard = tab.getByRole('article', { name: 'Preview on LinkedIn @acme-li' })
         await expect
-          .poll(() => tab.locator('#media-urls').inputValue())
-          .toMatch(/\/media\/[0-9a-f]{32}\/blue\.png$/)
-        await tab.getByRole('button', { name: 'Check' }).click()
-        await expect.poll(() => tab.getByText('Ready to create.').count()).toBe(1)
+          .poll(() => linkedInCard.locator('figcaption').allTextContents())
+          .toEqual(['1 of 2', '2 of 2'])
+        expect(
+          await linkedInCard.getByRole('img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('alt'))),
+        ).toEqual(['wide.png', 'tall.png'])
+        expect(await linkedInCard.locator('.more').textContent()).toBe('…see more')
+        const shown = (await linkedInCard.locator('.copy').textContent()) ?? ''
+        expect(shown).toBe(`${launch.slice(0, 210).trimEnd()} …see more`)
+
+        await tab.getByLabel('Schedule').check()
+        await tab.getByLabel('Date', { exact: true }).fill('2031-07-01')
+        await tab.getByLabel('Time', { exact: true }).fill('09:30')
+        await expect.poll(() => create.isEnabled()).toBe(true)
         const shots = screenshotDir()
         mkdirSync(shots, { recursive: true })
         await tab.screenshot({ path: path.join(shots, 'compose-desktop.png'), fullPage: true })
         await tab.setViewportSize({ width: 390, height: 844 })
+        expect(await tab.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
         await tab.screenshot({ path: path.join(shots, 'compose-phone.png'), fullPage: true })
+        await tab.setViewportSize({ width: 1280, height: 900 })
+        await create.click()
+        await tab.waitForURL(/\/posts$/)
+        const posts = (await h.call('list_posts', {})).body.posts as Array<{
+          id: string
+          platforms: string[]
+          scheduleDate: string
+          timezone: string
+        }>
+        const made = posts.filter((p) => p.scheduleDate === '2031-07-01')
+        expect(made).toHaveLength(2)
+        expect(made.every((p) => p.timezone === 'America/New_York')).toBe(true)
+        const linkedInPost = made.find((p) => p.platforms[0] === 'linkedin')!
+        const stored = (await h.call('get_post', { id: linkedInPost.id })).body
+        expect(stored.content).toBe(launch)
+        expect(stored.mediaUrls.map((u: string) => u.split('/').pop())).toEqual(['wide.png', 'tall.png'])
+
+        // YouTube: Create stays disabled until "This video will be Public on YouTube" is ticked.
+        await tab.goto(`${h.baseUrl}/compose`)
+        await tab.getByLabel(/YouTube: @acme-yt/).check()
+        await tab.getByLabel('Copy', { exact: true }).fill('Behind the scenes')
+        await tab.locator('#upload').setInputFiles({
+          name: 'short.mp4',
+          mimeType: 'video/mp4',
+          buffer: mp4File({ width: 1080, height: 1920, durationMs: 30_000 }),
+        })
+        await expect.poll(() => tab.locator('#media-urls').inputValue()).toContain('short.mp4')
+        await tab.getByLabel('Visibility').selectOption('public')
+        const confirm = tab.getByLabel('This video will be Public on YouTube')
+        expect(await confirm.isChecked()).toBe(false)
+        await expect.poll(() => check.textContent()).toContain('Ready to create.')
+        expect(await create.isDisabled()).toBe(true)
+        await confirm.check()
+        await expect.poll(() => create.isEnabled()).toBe(true)
+        // Changing the visibility takes the confirmation back.
+        await tab.getByLabel('Visibility').selectOption('unlisted')
+        expect(await tab.getByLabel('This video will be Unlisted on YouTube').isChecked()).toBe(false)
+        expect(await create.isDisabled()).toBe(true)
+        await tab.getByLabel('Visibility').selectOption('public')
+        await confirm.check()
+        await expect.poll(() => create.isEnabled()).toBe(true)
+        await create.click()
+        await tab.waitForURL(/\/posts\/[^/]+$/)
+        const id = decodeURIComponent(new URL(tab.url()).pathname.split('/').pop()!)
+        const video = (await h.call('get_post', { id })).body
+        expect(video.youtube).toMatchObject({ privacyStatus: 'public' })
+        expect(video.timezone).toBe('America/New_York')
+        expect(errors).toEqual([])
       } finally {
         await context.close()
         rmSync(profile, { recursive: true, force: true })
       }
     },
-    60_000,
+    120_000,
   )
 })

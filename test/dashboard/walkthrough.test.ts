@@ -13,8 +13,8 @@ import { startServer, type TestServer } from '../media/servers.js'
 
 /**
  * A social media manager's first session, in Chromium against a sandbox Herald: sign in, make an API key
- * and use it, connect X and a LinkedIn page, compose a post to both with an image and LinkedIn copy, check
- * it, schedule it, move it on the calendar, publish it now, see the links, refresh analytics, revoke the
+ * and use it, connect X and a LinkedIn page, compose a post to both with an image and LinkedIn copy, watch
+ * the live check pass, schedule it, move it on the calendar, publish it now, see the links, refresh analytics, revoke the
  * key. Every page is photographed at desktop and phone widths; no page ever shows a network token.
  */
 describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () => {
@@ -125,6 +125,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
       await tab.getByLabel(/X: @walk_x/).check()
       await tab.getByLabel(/LinkedIn: @avery-quinn-studio/).check()
       await tab.getByLabel(/Media URLs/).fill(`${images.url}/spring.png`)
+      await tab.getByText('Copy for one network or one profile').click()
       await tab
         .getByLabel('Copy for LinkedIn only (optional)')
         .fill('Our spring collection is here: made for teams.')
@@ -132,11 +133,17 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
       await tab.getByLabel('Schedule').check()
       await tab.getByLabel('Date', { exact: true }).fill(day)
       await tab.getByLabel('Time', { exact: true }).fill('10:00')
-      await tab.getByRole('button', { name: 'Check' }).click()
-      await expect.poll(() => tab.getByText('Ready to create.').count()).toBe(1)
+      // The check runs as the form changes; Create is enabled once it passed for these contents.
+      const create = tab.getByRole('button', { name: 'Create post' })
+      await expect.poll(() => create.isEnabled(), { timeout: 15_000 }).toBe(true)
+      expect(await tab.getByText('Ready to create.').count()).toBe(1)
       expect(await tab.getByText(/It costs 6 credits/).count()).toBe(1)
-      await keep(tab, 'compose')
-      await tab.getByRole('button', { name: 'Create post' }).click()
+      expect(
+        await tab.getByRole('article', { name: 'Preview on LinkedIn @avery-quinn-studio' }).count(),
+      ).toBe(1)
+      // Compose is photographed by test/dashboard/compose.test.ts, with hosted images in its preview.
+      await keep(tab)
+      await create.click()
       await tab.waitForURL(/\/posts$/)
       await keep(tab, 'posts')
       const listed = (await h.call('list_posts', {}, { key })).body.posts as Array<{
