@@ -25,6 +25,7 @@ describe('the Compose page', () => {
         twitter: scriptedAdapter('twitter'),
         linkedin: scriptedAdapter('linkedin'),
         youtube: scriptedAdapter('youtube'),
+        instagram: scriptedAdapter('instagram'),
       },
       env: { HERALD_IMMEDIATE_WAIT_MS: '0' },
       credits: 100,
@@ -32,6 +33,7 @@ describe('the Compose page', () => {
     await connectProfile(h, 'twitter', 'tw-1', 'acme')
     await connectProfile(h, 'linkedin', 'li-1', 'acme-li')
     await connectProfile(h, 'youtube', 'yt-1', 'acme-yt')
+    await connectProfile(h, 'instagram', 'ig-1', 'acme-ig')
     browser = createBrowser(h.baseUrl)
     await browser.login(h.email, h.password)
   })
@@ -177,6 +179,32 @@ describe('the Compose page', () => {
     ])
     expect(order[0]![1]).toBe(new URL(blue).pathname)
     expect(linkedInCard).toContain('aria-label="Grid of 2"')
+
+    // Instagram: a carousel in the given order, the caption cut after about 125 characters.
+    const instagram = await liveCheck({
+      content: [copy],
+      profile: ['instagram:ig-1'],
+      mediaUrls: [`${red}\n${blue}`],
+      ...later,
+    })
+    const card = instagram.body.previewHtml
+    expect(card).toContain('aria-label="Carousel of 2, in this order"')
+    expect([...card.matchAll(/alt="([^"]+)"/g)].map((m) => m[1])).toEqual(['red.png', 'blue.png'])
+    expect(card).toContain(`${copy.slice(0, 125).trimEnd()} <span class="more">… more</span>`)
+  })
+
+  it('the preview keeps a lone image between the shapes its network shows', async () => {
+    const tall = await hosted('tall.png', 'image/png', await square(30, 30, 30, 60, 200))
+    const { body } = await liveCheck({
+      content: ['One tall picture'],
+      profile: ['instagram:ig-1', 'twitter:tw-1'],
+      mediaUrls: [tall],
+      ...later,
+    })
+    const [instagramCard, xCard] = body.previewHtml.split('<article').slice(1) as [string, string]
+    // The page's script fits a lone image into this range once it knows the image's own shape.
+    expect(instagramCard).toContain('data-min="0.8" data-max="1.91"')
+    expect(xCard).toContain('style="aspect-ratio:1.7778" data-min="1.7777777777777777"')
   })
 
   it('a check shows the blockers as Herald counts them and the cost, and creates nothing', async () => {
