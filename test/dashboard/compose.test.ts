@@ -489,6 +489,23 @@ describe('the Compose page', () => {
         const video = (await h.call('get_post', { id })).body
         expect(video.youtube).toMatchObject({ privacyStatus: 'public' })
         expect(video.timezone).toBe('America/New_York')
+
+        // A lone tall image on Instagram is cropped to 4:5 once the page knows its shape; on X to 16:9.
+        await tab.goto(`${h.baseUrl}/compose`)
+        await tab.getByLabel(/Instagram: @acme-ig/).check()
+        await tab.getByLabel(/X: @acme /).check()
+        await tab.getByLabel('Copy', { exact: true }).fill('Tall')
+        await tab.locator('#upload').setInputFiles({ name: 'tall.png', mimeType: 'image/png', buffer: tall })
+        const shape = (name: string) =>
+          tab
+            .getByRole('article', { name })
+            .getByRole('img')
+            .evaluate((image) => {
+              const box = image.getBoundingClientRect()
+              return Math.round((box.width / box.height) * 100) / 100
+            })
+        await expect.poll(() => shape('Preview on Instagram @acme-ig')).toBe(0.8)
+        expect(await shape('Preview on X @acme')).toBe(1.78)
         expect(errors).toEqual([])
       } finally {
         await context.close()
