@@ -130,7 +130,7 @@ function previewCard(target: PreviewTarget): string {
   const rule = previewRules[target.platform]
   if (target.youtube) {
     const description = cutCopy('youtube', target.youtube.description)
-    return `<article class="card" aria-label="Preview on ${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>
+    return `<article class="card shorts" aria-label="Preview on ${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>
 ${mediaHtml(target)}
 <p><strong>${escapeHtml(target.youtube.title)}</strong></p>
 <p class="copy">${escapeHtml(description.shown)}${description.cut ? ` <span class="more">${escapeHtml(rule.cut.more)}</span>` : ''}</p>
@@ -150,7 +150,8 @@ export const previewHtml = (targets: PreviewTarget[]) =>
 
 const STYLE = `textarea,select{width:100%;max-width:100%;box-sizing:border-box}input[type=text]{box-sizing:border-box}
 .counts{list-style:none;padding:0}.over{color:#b3261e}
-.cards{display:grid;gap:1rem}.card{border:1px solid #dde3ea;border-radius:8px;padding:.4rem .9rem}.card h3{font-size:1rem;margin:.4rem 0}
+.cards{display:grid;gap:1rem}.card{border:1px solid #dde3ea;border-radius:8px;padding:.4rem .9rem;max-width:30rem}
+.card.shorts .media{max-width:14rem}.card h3{font-size:1rem;margin:.4rem 0}
 .copy{white-space:pre-wrap;overflow-wrap:anywhere}.more{color:#5b6675;font-weight:600}
 .media{list-style:none;padding:0;margin:.5rem 0;gap:3px}.media figure{margin:0}.media figcaption{font-size:.8rem;color:#5b6675}
 .media img,.media .frame{display:block;width:100%;object-fit:cover;background:#e8edf3;border-radius:4px}
