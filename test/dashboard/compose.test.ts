@@ -135,7 +135,7 @@ describe('the Compose page', () => {
     expect((await h.call('list_posts', {})).body.counts.all).toBe(0)
   })
 
-  it('the live check answers a refused argument as a 400 with the reason, and refuses a missing CSRF token', async () => {
+  it('the live check answers a refused argument as a 400 with the reason, and refuses a missing CSRF token or session', async () => {
     const refused = await liveCheck({ content: ['Hello'], profile: ['twitter:tw-1'], mediaUrls: ['notaurl'] })
     expect(refused.status).toBe(400)
     expect(refused.body.ok).toBe(false)
@@ -151,6 +151,13 @@ describe('the Compose page', () => {
     const forged = await liveCheck({ content: ['Hello'], profile: ['twitter:tw-1'] }, { csrf: false })
     expect(forged.status).toBe(403)
     expect(forged.body.ok).toBe(false)
+    const signedOut = await fetch(`${h.baseUrl}/compose/preflight`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'content=Hello&profile=twitter%3Atw-1',
+    })
+    expect(signedOut.status).toBe(401)
+    expect(((await signedOut.json()) as LiveCheck).ok).toBe(false)
   })
 
   it('the preview cuts the copy where each network folds it and numbers the media in order', async () => {
