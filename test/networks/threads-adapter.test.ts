@@ -153,6 +153,22 @@ describe('the Threads adapter against the Threads simulator', () => {
     expect(listed?.params).toMatchObject({ fields: 'id,text,timestamp,permalink' })
   })
 
+  it('a 5xx answer to threads_publish is an unknown outcome too, resolved the same way', async () => {
+    const progress: Record<string, string> = {}
+    world.sandbox.failNext({ op: 'threads_publish', action: 'error_after', status: 500, code: 2 })
+    const since = Date.now()
+    const req = request(grant.profile, grant.credentials, 'Published behind a 500', [], {
+      saveProgress: async (p) => {
+        Object.assign(progress, p)
+      },
+    })
+    const error = await failure(world.threads.publish(req))
+    expect(error?.kind).toBe('unknown_outcome')
+    expect(error?.message).toMatch(/may or may not have been published/)
+    const found = await world.threads.findPublished!({ ...req, since, progress })
+    expect(world.sandbox.threads.get(found!.remoteId)?.text).toBe('Published behind a 500')
+  })
+
   it('finds nothing when the recorded container was never published', async () => {
     const progress: Record<string, string> = {}
     world.sandbox.failNext({ op: 'threads_publish', action: 'drop_before' })

@@ -21,7 +21,7 @@ import { callThreads, HOSTED_MEDIA_UNREACHABLE, isFetchFailure, isPropagationLag
  * 3. Each container's `status` is polled until `FINISHED` (`ERROR` / `EXPIRED` stop the attempt with the
  *    reason; the worker's heartbeat renews the target's lease meanwhile).
  * 4. `POST /{user}/threads_publish` with `creation_id`, retried while Meta answers code 24 (the container
- *    is not visible to the publisher yet); a lost answer is an unknown outcome.
+ *    is not visible to the publisher yet); a lost answer or a 5xx is an unknown outcome.
  * 5. The URL is the thread's `permalink`.
  *
  * A retry with a saved container asks its status first: `PUBLISHED` means the earlier attempt went
@@ -128,6 +128,13 @@ async function publishContainer(
         )
       return id
     } catch (error) {
+      // A 5xx after the request was sent says nothing about whether the thread went out.
+      if (error instanceof PublishFailure && error.kind === 'transient' && (error.options.status ?? 0) >= 500)
+        throw new PublishFailure(
+          'unknown_outcome',
+          `${error.message}; the post may or may not have been published`,
+          error.options,
+        )
       if (!isPropagationLag(error) || attempt > LAG_RETRIES) throw error
       ctx.deps.logger.info(
         { network: 'threads', attempt },

@@ -107,6 +107,7 @@ export function registerApiRoutes(app: FastifyInstance, state: ThreadsSandboxSta
         request.raw.socket?.destroy()
         return reply
       }
+      if (fault?.action === 'error_after') throw faultFailure(fault)
       return reply.header('content-type', 'application/json; charset=UTF-8').send(body)
     } catch (error) {
       if (!(error instanceof ThreadsApiError)) throw error

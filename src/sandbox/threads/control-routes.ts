@@ -5,7 +5,7 @@ import type { Fault, FaultOp, ThreadsSandboxState } from './state.js'
  * The simulator's control surface under `${prefix}/_sandbox` (no tokens are ever shown):
  * - `GET /_sandbox/state`: profiles, containers, threads, every download of the Meta fetcher, and the
  *   calls that did not match Meta's Threads collection;
- * - `POST /_sandbox/faults` `{op, action, code?, subcode?, status?, message?, times?}`: fails the next calls;
+ * - `POST /_sandbox/faults` `{op, action, code?, subcode?, status?, message?, times?}` (action `error`, `error_after`, `drop_before` or `drop_after``: fails the next calls;
  * - `POST /_sandbox/allowance` `{userId, used}`: sets how many posts the profile published in the last 24 h.
  */
 const ops: readonly FaultOp[] = ['threads', 'threads_publish', 'container_status', 'insights', 'token', 'any']
@@ -23,11 +23,11 @@ export function registerControlRoutes(app: FastifyInstance, state: ThreadsSandbo
     if (
       !body.op ||
       !ops.includes(body.op) ||
-      !['error', 'drop_before', 'drop_after'].includes(body.action ?? '')
+      !['error', 'error_after', 'drop_before', 'drop_after'].includes(body.action ?? '')
     )
-      return reply
-        .code(400)
-        .send({ error: `op is one of ${ops.join(', ')}; action is error, drop_before or drop_after` })
+      return reply.code(400).send({
+        error: `op is one of ${ops.join(', ')}; action is error, error_after, drop_before or drop_after`,
+      })
     state.failNext(body as Fault)
     return { queued: state.faults.length }
   })

@@ -70,8 +70,12 @@ export interface FetchCheck {
 export type FaultOp = 'threads' | 'threads_publish' | 'container_status' | 'insights' | 'token' | 'any'
 export interface Fault {
   op: FaultOp
-  /** `error`: Meta's envelope. `drop_before` / `drop_after`: close the connection before or after the work. */
-  action: 'error' | 'drop_before' | 'drop_after'
+  /**
+   * `error`: Meta's envelope instead of the work. `error_after`: do the work, then answer with the envelope
+   * (a 500 after the thread went out). `drop_before` / `drop_after`: close the connection before or after
+   * the work.
+   */
+  action: 'error' | 'error_after' | 'drop_before' | 'drop_after'
   code?: number
   subcode?: number
   status?: number
