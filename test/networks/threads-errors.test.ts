@@ -96,6 +96,12 @@ describe("Threads' error classification", () => {
     expect(failure.message).not.toContain('THQsecret-token-value')
   })
 
+  it('reads the media-fetch subcode even when the message says something else', () => {
+    const failure = classify(400, { code: 100, error_subcode: 2207052, message: 'Media download failed' })
+    expect(failure.kind).toBe('invalid_content')
+    expect(failure.message).toContain(HOSTED_MEDIA_UNREACHABLE)
+  })
+
   it('names the hosted-media problem with the setting that decides it', () => {
     expect(HOSTED_MEDIA_UNREACHABLE).toMatch(/PUBLIC_BASE_URL/)
   })

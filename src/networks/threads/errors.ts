@@ -25,16 +25,26 @@ const codesOf = (failure: PublishFailure): number[] =>
 export const HOSTED_MEDIA_UNREACHABLE =
   "Threads could not fetch Herald's hosted copy of the media: the media URL under PUBLIC_BASE_URL must be reachable from the internet (https, no sign-in)"
 
-/** True when Meta says it could not download a media URL. */
+/** Meta's "media fetch failed" subcode (reference C.4), which Threads shares with Instagram. */
+const MEDIA_FETCH_SUBCODE = 2207052
+
+/**
+ * True when Meta's words say it could not download a media URL. Threads documents no code for this (its
+ * container `error_message` and some refusals carry only the sentence, reference D.4), so the sentence is
+ * read; a structured subcode wins where there is one ({@link threadsFailure}).
+ */
 export const isFetchFailure = (text: string | undefined): boolean =>
-  text !== undefined && /could not be fetched|media fetch failed|2207052/i.test(text)
+  text !== undefined && /could not be fetched from this URI/i.test(text)
 
 /** A classified Graph failure with the Threads cases above made plain. */
 export function threadsFailure(failure: PublishFailure): PublishFailure {
   const codes = codesOf(failure)
   if (codes.some((code) => RESTRICTION_CODES.has(code)) && failure.kind !== 'invalid_content')
     return new PublishFailure('invalid_content', failure.message, failure.options)
-  if (isFetchFailure(failure.message) && failure.kind !== 'auth_expired')
+  if (
+    (codes.includes(MEDIA_FETCH_SUBCODE) || isFetchFailure(failure.message)) &&
+    failure.kind !== 'auth_expired'
+  )
     return new PublishFailure('invalid_content', `${HOSTED_MEDIA_UNREACHABLE} (${failure.message})`, {
       ...failure.options,
       code: failure.options.code ?? 'media_fetch',
