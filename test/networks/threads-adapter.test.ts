@@ -229,6 +229,38 @@ describe('the Threads adapter against the Threads simulator', () => {
     expect(container.id).not.toBe(first)
   })
 
+  it('resumes a carousel from its recorded children, making again only the one that expired', async () => {
+    const progress: Record<string, string> = {}
+    const stop = new AbortController()
+    const req = request(
+      grant.profile,
+      grant.credentials,
+      'Resumed carousel',
+      [world.src('photo.jpg'), world.src('wide.png')],
+      {
+        signal: stop.signal,
+        saveProgress: async (p) => {
+          Object.assign(progress, p)
+          // The worker dies once both children exist, before the CAROUSEL container.
+          if (p.child1) stop.abort()
+        },
+      },
+    )
+    await expect(world.threads.publish(req)).rejects.toBeInstanceOf(Error)
+    const [first, second] = [progress.child0!, progress.child1!]
+    world.sandbox.containers.get(second)!.createdAt -= 25 * 60 * 60 * 1000
+    const retry = await world.threads.publish({
+      ...req,
+      signal: new AbortController().signal,
+      progress: { ...progress },
+      saveProgress: async () => {},
+    })
+    const children = world.sandbox.threads.get(retry.remoteId)!.children
+    expect(children[0]).toBe(first)
+    expect(children[1]).not.toBe(second)
+    expect(children).toHaveLength(2)
+  })
+
   it('reads threads_publishing_limit: the allowance for preflight, and no container once it is used up', async () => {
     const allowance = await world.threads.publishingAllowance!({
       credentials: grant.credentials,

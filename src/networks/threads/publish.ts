@@ -240,8 +240,12 @@ async function createContainers(
   for (const [index, url] of request.mediaUrls.entries()) {
     const saved = progress[`child${index}`]
     if (saved) {
-      children.push(saved)
-      continue
+      // A child Meta gave up on (expired after 24 hours, or failed) is made again; any other is reused.
+      const { status } = await containerStatus(call, saved)
+      if (status !== 'ERROR' && status !== 'EXPIRED') {
+        children.push(saved)
+        continue
+      }
     }
     const file = await prepare(ctx, url, request.signal)
     try {
