@@ -328,7 +328,6 @@ function createContainer(state: ThreadsSandboxState, userId: string, params: Par
     }
     return save({ userId, mediaType: 'CAROUSEL', children, text, isCarouselItem: false, pollsLeft: 0 })
   }
-  if (isItem && text) throw fail(400, 100, '(#100) Carousel items take no text')
   if (type === 'IMAGE' || type === 'VIDEO') {
     const url = type === 'IMAGE' ? params.image_url : params.video_url
     if (!url) throw fail(400, 100, `(#100) ${type === 'IMAGE' ? 'image_url' : 'video_url'} is required`)
