@@ -74,6 +74,10 @@ const envSchema = z.object({
   HERALD_INSTAGRAM_AUTHORIZE_URL: z.url().default('https://www.instagram.com/oauth/authorize'),
   HERALD_INSTAGRAM_TOKEN_URL: z.url().default('https://api.instagram.com/oauth/access_token'),
   HERALD_BLUESKY_SERVICE_URL: z.url().optional(),
+  HERALD_THREADS_APP_ID: z.string().optional(),
+  HERALD_THREADS_APP_SECRET: z.string().optional(),
+  HERALD_THREADS_GRAPH_URL: z.url().default('https://graph.threads.net'),
+  HERALD_THREADS_AUTHORIZE_URL: z.url().default('https://threads.net/oauth/authorize'),
   HERALD_LINKEDIN_CLIENT_ID: z.string().optional(),
   HERALD_LINKEDIN_CLIENT_SECRET: z.string().optional(),
   HERALD_LINKEDIN_VERSION: z
@@ -176,6 +180,13 @@ export interface NetworkSettings {
     instagramAuthorizeUrl: string
     instagramTokenUrl: string
   }
+  /** Threads: the Threads app's own id and secret (not the Facebook app's) and graph.threads.net. */
+  threads: {
+    appId: string | undefined
+    appSecret: string | undefined
+    graphUrl: string
+    authorizeUrl: string
+  }
   /** LinkedIn: app credentials, the pinned `LinkedIn-Version`, and whether the app has Community Management. */
   linkedin: {
     clientId: string | undefined
@@ -275,6 +286,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         instagramGraphUrl: trimSlash(e.HERALD_INSTAGRAM_GRAPH_URL),
         instagramAuthorizeUrl: e.HERALD_INSTAGRAM_AUTHORIZE_URL,
         instagramTokenUrl: e.HERALD_INSTAGRAM_TOKEN_URL,
+      },
+      threads: {
+        appId: e.HERALD_THREADS_APP_ID,
+        appSecret: e.HERALD_THREADS_APP_SECRET,
+        graphUrl: trimSlash(e.HERALD_THREADS_GRAPH_URL),
+        authorizeUrl: e.HERALD_THREADS_AUTHORIZE_URL,
       },
       linkedin: {
         clientId: e.HERALD_LINKEDIN_CLIENT_ID,

@@ -20,7 +20,15 @@ import {
 } from './request.js'
 
 /** The networks the channels page offers to connect, in the order shown. */
-const CONNECTABLE: readonly Network[] = ['twitter', 'youtube', 'bluesky', 'facebook', 'instagram', 'linkedin']
+const CONNECTABLE: readonly Network[] = [
+  'twitter',
+  'youtube',
+  'bluesky',
+  'facebook',
+  'instagram',
+  'threads',
+  'linkedin',
+]
 
 /** Where one network is reached two ways, the link says which (Instagram: through its Page, or alone). */
 const CONNECT_LABELS: Partial<Record<Network, string>> = {

@@ -14,6 +14,18 @@ export const codePointCount = (text: string) => [...text].length
 /** X's weighted length: links count 23, CJK and emoji weigh 2 (twitter-text's v3 configuration). */
 export const twitterWeightedLength = (text: string) => twitterText.parseTweet(text).weightedLength
 
+const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\p{Emoji_Modifier}|\u200d|\ufe0f/u
+
+/**
+ * Threads' length: "Emojis are counted as the number of UTF-8 bytes" (reference D.2), every other
+ * character (code point) as one. A family emoji joined with ZWJs costs every byte of its sequence.
+ */
+export function threadsLength(text: string): number {
+  let length = 0
+  for (const char of text) length += EMOJI.test(char) ? Buffer.byteLength(char, 'utf8') : 1
+  return length
+}
+
 /** Length of a copy as the destination network counts it. */
 export function lengthOn(network: Network, text: string): number {
   switch (network) {
@@ -24,6 +36,8 @@ export function lengthOn(network: Network, text: string): number {
     case 'linkedin':
       // LinkedIn counts commentary in UTF-16 code units [3p]; an emoji outside the BMP weighs 2.
       return text.length
+    case 'threads':
+      return threadsLength(text)
     default:
       return codePointCount(text)
   }

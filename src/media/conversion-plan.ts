@@ -48,6 +48,11 @@ function planVideo(info: MediaInfo, rules: NetworkMediaRules): MediaPlan {
       'unsupported_type',
       `${rules.label} takes ${video.containers.map((c) => c.toUpperCase()).join(' or ')} video; this file is ${String(info.format).toUpperCase()}`,
     )
+  if (video.codecs && info.codec && !video.codecs.prefixes.some((p) => info.codec?.startsWith(p)))
+    throw new MediaError(
+      'unsupported_type',
+      `${rules.label} takes ${video.codecs.label} video; this one is ${info.codec.split('.')[0]}`,
+    )
   if (info.size > video.maxBytes)
     throw new MediaError(
       'too_large',

@@ -39,6 +39,8 @@ export interface VideoRules {
   maxBytes: number
   maxDurationMs?: number
   aspect?: Omit<AspectRange, 'outside'>
+  /** Codecs taken, by RFC 6381 prefix (`avc1` is H.264); absent: any. A file whose codec is unknown passes. */
+  codecs?: { prefixes: readonly string[]; label: string }
 }
 
 export interface NetworkMediaRules {
@@ -123,7 +125,13 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
       maxHeight: 4096,
       aspect: { min: 1 / 10, max: 10, label: '1:10 to 10:1', outside: 'pad' },
     },
-    video: { containers: ['mp4', 'mov'], maxBytes: 1024 * MB, maxDurationMs: 5 * 60_000 },
+    // MOV/MP4, H.264 or HEVC, up to 5 minutes and 1 GB.
+    video: {
+      containers: ['mp4', 'mov'],
+      maxBytes: 1024 * MB,
+      maxDurationMs: 5 * 60_000,
+      codecs: { prefixes: ['avc1', 'avc3', 'hvc1', 'hev1'], label: 'H.264 or HEVC' },
+    },
   },
   bluesky: {
     label: 'Bluesky',

@@ -10,6 +10,7 @@ import { createFacebookAdapter } from './facebook/index.js'
 import { createInstagramAdapter } from './instagram/index.js'
 import { createLinkedInAdapter, type LinkedInSettings } from './linkedin/index.js'
 import type { MetaSettings } from './meta/settings.js'
+import { createThreadsAdapter, type ThreadsSettings } from './threads/index.js'
 import { createTwitterAdapter, type TwitterSettings } from './twitter/index.js'
 import { createYouTubeAdapter, type YouTubeSettings } from './youtube/index.js'
 
@@ -20,6 +21,7 @@ export const sandboxPrefixes = {
   facebook: '/sandbox/meta',
   instagram: '/sandbox/meta',
   linkedin: '/sandbox/linkedin',
+  threads: '/sandbox/threads',
 } as const
 
 /** The OAuth client id the adapters present to the simulators when no real one is configured. */
@@ -121,6 +123,28 @@ export function linkedinSettings(config: Config): LinkedInSettings {
   }
 }
 
+/** Threads settings: graph.threads.net and the Threads app from config, or the simulator in sandbox mode. */
+export function threadsSettings(config: Config): ThreadsSettings {
+  const th = config.networks.threads
+  if (config.sandbox) {
+    const base = `${config.publicBaseUrl}${sandboxPrefixes.threads}`
+    return {
+      appId: SANDBOX_CLIENT_ID,
+      appSecret: 'herald-sandbox-secret',
+      version: 'v1.0',
+      graphUrl: `${base}/graph`,
+      authorizeUrl: `${base}/oauth/authorize`,
+    }
+  }
+  return {
+    appId: th.appId ?? '',
+    appSecret: th.appSecret,
+    version: 'v1.0',
+    graphUrl: th.graphUrl,
+    authorizeUrl: th.authorizeUrl,
+  }
+}
+
 /** How long a member's image upload is given before posting in sandbox mode (the simulator processes at once). */
 const SANDBOX_PERSONAL_IMAGE_GRACE_MS = 500
 
@@ -154,6 +178,10 @@ export function connectUnavailable(config: Config, network: Network): string | u
       return config.sandbox || config.networks.linkedin.clientId
         ? undefined
         : 'LinkedIn is not configured on this Herald: set HERALD_LINKEDIN_CLIENT_ID and HERALD_LINKEDIN_CLIENT_SECRET (and HERALD_LINKEDIN_COMMUNITY_MANAGEMENT=1 when the app has the Community Management API, for pages).'
+    case 'threads':
+      return config.sandbox || config.networks.threads.appId
+        ? undefined
+        : 'Threads is not configured on this Herald: set HERALD_THREADS_APP_ID and HERALD_THREADS_APP_SECRET (the Threads app id and secret of the Meta app, not its Facebook ones).'
     default:
       return `Herald cannot connect ${network} profiles yet: this build has no ${network} adapter.`
   }
@@ -197,6 +225,7 @@ export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapte
       adapterDeps,
       config.sandbox ? { personalImageGraceMs: SANDBOX_PERSONAL_IMAGE_GRACE_MS } : {},
     ),
+    threads: createThreadsAdapter(threadsSettings(config), adapterDeps),
   }
   const bluesky = config.networks.bluesky
   if (!config.sandbox || bluesky.configured) {

@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js'
 import { sandboxPrefixes } from '../networks/registry.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from './linkedin/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './meta/index.js'
+import { registerThreadsSandbox, type ThreadsSandbox } from './threads/index.js'
 import { registerTwitterSandbox, type TwitterSandbox } from './twitter/index.js'
 import { registerYouTubeSandbox, type YouTubeSandbox } from './youtube/index.js'
 
@@ -11,6 +12,7 @@ export interface MountedSandboxes {
   youtube: YouTubeSandbox
   meta: MetaSandbox
   linkedin: LinkedInSandbox
+  threads: ThreadsSandbox
 }
 
 /**
@@ -30,6 +32,10 @@ export function mountSandboxes(server: FastifyInstance, app: AppContext): Mounte
     prefix: sandboxPrefixes.linkedin,
     clock: () => app.clock.now(),
   })
+  const threads = registerThreadsSandbox(server, {
+    prefix: sandboxPrefixes.threads,
+    clock: () => app.clock.now(),
+  })
   app.logger.info(
     {
       subsystem: 'sandbox',
@@ -37,8 +43,9 @@ export function mountSandboxes(server: FastifyInstance, app: AppContext): Mounte
       youtube: `${app.config.publicBaseUrl}${sandboxPrefixes.youtube}`,
       meta: `${app.config.publicBaseUrl}${sandboxPrefixes.facebook}`,
       linkedin: `${app.config.publicBaseUrl}${sandboxPrefixes.linkedin}`,
+      threads: `${app.config.publicBaseUrl}${sandboxPrefixes.threads}`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube, meta, linkedin }
+  return { twitter, youtube, meta, linkedin, threads }
 }

@@ -8,7 +8,7 @@ import { checkMedia } from '../posts/media-checks.js'
 import { mediaHostBlockers } from '../posts/media-host.js'
 import { loadConnectionInfos } from '../posts/rows.js'
 import { resolveCreateSchedule } from '../posts/schedule-input.js'
-import { networkSchema } from '../posts/schemas.js'
+import { mediaUrlSchema, networkSchema } from '../posts/schemas.js'
 import { currentBalance } from '../store/credits.js'
 import { createPostInput } from './create-post.js'
 import { defineTool } from './tool.js'
@@ -19,6 +19,22 @@ const limitsSchema = z.object(
   ) as Record<(typeof networks)[number], z.ZodNumber>,
 )
 
+/**
+ * Preflight takes a larger attachment set than create_post (whose schema refuses more than 20 with a
+ * 400), so that a set too large for a network is reported as a blocker for each target it does not fit
+ * (Threads: "21 attachments; threads takes at most 20") rather than refused as a malformed request.
+ */
+const PREFLIGHT_MAX_MEDIA = 100
+const preflightInput = createPostInput.extend({
+  mediaUrls: z
+    .array(mediaUrlSchema)
+    .max(PREFLIGHT_MAX_MEDIA)
+    .optional()
+    .describe(
+      'Ordered attachments; wins over mediaUrl when both are given. Up to 100 here: a set larger than a network takes is reported as a blocker.',
+    ),
+})
+
 export const preflightPost = defineTool({
   name: 'preflight_post',
   title: 'Preflight post',
@@ -26,7 +42,7 @@ export const preflightPost = defineTool({
     'Dry run of create_post: checks copy length as each network counts it, profiles not connected or needing reconnect, networks that require media, attachment sets against each target, the schedule, and the price against the balance. Publishes nothing, costs nothing. Takes the same arguments as create_post.',
   access: 'read',
   category: 'Publishing',
-  input: createPostInput,
+  input: preflightInput,
   output: z.object({
     ok: z.boolean().describe('False when anything in blockers would stop the post.'),
     characterCount: z.number().int().describe('Characters in the shared content.'),

@@ -6,6 +6,7 @@ import type { MediaPort } from '../../src/media/port.js'
 import {
   connectUnavailable,
   createAdapters,
+  threadsSettings,
   twitterSettings,
   youtubeSettings,
 } from '../../src/networks/registry.js'
@@ -31,7 +32,22 @@ describe('connect and sandbox settings', () => {
       apiUrl: 'http://127.0.0.1:4567/sandbox/youtube',
     })
     const adapters = createAdapters(config, deps)
-    expect(Object.keys(adapters).sort()).toEqual(['facebook', 'instagram', 'linkedin', 'twitter', 'youtube'])
+    expect(Object.keys(adapters).sort()).toEqual([
+      'facebook',
+      'instagram',
+      'linkedin',
+      'threads',
+      'twitter',
+      'youtube',
+    ])
+    expect(threadsSettings(config)).toEqual({
+      appId: 'herald-sandbox',
+      appSecret: 'herald-sandbox-secret',
+      version: 'v1.0',
+      graphUrl: 'http://127.0.0.1:4567/sandbox/threads/graph',
+      authorizeUrl: 'http://127.0.0.1:4567/sandbox/threads/oauth/authorize',
+    })
+    expect(connectUnavailable(config, 'threads')).toBeUndefined()
     expect(connectUnavailable(config, 'bluesky')).toContain('Bluesky has no sandbox')
     expect(connectUnavailable(config, 'twitter')).toBeUndefined()
   })
@@ -53,6 +69,7 @@ describe('connect and sandbox settings', () => {
       'facebook',
       'instagram',
       'linkedin',
+      'threads',
       'twitter',
       'youtube',
     ])
@@ -60,7 +77,16 @@ describe('connect and sandbox settings', () => {
     expect(connectUnavailable(config, 'youtube')).toContain('HERALD_GOOGLE_CLIENT_ID')
     expect(connectUnavailable(loadConfig({}), 'twitter')).toContain('HERALD_TWITTER_CLIENT_ID')
     expect(connectUnavailable(config, 'linkedin')).toContain('HERALD_LINKEDIN_CLIENT_ID')
-    expect(connectUnavailable(config, 'threads')).toContain('no threads adapter')
+    expect(connectUnavailable(config, 'threads')).toContain('HERALD_THREADS_APP_ID')
+    const threads = loadConfig({ HERALD_THREADS_APP_ID: 'th-app', HERALD_THREADS_APP_SECRET: 'th-secret' })
+    expect(connectUnavailable(threads, 'threads')).toBeUndefined()
+    expect(threadsSettings(threads)).toEqual({
+      appId: 'th-app',
+      appSecret: 'th-secret',
+      version: 'v1.0',
+      graphUrl: 'https://graph.threads.net',
+      authorizeUrl: 'https://threads.net/oauth/authorize',
+    })
   })
 
   it('reads the Bluesky PDS and session settings', () => {

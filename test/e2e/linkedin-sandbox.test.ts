@@ -287,22 +287,22 @@ describe('LinkedIn in sandbox mode, end to end', () => {
       publishImmediately: true,
     })
     expect(created.status).toBe(400)
-    // 21 images are refused before any rule runs: no network takes more than 20 (a 400 naming the limit).
-    const urls21 = Array.from({ length: 21 }, () => `${sources.url}/a.jpg`)
-    const many = await h.call('preflight_post', {
-      content: 'Too many',
-      targetAccounts: target,
-      mediaUrls: urls21,
-    })
-    expect(many.status).toBe(400)
-    expect(JSON.stringify(many.body)).toMatch(/at most 20/)
+    // 21 images: preflight reports the blocker for the target (it takes up to 100 URLs); create_post refuses
+    // the request itself with a 400 naming the limit.
+    const many = await preflight(
+      'Too many',
+      Array.from({ length: 21 }, () => '/a.jpg'),
+    )
+    expect(many.ok).toBe(false)
+    expect(many.blockers.join()).toMatch(/21 attachments; linkedin takes at most 20/)
     const manyCreated = await h.call('create_post', {
       content: 'Too many',
       targetAccounts: target,
-      mediaUrls: urls21,
+      mediaUrls: Array.from({ length: 21 }, () => `${sources.url}/a.jpg`),
       publishImmediately: true,
     })
     expect(manyCreated.status).toBe(400)
+    expect(JSON.stringify(manyCreated.body)).toMatch(/at most 20/)
     const twenty = await preflight(
       'Twenty',
       Array.from({ length: 20 }, () => '/a.jpg'),

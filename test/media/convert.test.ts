@@ -170,10 +170,18 @@ describe('per-network conversion', () => {
     ['twitter', { format: 'webm', contentType: 'video/webm' }, /X takes MP4 video; this file is WEBM/],
     ['youtube', { size: 300 * 1024 * 1024 }, /YouTube takes videos up to 256 MB/],
     ['threads', { durationMs: 6 * 60_000 }, /Threads takes videos up to 5:00 long/],
+    ['threads', { codec: 'av01.0.08M.08' }, /Threads takes H.264 or HEVC video; this one is av01/],
     ['twitter', { width: 4000, height: 1000 }, /X takes videos between 1:3 to 3:1/],
   ] as const)('refuses for %s: %o', (network, over, message) => {
     const error = refusal(() => planMedia(video(over as Partial<MediaInfo>), networkMediaRules[network]))
     expect(error.message).toMatch(message)
+  })
+
+  it('keeps an H.264 or HEVC MOV for Threads, and one whose codec could not be read', () => {
+    for (const codec of ['avc1.64001f', 'hvc1.1.6.L93.B0', undefined])
+      expect(
+        planMedia(video({ format: 'mov', contentType: 'video/quicktime', codec }), networkMediaRules.threads),
+      ).toEqual({ action: 'keep' })
   })
 
   it('accepts a WebM for YouTube unchanged', () => {

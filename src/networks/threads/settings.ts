@@ -1,0 +1,38 @@
+import type { AdapterDeps } from '../adapter.js'
+import type { GraphClient } from '../meta/graph.js'
+
+/** The Threads app (its own id and secret, not the Facebook app's) and hosts, from `config.networks.threads`. */
+export interface ThreadsSettings {
+  /** Threads app id; empty when not configured. */
+  appId: string
+  appSecret?: string | undefined
+  /** `v1.0`: in every Graph path. */
+  version: string
+  /** `https://graph.threads.net`; no trailing slash, no version. */
+  graphUrl: string
+  /** `https://threads.net/oauth/authorize`. */
+  authorizeUrl: string
+}
+
+export const defaultThreadsSettings: ThreadsSettings = {
+  appId: '',
+  version: 'v1.0',
+  graphUrl: 'https://graph.threads.net',
+  authorizeUrl: 'https://threads.net/oauth/authorize',
+}
+
+const trim = (url: string) => url.replace(/\/+$/, '')
+
+/** The versioned Graph client of graph.threads.net (profile, containers, publishing, insights). */
+export const threadsGraph = (settings: ThreadsSettings, deps: AdapterDeps): GraphClient => ({
+  baseUrl: `${trim(settings.graphUrl)}/${settings.version}`,
+  label: 'Threads',
+  deps,
+})
+
+/** The same host without the version, for the token endpoints (`/oauth/access_token`, `/access_token`, `/refresh_access_token`). */
+export const threadsGraphRoot = (settings: ThreadsSettings, deps: AdapterDeps): GraphClient => ({
+  baseUrl: trim(settings.graphUrl),
+  label: 'Threads',
+  deps,
+})

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { sandboxPrefixes } from '../../src/networks/registry.js'
+import { type Harness, startHarness } from '../helpers/harness.js'
+import { mp4File, solidImage } from '../media/fixtures.js'
+import { startServer, type TestServer } from '../media/servers.js'
+
+/** Preflight and create_post rules for Threads. */
+describe('preflight for Threads', () => {
+  let h: Harness
+  let files: TestServer
+  let userId: string
+  let jpeg: Buffer
+  const video = mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 8 * 1024 })
+  const url = (name: string) => `${files.url}/${name}`
+
+  beforeAll(async () => {
+    jpeg = await solidImage(1080, 1080, 'jpeg')
+    files = await startServer((req, res) => {
+      const isVideo = req.url?.endsWith('.mp4')
+      const body = isVideo ? video : jpeg
+      res.writeHead(200, {
+        'content-type': isVideo ? 'video/mp4' : 'image/jpeg',
+        'content-length': String(body.length),
+      })
+      res.end(body)
+    })
+    h = await startHarness({ sandbox: true, credits: 500, env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' } })
+    userId = (
+      await sandboxConnect(h.app, { workspaceId: h.workspaceId, network: 'threads', username: 'rules.shop' })
+    ).profileId
+  }, 60_000)
+  afterAll(async () => {
+    await h?.close()
+    await files?.close()
+  })
+
+  const preflight = async (input: Record<string, unknown>) => {
+    const { status, body } = await h.call('preflight_post', {
+      publishImmediately: true,
+      platforms: ['threads'],
+      ...input,
+    })
+    expect(status, JSON.stringify(body)).toBe(200)
+    return body as {
+      ok: boolean
+      blockers: string[]
+      warnings: string[]
+      mediaSetLimits?: Record<string, unknown>
+    }
+  }
+
+  it('passes text alone and a set of 20 mixing images and a video', async () => {
+    expect((await preflight({ content: 'words only' })).ok).toBe(true)
+    const twenty = [...Array.from({ length: 19 }, (_, i) => url(`p${i}.jpg`)), url('clip.mp4')]
+    const set = await preflight({ content: 'set', mediaUrls: twenty })
+    expect(set.blockers).toEqual([])
+    expect(set.mediaSetLimits).toEqual({ threads: { min: 2, max: 20, mixesVideo: true } })
+  })
+
+  it('blocks 21 items in preflight per target, while create_post refuses them with a 400', async () => {
+    const many = Array.from({ length: 21 }, () => url('a.jpg'))
+    const big = await preflight({ content: 'set', mediaUrls: many })
+    expect(big.ok).toBe(false)
+    expect(big.blockers).toContain('threads @rules.shop: 21 attachments; threads takes at most 20')
+    const refused = await h.call('create_post', {
+      content: 'set',
+      platforms: ['threads'],
+      mediaUrls: many,
+      publishImmediately: true,
+    })
+    expect(refused.status).toBe(400)
+    // Beyond what even preflight takes, the request itself is malformed.
+    const absurd = await h.call('preflight_post', {
+      content: 'set',
+      platforms: ['threads'],
+      mediaUrls: Array.from({ length: 101 }, () => url('a.jpg')),
+    })
+    expect(absurd.status).toBe(400)
+  })
+
+  it('warns when the 24-hour Threads publishing allowance is nearly used', async () => {
+    const set = (used: number) =>
+      fetch(`${h.baseUrl}${sandboxPrefixes.threads}/_sandbox/allowance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ userId, used }),
+      })
+    await set(240)
+    const nearly = await preflight({ content: 'hi' })
+    expect(nearly.ok).toBe(true)
+    expect(nearly.warnings.join()).toMatch(/240 of 250 posts allowed in 24 hours are used; 10 left/)
+    await set(250)
+    expect((await preflight({ content: 'hi' })).warnings.join()).toMatch(/250-post allowance .* is used up/)
+    await set(3)
+    expect((await preflight({ content: 'hi' })).warnings.join()).not.toMatch(/allowed in 24 hours/)
+  })
+})

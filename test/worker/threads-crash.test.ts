@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import type { NetworkAdapter } from '../../src/networks/adapter.js'
+import { sandboxPrefixes } from '../../src/networks/registry.js'
+import { readProgress } from '../../src/worker/progress.js'
+import { sendTarget } from '../../src/worker/send.js'
+import { backends } from '../helpers/backends.js'
+import { type Harness, startHarness } from '../helpers/harness.js'
+import { solidImage } from '../media/fixtures.js'
+import { startServer, type TestServer } from '../media/servers.js'
+
+/**
+ * Crash safety of Threads publishing through the worker's send path and the target row: the container id
+ * is on the target the moment Meta returns it; a retry publishes that container (not a second one); an
+ * unanswered threads_publish is resolved by looking among the profile's recent threads; never two threads.
+ */
+describe.each(backends)('a Threads target whose worker dies mid-publish ($name)', (backend) => {
+  let h: Harness
+  let images: TestServer
+  let photo: Buffer
+  const threads = () => `${h.baseUrl}${sandboxPrefixes.threads}`
+  const state = async () =>
+    (await (await fetch(`${threads()}/_sandbox/state`)).json()) as Record<string, any[]>
+
+  beforeAll(async () => {
+    photo = await solidImage(1080, 1080, 'jpeg')
+    images = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': String(photo.length) })
+      res.end(photo)
+    })
+    h = await startHarness({ backend, sandbox: true, credits: 500, env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' } })
+    await sandboxConnect(h.app, { workspaceId: h.workspaceId, network: 'threads', username: 'crash.bakery' })
+  }, 60_000)
+  afterAll(async () => {
+    await h?.close()
+    await images?.close()
+  })
+
+  /** A scheduled Threads post whose target this test claims by hand, as a worker's claim does. */
+  async function claimedTarget(content: string, workerId: string) {
+    const { status, body } = await h.call('create_post', {
+      content,
+      platforms: ['threads'],
+      mediaUrl: `${images.url}/bread.jpg`,
+      publishImmediately: false,
+      scheduleDate: new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10),
+      scheduleTime: '12:00',
+    })
+    expect(status, JSON.stringify(body)).toBe(200)
+    return claim(body.posts[0].id as string, workerId)
+  }
+  async function claim(postId: string, workerId: string) {
+    await h.app.store.db
+      .updateTable('targets')
+      .set({ lease_owner: workerId, lease_expires_at: Date.now() + 60_000, attempts: 1, stuck_at: null })
+      .where('post_id', '=', postId)
+      .execute()
+    return h.app.store.db
+      .selectFrom('targets')
+      .selectAll()
+      .where('post_id', '=', postId)
+      .executeTakeFirstOrThrow()
+  }
+  const deps = (adapter: NetworkAdapter) => ({
+    db: h.app.store.db,
+    vault: h.app.vault,
+    now: () => Date.now(),
+    logger: h.app.logger,
+    adapters: { threads: adapter },
+  })
+
+  it('killed after the container exists and before threads_publish: the retry publishes that container, one thread', async () => {
+    const real = h.app.adapters.threads!
+    // The process "dies" the moment the container id is on the target: nothing after it runs.
+    const dying: NetworkAdapter = {
+      ...real,
+      publish: (request) =>
+        real.publish({
+          ...request,
+          saveProgress: async (entries) => {
+            await request.saveProgress!(entries)
+            if (entries.container) throw new Error('SIGKILL')
+          },
+        }),
+    }
+    const target = await claimedTarget('Killed before publish', 'worker-a')
+    await sendTarget(deps(dying), target, new AbortController().signal)
+    const afterCrash = await h.app.store.db
+      .selectFrom('targets')
+      .selectAll()
+      .where('id', '=', target.id)
+      .executeTakeFirstOrThrow()
+    const progress = readProgress(afterCrash.progress)
+    expect(progress?.container).toBeDefined()
+    const before = await state()
+    expect(before.threads!.filter((t) => t.text === 'Killed before publish')).toHaveLength(0)
+
+    const retried = await claim(target.post_id, 'worker-b')
+    const result = await sendTarget(deps(real), retried, new AbortController().signal)
+    expect(result.outcome.kind).toBe('published')
+    const after = await state()
+    expect(after.containers!.length).toBe(before.containers!.length)
+    const posted = after.threads!.filter((t) => t.text === 'Killed before publish')
+    expect(posted).toHaveLength(1)
+    expect(after.containers!.find((c) => c.id === progress!.container).threadId).toBe(posted[0].id)
+    expect(after.violations).toEqual([])
+  }, 60_000)
+
+  it('killed after threads_publish was sent: the queued lookup resolves the target and nothing is posted twice', async () => {
+    const real = h.app.adapters.threads!
+    const target = await claimedTarget('Killed after publish', 'worker-c')
+    const since = Date.now()
+    await fetch(`${threads()}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ op: 'threads_publish', action: 'drop_after' }),
+    })
+    await h.app.store.db
+      .updateTable('targets')
+      .set({ attempt_started_at: since })
+      .where('id', '=', target.id)
+      .execute()
+    const lost = await sendTarget(
+      deps(real),
+      { ...target, attempt_started_at: since },
+      new AbortController().signal,
+    )
+    // The worker queues a lookup rather than sending again.
+    expect(lost.outcome.kind).toBe('check')
+    const published = (await state()).threads!.filter((t) => t.text === 'Killed after publish')
+    expect(published).toHaveLength(1)
+
+    await h.app.store.db
+      .updateTable('targets')
+      .set({ unknown_outcome_at: since })
+      .where('id', '=', target.id)
+      .execute()
+    const retried = await claim(target.post_id, 'worker-d')
+    const again = await sendTarget(deps(real), retried, new AbortController().signal)
+    expect(again.outcome).toMatchObject({ kind: 'published', remoteId: published[0].id })
+    expect((await state()).threads!.filter((t) => t.text === 'Killed after publish')).toHaveLength(1)
+    expect((await state()).violations).toEqual([])
+  }, 60_000)
+})
