@@ -10,14 +10,17 @@ import { createImageApiProvider } from './image-api.js'
 import { createCardImageProvider } from './image-card.js'
 import type { AspectRatio, GeneratedImage, ImageProvider } from './image-provider.js'
 import { readLinkPreview } from './link-preview.js'
+import { createMediaCache, type MediaCache } from './media-cache.js'
 import { createMediaLibrary, type HostedMedia, type StagedMedia, type StageInput } from './media-library.js'
 import { withExtension } from './media-url.js'
 import { fetchCeiling, type NetworkMediaRules, networkMediaRules } from './network-rules.js'
 import { MediaError, type MediaPort, type PreparedMedia } from './port.js'
 import { type MediaInfo, probeFile } from './probe.js'
+import { probeByRanges } from './range-probe.js'
 import {
   createSafeFetcher,
   type FetchedFile,
+  type FetchOptions,
   type SafeFetcher,
   type SafeFetcherOptions,
 } from './safe-fetch.js'
@@ -64,6 +67,8 @@ export interface MediaService extends MediaPort {
   isHostedUrl(url: string): boolean
   readonly storage: MediaStorage
   readonly imageProvider: ImageProvider
+  /** The fetch-once cache of media URL bytes shared by inspect and prepare. */
+  readonly cache: MediaCache
 }
 
 export interface MediaServiceDeps {
@@ -88,27 +93,36 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     tempDir: deps.fetcherOptions?.tempDir,
   })
 
+  const cacheDir = config.mediaCache.dir
   const fetcher: SafeFetcher = createSafeFetcher({
     allowPrivate: config.allowPrivateMedia,
     connectTimeoutMs: config.mediaFetch.connectTimeoutMs,
     totalTimeoutMs: config.mediaFetch.totalTimeoutMs,
     logger,
+    // Downloads land beside the cache, so keeping one is a hard link rather than a copy.
+    ...(config.mediaCache.maxBytes > 0 ? { tempDir: path.join(cacheDir, 'work') } : {}),
     ...deps.fetcherOptions,
     // Our own hosted URLs are read from storage: no request to ourselves, no loopback refusal.
     localSource: library.localSource,
   })
+  const cache = createMediaCache({ dir: cacheDir, maxBytes: config.mediaCache.maxBytes, fetcher, logger })
 
   const imageProvider =
     deps.imageProvider ??
     (config.imageApi ? createImageApiProvider({ ...config.imageApi, fetcher }) : createCardImageProvider())
 
-  /** Fetch and probe under the network's caps; the caller owns (and disposes) the download. */
+  const limitsFor = (rules: NetworkMediaRules, signal: AbortSignal | undefined): FetchOptions => ({
+    maxBytes: fetchCeiling(rules),
+    capForHead: (head) => capFor(rules, head),
+    ...(signal ? { signal } : {}),
+  })
+
+  /** Fetch (through the cache) and probe under the network's caps; the caller owns (and disposes) the download. */
   async function fetchAndProbe(url: string, rules: NetworkMediaRules, signal: AbortSignal | undefined) {
-    const fetched = await fetcher.fetchToFile(url, {
-      maxBytes: fetchCeiling(rules),
-      capForHead: (head) => capFor(rules, head),
-      ...(signal ? { signal } : {}),
-    })
+    return probeFetched(await cache.fetch(url, limitsFor(rules, signal)), rules)
+  }
+
+  async function probeFetched(fetched: FetchedFile, rules: NetworkMediaRules) {
     try {
       const info = await probeFile(fetched)
       return { fetched, info, plan: planMedia(info, rules) }
@@ -127,8 +141,29 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     generateImage: (input) => imageProvider.generate(input),
     linkPreview: (url, { signal }) => readLinkPreview(fetcher, url, signal),
 
+    cache,
+
     async inspect(url, { network, signal }) {
-      const { fetched, info, plan } = await fetchAndProbe(url, networkMediaRules[network], signal)
+      const rules = networkMediaRules[network]
+      let found: Awaited<ReturnType<typeof fetchAndProbe>>
+      if (await cache.has(url)) found = await fetchAndProbe(url, rules, signal)
+      else {
+        // Not cached: read only what the prober needs, with range requests.
+        const probe = await probeByRanges(fetcher, url, limitsFor(rules, signal))
+        if (probe.kind === 'probed') {
+          const plan = planMedia(probe.info, rules)
+          return {
+            ...probe.info,
+            name: fileName(probe, probe.info),
+            conversions: plan.action === 'convert' ? plan.reasons : [],
+          }
+        }
+        found =
+          probe.kind === 'full'
+            ? await probeFetched(await cache.keep(url, probe.file), rules)
+            : await fetchAndProbe(url, rules, signal)
+      }
+      const { fetched, info, plan } = found
       await fetched.dispose()
       return {
         ...info,
@@ -182,7 +217,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
 }
 
 /** The URL's file name, with the detected type's extension when the URL had none. */
-function fileName(fetched: FetchedFile, info: MediaInfo): string {
+function fileName(fetched: Pick<FetchedFile, 'name' | 'head' | 'extension'>, info: MediaInfo): string {
   if (path.extname(fetched.name)) return fetched.name
   const detected = detectType(fetched.head, fetched.extension)
   return withExtension(fetched.name, detected?.extension ?? info.format)
