@@ -3,7 +3,13 @@ import { writeFile } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
 import type { Db } from '../store/db.js'
 import { hashFile } from './hash-file.js'
-import { findMedia, findMediaByContent, insertMedia, type MediaRecord } from './media-records.js'
+import {
+  findMedia,
+  findMediaByContent,
+  insertMedia,
+  type MediaRecord,
+  recordMediaUse,
+} from './media-records.js'
 import { sanitizeFileName } from './media-url.js'
 import { MediaError } from './port.js'
 import type { LocalSource } from './safe-fetch.js'
@@ -48,6 +54,8 @@ export interface HostInput {
   durationMs?: number | undefined
   name: string
   sourceUrl: string
+  /** The target this copy is made for: it stays hosted while that target is pending. */
+  targetId?: string | undefined
 }
 
 export interface MediaLibrary {
@@ -62,6 +70,8 @@ export interface MediaLibrary {
   host(file: string, input: HostInput): Promise<string>
   /** Stores bytes under a new id; the row is written by `commit`, in the caller's transaction. */
   stage(input: StageInput): Promise<StagedMedia>
+  /** One of our URLs was used (sent, or linked to `targetId`): its retention restarts now. */
+  recordUse(url: string, targetId?: string): Promise<void>
 }
 
 const newMediaId = () => randomBytes(16).toString('hex')
@@ -129,7 +139,9 @@ export function createMediaLibrary(deps: {
     async host(file, input) {
       const sha256 = await hashFile(file)
       const existing = await findMediaByContent(db, sha256, input.contentType)
-      if (existing) return publicUrl(existing.id, existing.name)
+      // Reused only if it is still there when marked used (the sweep deletes only rows not used since).
+      if (existing && (await recordMediaUse(db, existing.id, deps.now(), input.targetId)))
+        return publicUrl(existing.id, existing.name)
       const id = newMediaId()
       const name = sanitizeFileName(input.name) || 'media'
       const storageKey = `${id}/${name}`
@@ -148,7 +160,18 @@ export function createMediaLibrary(deps: {
         name,
         createdAt: deps.now(),
       })
+      if (input.targetId) await recordMediaUse(db, id, deps.now(), input.targetId)
       return publicUrl(id, name)
+    },
+
+    async recordUse(url, targetId) {
+      let parts: { id: string; name: string } | undefined
+      try {
+        parts = parse(new URL(url))
+      } catch {
+        return
+      }
+      if (parts && /^[0-9a-f]{32}$/.test(parts.id)) await recordMediaUse(db, parts.id, deps.now(), targetId)
     },
 
     async stage(input) {

@@ -46,7 +46,10 @@ export interface MediaService extends MediaPort {
    * for networks that fetch by URL (Instagram, Threads, Facebook), hosts the result and sets `publicUrl`.
    * The caller must `dispose()` the result. @throws {MediaError}
    */
-  prepare(url: string, options: { network: Network; signal?: AbortSignal }): Promise<PreparedMedia>
+  prepare(
+    url: string,
+    options: { network: Network; signal?: AbortSignal; targetId?: string },
+  ): Promise<PreparedMedia>
   /**
    * The cheap check for preflight_post and create_post: fetches (safely, within the network's cap) and probes,
    * checks the network's rules, converts and stores nothing, deletes the download. @throws {MediaError}
@@ -172,8 +175,10 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
       }
     },
 
-    async prepare(url, { network, signal }) {
+    async prepare(url, { network, signal, targetId }) {
       const rules = networkMediaRules[network]
+      // Sending one of our own files (an upload, a generated image) is a use: its retention restarts.
+      if (library.isHostedUrl(url)) await library.recordUse(url, targetId)
       const { fetched, info, plan } = await fetchAndProbe(url, rules, signal)
       try {
         let result = {
@@ -199,7 +204,12 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
           publicUrl =
             plan.action === 'keep' && library.isHostedUrl(url)
               ? url
-              : await library.host(result.path, { ...result, durationMs: info.durationMs, sourceUrl: url })
+              : await library.host(result.path, {
+                  ...result,
+                  durationMs: info.durationMs,
+                  sourceUrl: url,
+                  targetId,
+                })
         const prepared: PreparedMedia = {
           ...result,
           kind: info.kind,
