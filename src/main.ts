@@ -10,7 +10,11 @@ import { buildServer } from './server.js'
 import { createWorker, type Worker } from './worker/worker.js'
 
 /** The publishing worker with the settings from the config and the adapters of the app. */
-export function createAppWorker(app: AppContext, overrides: { id?: string } = {}): Worker {
+export function createAppWorker(
+  app: AppContext,
+  overrides: { id?: string; mediaSweepMs?: number } = {},
+): Worker {
+  const { mediaSweepMs, ...workerOverrides } = overrides
   const worker = createWorker(
     {
       store: app.store,
@@ -21,12 +25,12 @@ export function createAppWorker(app: AppContext, overrides: { id?: string } = {}
       metrics: app.metrics,
       adapters: app.adapters,
     },
-    { ...app.config.worker, ...overrides },
+    { ...app.config.worker, ...workerOverrides },
   )
   // Expired hosted media goes from the worker process, on its own timer.
   const sweeper = createMediaSweeper({
     sweep: () => sweepAppMedia(app),
-    intervalMs: app.config.mediaRetention.sweepIntervalMs,
+    intervalMs: mediaSweepMs ?? app.config.mediaRetention.sweepIntervalMs,
     logger: app.logger,
   })
   return {

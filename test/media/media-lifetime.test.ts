@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeClock } from '../../src/lib/clock.js'
-import { sweepAppMedia } from '../../src/main.js'
+import { createAppWorker, sweepAppMedia } from '../../src/main.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import type { Harness } from '../helpers/harness.js'
@@ -125,5 +125,31 @@ describe.each(backends)('hosted media lifetime on $name', (backend) => {
     await again.dispose()
     expect(again.publicUrl).not.toBe(first.publicUrl)
     expect((await fetch(again.publicUrl!.replace(h.app.config.publicBaseUrl, h.baseUrl))).status).toBe(200)
+  })
+
+  it('shows the space hosted media and the fetch cache use in /metrics', async () => {
+    const rows = await h.app.store.db.selectFrom('media').select(['size']).execute()
+    const text = await (await fetch(`${h.baseUrl}/metrics`)).text()
+    expect(text).toContain(`herald_hosted_media_files ${rows.length}`)
+    expect(text).toContain(`herald_hosted_media_bytes ${rows.reduce((sum, r) => sum + Number(r.size), 0)}`)
+    const cache = await h.app.media.cache.usage()
+    expect(text).toContain(`herald_media_cache_bytes ${cache.bytes}`)
+    expect(text).toContain(`herald_media_cache_files ${cache.count}`)
+  })
+
+  it('is swept by the worker process on its timer', async () => {
+    const unused = await upload('forgotten.png')
+    clock.advance(RETENTION + HOUR)
+    const worker = createAppWorker(h.app, { id: `sweeper-${backend.name}`, mediaSweepMs: 20 })
+    worker.start()
+    try {
+      const row = () =>
+        h.app.store.db.selectFrom('media').select('id').where('id', '=', unused.record.id).executeTakeFirst()
+      for (let i = 0; i < 100 && (await row()); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(await row()).toBeUndefined()
+      expect(stored(unused.record.storageKey)).toBe(false)
+    } finally {
+      await worker.stop()
+    }
   })
 })
