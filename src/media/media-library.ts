@@ -7,6 +7,7 @@ import {
   findMedia,
   findMediaByContent,
   insertMedia,
+  linkMediaUse,
   type MediaRecord,
   recordMediaUse,
 } from './media-records.js'
@@ -146,6 +147,8 @@ export function createMediaLibrary(deps: {
       const name = sanitizeFileName(input.name) || 'media'
       const storageKey = `${id}/${name}`
       await storage.putFile(storageKey, file, { contentType: input.contentType, size: input.size })
+      // Linked before the row exists: the sweep never sees a copy for a pending target unlinked.
+      if (input.targetId) await linkMediaUse(db, id, input.targetId, deps.now())
       await insertMedia(db, {
         id,
         workspaceId: null,
@@ -160,7 +163,6 @@ export function createMediaLibrary(deps: {
         name,
         createdAt: deps.now(),
       })
-      if (input.targetId) await recordMediaUse(db, id, deps.now(), input.targetId)
       return publicUrl(id, name)
     },
 

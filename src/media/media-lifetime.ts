@@ -1,6 +1,7 @@
-import { sql } from 'kysely'
+import { type ExpressionBuilder, sql } from 'kysely'
 import type { Logger } from '../logger.js'
 import type { Db } from '../store/db.js'
+import type { Database, MediaTable } from '../store/schema.js'
 import type { MediaStorage } from './storage.js'
 
 /**
@@ -41,11 +42,11 @@ export async function sweepHostedMedia(deps: SweepDeps): Promise<SweepResult> {
   for (;;) {
     const rows = await expiredMedia(db, cutoff, batch, [...skipped])
     for (const row of rows) {
-      // Deleted only if nobody used it since it was read (a reuse marks it used first; see media-library).
+      // The conditions again, in the delete: a use or a link made since the read keeps the file.
       const deleted = await db
-        .deleteFrom('media')
-        .where('id', '=', row.id)
-        .where('last_used_at', '<', cutoff)
+        .deleteFrom('media as m')
+        .where('m.id', '=', row.id)
+        .where(expired(cutoff))
         .executeTakeFirst()
       if (Number(deleted.numDeletedRows) !== 1) {
         skipped.add(row.id)
@@ -67,12 +68,13 @@ export async function sweepHostedMedia(deps: SweepDeps): Promise<SweepResult> {
   return { removed, bytes: sumSizes(removed) }
 }
 
-function expiredMedia(db: Db, cutoff: number, limit: number, skip: string[]) {
-  let query = db
-    .selectFrom('media as m')
-    .select(['m.id', 'm.name', 'm.size', 'm.storage_key'])
-    .where('m.last_used_at', '<', cutoff)
-    .where(({ not, exists, selectFrom }) =>
+type MediaScope = ExpressionBuilder<Database & { m: MediaTable }, 'm'>
+
+/** Past its retention, and needed by no pending (or recently settled) target. */
+function expired(cutoff: number) {
+  return ({ and, not, exists, selectFrom, eb }: MediaScope) =>
+    and([
+      eb('m.last_used_at', '<', cutoff),
       not(
         exists(
           selectFrom('media_uses as u')
@@ -82,9 +84,7 @@ function expiredMedia(db: Db, cutoff: number, limit: number, skip: string[]) {
             .where((t) => t.or([t('t.status', '=', 'pending'), t('t.updated_at', '>=', cutoff)])),
         ),
       ),
-    )
-    // An upload or generated image named by a post still waiting to go out stays.
-    .where(({ not, exists, selectFrom }) =>
+      // An upload or generated image named by a post still waiting to go out stays.
       not(
         exists(
           selectFrom('targets as p')
@@ -93,7 +93,14 @@ function expiredMedia(db: Db, cutoff: number, limit: number, skip: string[]) {
             .where('p.media_urls', 'like', sql<string>`'%/media/' || ${sql.ref('m.id')} || '/%'`),
         ),
       ),
-    )
+    ])
+}
+
+function expiredMedia(db: Db, cutoff: number, limit: number, skip: string[]) {
+  let query = db
+    .selectFrom('media as m')
+    .select(['m.id', 'm.name', 'm.size', 'm.storage_key'])
+    .where(expired(cutoff))
     .orderBy('m.last_used_at')
     .limit(limit)
   if (skip.length > 0) query = query.where('m.id', 'not in', skip)
