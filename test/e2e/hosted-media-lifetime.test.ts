@@ -44,13 +44,22 @@ describe('a hosted copy outlives its Instagram container processing, then expire
     const retentionMs = h.app.config.mediaRetention.retentionMs
     const sweep = (now: number) =>
       sweepHostedMedia({ db: h.app.store.db, storage: h.app.media.storage, now, retentionMs })
+    const state = async () =>
+      (await (await fetch(`${meta()}/_sandbox/state`)).json()) as { fetches: { url: string; ok: boolean }[] }
+    const hostedFetches = async () =>
+      (await state()).fetches.filter((f) => f.url.startsWith(`${h.baseUrl}/media/`))
+    const targetStatus = async () =>
+      (await h.app.store.db.selectFrom('targets').select('status').executeTakeFirst())?.status
     let publishing = true
-    const swept: string[] = []
+    const removedWhilePending: string[] = []
     const sweeping = (async () => {
-      while (publishing) {
+      // Until Meta has fetched the copy: the target is pending (or not created yet) all that time.
+      while (publishing && (await hostedFetches()).length === 0) {
+        const before = await targetStatus()
         // Any file no pending target needs would be removed by these (a month past every retention).
         const result = await sweep(Date.now() + 30 * 24 * 3_600_000)
-        swept.push(...result.removed.map((m) => m.id))
+        if (before !== 'published' && (await targetStatus()) !== 'published')
+          removedWhilePending.push(...result.removed.map((m) => m.id))
         await new Promise((resolve) => setTimeout(resolve, 5))
       }
     })()
@@ -65,15 +74,11 @@ describe('a hosted copy outlives its Instagram container processing, then expire
     expect(status, JSON.stringify(body)).toBe(200)
     expect(body.posts[0].status, JSON.stringify(body)).toBe('published')
 
-    const state = (await (await fetch(`${meta()}/_sandbox/state`)).json()) as {
-      containers: { url?: string; videoUrl?: string }[]
-      fetches: { url: string; ok: boolean }[]
-    }
-    const fetched = state.fetches.filter((f) => f.url.startsWith(`${h.baseUrl}/media/`))
+    const fetched = await hostedFetches()
     expect(fetched.length).toBeGreaterThan(0)
     expect(fetched.every((f) => f.ok)).toBe(true)
     const mediaId = /\/media\/([0-9a-f]{32})\//.exec(fetched[0]!.url)?.[1] as string
-    expect(swept).not.toContain(mediaId)
+    expect(removedWhilePending).not.toContain(mediaId)
     const target = await h.app.store.db
       .selectFrom('targets')
       .select(['id', 'updated_at'])

@@ -145,7 +145,9 @@ describe.each(backends)('hosted media lifetime on $name', (backend) => {
     try {
       const row = () =>
         h.app.store.db.selectFrom('media').select('id').where('id', '=', unused.record.id).executeTakeFirst()
-      for (let i = 0; i < 100 && (await row()); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+      // The row goes first, then the stored object.
+      for (let i = 0; i < 250 && ((await row()) || stored(unused.record.storageKey)); i++)
+        await new Promise((resolve) => setTimeout(resolve, 20))
       expect(await row()).toBeUndefined()
       expect(stored(unused.record.storageKey)).toBe(false)
     } finally {
