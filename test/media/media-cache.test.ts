@@ -95,4 +95,14 @@ describe('the fetch-once media cache', () => {
     expect(since()).toEqual({ full: 2, unchanged: 0 })
     expect(await off.usage()).toEqual({ bytes: 0, count: 0 })
   })
+
+  it('is shared by every process using the same folder: a second one revalidates instead of downloading', async () => {
+    const one = cacheIn('shared-folder')
+    const other = cacheIn('shared-folder')
+    await (await one.fetch(`${server.url}/c`, limits)).dispose()
+    const reused = await other.fetch(`${server.url}/c`, limits)
+    expect(since()).toEqual({ full: 1, unchanged: 1 })
+    expect(reused.size).toBe(300 * KB)
+    await reused.dispose()
+  })
 })
