@@ -29,10 +29,10 @@ const USAGE = `Usage: herald <command> [options]   (npx herald ..., or npm run h
       (youtube: U is the Google account e-mail, e.g. creator@example.com; facebook: a Page named U;
       instagram: an Instagram professional account U, through Instagram Login; linkedin: member U's
       personal profile, or with --organization the first page U administers).
-  media gc [--json]
-      Remove hosted media past its retention (HERALD_MEDIA_RETENTION_HOURS) that no pending post needs.
   api       Run the HTTP API only (no worker).
   worker    Run the publishing worker only.
+  media gc [--json]
+      Remove hosted media past its retention (HERALD_MEDIA_RETENTION_HOURS) that no pending post needs.
 
 Settings come from the environment (docs/configuration.md).`
 
