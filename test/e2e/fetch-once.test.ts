@@ -18,7 +18,10 @@ describe('a media URL is downloaded once per post', () => {
   let worker: Worker
 
   beforeAll(async () => {
-    ranged = await startRangeServer({ '/launch.mp4': video }, { ranges: true, etag: '"launch-1"' })
+    ranged = await startRangeServer(
+      { '/launch.mp4': video, '/big.mp4': bigMp4(200 * MB, 'end') },
+      { ranges: true, etag: '"launch-1"' },
+    )
     ignoring = await startRangeServer({ '/launch.mp4': video }, { ranges: false, etag: '"launch-1"' })
     h = await startHarness({
       sandbox: true,
@@ -65,4 +68,19 @@ describe('a media URL is downloaded once per post', () => {
     },
     60_000,
   )
+
+  it('preflights a 200 MB video reading under 2 MB of it', async () => {
+    const before = ranged.bytesSent()
+    const downloads = ranged.fullDownloads()
+    const { status, body } = await h.call('preflight_post', {
+      content: 'Big launch',
+      platforms: ['youtube'],
+      mediaUrl: `${ranged.url}/big.mp4`,
+      youtube: { privacyStatus: 'unlisted' },
+    })
+    expect(status, JSON.stringify(body)).toBe(200)
+    expect(body.ok, JSON.stringify(body)).toBe(true)
+    expect(ranged.bytesSent() - before).toBeLessThan(2 * MB)
+    expect(ranged.fullDownloads()).toBe(downloads)
+  })
 })
