@@ -43,8 +43,8 @@ export type { HostedMedia, StagedMedia }
 export interface MediaService extends MediaPort {
   /**
    * Fetches `url` safely (within the network's size cap, through the fetch-once cache), probes it, converts it
-   * to the network's rules and,
-   * for networks that fetch by URL (Instagram, Threads, Facebook), hosts the result and sets `publicUrl`.
+   * to the network's rules and, for networks that fetch by URL (Instagram, Threads, Facebook), hosts the
+   * result (linked to `targetId`, so it stays while that target is pending) and sets `publicUrl`.
    * The caller must `dispose()` the result. @throws {MediaError}
    */
   prepare(
@@ -55,8 +55,7 @@ export interface MediaService extends MediaPort {
    * The cheap check for preflight_post and create_post: probes (safely, within the network's cap) and checks
    * the network's rules, converting and hosting nothing. A video is read with range requests (its header and
    * moov box); an image, a cached URL or a server that ignores ranges is read whole through the fetch-once
-   * cache, where the worker's send finds it. @throws {MediaError}
-   * with a reason a person can act on (`blocked_address`, `too_large`, `unsupported_type`, ...).
+   * cache, where the worker's send finds it. @throws {MediaError} with a reason a person can act on (`blocked_address`, `too_large`, `unsupported_type`, ...).
    */
   inspect(url: string, options: { network: Network; signal?: AbortSignal }): Promise<InspectedMedia>
   /** Makes an image with the configured provider; nothing is stored. @throws {ImageGenerationError} */
