@@ -7,6 +7,7 @@ import { cpus, totalmem } from 'node:os'
 import { postgresTestUrl } from '../test/helpers/backends.js'
 import { benchHttp, type HttpResult } from './http.js'
 import { benchMediaStream } from './media-stream.js'
+import { benchPreflight } from './preflight.js'
 import { benchStartTime, type StartTimeResult } from './start-time.js'
 import { type BurstResult, benchBurst, burstDatabases } from './worker-burst.js'
 
@@ -23,6 +24,7 @@ if (want('burst')) {
   }
 }
 const media = want('media') ? await benchMediaStream() : undefined
+const preflight = want('preflight') ? await benchPreflight(200) : undefined
 const starts: StartTimeResult[] = []
 if (want('start')) {
   starts.push(await benchStartTime('npm start'))
@@ -114,6 +116,24 @@ if (media) {
     `| ${media.sizeMb} | ${media.peakRssGrowthMb} | ${media.seconds} |`,
     '',
     `Target: peak RSS growth under 64 MB: ${verdict(media.peakRssGrowthMb < 64)}.`,
+    '',
+  )
+}
+if (preflight) {
+  const [before, after] = preflight.rows
+  lines.push(
+    '## Preflight of a large video',
+    '',
+    `preflight_post's media check of a ${preflight.sizeMb} MB MP4 whose moov box is at the end, served from`,
+    '127.0.0.1: before, the whole file was downloaded and probed; now range requests read the header, the box',
+    'headers and the moov box. A server that ignores ranges costs one download, kept by the fetch-once cache,',
+    'and the next check of that URL is a conditional request answered 304.',
+    '',
+    '| case | bytes fetched | seconds |',
+    '|---|---:|---:|',
+    ...preflight.rows.map((r) => `| ${r.name} | ${r.bytesFetched} | ${r.seconds} |`),
+    '',
+    `Target: the range probe fetches under 2 MB: ${verdict((after?.bytesFetched ?? Number.POSITIVE_INFINITY) < 2 * 1024 * 1024)}${before ? ` (${round(before.bytesFetched / Math.max(1, after?.bytesFetched ?? 1), 0)} times fewer bytes than before)` : ''}.`,
     '',
   )
 }

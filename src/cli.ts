@@ -8,7 +8,7 @@ import { rotateSecrets } from './connect/rotate.js'
 import { sandboxConnect } from './connect/sandbox-connect.js'
 import { AppError } from './errors.js'
 import { createProcessLogger } from './logger.js'
-import { startService } from './main.js'
+import { startService, sweepAppMedia } from './main.js'
 import type { MemberRole } from './store/accounts.js'
 
 const USAGE = `Usage: herald <command> [options]   (npx herald ..., or npm run herald -- ...)
@@ -31,6 +31,8 @@ const USAGE = `Usage: herald <command> [options]   (npx herald ..., or npm run h
       personal profile, or with --organization the first page U administers; threads: a Threads profile U).
   api       Run the HTTP API only (no worker).
   worker    Run the publishing worker only.
+  media gc [--json]
+      Remove hosted media past its retention (HERALD_MEDIA_RETENTION_HOURS) that no pending post needs.
 
 Settings come from the environment (docs/configuration.md).`
 
@@ -149,6 +151,13 @@ const commands: Record<string, Command> = {
     const amount = integer(required(v, 'amount'), 'amount') as number
     const result = await app.accounts.addCredits({ workspaceId: required(v, 'workspace'), amount })
     return { json: result, text: `Workspace ${result.workspaceId} now has ${result.balance} credits.` }
+  },
+  async 'media gc'(app) {
+    const result = await sweepAppMedia(app)
+    return {
+      json: result,
+      text: `Removed ${result.removed.length} hosted media file${result.removed.length === 1 ? '' : 's'} (${result.bytes} bytes).`,
+    }
   },
   async 'secrets rotate'(app) {
     const report = await rotateSecrets(app.store.db, app.vault)

@@ -42,6 +42,10 @@ const envSchema = z.object({
   HERALD_IMAGE_API_MODEL: z.string().optional(),
   HERALD_MEDIA_CONNECT_TIMEOUT_MS: positiveInt(10_000),
   HERALD_MEDIA_FETCH_TIMEOUT_MS: positiveInt(300_000),
+  HERALD_MEDIA_CACHE_MB: nonNegativeInt(2048),
+  HERALD_MEDIA_CACHE_DIR: z.string().min(1).optional(),
+  HERALD_MEDIA_RETENTION_HOURS: positiveInt(168),
+  HERALD_MEDIA_SWEEP_MINUTES: positiveInt(60),
   HERALD_WORKER_CONCURRENCY: positiveInt(16),
   HERALD_WORKER_BATCH: positiveInt(32),
   HERALD_WORKER_POLL_MS: positiveInt(250),
@@ -126,6 +130,10 @@ export interface Config {
   imageApi: { url: string; key: string | undefined; model: string | undefined } | undefined
   /** Media URL fetching: connect timeout and whole-fetch timeout (redirects and body included), in ms. */
   mediaFetch: { connectTimeoutMs: number; totalTimeoutMs: number }
+  /** The fetch-once cache of media URL bytes (src/media/media-cache.ts); maxBytes 0 disables it. */
+  mediaCache: { dir: string; maxBytes: number }
+  /** Hosted media: kept this long after its last use, swept by the worker every `sweepIntervalMs`. */
+  mediaRetention: { retentionMs: number; sweepIntervalMs: number }
   worker: {
     concurrency: number
     batch: number
@@ -250,6 +258,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     mediaFetch: {
       connectTimeoutMs: e.HERALD_MEDIA_CONNECT_TIMEOUT_MS,
       totalTimeoutMs: e.HERALD_MEDIA_FETCH_TIMEOUT_MS,
+    },
+    mediaCache: {
+      dir: path.resolve(e.HERALD_MEDIA_CACHE_DIR ?? path.join(dataDir, 'media-cache')),
+      maxBytes: e.HERALD_MEDIA_CACHE_MB * 1024 * 1024,
+    },
+    mediaRetention: {
+      retentionMs: e.HERALD_MEDIA_RETENTION_HOURS * 3_600_000,
+      sweepIntervalMs: e.HERALD_MEDIA_SWEEP_MINUTES * 60_000,
     },
     worker: {
       concurrency: e.HERALD_WORKER_CONCURRENCY,

@@ -4,13 +4,18 @@ import type { AppContext } from './app-context.js'
 import { type Config, ConfigError, loadConfigFromProcess, type Role } from './config.js'
 import { networks } from './domain/networks.js'
 import { createProcessLogger } from './logger.js'
+import { createMediaSweeper, sweepHostedMedia } from './media/media-lifetime.js'
 import { connectUnavailable } from './networks/registry.js'
 import { buildServer } from './server.js'
 import { createWorker, type Worker } from './worker/worker.js'
 
 /** The publishing worker with the settings from the config and the adapters of the app. */
-export function createAppWorker(app: AppContext, overrides: { id?: string } = {}): Worker {
-  return createWorker(
+export function createAppWorker(
+  app: AppContext,
+  overrides: { id?: string; mediaSweepMs?: number } = {},
+): Worker {
+  const { mediaSweepMs, ...workerOverrides } = overrides
+  const worker = createWorker(
     {
       store: app.store,
       vault: app.vault,
@@ -20,8 +25,36 @@ export function createAppWorker(app: AppContext, overrides: { id?: string } = {}
       metrics: app.metrics,
       adapters: app.adapters,
     },
-    { ...app.config.worker, ...overrides },
+    { ...app.config.worker, ...workerOverrides },
   )
+  // Expired hosted media goes from the worker process, on its own timer.
+  const sweeper = createMediaSweeper({
+    sweep: () => sweepAppMedia(app),
+    intervalMs: mediaSweepMs ?? app.config.mediaRetention.sweepIntervalMs,
+    logger: app.logger,
+  })
+  return {
+    ...worker,
+    start() {
+      worker.start()
+      sweeper.start()
+    },
+    async stop() {
+      await sweeper.stop()
+      await worker.stop()
+    },
+  }
+}
+
+/** One sweep of hosted media past its retention (the worker's timer and `herald media gc`). */
+export function sweepAppMedia(app: AppContext) {
+  return sweepHostedMedia({
+    db: app.store.db,
+    storage: app.media.storage,
+    now: app.clock.now(),
+    retentionMs: app.config.mediaRetention.retentionMs,
+    logger: app.logger,
+  })
 }
 
 /** What the start line says: where Herald serves, what it stores in, and which networks can be connected. */

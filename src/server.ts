@@ -10,6 +10,7 @@ import type { Role } from './config.js'
 import { registerDashboard } from './dashboard/plugin.js'
 import { AppError, toAppError } from './errors.js'
 import { registerMediaRoutes } from './media/hosting-routes.js'
+import { hostedMediaUsage } from './media/media-lifetime.js'
 import { mountSandboxes } from './sandbox/mount.js'
 import { isReachable } from './store/db.js'
 import { tools } from './tools/registry.js'
@@ -133,8 +134,19 @@ export function buildServer(
   })
   server.get('/metrics', async (_request, reply) => {
     const now = app.clock.now()
-    const [depth, stuck] = await Promise.all([queueDepth(app.store, now), countStuck(app.store, now)])
-    reply.type('text/plain; version=0.0.4').send(app.metrics.render({ queueDepth: depth, stuck }))
+    const [depth, stuck, hosted, cached] = await Promise.all([
+      queueDepth(app.store, now),
+      countStuck(app.store, now),
+      hostedMediaUsage(app.store.db),
+      app.media.cache.usage(),
+    ])
+    const media = {
+      hostedBytes: hosted.bytes,
+      hostedCount: hosted.count,
+      cacheBytes: cached.bytes,
+      cacheCount: cached.count,
+    }
+    reply.type('text/plain; version=0.0.4').send(app.metrics.render({ queueDepth: depth, stuck, media }))
   })
   if (options.role === 'worker') return { server, close: () => server.close() }
 

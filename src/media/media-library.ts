@@ -3,7 +3,14 @@ import { writeFile } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
 import type { Db } from '../store/db.js'
 import { hashFile } from './hash-file.js'
-import { findMedia, findMediaByContent, insertMedia, type MediaRecord } from './media-records.js'
+import {
+  findMedia,
+  findMediaByContent,
+  insertMedia,
+  linkMediaUse,
+  type MediaRecord,
+  recordMediaUse,
+} from './media-records.js'
 import { sanitizeFileName } from './media-url.js'
 import { MediaError } from './port.js'
 import type { LocalSource } from './safe-fetch.js'
@@ -48,6 +55,8 @@ export interface HostInput {
   durationMs?: number | undefined
   name: string
   sourceUrl: string
+  /** The target this copy is made for: it stays hosted while that target is pending. */
+  targetId?: string | undefined
 }
 
 export interface MediaLibrary {
@@ -62,6 +71,8 @@ export interface MediaLibrary {
   host(file: string, input: HostInput): Promise<string>
   /** Stores bytes under a new id; the row is written by `commit`, in the caller's transaction. */
   stage(input: StageInput): Promise<StagedMedia>
+  /** One of our URLs was used (sent, or linked to `targetId`): its retention restarts now. */
+  recordUse(url: string, targetId?: string): Promise<void>
 }
 
 const newMediaId = () => randomBytes(16).toString('hex')
@@ -129,11 +140,15 @@ export function createMediaLibrary(deps: {
     async host(file, input) {
       const sha256 = await hashFile(file)
       const existing = await findMediaByContent(db, sha256, input.contentType)
-      if (existing) return publicUrl(existing.id, existing.name)
+      // Reused only if it is still there when marked used (the sweep deletes only rows not used since).
+      if (existing && (await recordMediaUse(db, existing.id, deps.now(), input.targetId)))
+        return publicUrl(existing.id, existing.name)
       const id = newMediaId()
       const name = sanitizeFileName(input.name) || 'media'
       const storageKey = `${id}/${name}`
       await storage.putFile(storageKey, file, { contentType: input.contentType, size: input.size })
+      // Linked before the row exists: the sweep never sees a copy for a pending target unlinked.
+      if (input.targetId) await linkMediaUse(db, id, input.targetId, deps.now())
       await insertMedia(db, {
         id,
         workspaceId: null,
@@ -149,6 +164,16 @@ export function createMediaLibrary(deps: {
         createdAt: deps.now(),
       })
       return publicUrl(id, name)
+    },
+
+    async recordUse(url, targetId) {
+      let parts: { id: string; name: string } | undefined
+      try {
+        parts = parse(new URL(url))
+      } catch {
+        return
+      }
+      if (parts && /^[0-9a-f]{32}$/.test(parts.id)) await recordMediaUse(db, parts.id, deps.now(), targetId)
     },
 
     async stage(input) {

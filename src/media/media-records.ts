@@ -30,6 +30,7 @@ const toRow = (record: MediaRecord): MediaTable => ({
   storage_key: record.storageKey,
   name: record.name,
   created_at: record.createdAt,
+  last_used_at: record.createdAt,
 })
 
 const fromRow = (row: MediaTable): MediaRecord => ({
@@ -70,4 +71,35 @@ export async function findMediaByContent(
     .orderBy('created_at')
     .executeTakeFirst()
   return row ? fromRow(row) : undefined
+}
+
+/**
+ * Marks a hosted file used now, and by `targetId` when given (a copy stays while that target is pending).
+ * The link is written first, so a sweep never sees the file unused in between. False when the row is gone
+ * (swept meanwhile): the caller hosts the file anew.
+ */
+export async function recordMediaUse(
+  db: Db,
+  id: string,
+  now: number,
+  targetId?: string | undefined,
+): Promise<boolean> {
+  if (targetId) await linkMediaUse(db, id, targetId, now)
+  const updated = await db
+    .updateTable('media')
+    .set({ last_used_at: now })
+    .where('id', '=', id)
+    .executeTakeFirst()
+  if (Number(updated.numUpdatedRows) === 1) return true
+  await db.deleteFrom('media_uses').where('media_id', '=', id).execute()
+  return false
+}
+
+/** Records that `targetId` uses hosted file `id` (see {@link recordMediaUse}). */
+export async function linkMediaUse(db: Db, id: string, targetId: string, now: number): Promise<void> {
+  await db
+    .insertInto('media_uses')
+    .values({ media_id: id, target_id: targetId, used_at: now })
+    .onConflict((oc) => oc.columns(['media_id', 'target_id']).doUpdateSet({ used_at: now }))
+    .execute()
 }

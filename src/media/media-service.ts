@@ -10,14 +10,17 @@ import { createImageApiProvider } from './image-api.js'
 import { createCardImageProvider } from './image-card.js'
 import type { AspectRatio, GeneratedImage, ImageProvider } from './image-provider.js'
 import { readLinkPreview } from './link-preview.js'
+import { createMediaCache, type MediaCache } from './media-cache.js'
 import { createMediaLibrary, type HostedMedia, type StagedMedia, type StageInput } from './media-library.js'
 import { withExtension } from './media-url.js'
 import { fetchCeiling, type NetworkMediaRules, networkMediaRules } from './network-rules.js'
 import { MediaError, type MediaPort, type PreparedMedia } from './port.js'
 import { type MediaInfo, probeFile } from './probe.js'
+import { probeByRanges } from './range-probe.js'
 import {
   createSafeFetcher,
   type FetchedFile,
+  type FetchOptions,
   type SafeFetcher,
   type SafeFetcherOptions,
 } from './safe-fetch.js'
@@ -39,15 +42,20 @@ export type { HostedMedia, StagedMedia }
  */
 export interface MediaService extends MediaPort {
   /**
-   * Fetches `url` safely (within the network's size cap), probes it, converts it to the network's rules and,
-   * for networks that fetch by URL (Instagram, Threads, Facebook), hosts the result and sets `publicUrl`.
+   * Fetches `url` safely (within the network's size cap, through the fetch-once cache), probes it, converts it
+   * to the network's rules and, for networks that fetch by URL (Instagram, Threads, Facebook), hosts the
+   * result (linked to `targetId`, so it stays while that target is pending) and sets `publicUrl`.
    * The caller must `dispose()` the result. @throws {MediaError}
    */
-  prepare(url: string, options: { network: Network; signal?: AbortSignal }): Promise<PreparedMedia>
+  prepare(
+    url: string,
+    options: { network: Network; signal?: AbortSignal; targetId?: string },
+  ): Promise<PreparedMedia>
   /**
-   * The cheap check for preflight_post and create_post: fetches (safely, within the network's cap) and probes,
-   * checks the network's rules, converts and stores nothing, deletes the download. @throws {MediaError}
-   * with a reason a person can act on (`blocked_address`, `too_large`, `unsupported_type`, ...).
+   * The cheap check for preflight_post and create_post: probes (safely, within the network's cap) and checks
+   * the network's rules, converting and hosting nothing. A video is read with range requests (its header and
+   * moov box); an image, a cached URL or a server that ignores ranges is read whole through the fetch-once
+   * cache, where the worker's send finds it. @throws {MediaError} with a reason a person can act on (`blocked_address`, `too_large`, `unsupported_type`, ...).
    */
   inspect(url: string, options: { network: Network; signal?: AbortSignal }): Promise<InspectedMedia>
   /** Makes an image with the configured provider; nothing is stored. @throws {ImageGenerationError} */
@@ -64,6 +72,8 @@ export interface MediaService extends MediaPort {
   isHostedUrl(url: string): boolean
   readonly storage: MediaStorage
   readonly imageProvider: ImageProvider
+  /** The fetch-once cache of media URL bytes shared by inspect and prepare. */
+  readonly cache: MediaCache
 }
 
 export interface MediaServiceDeps {
@@ -88,27 +98,36 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     tempDir: deps.fetcherOptions?.tempDir,
   })
 
+  const cacheDir = config.mediaCache.dir
   const fetcher: SafeFetcher = createSafeFetcher({
     allowPrivate: config.allowPrivateMedia,
     connectTimeoutMs: config.mediaFetch.connectTimeoutMs,
     totalTimeoutMs: config.mediaFetch.totalTimeoutMs,
     logger,
+    // Downloads land beside the cache, so keeping one is a hard link rather than a copy.
+    ...(config.mediaCache.maxBytes > 0 ? { tempDir: path.join(cacheDir, 'work') } : {}),
     ...deps.fetcherOptions,
     // Our own hosted URLs are read from storage: no request to ourselves, no loopback refusal.
     localSource: library.localSource,
   })
+  const cache = createMediaCache({ dir: cacheDir, maxBytes: config.mediaCache.maxBytes, fetcher, logger })
 
   const imageProvider =
     deps.imageProvider ??
     (config.imageApi ? createImageApiProvider({ ...config.imageApi, fetcher }) : createCardImageProvider())
 
-  /** Fetch and probe under the network's caps; the caller owns (and disposes) the download. */
+  const limitsFor = (rules: NetworkMediaRules, signal: AbortSignal | undefined): FetchOptions => ({
+    maxBytes: fetchCeiling(rules),
+    capForHead: (head) => capFor(rules, head),
+    ...(signal ? { signal } : {}),
+  })
+
+  /** Fetch (through the cache) and probe under the network's caps; the caller owns (and disposes) the download. */
   async function fetchAndProbe(url: string, rules: NetworkMediaRules, signal: AbortSignal | undefined) {
-    const fetched = await fetcher.fetchToFile(url, {
-      maxBytes: fetchCeiling(rules),
-      capForHead: (head) => capFor(rules, head),
-      ...(signal ? { signal } : {}),
-    })
+    return probeFetched(await cache.fetch(url, limitsFor(rules, signal)), rules)
+  }
+
+  async function probeFetched(fetched: FetchedFile, rules: NetworkMediaRules) {
     try {
       const info = await probeFile(fetched)
       return { fetched, info, plan: planMedia(info, rules) }
@@ -127,8 +146,29 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     generateImage: (input) => imageProvider.generate(input),
     linkPreview: (url, { signal }) => readLinkPreview(fetcher, url, signal),
 
+    cache,
+
     async inspect(url, { network, signal }) {
-      const { fetched, info, plan } = await fetchAndProbe(url, networkMediaRules[network], signal)
+      const rules = networkMediaRules[network]
+      let found: Awaited<ReturnType<typeof fetchAndProbe>>
+      if (await cache.has(url)) found = await fetchAndProbe(url, rules, signal)
+      else {
+        // Not cached: read only what the prober needs, with range requests.
+        const probe = await probeByRanges(fetcher, url, limitsFor(rules, signal))
+        if (probe.kind === 'probed') {
+          const plan = planMedia(probe.info, rules)
+          return {
+            ...probe.info,
+            name: fileName(probe, probe.info),
+            conversions: plan.action === 'convert' ? plan.reasons : [],
+          }
+        }
+        found =
+          probe.kind === 'full'
+            ? await probeFetched(await cache.keep(url, probe.file), rules)
+            : await fetchAndProbe(url, rules, signal)
+      }
+      const { fetched, info, plan } = found
       await fetched.dispose()
       return {
         ...info,
@@ -137,8 +177,10 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
       }
     },
 
-    async prepare(url, { network, signal }) {
+    async prepare(url, { network, signal, targetId }) {
       const rules = networkMediaRules[network]
+      // Sending one of our own files (an upload, a generated image) is a use: its retention restarts.
+      if (library.isHostedUrl(url)) await library.recordUse(url, targetId)
       const { fetched, info, plan } = await fetchAndProbe(url, rules, signal)
       try {
         let result = {
@@ -164,7 +206,12 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
           publicUrl =
             plan.action === 'keep' && library.isHostedUrl(url)
               ? url
-              : await library.host(result.path, { ...result, durationMs: info.durationMs, sourceUrl: url })
+              : await library.host(result.path, {
+                  ...result,
+                  durationMs: info.durationMs,
+                  sourceUrl: url,
+                  targetId,
+                })
         const prepared: PreparedMedia = {
           ...result,
           kind: info.kind,
@@ -182,7 +229,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
 }
 
 /** The URL's file name, with the detected type's extension when the URL had none. */
-function fileName(fetched: FetchedFile, info: MediaInfo): string {
+function fileName(fetched: Pick<FetchedFile, 'name' | 'head' | 'extension'>, info: MediaInfo): string {
   if (path.extname(fetched.name)) return fetched.name
   const detected = detectType(fetched.head, fetched.extension)
   return withExtension(fetched.name, detected?.extension ?? info.format)

@@ -45,8 +45,14 @@ export class MediaError extends Error {
 }
 
 export interface MediaPort {
-  /** Fetches `url` safely, probes it and converts it for `network`. Throws {@link MediaError}. */
-  prepare(url: string, options: { network: Network; signal?: AbortSignal }): Promise<PreparedMedia>
+  /**
+   * Fetches `url` safely, probes it and converts it for `network`. Throws {@link MediaError}. A hosted copy
+   * made for `targetId` stays hosted while that target is pending (the network may fetch it later).
+   */
+  prepare(
+    url: string,
+    options: { network: Network; signal?: AbortSignal; targetId?: string },
+  ): Promise<PreparedMedia>
   /**
    * The title, description and image of a web page, read through the guarded client (LinkedIn article
    * cards). Absent where the pipeline offers no page reading.

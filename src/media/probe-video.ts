@@ -1,4 +1,4 @@
-import { type FileHandle, open } from 'node:fs/promises'
+import { open } from 'node:fs/promises'
 import { createFile, type Movie, MP4BoxBuffer } from 'mp4box'
 import type { VideoContainer } from './detect-type.js'
 import { MediaError } from './port.js'
@@ -18,16 +18,30 @@ export interface VideoProbe {
 /** A moov box bigger than this is refused instead of read (real ones are kilobytes to a few megabytes). */
 const MAX_MOOV_BYTES = 64 * 1024 * 1024
 
+/** Positioned reads: an open file, or a remote file read with HTTP ranges (see range-probe.ts). */
+export interface ByteSource {
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>
+}
+
 /** Probes an MP4, MOV or WebM file without loading its frames. @throws {MediaError} `unsupported_type` */
 export async function probeVideo(path: string, container: VideoContainer): Promise<VideoProbe> {
   const file = await open(path, 'r')
   try {
     const { size } = await file.stat()
-    if (container === 'webm') return { container, ...(await probeWebm(file, size)) }
-    return { container, ...(await probeIsoBmff(file, size)) }
+    return await probeVideoSource(file, size, container)
   } finally {
     await file.close()
   }
+}
+
+/** {@link probeVideo} over any {@link ByteSource} of `size` bytes. */
+export async function probeVideoSource(
+  source: ByteSource,
+  size: number,
+  container: VideoContainer,
+): Promise<VideoProbe> {
+  if (container === 'webm') return { container, ...(await probeWebm(source, size)) }
+  return { container, ...(await probeIsoBmff(source, size)) }
 }
 
 interface TopBox {
@@ -37,7 +51,7 @@ interface TopBox {
 }
 
 /** Top-level boxes from their 8/16-byte headers; an mdat of any size costs one small read to skip. */
-async function topLevelBoxes(file: FileHandle, fileSize: number): Promise<TopBox[]> {
+async function topLevelBoxes(file: ByteSource, fileSize: number): Promise<TopBox[]> {
   const boxes: TopBox[] = []
   const head = Buffer.alloc(16)
   let at = 0
@@ -52,12 +66,14 @@ async function topLevelBoxes(file: FileHandle, fileSize: number): Promise<TopBox
     } else if (size === 0) size = fileSize - at
     if (size < 8) break
     boxes.push({ type, start: at, size })
+    // Nothing after moov is needed: a fragmented file's many moof/mdat pairs are not walked.
+    if (type === 'moov') break
     at += size
   }
   return boxes
 }
 
-async function probeIsoBmff(file: FileHandle, fileSize: number) {
+async function probeIsoBmff(file: ByteSource, fileSize: number) {
   const boxes = await topLevelBoxes(file, fileSize)
   const moov = boxes.find((box) => box.type === 'moov')
   if (!moov)

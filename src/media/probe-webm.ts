@@ -1,5 +1,5 @@
-import type { FileHandle } from 'node:fs/promises'
 import { MediaError } from './port.js'
+import type { ByteSource } from './probe-video.js'
 
 /**
  * A minimal EBML (Matroska/WebM) reader: walks the Segment's children reading only element headers,
@@ -84,13 +84,13 @@ const float = (data: Buffer) =>
   data.length === 4 ? data.readFloatBE(0) : data.length === 8 ? data.readDoubleBE(0) : undefined
 const find = (items: { id: number; data: Buffer }[], id: number) => items.find((item) => item.id === id)?.data
 
-async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
+async function readAt(file: ByteSource, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.alloc(length)
   const { bytesRead } = await file.read(buffer, 0, length, position)
   return buffer.subarray(0, bytesRead)
 }
 
-async function headerAt(file: FileHandle, position: number): Promise<ElementHeader | undefined> {
+async function headerAt(file: ByteSource, position: number): Promise<ElementHeader | undefined> {
   return header(await readAt(file, position, 12), 0)
 }
 
@@ -102,7 +102,7 @@ const codecNames: Record<string, string> = {
 }
 
 /** Probes a WebM file through an open handle. @throws {MediaError} `unsupported_type` for a broken header. */
-export async function probeWebm(file: FileHandle, fileSize: number): Promise<WebmFacts> {
+export async function probeWebm(file: ByteSource, fileSize: number): Promise<WebmFacts> {
   const top = await headerAt(file, 0)
   if (!top || top.id !== ID.ebml || top.size === UNKNOWN || top.size > 4096)
     throw new MediaError('unsupported_type', 'The WebM file has no valid EBML header')

@@ -41,6 +41,21 @@ export function isShortEligible(video: {
   return height >= width && durationMs <= SHORT_MAX_MS
 }
 
+/** The {@link MediaInfo} of a probed video of `size` bytes. */
+export function videoInfo(detected: DetectedType, size: number, video: VideoProbe): MediaInfo {
+  return {
+    kind: 'video',
+    contentType: detected.contentType,
+    size,
+    format: detected.format,
+    codec: video.codec,
+    width: video.width,
+    height: video.height,
+    durationMs: video.durationMs,
+    isShortEligible: isShortEligible(video),
+  }
+}
+
 /**
  * Detects the type from the file's first bytes (the URL extension only breaks ties) and probes it.
  * @throws {MediaError} `unsupported_type` for content that is not an image or video Herald handles.
@@ -56,20 +71,12 @@ export async function probeFile(input: {
     const hint = input.extension ? ` (the URL says ${input.extension})` : ''
     throw new MediaError('unsupported_type', `The content is not a supported image or video${hint}`)
   }
-  if (detected.kind === 'video') {
-    const video: VideoProbe = await probeVideo(input.path, detected.format as VideoProbe['container'])
-    return {
-      kind: 'video',
-      contentType: detected.contentType,
-      size: input.size,
-      format: detected.format,
-      codec: video.codec,
-      width: video.width,
-      height: video.height,
-      durationMs: video.durationMs,
-      isShortEligible: isShortEligible(video),
-    }
-  }
+  if (detected.kind === 'video')
+    return videoInfo(
+      detected,
+      input.size,
+      await probeVideo(input.path, detected.format as VideoProbe['container']),
+    )
   const image: ImageProbe = await probeImage(input.path)
   return {
     kind: image.format === 'gif' ? 'gif' : 'image',

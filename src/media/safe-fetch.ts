@@ -10,7 +10,7 @@ import { type AddressCategory, type AddressPolicyOptions, checkAddress } from '.
 import { fileNameFromUrl, parseMediaUrl, urlExtension } from './media-url.js'
 import { type DialFn, pinnedRequest, type ResolvedAddress } from './pinned-request.js'
 import { MediaError } from './port.js'
-import { createTempDir } from './temp-files.js'
+import { createTempDir, type TempDir } from './temp-files.js'
 
 /**
  * Fetches user-supplied media URLs without letting them reach inside the network (SSRF): http(s) only,
@@ -61,6 +61,24 @@ export interface FetchOptions {
   signal?: AbortSignal
 }
 
+/** What a server said identifies this version of a URL's bytes (for conditional requests). */
+export interface Validators {
+  etag?: string
+  lastModified?: string
+}
+
+/** The answer to a range request: the bytes asked for, or the whole file when the server ignored the range. */
+export type RangeAnswer =
+  | {
+      kind: 'partial'
+      bytes: Buffer
+      /** The whole file's size, from Content-Range. */
+      totalSize: number
+      validators: Validators
+      contentType: string | undefined
+    }
+  | { kind: 'full'; file: FetchedFile }
+
 export interface FetchedFile {
   /** The temporary file holding the body. */
   path: string
@@ -76,6 +94,8 @@ export interface FetchedFile {
   name: string
   /** Lower-cased extension of the requested URL, with its dot, or ''. */
   extension: string
+  /** ETag and Last-Modified as the server sent them (empty for our own hosted files). */
+  validators: Validators
   /** Removes the temporary file and its folder. Safe to call twice. */
   dispose(): Promise<void>
 }
@@ -83,6 +103,20 @@ export interface FetchedFile {
 export interface SafeFetcher {
   /** Fetches `url` into a temporary file. @throws {MediaError} every refusal and failure. */
   fetchToFile(url: string, options: FetchOptions): Promise<FetchedFile>
+  /**
+   * A conditional GET (If-None-Match / If-Modified-Since): `not_modified` on 304, else the new bytes as
+   * {@link fetchToFile} fetches them. @throws {MediaError}
+   */
+  fetchIfChanged(
+    url: string,
+    validators: Validators,
+    options: FetchOptions,
+  ): Promise<FetchedFile | 'not_modified'>
+  /**
+   * The inclusive byte range `start`-`end` of `url`. A server that ignores ranges (200) streams the whole
+   * file to a temporary file under the same caps instead. @throws {MediaError}
+   */
+  fetchRange(url: string, range: { start: number; end: number }, options: FetchOptions): Promise<RangeAnswer>
 }
 
 /** How a refused address category reads in a sentence. */
@@ -143,7 +177,11 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     return addresses[0]!
   }
 
-  async function open(start: URL, signal: AbortSignal): Promise<{ response: IncomingMessage; url: URL }> {
+  async function open(
+    start: URL,
+    signal: AbortSignal,
+    extra: Record<string, string>,
+  ): Promise<{ response: IncomingMessage; url: URL }> {
     let url = start
     for (let hop = 0; ; hop++) {
       const target = await resolveTarget(url)
@@ -156,7 +194,11 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
         connectTimeoutMs,
         idleTimeoutMs,
         signal,
-        headers: { 'user-agent': 'Herald media fetcher', accept: 'image/*, video/*;q=0.9, */*;q=0.5' },
+        headers: {
+          'user-agent': 'Herald media fetcher',
+          accept: 'image/*, video/*;q=0.9, */*;q=0.5',
+          ...extra,
+        },
       })
       const status = response.statusCode ?? 0
       if (!REDIRECTS.has(status)) return { response, url }
@@ -176,7 +218,13 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     }
   }
 
-  async function fetchToFile(raw: string, fetchOptions: FetchOptions): Promise<FetchedFile> {
+  /** One guarded GET with extra request headers; the whole body goes to a temporary file unless told otherwise. */
+  async function fetchWith(
+    raw: string,
+    fetchOptions: FetchOptions,
+    extra: Record<string, string>,
+    range?: { start: number; end: number },
+  ): Promise<FetchedFile | 'not_modified' | Extract<RangeAnswer, { kind: 'partial' }>> {
     const url = parseMediaUrl(raw)
     const timeout = new AbortController()
     const timer = setTimeout(
@@ -189,34 +237,48 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     const signal = fetchOptions.signal
       ? AbortSignal.any([fetchOptions.signal, timeout.signal])
       : timeout.signal
-    const temp = await createTempDir(options.tempDir)
-    const file = temp.file('body')
+    let temp: TempDir | undefined
     try {
       let body: Readable
       let contentType: string | undefined
       let finalUrl = url
+      let validators: Validators = {}
       const local = await options.localSource?.(url)
       if (local) {
         if (local.size > fetchOptions.maxBytes) throw tooLarge(local.size, fetchOptions.maxBytes)
         body = await local.open()
         contentType = local.contentType
       } else {
-        const opened = await open(url, signal)
+        const opened = await open(url, signal, extra)
         const { response } = opened
         finalUrl = opened.url
         const status = response.statusCode ?? 0
+        if (status === 304 && (extra['if-none-match'] || extra['if-modified-since'])) {
+          response.destroy()
+          return 'not_modified'
+        }
         if (status < 200 || status > 299) {
           response.destroy()
           throw new MediaError('fetch_failed', `Fetching ${redactQuery(finalUrl)} answered HTTP ${status}`)
         }
+        validators = validatorsOf(response)
+        contentType = response.headers['content-type']?.split(';')[0]?.trim()
+        if (range && status === 206)
+          return {
+            kind: 'partial',
+            ...(await readPartial(response, range, fetchOptions, signal)),
+            validators,
+            contentType,
+          }
         const declared = Number(response.headers['content-length'])
         if (Number.isFinite(declared) && declared > fetchOptions.maxBytes) {
           response.destroy()
           throw tooLarge(declared, fetchOptions.maxBytes)
         }
         body = response
-        contentType = response.headers['content-type']?.split(';')[0]?.trim()
       }
+      temp = await createTempDir(options.tempDir)
+      const file = temp.file('body')
       const meter = createMeter(fetchOptions)
       await pipeline(body, meter.stream, createWriteStream(file), { signal })
       return {
@@ -228,17 +290,73 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
         finalUrl: finalUrl.href,
         name: fileNameFromUrl(raw),
         extension: urlExtension(raw),
+        validators,
         dispose: temp.dispose,
       }
     } catch (error) {
-      await temp.dispose()
+      await temp?.dispose()
       throw asMediaError(error, signal, url)
     } finally {
       clearTimeout(timer)
     }
   }
 
-  return { fetchToFile }
+  return {
+    async fetchToFile(raw, fetchOptions) {
+      return (await fetchWith(raw, fetchOptions, {})) as FetchedFile
+    },
+    async fetchIfChanged(raw, validators, fetchOptions) {
+      const extra: Record<string, string> = {}
+      if (validators.etag) extra['if-none-match'] = validators.etag
+      if (validators.lastModified) extra['if-modified-since'] = validators.lastModified
+      return (await fetchWith(raw, fetchOptions, extra)) as FetchedFile | 'not_modified'
+    },
+    async fetchRange(raw, range, fetchOptions) {
+      const answer = await fetchWith(raw, fetchOptions, { range: `bytes=${range.start}-${range.end}` }, range)
+      if (answer === 'not_modified') throw new MediaError('fetch_failed', 'Unexpected 304 to a range request')
+      return 'kind' in answer ? answer : { kind: 'full', file: answer }
+    },
+  }
+}
+
+function validatorsOf(response: IncomingMessage): Validators {
+  const validators: Validators = {}
+  const etag = response.headers.etag
+  const lastModified = response.headers['last-modified']
+  // A weak ETag still names this version for If-None-Match (RFC 9110 §13.1.2 uses weak comparison).
+  if (etag) validators.etag = etag
+  if (lastModified) validators.lastModified = lastModified
+  return validators
+}
+
+/** A 206 body: exactly the range asked for (never more), and the file's total size from Content-Range. */
+async function readPartial(
+  response: IncomingMessage,
+  range: { start: number; end: number },
+  fetchOptions: FetchOptions,
+  signal: AbortSignal,
+): Promise<{ bytes: Buffer; totalSize: number }> {
+  const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.headers['content-range']?.trim() ?? '')
+  const [first, last, total] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : []
+  if (first !== range.start || last === undefined || total === undefined || last < first) {
+    response.destroy()
+    throw new MediaError('fetch_failed', 'The server answered a range request with an unexpected range')
+  }
+  if (total > fetchOptions.maxBytes) {
+    response.destroy()
+    throw tooLarge(total, fetchOptions.maxBytes)
+  }
+  const wanted = Math.min(last, range.end) - first + 1
+  const parts: Buffer[] = []
+  let length = 0
+  for await (const chunk of response.iterator({ destroyOnReturn: true })) {
+    if (signal.aborted) throw signal.reason
+    parts.push(chunk as Buffer)
+    length += (chunk as Buffer).length
+    if (length > wanted) break
+  }
+  if (length < wanted) throw new MediaError('fetch_failed', 'The server ended a range response early')
+  return { bytes: Buffer.concat(parts).subarray(0, wanted), totalSize: total }
 }
 
 /** Counts, hashes and keeps the head of the bytes going by; fails the stream past the cap. */
@@ -288,7 +406,7 @@ function createMeter(options: FetchOptions) {
 
 const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`
 
-function tooLarge(size: number, cap: number, partial = false): MediaError {
+export function tooLarge(size: number, cap: number, partial = false): MediaError {
   const actual = partial ? `larger than ${mb(cap)}` : mb(size)
   return new MediaError('too_large', `The file is ${actual}; the limit for this use is ${mb(cap)}`)
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
@@ -12,6 +12,7 @@ export interface TempDir {
 }
 
 export async function createTempDir(parent: string = tmpdir()): Promise<TempDir> {
+  await mkdir(parent, { recursive: true })
   const dir = await mkdtemp(path.join(parent, 'herald-media-'))
   return {
     dir,

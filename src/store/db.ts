@@ -12,6 +12,7 @@ import { createTargetProfileUniqueMigration } from './migrations/003-target-prof
 import { createUnknownOutcomesMigration } from './migrations/004-unknown-outcomes.js'
 import { createPendingGrantsMigration } from './migrations/005-pending-grants.js'
 import { createRefreshLeaseMigration } from './migrations/006-refresh-lease.js'
+import { createMediaLifetimeMigration } from './migrations/007-cache-media-lifetime.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -141,6 +142,7 @@ export async function migrate(store: Store): Promise<void> {
       '004-unknown-outcomes': createUnknownOutcomesMigration(),
       '005-pending-grants': createPendingGrantsMigration(),
       '006-refresh-lease': createRefreshLeaseMigration(),
+      '007-cache-media-lifetime': createMediaLifetimeMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
   })

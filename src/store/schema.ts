@@ -173,6 +173,15 @@ export interface MediaTable {
   storage_key: string
   name: string
   created_at: number
+  /** The latest use (hosted, sent, or linked to a target); retention counts from here (migration 007). */
+  last_used_at: number
+}
+
+/** Which target used which hosted copy: a copy stays while such a target is pending (migration 007). */
+export interface MediaUsesTable {
+  media_id: string
+  target_id: string
+  used_at: number
 }
 
 export interface OauthStatesTable {
@@ -227,6 +236,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable
   analytics_readings: AnalyticsReadingsTable
   media: MediaTable
+  media_uses: MediaUsesTable
   oauth_states: OauthStatesTable
   sessions: SessionsTable
   quota_usage: QuotaUsageTable

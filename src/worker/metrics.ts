@@ -4,11 +4,19 @@ const FIRE_LAG_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
 
 const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
 
+/** Space used by hosted media (storage) and by the fetch-once cache (the data folder). */
+export interface MediaGauges {
+  hostedBytes: number
+  hostedCount: number
+  cacheBytes: number
+  cacheCount: number
+}
+
 export interface Metrics {
   observeFireLag(seconds: number): void
   countOutcome(network: string, kind: string): void
   /** Prometheus exposition text; gauges are read when scraped. */
-  render(gauges: { queueDepth: number; stuck: number }): string
+  render(gauges: { queueDepth: number; stuck: number; media?: MediaGauges }): string
 }
 
 export function createMetrics(): Metrics {
@@ -49,8 +57,24 @@ export function createMetrics(): Metrics {
         '# HELP herald_stuck_targets Targets whose send was interrupted (outcome unknown) awaiting reset_stuck_post.',
         '# TYPE herald_stuck_targets gauge',
         `herald_stuck_targets ${gauges.stuck}`,
+        ...(gauges.media ? mediaLines(gauges.media) : []),
       ]
       return `${lines.join('\n')}\n`
     },
   }
 }
+
+const mediaLines = (media: MediaGauges) => [
+  '# HELP herald_hosted_media_bytes Bytes of media Herald hosts (converted copies, uploads, generated images).',
+  '# TYPE herald_hosted_media_bytes gauge',
+  `herald_hosted_media_bytes ${media.hostedBytes}`,
+  '# HELP herald_hosted_media_files Files Herald hosts.',
+  '# TYPE herald_hosted_media_files gauge',
+  `herald_hosted_media_files ${media.hostedCount}`,
+  '# HELP herald_media_cache_bytes Bytes in the fetch-once cache of media URLs.',
+  '# TYPE herald_media_cache_bytes gauge',
+  `herald_media_cache_bytes ${media.cacheBytes}`,
+  '# HELP herald_media_cache_files Files in the fetch-once cache of media URLs.',
+  '# TYPE herald_media_cache_files gauge',
+  `herald_media_cache_files ${media.cacheCount}`,
+]

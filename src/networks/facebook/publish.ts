@@ -36,7 +36,11 @@ async function prepareAll(ctx: FacebookContext, request: PublishRequest): Promis
   const prepared: PreparedMedia[] = []
   try {
     for (const url of request.mediaUrls) {
-      const file = await ctx.deps.media.prepare(url, { network: 'facebook', signal: request.signal })
+      const file = await ctx.deps.media.prepare(url, {
+        network: 'facebook',
+        signal: request.signal,
+        targetId: request.targetId,
+      })
       prepared.push(file)
       if (!file.publicUrl)
         throw new PublishFailure('invalid_content', `Herald could not host ${url} for Facebook to fetch`)

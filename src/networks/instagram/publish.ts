@@ -152,9 +152,17 @@ export async function readAllowance(call: Omit<Call, 'signal'> & { signal?: Abor
   return used !== undefined && typeof total === 'number' ? { used, total } : undefined
 }
 
-async function prepare(ctx: InstagramContext, url: string, signal: AbortSignal): Promise<PreparedMedia> {
+async function prepare(
+  ctx: InstagramContext,
+  url: string,
+  request: Pick<PublishRequest, 'signal' | 'targetId'>,
+): Promise<PreparedMedia> {
   try {
-    const file = await ctx.deps.media.prepare(url, { network: 'instagram', signal })
+    const file = await ctx.deps.media.prepare(url, {
+      network: 'instagram',
+      signal: request.signal,
+      targetId: request.targetId,
+    })
     if (!file.publicUrl) {
       await file.dispose()
       throw new PublishFailure('invalid_content', `Herald could not host ${url} for Instagram to fetch`)
@@ -189,7 +197,7 @@ async function createContainers(
   }
   const caption = request.content || undefined
   if (request.mediaUrls.length === 1) {
-    const file = await prepare(ctx, request.mediaUrls[0] as string, request.signal)
+    const file = await prepare(ctx, request.mediaUrls[0] as string, request)
     try {
       const id =
         file.kind === 'video'
@@ -211,7 +219,7 @@ async function createContainers(
       children.push(saved)
       continue
     }
-    const file = await prepare(ctx, url, request.signal)
+    const file = await prepare(ctx, url, request)
     try {
       const id =
         file.kind === 'video'
