@@ -179,9 +179,17 @@ export async function readAllowance(call: Call, userId: string) {
   return used !== undefined && typeof total === 'number' ? { used, total } : undefined
 }
 
-async function prepare(ctx: ThreadsContext, url: string, signal: AbortSignal): Promise<PreparedMedia> {
+async function prepare(
+  ctx: ThreadsContext,
+  url: string,
+  request: Pick<PublishRequest, 'signal' | 'targetId'>,
+): Promise<PreparedMedia> {
   try {
-    const file = await ctx.deps.media.prepare(url, { network: 'threads', signal })
+    const file = await ctx.deps.media.prepare(url, {
+      network: 'threads',
+      signal: request.signal,
+      targetId: request.targetId,
+    })
     if (!file.publicUrl) {
       await file.dispose()
       throw new PublishFailure('invalid_content', `Herald could not host ${url} for Threads to fetch`)
@@ -224,7 +232,7 @@ async function createContainers(
     return id
   }
   if (request.mediaUrls.length === 1) {
-    const file = await prepare(ctx, request.mediaUrls[0] as string, request.signal)
+    const file = await prepare(ctx, request.mediaUrls[0] as string, request)
     try {
       const id =
         file.kind === 'video'
@@ -247,7 +255,7 @@ async function createContainers(
         continue
       }
     }
-    const file = await prepare(ctx, url, request.signal)
+    const file = await prepare(ctx, url, request)
     try {
       const id =
         file.kind === 'video'
