@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { sandboxPrefixes } from '../networks/registry.js'
+import { type BlueskySandbox, registerBlueskySandbox } from './bluesky/index.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from './linkedin/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './meta/index.js'
 import { registerTwitterSandbox, type TwitterSandbox } from './twitter/index.js'
@@ -11,13 +12,15 @@ export interface MountedSandboxes {
   youtube: YouTubeSandbox
   meta: MetaSandbox
   linkedin: LinkedInSandbox
+  bluesky: BlueskySandbox
 }
 
 /**
  * Demo mode (HERALD_SANDBOX=1): the network simulators inside Herald's own server, under
  * `/sandbox/<network>`, driven by the app clock. `createAdapters` points the adapters at
  * `${PUBLIC_BASE_URL}/sandbox/<network>`, so connecting and publishing run the real adapter code over
- * HTTP against them. Bluesky has no simulator.
+ * HTTP against them. Bluesky's simulator is mounted even when a real PDS is configured; the adapter then
+ * talks to that PDS instead.
  */
 export function mountSandboxes(server: FastifyInstance, app: AppContext): MountedSandboxes {
   const twitter = registerTwitterSandbox(server, {
@@ -30,6 +33,11 @@ export function mountSandboxes(server: FastifyInstance, app: AppContext): Mounte
     prefix: sandboxPrefixes.linkedin,
     clock: () => app.clock.now(),
   })
+  const bluesky = registerBlueskySandbox(server, {
+    prefix: sandboxPrefixes.bluesky,
+    clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
+  })
   app.logger.info(
     {
       subsystem: 'sandbox',
@@ -37,8 +45,9 @@ export function mountSandboxes(server: FastifyInstance, app: AppContext): Mounte
       youtube: `${app.config.publicBaseUrl}${sandboxPrefixes.youtube}`,
       meta: `${app.config.publicBaseUrl}${sandboxPrefixes.facebook}`,
       linkedin: `${app.config.publicBaseUrl}${sandboxPrefixes.linkedin}`,
+      bluesky: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube, meta, linkedin }
+  return { twitter, youtube, meta, linkedin, bluesky }
 }
