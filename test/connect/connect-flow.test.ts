@@ -266,6 +266,7 @@ describe('the connect flow', () => {
     const form = await browser.get('/connect/bluesky')
     expect(form.status).toBe(200)
     expect(form.text).toContain('name="appPassword"')
+    expect(form.text).toContain(`${h.baseUrl}/sandbox/bluesky/_sandbox/accounts`)
     const made = await fetch(`${h.baseUrl}/sandbox/bluesky/_sandbox/accounts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
