@@ -134,7 +134,7 @@ export class BlueskySandboxState {
       account = {
         did,
         handle,
-        email: `${handle.split('.')[0]}@example.com`,
+        email: `${handle}@example.com`,
         displayName: input.displayName?.trim() || handle.split('.')[0]!,
         appPasswords: new Map(),
         followersCount: 0,

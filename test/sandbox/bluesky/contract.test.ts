@@ -99,6 +99,7 @@ describe('the Bluesky simulator over HTTP', () => {
   let base: string
   let clock = Date.UTC(2026, 10, 24, 12, 0, 0)
   let session: { accessJwt: string; refreshJwt: string; did: string }
+  let appPassword: string
 
   const xrpc = async (
     nsid: string,
@@ -128,7 +129,7 @@ describe('the Bluesky simulator over HTTP', () => {
     sim = registerBlueskySandbox(server, { prefix: '/bsky', clock: () => clock })
     await server.listen({ host: '127.0.0.1', port: 0 })
     base = `http://127.0.0.1:${(server.server.address() as { port: number }).port}/bsky`
-    const { appPassword } = sim.createAccount({ username: 'carol' })
+    ;({ appPassword } = sim.createAccount({ username: 'carol' }))
     const created = await xrpc('com.atproto.server.createSession', {
       body: { identifier: 'carol.bsky.social', password: appPassword },
     })
@@ -213,6 +214,46 @@ describe('the Bluesky simulator over HTTP', () => {
       status: 501,
       body: { error: 'MethodNotImplemented', message: 'Method Not Implemented' },
     })
+  })
+
+  it('serves an uploaded blob back from getBlob, byte for byte', async () => {
+    const bytes = Buffer.from('not really a png')
+    // A new session: an earlier test let the first one expire.
+    const { body: fresh } = await xrpc('com.atproto.server.createSession', {
+      body: { identifier: 'carol.bsky.social', password: appPassword },
+    })
+    const { body } = await xrpc('com.atproto.repo.uploadBlob', { raw: bytes, token: fresh.accessJwt })
+    expect(body.blob).toEqual({
+      $type: 'blob',
+      ref: { $link: expect.stringMatching(/^bafkrei/) },
+      mimeType: 'image/png',
+      size: bytes.length,
+    })
+    const read = await fetch(
+      `${base}/xrpc/com.atproto.sync.getBlob?did=${session.did}&cid=${body.blob.ref.$link}`,
+    )
+    expect(read.headers.get('content-type')).toBe('image/png')
+    expect(Buffer.from(await read.arrayBuffer()).equals(bytes)).toBe(true)
+  })
+
+  it.each([
+    ['accounts', { username: 'no_underscores' }],
+    ['accounts', { username: 7 }],
+    ['engagement', { uri: 'at://did:plc:nobody/app.bsky.feed.post/1', likeCount: 3 }],
+    ['engagement', { uri: 'at://x', likeCount: -1 }],
+    ['followers', { actor: 'carol.bsky.social', followersCount: 1.5 }],
+    ['faults', { nsid: 'com.atproto.repo.createRecord', action: 'explode' }],
+    ['faults', { nsid: 'com.atproto.repo.createRecord', action: 'error', status: 200 }],
+  ])('refuses bad control input to /_sandbox/%s with a 400 and changes nothing', async (route, input) => {
+    const before = await (await fetch(`${base}/_sandbox/state`)).text()
+    const answer = await fetch(`${base}/_sandbox/${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    })
+    expect(answer.status).toBe(400)
+    expect(((await answer.json()) as { error: string }).error).toBe('InvalidRequest')
+    expect(await (await fetch(`${base}/_sandbox/state`)).text()).toBe(before)
   })
 
   it('makes accounts and app passwords through its control route, and refuses a name that is no handle', async () => {
