@@ -195,6 +195,11 @@ async function signInWithAppPassword(
     )
   const html = await form.text()
   if (form.status !== 200) throw invalid(`Bluesky cannot be connected: ${pageText(html)}`)
+  // The form names the simulator only when Bluesky goes to it (no real PDS configured in sandbox mode).
+  if (!html.includes(`${sandboxPrefixes.bluesky}/_sandbox/accounts`))
+    throw invalid(
+      `The Herald at ${base} connects Bluesky to the PDS named by HERALD_BLUESKY_SERVICE_URL, not to the simulator: connect from /connect/bluesky with an app password of that PDS.`,
+    )
   const csrf = /<input type="hidden" name="csrf" value="([^"]*)">/.exec(html)?.[1]
   if (!csrf) throw new AppError('internal', 'The Bluesky connect form carries no CSRF token')
 
