@@ -24,9 +24,10 @@ const USAGE = `Usage: herald <command> [options]   (npx herald ..., or npm run h
   credits add --workspace ID --amount N [--json]
   secrets rotate [--json]
       Re-seal every stored token under HERALD_SECRET_KEY (old ones open with HERALD_OLD_SECRET_KEYS).
-  sandbox connect --workspace ID --network twitter|youtube|facebook|instagram|linkedin|threads --username U [--organization] [--json]
+  sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads --username U [--organization] [--json]
       Connect a simulated profile through the connect flow of a server running with HERALD_SANDBOX=1
-      (youtube: U is the Google account e-mail, e.g. creator@example.com; facebook: a Page named U;
+      (youtube: U is the Google account e-mail, e.g. creator@example.com; bluesky: the account
+      U.bsky.social, made with an app password in the simulator; facebook: a Page named U;
       instagram: an Instagram professional account U, through Instagram Login; linkedin: member U's
       personal profile, or with --organization the first page U administers; threads: a Threads profile U).
   api       Run the HTTP API only (no worker).

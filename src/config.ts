@@ -207,7 +207,7 @@ export interface NetworkSettings {
   }
   bluesky: {
     serviceUrl: string
-    /** True when HERALD_BLUESKY_SERVICE_URL was set: in sandbox mode Bluesky connects only then. */
+    /** True when HERALD_BLUESKY_SERVICE_URL was set: in sandbox mode that PDS replaces the simulator. */
     configured: boolean
     /** The PLC directory for `did:plc` documents (HERALD_BLUESKY_PLC_URL). */
     plcUrl: string

@@ -142,10 +142,10 @@ describe('the README runs as written', () => {
     await stopServer()
   }, 180_000)
 
-  it('sandbox mode: connects a simulated X profile and publishes to it', async () => {
+  it('sandbox mode: connects a simulated profile on every network and publishes one post to all of them', async () => {
     const sandbox = blocks(section('Sandbox mode (a demo without real networks)'))
     const start = sandbox.find(isServerStart)
-    expect(start?.code.trim()).toBe('HERALD_SANDBOX=1 npm start')
+    expect(start?.code.trim()).toBe('HERALD_SANDBOX=1 HERALD_ALLOW_PRIVATE_MEDIA=1 npm start')
     await startServer(start!.code.trim())
     const script = sandbox
       .filter((b) => b.lang === 'sh' && !isServerStart(b))
@@ -154,8 +154,14 @@ describe('the README runs as written', () => {
     const run = await runBash(script)
     expect(run.stderr).not.toMatch(/command not found|Error:/)
     expect(run.code).toBe(0)
-    expect(run.stdout).toMatch(/"platform":"twitter"/)
-    expect(run.stdout).toMatch(/"status":"published"/)
+    const connected = [...run.stdout.matchAll(/^\{"workspaceId".*$/gm)].map((m) => JSON.parse(m[0]))
+    const networks = connected.map((profile: { platform: string }) => profile.platform)
+    for (const network of ['twitter', 'youtube', 'bluesky', 'linkedin', 'facebook', 'instagram'])
+      expect(networks).toContain(network)
+    const created = JSON.parse(run.stdout.split('\n').find((line) => line.includes('"postIds"'))!)
+    const targets = created.posts.flatMap((post: { targets: unknown[] }) => post.targets)
+    expect(targets).toHaveLength(connected.length)
+    for (const target of targets) expect(target).toMatchObject({ status: 'published' })
     expect(run.stdout).toMatch(/Hello sandbox/)
     await stopServer()
   }, 180_000)

@@ -12,13 +12,24 @@ import type { Refusal } from './flow.js'
 /** The pages of the connect flow that are not redirects. */
 
 /** Bluesky's connect form: a handle and an app password (never the account password), sent once. */
-export function blueskyFormPage(csrf: string, options: PageOptions & { identifier?: string } = {}) {
+export function blueskyFormPage(
+  csrf: string,
+  options: PageOptions & { identifier?: string; simulatorUrl?: string } = {},
+) {
+  // In sandbox mode the form signs in to the simulator, whose accounts and app passwords come from its
+  // control route (or `sandbox connect`, which fills in this form).
+  const simulator = options.simulatorUrl
+    ? `<p class="muted">Sandbox mode: this signs in to the Bluesky simulator. Make an account U.bsky.social and an app
+password with <code>curl -X POST -H 'content-type: application/json' -d '{"username":"U"}' ${escapeHtml(options.simulatorUrl)}/_sandbox/accounts</code>,
+or run <code>npx herald sandbox connect --network bluesky --username U</code>, which also fills in this form.</p>
+`
+    : ''
   return page(
     'Connect Bluesky',
     `<h1>Connect Bluesky</h1>
 <p>Bluesky has no OAuth for apps like Herald: sign in with an <strong>app password</strong>, made in the Bluesky
 app under Settings → Privacy and security → App passwords. Herald uses it once to open a session and does not keep it.</p>
-<form method="post" action="/connect/bluesky">${csrfField(csrf)}
+${simulator}<form method="post" action="/connect/bluesky">${csrfField(csrf)}
 <label>Handle (for example you.bsky.social) <input type="text" name="identifier" autocomplete="username" required value="${escapeHtml(options.identifier ?? '')}"></label>
 <label>App password (xxxx-xxxx-xxxx-xxxx) <input type="password" name="appPassword" autocomplete="off" required></label>
 <button type="submit">Connect</button>

@@ -11,7 +11,7 @@ import {
   signedIn,
 } from '../dashboard/request.js'
 import { isNetwork } from '../domain/networks.js'
-import { connectUnavailable } from '../networks/registry.js'
+import { connectUnavailable, sandboxPrefixes } from '../networks/registry.js'
 import { findMembership } from '../store/accounts.js'
 import { describeProfile, readGrant, spendGrant } from './choose-profiles.js'
 import {
@@ -78,7 +78,15 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
             404,
             problemPage('Bluesky cannot be connected', unavailable, pageOptions(who)),
           )
-        return sendHtml(reply, 200, blueskyFormPage(who.session.csrfToken, pageOptions(who)))
+        const simulated = app.config.sandbox && !app.config.networks.bluesky.configured
+        return sendHtml(
+          reply,
+          200,
+          blueskyFormPage(who.session.csrfToken, {
+            ...pageOptions(who),
+            ...(simulated ? { simulatorUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}` } : {}),
+          }),
+        )
       }
       const started = await startConnect(app, { userId: who.user.id, workspaceId: who.workspace.id }, network)
       if (started.kind === 'redirect') return reply.redirect(started.url, 302)

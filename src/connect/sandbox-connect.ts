@@ -8,8 +8,10 @@ import { sandboxPrefixes } from '../networks/registry.js'
  * Herald in sandbox mode, as a browser would. A command line cannot sign in without the owner's
  * password, so it opens a short-lived dashboard session for the workspace's owner directly in the store
  * (which it shares with the server), then: GET /connect/<network> → the simulator's consent page →
- * POST the consent form as the given user → GET the callback → /channels. The session is deleted at the
- * end. Nothing here bypasses the flow's checks (state, PKCE, scopes, profile lookup).
+ * POST the consent form as the given user → GET the callback → /channels. Bluesky has no OAuth: the
+ * simulator makes the account and an app password, and the /connect/bluesky form is posted with them.
+ * The session is deleted at the end. Nothing here bypasses the flow's checks (state, PKCE, scopes,
+ * CSRF, profile lookup).
  */
 
 export type SandboxNetwork = keyof typeof sandboxPrefixes
@@ -39,9 +41,7 @@ export async function sandboxConnect(
   http: typeof fetch = (url, init) => fetch(url, init),
 ): Promise<SandboxConnected> {
   if (!isSandboxNetwork(input.network))
-    throw invalid(
-      `sandbox connect knows ${Object.keys(sandboxPrefixes).join(', ')} (Bluesky has no simulator), not ${input.network}`,
-    )
+    throw invalid(`sandbox connect knows ${Object.keys(sandboxPrefixes).join(', ')}, not ${input.network}`)
   const network: SandboxNetwork = input.network
   if (input.organization && network !== 'linkedin')
     throw invalid('--organization is for linkedin (Facebook connects Pages already)')
@@ -81,6 +81,12 @@ export async function sandboxConnect(
   }
 
   try {
+    if (network === 'bluesky')
+      return await connectedRow(
+        app,
+        { workspaceId: input.workspaceId, network },
+        await signInWithAppPassword(app, send, cookie, input.username),
+      )
     const start = await send(`${base}/connect/${network}`, { headers: { cookie } })
     const authorize = locationOf(start, `GET /connect/${network}`)
     if (authorize.startsWith(`${base}/login`))
@@ -139,26 +145,86 @@ export async function sandboxConnect(
       })
     const connectionId = new URL(locationOf(finished, 'The connect callback')).searchParams.get('connected')
     if (!connectionId) throw new AppError('internal', 'The connect callback did not name the new connection')
-    const row = await db
-      .selectFrom('connections')
-      .selectAll()
-      .where('id', '=', connectionId)
-      .where('workspace_id', '=', input.workspaceId)
-      .executeTakeFirst()
-    if (!row) throw new AppError('internal', `Connection ${connectionId} is not in this database`)
-    return {
-      workspaceId: row.workspace_id,
-      connectionId: row.id,
-      platform: network,
-      profileId: row.profile_id,
-      username: row.username,
-      name: row.name,
-      isOrganization: row.is_organization === 1,
-      status: row.status,
-    }
+    return await connectedRow(app, { workspaceId: input.workspaceId, network }, connectionId)
   } finally {
     await deleteSession(db, session.id)
   }
+}
+
+/** The connection as the command prints it, read back from the store the server wrote it to. */
+async function connectedRow(
+  app: AppContext,
+  { workspaceId, network }: { workspaceId: string; network: SandboxNetwork },
+  connectionId: string,
+): Promise<SandboxConnected> {
+  const row = await app.store.db
+    .selectFrom('connections')
+    .selectAll()
+    .where('id', '=', connectionId)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst()
+  if (!row) throw new AppError('internal', `Connection ${connectionId} is not in this database`)
+  return {
+    workspaceId: row.workspace_id,
+    connectionId: row.id,
+    platform: network,
+    profileId: row.profile_id,
+    username: row.username,
+    name: row.name,
+    isOrganization: row.is_organization === 1,
+    status: row.status,
+  }
+}
+
+/**
+ * Bluesky: the simulator creates the account `<username>.bsky.social` (or finds it) with a new app
+ * password, then the dashboard's /connect/bluesky form is read for its CSRF token and posted with the
+ * handle and that password, as a person types them. Answers the new connection's id.
+ */
+async function signInWithAppPassword(
+  app: AppContext,
+  send: (url: string, init?: RequestInit) => Promise<Response>,
+  cookie: string,
+  username: string,
+): Promise<string> {
+  const base = app.config.publicBaseUrl
+  const form = await send(`${base}/connect/bluesky`, { headers: { cookie } })
+  if (form.status >= 300 && form.status < 400 && form.headers.get('location')?.startsWith('/login'))
+    throw invalid(
+      `The Herald at ${base} does not share this command's database (${describeDatabase(app)}): run this command with the server's HERALD_DATA_DIR (or DATABASE_URL).`,
+    )
+  const html = await form.text()
+  if (form.status !== 200) throw invalid(`Bluesky cannot be connected: ${pageText(html)}`)
+  // The form names the simulator only when Bluesky goes to it (no real PDS configured in sandbox mode).
+  if (!html.includes(`${sandboxPrefixes.bluesky}/_sandbox/accounts`))
+    throw invalid(
+      `The Herald at ${base} connects Bluesky to the PDS named by HERALD_BLUESKY_SERVICE_URL, not to the simulator: connect from /connect/bluesky with an app password of that PDS.`,
+    )
+  const csrf = /<input type="hidden" name="csrf" value="([^"]*)">/.exec(html)?.[1]
+  if (!csrf) throw new AppError('internal', 'The Bluesky connect form carries no CSRF token')
+
+  const made = await send(`${base}${sandboxPrefixes.bluesky}/_sandbox/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username }),
+  })
+  const account = (await made.json()) as { handle?: string; appPassword?: string; message?: string }
+  if (made.status !== 201 || !account.handle || !account.appPassword)
+    throw invalid(`The Bluesky simulator refused the account: ${account.message ?? made.status}`)
+
+  const signedIn = await send(`${base}/connect/bluesky`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      csrf: decodeEntities(csrf),
+      identifier: account.handle,
+      appPassword: account.appPassword,
+    }).toString(),
+  })
+  const location = signedIn.headers.get('location')
+  const connectionId = location ? new URL(location, base).searchParams.get('connected') : null
+  if (!connectionId) throw invalid(`The connection was refused: ${pageText(await signedIn.text())}`)
+  return connectionId
 }
 
 const isSandboxNetwork = (network: string): network is SandboxNetwork =>

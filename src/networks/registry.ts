@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock.js'
 import type { Logger } from '../logger.js'
 import type { MediaPort } from '../media/port.js'
 import type { AdapterDeps, NetworkAdapter } from './adapter.js'
-import { type BlueskyAdapter, createBlueskyAdapter } from './bluesky/index.js'
+import { type BlueskyAdapter, type BlueskySettings, createBlueskyAdapter } from './bluesky/index.js'
 import { createFacebookAdapter } from './facebook/index.js'
 import { createInstagramAdapter } from './instagram/index.js'
 import { createLinkedInAdapter, type LinkedInSettings } from './linkedin/index.js'
@@ -22,6 +22,7 @@ export const sandboxPrefixes = {
   instagram: '/sandbox/meta',
   linkedin: '/sandbox/linkedin',
   threads: '/sandbox/threads',
+  bluesky: '/sandbox/bluesky',
 } as const
 
 /** The OAuth client id the adapters present to the simulators when no real one is configured. */
@@ -145,6 +146,24 @@ export function threadsSettings(config: Config): ThreadsSettings {
   }
 }
 
+/**
+ * Bluesky settings: the configured service and PLC directory, or in sandbox mode (unless a PDS is
+ * configured with HERALD_BLUESKY_SERVICE_URL) the simulator, which is both. A PDS on plain http or a
+ * private address is accepted in sandbox mode, as the simulator is one.
+ */
+export function blueskySettings(config: Config): BlueskySettings {
+  const bluesky = config.networks.bluesky
+  if (config.sandbox && !bluesky.configured) {
+    const base = `${config.publicBaseUrl}${sandboxPrefixes.bluesky}`
+    return { serviceUrl: base, plcUrl: `${base}/plc`, allowLocalPds: true }
+  }
+  return {
+    serviceUrl: bluesky.serviceUrl,
+    plcUrl: bluesky.plcUrl,
+    allowLocalPds: bluesky.allowLocalPds || config.sandbox,
+  }
+}
+
 /** How long a member's image upload is given before posting in sandbox mode (the simulator processes at once). */
 const SANDBOX_PERSONAL_IMAGE_GRACE_MS = 500
 
@@ -163,9 +182,8 @@ export function connectUnavailable(config: Config, network: Network): string | u
         ? undefined
         : 'YouTube is not configured on this Herald: set HERALD_GOOGLE_CLIENT_ID and HERALD_GOOGLE_CLIENT_SECRET.'
     case 'bluesky':
-      return config.sandbox && !config.networks.bluesky.configured
-        ? 'Bluesky has no sandbox. In sandbox mode Bluesky connects only to a real PDS named by HERALD_BLUESKY_SERVICE_URL (with HERALD_BLUESKY_PLC_URL and HERALD_BLUESKY_ALLOW_LOCAL_PDS=1 for a local one).'
-        : undefined
+      // No app registration: an account connects with its handle and an app password.
+      return undefined
     case 'facebook':
       return config.sandbox || config.networks.meta.appId
         ? undefined
@@ -205,7 +223,6 @@ export const canLogin = (adapter: NetworkAdapter | undefined): adapter is Bluesk
 /**
  * The adapters this build publishes through, pointed at the networks' real endpoints (or at the sandbox
  * simulators when HERALD_SANDBOX=1). A network without an adapter here fails its targets with a clear reason.
- * Bluesky is left out in sandbox mode unless a PDS is configured: it has no simulator.
  */
 export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapters {
   const adapterDeps: AdapterDeps = {
@@ -226,17 +243,7 @@ export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapte
       config.sandbox ? { personalImageGraceMs: SANDBOX_PERSONAL_IMAGE_GRACE_MS } : {},
     ),
     threads: createThreadsAdapter(threadsSettings(config), adapterDeps),
-  }
-  const bluesky = config.networks.bluesky
-  if (!config.sandbox || bluesky.configured) {
-    adapters.bluesky = createBlueskyAdapter(
-      {
-        serviceUrl: bluesky.serviceUrl,
-        plcUrl: bluesky.plcUrl,
-        allowLocalPds: bluesky.allowLocalPds || config.sandbox,
-      },
-      adapterDeps,
-    )
+    bluesky: createBlueskyAdapter(blueskySettings(config), adapterDeps),
   }
   return adapters
 }

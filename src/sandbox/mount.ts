@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { sandboxPrefixes } from '../networks/registry.js'
+import { type BlueskySandbox, registerBlueskySandbox } from './bluesky/index.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from './linkedin/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './meta/index.js'
 import { registerThreadsSandbox, type ThreadsSandbox } from './threads/index.js'
@@ -13,13 +14,15 @@ export interface MountedSandboxes {
   meta: MetaSandbox
   linkedin: LinkedInSandbox
   threads: ThreadsSandbox
+  bluesky: BlueskySandbox
 }
 
 /**
  * Demo mode (HERALD_SANDBOX=1): the network simulators inside Herald's own server, under
  * `/sandbox/<network>`, driven by the app clock. `createAdapters` points the adapters at
  * `${PUBLIC_BASE_URL}/sandbox/<network>`, so connecting and publishing run the real adapter code over
- * HTTP against them. Bluesky has no simulator.
+ * HTTP against them. Bluesky's simulator is mounted even when a real PDS is configured; the adapter then
+ * talks to that PDS instead.
  */
 export function mountSandboxes(server: FastifyInstance, app: AppContext): MountedSandboxes {
   const twitter = registerTwitterSandbox(server, {
@@ -36,6 +39,11 @@ export function mountSandboxes(server: FastifyInstance, app: AppContext): Mounte
     prefix: sandboxPrefixes.threads,
     clock: () => app.clock.now(),
   })
+  const bluesky = registerBlueskySandbox(server, {
+    prefix: sandboxPrefixes.bluesky,
+    clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
+  })
   app.logger.info(
     {
       subsystem: 'sandbox',
@@ -44,8 +52,9 @@ export function mountSandboxes(server: FastifyInstance, app: AppContext): Mounte
       meta: `${app.config.publicBaseUrl}${sandboxPrefixes.facebook}`,
       linkedin: `${app.config.publicBaseUrl}${sandboxPrefixes.linkedin}`,
       threads: `${app.config.publicBaseUrl}${sandboxPrefixes.threads}`,
+      bluesky: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube, meta, linkedin, threads }
+  return { twitter, youtube, meta, linkedin, threads, bluesky }
 }

@@ -4,7 +4,7 @@ import { startTestPds, type TestPds } from '../helpers/bluesky-pds.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
-/** Bluesky's app-password connect form against a real PDS (no OAuth, no simulator). */
+/** Bluesky's app-password connect form against a real PDS (no OAuth; the simulator is in connect-flow.test.ts). */
 describe('connecting Bluesky with an app password', () => {
   let pds: TestPds
   let h: Harness

@@ -4,6 +4,7 @@ import { systemClock } from '../../src/lib/clock.js'
 import { createLogger } from '../../src/logger.js'
 import type { MediaPort } from '../../src/media/port.js'
 import {
+  blueskySettings,
   connectUnavailable,
   createAdapters,
   threadsSettings,
@@ -33,6 +34,7 @@ describe('connect and sandbox settings', () => {
     })
     const adapters = createAdapters(config, deps)
     expect(Object.keys(adapters).sort()).toEqual([
+      'bluesky',
       'facebook',
       'instagram',
       'linkedin',
@@ -48,7 +50,12 @@ describe('connect and sandbox settings', () => {
       authorizeUrl: 'http://127.0.0.1:4567/sandbox/threads/oauth/authorize',
     })
     expect(connectUnavailable(config, 'threads')).toBeUndefined()
-    expect(connectUnavailable(config, 'bluesky')).toContain('Bluesky has no sandbox')
+    expect(blueskySettings(config)).toEqual({
+      serviceUrl: 'http://127.0.0.1:4567/sandbox/bluesky',
+      plcUrl: 'http://127.0.0.1:4567/sandbox/bluesky/plc',
+      allowLocalPds: true,
+    })
+    expect(connectUnavailable(config, 'bluesky')).toBeUndefined()
     expect(connectUnavailable(config, 'twitter')).toBeUndefined()
   })
 
@@ -107,6 +114,12 @@ describe('connect and sandbox settings', () => {
     expect(config.dashboard).toEqual({ sessionTtlMs: 2 * 3_600_000, secureCookies: true })
     expect(connectUnavailable(config, 'bluesky')).toBeUndefined()
     expect(Object.keys(createAdapters(config, deps))).toContain('bluesky')
+    // A configured PDS replaces the simulator in sandbox mode.
+    expect(blueskySettings(config)).toEqual({
+      serviceUrl: 'http://127.0.0.1:2583',
+      plcUrl: 'http://127.0.0.1:2582',
+      allowLocalPds: true,
+    })
     expect(loadConfig({}).networks.bluesky).toMatchObject({
       serviceUrl: 'https://bsky.social',
       configured: false,

@@ -260,14 +260,41 @@ describe('the connect flow', () => {
     })
   })
 
-  it('says on the page that Bluesky has no sandbox when no PDS is configured', async () => {
-    const answer = await browser.get('/connect/bluesky')
-    expect(answer.status).toBe(404)
-    expect(answer.text).toContain('Bluesky has no sandbox')
-    const channels = await browser.get('/channels')
-    expect(channels.text).toContain('Bluesky has no sandbox')
-    expect(channels.text).toContain('href="/connect/twitter"')
-    expect(channels.text).toContain('href="/connect/youtube"')
+  it('connects a Bluesky account through the /connect/bluesky form to the simulator, keeping no app password', async () => {
+    const channelsBefore = await browser.get('/channels')
+    expect(channelsBefore.text).toContain('href="/connect/bluesky"')
+    const form = await browser.get('/connect/bluesky')
+    expect(form.status).toBe(200)
+    expect(form.text).toContain('name="appPassword"')
+    expect(form.text).toContain(`${h.baseUrl}/sandbox/bluesky/_sandbox/accounts`)
+    const made = await fetch(`${h.baseUrl}/sandbox/bluesky/_sandbox/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'formdemo', displayName: 'Form Demo' }),
+    })
+    const { handle, appPassword } = (await made.json()) as { handle: string; appPassword: string }
+    expect(handle).toBe('formdemo.bsky.social')
+
+    const wrong = await browser.post('/connect/bluesky', {
+      csrf: browser.csrf(form),
+      identifier: handle,
+      appPassword: 'aaaa-bbbb-cccc-dddd',
+    })
+    expect(wrong.status).toBe(400)
+    expect(wrong.text).toContain('Bluesky refused that handle and app password')
+
+    const done = await browser.post('/connect/bluesky', {
+      csrf: browser.csrf(form),
+      identifier: handle,
+      appPassword,
+    })
+    expect(done.status).toBe(303)
+    expect(done.location).toMatch(/\/channels\?connected=[0-9a-f]{24}$/)
+    const row = (await connections()).find((c) => c.platform === 'bluesky')!
+    expect(row).toMatchObject({ username: 'formdemo.bsky.social', name: 'Form Demo', status: 'active' })
+    expect(row.profile_id).toMatch(/^did:plc:[a-z2-7]{24}$/)
+    const stored = JSON.stringify(row)
+    expect(stored).not.toContain(appPassword)
   })
 
   it('disconnects a profile from the channels page and deletes its tokens', async () => {

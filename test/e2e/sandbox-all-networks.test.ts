@@ -1,0 +1,162 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAppWorker } from '../../src/main.js'
+import { openStore } from '../../src/store/db.js'
+import type { Worker } from '../../src/worker/worker.js'
+import { type Harness, startHarness } from '../helpers/harness.js'
+import { mp4File } from '../media/fixtures.js'
+import { startServer, type TestServer } from '../media/servers.js'
+
+const run = promisify(execFile)
+
+/**
+ * Every network a new user's demo reaches, each connected with `npm run herald -- sandbox connect` and
+ * one profile each. A network joins the demo by adding its line here.
+ */
+const PROFILES: ReadonlyArray<{ network: string; username: string; flags?: string[]; url: RegExp }> = [
+  { network: 'twitter', username: 'all_networks', url: /^https:\/\/x\.com\/all_networks\/status\/\d+$/ },
+  {
+    network: 'youtube',
+    username: 'allnetworks@example.com',
+    url: /^https:\/\/(www\.)?youtube\.com\/shorts\/[\w-]+$/,
+  },
+  {
+    network: 'bluesky',
+    username: 'allnetworks',
+    url: /^https:\/\/bsky\.app\/profile\/allnetworks\.bsky\.social\/post\/[2-7a-z]{13}$/,
+  },
+  { network: 'linkedin', username: 'Jo Park', url: /^https:\/\/www\.linkedin\.com\/feed\/update\/urn:li:/ },
+  {
+    network: 'linkedin',
+    username: 'Jo Park',
+    flags: ['--organization'],
+    url: /^https:\/\/www\.linkedin\.com\/feed\/update\/urn:li:/,
+  },
+  { network: 'facebook', username: 'Corner Shop', url: /^https:\/\/www\.facebook\.com\// },
+  { network: 'instagram', username: 'all.networks', url: /^https:\/\/www\.instagram\.com\/(reel|p)\// },
+  {
+    network: 'threads',
+    username: 'allnetworks',
+    url: /^https:\/\/www\.threads\.com\/@allnetworks\/post\/[\w-]+$/,
+  },
+]
+
+/**
+ * The whole demo on a fresh sandbox server: `sandbox connect` for every network (through the CLI, as an
+ * operator runs it beside `HERALD_SANDBOX=1 npm start`), then ONE immediate create_post with a short
+ * vertical MP4 to all of them, which publishes every target.
+ */
+describe('a sandbox server reaches every network', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-all-networks-'))
+  let h: Harness
+  let worker: Worker
+  let media: TestServer
+  const clip = mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 48 * 1024 })
+  const connected: Array<{ platform: string; profileId: string; username: string }> = []
+
+  const herald = (...args: string[]) =>
+    run(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], {
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        HERALD_DATA_DIR: dataDir,
+        HERALD_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+        HERALD_SANDBOX: '1',
+        PUBLIC_BASE_URL: h.baseUrl,
+        LOG_LEVEL: 'warn',
+      },
+    })
+
+  beforeAll(async () => {
+    media = await startServer((req, res) => {
+      if (req.url !== '/short.mp4') {
+        res.writeHead(404).end()
+        return
+      }
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(clip.length) })
+      res.end(clip)
+    })
+    h = await startHarness({
+      sandbox: true,
+      credits: 100,
+      backend: { name: 'sqlite', open: () => openStore({ sqlitePath: path.join(dataDir, 'herald.sqlite') }) },
+      env: { HERALD_ALLOW_PRIVATE_MEDIA: '1', HERALD_IMMEDIATE_WAIT_MS: '60000' },
+    })
+    worker = createAppWorker(h.app, { id: 'e2e-all-networks' })
+    worker.start()
+  }, 60_000)
+  afterAll(async () => {
+    await worker?.stop()
+    await h?.close()
+    await media?.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it.each(
+    PROFILES.map(
+      (profile) =>
+        [`${profile.network}${profile.flags ? ` ${profile.flags.join(' ')}` : ''}`, profile] as const,
+    ),
+  )(
+    'connects %s with `sandbox connect`',
+    async (_label, profile) => {
+      const { stdout } = await herald(
+        'sandbox',
+        'connect',
+        '--workspace',
+        h.workspaceId,
+        '--network',
+        profile.network,
+        '--username',
+        profile.username,
+        ...(profile.flags ?? []),
+        '--json',
+      )
+      const result = JSON.parse(stdout.trim().split('\n').at(-1)!)
+      expect(result).toMatchObject({
+        workspaceId: h.workspaceId,
+        platform: profile.network,
+        status: 'active',
+      })
+      connected.push(result)
+    },
+    60_000,
+  )
+
+  it('publishes one immediate post with a vertical short video to every connected profile', async () => {
+    expect(connected).toHaveLength(PROFILES.length)
+    const { status, body } = await h.call('create_post', {
+      content: 'One post, every network: a short from the Herald sandbox #herald',
+      targetAccounts: connected.map(({ platform, profileId }) => ({ platform, profileId })),
+      mediaUrl: `${media.url}/short.mp4`,
+      publishImmediately: true,
+    })
+    expect(status, JSON.stringify(body)).toBe(200)
+    // Herald keeps one post per profile; all of them come from this one call.
+    const posts = body.posts as Array<{
+      status: string
+      targets: Array<{ platform: string; profileId: string; status: string; url: string }>
+    }>
+    for (const post of posts) expect(post.status, JSON.stringify(post.targets)).toBe('published')
+    const targets = posts.flatMap((post) => post.targets)
+    expect(targets).toHaveLength(PROFILES.length)
+    for (const [i, profile] of PROFILES.entries()) {
+      const target = targets.find(
+        (t) => t.platform === profile.network && t.profileId === connected[i]!.profileId,
+      )
+      expect(target, `${profile.network} ${profile.flags ?? ''}`).toMatchObject({ status: 'published' })
+      expect(target?.url).toMatch(profile.url)
+    }
+    const bluesky = (await (await fetch(`${h.baseUrl}/sandbox/bluesky/_sandbox/state`)).json()) as {
+      records: Array<{ collection: string; value: { embed?: { $type: string } } }>
+      violations: string[]
+    }
+    const [short] = bluesky.records.filter((r) => r.collection === 'app.bsky.feed.post')
+    expect(short?.value.embed?.$type).toBe('app.bsky.embed.video')
+    expect(bluesky.violations).toEqual([])
+  }, 120_000)
+})
