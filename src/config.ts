@@ -42,6 +42,8 @@ const envSchema = z.object({
   HERALD_IMAGE_API_MODEL: z.string().optional(),
   HERALD_MEDIA_CONNECT_TIMEOUT_MS: positiveInt(10_000),
   HERALD_MEDIA_FETCH_TIMEOUT_MS: positiveInt(300_000),
+  HERALD_FFMPEG_PATH: z.string().optional(),
+  HERALD_VIDEO_CONVERT_TIMEOUT_MS: positiveInt(600_000),
   HERALD_WORKER_CONCURRENCY: positiveInt(16),
   HERALD_WORKER_BATCH: positiveInt(32),
   HERALD_WORKER_POLL_MS: positiveInt(250),
@@ -122,6 +124,8 @@ export interface Config {
   imageApi: { url: string; key: string | undefined; model: string | undefined } | undefined
   /** Media URL fetching: connect timeout and whole-fetch timeout (redirects and body included), in ms. */
   mediaFetch: { connectTimeoutMs: number; totalTimeoutMs: number }
+  /** Video conversion: the ffmpeg to use (undefined: the shipped one, else PATH; `none`: off) and its time limit. */
+  videoConversion: { ffmpegPath: string | undefined; timeoutMs: number }
   worker: {
     concurrency: number
     batch: number
@@ -240,6 +244,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       connectTimeoutMs: e.HERALD_MEDIA_CONNECT_TIMEOUT_MS,
       totalTimeoutMs: e.HERALD_MEDIA_FETCH_TIMEOUT_MS,
     },
+    videoConversion: { ffmpegPath: e.HERALD_FFMPEG_PATH, timeoutMs: e.HERALD_VIDEO_CONVERT_TIMEOUT_MS },
     worker: {
       concurrency: e.HERALD_WORKER_CONCURRENCY,
       batch: e.HERALD_WORKER_BATCH,

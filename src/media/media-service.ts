@@ -3,9 +3,11 @@ import type { Config } from '../config.js'
 import type { Network } from '../domain/networks.js'
 import type { Logger } from '../logger.js'
 import type { Db } from '../store/db.js'
-import { planMedia } from './conversion-plan.js'
+import { type MediaPlan, planMedia } from './conversion-plan.js'
 import { convertImage } from './convert.js'
+import { convertVideo } from './convert-video.js'
 import { detectType } from './detect-type.js'
+import { type Ffmpeg, findFfmpeg } from './ffmpeg.js'
 import { createImageApiProvider } from './image-api.js'
 import { createCardImageProvider } from './image-card.js'
 import type { AspectRatio, GeneratedImage, ImageProvider } from './image-provider.js'
@@ -13,7 +15,7 @@ import { readLinkPreview } from './link-preview.js'
 import { createMediaLibrary, type HostedMedia, type StagedMedia, type StageInput } from './media-library.js'
 import { withExtension } from './media-url.js'
 import { fetchCeiling, type NetworkMediaRules, networkMediaRules } from './network-rules.js'
-import { MediaError, type MediaPort, type PreparedMedia } from './port.js'
+import { MediaError, type MediaPort, type PreparedMedia, type PrepareOptions } from './port.js'
 import { type MediaInfo, probeFile } from './probe.js'
 import {
   createSafeFetcher,
@@ -43,7 +45,7 @@ export interface MediaService extends MediaPort {
    * for networks that fetch by URL (Instagram, Threads, Facebook), hosts the result and sets `publicUrl`.
    * The caller must `dispose()` the result. @throws {MediaError}
    */
-  prepare(url: string, options: { network: Network; signal?: AbortSignal }): Promise<PreparedMedia>
+  prepare(url: string, options: PrepareOptions): Promise<PreparedMedia>
   /**
    * The cheap check for preflight_post and create_post: fetches (safely, within the network's cap) and probes,
    * checks the network's rules, converts and stores nothing, deletes the download. @throws {MediaError}
@@ -62,6 +64,8 @@ export interface MediaService extends MediaPort {
   findHosted(id: string, name: string): Promise<HostedMedia | undefined>
   /** True for URLs of files this service hosts (`{PUBLIC_BASE_URL}/media/...`). */
   isHostedUrl(url: string): boolean
+  /** The ffmpeg videos are converted with, found once (the start line reports it); undefined: none. */
+  ffmpeg(): Promise<Ffmpeg | undefined>
   readonly storage: MediaStorage
   readonly imageProvider: ImageProvider
 }
@@ -75,6 +79,8 @@ export interface MediaServiceDeps {
   fetcherOptions?: Pick<SafeFetcherOptions, 'lookup' | 'dial' | 'idleTimeoutMs' | 'tempDir' | 'ca'>
   storage?: MediaStorage
   imageProvider?: ImageProvider
+  /** Test seam: the ffmpeg to use (null: none); absent, it is found from the config. */
+  ffmpeg?: Ffmpeg | null
 }
 
 export function createMediaService(deps: MediaServiceDeps): MediaService {
@@ -102,6 +108,27 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     deps.imageProvider ??
     (config.imageApi ? createImageApiProvider({ ...config.imageApi, fetcher }) : createCardImageProvider())
 
+  let ffmpegFound: Promise<Ffmpeg | undefined> | undefined
+  const ffmpeg = () => {
+    ffmpegFound ??=
+      deps.ffmpeg !== undefined
+        ? Promise.resolve(deps.ffmpeg ?? undefined)
+        : findFfmpeg({ configured: config.videoConversion.ffmpegPath })
+    return ffmpegFound
+  }
+
+  /** A video that needs converting needs ffmpeg: say so before anything is sent. */
+  async function requireFfmpeg(rules: NetworkMediaRules, plan: MediaPlan): Promise<Ffmpeg | undefined> {
+    if (plan.action !== 'convert' || plan.kind !== 'video') return undefined
+    const found = await ffmpeg()
+    if (!found)
+      throw new MediaError(
+        'conversion_failed',
+        `${rules.label} needs this video converted (${plan.reasons.join(', ')}), and this Herald has no ffmpeg: install ffmpeg or set HERALD_FFMPEG_PATH`,
+      )
+    return found
+  }
+
   /** Fetch and probe under the network's caps; the caller owns (and disposes) the download. */
   async function fetchAndProbe(url: string, rules: NetworkMediaRules, signal: AbortSignal | undefined) {
     const fetched = await fetcher.fetchToFile(url, {
@@ -126,10 +153,13 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     stage: library.stage,
     generateImage: (input) => imageProvider.generate(input),
     linkPreview: (url, { signal }) => readLinkPreview(fetcher, url, signal),
+    ffmpeg,
 
     async inspect(url, { network, signal }) {
-      const { fetched, info, plan } = await fetchAndProbe(url, networkMediaRules[network], signal)
+      const rules = networkMediaRules[network]
+      const { fetched, info, plan } = await fetchAndProbe(url, rules, signal)
       await fetched.dispose()
+      await requireFfmpeg(rules, plan)
       return {
         ...info,
         name: fileName(fetched, info),
@@ -137,10 +167,15 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
       }
     },
 
-    async prepare(url, { network, signal }) {
+    async prepare(url, { network, signal, urlKind }) {
       const rules = networkMediaRules[network]
       const { fetched, info, plan } = await fetchAndProbe(url, rules, signal)
       try {
+        if (info.kind === 'video' && urlKind !== undefined && urlKind !== 'video')
+          throw new MediaError(
+            'unsupported_type',
+            `${rules.label} takes the media type from the URL, which names a ${urlKind}; the file is a video`,
+          )
         let result = {
           path: fetched.path,
           contentType: info.contentType,
@@ -149,7 +184,32 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
           height: info.height,
           name: fileName(fetched, info),
         }
-        if (plan.action === 'convert') {
+        const converter = await requireFfmpeg(rules, plan)
+        if (plan.action === 'convert' && plan.kind === 'video' && converter) {
+          const converted = await convertVideo(
+            fetched.path,
+            plan,
+            path.join(path.dirname(fetched.path), 'converted.mp4'),
+            {
+              ffmpeg: converter.path,
+              timeoutMs: config.videoConversion.timeoutMs,
+              ...(signal ? { signal } : {}),
+            },
+          )
+          result = {
+            ...result,
+            path: converted.path,
+            contentType: converted.contentType,
+            size: converted.size,
+            width: converted.width ?? info.width,
+            height: converted.height ?? info.height,
+            name: withExtension(result.name, converted.extension),
+          }
+          logger.info(
+            { network, reasons: plan.reasons, from: info.size, to: converted.size },
+            'video converted',
+          )
+        } else if (plan.action === 'convert' && plan.kind === 'image') {
           const target = path.join(path.dirname(fetched.path), 'converted')
           const converted = await convertImage(fetched.path, plan, target)
           result = { ...converted, name: withExtension(result.name, converted.extension) }
@@ -193,7 +253,7 @@ function capFor(rules: NetworkMediaRules, head: Buffer): number {
   const detected = detectType(head)
   if (detected?.kind === 'video') {
     if (!rules.video) throw new MediaError('unsupported_type', `${rules.label} does not take video`)
-    return rules.video.maxBytes
+    return rules.video.sourceMaxBytes
   }
   if (detected && !rules.image)
     throw new MediaError(
