@@ -120,7 +120,7 @@ function run(ffmpeg: string, args: string[], options: ConvertVideoOptions): Prom
         stop(
           new MediaError(
             'conversion_failed',
-            `The video conversion took longer than ${Math.round(options.timeoutMs / 1000)} s and was stopped`,
+            `The video conversion took longer than ${Math.round(options.timeoutMs / 100) / 10} s and was stopped`,
           ),
         ),
       options.timeoutMs,
