@@ -2,6 +2,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../../src/config.js'
+import { startSummary } from '../../src/main.js'
 import { describeFfmpeg, ffmpegVersion, findFfmpeg, shippedFfmpegPath } from '../../src/media/ffmpeg.js'
 
 describe('ffmpeg discovery', () => {
@@ -53,5 +55,19 @@ describe('ffmpeg discovery', () => {
       version: '5.0',
     })
     expect(await ffmpegVersion(path.join(dir, 'nothing-here'))).toBeUndefined()
+  })
+
+  it('reads HERALD_FFMPEG_PATH and the conversion time limit from the config, and puts ffmpeg on the start line', async () => {
+    expect(loadConfig({}).videoConversion).toEqual({ ffmpegPath: undefined, timeoutMs: 600_000 })
+    expect(
+      loadConfig({ HERALD_FFMPEG_PATH: '/opt/ffmpeg', HERALD_VIDEO_CONVERT_TIMEOUT_MS: '1000' })
+        .videoConversion,
+    ).toEqual({ ffmpegPath: '/opt/ffmpeg', timeoutMs: 1000 })
+    const config = loadConfig({})
+    expect(startSummary(config, 'all', 'sqlite').ffmpeg).toBe('none')
+    const found = await findFfmpeg()
+    expect(startSummary(config, 'all', 'sqlite', describeFfmpeg(found)).ffmpeg).toBe(
+      `${shipped} (${found?.version})`,
+    )
   })
 })
