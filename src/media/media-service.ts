@@ -13,9 +13,9 @@ import { createCardImageProvider } from './image-card.js'
 import type { AspectRatio, GeneratedImage, ImageProvider } from './image-provider.js'
 import { readLinkPreview } from './link-preview.js'
 import { createMediaLibrary, type HostedMedia, type StagedMedia, type StageInput } from './media-library.js'
-import { withExtension } from './media-url.js'
+import { urlExtension, withExtension } from './media-url.js'
 import { fetchCeiling, type NetworkMediaRules, networkMediaRules } from './network-rules.js'
-import { MediaError, type MediaPort, type PreparedMedia, type PrepareOptions } from './port.js'
+import { MediaError, type MediaPort, type PreparedMedia } from './port.js'
 import { type MediaInfo, probeFile } from './probe.js'
 import {
   createSafeFetcher,
@@ -45,7 +45,7 @@ export interface MediaService extends MediaPort {
    * for networks that fetch by URL (Instagram, Threads, Facebook), hosts the result and sets `publicUrl`.
    * The caller must `dispose()` the result. @throws {MediaError}
    */
-  prepare(url: string, options: PrepareOptions): Promise<PreparedMedia>
+  prepare(url: string, options: { network: Network; signal?: AbortSignal }): Promise<PreparedMedia>
   /**
    * The cheap check for preflight_post and create_post: fetches (safely, within the network's cap) and probes,
    * checks the network's rules, converts and stores nothing, deletes the download. @throws {MediaError}
@@ -138,6 +138,13 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     })
     try {
       const info = await probeFile(fetched)
+      const videoUrls = rules.video?.onlyFromUrlExtensions
+      // X's rule 2 (spec §1): the URL names the type. A video is never converted and relabelled as an image.
+      if (info.kind === 'video' && videoUrls && !videoUrls.includes(urlExtension(url)))
+        throw new MediaError(
+          'unsupported_type',
+          `${rules.label} takes the media type from the URL, which does not end in ${videoUrls.join(' or ')}; this file is a video`,
+        )
       return { fetched, info, plan: planMedia(info, rules) }
     } catch (error) {
       await fetched.dispose()
@@ -167,15 +174,10 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
       }
     },
 
-    async prepare(url, { network, signal, urlKind }) {
+    async prepare(url, { network, signal }) {
       const rules = networkMediaRules[network]
       const { fetched, info, plan } = await fetchAndProbe(url, rules, signal)
       try {
-        if (info.kind === 'video' && urlKind !== undefined && urlKind !== 'video')
-          throw new MediaError(
-            'unsupported_type',
-            `${rules.label} takes the media type from the URL, which names a ${urlKind}; the file is a video`,
-          )
         let result = {
           path: fetched.path,
           contentType: info.contentType,

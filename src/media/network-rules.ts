@@ -58,6 +58,11 @@ export interface VideoRules {
   /** Bits per second over the whole file, picture and sound; more is re-encoded under it. */
   maxBitrate: number
   aspect?: Omit<AspectRange, 'outside'>
+  /**
+   * For networks whose media type comes from the URL (X, spec §1 rule 2): a video is taken only behind a URL
+   * with one of these extensions; behind any other it is refused, never converted and sent as an image.
+   */
+  onlyFromUrlExtensions?: readonly string[]
 }
 
 export interface NetworkMediaRules {
@@ -127,6 +132,7 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
       maxFrameRate: 60,
       maxBitrate: 25 * MBPS,
       aspect: { min: 1 / 3, max: 3, label: '1:3 to 3:1' },
+      onlyFromUrlExtensions: ['.mp4'],
     },
   },
   facebook: {

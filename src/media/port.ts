@@ -44,19 +44,9 @@ export class MediaError extends Error {
   }
 }
 
-export interface PrepareOptions {
-  network: Network
-  signal?: AbortSignal
-  /**
-   * What the URL promises when the network's rules take the type from the URL (X, spec §1 rule 2): a video
-   * file is then converted only when the URL promises a video, and refused otherwise, never relabelled.
-   */
-  urlKind?: MediaKind
-}
-
 export interface MediaPort {
   /** Fetches `url` safely, probes it and converts it for `network`. Throws {@link MediaError}. */
-  prepare(url: string, options: PrepareOptions): Promise<PreparedMedia>
+  prepare(url: string, options: { network: Network; signal?: AbortSignal }): Promise<PreparedMedia>
   /**
    * The title, description and image of a web page, read through the guarded client (LinkedIn article
    * cards). Absent where the pipeline offers no page reading.

@@ -35,6 +35,7 @@ describe('the media service with video', () => {
       movClip(path.join(sources, 'slow.mov'), { seconds: 30, width: 1280, height: 720 }),
     ])
     files.set('/clip.webm', readFileSync(webm))
+    files.set('/webm-named.mp4', readFileSync(webm))
     files.set('/clip.mov', readFileSync(mov))
     files.set('/clip.mp4', readFileSync(mp4))
     files.set('/slow.mov', readFileSync(slow))
@@ -134,17 +135,25 @@ describe('the media service with video', () => {
     expect(await noFfmpeg.ffmpeg()).toBeUndefined()
   })
 
-  it('keeps X’s rule: a video behind a URL that names an image is refused, not converted', async () => {
-    const error = await media
-      .prepare('http://cdn.test/clip.webm', { network: 'twitter', urlKind: 'image' })
-      .catch((e) => e)
-    expect(error).toMatchObject({
-      reason: 'unsupported_type',
-      message: 'X takes the media type from the URL, which names a image; the file is a video',
-    })
-    const asVideo = await media.prepare('http://cdn.test/clip.webm', { network: 'twitter', urlKind: 'video' })
-    expect(asVideo.contentType).toBe('video/mp4')
-    await asVideo.dispose()
+  it('keeps X’s rule: a video behind a URL that does not end in .mp4 is refused, not converted', async () => {
+    for (const call of [
+      media.prepare('http://cdn.test/clip.webm', { network: 'twitter' }),
+      media.inspect('http://cdn.test/clip.mov', { network: 'twitter' }),
+    ])
+      await expect(call).rejects.toMatchObject({
+        reason: 'unsupported_type',
+        message: 'X takes the media type from the URL, which does not end in .mp4; this file is a video',
+      })
+    const kept = await media.prepare('http://cdn.test/clip.mp4', { network: 'twitter' })
+    expect(kept.contentType).toBe('video/mp4')
+    await kept.dispose()
+  })
+
+  it('converts a WebM behind an .mp4 URL into an MP4 X takes', async () => {
+    const prepared = await media.prepare('http://cdn.test/webm-named.mp4', { network: 'twitter' })
+    expect(prepared).toMatchObject({ contentType: 'video/mp4', name: 'webm-named.mp4' })
+    expect((await probe(prepared.path)).codec).toMatch(/^avc1/)
+    await prepared.dispose()
   })
 
   it("stops the conversion when the worker's signal fires, leaving no ffmpeg and no files", async () => {

@@ -33,7 +33,7 @@ export async function publishTweet(ctx: TwitterContext, request: PublishRequest)
   for (const [index, { url, type }] of selected.entries()) {
     if (signal.aborted) throw cancelledBeforeSend()
     try {
-      const file = await ctx.deps.media.prepare(url, { network: 'twitter', signal, urlKind: type.kind })
+      const file = await ctx.deps.media.prepare(url, { network: 'twitter', signal })
       try {
         const uploaded = await uploadTwitterMedia(ctx, {
           file,
