@@ -44,6 +44,7 @@ const envSchema = z.object({
   HERALD_MEDIA_FETCH_TIMEOUT_MS: positiveInt(300_000),
   HERALD_FFMPEG_PATH: z.string().optional(),
   HERALD_VIDEO_CONVERT_TIMEOUT_MS: positiveInt(600_000),
+  HERALD_VIDEO_CONVERT_CONCURRENCY: positiveInt(2),
   HERALD_WORKER_CONCURRENCY: positiveInt(16),
   HERALD_WORKER_BATCH: positiveInt(32),
   HERALD_WORKER_POLL_MS: positiveInt(250),
@@ -124,8 +125,11 @@ export interface Config {
   imageApi: { url: string; key: string | undefined; model: string | undefined } | undefined
   /** Media URL fetching: connect timeout and whole-fetch timeout (redirects and body included), in ms. */
   mediaFetch: { connectTimeoutMs: number; totalTimeoutMs: number }
-  /** Video conversion: the ffmpeg to use (undefined: the shipped one, else PATH; `none`: off) and its time limit. */
-  videoConversion: { ffmpegPath: string | undefined; timeoutMs: number }
+  /**
+   * Video conversion: the ffmpeg to use (undefined: the shipped one, else PATH; `none`: off), the time limit
+   * of one conversion, and how many run at once per process.
+   */
+  videoConversion: { ffmpegPath: string | undefined; timeoutMs: number; concurrency: number }
   worker: {
     concurrency: number
     batch: number
@@ -244,7 +248,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       connectTimeoutMs: e.HERALD_MEDIA_CONNECT_TIMEOUT_MS,
       totalTimeoutMs: e.HERALD_MEDIA_FETCH_TIMEOUT_MS,
     },
-    videoConversion: { ffmpegPath: e.HERALD_FFMPEG_PATH, timeoutMs: e.HERALD_VIDEO_CONVERT_TIMEOUT_MS },
+    videoConversion: {
+      ffmpegPath: e.HERALD_FFMPEG_PATH,
+      timeoutMs: e.HERALD_VIDEO_CONVERT_TIMEOUT_MS,
+      concurrency: e.HERALD_VIDEO_CONVERT_CONCURRENCY,
+    },
     worker: {
       concurrency: e.HERALD_WORKER_CONCURRENCY,
       batch: e.HERALD_WORKER_BATCH,

@@ -4,6 +4,7 @@ import type { Network } from '../domain/networks.js'
 import type { Logger } from '../logger.js'
 import type { Db } from '../store/db.js'
 import { type MediaPlan, planMedia } from './conversion-plan.js'
+import { createConversionSlots } from './conversion-slots.js'
 import { convertImage } from './convert.js'
 import { convertVideo } from './convert-video.js'
 import { detectType } from './detect-type.js'
@@ -108,6 +109,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     deps.imageProvider ??
     (config.imageApi ? createImageApiProvider({ ...config.imageApi, fetcher }) : createCardImageProvider())
 
+  const conversionSlots = createConversionSlots(config.videoConversion.concurrency)
   let ffmpegFound: Promise<Ffmpeg | undefined> | undefined
   const ffmpeg = () => {
     ffmpegFound ??=
@@ -188,15 +190,15 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
         }
         const converter = await requireFfmpeg(rules, plan)
         if (plan.action === 'convert' && plan.kind === 'video' && converter) {
-          const converted = await convertVideo(
-            fetched.path,
-            plan,
-            path.join(path.dirname(fetched.path), 'converted.mp4'),
-            {
-              ffmpeg: converter.path,
-              timeoutMs: config.videoConversion.timeoutMs,
-              ...(signal ? { signal } : {}),
-            },
+          const target = path.join(path.dirname(fetched.path), 'converted.mp4')
+          const converted = await conversionSlots.run(
+            () =>
+              convertVideo(fetched.path, plan, target, {
+                ffmpeg: converter.path,
+                timeoutMs: config.videoConversion.timeoutMs,
+                ...(signal ? { signal } : {}),
+              }),
+            signal,
           )
           result = {
             ...result,

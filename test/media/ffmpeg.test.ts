@@ -58,11 +58,18 @@ describe('ffmpeg discovery', () => {
   })
 
   it('reads HERALD_FFMPEG_PATH and the conversion time limit from the config, and puts ffmpeg on the start line', async () => {
-    expect(loadConfig({}).videoConversion).toEqual({ ffmpegPath: undefined, timeoutMs: 600_000 })
+    expect(loadConfig({}).videoConversion).toEqual({
+      ffmpegPath: undefined,
+      timeoutMs: 600_000,
+      concurrency: 2,
+    })
     expect(
-      loadConfig({ HERALD_FFMPEG_PATH: '/opt/ffmpeg', HERALD_VIDEO_CONVERT_TIMEOUT_MS: '1000' })
-        .videoConversion,
-    ).toEqual({ ffmpegPath: '/opt/ffmpeg', timeoutMs: 1000 })
+      loadConfig({
+        HERALD_FFMPEG_PATH: '/opt/ffmpeg',
+        HERALD_VIDEO_CONVERT_TIMEOUT_MS: '1000',
+        HERALD_VIDEO_CONVERT_CONCURRENCY: '1',
+      }).videoConversion,
+    ).toEqual({ ffmpegPath: '/opt/ffmpeg', timeoutMs: 1000, concurrency: 1 })
     const config = loadConfig({})
     expect(startSummary(config, 'all', 'sqlite').ffmpeg).toBe('none')
     const found = await findFfmpeg()
