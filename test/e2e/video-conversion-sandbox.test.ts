@@ -118,3 +118,50 @@ describe('video conversion to LinkedIn and Instagram in sandbox mode, end to end
     120_000,
   )
 })
+
+describe('a Herald without ffmpeg, in sandbox mode', () => {
+  let h: Harness
+  let sources: TestServer
+  let dir: string
+  let profileId: string
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'herald-e2e-noffmpeg-'))
+    const webm = readFileSync(await webmClip(path.join(dir, 'clip.webm')))
+    sources = await startServer((req, res) => {
+      if (req.url !== '/clip.webm') return void res.writeHead(404).end()
+      res.writeHead(200, { 'content-type': 'video/webm', 'content-length': String(webm.length) }).end(webm)
+    })
+    h = await startHarness({
+      sandbox: true,
+      credits: 500,
+      env: { HERALD_ALLOW_PRIVATE_MEDIA: '1', HERALD_FFMPEG_PATH: 'none' },
+    })
+    profileId = (
+      await sandboxConnect(h.app, { workspaceId: h.workspaceId, network: 'linkedin', username: 'Sam Reed' })
+    ).profileId
+  }, 120_000)
+
+  afterAll(async () => {
+    await h?.close()
+    await sources?.close()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('blocks a video that needs converting at preflight_post and refuses it at create_post, spending nothing', async () => {
+    const request = {
+      content: 'Rushes',
+      targetAccounts: [{ platform: 'linkedin', profileId }],
+      mediaUrls: [`${sources.url}/clip.webm`],
+    }
+    const expected = `linkedin: ${sources.url}/clip.webm: LinkedIn needs this video converted (WEBM (VP8) → MP4 (H.264/AAC)), and this Herald has no ffmpeg: install ffmpeg or set HERALD_FFMPEG_PATH`
+    const preflight = await h.call('preflight_post', request)
+    expect(preflight.status).toBe(200)
+    expect(preflight.body).toMatchObject({ ok: false, blockers: [expected] })
+    const created = await h.call('create_post', { ...request, publishImmediately: true })
+    expect(created.status).toBe(400)
+    expect(JSON.stringify(created.body)).toContain('this Herald has no ffmpeg')
+    const posts = await h.app.store.db.selectFrom('posts').select('id').execute()
+    expect(posts).toEqual([])
+  })
+})
