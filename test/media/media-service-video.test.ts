@@ -136,11 +136,12 @@ describe('the media service with video', () => {
   })
 
   it('keeps X’s rule: a video behind a URL that does not end in .mp4 is refused, not converted', async () => {
-    for (const call of [
-      media.prepare('http://cdn.test/clip.webm', { network: 'twitter' }),
-      media.inspect('http://cdn.test/clip.mov', { network: 'twitter' }),
-    ])
-      await expect(call).rejects.toMatchObject({
+    const calls = [
+      () => media.prepare('http://cdn.test/clip.webm', { network: 'twitter' }),
+      () => media.inspect('http://cdn.test/clip.mov', { network: 'twitter' }),
+    ]
+    for (const call of calls)
+      await expect(call()).rejects.toMatchObject({
         reason: 'unsupported_type',
         message: 'X takes the media type from the URL, which does not end in .mp4; this file is a video',
       })
