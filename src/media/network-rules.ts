@@ -248,7 +248,8 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
       videoCodecs: ['h264', 'hevc', 'vp8', 'vp9', 'av1'],
       audioCodecs: ['aac', 'opus', 'vorbis', 'mp3'],
       maxBytes: 256 * MB,
-      sourceMaxBytes: 1 * GB,
+      // Spec §1 YouTube rule 2: the download itself stops at 256 MB.
+      sourceMaxBytes: 256 * MB,
       maxLongSide: 3840,
       maxShortSide: 2160,
       maxFrameRate: 60,

@@ -40,6 +40,13 @@ describe('the media service with video', () => {
     files.set('/clip.mp4', readFileSync(mp4))
     files.set('/slow.mov', readFileSync(slow))
     web = await startServer((req, res) => {
+      if (req.url === '/huge.mp4') {
+        // Declares 300 MB; sends only the first bytes, so only a fetch cap on the declared length ends it.
+        res.writeHead(200, { 'content-length': String(300 * 1024 * 1024) })
+        res.write(files.get('/clip.mp4')!.subarray(0, 64 * 1024))
+        req.socket.once('close', () => res.destroy())
+        return
+      }
       const body = files.get(req.url ?? '')
       if (!body) return void res.writeHead(404).end()
       res.writeHead(200, { 'content-length': String(body.length) }).end(body)
@@ -107,6 +114,12 @@ describe('the media service with video', () => {
       expect(sha(readFileSync(prepared.path)), network).toBe(sha(files.get('/clip.mp4')!))
       await prepared.dispose()
     }
+  })
+
+  it('stops a video download at 256 MB for YouTube (spec §1)', async () => {
+    await expect(media.inspect('http://cdn.test/huge.mp4', { network: 'youtube' })).rejects.toMatchObject({
+      reason: 'too_large',
+    })
   })
 
   it('names the conversion in inspect, for preflight', async () => {

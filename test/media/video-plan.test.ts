@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { planMedia } from '../../src/media/conversion-plan.js'
-import { networkMediaRules } from '../../src/media/network-rules.js'
+import { fetchCeiling, networkMediaRules } from '../../src/media/network-rules.js'
 import { MediaError } from '../../src/media/port.js'
 import type { MediaInfo } from '../../src/media/probe.js'
 import { audioCodecFamily, planVideo, videoCodecFamily } from '../../src/media/video-plan.js'
@@ -55,6 +55,11 @@ describe('the video plan', () => {
     expect(networkMediaRules.bluesky.video).toMatchObject({ maxBytes: 100 * MB, maxDurationMs: 180_000 })
     expect(networkMediaRules.threads.video).toMatchObject({ maxDurationMs: 300_000, maxLongSide: 1920 })
     expect(networkMediaRules.instagram.video).toMatchObject({ maxBytes: 300 * MB, maxDurationMs: 900_000 })
+    // Spec §1 YouTube rule 2: the file is downloaded with a maximum size of 256 MB.
+    expect(networkMediaRules.youtube.video).toMatchObject({ maxBytes: 256 * MB, sourceMaxBytes: 256 * MB })
+    expect(fetchCeiling(networkMediaRules.youtube)).toBe(256 * MB)
+    // Elsewhere a source larger than the network takes may be fetched to be re-encoded under its ceiling.
+    expect(fetchCeiling(networkMediaRules.bluesky)).toBe(1024 * MB)
   })
 
   it.each(all)('keeps an H.264/AAC MP4 within the limits for %s, byte for byte', (network) => {
