@@ -9,6 +9,7 @@ import { benchHttp, type HttpResult } from './http.js'
 import { benchMediaStream } from './media-stream.js'
 import { benchPreflight } from './preflight.js'
 import { benchStartTime, type StartTimeResult } from './start-time.js'
+import { benchVideoConversion, type VideoConvertResult } from './video-convert.js'
 import { type BurstResult, benchBurst, burstDatabases } from './worker-burst.js'
 
 const only = process.argv[2]
@@ -25,6 +26,7 @@ if (want('burst')) {
 }
 const media = want('media') ? await benchMediaStream() : undefined
 const preflight = want('preflight') ? await benchPreflight(200) : undefined
+const videos: VideoConvertResult[] = want('video') ? await benchVideoConversion() : []
 const starts: StartTimeResult[] = []
 if (want('start')) {
   starts.push(await benchStartTime('npm start'))
@@ -134,6 +136,32 @@ if (preflight) {
     ...preflight.rows.map((r) => `| ${r.name} | ${r.bytesFetched} | ${r.seconds} |`),
     '',
     `Target: the range probe fetches under 2 MB: ${verdict((after?.bytesFetched ?? Number.POSITIVE_INFINITY) < 2 * 1024 * 1024)}${before ? ` (${round(before.bytesFetched / Math.max(1, after?.bytesFetched ?? 1), 0)} times fewer bytes than before)` : ''}.`,
+    '',
+  )
+}
+
+if (videos.length > 0) {
+  lines.push(
+    '## Video conversion',
+    '',
+    'Probe, plan and ffmpeg (the shipped `@ffmpeg-installer/ffmpeg` build, x264 `veryfast`) as a child process',
+    "from one temporary file to another. Node's RSS is sampled every 50 ms; ffmpeg's peak is its VmHWM from",
+    '/proc. The sources are made by ffmpeg first (not timed).',
+    '',
+    '| case | source MB | output MB | seconds | Node peak RSS growth MB | ffmpeg peak RSS MB |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...videos.map(
+      (v) =>
+        `| ${v.name} | ${v.sourceMb} | ${v.outputMb} | ${v.seconds} | ${v.nodePeakRssGrowthMb} | ${v.ffmpegPeakRssMb ?? 'n/a'} |`,
+    ),
+    '',
+    ...videos.map((v) => `- ${v.name}: ${v.reasons.join('; ')}.`),
+    ...videos
+      .filter((v) => v.sourceMb >= 256)
+      .map(
+        (v) =>
+          `- ${v.sourceMb} MB conversion, target Node peak RSS growth under 64 MB: ${verdict(v.nodePeakRssGrowthMb < 64)}.`,
+      ),
     '',
   )
 }

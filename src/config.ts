@@ -46,6 +46,9 @@ const envSchema = z.object({
   HERALD_MEDIA_CACHE_DIR: z.string().min(1).optional(),
   HERALD_MEDIA_RETENTION_HOURS: positiveInt(168),
   HERALD_MEDIA_SWEEP_MINUTES: positiveInt(60),
+  HERALD_FFMPEG_PATH: z.string().optional(),
+  HERALD_VIDEO_CONVERT_TIMEOUT_MS: positiveInt(600_000),
+  HERALD_VIDEO_CONVERT_CONCURRENCY: positiveInt(2),
   HERALD_WORKER_CONCURRENCY: positiveInt(16),
   HERALD_WORKER_BATCH: positiveInt(32),
   HERALD_WORKER_POLL_MS: positiveInt(250),
@@ -134,6 +137,11 @@ export interface Config {
   mediaCache: { dir: string; maxBytes: number }
   /** Hosted media: kept this long after its last use, swept by the worker every `sweepIntervalMs`. */
   mediaRetention: { retentionMs: number; sweepIntervalMs: number }
+  /**
+   * Video conversion: the ffmpeg to use (undefined: the shipped one, else PATH; `none`: off), the time limit
+   * of one conversion, and how many run at once per process.
+   */
+  videoConversion: { ffmpegPath: string | undefined; timeoutMs: number; concurrency: number }
   worker: {
     concurrency: number
     batch: number
@@ -266,6 +274,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     mediaRetention: {
       retentionMs: e.HERALD_MEDIA_RETENTION_HOURS * 3_600_000,
       sweepIntervalMs: e.HERALD_MEDIA_SWEEP_MINUTES * 60_000,
+    },
+    videoConversion: {
+      ffmpegPath: e.HERALD_FFMPEG_PATH,
+      timeoutMs: e.HERALD_VIDEO_CONVERT_TIMEOUT_MS,
+      concurrency: e.HERALD_VIDEO_CONVERT_CONCURRENCY,
     },
     worker: {
       concurrency: e.HERALD_WORKER_CONCURRENCY,

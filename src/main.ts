@@ -4,6 +4,7 @@ import type { AppContext } from './app-context.js'
 import { type Config, ConfigError, loadConfigFromProcess, type Role } from './config.js'
 import { networks } from './domain/networks.js'
 import { createProcessLogger } from './logger.js'
+import { describeFfmpeg } from './media/ffmpeg.js'
 import { createMediaSweeper, sweepHostedMedia } from './media/media-lifetime.js'
 import { connectUnavailable } from './networks/registry.js'
 import { buildServer } from './server.js'
@@ -57,8 +58,11 @@ export function sweepAppMedia(app: AppContext) {
   })
 }
 
-/** What the start line says: where Herald serves, what it stores in, and which networks can be connected. */
-export function startSummary(config: Config, role: Role, database: string) {
+/**
+ * What the start line says: where Herald serves, what it stores in, which networks can be connected, and
+ * the ffmpeg videos are converted with (`<path> (<version>)` or `none`).
+ */
+export function startSummary(config: Config, role: Role, database: string, ffmpeg = 'none') {
   const configured = networks.filter((network) => connectUnavailable(config, network) === undefined)
   return {
     url: config.publicBaseUrl,
@@ -69,6 +73,7 @@ export function startSummary(config: Config, role: Role, database: string) {
       config.media.driver === 's3' ? `s3 (bucket ${config.media.bucket})` : `local (${config.media.dir})`,
     sandbox: config.sandbox ? 'on' : 'off',
     networks: configured.length > 0 ? configured.join(', ') : 'none configured',
+    ffmpeg,
   }
 }
 
@@ -84,7 +89,11 @@ export async function startService(role: Role = 'all') {
   await http.server.listen({ port: config.port, host: config.host })
   const worker = role === 'api' ? undefined : createAppWorker(app)
   worker?.start()
-  logger.info(startSummary(config, role, app.store.dialect), `Herald is running at ${config.publicBaseUrl}`)
+  const ffmpeg = describeFfmpeg(await app.media.ffmpeg())
+  logger.info(
+    startSummary(config, role, app.store.dialect, ffmpeg),
+    `Herald is running at ${config.publicBaseUrl}`,
+  )
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -1,18 +1,23 @@
 import type { NetworkMediaRules } from './network-rules.js'
 import { MediaError } from './port.js'
 import type { MediaInfo } from './probe.js'
+import { planVideo, type VideoPlan } from './video-plan.js'
 
 /**
  * Decides, without touching a file, what a probed media file needs before a network takes it: nothing,
- * a re-encode (format, size, padding), or a refusal with a reason a person can act on. Pure.
+ * a re-encode (format, size, padding; for video see video-plan.ts), or a refusal with a reason a person
+ * can act on. Pure.
  */
 
 export type OutputFormat = 'jpeg' | 'png' | 'webp' | 'gif'
 
-export type MediaPlan =
+export type MediaPlan = ImagePlan | VideoPlan
+
+export type ImagePlan =
   | { action: 'keep' }
   | {
       action: 'convert'
+      kind: 'image'
       /**
        * Format to write first: the source's when the network takes it and the scaled file should fit,
        * else the network's lossy format. The converter may still fall back to `fallback` to meet `maxBytes`.
@@ -31,50 +36,16 @@ export type MediaPlan =
     }
 
 const ratioLabel = (width: number, height: number) => `${Math.round((width / height) * 100) / 100}:1`
-const minutes = (ms: number) =>
-  `${Math.floor(ms / 60_000)}:${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}`
 const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`
 
 /** @throws {MediaError} when the network cannot take this media in any form Herald can make. */
 export function planMedia(info: MediaInfo, rules: NetworkMediaRules): MediaPlan {
-  return info.kind === 'video' ? planVideo(info, rules) : planImage(info, rules)
+  if (info.kind !== 'video') return planImage(info, rules)
+  if (!rules.video) throw new MediaError('unsupported_type', `${rules.label} does not take video`)
+  return planVideo(info, rules.video, rules.label)
 }
 
-function planVideo(info: MediaInfo, rules: NetworkMediaRules): MediaPlan {
-  const video = rules.video
-  if (!video) throw new MediaError('unsupported_type', `${rules.label} does not take video`)
-  if (!video.containers.includes(info.format as never))
-    throw new MediaError(
-      'unsupported_type',
-      `${rules.label} takes ${video.containers.map((c) => c.toUpperCase()).join(' or ')} video; this file is ${String(info.format).toUpperCase()}`,
-    )
-  if (video.codecs && info.codec && !video.codecs.prefixes.some((p) => info.codec?.startsWith(p)))
-    throw new MediaError(
-      'unsupported_type',
-      `${rules.label} takes ${video.codecs.label} video; this one is ${info.codec.split('.')[0]}`,
-    )
-  if (info.size > video.maxBytes)
-    throw new MediaError(
-      'too_large',
-      `${rules.label} takes videos up to ${mb(video.maxBytes)}; this one is ${mb(info.size)}`,
-    )
-  if (video.maxDurationMs && info.durationMs && info.durationMs > video.maxDurationMs)
-    throw new MediaError(
-      'too_large',
-      `${rules.label} takes videos up to ${minutes(video.maxDurationMs)} long; this one is ${minutes(info.durationMs)}`,
-    )
-  if (video.aspect && info.width && info.height) {
-    const ratio = info.width / info.height
-    if (ratio < video.aspect.min || ratio > video.aspect.max)
-      throw new MediaError(
-        'unsupported_type',
-        `${rules.label} takes videos between ${video.aspect.label}; this one is ${ratioLabel(info.width, info.height)}`,
-      )
-  }
-  return { action: 'keep' }
-}
-
-function planImage(info: MediaInfo, rules: NetworkMediaRules): MediaPlan {
+function planImage(info: MediaInfo, rules: NetworkMediaRules): ImagePlan {
   const image = rules.image
   if (!image)
     throw new MediaError(
@@ -128,6 +99,7 @@ function planImage(info: MediaInfo, rules: NetworkMediaRules): MediaPlan {
 
   return {
     action: 'convert',
+    kind: 'image',
     format: keepsFormat && info.size * scale * scale <= image.maxBytes * 0.8 ? sourceFormat : image.convertTo,
     fallback: image.convertTo,
     width: Math.max(1, Math.min(scaledCanvasWidth, Math.round(width * scale))),

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises'
 import sharp from 'sharp'
-import type { MediaPlan, OutputFormat } from './conversion-plan.js'
+import type { ImagePlan, OutputFormat } from './conversion-plan.js'
 import { MediaError } from './port.js'
 import { MAX_INPUT_PIXELS } from './probe-image.js'
 
@@ -34,7 +34,7 @@ const QUALITIES = [85, 75, 65, 55, 45]
 const SHRINK = 0.8
 const MAX_ATTEMPTS = 25
 
-type Plan = Extract<MediaPlan, { action: 'convert' }>
+type Plan = Extract<ImagePlan, { action: 'convert' }>
 
 async function encode(source: string, plan: Plan, format: OutputFormat, quality: number, scale: number) {
   const width = Math.max(1, Math.round(plan.canvasWidth * scale))

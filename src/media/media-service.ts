@@ -3,16 +3,19 @@ import type { Config } from '../config.js'
 import type { Network } from '../domain/networks.js'
 import type { Logger } from '../logger.js'
 import type { Db } from '../store/db.js'
-import { planMedia } from './conversion-plan.js'
+import { type MediaPlan, planMedia } from './conversion-plan.js'
+import { createConversionSlots } from './conversion-slots.js'
 import { convertImage } from './convert.js'
+import { convertVideo } from './convert-video.js'
 import { detectType } from './detect-type.js'
+import { type Ffmpeg, findFfmpeg } from './ffmpeg.js'
 import { createImageApiProvider } from './image-api.js'
 import { createCardImageProvider } from './image-card.js'
 import type { AspectRatio, GeneratedImage, ImageProvider } from './image-provider.js'
 import { readLinkPreview } from './link-preview.js'
 import { createMediaCache, type MediaCache } from './media-cache.js'
 import { createMediaLibrary, type HostedMedia, type StagedMedia, type StageInput } from './media-library.js'
-import { withExtension } from './media-url.js'
+import { urlExtension, withExtension } from './media-url.js'
 import { fetchCeiling, type NetworkMediaRules, networkMediaRules } from './network-rules.js'
 import { MediaError, type MediaPort, type PreparedMedia } from './port.js'
 import { type MediaInfo, probeFile } from './probe.js'
@@ -70,6 +73,8 @@ export interface MediaService extends MediaPort {
   findHosted(id: string, name: string): Promise<HostedMedia | undefined>
   /** True for URLs of files this service hosts (`{PUBLIC_BASE_URL}/media/...`). */
   isHostedUrl(url: string): boolean
+  /** The ffmpeg videos are converted with, found once (the start line reports it); undefined: none. */
+  ffmpeg(): Promise<Ffmpeg | undefined>
   readonly storage: MediaStorage
   readonly imageProvider: ImageProvider
   /** The fetch-once cache of media URL bytes shared by inspect and prepare. */
@@ -85,6 +90,8 @@ export interface MediaServiceDeps {
   fetcherOptions?: Pick<SafeFetcherOptions, 'lookup' | 'dial' | 'idleTimeoutMs' | 'tempDir' | 'ca'>
   storage?: MediaStorage
   imageProvider?: ImageProvider
+  /** Test seam: the ffmpeg to use (null: none); absent, it is found from the config. */
+  ffmpeg?: Ffmpeg | null
 }
 
 export function createMediaService(deps: MediaServiceDeps): MediaService {
@@ -122,14 +129,47 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     ...(signal ? { signal } : {}),
   })
 
-  /** Fetch (through the cache) and probe under the network's caps; the caller owns (and disposes) the download. */
-  async function fetchAndProbe(url: string, rules: NetworkMediaRules, signal: AbortSignal | undefined) {
-    return probeFetched(await cache.fetch(url, limitsFor(rules, signal)), rules)
+  const conversionSlots = createConversionSlots(config.videoConversion.concurrency)
+  let ffmpegFound: Promise<Ffmpeg | undefined> | undefined
+  const ffmpeg = () => {
+    ffmpegFound ??=
+      deps.ffmpeg !== undefined
+        ? Promise.resolve(deps.ffmpeg ?? undefined)
+        : findFfmpeg({ configured: config.videoConversion.ffmpegPath })
+    return ffmpegFound
   }
 
-  async function probeFetched(fetched: FetchedFile, rules: NetworkMediaRules) {
+  /** A video that needs converting needs ffmpeg: say so before anything is sent. */
+  async function requireFfmpeg(rules: NetworkMediaRules, plan: MediaPlan): Promise<Ffmpeg | undefined> {
+    if (plan.action !== 'convert' || plan.kind !== 'video') return undefined
+    const found = await ffmpeg()
+    if (!found)
+      throw new MediaError(
+        'conversion_failed',
+        `${rules.label} needs this video converted (${plan.reasons.join(', ')}), and this Herald has no ffmpeg: install ffmpeg or set HERALD_FFMPEG_PATH`,
+      )
+    return found
+  }
+
+  /** X's rule 2 (spec §1): the URL names the type. A video is never converted and relabelled as an image. */
+  function checkUrlType(url: string, info: MediaInfo, rules: NetworkMediaRules) {
+    const videoUrls = rules.video?.onlyFromUrlExtensions
+    if (info.kind === 'video' && videoUrls && !videoUrls.includes(urlExtension(url)))
+      throw new MediaError(
+        'unsupported_type',
+        `${rules.label} takes the media type from the URL, which does not end in ${videoUrls.join(' or ')}; this file is a video`,
+      )
+  }
+
+  /** Fetch (through the cache) and probe under the network's caps; the caller owns (and disposes) the download. */
+  async function fetchAndProbe(url: string, rules: NetworkMediaRules, signal: AbortSignal | undefined) {
+    return probeFetched(await cache.fetch(url, limitsFor(rules, signal)), rules, url)
+  }
+
+  async function probeFetched(fetched: FetchedFile, rules: NetworkMediaRules, url: string) {
     try {
       const info = await probeFile(fetched)
+      checkUrlType(url, info, rules)
       return { fetched, info, plan: planMedia(info, rules) }
     } catch (error) {
       await fetched.dispose()
@@ -145,6 +185,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     stage: library.stage,
     generateImage: (input) => imageProvider.generate(input),
     linkPreview: (url, { signal }) => readLinkPreview(fetcher, url, signal),
+    ffmpeg,
 
     cache,
 
@@ -156,7 +197,9 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
         // Not cached: read only what the prober needs, with range requests.
         const probe = await probeByRanges(fetcher, url, limitsFor(rules, signal))
         if (probe.kind === 'probed') {
+          checkUrlType(url, probe.info, rules)
           const plan = planMedia(probe.info, rules)
+          await requireFfmpeg(rules, plan)
           return {
             ...probe.info,
             name: fileName(probe, probe.info),
@@ -165,11 +208,12 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
         }
         found =
           probe.kind === 'full'
-            ? await probeFetched(await cache.keep(url, probe.file), rules)
+            ? await probeFetched(await cache.keep(url, probe.file), rules, url)
             : await fetchAndProbe(url, rules, signal)
       }
       const { fetched, info, plan } = found
       await fetched.dispose()
+      await requireFfmpeg(rules, plan)
       return {
         ...info,
         name: fileName(fetched, info),
@@ -191,7 +235,32 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
           height: info.height,
           name: fileName(fetched, info),
         }
-        if (plan.action === 'convert') {
+        const converter = await requireFfmpeg(rules, plan)
+        if (plan.action === 'convert' && plan.kind === 'video' && converter) {
+          const target = path.join(path.dirname(fetched.path), 'converted.mp4')
+          const converted = await conversionSlots.run(
+            () =>
+              convertVideo(fetched.path, plan, target, {
+                ffmpeg: converter.path,
+                timeoutMs: config.videoConversion.timeoutMs,
+                ...(signal ? { signal } : {}),
+              }),
+            signal,
+          )
+          result = {
+            ...result,
+            path: converted.path,
+            contentType: converted.contentType,
+            size: converted.size,
+            width: converted.width ?? info.width,
+            height: converted.height ?? info.height,
+            name: withExtension(result.name, converted.extension),
+          }
+          logger.info(
+            { network, reasons: plan.reasons, from: info.size, to: converted.size },
+            'video converted',
+          )
+        } else if (plan.action === 'convert' && plan.kind === 'image') {
           const target = path.join(path.dirname(fetched.path), 'converted')
           const converted = await convertImage(fetched.path, plan, target)
           result = { ...converted, name: withExtension(result.name, converted.extension) }
@@ -240,7 +309,7 @@ function capFor(rules: NetworkMediaRules, head: Buffer): number {
   const detected = detectType(head)
   if (detected?.kind === 'video') {
     if (!rules.video) throw new MediaError('unsupported_type', `${rules.label} does not take video`)
-    return rules.video.maxBytes
+    return rules.video.sourceMaxBytes
   }
   if (detected && !rules.image)
     throw new MediaError(

@@ -4,10 +4,13 @@ import type { ImageFormat, VideoContainer } from './detect-type.js'
 /**
  * What each network accepts, as data: shared code reads this table and never asks which network it is
  * talking to. Sources are `reference/*.md` (official docs where they exist, the most conservative
- * third-party figure otherwise). Videos are never transcoded, only checked; images are re-encoded.
+ * third-party figure otherwise). Images are re-encoded with sharp, videos with ffmpeg (src/media/video-plan.ts
+ * decides what changes; a video too long for the network is refused, never cut).
  */
 
 const MB = 1024 * 1024
+const GB = 1024 * MB
+const MBPS = 1_000_000
 
 export interface AspectRange {
   /** Narrowest width:height allowed (0.8 is 4:5). */
@@ -35,12 +38,31 @@ export interface ImageRules {
 }
 
 export interface VideoRules {
+  /** Containers the network takes unchanged; a video in any other becomes MP4. */
   containers: readonly VideoContainer[]
+  /** Video codec families taken unchanged (`h264`, `hevc`, `vp9`...); any other is re-encoded to H.264. */
+  videoCodecs: readonly string[]
+  /** Audio codec families taken unchanged (`aac`, `opus`...); any other is re-encoded to AAC. */
+  audioCodecs: readonly string[]
+  /** Bytes the network accepts. A larger source whose length is known is re-encoded to fit. */
   maxBytes: number
+  /** The largest source Herald downloads to convert (at least `maxBytes`). */
+  sourceMaxBytes: number
+  /** Longer videos are refused, never cut. */
   maxDurationMs?: number
+  /** The picture's longer and shorter side in pixels, whichever way up it is; larger is scaled down. */
+  maxLongSide: number
+  maxShortSide: number
+  /** Frames per second; faster is re-encoded at this rate. */
+  maxFrameRate: number
+  /** Bits per second over the whole file, picture and sound; more is re-encoded under it. */
+  maxBitrate: number
   aspect?: Omit<AspectRange, 'outside'>
-  /** Codecs taken, by RFC 6381 prefix (`avc1` is H.264); absent: any. A file whose codec is unknown passes. */
-  codecs?: { prefixes: readonly string[]; label: string }
+  /**
+   * For networks whose media type comes from the URL (X, spec §1 rule 2): a video is taken only behind a URL
+   * with one of these extensions; behind any other it is refused, never converted and sent as an image.
+   */
+  onlyFromUrlExtensions?: readonly string[]
 }
 
 export interface NetworkMediaRules {
@@ -70,7 +92,19 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
       maxHeight: 6000,
       gifMaxBytes: 5 * MB,
     },
-    video: { containers: ['mp4'], maxBytes: 500 * MB, maxDurationMs: 30 * 60_000 },
+    // Videos API: MP4, 75 KB to 500 MB, 3 s to 30 min [3p]; 256x144 to 4096x2304, 10 to 60 fps [3p].
+    video: {
+      containers: ['mp4'],
+      videoCodecs: ['h264'],
+      audioCodecs: ['aac'],
+      maxBytes: 500 * MB,
+      sourceMaxBytes: 1 * GB,
+      maxDurationMs: 30 * 60_000,
+      maxLongSide: 4096,
+      maxShortSide: 2304,
+      maxFrameRate: 60,
+      maxBitrate: 30 * MBPS,
+    },
   },
   twitter: {
     label: 'X',
@@ -85,8 +119,21 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
       maxHeight: 4096,
       gifMaxBytes: 15 * MB,
     },
-    // Video 512 MB, aspect 1:3 to 3:1. Length (140 s standard) is left to the network: premium accounts post longer.
-    video: { containers: ['mp4'], maxBytes: 512 * MB, aspect: { min: 1 / 3, max: 3, label: '1:3 to 3:1' } },
+    // Video 512 MB, H.264 High + AAC-LC, yuv420p, up to 1280x1024 and 60 fps, aspect 1:3 to 3:1 (docs.x.com).
+    // Length (140 s standard) is left to the network: premium accounts post longer. 25 Mbps is X's upload advice [3p].
+    video: {
+      containers: ['mp4'],
+      videoCodecs: ['h264'],
+      audioCodecs: ['aac'],
+      maxBytes: 512 * MB,
+      sourceMaxBytes: 1 * GB,
+      maxLongSide: 1280,
+      maxShortSide: 1024,
+      maxFrameRate: 60,
+      maxBitrate: 25 * MBPS,
+      aspect: { min: 1 / 3, max: 3, label: '1:3 to 3:1' },
+      onlyFromUrlExtensions: ['.mp4'],
+    },
   },
   facebook: {
     label: 'Facebook',
@@ -94,7 +141,18 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
     imageFetchCap: 20 * MB,
     // Error subcode 1366046: "Photos should be smaller than 4 MB and saved as JPG, PNG".
     image: { accepts: ['jpeg', 'png'], convertTo: 'jpeg', maxBytes: 4 * MB, maxWidth: 4096, maxHeight: 4096 },
-    video: { containers: ['mp4', 'mov'], maxBytes: 1024 * MB },
+    // Page videos: MP4 or MOV, H.264/HEVC + AAC, up to 4096 px and 60 fps [3p]; 1 GB is Herald's ceiling.
+    video: {
+      containers: ['mp4', 'mov'],
+      videoCodecs: ['h264', 'hevc'],
+      audioCodecs: ['aac'],
+      maxBytes: 1 * GB,
+      sourceMaxBytes: 1 * GB,
+      maxLongSide: 4096,
+      maxShortSide: 2304,
+      maxFrameRate: 60,
+      maxBitrate: 30 * MBPS,
+    },
   },
   instagram: {
     label: 'Instagram',
@@ -109,8 +167,21 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
       maxHeight: 1800,
       aspect: { min: 4 / 5, max: 1.91, label: '4:5 to 1.91:1', outside: 'pad' },
     },
-    // Reels: MOV/MP4, 3 s to 15 min, 300 MB is the most conservative published ceiling.
-    video: { containers: ['mp4', 'mov'], maxBytes: 300 * MB, maxDurationMs: 15 * 60_000 },
+    // Reels (and carousel videos, which have no separate published figures): H.264/HEVC + AAC, 23-60 fps,
+    // 3 s to 15 min, width up to 1920, 300 MB is the most conservative published ceiling [3p]; 25 Mbps per
+    // Meta's Reels spec [3p]. Herald sends MP4 (a MOV is remuxed), the container every Meta surface takes.
+    video: {
+      containers: ['mp4'],
+      videoCodecs: ['h264', 'hevc'],
+      audioCodecs: ['aac'],
+      maxBytes: 300 * MB,
+      sourceMaxBytes: 1 * GB,
+      maxDurationMs: 15 * 60_000,
+      maxLongSide: 1920,
+      maxShortSide: 1080,
+      maxFrameRate: 60,
+      maxBitrate: 25 * MBPS,
+    },
   },
   threads: {
     label: 'Threads',
@@ -125,12 +196,18 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
       maxHeight: 4096,
       aspect: { min: 1 / 10, max: 10, label: '1:10 to 10:1', outside: 'pad' },
     },
-    // MOV/MP4, H.264 or HEVC, up to 5 minutes and 1 GB.
+    // MOV/MP4 (moov first), H.264/HEVC + AAC, 23-60 fps, up to 1920 px wide, 5 min, 1 GB. Herald sends MP4.
     video: {
-      containers: ['mp4', 'mov'],
-      maxBytes: 1024 * MB,
+      containers: ['mp4'],
+      videoCodecs: ['h264', 'hevc'],
+      audioCodecs: ['aac'],
+      maxBytes: 1 * GB,
+      sourceMaxBytes: 1 * GB,
       maxDurationMs: 5 * 60_000,
-      codecs: { prefixes: ['avc1', 'avc3', 'hvc1', 'hev1'], label: 'H.264 or HEVC' },
+      maxLongSide: 1920,
+      maxShortSide: 1080,
+      maxFrameRate: 60,
+      maxBitrate: 25 * MBPS,
     },
   },
   bluesky: {
@@ -145,18 +222,43 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
       maxWidth: 2000,
       maxHeight: 2000,
     },
-    video: { containers: ['mp4'], maxBytes: 100 * MB },
+    // Video service: one MP4 up to 100 MB (300 MB per lexicon since 2026-08; not every service yet) and
+    // 3 minutes [3p]; the service re-encodes to 1080p at most, so larger pictures are scaled here first.
+    video: {
+      containers: ['mp4'],
+      videoCodecs: ['h264'],
+      audioCodecs: ['aac'],
+      maxBytes: 100 * MB,
+      sourceMaxBytes: 1 * GB,
+      maxDurationMs: 3 * 60_000,
+      maxLongSide: 1920,
+      maxShortSide: 1080,
+      maxFrameRate: 60,
+      maxBitrate: 25 * MBPS,
+    },
   },
   youtube: {
     label: 'YouTube',
     delivery: 'upload',
     imageFetchCap: 20 * MB,
     // Spec §1 rule 2 and §8: a video of at most 256 MB; no still images.
-    video: { containers: ['mp4', 'mov', 'webm'], maxBytes: 256 * MB },
+    // YouTube takes MP4, MOV and WebM with H.264, HEVC, VP8/9 or AV1 as they are; 4K at 60 fps.
+    video: {
+      containers: ['mp4', 'mov', 'webm'],
+      videoCodecs: ['h264', 'hevc', 'vp8', 'vp9', 'av1'],
+      audioCodecs: ['aac', 'opus', 'vorbis', 'mp3'],
+      maxBytes: 256 * MB,
+      // Spec §1 YouTube rule 2: the download itself stops at 256 MB.
+      sourceMaxBytes: 256 * MB,
+      maxLongSide: 3840,
+      maxShortSide: 2160,
+      maxFrameRate: 60,
+      maxBitrate: 85 * MBPS,
+    },
   },
 }
 
 /** The largest download any use on this network may make (the Content-Length ceiling). */
 export function fetchCeiling(rules: NetworkMediaRules): number {
-  return Math.max(rules.image ? rules.imageFetchCap : 0, rules.video?.maxBytes ?? 0)
+  return Math.max(rules.image ? rules.imageFetchCap : 0, rules.video?.sourceMaxBytes ?? 0)
 }

@@ -13,6 +13,10 @@ export interface VideoProbe {
   /** Displayed width, after any rotation in the track header. */
   width: number | undefined
   height: number | undefined
+  /** MP4/MOV only: the first audio track's codec (`mp4a.40.2`); undefined when there is none or it is unknown. */
+  audioCodec?: string | undefined
+  /** MP4/MOV only: frames per second from the sample table, when it has samples. */
+  frameRate?: number | undefined
 }
 
 /** A moov box bigger than this is refused instead of read (real ones are kilobytes to a few megabytes). */
@@ -107,8 +111,14 @@ async function probeIsoBmff(file: ByteSource, fileSize: number) {
   const width = track.video?.width || track.track_width || undefined
   const height = track.video?.height || track.track_height || undefined
   const sideways = rotation === 90 || rotation === 270
+  const trackSeconds = track.timescale ? track.duration / track.timescale : 0
   return {
     codec: track.codec || undefined,
+    audioCodec: info.audioTracks[0]?.codec || undefined,
+    frameRate:
+      track.nb_samples > 0 && trackSeconds > 0
+        ? Math.round((track.nb_samples / trackSeconds) * 100) / 100
+        : undefined,
     durationMs: seconds > 0 ? Math.round(seconds * 1000) : undefined,
     width: sideways ? height : width,
     height: sideways ? width : height,

@@ -19,6 +19,10 @@ export interface MediaInfo {
   format: DetectedType['format']
   /** Videos only: the codec the container declares. */
   codec?: string | undefined
+  /** Videos only (MP4/MOV): the audio codec, when there is an audio track. */
+  audioCodec?: string | undefined
+  /** Videos only (MP4/MOV): frames per second, when the sample table says. */
+  frameRate?: number | undefined
   /** Images only. */
   animated?: boolean
   hasAlpha?: boolean
@@ -49,6 +53,8 @@ export function videoInfo(detected: DetectedType, size: number, video: VideoProb
     size,
     format: detected.format,
     codec: video.codec,
+    audioCodec: video.audioCodec,
+    frameRate: video.frameRate,
     width: video.width,
     height: video.height,
     durationMs: video.durationMs,

@@ -32,7 +32,7 @@ async function convertFor(rules: NetworkMediaRules, bytes: Buffer) {
   const { file, info } = await save(bytes)
   const before = createHash('sha256').update(readFileSync(file)).digest('hex')
   const plan = planMedia(info, rules)
-  if (plan.action === 'keep') return { plan, info, file, original: file }
+  if (plan.action === 'keep' || plan.kind === 'video') return { plan, info, file, original: file }
   const out = await convertImage(file, plan, path.join(dir, `out${counter++}`))
   const after = await probeFile({
     path: out.path,
@@ -167,26 +167,36 @@ describe('per-network conversion', () => {
 
   it.each([
     ['youtube', { kind: 'image', format: 'png', contentType: 'image/png' }, /YouTube needs a video/],
-    ['twitter', { format: 'webm', contentType: 'video/webm' }, /X takes MP4 video; this file is WEBM/],
-    ['youtube', { size: 300 * 1024 * 1024 }, /YouTube takes videos up to 256 MB/],
+    ['youtube', { size: 300 * 1024 * 1024, durationMs: undefined }, /YouTube takes videos up to 256 MB/],
     ['threads', { durationMs: 6 * 60_000 }, /Threads takes videos up to 5:00 long/],
-    ['threads', { codec: 'av01.0.08M.08' }, /Threads takes H.264 or HEVC video; this one is av01/],
     ['twitter', { width: 4000, height: 1000 }, /X takes videos between 1:3 to 3:1/],
   ] as const)('refuses for %s: %o', (network, over, message) => {
     const error = refusal(() => planMedia(video(over as Partial<MediaInfo>), networkMediaRules[network]))
     expect(error.message).toMatch(message)
   })
 
-  it('keeps an H.264 or HEVC MOV for Threads, and one whose codec could not be read', () => {
-    for (const codec of ['avc1.64001f', 'hvc1.1.6.L93.B0', undefined])
+  it('remuxes an H.264 or HEVC MOV into MP4 for Threads without re-encoding the picture', () => {
+    for (const codec of ['avc1.64001f', 'hvc1.1.6.L93.B0'])
       expect(
         planMedia(video({ format: 'mov', contentType: 'video/quicktime', codec }), networkMediaRules.threads),
-      ).toEqual({ action: 'keep' })
+      ).toMatchObject({ action: 'convert', kind: 'video', video: 'copy', reasons: ['MOV → MP4'] })
+  })
+
+  it('re-encodes a Threads video whose codec is not H.264 or HEVC, or could not be read, to H.264', () => {
+    for (const codec of ['av01.0.08M.08', undefined])
+      expect(planMedia(video({ codec }), networkMediaRules.threads)).toMatchObject({
+        action: 'convert',
+        kind: 'video',
+        video: 'h264',
+      })
   })
 
   it('accepts a WebM for YouTube unchanged', () => {
     expect(
-      planMedia(video({ format: 'webm', contentType: 'video/webm' }), networkMediaRules.youtube),
+      planMedia(
+        video({ format: 'webm', contentType: 'video/webm', codec: 'vp9' }),
+        networkMediaRules.youtube,
+      ),
     ).toEqual({
       action: 'keep',
     })

@@ -37,6 +37,7 @@ describe('preflight probes videos with range requests', () => {
   const files = {
     '/end.mp4': bigMp4(200 * MB, 'end'),
     '/start.mp4': bigMp4(200 * MB, 'start'),
+    '/over.mp4': bigMp4(300 * MB, 'end'),
     '/clip.webm': virtualFile([
       webmFile({ width: 640, height: 360, durationMs: 5000 }),
       { fill: 0, length: 50 * MB },
@@ -97,7 +98,7 @@ describe('preflight probes videos with range requests', () => {
     const media = serviceFor(ranged, path.join(dir, 'cap'), store)
     const before = ranged.bytesSent()
     const error = (await media
-      .inspect('http://cdn.test/end.mp4', { network: 'bluesky' })
+      .inspect('http://cdn.test/over.mp4', { network: 'youtube' })
       .catch((e: unknown) => e)) as MediaError
     expect(error.reason).toBe('too_large')
     expect(ranged.bytesSent() - before).toBeLessThanOrEqual(256 * 1024)

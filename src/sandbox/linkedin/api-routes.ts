@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { checkLinkedInRequest } from '../../networks/linkedin/contract.js'
+import { inspectReceivedVideo, isH264 } from '../video-check.js'
 import type { Asset, FaultOp, LinkedInSandboxState, Member, TokenGrant } from './state.js'
 
 /**
@@ -271,7 +272,13 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
         code: 'INVALID_UPLOAD',
         message: 'The uploaded part ids do not match the uploaded parts, in order',
       })
-    asset.status = 'PROCESSING'
+    // LinkedIn's processing takes MP4 with H.264 only; anything else ends PROCESSING_FAILED.
+    const received = inspectReceivedVideo(Buffer.concat(state.videoBytes.get(asset.urn) ?? []))
+    state.videoBytes.delete(asset.urn)
+    if (received.ok && received.container === 'mp4' && isH264(received.codec))
+      asset.videoCodec = received.codec
+    else asset.problem = received.ok ? `${received.container} with ${received.codec} video` : received.problem
+    asset.status = asset.problem ? 'PROCESSING_FAILED' : 'PROCESSING'
     asset.readyAt = state.now() + state.processingMs
     return reply.code(200).send({})
   })
@@ -298,6 +305,9 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
       })
     part.etag = `/ETag${randomBytes(6).toString('hex')}`
     asset.bytes += bytes.length
+    const received = state.videoBytes.get(asset.urn) ?? []
+    received[upload.part] = bytes
+    state.videoBytes.set(asset.urn, received)
     return reply.header('etag', `"${part.etag}"`).code(200).send()
   })
 

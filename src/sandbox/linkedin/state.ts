@@ -54,6 +54,9 @@ export interface Asset {
   parts: { uploadId: string; firstByte: number; lastByte: number; etag?: string }[]
   readyAt?: number
   bytes: number
+  /** Video: the codec found in the finalized file (`avc1.64001f`), or why LinkedIn's processing refused it. */
+  videoCodec?: string
+  problem?: string
 }
 export interface SandboxPost {
   id: string
@@ -95,6 +98,8 @@ export class LinkedInSandboxState {
   readonly refreshGrants = new Map<string, RefreshGrant>()
   readonly assets = new Map<string, Asset>()
   readonly uploads = new Map<string, { urn: string; part: number }>()
+  /** Video parts' bytes by asset URN, kept until finalize checks the whole file. */
+  readonly videoBytes = new Map<string, Buffer[]>()
   readonly posts = new Map<string, SandboxPost>()
   readonly faults: Fault[] = []
   readonly violations: { method: string; path: string; problems: string[] }[] = []

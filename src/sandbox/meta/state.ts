@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { inspectReceivedVideo, isH264, isHevc } from '../video-check.js'
 import { loadMetaSpecs, type MetaSpecs } from './spec-validator.js'
 
 /**
@@ -127,6 +128,8 @@ export interface FetchCheck {
   format?: 'jpeg' | 'png' | 'mp4' | 'mov' | 'other'
   width?: number
   height?: number
+  /** Videos: the first video track's codec as read from the file (`avc1.64001f`). */
+  videoCodec?: string
   /** Meta's subcode when the check failed. */
   subcode?: number
   message?: string
@@ -439,8 +442,12 @@ export class MetaSandboxState {
             subcode: 1366046,
             message: 'Photos should be smaller than 4 MB and saved as JPG, PNG',
           })
-      } else if (sniffed.format !== 'mp4' && sniffed.format !== 'mov') {
-        Object.assign(check, { ok: false, subcode: 2207026, message: 'The video format is not supported.' })
+      } else {
+        // Meta ingests MP4/MOV with H.264 or HEVC video; anything else is 2207026.
+        const video = inspectReceivedVideo(bytes)
+        if (video.ok) check.videoCodec = video.codec
+        if (!video.ok || !(isH264(video.codec) || isHevc(video.codec)))
+          Object.assign(check, { ok: false, subcode: 2207026, message: 'The video format is not supported.' })
       }
     } catch (error) {
       check = {
