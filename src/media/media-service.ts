@@ -86,6 +86,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     storage: deps.storage ?? createMediaStorage(config.media),
     now: deps.now,
     tempDir: deps.fetcherOptions?.tempDir,
+    presignSeconds: config.media.driver === 's3' ? config.media.presignSeconds : undefined,
   })
 
   const fetcher: SafeFetcher = createSafeFetcher({
@@ -158,13 +159,15 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
             'media converted',
           )
         }
-        // URL networks fetch from us, so they get exactly the bytes checked here (never the user's URL).
+        // URL networks fetch from us, so they get exactly the bytes checked here (never the user's URL):
+        // our hosted URL, or a presigned URL of the same object when storage is S3.
         let publicUrl: string | undefined
         if (rules.delivery === 'url')
-          publicUrl =
+          publicUrl = await library.networkUrl(
             plan.action === 'keep' && library.isHostedUrl(url)
               ? url
-              : await library.host(result.path, { ...result, durationMs: info.durationMs, sourceUrl: url })
+              : await library.host(result.path, { ...result, durationMs: info.durationMs, sourceUrl: url }),
+          )
         const prepared: PreparedMedia = {
           ...result,
           kind: info.kind,
