@@ -7,6 +7,7 @@ import { cpus, totalmem } from 'node:os'
 import { postgresTestUrl } from '../test/helpers/backends.js'
 import { benchHttp, type HttpResult } from './http.js'
 import { benchMediaStream } from './media-stream.js'
+import { benchScaleOut, type ScaleOutResult } from './scale-out.js'
 import { benchStartTime, type StartTimeResult } from './start-time.js'
 import { type BurstResult, benchBurst, burstDatabases } from './worker-burst.js'
 
@@ -21,6 +22,11 @@ if (want('burst')) {
     bursts.push(await benchBurst('Postgres, 1 worker', burstDatabases.sharedPostgres, 1))
     bursts.push(await benchBurst('Postgres, 2 workers', burstDatabases.sharedPostgres, 2))
   }
+}
+const scale: ScaleOutResult[] = []
+if (want('scale') && postgresTestUrl) {
+  scale.push(await benchScaleOut('1 process (`npm start`)', { single: true }))
+  scale.push(await benchScaleOut('2 `herald api` + 2 `herald worker`', { apis: 2, workers: 2 }))
 }
 const media = want('media') ? await benchMediaStream() : undefined
 const starts: StartTimeResult[] = []
@@ -99,6 +105,35 @@ if (want('burst')) {
     '',
     'With two worker processes the machine is the limit: two workers, Postgres and the stand-in network share',
     '2 cores, which `top` shows at 100% user time during the drain; together they still drain faster than one.',
+    '',
+  )
+}
+if (want('scale')) {
+  lines.push(
+    '## Scale-out (Postgres, S3)',
+    '',
+    'Herald as docs/scale-out.md runs it, on Postgres and an S3 bucket (s3rver), the networks from the sandbox',
+    'simulators served by the first process: 300 Facebook photo posts (the image hosted in the bucket and',
+    'fetched by the simulator through a presigned URL) created through the API processes (16 requests in',
+    'flight, split between them), then all made due at the same instant. Fire lag: from that instant to the',
+    'post appearing on the simulated Page; drain: to the last one.',
+    '',
+    '| layout | create_post/s | drain s | targets/s | fire lag p50 ms | fire lag p99 ms |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...scale.map(
+      (r) =>
+        `| ${r.name} | ${r.createPerSecond} | ${r.drainSeconds} | ${r.targetsPerSecond} | ${r.fireLagP50Ms} | ${r.fireLagP99Ms} |`,
+    ),
+    '',
+    postgresTestUrl
+      ? "A worker runs at most 3 Facebook sends at once (the adapter's per-network concurrency), so on this"
+      : '_Skipped: HERALD_TEST_DATABASE_URL was not set._',
+    ...(postgresTestUrl
+      ? [
+          'latency-bound workload a second worker process doubles the sends in flight; the API processes share',
+          'the same 2 cores with the workers, Postgres, s3rver and the simulators.',
+        ]
+      : []),
     '',
   )
 }

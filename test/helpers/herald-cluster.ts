@@ -13,7 +13,8 @@ const bin = path.resolve(import.meta.dirname, '../../bin/herald.js')
 
 /** One `herald api` or `herald worker` child process, started through the CLI as users run it. */
 export interface HeraldProcess {
-  role: 'api' | 'worker'
+  /** `all` is `npm start`: the API and the worker in one process. */
+  role: 'api' | 'worker' | 'all'
   child: ChildProcess
   /** Where it listens (the API, or the worker's /healthz and /metrics). */
   url: string
@@ -40,13 +41,15 @@ export interface HeraldCluster {
   /** POST /api/tools/<tool> on `api`. */
   call(api: HeraldProcess, tool: string, body: unknown): Promise<{ status: number; body: any }>
   /** A simulator's control surface (`/_sandbox/...`) on the first API. */
-  sandbox(network: 'twitter' | 'instagram', route: string, init?: RequestInit): Promise<any>
+  sandbox(network: 'twitter' | 'instagram' | 'facebook', route: string, init?: RequestInit): Promise<any>
   stop(): Promise<void>
 }
 
 export async function startHeraldCluster(options: {
   apis: number
   workers: number
+  /** The single-process layout instead: one `npm start` (API and worker together); apis and workers ignored. */
+  single?: boolean
   /** Extra settings for every process. */
   env?: Record<string, string>
   /** Profiles to connect through `herald sandbox connect` (network and username). */
@@ -70,11 +73,12 @@ export async function startHeraldCluster(options: {
     PUBLIC_BASE_URL: baseUrl,
     HOST: '127.0.0.1',
     HERALD_ALLOW_PRIVATE_MEDIA: '1',
-    LOG_LEVEL: 'info',
-    HERALD_LOG_FORMAT: 'json',
     HERALD_DB_POOL_SIZE: '10',
     ...s3.env,
     ...options.env,
+    // spawnHerald reads the start lines, which are logged at info.
+    LOG_LEVEL: 'info',
+    HERALD_LOG_FORMAT: 'json',
   }
   const started: HeraldProcess[] = []
   const stop = async () => {
@@ -88,13 +92,19 @@ export async function startHeraldCluster(options: {
   }
   try {
     const apis: HeraldProcess[] = []
-    for (let i = 0; i < options.apis; i++) {
-      const api = await spawnHerald('api', { ...env, PORT: i === 0 ? String(port) : '0' })
+    const apiCount = options.single ? 1 : options.apis
+    for (let i = 0; i < apiCount; i++) {
+      const api = await spawnHerald(options.single ? 'all' : 'api', {
+        ...env,
+        PORT: i === 0 ? String(port) : '0',
+      })
       started.push(api)
       apis.push(api)
     }
     const workers = await Promise.all(
-      Array.from({ length: options.workers }, () => spawnHerald('worker', { ...env, PORT: '0' })),
+      Array.from({ length: options.single ? 0 : options.workers }, () =>
+        spawnHerald('worker', { ...env, PORT: '0' }),
+      ),
     )
     started.push(...workers)
 
@@ -155,9 +165,16 @@ export async function startHeraldCluster(options: {
   }
 }
 
-/** Starts `herald <role>` and resolves once it listens; its output is drained and its tail kept. */
-export function spawnHerald(role: 'api' | 'worker', env: Record<string, string>): Promise<HeraldProcess> {
-  const child = spawn(process.execPath, [bin, role], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * Starts `herald <role>` (or, for `all`, `node dist/main.js` as `npm start` does) and resolves once it
+ * listens; its output is drained and its tail kept.
+ */
+export function spawnHerald(
+  role: HeraldProcess['role'],
+  env: Record<string, string>,
+): Promise<HeraldProcess> {
+  const args = role === 'all' ? [path.resolve(import.meta.dirname, '../../dist/main.js')] : [bin, role]
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const lines: string[] = []
   const keep = (chunk: Buffer) => {
     lines.push(...chunk.toString().split('\n').filter(Boolean))
@@ -168,6 +185,10 @@ export function spawnHerald(role: 'api' | 'worker', env: Record<string, string>)
   return new Promise((resolve, reject) => {
     let output = ''
     let ready = false
+    const late = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`herald ${role} did not start within 60 s:\n${lines.join('\n')}`))
+    }, 60_000)
     child.stdout?.on('data', (chunk: Buffer) => {
       keep(chunk)
       if (ready) return
@@ -176,9 +197,13 @@ export function spawnHerald(role: 'api' | 'worker', env: Record<string, string>)
       if (!listening || !output.includes('Herald is running')) return
       ready = true
       output = ''
+      clearTimeout(late)
       resolve({ role, child, url: listening[1] as string, exited, tail: () => lines.join('\n') })
     })
-    child.on('exit', (code) => reject(new Error(`herald ${role} exited with ${code}:\n${lines.join('\n')}`)))
+    child.on('exit', (code) => {
+      clearTimeout(late)
+      reject(new Error(`herald ${role} exited with ${code}:\n${lines.join('\n')}`))
+    })
   })
 }
 
