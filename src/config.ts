@@ -104,6 +104,8 @@ const envSchema = z.object({
   HERALD_S3_ENDPOINT: optionalUrl,
   HERALD_S3_ACCESS_KEY_ID: z.string().optional(),
   HERALD_S3_SECRET_ACCESS_KEY: z.string().optional(),
+  // Networks that fetch by URL get a presigned GET this long; Instagram containers expire after 24 h.
+  HERALD_S3_PRESIGN_SECONDS: z.coerce.number().int().min(60).max(604_800).default(86_400),
 })
 
 export type Role = 'api' | 'worker' | 'all'
@@ -164,6 +166,8 @@ export interface Config {
         endpoint: string | undefined
         accessKeyId: string | undefined
         secretAccessKey: string | undefined
+        /** Lifetime of the presigned URLs handed to networks that fetch by URL (at most 7 days). */
+        presignSeconds: number
       }
 }
 
@@ -351,6 +355,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
             endpoint: e.HERALD_S3_ENDPOINT,
             accessKeyId: e.HERALD_S3_ACCESS_KEY_ID,
             secretAccessKey: e.HERALD_S3_SECRET_ACCESS_KEY,
+            presignSeconds: e.HERALD_S3_PRESIGN_SECONDS,
           }
         : { driver: 'local', dir: path.join(dataDir, 'media') },
   }

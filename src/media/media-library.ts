@@ -65,6 +65,11 @@ export interface MediaLibrary {
   find(id: string, name: string): Promise<HostedMedia | undefined>
   /** True for URLs under `{PUBLIC_BASE_URL}/media/`. */
   isHostedUrl(url: string): boolean
+  /**
+   * The URL a network that fetches by URL is given for one of our hosted URLs: a presigned GET of the
+   * object when storage can sign one (S3), the hosted URL itself otherwise.
+   */
+  networkUrl(hostedUrl: string): Promise<string>
   /** The fetcher's view: our own URLs come from storage. @throws {MediaError} for an unknown hosted URL. */
   localSource(url: URL): Promise<LocalSource | undefined>
   /** Stores a file and its row now; a file with the same bytes already hosted is reused. Returns the URL. */
@@ -75,6 +80,8 @@ export interface MediaLibrary {
   recordUse(url: string, targetId?: string): Promise<void>
 }
 
+const DEFAULT_PRESIGN_SECONDS = 86_400
+
 const newMediaId = () => randomBytes(16).toString('hex')
 
 export function createMediaLibrary(deps: {
@@ -83,6 +90,8 @@ export function createMediaLibrary(deps: {
   storage: MediaStorage
   now(): number
   tempDir?: string | undefined
+  /** Lifetime of presigned URLs (S3 storage); see `networkUrl`. */
+  presignSeconds?: number | undefined
 }): MediaLibrary {
   const { db, storage } = deps
   const base = new URL(`${deps.publicBaseUrl}/`)
@@ -118,6 +127,15 @@ export function createMediaLibrary(deps: {
       } catch {
         return false
       }
+    },
+
+    async networkUrl(hostedUrl) {
+      const presign = storage.presignedUrl?.bind(storage)
+      const parts = presign && parse(new URL(hostedUrl))
+      if (!presign || !parts) return hostedUrl
+      const hosted = await find(parts.id, parts.name)
+      if (!hosted) throw new MediaError('fetch_failed', 'No media is hosted at this URL')
+      return presign(hosted.record.storageKey, deps.presignSeconds ?? DEFAULT_PRESIGN_SECONDS)
     },
 
     async localSource(url) {

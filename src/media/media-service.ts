@@ -103,6 +103,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     storage: deps.storage ?? createMediaStorage(config.media),
     now: deps.now,
     tempDir: deps.fetcherOptions?.tempDir,
+    presignSeconds: config.media.driver === 's3' ? config.media.presignSeconds : undefined,
   })
 
   const cacheDir = config.mediaCache.dir
@@ -269,10 +270,11 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
             'media converted',
           )
         }
-        // URL networks fetch from us, so they get exactly the bytes checked here (never the user's URL).
+        // URL networks fetch from us, so they get exactly the bytes checked here (never the user's URL):
+        // our hosted URL, or a presigned URL of the same object when storage is S3.
         let publicUrl: string | undefined
         if (rules.delivery === 'url')
-          publicUrl =
+          publicUrl = await library.networkUrl(
             plan.action === 'keep' && library.isHostedUrl(url)
               ? url
               : await library.host(result.path, {
@@ -280,7 +282,8 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
                   durationMs: info.durationMs,
                   sourceUrl: url,
                   targetId,
-                })
+                }),
+          )
         const prepared: PreparedMedia = {
           ...result,
           kind: info.kind,

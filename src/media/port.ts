@@ -15,7 +15,10 @@ export interface PreparedMedia {
   durationMs?: number
   /** The file name to present to the network (derived from the URL). */
   name: string
-  /** A public URL serving exactly these bytes, for networks that fetch media by URL (Instagram, Threads, Facebook). */
+  /**
+   * A URL serving exactly these bytes without credentials, for networks that fetch media by URL (Instagram,
+   * Threads, Facebook): `{PUBLIC_BASE_URL}/media/...`, or a presigned GET of the object when storage is S3.
+   */
   publicUrl?: string
   /** Removes the temporary file. Safe to call twice. */
   dispose(): Promise<void>

@@ -18,6 +18,11 @@ export interface MediaStorage {
   read(key: string, range?: { start: number; end: number }): Promise<Readable>
   /** Removes the object; a missing object is not an error. */
   delete(key: string): Promise<void>
+  /**
+   * A URL that fetches the object without credentials for `expiresInSeconds` (a presigned GET): what
+   * networks that fetch by URL are given when storage is S3. Absent on the local driver.
+   */
+  presignedUrl?(key: string, expiresInSeconds: number): Promise<string>
 }
 
 export class StorageNotFoundError extends Error {

@@ -1,0 +1,18 @@
+/** The slice of s3rver (which ships no types) that the tests and the benchmark use. */
+declare module 's3rver' {
+  import type { AddressInfo } from 'node:net'
+
+  interface S3rverOptions {
+    address?: string
+    port?: number
+    directory: string
+    silent?: boolean
+    resetOnClose?: boolean
+    configureBuckets?: { name: string }[]
+  }
+  export default class S3rver {
+    constructor(options: S3rverOptions)
+    run(): Promise<AddressInfo>
+    close(): Promise<void>
+  }
+}
