@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { publicHostProblem } from '../../src/posts/media-host.js'
+import type { PlannedTarget } from '../../src/domain/post-plan.js'
+import { mediaHostBlockers, publicHostProblem } from '../../src/posts/media-host.js'
 
 describe('whether the internet can fetch media from PUBLIC_BASE_URL', () => {
   it('accepts a public https host name or address', () => {
@@ -13,5 +14,46 @@ describe('whether the internet can fetch media from PUBLIC_BASE_URL', () => {
     expect(publicHostProblem('https://10.1.2.3')).toMatch(/private/)
     expect(publicHostProblem('https://127.0.0.1')).toMatch(/loopback/)
     expect(publicHostProblem('https://[::1]')).toMatch(/loopback/)
+  })
+})
+
+describe('which targets are blocked because their network could not fetch the media', () => {
+  const target = (platform: 'instagram' | 'twitter', mediaUrls = ['https://cdn.example.org/a.jpg']) =>
+    ({ connection: { platform }, mediaUrls }) as unknown as PlannedTarget
+  const local = { driver: 'local', dir: '/tmp/media' } as const
+  const s3 = (endpoint: string | undefined) =>
+    ({
+      driver: 's3',
+      bucket: 'b',
+      region: 'us-east-1',
+      endpoint,
+      accessKeyId: undefined,
+      secretAccessKey: undefined,
+      presignSeconds: 3600,
+    }) as const
+  const base = { sandbox: false, allowPrivateMedia: false, publicBaseUrl: 'http://127.0.0.1:3000' }
+
+  it('blocks networks that fetch by URL when PUBLIC_BASE_URL is loopback and media is stored locally', () => {
+    const blockers = mediaHostBlockers({ ...base, media: local }, [target('instagram'), target('twitter')])
+    expect(blockers).toHaveLength(1)
+    expect(blockers[0]).toMatch(/^Instagram downloads the media from Herald's public address/)
+  })
+  it('blocks nothing when the media goes to presigned URLs of AWS S3 or a public endpoint', () => {
+    expect(mediaHostBlockers({ ...base, media: s3(undefined) }, [target('instagram')])).toEqual([])
+    expect(
+      mediaHostBlockers({ ...base, media: s3('https://s3.example.org') }, [target('instagram')]),
+    ).toEqual([])
+  })
+  it('blocks when the S3 endpoint itself is private, naming the setting to change', () => {
+    const [blocker] = mediaHostBlockers({ ...base, media: s3('http://127.0.0.1:9000') }, [
+      target('instagram'),
+    ])
+    expect(blocker).toMatch(
+      /presigned URL of the S3 bucket, and HERALD_S3_ENDPOINT \(http:\/\/127\.0\.0\.1:9000\)/,
+    )
+  })
+  it('blocks nothing for a target without media or in sandbox mode', () => {
+    expect(mediaHostBlockers({ ...base, media: local }, [target('instagram', [])])).toEqual([])
+    expect(mediaHostBlockers({ ...base, sandbox: true, media: local }, [target('instagram')])).toEqual([])
   })
 })
