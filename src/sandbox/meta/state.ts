@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { MetaSimulatorState, numericId } from '../meta-common/state.js'
 import { inspectReceivedVideo, isH264, isHevc } from '../video-check.js'
 import { loadMetaSpecs, type MetaSpecs } from './spec-validator.js'
 
@@ -27,9 +28,6 @@ export const INSTAGRAM_LOGIN_SCOPES = [
   'instagram_business_content_publish',
   'instagram_business_manage_insights',
 ] as const
-
-const DAY_MS = 24 * 60 * 60 * 1000
-const SIXTY_DAYS_S = 60 * 24 * 60 * 60
 
 export interface SandboxUser {
   id: string
@@ -179,13 +177,7 @@ export interface MetaSandboxOptions {
   fetch?: typeof fetch
 }
 
-let counter = 0
-const numericId = (prefix: string) =>
-  `${prefix}${Date.now().toString().slice(-8)}${String(++counter).padStart(5, '0')}`
-
-export class MetaSandboxState {
-  readonly prefix: string
-  readonly now: () => number
+export class MetaSandboxState extends MetaSimulatorState<MetaSandboxOptions, Fault, FetchCheck> {
   readonly specs: MetaSpecs | undefined
   readonly users = new Map<string, SandboxUser>()
   readonly pages = new Map<string, SandboxPage>()
@@ -207,20 +199,11 @@ export class MetaSandboxState {
   readonly containers = new Map<string, IgContainer>()
   readonly media = new Map<string, IgMedia>()
   readonly businesses = new Map<string, { id: string; name: string; ownerId: string; pageIds: string[] }>()
-  /** Every download the Meta fetcher made, in order. */
-  readonly fetches: FetchCheck[] = []
-  /** Calls that did not match Meta's spec files (tests expect none). */
-  readonly violations: string[] = []
   /** Every Graph call as `METHOD node/edge` with its parameters (tokens left out). */
   readonly calls: { method: string; path: string; node?: string; params: Record<string, string> }[] = []
-  readonly faults: Fault[] = []
-  readonly publishTimes = new Map<string, number[]>()
-  readonly options: MetaSandboxOptions
 
   constructor(options: MetaSandboxOptions) {
-    this.options = options
-    this.prefix = options.prefix
-    this.now = options.clock ?? (() => Date.now())
+    super(options, 100)
     this.specs = options.specs === false ? undefined : (options.specs ?? loadMetaSpecs())
   }
 
@@ -288,8 +271,6 @@ export class MetaSandboxState {
     return token
   }
 
-  longLivedTtlSeconds = SIXTY_DAYS_S
-
   issueCode(
     userId: string,
     scopes: string[],
@@ -319,12 +300,6 @@ export class MetaSandboxState {
     this.faults.push(fault)
   }
 
-  takeFault(op: FaultOp): Fault | undefined {
-    const index = this.faults.findIndex((f) => f.op === op || f.op === 'any')
-    if (index < 0) return undefined
-    return this.faults.splice(index, 1)[0]
-  }
-
   /** The node type of an id, as Meta's spec files name it (for the validator). */
   nodeOf(id: string, host: 'facebook' | 'instagram'): string | undefined {
     if (this.pages.has(id)) return 'Page'
@@ -337,10 +312,6 @@ export class MetaSandboxState {
     return undefined
   }
 
-  newId(prefix: string): string {
-    return numericId(prefix)
-  }
-
   private appCalls: number[] = []
 
   /** Counts one Graph call; the app's usage of its rolling-hour allowance in percent (as `X-App-Usage`). */
@@ -349,22 +320,6 @@ export class MetaSandboxState {
     this.appCalls = this.appCalls.filter((t) => t > since)
     this.appCalls.push(this.now())
     return Math.min(100, Math.floor((100 * this.appCalls.length) / (this.options.appCallsPerHour ?? 10_000)))
-  }
-
-  /** Instagram media published in the last 24 hours by this account. */
-  quotaUsage(igUserId: string): number {
-    const since = this.now() - DAY_MS
-    return (this.publishTimes.get(igUserId) ?? []).filter((t) => t > since).length
-  }
-
-  get quotaTotal(): number {
-    return this.options.quotaTotal ?? 100
-  }
-
-  recordPublish(igUserId: string): void {
-    const list = this.publishTimes.get(igUserId) ?? []
-    list.push(this.now())
-    this.publishTimes.set(igUserId, list)
   }
 
   /** Facebook posts of a Page and Instagram media of an account, newest first. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { sniff } from '../meta/state.js'
+import { MetaSimulatorState, numericId } from '../meta-common/state.js'
 import { loadThreadsContract, type ThreadsContract } from './contract.js'
 
 /**
@@ -11,8 +12,6 @@ import { loadThreadsContract, type ThreadsContract } from './contract.js'
 
 export const THREADS_SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_insights'] as const
 
-const DAY_MS = 24 * 60 * 60 * 1000
-const SIXTY_DAYS_S = 60 * 24 * 60 * 60
 const MB = 1024 * 1024
 
 export interface ThreadsUser {
@@ -97,13 +96,7 @@ export interface ThreadsSandboxOptions {
   fetch?: typeof fetch
 }
 
-let counter = 0
-const numericId = (prefix: string) =>
-  `${prefix}${Date.now().toString().slice(-8)}${String(++counter).padStart(5, '0')}`
-
-export class ThreadsSandboxState {
-  readonly prefix: string
-  readonly now: () => number
+export class ThreadsSandboxState extends MetaSimulatorState<ThreadsSandboxOptions, Fault, FetchCheck> {
   readonly contract: ThreadsContract | undefined
   readonly users = new Map<string, ThreadsUser>()
   readonly tokens = new Map<string, ThreadsToken>()
@@ -113,21 +106,11 @@ export class ThreadsSandboxState {
   >()
   readonly containers = new Map<string, ThreadsContainer>()
   readonly threads = new Map<string, ThreadsPost>()
-  readonly publishTimes = new Map<string, number[]>()
-  /** Every download the Meta fetcher made, in order. */
-  readonly fetches: FetchCheck[] = []
-  /** Calls that did not match Meta's Threads collection (tests expect none). */
-  readonly violations: string[] = []
   /** Every API call with its parameters (tokens left out). */
   readonly calls: { method: string; path: string; params: Record<string, string> }[] = []
-  readonly faults: Fault[] = []
-  readonly options: ThreadsSandboxOptions
-  longLivedTtlSeconds = SIXTY_DAYS_S
 
   constructor(options: ThreadsSandboxOptions) {
-    this.options = options
-    this.prefix = options.prefix
-    this.now = options.clock ?? (() => Date.now())
+    super(options, 250)
     this.contract = options.contract === false ? undefined : (options.contract ?? loadThreadsContract())
   }
 
@@ -168,29 +151,6 @@ export class ThreadsSandboxState {
 
   failNext(fault: Fault): void {
     for (let i = 0; i < (fault.times ?? 1); i++) this.faults.push({ ...fault, times: 1 })
-  }
-
-  takeFault(op: FaultOp): Fault | undefined {
-    const index = this.faults.findIndex((f) => f.op === op || f.op === 'any')
-    return index < 0 ? undefined : this.faults.splice(index, 1)[0]
-  }
-
-  newId(prefix: string): string {
-    return numericId(prefix)
-  }
-
-  /** Threads published in the last 24 hours by this profile. */
-  quotaUsage(userId: string): number {
-    const since = this.now() - DAY_MS
-    return (this.publishTimes.get(userId) ?? []).filter((t) => t > since).length
-  }
-
-  get quotaTotal(): number {
-    return this.options.quotaTotal ?? 250
-  }
-
-  recordPublish(userId: string): void {
-    this.publishTimes.set(userId, [...(this.publishTimes.get(userId) ?? []), this.now()])
   }
 
   /** A profile's threads, newest first. */
