@@ -15,8 +15,12 @@ export const numericId = (prefix: string) =>
 export interface MetaSimulatorOptions {
   prefix: string
   clock?: () => number
+  /** How many status polls a fetched video stays IN_PROGRESS (default 1). */
+  videoPolls?: number
   /** Posts per account per rolling 24 hours (each simulator has its own default). */
   quotaTotal?: number
+  /** Downloads media; defaults to the global fetch. */
+  fetch?: typeof fetch
 }
 
 export abstract class MetaSimulatorState<O extends MetaSimulatorOptions, F extends { op: string }, C> {
@@ -63,5 +67,15 @@ export abstract class MetaSimulatorState<O extends MetaSimulatorOptions, F exten
 
   recordPublish(accountId: string): void {
     this.publishTimes.set(accountId, [...(this.publishTimes.get(accountId) ?? []), this.now()])
+  }
+
+  /** Downloads `url` as Meta's crawler would: no credentials, no redirects followed. */
+  protected async download(url: string): Promise<{ status: number; bytes: Buffer; contentType?: string }> {
+    const http =
+      this.options.fetch ?? ((input: string | URL | Request, init?: RequestInit) => fetch(input, init))
+    const response = await http(url, { redirect: 'manual', signal: AbortSignal.timeout(30_000) })
+    const bytes = Buffer.from(await response.arrayBuffer())
+    const contentType = response.headers.get('content-type') ?? undefined
+    return { status: response.status, bytes, ...(contentType ? { contentType } : {}) }
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { MetaSimulatorState, numericId } from '../meta-common/state.js'
+import { type MetaSimulatorOptions, MetaSimulatorState, numericId } from '../meta-common/state.js'
 import { inspectReceivedVideo, isH264, isHevc } from '../video-check.js'
 import { loadMetaSpecs, type MetaSpecs } from './spec-validator.js'
 
@@ -160,11 +160,7 @@ export interface Fault {
   regainMinutes?: number
 }
 
-export interface MetaSandboxOptions {
-  prefix: string
-  clock?: () => number
-  /** How many status polls a fetched video stays IN_PROGRESS (default 1). */
-  videoPolls?: number
+export interface MetaSandboxOptions extends MetaSimulatorOptions {
   /** The 24-hour publishing allowance per Instagram account (default 100). */
   quotaTotal?: number
   /** Page size of `/me/accounts` when the caller names no `limit` (default 25). */
@@ -173,8 +169,6 @@ export interface MetaSandboxOptions {
   appCallsPerHour?: number
   /** Validate every Graph call against Meta's spec files (default: when they are present). */
   specs?: MetaSpecs | false
-  /** Downloads media; defaults to the global fetch. */
-  fetch?: typeof fetch
 }
 
 export class MetaSandboxState extends MetaSimulatorState<MetaSandboxOptions, Fault, FetchCheck> {
@@ -339,13 +333,10 @@ export class MetaSandboxState extends MetaSimulatorState<MetaSandboxOptions, Fau
    * reads the bytes and checks them against what the target takes. Recorded in {@link fetches}.
    */
   async fetchMedia(url: string, expect: 'ig_image' | 'fb_photo' | 'video'): Promise<FetchCheck> {
-    const http =
-      this.options.fetch ?? ((input: string | URL | Request, init?: RequestInit) => fetch(input, init))
     let check: FetchCheck
     try {
-      const response = await http(url, { redirect: 'manual', signal: AbortSignal.timeout(30_000) })
-      const bytes = Buffer.from(await response.arrayBuffer())
-      const contentType = response.headers.get('content-type') ?? undefined
+      const response = await this.download(url)
+      const { bytes, contentType } = response
       const sniffed = sniff(bytes)
       check = {
         ok: response.status === 200,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { sniff } from '../meta/state.js'
-import { MetaSimulatorState, numericId } from '../meta-common/state.js'
+import { type MetaSimulatorOptions, MetaSimulatorState, numericId } from '../meta-common/state.js'
 import { loadThreadsContract, type ThreadsContract } from './contract.js'
 
 /**
@@ -83,17 +83,11 @@ export interface Fault {
   times?: number
 }
 
-export interface ThreadsSandboxOptions {
-  prefix: string
-  clock?: () => number
-  /** How many status polls a fetched video stays IN_PROGRESS (default 1). */
-  videoPolls?: number
+export interface ThreadsSandboxOptions extends MetaSimulatorOptions {
   /** Posts per profile per rolling 24 hours (default 250). */
   quotaTotal?: number
   /** Check every call against Meta's Threads collection (default: when the file is present). */
   contract?: ThreadsContract | false
-  /** Downloads media; defaults to the global fetch. */
-  fetch?: typeof fetch
 }
 
 export class ThreadsSandboxState extends MetaSimulatorState<ThreadsSandboxOptions, Fault, FetchCheck> {
@@ -165,13 +159,10 @@ export class ThreadsSandboxState extends MetaSimulatorState<ThreadsSandboxOption
    * checks the bytes. Recorded in {@link fetches}.
    */
   async fetchMedia(url: string, expect: 'image' | 'video'): Promise<FetchCheck> {
-    const http =
-      this.options.fetch ?? ((input: string | URL | Request, init?: RequestInit) => fetch(input, init))
     let check: FetchCheck
     try {
-      const response = await http(url, { redirect: 'manual', signal: AbortSignal.timeout(30_000) })
-      const bytes = Buffer.from(await response.arrayBuffer())
-      const contentType = response.headers.get('content-type') ?? undefined
+      const response = await this.download(url)
+      const { bytes, contentType } = response
       const { format } = sniff(bytes)
       check = {
         ok: response.status === 200,
