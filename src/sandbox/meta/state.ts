@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { type MetaSimulatorOptions, MetaSimulatorState, numericId } from '../meta-common/state.js'
+import {
+  type FetchCheck,
+  type MetaSimulatorOptions,
+  MetaSimulatorState,
+  numericId,
+  sniff,
+} from '../meta-common/state.js'
 import { inspectReceivedVideo, isH264, isHevc } from '../video-check.js'
 import { loadMetaSpecs, type MetaSpecs } from './spec-validator.js'
 
@@ -117,22 +123,6 @@ export interface IgMedia {
   createdAt: number
   children: string[]
 }
-export interface FetchCheck {
-  ok: boolean
-  url: string
-  status?: number
-  contentType?: string
-  bytes: number
-  format?: 'jpeg' | 'png' | 'mp4' | 'mov' | 'other'
-  width?: number
-  height?: number
-  /** Videos: the first video track's codec as read from the file (`avc1.64001f`). */
-  videoCodec?: string
-  /** Meta's subcode when the check failed. */
-  subcode?: number
-  message?: string
-}
-
 export type FaultOp =
   | 'feed'
   | 'photos'
@@ -160,6 +150,8 @@ export interface Fault {
   regainMinutes?: number
 }
 
+export type { FetchCheck } from '../meta-common/state.js'
+
 export interface MetaSandboxOptions extends MetaSimulatorOptions {
   /** The 24-hour publishing allowance per Instagram account (default 100). */
   quotaTotal?: number
@@ -171,7 +163,7 @@ export interface MetaSandboxOptions extends MetaSimulatorOptions {
   specs?: MetaSpecs | false
 }
 
-export class MetaSandboxState extends MetaSimulatorState<MetaSandboxOptions, Fault, FetchCheck> {
+export class MetaSandboxState extends MetaSimulatorState<MetaSandboxOptions, Fault> {
   readonly specs: MetaSpecs | undefined
   readonly users = new Map<string, SandboxUser>()
   readonly pages = new Map<string, SandboxPage>()
@@ -407,35 +399,4 @@ export class MetaSandboxState extends MetaSimulatorState<MetaSandboxOptions, Fau
     this.fetches.push(check)
     return check
   }
-}
-
-/** The format and, for JPEG and PNG, the pixel size of some bytes. */
-export function sniff(bytes: Buffer): { format: FetchCheck['format']; width?: number; height?: number } {
-  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) {
-    let offset = 2
-    while (offset + 9 < bytes.length) {
-      if (bytes[offset] !== 0xff) {
-        offset++
-        continue
-      }
-      const marker = bytes[offset + 1] as number
-      const length = bytes.readUInt16BE(offset + 2)
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
-        return {
-          format: 'jpeg',
-          height: bytes.readUInt16BE(offset + 5),
-          width: bytes.readUInt16BE(offset + 7),
-        }
-      offset += 2 + length
-    }
-    return { format: 'jpeg' }
-  }
-  if (
-    bytes.length >= 24 &&
-    bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
-  )
-    return { format: 'png', width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) }
-  if (bytes.length >= 12 && bytes.subarray(4, 8).toString('latin1') === 'ftyp')
-    return { format: bytes.subarray(8, 10).toString('latin1') === 'qt' ? 'mov' : 'mp4' }
-  return { format: 'other' }
 }

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { sniff } from '../meta/state.js'
-import { type MetaSimulatorOptions, MetaSimulatorState, numericId } from '../meta-common/state.js'
+import {
+  type FetchCheck,
+  type MetaSimulatorOptions,
+  MetaSimulatorState,
+  numericId,
+  sniff,
+} from '../meta-common/state.js'
 import { loadThreadsContract, type ThreadsContract } from './contract.js'
 
 /**
@@ -56,16 +61,6 @@ export interface ThreadsPost {
   children: string[]
   createdAt: number
 }
-export interface FetchCheck {
-  ok: boolean
-  url: string
-  status?: number
-  contentType?: string
-  bytes: number
-  format?: 'jpeg' | 'png' | 'mp4' | 'mov' | 'other'
-  message?: string
-}
-
 export type FaultOp = 'threads' | 'threads_publish' | 'container_status' | 'insights' | 'token' | 'any'
 export interface Fault {
   op: FaultOp
@@ -83,6 +78,8 @@ export interface Fault {
   times?: number
 }
 
+export type { FetchCheck } from '../meta-common/state.js'
+
 export interface ThreadsSandboxOptions extends MetaSimulatorOptions {
   /** Posts per profile per rolling 24 hours (default 250). */
   quotaTotal?: number
@@ -90,7 +87,7 @@ export interface ThreadsSandboxOptions extends MetaSimulatorOptions {
   contract?: ThreadsContract | false
 }
 
-export class ThreadsSandboxState extends MetaSimulatorState<ThreadsSandboxOptions, Fault, FetchCheck> {
+export class ThreadsSandboxState extends MetaSimulatorState<ThreadsSandboxOptions, Fault> {
   readonly contract: ThreadsContract | undefined
   readonly users = new Map<string, ThreadsUser>()
   readonly tokens = new Map<string, ThreadsToken>()
