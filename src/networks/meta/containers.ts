@@ -57,7 +57,13 @@ export interface ContainerNetwork {
   /** A 5xx answer to the publish call is an unknown outcome rather than a transient failure. */
   serverErrorIsUnknown: boolean
   /** Retries of the publish call for a failure that only needs a short wait (Threads' code 24). */
-  lag?: { retries: number; waitMs: number; is: (error: unknown) => boolean }
+  lag?: {
+    retries: number
+    waitMs: number
+    is: (error: unknown) => boolean
+    /** Logged before each retry. */
+    note: string
+  }
   /** The text-only container, for a network that has one. */
   textContainer?: (content: string, caption: string | undefined) => Params
   /** The container of a post with one media item, and its name in messages. */
@@ -226,10 +232,7 @@ async function publishContainer({ net, deps, call }: Flow, userId: string, conta
           error.options,
         )
       if (!net.lag?.is(error) || attempt > net.lag.retries) throw error
-      deps.logger.info(
-        { network: net.network, attempt },
-        `${net.publishEdge} answered code 24 (container not visible yet); retrying`,
-      )
+      deps.logger.info({ network: net.network, attempt }, net.lag.note)
       await pause({ net, deps, call }, net.lag.waitMs * attempt)
     }
   }

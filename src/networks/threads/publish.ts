@@ -65,7 +65,12 @@ const THREADS: ContainerNetwork = {
   pollLimit: POLL_LIMIT,
   recheckChildren: true,
   serverErrorIsUnknown: true,
-  lag: { retries: LAG_RETRIES, waitMs: LAG_WAIT_MS, is: isPropagationLag },
+  lag: {
+    retries: LAG_RETRIES,
+    waitMs: LAG_WAIT_MS,
+    is: isPropagationLag,
+    note: 'threads_publish answered code 24 (container not visible yet); retrying',
+  },
   textContainer: (content, text) => ({ media_type: 'TEXT', text, link_attachment: firstLink(content) }),
   single: (file, text) =>
     file.kind === 'video'
