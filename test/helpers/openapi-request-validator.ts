@@ -315,7 +315,13 @@ export interface ValidatingFetch {
   /** Every violation seen so far; a test asserts this is empty. */
   problems: string[]
   /** Every request sent, in order, with the operation it matched. */
-  requests: { method: string; path: string; operationId?: string; exempt?: boolean }[]
+  requests: {
+    method: string
+    path: string
+    operationId?: string
+    exempt?: boolean
+    query?: URLSearchParams
+  }[]
   reset(): void
 }
 
@@ -386,7 +392,7 @@ export function createValidatingFetch(
       body,
     })
     problems.push(...outcome.problems)
-    requests.push({ method: request.method, path, operationId: outcome.operationId })
+    requests.push({ method: request.method, path, operationId: outcome.operationId, query: url.searchParams })
     return fetch(request)
   }
 
