@@ -531,7 +531,7 @@ async function pageCall(
     return { id: video.id }
   }
   if (method === 'GET' && edge === 'videos') {
-    const videos = graphPage(
+    const videos = pageOf(
       [...state.videos.values()].filter((v) => v.pageId === pageId).reverse(),
       params,
       `/${pageId}/videos`,
@@ -555,7 +555,7 @@ async function pageCall(
     }
   }
   if (method === 'GET' && edge === 'published_posts') {
-    const posts = graphPage(state.pagePosts(pageId), params, `/${pageId}/published_posts`)
+    const posts = pageOf(state.pagePosts(pageId), params, `/${pageId}/published_posts`)
     return {
       data: posts.rows.map((p) => pick(postView(p), params, ['id', 'message', 'created_time'])),
       paging: posts.paging,
@@ -583,16 +583,17 @@ async function pageCall(
 }
 
 /**
- * One page of a newest-first edge, as Graph pages lists: `limit` rows (25 by default) after the `after`
- * cursor, and a `paging` object whose `cursors.after` and `next` lead on while more rows follow. A cursor
- * names the last row of its page, so posts added at the head meanwhile do not shift the next page.
+ * One page of a newest-first edge, as Graph (and Threads) page lists: `limit` rows (25 by default) after
+ * the `after` cursor, and a `paging` object whose `cursors.after` and `next` lead on while more rows
+ * follow. A cursor names the last row of its page, so posts added at the head meanwhile do not shift the
+ * next page. Undefined when the `after` cursor names no row of the list.
  */
-function graphPage<Row extends { id: string }>(all: Row[], params: Params, path: string) {
+export function graphPage<Row extends { id: string }>(all: Row[], params: Params, path: string) {
   const limit = Number(params.limit ?? 25)
   let from = 0
   if (params.after !== undefined) {
     const last = all.findIndex((row) => graphCursor(row.id) === params.after)
-    if (last < 0) throw fail(400, 100, '(#100) The after cursor is not valid for this edge')
+    if (last < 0) return undefined
     from = last + 1
   }
   const rows = all.slice(from, from + limit)
@@ -607,10 +608,18 @@ function graphPage<Row extends { id: string }>(all: Row[], params: Params, path:
   }
 }
 
+/** {@link graphPage}, refusing an `after` cursor that names no row as Graph does. */
+function pageOf<Row extends { id: string }>(all: Row[], params: Params, path: string) {
+  const page = graphPage(all, params, path)
+  if (!page) throw fail(400, 100, '(#100) The after cursor is not valid for this edge')
+  return page
+}
+
 const graphCursor = (id: string): string => Buffer.from(`cursor:${id}`).toString('base64url')
 
 /** A Graph `datetime` parameter: unix seconds or an ISO 8601 time, as epoch ms. */
-const graphTime = (text: string): number => (/^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text))
+export const graphTime = (text: string): number =>
+  /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text)
 
 const postView = (post: { id: string; message: string; createdAt: number; kind: string }) => ({
   id: post.id,
@@ -832,7 +841,7 @@ async function igUserCall(
   if (method === 'GET' && edge === 'media') {
     const since = params.since ? graphTime(params.since) : Number.NEGATIVE_INFINITY
     const until = params.until ? graphTime(params.until) : Number.POSITIVE_INFINITY
-    const media = graphPage(
+    const media = pageOf(
       state.igMediaOf(ig.id).filter((m) => m.createdAt >= since && m.createdAt <= until),
       params,
       `/${ig.id}/media`,
