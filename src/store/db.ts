@@ -152,13 +152,26 @@ export async function migrate(store: Store): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest()
     if (!error) return
-    if (store.dialect === 'sqlite' && attempt < 10) {
+    if ((store.dialect === 'sqlite' || catalogRace(error, schema)) && attempt < 10) {
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
       continue
     }
     const failed = results?.find((r) => r.status === 'Error')?.migrationName
     throw new Error(`Database migration ${failed ?? ''} failed: ${(error as Error).message}`)
   }
+}
+
+/**
+ * Kysely's migrator reads the catalog of every schema (table and schema introspection) before it takes its
+ * lock. A schema or table that another session drops at that moment fails the read with "schema … does not
+ * exist" (3F000) or "relation … does not exist" (42P01) naming that other schema's object, or with "cache
+ * lookup failed" (XX000); nothing was written, so the migration is tried again.
+ */
+export function catalogRace(error: unknown, ownSchema: string | undefined): boolean {
+  const { code, message } = error as { code?: string; message?: string }
+  const text = String(message)
+  if (!ownSchema || text.includes(`"${ownSchema}"`) || text.includes(`${ownSchema}.`)) return false
+  return code === '3F000' || code === '42P01' || (code === 'XX000' && text.includes('cache lookup failed'))
 }
 
 /** True when the database answers a trivial query (readiness probe). */

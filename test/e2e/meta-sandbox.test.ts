@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { createAppWorker } from '../../src/main.js'
-import { sandboxPrefixes } from '../../src/networks/registry.js'
-import type { Worker } from '../../src/worker/worker.js'
 import { createBrowser } from '../helpers/browser.js'
-import { type Harness, startHarness } from '../helpers/harness.js'
+import type { Harness } from '../helpers/harness.js'
+import { useSandboxPublishing } from '../helpers/sandbox-publishing.js'
 import { mp4File, solidImage } from '../media/fixtures.js'
-import { startServer, type TestServer } from '../media/servers.js'
+import type { TestServer } from '../media/servers.js'
 
 /**
  * Facebook Pages and Instagram end to end in sandbox mode: the Meta simulator mounted inside Herald, a
@@ -15,69 +13,28 @@ import { startServer, type TestServer } from '../media/servers.js'
  * simulator's Meta fetcher downloading those hosted copies.
  */
 describe('Facebook and Instagram in sandbox mode, end to end', () => {
-  let h: Harness
-  let worker: Worker
-  let sources: TestServer
-  const files = new Map<string, { type: string; bytes: Buffer }>()
-  const meta = () => `${h.baseUrl}${sandboxPrefixes.facebook}`
-  const state = async () => (await (await fetch(`${meta()}/_sandbox/state`)).json()) as Record<string, any[]>
-
-  beforeAll(async () => {
-    files.set('/wide.png', { type: 'image/png', bytes: await solidImage(2000, 600, 'png') })
-    files.set('/a.jpg', { type: 'image/jpeg', bytes: await solidImage(1080, 1080, 'jpeg') })
-    files.set('/b.jpg', { type: 'image/jpeg', bytes: await solidImage(1200, 900, 'jpeg') })
-    files.set('/c.jpg', { type: 'image/jpeg', bytes: await solidImage(900, 1100, 'jpeg') })
-    files.set('/clip.mp4', {
-      type: 'video/mp4',
-      bytes: mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 48 * 1024 }),
-    })
-    sources = await startServer((req, res) => {
-      const file = files.get(req.url ?? '')
-      if (!file) {
-        res.writeHead(404).end()
-        return
-      }
-      res.writeHead(200, { 'content-type': file.type, 'content-length': String(file.bytes.length) })
-      res.end(file.bytes)
-    })
-    h = await startHarness({
-      sandbox: true,
-      credits: 500,
-      env: {
-        HERALD_ALLOW_PRIVATE_MEDIA: '1',
-        HERALD_IMMEDIATE_WAIT_MS: '30000',
-        HERALD_UNKNOWN_OUTCOME_CHECK_MS: '200',
+  const rig = useSandboxPublishing({
+    simulator: 'facebook',
+    workerId: 'e2e-meta',
+    files: async () => ({
+      '/wide.png': { type: 'image/png', bytes: await solidImage(2000, 600, 'png') },
+      '/a.jpg': { type: 'image/jpeg', bytes: await solidImage(1080, 1080, 'jpeg') },
+      '/b.jpg': { type: 'image/jpeg', bytes: await solidImage(1200, 900, 'jpeg') },
+      '/c.jpg': { type: 'image/jpeg', bytes: await solidImage(900, 1100, 'jpeg') },
+      '/clip.mp4': {
+        type: 'video/mp4',
+        bytes: mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 48 * 1024 }),
       },
-    })
-    worker = createAppWorker(h.app, { id: 'e2e-meta' })
-    worker.start()
-  }, 60_000)
-
-  afterAll(async () => {
-    await worker?.stop()
-    await h?.close()
-    await sources?.close()
+    }),
   })
-
   /** Every response body the tools gave, for the no-token check. */
-  const answers: string[] = []
-  const call = async (tool: string, input: unknown) => {
-    const answer = await h.call(tool, input)
-    answers.push(JSON.stringify(answer.body))
-    return answer
-  }
-  const post = async (platform: string, content: string, mediaUrls: string[], username?: string) => {
-    const { status, body } = await call('create_post', {
-      content,
-      ...(username ? { targetAccounts: [{ platform, username }] } : { platforms: [platform] }),
-      ...(mediaUrls.length > 0 ? { mediaUrls: mediaUrls.map((p) => `${sources.url}${p}`) } : {}),
-      publishImmediately: true,
-    })
-    expect(status, JSON.stringify(body)).toBe(200)
-    const [created] = body.posts
-    expect(created.status, JSON.stringify(created)).toBe('published')
-    return created as { id: string; targets: { url: string; postId: string }[] }
-  }
+  const { state, answers, call, post } = rig
+  const meta = rig.simulator
+  let h: Harness
+  let sources: TestServer
+  beforeAll(() => {
+    ;({ h, sources } = rig)
+  })
 
   it('connects a Page and its Instagram account, publishes every kind of post, and reads analytics for each', async () => {
     // /connect/facebook → the simulator's Facebook dialog → the callback → the choose-profiles page, where

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { assessConnection } from '../../src/connect/health.js'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { createAppWorker } from '../../src/main.js'
 import type { Credentials } from '../../src/networks/adapter.js'
-import { sandboxPrefixes } from '../../src/networks/registry.js'
-import type { Worker } from '../../src/worker/worker.js'
 import { createBrowser } from '../helpers/browser.js'
-import { type Harness, startHarness } from '../helpers/harness.js'
+import type { Harness } from '../helpers/harness.js'
+import { useSandboxPublishing } from '../helpers/sandbox-publishing.js'
 import { mp4File, solidImage } from '../media/fixtures.js'
-import { startServer, type TestServer } from '../media/servers.js'
+import type { TestServer } from '../media/servers.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -20,68 +18,28 @@ const DAY_MS = 24 * 60 * 60 * 1000
  * downloading those hosted copies, analytics for each post, and preflight's Threads blockers.
  */
 describe('Threads in sandbox mode, end to end', () => {
-  let h: Harness
-  let worker: Worker
-  let sources: TestServer
-  const files = new Map<string, { type: string; bytes: Buffer }>()
-  const threads = () => `${h.baseUrl}${sandboxPrefixes.threads}`
-  const state = async () =>
-    (await (await fetch(`${threads()}/_sandbox/state`)).json()) as Record<string, any[]>
-
-  beforeAll(async () => {
-    files.set('/a.jpg', { type: 'image/jpeg', bytes: await solidImage(1080, 1080, 'jpeg') })
-    files.set('/b.png', { type: 'image/png', bytes: await solidImage(1200, 900, 'png') })
-    files.set('/huge.png', { type: 'image/png', bytes: await solidImage(3000, 2000, 'png') })
-    files.set('/clip.mp4', {
-      type: 'video/mp4',
-      bytes: mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 48 * 1024 }),
-    })
-    sources = await startServer((req, res) => {
-      const file = files.get(req.url ?? '')
-      if (!file) {
-        res.writeHead(404).end()
-        return
-      }
-      res.writeHead(200, { 'content-type': file.type, 'content-length': String(file.bytes.length) })
-      res.end(file.bytes)
-    })
-    h = await startHarness({
-      sandbox: true,
-      credits: 500,
-      env: {
-        HERALD_ALLOW_PRIVATE_MEDIA: '1',
-        HERALD_IMMEDIATE_WAIT_MS: '30000',
-        HERALD_UNKNOWN_OUTCOME_CHECK_MS: '200',
+  const rig = useSandboxPublishing({
+    simulator: 'threads',
+    workerId: 'e2e-threads',
+    files: async () => ({
+      '/a.jpg': { type: 'image/jpeg', bytes: await solidImage(1080, 1080, 'jpeg') },
+      '/b.png': { type: 'image/png', bytes: await solidImage(1200, 900, 'png') },
+      '/huge.png': { type: 'image/png', bytes: await solidImage(3000, 2000, 'png') },
+      '/clip.mp4': {
+        type: 'video/mp4',
+        bytes: mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 48 * 1024 }),
       },
-    })
-    worker = createAppWorker(h.app, { id: 'e2e-threads' })
-    worker.start()
-  }, 60_000)
-
-  afterAll(async () => {
-    await worker?.stop()
-    await h?.close()
-    await sources?.close()
+    }),
   })
-
-  const answers: string[] = []
-  const call = async (tool: string, input: unknown) => {
-    const answer = await h.call(tool, input)
-    answers.push(JSON.stringify(answer.body))
-    return answer
-  }
-  const post = async (content: string, mediaUrls: string[], username?: string) => {
-    const { status, body } = await call('create_post', {
-      content,
-      ...(username ? { targetAccounts: [{ platform: 'threads', username }] } : { platforms: ['threads'] }),
-      ...(mediaUrls.length > 0 ? { mediaUrls: mediaUrls.map((p) => `${sources.url}${p}`) } : {}),
-      publishImmediately: true,
-    })
-    expect(status, JSON.stringify(body)).toBe(200)
-    const [created] = body.posts
-    expect(created.status, JSON.stringify(created)).toBe('published')
-    return created as { id: string; targets: { url: string; postId: string }[] }
-  }
+  const { state, answers, call } = rig
+  const threads = rig.simulator
+  const post = (content: string, mediaUrls: string[], username?: string) =>
+    rig.post('threads', content, mediaUrls, username)
+  let h: Harness
+  let sources: TestServer
+  beforeAll(() => {
+    ;({ h, sources } = rig)
+  })
 
   it('connects through /connect/threads, publishes text with a link, an image, a video and a mixed carousel, and reads analytics', async () => {
     const browser = createBrowser(h.baseUrl)

@@ -91,7 +91,9 @@ it('streams a 256 MB video to the sandbox in one transfer without holding it in 
       `peak growth rss ${growth.rss} MB, heap ${growth.heap} MB, arrayBuffers ${growth.arrayBuffers} MB ` +
       `(baseline rss ${mb(baseline.rss)} MB)\n`,
   )
-  // Holding the file anywhere would add 256 MB; streaming stays far below that.
+  // Holding the file anywhere would add 256 MB; streaming stays far below that. The simulator receives in
+  // this same process, so chunks wait for the garbage collector on both sides: 60 MB of buffers alone, 64-72
+  // MB on a loaded machine.
   expect(growth.rss).toBeLessThan(128)
-  expect(growth.arrayBuffers).toBeLessThan(64)
+  expect(growth.arrayBuffers).toBeLessThan(96)
 }, 120_000)

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { NetworkAdapter } from '../../src/networks/adapter.js'
-import { sandboxPrefixes } from '../../src/networks/registry.js'
 import { readProgress } from '../../src/worker/progress.js'
 import { sendTarget } from '../../src/worker/send.js'
 import { backends } from '../helpers/backends.js'
-import { type Harness, startHarness } from '../helpers/harness.js'
+import { useCrashRig } from '../helpers/crash-rig.js'
+import type { Harness } from '../helpers/harness.js'
 import { connectMetaGrant } from '../helpers/meta-connect.js'
-import { solidImage } from '../media/fixtures.js'
-import { startServer, type TestServer } from '../media/servers.js'
 
 /**
  * Crash safety of Instagram publishing through the worker's send path and the target row: the container
@@ -15,58 +13,12 @@ import { startServer, type TestServer } from '../media/servers.js'
  * media_publish is resolved by looking among the account's recent media; never two posts.
  */
 describe.each(backends)('an Instagram target whose worker dies mid-publish ($name)', (backend) => {
+  const rig = useCrashRig(backend, 'instagram', (h) => connectMetaGrant(h, 'Crash Bakery'))
+  const { state, claimedTarget, claim, deps } = rig
+  const meta = rig.sandbox
   let h: Harness
-  let images: TestServer
-  let photo: Buffer
-  const meta = () => `${h.baseUrl}${sandboxPrefixes.instagram}`
-  const state = async () => (await (await fetch(`${meta()}/_sandbox/state`)).json()) as Record<string, any[]>
-
-  beforeAll(async () => {
-    photo = await solidImage(1080, 1080, 'jpeg')
-    images = await startServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': String(photo.length) })
-      res.end(photo)
-    })
-    h = await startHarness({ backend, sandbox: true, credits: 500, env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' } })
-    await connectMetaGrant(h, 'Crash Bakery')
-  }, 60_000)
-  afterAll(async () => {
-    await h?.close()
-    await images?.close()
-  })
-
-  /** A scheduled Instagram post whose target this test claims by hand, as a worker's claim does. */
-  async function claimedTarget(content: string, workerId: string) {
-    const { status, body } = await h.call('create_post', {
-      content,
-      platforms: ['instagram'],
-      mediaUrl: `${images.url}/bread.jpg`,
-      publishImmediately: false,
-      scheduleDate: new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10),
-      scheduleTime: '12:00',
-    })
-    expect(status, JSON.stringify(body)).toBe(200)
-    const postId = body.posts[0].id as string
-    return claim(postId, workerId)
-  }
-  async function claim(postId: string, workerId: string) {
-    await h.app.store.db
-      .updateTable('targets')
-      .set({ lease_owner: workerId, lease_expires_at: Date.now() + 60_000, attempts: 1, stuck_at: null })
-      .where('post_id', '=', postId)
-      .execute()
-    return h.app.store.db
-      .selectFrom('targets')
-      .selectAll()
-      .where('post_id', '=', postId)
-      .executeTakeFirstOrThrow()
-  }
-  const deps = (adapter: NetworkAdapter) => ({
-    db: h.app.store.db,
-    vault: h.app.vault,
-    now: () => Date.now(),
-    logger: h.app.logger,
-    adapters: { instagram: adapter },
+  beforeAll(() => {
+    h = rig.h
   })
 
   it('killed after the container exists and before media_publish: the retry publishes one post from that container', async () => {

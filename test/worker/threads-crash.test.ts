@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import type { NetworkAdapter } from '../../src/networks/adapter.js'
-import { sandboxPrefixes } from '../../src/networks/registry.js'
 import { readProgress } from '../../src/worker/progress.js'
 import { sendTarget } from '../../src/worker/send.js'
 import { backends } from '../helpers/backends.js'
-import { type Harness, startHarness } from '../helpers/harness.js'
-import { solidImage } from '../media/fixtures.js'
-import { startServer, type TestServer } from '../media/servers.js'
+import { useCrashRig } from '../helpers/crash-rig.js'
+import type { Harness } from '../helpers/harness.js'
 
 /**
  * Crash safety of Threads publishing through the worker's send path and the target row: the container id
@@ -15,58 +13,14 @@ import { startServer, type TestServer } from '../media/servers.js'
  * unanswered threads_publish is resolved by looking among the profile's recent threads; never two threads.
  */
 describe.each(backends)('a Threads target whose worker dies mid-publish ($name)', (backend) => {
+  const rig = useCrashRig(backend, 'threads', (h) =>
+    sandboxConnect(h.app, { workspaceId: h.workspaceId, network: 'threads', username: 'crash.bakery' }),
+  )
+  const { state, claimedTarget, claim, deps } = rig
+  const threads = rig.sandbox
   let h: Harness
-  let images: TestServer
-  let photo: Buffer
-  const threads = () => `${h.baseUrl}${sandboxPrefixes.threads}`
-  const state = async () =>
-    (await (await fetch(`${threads()}/_sandbox/state`)).json()) as Record<string, any[]>
-
-  beforeAll(async () => {
-    photo = await solidImage(1080, 1080, 'jpeg')
-    images = await startServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': String(photo.length) })
-      res.end(photo)
-    })
-    h = await startHarness({ backend, sandbox: true, credits: 500, env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' } })
-    await sandboxConnect(h.app, { workspaceId: h.workspaceId, network: 'threads', username: 'crash.bakery' })
-  }, 60_000)
-  afterAll(async () => {
-    await h?.close()
-    await images?.close()
-  })
-
-  /** A scheduled Threads post whose target this test claims by hand, as a worker's claim does. */
-  async function claimedTarget(content: string, workerId: string) {
-    const { status, body } = await h.call('create_post', {
-      content,
-      platforms: ['threads'],
-      mediaUrl: `${images.url}/bread.jpg`,
-      publishImmediately: false,
-      scheduleDate: new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10),
-      scheduleTime: '12:00',
-    })
-    expect(status, JSON.stringify(body)).toBe(200)
-    return claim(body.posts[0].id as string, workerId)
-  }
-  async function claim(postId: string, workerId: string) {
-    await h.app.store.db
-      .updateTable('targets')
-      .set({ lease_owner: workerId, lease_expires_at: Date.now() + 60_000, attempts: 1, stuck_at: null })
-      .where('post_id', '=', postId)
-      .execute()
-    return h.app.store.db
-      .selectFrom('targets')
-      .selectAll()
-      .where('post_id', '=', postId)
-      .executeTakeFirstOrThrow()
-  }
-  const deps = (adapter: NetworkAdapter) => ({
-    db: h.app.store.db,
-    vault: h.app.vault,
-    now: () => Date.now(),
-    logger: h.app.logger,
-    adapters: { threads: adapter },
+  beforeAll(() => {
+    h = rig.h
   })
 
   it('killed after the container exists and before threads_publish: the retry publishes that container, one thread', async () => {

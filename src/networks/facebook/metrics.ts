@@ -6,7 +6,7 @@ import {
   type ProfileMetricsReading,
 } from '../adapter.js'
 import { callGraph } from '../meta/graph.js'
-import { count, insightValues, permissionProblem, sumOrNull, total } from '../meta/insights.js'
+import { count, insightValues, readInsights, sumOrNull, total } from '../meta/insights.js'
 import { type FacebookContext, pageIdOf } from './publish.js'
 
 /**
@@ -46,21 +46,16 @@ export async function readPostMetrics(
   const comments = count(
     (post.comments as { summary?: { total_count?: unknown } } | undefined)?.summary?.total_count,
   )
-  let insights: Record<string, unknown> = {}
-  let error: string | undefined
-  try {
-    insights = insightValues(
-      await callGraph(ctx.graph, {
-        method: 'GET',
-        path: `/${input.remoteId}/insights`,
-        params: { metric: POST_METRICS.join(','), period: 'lifetime' },
-        token,
-        what: 'the post insights',
-      }),
-    )
-  } catch (failure) {
-    error = permissionProblem(failure, 'Facebook')
-  }
+  const { body, error } = await readInsights('Facebook', () =>
+    callGraph(ctx.graph, {
+      method: 'GET',
+      path: `/${input.remoteId}/insights`,
+      params: { metric: POST_METRICS.join(','), period: 'lifetime' },
+      token,
+      what: 'the post insights',
+    }),
+  )
+  const insights = insightValues(body)
   const clicks = total(insights.post_clicks)
   const likes = reactions ?? total(insights.post_reactions_by_type_total)
   const summary = {
@@ -93,21 +88,16 @@ export async function readPageMetrics(
     token,
     what: 'the Page counts',
   })
-  let insights: Record<string, unknown> = {}
-  let error: string | undefined
-  try {
-    insights = insightValues(
-      await callGraph(ctx.graph, {
-        method: 'GET',
-        path: `/${pageId}/insights`,
-        params: { metric: PAGE_METRICS.join(','), period: 'days_28' },
-        token,
-        what: 'the Page insights',
-      }),
-    )
-  } catch (failure) {
-    error = permissionProblem(failure, 'Facebook')
-  }
+  const { body, error } = await readInsights('Facebook', () =>
+    callGraph(ctx.graph, {
+      method: 'GET',
+      path: `/${pageId}/insights`,
+      params: { metric: PAGE_METRICS.join(','), period: 'days_28' },
+      token,
+      what: 'the Page insights',
+    }),
+  )
+  const insights = insightValues(body)
   return {
     summary: {
       followers: count(page.followers_count),

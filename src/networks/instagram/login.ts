@@ -2,6 +2,12 @@ import type { AdapterDeps, Credentials, OAuthFlow, Profile } from '../adapter.js
 import { PublishFailure } from '../adapter.js'
 import { redactSecrets } from '../meta/errors.js'
 import { callGraph } from '../meta/graph.js'
+import {
+  exchangeForLongLived,
+  type LongLivedTokens,
+  longLivedExpiry,
+  refreshLongLived,
+} from '../meta/long-lived-token.js'
 import { instagramGraph, instagramGraphRoot, type MetaSettings } from '../meta/settings.js'
 
 /**
@@ -22,6 +28,8 @@ export const INSTAGRAM_LOGIN_SCOPES = [
 
 export const REFRESH_AHEAD_MS = 10 * 24 * 60 * 60 * 1000
 
+const TOKENS: LongLivedTokens = { label: 'Instagram', call: callGraph, grantPrefix: 'ig', noun: 'account' }
+
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
 
 export function credentialsFrom(
@@ -30,14 +38,16 @@ export function credentialsFrom(
   igUserId: string,
   now: number,
 ): Credentials {
-  const seconds = typeof expiresIn === 'number' && expiresIn > 0 ? expiresIn : 60 * 24 * 60 * 60
-  const realEnd = now + seconds * 1000
+  const { realEnd, expiresAt } = longLivedExpiry(expiresIn, now, {
+    aheadMs: REFRESH_AHEAD_MS,
+    minAgeMs: 60_000,
+  })
   return {
     accessToken: token,
     // Instagram refreshes with the current access token itself; naming it the refresh token tells
     // Herald's credential code that this token can be refreshed rather than only reconnected.
     refreshToken: token,
-    expiresAt: Math.max(now + 60_000, realEnd - REFRESH_AHEAD_MS),
+    expiresAt,
     extra: { host: 'instagram', igUserId, tokenExpiresAt: String(realEnd) },
   }
 }
@@ -88,17 +98,11 @@ export function createInstagramLogin(settings: MetaSettings, deps: AdapterDeps):
           { status: response.status },
         )
       }
-      const long = await callGraph(root, {
-        method: 'GET',
-        path: '/access_token',
-        params: { grant_type: 'ig_exchange_token', client_secret: settings.instagramAppSecret },
-        token: shortToken,
-        what: 'the long-lived token exchange',
+      const long = await exchangeForLongLived(TOKENS, root, {
+        shortToken,
+        clientSecret: settings.instagramAppSecret,
         secrets,
       })
-      const longToken = str(long.access_token)
-      if (!longToken)
-        throw new PublishFailure('auth_expired', 'Instagram answered the token exchange without a token')
       const permissions = row?.permissions
       const grantedScopes = Array.isArray(permissions)
         ? permissions.map(String)
@@ -107,7 +111,7 @@ export function createInstagramLogin(settings: MetaSettings, deps: AdapterDeps):
           : []
       // `user_id` comes as a JSON number of 17 digits, beyond what a double holds exactly: the id is read
       // as a string from /me instead.
-      const draft = credentialsFrom(longToken, long.expires_in, '', deps.now())
+      const draft = credentialsFrom(long.token, long.expiresIn, '', deps.now())
       const me = await resolveInstagramLoginProfile(settings, deps, draft)
       return {
         credentials: { ...draft, extra: { ...draft.extra, igUserId: me.profileId } },
@@ -123,24 +127,12 @@ export async function refreshInstagramToken(
   deps: AdapterDeps,
   credentials: Credentials,
 ): Promise<Credentials> {
-  const body = await callGraph(instagramGraphRoot(settings, deps), {
-    method: 'GET',
-    path: '/refresh_access_token',
-    params: { grant_type: 'ig_refresh_token' },
-    token: credentials.accessToken,
-    what: 'the token refresh',
-  }).catch((error: unknown) => {
-    if (error instanceof PublishFailure && error.kind !== 'transient' && error.kind !== 'rate_limited')
-      throw new PublishFailure(
-        'auth_expired',
-        'Instagram refused to refresh the token; reconnect the account',
-        error.options,
-      )
-    throw error
-  })
-  const token = str(body.access_token)
-  if (!token) throw new PublishFailure('auth_expired', 'Instagram answered the refresh without a token')
-  return credentialsFrom(token, body.expires_in, credentials.extra?.igUserId ?? '', deps.now())
+  const { token, expiresIn } = await refreshLongLived(
+    TOKENS,
+    instagramGraphRoot(settings, deps),
+    credentials.accessToken,
+  )
+  return credentialsFrom(token, expiresIn, credentials.extra?.igUserId ?? '', deps.now())
 }
 
 /** The Instagram Login account behind a token. */

@@ -6,7 +6,7 @@ import {
   type ProfileMetricsReading,
 } from '../adapter.js'
 import { callGraph } from '../meta/graph.js'
-import { count, insightValues, permissionProblem, total } from '../meta/insights.js'
+import { count, insightValues, readInsights, total } from '../meta/insights.js'
 import { graphFor, type InstagramContext, igUserIdOf } from './publish.js'
 
 /**
@@ -37,21 +37,16 @@ export async function readMediaMetrics(
     what: 'the media counts',
   })
   const reel = media.media_product_type === 'REELS'
-  let insights: Record<string, unknown> = {}
-  let error: string | undefined
-  try {
-    insights = insightValues(
-      await callGraph(graph, {
-        method: 'GET',
-        path: `/${input.remoteId}/insights`,
-        params: { metric: [...MEDIA_METRICS, ...(reel ? REELS_METRICS : [])].join(',') },
-        token,
-        what: 'the media insights',
-      }),
-    )
-  } catch (failure) {
-    error = permissionProblem(failure, 'Instagram')
-  }
+  const { body, error } = await readInsights('Instagram', () =>
+    callGraph(graph, {
+      method: 'GET',
+      path: `/${input.remoteId}/insights`,
+      params: { metric: [...MEDIA_METRICS, ...(reel ? REELS_METRICS : [])].join(',') },
+      token,
+      what: 'the media insights',
+    }),
+  )
+  const insights = insightValues(body)
   const likes = total(insights.likes) ?? count(media.like_count)
   const comments = total(insights.comments) ?? count(media.comments_count)
   return {
@@ -90,27 +85,22 @@ export async function readAccountMetrics(
     what: 'the account counts',
   })
   const until = Math.floor(ctx.deps.now() / 1000)
-  let insights: Record<string, unknown> = {}
-  let error: string | undefined
-  try {
-    insights = insightValues(
-      await callGraph(graph, {
-        method: 'GET',
-        path: `/${igUserId}/insights`,
-        params: {
-          metric: 'views,reach',
-          metric_type: 'total_value',
-          period: 'day',
-          since: until - 28 * DAY_S,
-          until,
-        },
-        token,
-        what: 'the account insights',
-      }),
-    )
-  } catch (failure) {
-    error = permissionProblem(failure, 'Instagram')
-  }
+  const { body, error } = await readInsights('Instagram', () =>
+    callGraph(graph, {
+      method: 'GET',
+      path: `/${igUserId}/insights`,
+      params: {
+        metric: 'views,reach',
+        metric_type: 'total_value',
+        period: 'day',
+        since: until - 28 * DAY_S,
+        until,
+      },
+      token,
+      what: 'the account insights',
+    }),
+  )
+  const insights = insightValues(body)
   return {
     summary: {
       followers: count(account.followers_count),

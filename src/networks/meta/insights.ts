@@ -1,7 +1,7 @@
 import { PublishFailure } from '../adapter.js'
 import { isMissingPermission } from './errors.js'
 
-/** Helpers shared by the Facebook and Instagram readings of Meta's insights answers. */
+/** Helpers shared by the Facebook, Instagram and Threads readings of Meta's insights answers. */
 
 type Row = Record<string, unknown>
 
@@ -40,4 +40,19 @@ export function permissionProblem(error: unknown, label: string): string {
   if (error instanceof PublishFailure && isMissingPermission(error))
     return `${label} did not give Herald the insights permission for this profile: reconnect it and grant every permission asked for`
   throw error
+}
+
+/**
+ * One insights call: its answer, or an empty answer with the reading's error when a missing permission
+ * stopped it ({@link permissionProblem}); any other failure is thrown.
+ */
+export async function readInsights(
+  label: string,
+  read: () => Promise<Row>,
+): Promise<{ body: Row; error?: string }> {
+  try {
+    return { body: await read() }
+  } catch (failure) {
+    return { body: {}, error: permissionProblem(failure, label) }
+  }
 }

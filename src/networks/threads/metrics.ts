@@ -5,7 +5,7 @@ import {
   type Profile,
   type ProfileMetricsReading,
 } from '../adapter.js'
-import { count, insightValues, permissionProblem } from '../meta/insights.js'
+import { count, insightValues, readInsights, sumOrNull } from '../meta/insights.js'
 import { callThreads } from './errors.js'
 import { type ThreadsContext, threadsUserIdOf } from './publish.js'
 
@@ -26,28 +26,20 @@ export const POST_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', '
 
 type Row = Record<string, unknown>
 
-const sum = (...values: (number | null)[]) =>
-  values.every((v) => v === null) ? null : values.reduce<number>((a, b) => a + (b ?? 0), 0)
-
 export async function readThreadMetrics(
   ctx: ThreadsContext,
   input: { credentials: Credentials; remoteId: string },
 ): Promise<PostMetricsReading> {
-  let values: Record<string, unknown> = {}
-  let error: string | undefined
-  try {
-    values = insightValues(
-      await callThreads(ctx.graph, {
-        method: 'GET',
-        path: `/${input.remoteId}/insights`,
-        params: { metric: POST_METRICS.join(',') },
-        token: input.credentials.accessToken,
-        what: 'the thread insights',
-      }),
-    )
-  } catch (failure) {
-    error = permissionProblem(failure, 'Threads')
-  }
+  const { body, error } = await readInsights('Threads', () =>
+    callThreads(ctx.graph, {
+      method: 'GET',
+      path: `/${input.remoteId}/insights`,
+      params: { metric: POST_METRICS.join(',') },
+      token: input.credentials.accessToken,
+      what: 'the thread insights',
+    }),
+  )
+  const values = insightValues(body)
   const [views, likes, replies, reposts, quotes, shares] = POST_METRICS.map((name) => count(values[name]))
   return {
     summary: {
@@ -55,8 +47,8 @@ export async function readThreadMetrics(
       views: views ?? null,
       likes: likes ?? null,
       comments: replies ?? null,
-      shares: sum(reposts ?? null, quotes ?? null, shares ?? null),
-      engagements: sum(likes ?? null, replies ?? null, reposts ?? null, quotes ?? null, shares ?? null),
+      shares: sumOrNull(reposts ?? null, quotes ?? null, shares ?? null),
+      engagements: sumOrNull(likes ?? null, replies ?? null, reposts ?? null, quotes ?? null, shares ?? null),
     },
     metrics: Object.fromEntries(POST_METRICS.map((name) => [name, values[name] ?? null])),
     source: POST_SOURCE,
@@ -81,20 +73,16 @@ export async function readProfileMetrics(
   ctx: ThreadsContext,
   input: { credentials: Credentials; profile: Profile },
 ): Promise<ProfileMetricsReading> {
-  let body: Row = {}
-  let error: string | undefined
-  try {
-    body = await callThreads(ctx.graph, {
+  const { body, error } = await readInsights('Threads', () =>
+    callThreads(ctx.graph, {
       method: 'GET',
       path: `/${threadsUserIdOf(input)}/threads_insights`,
       // Meta's collection documents only `metric` (and `breakdown`) here: the default period is read.
       params: { metric: 'views,followers_count' },
       token: input.credentials.accessToken,
       what: 'the profile insights',
-    })
-  } catch (failure) {
-    error = permissionProblem(failure, 'Threads')
-  }
+    }),
+  )
   const values = insightValues(body)
   const { views, days } = viewsOf(body)
   return {

@@ -1,5 +1,11 @@
 import type { AdapterDeps, Credentials, OAuthFlow, Profile } from '../adapter.js'
 import { PublishFailure } from '../adapter.js'
+import {
+  exchangeForLongLived,
+  type LongLivedTokens,
+  longLivedExpiry,
+  refreshLongLived,
+} from '../meta/long-lived-token.js'
 import { callThreads } from './errors.js'
 import { type ThreadsSettings, threadsGraph, threadsGraphRoot } from './settings.js'
 
@@ -19,7 +25,8 @@ export const THREADS_SCOPES = ['threads_basic', 'threads_content_publish', 'thre
 export const REFRESH_AHEAD_MS = 10 * 24 * 60 * 60 * 1000
 /** A token younger than this cannot be refreshed (Meta's rule), plus an hour of margin. */
 export const MIN_REFRESH_AGE_MS = 25 * 60 * 60 * 1000
-const SIXTY_DAYS_S = 60 * 24 * 60 * 60
+
+const TOKENS: LongLivedTokens = { label: 'Threads', call: callThreads, grantPrefix: 'th', noun: 'profile' }
 
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
 
@@ -29,14 +36,16 @@ export function threadsCredentials(
   userId: string,
   now: number,
 ): Credentials {
-  const seconds = typeof expiresIn === 'number' && expiresIn > 0 ? expiresIn : SIXTY_DAYS_S
-  const realEnd = now + seconds * 1000
+  const { realEnd, expiresAt } = longLivedExpiry(expiresIn, now, {
+    aheadMs: REFRESH_AHEAD_MS,
+    minAgeMs: MIN_REFRESH_AGE_MS,
+  })
   return {
     accessToken: token,
     // Threads refreshes with the current token itself; naming it the refresh token tells Herald's
     // credential code that it can be refreshed rather than only reconnected.
     refreshToken: token,
-    expiresAt: Math.max(now + MIN_REFRESH_AGE_MS, realEnd - REFRESH_AHEAD_MS),
+    expiresAt,
     extra: { threadsUserId: userId, refreshTokenExpiresAt: String(realEnd), issuedAt: String(now) },
   }
 }
@@ -74,19 +83,13 @@ export function createThreadsLogin(settings: ThreadsSettings, deps: AdapterDeps)
       const shortToken = str(short.access_token)
       if (!shortToken)
         throw new PublishFailure('auth_expired', 'Threads answered the code exchange without a token')
-      const long = await callThreads(root, {
-        method: 'GET',
-        path: '/access_token',
-        params: { grant_type: 'th_exchange_token', client_secret: settings.appSecret },
-        token: shortToken,
-        what: 'the long-lived token exchange',
+      const long = await exchangeForLongLived(TOKENS, root, {
+        shortToken,
+        clientSecret: settings.appSecret,
         secrets,
       })
-      const longToken = str(long.access_token)
-      if (!longToken)
-        throw new PublishFailure('auth_expired', 'Threads answered the token exchange without a token')
       // `user_id` is a JSON number of 17 digits, beyond what a double holds exactly: read the id from /me.
-      const draft = threadsCredentials(longToken, long.expires_in, '', deps.now())
+      const draft = threadsCredentials(long.token, long.expiresIn, '', deps.now())
       const me = await resolveThreadsProfile(settings, deps, draft)
       return {
         credentials: { ...draft, extra: { ...draft.extra, threadsUserId: me.profileId } },
@@ -103,24 +106,12 @@ export async function refreshThreadsToken(
   deps: AdapterDeps,
   credentials: Credentials,
 ): Promise<Credentials> {
-  const body = await callThreads(threadsGraphRoot(settings, deps), {
-    method: 'GET',
-    path: '/refresh_access_token',
-    params: { grant_type: 'th_refresh_token' },
-    token: credentials.accessToken,
-    what: 'the token refresh',
-  }).catch((error: unknown) => {
-    if (error instanceof PublishFailure && error.kind !== 'transient' && error.kind !== 'rate_limited')
-      throw new PublishFailure(
-        'auth_expired',
-        'Threads refused to refresh the token; reconnect the profile',
-        error.options,
-      )
-    throw error
-  })
-  const token = str(body.access_token)
-  if (!token) throw new PublishFailure('auth_expired', 'Threads answered the refresh without a token')
-  return threadsCredentials(token, body.expires_in, credentials.extra?.threadsUserId ?? '', deps.now())
+  const { token, expiresIn } = await refreshLongLived(
+    TOKENS,
+    threadsGraphRoot(settings, deps),
+    credentials.accessToken,
+  )
+  return threadsCredentials(token, expiresIn, credentials.extra?.threadsUserId ?? '', deps.now())
 }
 
 /** The Threads profile behind a token (`/me`). */

@@ -1,16 +1,17 @@
-import { MediaError, type PreparedMedia } from '../../media/port.js'
+import { type LookupRequest, PublishFailure, type PublishRequest, type PublishResult } from '../adapter.js'
 import {
-  type AdapterDeps,
-  type LookupRequest,
-  PublishFailure,
-  type PublishRequest,
-  type PublishResult,
-} from '../adapter.js'
+  type ContainerContext,
+  type ContainerNetwork,
+  findContainerPost,
+  publishThroughContainers,
+  readContainerAllowance,
+} from '../meta/containers.js'
 import type { GraphClient } from '../meta/graph.js'
 import { callThreads, HOSTED_MEDIA_UNREACHABLE, isFetchFailure, isPropagationLag } from './errors.js'
 
 /**
- * Publishing to a Threads profile (reference D.2), on graph.threads.net:
+ * Publishing to a Threads profile (reference D.2), on graph.threads.net, through Meta's container flow
+ * (`src/networks/meta/containers.ts`):
  *
  * 1. `threads_publishing_limit` is read first: a used-up 250-post allowance is a rate limit, before
  *    anything is created.
@@ -25,7 +26,8 @@ import { callThreads, HOSTED_MEDIA_UNREACHABLE, isFetchFailure, isPropagationLag
  * 5. The URL is the thread's `permalink`.
  *
  * A retry with a saved container asks its status first: `PUBLISHED` means the earlier attempt went
- * through, so the thread is looked up among the profile's recent ones instead of posted again.
+ * through, so the thread is looked up among the profile's recent ones instead of posted again. Saved
+ * carousel items are asked too, and made again when Meta gave up on them.
  */
 
 export const POLL_MS = 2_000
@@ -33,21 +35,8 @@ export const POLL_LIMIT = 150
 export const LAG_RETRIES = 5
 export const LAG_WAIT_MS = 2_000
 export const MAX_ITEMS = 20
-const LOOKUP_LIMIT = 25
-const CLOCK_SKEW_MS = 2 * 60_000
 
-export interface ThreadsContext {
-  graph: GraphClient
-  deps: AdapterDeps
-}
-
-interface Call {
-  graph: GraphClient
-  token: string
-  signal?: AbortSignal
-}
-
-const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+export type ThreadsContext = ContainerContext
 
 export const threadsUserIdOf = (request: {
   profile: { profileId: string }
@@ -60,331 +49,62 @@ export function firstLink(text: string): string | undefined {
   return match ? match[0].replace(/[.,;:!?)\]]+$/, '') : undefined
 }
 
+const THREADS: ContainerNetwork = {
+  network: 'threads',
+  label: 'Threads',
+  call: callThreads,
+  containerEdge: 'threads',
+  publishEdge: 'threads_publish',
+  allowanceEdge: 'threads_publishing_limit',
+  captionKey: 'text',
+  noun: 'thread',
+  status: { fields: 'id,status,error_message', codeKey: 'status', messageKey: 'error_message' },
+  permalinkFields: 'id,permalink',
+  recentWhat: "the profile's recent threads",
+  pollMs: POLL_MS,
+  pollLimit: POLL_LIMIT,
+  recheckChildren: true,
+  serverErrorIsUnknown: true,
+  lag: {
+    retries: LAG_RETRIES,
+    waitMs: LAG_WAIT_MS,
+    is: isPropagationLag,
+    note: 'threads_publish answered code 24 (container not visible yet); retrying',
+  },
+  textContainer: (content, text) => ({ media_type: 'TEXT', text, link_attachment: firstLink(content) }),
+  single: (file, text) =>
+    file.kind === 'video'
+      ? { params: { media_type: 'VIDEO', video_url: file.publicUrl, text }, what: 'the video container' }
+      : { params: { media_type: 'IMAGE', image_url: file.publicUrl, text }, what: 'the image container' },
+  item: (file) =>
+    file.kind === 'video'
+      ? { media_type: 'VIDEO', video_url: file.publicUrl }
+      : { media_type: 'IMAGE', image_url: file.publicUrl },
+  profileUrl: (username) => `https://www.threads.net/@${username}`,
+  postUrl: (id) => `https://www.threads.net/post/${id}`,
+  messages: {
+    publishedNotFound: 'Threads says the container was published but the thread was not found yet',
+    processingFailed: (message) =>
+      isFetchFailure(message)
+        ? `${HOSTED_MEDIA_UNREACHABLE} (${message})`
+        : `Threads could not process the post${message ? `: ${message}` : ''}`,
+    expired: 'The Threads container expired (24 hours) before it was published; a new one is made on retry',
+    stopped: 'Publishing to Threads was stopped while it waited',
+  },
+}
+
 export async function publishToThreads(ctx: ThreadsContext, request: PublishRequest): Promise<PublishResult> {
-  const call: Call = { graph: ctx.graph, token: request.credentials.accessToken, signal: request.signal }
-  const userId = threadsUserIdOf(request)
-  const progress: Record<string, string> = { ...(request.progress ?? {}) }
-  const save = async (entries: Record<string, string>) => {
-    Object.assign(progress, entries)
-    await request.saveProgress?.(entries)
-  }
   if (request.mediaUrls.length > MAX_ITEMS)
     throw new PublishFailure('invalid_content', `Threads takes at most ${MAX_ITEMS} items in a carousel`)
   if (request.mediaUrls.length === 0 && request.content.trim() === '')
     throw new PublishFailure('invalid_content', 'A Threads post needs text or media')
-
-  if (progress.published)
-    return { remoteId: progress.published, url: await permalinkOf(call, progress.published, request) }
-
-  let containerId = progress.container
-  if (containerId) {
-    const status = await containerStatus(call, containerId)
-    if (status.status === 'PUBLISHED') {
-      const found = await findRecentThread(call, userId, request.content, 0)
-      if (found) return found
-      throw new PublishFailure(
-        'unknown_outcome',
-        'Threads says the container was published but the thread was not found yet',
-      )
-    }
-    // A container Meta gave up on is made again.
-    if (status.status === 'ERROR' || status.status === 'EXPIRED') containerId = undefined
-  }
-  await checkAllowance(ctx, call, userId)
-  if (!containerId) containerId = await createContainers(ctx, call, request, userId, progress, save)
-  await waitFinished(ctx, call, containerId)
-  const threadId = await publishContainer(ctx, call, userId, containerId)
-  await save({ published: threadId }).catch((error: unknown) => {
-    ctx.deps.logger.warn(
-      { network: 'threads', err: (error as Error).message },
-      'could not record the published thread id',
-    )
-  })
-  return { remoteId: threadId, url: await permalinkOf(call, threadId, request) }
-}
-
-/** `threads_publish`, retried while Meta answers code 24 (the container is not visible to it yet). */
-async function publishContainer(
-  ctx: ThreadsContext,
-  call: Call,
-  userId: string,
-  containerId: string,
-): Promise<string> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const published = await callThreads(call.graph, {
-        ...call,
-        method: 'POST',
-        path: `/${userId}/threads_publish`,
-        params: { creation_id: containerId },
-        what: 'threads_publish',
-        mayHaveTakenEffect: true,
-      })
-      const id = str(published.id)
-      if (!id)
-        throw new PublishFailure(
-          'unknown_outcome',
-          'Threads accepted threads_publish but its answer carried no thread id',
-        )
-      return id
-    } catch (error) {
-      // A 5xx after the request was sent says nothing about whether the thread went out.
-      if (error instanceof PublishFailure && error.kind === 'transient' && (error.options.status ?? 0) >= 500)
-        throw new PublishFailure(
-          'unknown_outcome',
-          `${error.message}; the post may or may not have been published`,
-          error.options,
-        )
-      if (!isPropagationLag(error) || attempt > LAG_RETRIES) throw error
-      ctx.deps.logger.info(
-        { network: 'threads', attempt },
-        'threads_publish answered code 24 (container not visible yet); retrying',
-      )
-      await pause(ctx, LAG_WAIT_MS * attempt, call.signal)
-    }
-  }
-}
-
-async function pause(ctx: ThreadsContext, ms: number, signal: AbortSignal | undefined) {
-  try {
-    await ctx.deps.sleep(ms, signal)
-  } catch {
-    throw new PublishFailure('transient', 'Publishing to Threads was stopped while it waited')
-  }
-}
-
-/** Refuses before creating anything when the 24-hour publishing allowance is used up. */
-async function checkAllowance(ctx: ThreadsContext, call: Call, userId: string): Promise<void> {
-  const limit = await readAllowance(call, userId)
-  if (limit && limit.used >= limit.total)
-    throw new PublishFailure(
-      'rate_limited',
-      `Threads publishing limit reached: ${limit.used} of ${limit.total} posts in the last 24 hours`,
-      { code: 'threads_publishing_limit', resetAt: ctx.deps.now() + 60 * 60_000 },
-    )
+  return publishThroughContainers(THREADS, ctx, request, threadsUserIdOf(request))
 }
 
 /** `threads_publishing_limit`: posts used and allowed in the rolling 24 hours. */
-export async function readAllowance(call: Call, userId: string) {
-  const body = await callThreads(call.graph, {
-    ...call,
-    method: 'GET',
-    path: `/${userId}/threads_publishing_limit`,
-    params: { fields: 'quota_usage,config' },
-    what: 'the publishing allowance',
-  })
-  const row = Array.isArray(body.data) ? (body.data[0] as Record<string, unknown> | undefined) : undefined
-  const used = typeof row?.quota_usage === 'number' ? row.quota_usage : undefined
-  const total = (row?.config as { quota_total?: unknown } | undefined)?.quota_total
-  return used !== undefined && typeof total === 'number' ? { used, total } : undefined
-}
+export const readAllowance = (call: { graph: GraphClient; token: string }, userId: string) =>
+  readContainerAllowance(THREADS, call, userId)
 
-async function prepare(
-  ctx: ThreadsContext,
-  url: string,
-  request: Pick<PublishRequest, 'signal' | 'targetId'>,
-): Promise<PreparedMedia> {
-  try {
-    const file = await ctx.deps.media.prepare(url, {
-      network: 'threads',
-      signal: request.signal,
-      targetId: request.targetId,
-    })
-    if (!file.publicUrl) {
-      await file.dispose()
-      throw new PublishFailure('invalid_content', `Herald could not host ${url} for Threads to fetch`)
-    }
-    return file
-  } catch (error) {
-    if (error instanceof MediaError)
-      throw new PublishFailure('invalid_content', `Threads media: ${error.message}`, { code: error.reason })
-    throw error
-  }
-}
-
-async function createContainers(
-  ctx: ThreadsContext,
-  call: Call,
-  request: PublishRequest,
-  userId: string,
-  progress: Record<string, string>,
-  save: (entries: Record<string, string>) => Promise<void>,
-): Promise<string> {
-  const create = async (params: Record<string, string | boolean | undefined>, what: string) => {
-    const body = await callThreads(call.graph, {
-      ...call,
-      method: 'POST',
-      path: `/${userId}/threads`,
-      params,
-      what,
-    })
-    const id = str(body.id)
-    if (!id) throw new PublishFailure('transient', `Threads answered ${what} without a container id`)
-    return id
-  }
-  const text = request.content || undefined
-  if (request.mediaUrls.length === 0) {
-    const id = await create(
-      { media_type: 'TEXT', text, link_attachment: firstLink(request.content) },
-      'the text container',
-    )
-    await save({ container: id })
-    return id
-  }
-  if (request.mediaUrls.length === 1) {
-    const file = await prepare(ctx, request.mediaUrls[0] as string, request)
-    try {
-      const id =
-        file.kind === 'video'
-          ? await create({ media_type: 'VIDEO', video_url: file.publicUrl, text }, 'the video container')
-          : await create({ media_type: 'IMAGE', image_url: file.publicUrl, text }, 'the image container')
-      await save({ container: id })
-      return id
-    } finally {
-      await file.dispose()
-    }
-  }
-  const children: string[] = []
-  for (const [index, url] of request.mediaUrls.entries()) {
-    const saved = progress[`child${index}`]
-    if (saved) {
-      // A child Meta gave up on (expired after 24 hours, or failed) is made again; any other is reused.
-      const { status } = await containerStatus(call, saved)
-      if (status !== 'ERROR' && status !== 'EXPIRED') {
-        children.push(saved)
-        continue
-      }
-    }
-    const file = await prepare(ctx, url, request)
-    try {
-      const id =
-        file.kind === 'video'
-          ? await create(
-              { media_type: 'VIDEO', video_url: file.publicUrl, is_carousel_item: true },
-              `carousel item ${index + 1}`,
-            )
-          : await create(
-              { media_type: 'IMAGE', image_url: file.publicUrl, is_carousel_item: true },
-              `carousel item ${index + 1}`,
-            )
-      children.push(id)
-      await save({ [`child${index}`]: id })
-    } finally {
-      await file.dispose()
-    }
-  }
-  for (const child of children) await waitFinished(ctx, call, child)
-  const id = await create(
-    { media_type: 'CAROUSEL', children: children.join(','), text },
-    'the carousel container',
-  )
-  await save({ container: id })
-  return id
-}
-
-async function containerStatus(call: Call, id: string): Promise<{ status: string; errorMessage?: string }> {
-  const body = await callThreads(call.graph, {
-    ...call,
-    method: 'GET',
-    path: `/${id}`,
-    params: { fields: 'id,status,error_message' },
-    what: 'the container status',
-  })
-  return {
-    status: str(body.status) ?? 'IN_PROGRESS',
-    ...(str(body.error_message) ? { errorMessage: body.error_message as string } : {}),
-  }
-}
-
-async function waitFinished(ctx: ThreadsContext, call: Call, id: string): Promise<void> {
-  for (let poll = 0; poll < POLL_LIMIT; poll++) {
-    const { status, errorMessage } = await containerStatus(call, id)
-    if (status === 'FINISHED' || status === 'PUBLISHED') return
-    if (status === 'ERROR')
-      throw new PublishFailure(
-        'invalid_content',
-        isFetchFailure(errorMessage)
-          ? `${HOSTED_MEDIA_UNREACHABLE} (${errorMessage})`
-          : `Threads could not process the post${errorMessage ? `: ${errorMessage}` : ''}`,
-        { code: 'ERROR' },
-      )
-    if (status === 'EXPIRED')
-      throw new PublishFailure(
-        'transient',
-        'The Threads container expired (24 hours) before it was published; a new one is made on retry',
-        { code: 'EXPIRED' },
-      )
-    await pause(ctx, POLL_MS, call.signal)
-  }
-  throw new PublishFailure('transient', 'Threads was still processing the media; it will be checked again', {
-    code: 'IN_PROGRESS',
-  })
-}
-
-async function permalinkOf(
-  call: Call,
-  threadId: string,
-  request: { profile: { username: string } },
-): Promise<string> {
-  try {
-    const thread = await callThreads(call.graph, {
-      ...call,
-      method: 'GET',
-      path: `/${threadId}`,
-      params: { fields: 'id,permalink' },
-      what: 'the post link',
-    })
-    const link = str(thread.permalink)
-    if (link) return link
-  } catch (error) {
-    if (!(error instanceof PublishFailure)) throw error
-  }
-  return `https://www.threads.net/@${request.profile.username}`
-}
-
-/** The profile's newest thread with this text, created at or after `since`. */
-async function findRecentThread(
-  call: Call,
-  userId: string,
-  text: string,
-  since: number,
-): Promise<PublishResult | null> {
-  const body = await callThreads(call.graph, {
-    ...call,
-    method: 'GET',
-    path: `/${userId}/threads`,
-    params: { fields: 'id,text,timestamp,permalink', limit: LOOKUP_LIMIT },
-    what: "the profile's recent threads",
-  })
-  const rows = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []
-  const match = rows.find((row) => {
-    const at =
-      typeof row.timestamp === 'string' ? Date.parse(row.timestamp.replace(/\+0000$/, 'Z')) : Number.NaN
-    return (str(row.text) ?? '').trim() === text.trim() && at >= since - CLOCK_SKEW_MS
-  })
-  if (!match || typeof match.id !== 'string') return null
-  return { remoteId: match.id, url: str(match.permalink) ?? `https://www.threads.net/post/${match.id}` }
-}
-
-/**
- * Resolves an unanswered `threads_publish`: a saved container that Threads reports `PUBLISHED` (or no
- * container at all) is looked for among the profile's recent threads; a container still `FINISHED` was
- * never published, so nothing was posted.
- */
-export async function findThreadsPost(
-  ctx: ThreadsContext,
-  request: LookupRequest,
-): Promise<PublishResult | null> {
-  const call: Call = { graph: ctx.graph, token: request.credentials.accessToken, signal: request.signal }
-  if (request.progress?.published)
-    return {
-      remoteId: request.progress.published,
-      url: await permalinkOf(call, request.progress.published, request),
-    }
-  const container = request.progress?.container
-  if (container) {
-    const { status } = await containerStatus(call, container)
-    if (status !== 'PUBLISHED') return null
-  }
-  return findRecentThread(call, threadsUserIdOf(request), request.content, request.since)
-}
+/** Resolves an unanswered `threads_publish` (see {@link findContainerPost}). */
+export const findThreadsPost = (ctx: ThreadsContext, request: LookupRequest): Promise<PublishResult | null> =>
+  findContainerPost(THREADS, ctx, request, threadsUserIdOf(request))

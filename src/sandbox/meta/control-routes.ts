@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import type { Fault, FaultOp, MetaSandboxState } from './state.js'
+import { registerAllowanceRoute, registerFaultsRoute } from '../meta-common/control-routes.js'
+import type { FaultOp, MetaSandboxState } from './state.js'
 
 /**
  * The simulator's control surface under `${prefix}/_sandbox` (no tokens are ever shown):
@@ -32,34 +33,13 @@ export function registerControlRoutes(app: FastifyInstance, state: MetaSandboxSt
     fetches: state.fetches,
     violations: state.violations,
   }))
-  app.post('/_sandbox/faults', async (request, reply) => {
-    const body = (request.body ?? {}) as Partial<Fault>
-    if (
-      !body.op ||
-      !ops.includes(body.op) ||
-      !['error', 'drop_before', 'drop_after', 'hang_before', 'hang_after'].includes(body.action ?? '')
-    )
-      return reply.code(400).send({
-        error: `op is one of ${ops.join(', ')}; action is error, drop_before, drop_after, hang_before or hang_after`,
-      })
-    state.failNext(body as Fault)
-    return { queued: state.faults.length }
+  registerFaultsRoute(app, state, {
+    ops,
+    actions: ['error', 'drop_before', 'drop_after', 'hang_before', 'hang_after'],
   })
-  app.post('/_sandbox/allowance', async (request, reply) => {
-    const body = (request.body ?? {}) as { igUserId?: unknown; used?: unknown }
-    if (
-      typeof body.igUserId !== 'string' ||
-      !state.igUsers.has(body.igUserId) ||
-      typeof body.used !== 'number' ||
-      body.used < 0
-    )
-      return reply
-        .code(400)
-        .send({ error: 'igUserId names an Instagram account of the simulator; used is a count' })
-    state.publishTimes.set(
-      body.igUserId,
-      Array.from({ length: Math.floor(body.used) }, () => state.now()),
-    )
-    return { used: state.quotaUsage(body.igUserId), total: state.quotaTotal }
+  registerAllowanceRoute(app, state, {
+    idKey: 'igUserId',
+    exists: (id) => state.igUsers.has(id),
+    what: 'an Instagram account',
   })
 }

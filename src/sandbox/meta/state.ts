@@ -1,4 +1,11 @@
 import { randomBytes } from 'node:crypto'
+import {
+  type FetchCheck,
+  type MetaSimulatorOptions,
+  MetaSimulatorState,
+  numericId,
+  sniff,
+} from '../meta-common/state.js'
 import { inspectReceivedVideo, isH264, isHevc } from '../video-check.js'
 import { loadMetaSpecs, type MetaSpecs } from './spec-validator.js'
 
@@ -27,9 +34,6 @@ export const INSTAGRAM_LOGIN_SCOPES = [
   'instagram_business_content_publish',
   'instagram_business_manage_insights',
 ] as const
-
-const DAY_MS = 24 * 60 * 60 * 1000
-const SIXTY_DAYS_S = 60 * 24 * 60 * 60
 
 export interface SandboxUser {
   id: string
@@ -119,22 +123,6 @@ export interface IgMedia {
   createdAt: number
   children: string[]
 }
-export interface FetchCheck {
-  ok: boolean
-  url: string
-  status?: number
-  contentType?: string
-  bytes: number
-  format?: 'jpeg' | 'png' | 'mp4' | 'mov' | 'other'
-  width?: number
-  height?: number
-  /** Videos: the first video track's codec as read from the file (`avc1.64001f`). */
-  videoCodec?: string
-  /** Meta's subcode when the check failed. */
-  subcode?: number
-  message?: string
-}
-
 export type FaultOp =
   | 'feed'
   | 'photos'
@@ -162,11 +150,9 @@ export interface Fault {
   regainMinutes?: number
 }
 
-export interface MetaSandboxOptions {
-  prefix: string
-  clock?: () => number
-  /** How many status polls a fetched video stays IN_PROGRESS (default 1). */
-  videoPolls?: number
+export type { FetchCheck } from '../meta-common/state.js'
+
+export interface MetaSandboxOptions extends MetaSimulatorOptions {
   /** The 24-hour publishing allowance per Instagram account (default 100). */
   quotaTotal?: number
   /** Page size of `/me/accounts` when the caller names no `limit` (default 25). */
@@ -175,17 +161,9 @@ export interface MetaSandboxOptions {
   appCallsPerHour?: number
   /** Validate every Graph call against Meta's spec files (default: when they are present). */
   specs?: MetaSpecs | false
-  /** Downloads media; defaults to the global fetch. */
-  fetch?: typeof fetch
 }
 
-let counter = 0
-const numericId = (prefix: string) =>
-  `${prefix}${Date.now().toString().slice(-8)}${String(++counter).padStart(5, '0')}`
-
-export class MetaSandboxState {
-  readonly prefix: string
-  readonly now: () => number
+export class MetaSandboxState extends MetaSimulatorState<MetaSandboxOptions, Fault> {
   readonly specs: MetaSpecs | undefined
   readonly users = new Map<string, SandboxUser>()
   readonly pages = new Map<string, SandboxPage>()
@@ -207,20 +185,11 @@ export class MetaSandboxState {
   readonly containers = new Map<string, IgContainer>()
   readonly media = new Map<string, IgMedia>()
   readonly businesses = new Map<string, { id: string; name: string; ownerId: string; pageIds: string[] }>()
-  /** Every download the Meta fetcher made, in order. */
-  readonly fetches: FetchCheck[] = []
-  /** Calls that did not match Meta's spec files (tests expect none). */
-  readonly violations: string[] = []
   /** Every Graph call as `METHOD node/edge` with its parameters (tokens left out). */
   readonly calls: { method: string; path: string; node?: string; params: Record<string, string> }[] = []
-  readonly faults: Fault[] = []
-  readonly publishTimes = new Map<string, number[]>()
-  readonly options: MetaSandboxOptions
 
   constructor(options: MetaSandboxOptions) {
-    this.options = options
-    this.prefix = options.prefix
-    this.now = options.clock ?? (() => Date.now())
+    super(options, 100)
     this.specs = options.specs === false ? undefined : (options.specs ?? loadMetaSpecs())
   }
 
@@ -288,8 +257,6 @@ export class MetaSandboxState {
     return token
   }
 
-  longLivedTtlSeconds = SIXTY_DAYS_S
-
   issueCode(
     userId: string,
     scopes: string[],
@@ -319,12 +286,6 @@ export class MetaSandboxState {
     this.faults.push(fault)
   }
 
-  takeFault(op: FaultOp): Fault | undefined {
-    const index = this.faults.findIndex((f) => f.op === op || f.op === 'any')
-    if (index < 0) return undefined
-    return this.faults.splice(index, 1)[0]
-  }
-
   /** The node type of an id, as Meta's spec files name it (for the validator). */
   nodeOf(id: string, host: 'facebook' | 'instagram'): string | undefined {
     if (this.pages.has(id)) return 'Page'
@@ -337,10 +298,6 @@ export class MetaSandboxState {
     return undefined
   }
 
-  newId(prefix: string): string {
-    return numericId(prefix)
-  }
-
   private appCalls: number[] = []
 
   /** Counts one Graph call; the app's usage of its rolling-hour allowance in percent (as `X-App-Usage`). */
@@ -349,22 +306,6 @@ export class MetaSandboxState {
     this.appCalls = this.appCalls.filter((t) => t > since)
     this.appCalls.push(this.now())
     return Math.min(100, Math.floor((100 * this.appCalls.length) / (this.options.appCallsPerHour ?? 10_000)))
-  }
-
-  /** Instagram media published in the last 24 hours by this account. */
-  quotaUsage(igUserId: string): number {
-    const since = this.now() - DAY_MS
-    return (this.publishTimes.get(igUserId) ?? []).filter((t) => t > since).length
-  }
-
-  get quotaTotal(): number {
-    return this.options.quotaTotal ?? 100
-  }
-
-  recordPublish(igUserId: string): void {
-    const list = this.publishTimes.get(igUserId) ?? []
-    list.push(this.now())
-    this.publishTimes.set(igUserId, list)
   }
 
   /** Facebook posts of a Page and Instagram media of an account, newest first. */
@@ -384,13 +325,10 @@ export class MetaSandboxState {
    * reads the bytes and checks them against what the target takes. Recorded in {@link fetches}.
    */
   async fetchMedia(url: string, expect: 'ig_image' | 'fb_photo' | 'video'): Promise<FetchCheck> {
-    const http =
-      this.options.fetch ?? ((input: string | URL | Request, init?: RequestInit) => fetch(input, init))
     let check: FetchCheck
     try {
-      const response = await http(url, { redirect: 'manual', signal: AbortSignal.timeout(30_000) })
-      const bytes = Buffer.from(await response.arrayBuffer())
-      const contentType = response.headers.get('content-type') ?? undefined
+      const response = await this.download(url)
+      const { bytes, contentType } = response
       const sniffed = sniff(bytes)
       check = {
         ok: response.status === 200,
@@ -461,35 +399,4 @@ export class MetaSandboxState {
     this.fetches.push(check)
     return check
   }
-}
-
-/** The format and, for JPEG and PNG, the pixel size of some bytes. */
-export function sniff(bytes: Buffer): { format: FetchCheck['format']; width?: number; height?: number } {
-  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) {
-    let offset = 2
-    while (offset + 9 < bytes.length) {
-      if (bytes[offset] !== 0xff) {
-        offset++
-        continue
-      }
-      const marker = bytes[offset + 1] as number
-      const length = bytes.readUInt16BE(offset + 2)
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
-        return {
-          format: 'jpeg',
-          height: bytes.readUInt16BE(offset + 5),
-          width: bytes.readUInt16BE(offset + 7),
-        }
-      offset += 2 + length
-    }
-    return { format: 'jpeg' }
-  }
-  if (
-    bytes.length >= 24 &&
-    bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
-  )
-    return { format: 'png', width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) }
-  if (bytes.length >= 12 && bytes.subarray(4, 8).toString('latin1') === 'ftyp')
-    return { format: bytes.subarray(8, 10).toString('latin1') === 'qt' ? 'mov' : 'mp4' }
-  return { format: 'other' }
 }

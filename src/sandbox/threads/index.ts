@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
+import { prepareMetaApp } from '../meta-common/graph-app.js'
 import { registerApiRoutes } from './api-routes.js'
 import { registerControlRoutes } from './control-routes.js'
 import { registerOAuthRoutes } from './oauth-routes.js'
@@ -28,38 +29,7 @@ export function registerThreadsSandbox(
   const state = new ThreadsSandboxState(options)
   server.register(
     async (app) => {
-      app.removeAllContentTypeParsers()
-      app.addContentTypeParser(
-        'application/x-www-form-urlencoded',
-        { parseAs: 'string', bodyLimit: 1024 * 1024 },
-        (_request, text, done) =>
-          done(null, new URLSearchParams(typeof text === 'string' ? text : text.toString('utf8'))),
-      )
-      app.addContentTypeParser(
-        'application/json',
-        { parseAs: 'string', bodyLimit: 1024 * 1024 },
-        (_request, text, done) => {
-          try {
-            const source = typeof text === 'string' ? text : text.toString('utf8')
-            done(null, source.trim() === '' ? undefined : JSON.parse(source))
-          } catch {
-            done(Object.assign(new Error('Parse Error'), { statusCode: 400 }), undefined)
-          }
-        },
-      )
-      app.addContentTypeParser('*', (_request, _payload, done) => done(null))
-      app.setErrorHandler((error: FastifyError, _request, reply) => {
-        const status =
-          error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
-        return reply.code(status).send({
-          error: {
-            message: status === 500 ? 'An unknown error has occurred.' : error.message,
-            type: 'OAuthException',
-            code: status === 500 ? 1 : 100,
-            fbtrace_id: 'SbxError',
-          },
-        })
-      })
+      prepareMetaApp(app)
       registerOAuthRoutes(app, state)
       registerApiRoutes(app, state)
       registerControlRoutes(app, state)

@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { paramsOf } from '../meta/graph-routes.js'
+import type { FastifyInstance } from 'fastify'
+import { consentHandler } from '../meta-common/consent-page.js'
 import { ThreadsApiError } from './errors.js'
 import type { ThreadsSandboxState } from './state.js'
 
@@ -11,61 +11,15 @@ import type { ThreadsSandboxState } from './state.js'
  * (60 days) and `th_refresh_token` (refused while the token is under 24 hours old).
  */
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
-function allValues(request: FastifyRequest, name: string): string[] {
-  const out = new URL(request.url, 'http://sandbox.invalid').searchParams.getAll(name)
-  if (request.body instanceof URLSearchParams) out.push(...request.body.getAll(name))
-  return out
-}
-
 export function registerOAuthRoutes(app: FastifyInstance, state: ThreadsSandboxState): void {
-  const consent = async (request: FastifyRequest, reply: FastifyReply) => {
-    const params = paramsOf(request)
-    let redirect: URL
-    try {
-      redirect = new URL(params.redirect_uri ?? '')
-    } catch {
-      return reply.code(400).type('text/html').send('<p>Invalid redirect_uri</p>')
-    }
-    if (!params.client_id) return reply.code(400).type('text/html').send('<p>Missing client_id</p>')
-    if (params.response_type !== 'code')
-      return reply.code(400).type('text/html').send('<p>response_type must be code</p>')
-    const scopes = (params.scope ?? '').split(/[\s,]+/).filter(Boolean)
-    if (!scopes.includes('threads_basic'))
-      return reply.code(400).type('text/html').send('<p>threads_basic is required</p>')
-    if (request.method === 'GET') {
-      const hidden = Object.entries(params)
-        .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
-        .join('')
-      const boxes = scopes
-        .map(
-          (s) =>
-            `<label><input type="checkbox" name="granted_scope" value="${escapeHtml(s)}" checked> ${escapeHtml(s)}</label><br>`,
-        )
-        .join('')
-      return reply
-        .type('text/html')
-        .send(
-          `<!doctype html><title>Threads (sandbox)</title><form method="post">${hidden}<label>User name <input name="username" required></label><br>${boxes}<button name="decision" value="authorize">Continue</button><button name="decision" value="cancel">Cancel</button></form>`,
-        )
-    }
-    const back = new URL(redirect)
-    if (params.state) back.searchParams.set('state', params.state)
-    if (params.decision !== 'authorize') {
-      back.searchParams.set('error', 'access_denied')
-      back.searchParams.set('error_reason', 'user_denied')
-      return reply.redirect(back.toString(), 302)
-    }
-    const username = (params.username ?? '').trim()
-    if (!/^[A-Za-z0-9._ -]{1,60}$/.test(username))
-      return reply.code(400).type('text/html').send('<p>Give a user name (letters, digits, . _ -)</p>')
-    const granted = allValues(request, 'granted_scope').filter((s) => scopes.includes(s))
-    const code = state.issueCode(state.ensureUser(username).id, granted, params.redirect_uri ?? '')
-    back.searchParams.set('code', code)
+  const consent = consentHandler({
+    title: 'Threads',
+    requiredScope: 'threads_basic',
     // Meta appends `#_` to the redirect, which clients must strip.
-    return reply.redirect(`${back.toString()}#_`, 302)
-  }
+    fragment: '#_',
+    issueCode: (username, granted, params) =>
+      state.issueCode(state.ensureUser(username).id, granted, params.redirect_uri ?? ''),
+  })
   app.route({ method: ['GET', 'POST'], url: '/oauth/authorize', handler: consent })
 }
 

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { sniff } from '../meta/state.js'
+import {
+  type FetchCheck,
+  type MetaSimulatorOptions,
+  MetaSimulatorState,
+  numericId,
+  sniff,
+} from '../meta-common/state.js'
 import { loadThreadsContract, type ThreadsContract } from './contract.js'
 
 /**
@@ -11,8 +17,6 @@ import { loadThreadsContract, type ThreadsContract } from './contract.js'
 
 export const THREADS_SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_insights'] as const
 
-const DAY_MS = 24 * 60 * 60 * 1000
-const SIXTY_DAYS_S = 60 * 24 * 60 * 60
 const MB = 1024 * 1024
 
 export interface ThreadsUser {
@@ -57,16 +61,6 @@ export interface ThreadsPost {
   children: string[]
   createdAt: number
 }
-export interface FetchCheck {
-  ok: boolean
-  url: string
-  status?: number
-  contentType?: string
-  bytes: number
-  format?: 'jpeg' | 'png' | 'mp4' | 'mov' | 'other'
-  message?: string
-}
-
 export type FaultOp = 'threads' | 'threads_publish' | 'container_status' | 'insights' | 'token' | 'any'
 export interface Fault {
   op: FaultOp
@@ -84,26 +78,16 @@ export interface Fault {
   times?: number
 }
 
-export interface ThreadsSandboxOptions {
-  prefix: string
-  clock?: () => number
-  /** How many status polls a fetched video stays IN_PROGRESS (default 1). */
-  videoPolls?: number
+export type { FetchCheck } from '../meta-common/state.js'
+
+export interface ThreadsSandboxOptions extends MetaSimulatorOptions {
   /** Posts per profile per rolling 24 hours (default 250). */
   quotaTotal?: number
   /** Check every call against Meta's Threads collection (default: when the file is present). */
   contract?: ThreadsContract | false
-  /** Downloads media; defaults to the global fetch. */
-  fetch?: typeof fetch
 }
 
-let counter = 0
-const numericId = (prefix: string) =>
-  `${prefix}${Date.now().toString().slice(-8)}${String(++counter).padStart(5, '0')}`
-
-export class ThreadsSandboxState {
-  readonly prefix: string
-  readonly now: () => number
+export class ThreadsSandboxState extends MetaSimulatorState<ThreadsSandboxOptions, Fault> {
   readonly contract: ThreadsContract | undefined
   readonly users = new Map<string, ThreadsUser>()
   readonly tokens = new Map<string, ThreadsToken>()
@@ -113,21 +97,11 @@ export class ThreadsSandboxState {
   >()
   readonly containers = new Map<string, ThreadsContainer>()
   readonly threads = new Map<string, ThreadsPost>()
-  readonly publishTimes = new Map<string, number[]>()
-  /** Every download the Meta fetcher made, in order. */
-  readonly fetches: FetchCheck[] = []
-  /** Calls that did not match Meta's Threads collection (tests expect none). */
-  readonly violations: string[] = []
   /** Every API call with its parameters (tokens left out). */
   readonly calls: { method: string; path: string; params: Record<string, string> }[] = []
-  readonly faults: Fault[] = []
-  readonly options: ThreadsSandboxOptions
-  longLivedTtlSeconds = SIXTY_DAYS_S
 
   constructor(options: ThreadsSandboxOptions) {
-    this.options = options
-    this.prefix = options.prefix
-    this.now = options.clock ?? (() => Date.now())
+    super(options, 250)
     this.contract = options.contract === false ? undefined : (options.contract ?? loadThreadsContract())
   }
 
@@ -170,29 +144,6 @@ export class ThreadsSandboxState {
     for (let i = 0; i < (fault.times ?? 1); i++) this.faults.push({ ...fault, times: 1 })
   }
 
-  takeFault(op: FaultOp): Fault | undefined {
-    const index = this.faults.findIndex((f) => f.op === op || f.op === 'any')
-    return index < 0 ? undefined : this.faults.splice(index, 1)[0]
-  }
-
-  newId(prefix: string): string {
-    return numericId(prefix)
-  }
-
-  /** Threads published in the last 24 hours by this profile. */
-  quotaUsage(userId: string): number {
-    const since = this.now() - DAY_MS
-    return (this.publishTimes.get(userId) ?? []).filter((t) => t > since).length
-  }
-
-  get quotaTotal(): number {
-    return this.options.quotaTotal ?? 250
-  }
-
-  recordPublish(userId: string): void {
-    this.publishTimes.set(userId, [...(this.publishTimes.get(userId) ?? []), this.now()])
-  }
-
   /** A profile's threads, newest first. */
   threadsOf(userId: string): ThreadsPost[] {
     return [...this.threads.values()]
@@ -205,13 +156,10 @@ export class ThreadsSandboxState {
    * checks the bytes. Recorded in {@link fetches}.
    */
   async fetchMedia(url: string, expect: 'image' | 'video'): Promise<FetchCheck> {
-    const http =
-      this.options.fetch ?? ((input: string | URL | Request, init?: RequestInit) => fetch(input, init))
     let check: FetchCheck
     try {
-      const response = await http(url, { redirect: 'manual', signal: AbortSignal.timeout(30_000) })
-      const bytes = Buffer.from(await response.arrayBuffer())
-      const contentType = response.headers.get('content-type') ?? undefined
+      const response = await this.download(url)
+      const { bytes, contentType } = response
       const { format } = sniff(bytes)
       check = {
         ok: response.status === 200,

@@ -1,0 +1,412 @@
+import { MediaError, type PreparedMedia } from '../../media/port.js'
+import {
+  type AdapterDeps,
+  type LookupRequest,
+  PublishFailure,
+  type PublishRequest,
+  type PublishResult,
+} from '../adapter.js'
+import type { GraphClient, GraphRequest } from './graph.js'
+
+/**
+ * Meta's container flow, shared by Instagram (reference C.2) and Threads (reference D.2); what differs
+ * between them is a {@link ContainerNetwork} (paths, field names, messages and a few small hooks):
+ *
+ * 1. The publishing allowance (`{user}/{allowanceEdge}`) is read first: a used-up 24-hour allowance is a
+ *    rate limit, before anything is created.
+ * 2. Containers (`POST /{user}/{containerEdge}`): one item, or carousel items and then the `CAROUSEL`
+ *    container naming them, each media item as the URL of Herald's hosted copy. Each container id is
+ *    saved as progress the moment Meta returns it.
+ * 3. Each container's status is polled until `FINISHED` (`ERROR` / `EXPIRED` stop the attempt; the
+ *    worker's heartbeat renews the target's lease meanwhile).
+ * 4. `POST /{user}/{publishEdge}` with `creation_id`; a lost answer is an unknown outcome.
+ * 5. The URL is the post's `permalink`.
+ *
+ * A retry with a saved container asks its status first: `PUBLISHED` means the earlier attempt went
+ * through, so the post is looked up among the account's recent ones instead of posted again.
+ */
+
+const LOOKUP_LIMIT = 25
+const CLOCK_SKEW_MS = 2 * 60_000
+
+type Params = Record<string, string | boolean | undefined>
+
+export interface ContainerNetwork {
+  /** The network id, as the media service and logs know it. */
+  network: 'instagram' | 'threads'
+  /** The network's name in messages. */
+  label: string
+  /** The Graph call with this network's failures classified. */
+  call: (client: GraphClient, request: GraphRequest) => Promise<Record<string, unknown>>
+  /** Edges under the user: containers (also its recent posts), publish, allowance. */
+  containerEdge: string
+  publishEdge: string
+  allowanceEdge: string
+  /** The parameter and field carrying the copy (`caption` / `text`). */
+  captionKey: string
+  /** What a published item is called in messages (`media` / `thread`). */
+  noun: string
+  /** A container's status: the fields asked for, the field with the code, the field with Meta's words. */
+  status: { fields: string; codeKey: string; messageKey: string }
+  permalinkFields: string
+  recentWhat: string
+  pollMs: number
+  pollLimit: number
+  /** Whether saved carousel children are asked for their status (and made again when Meta gave up). */
+  recheckChildren: boolean
+  /** A 5xx answer to the publish call is an unknown outcome rather than a transient failure. */
+  serverErrorIsUnknown: boolean
+  /** Retries of the publish call for a failure that only needs a short wait (Threads' code 24). */
+  lag?: {
+    retries: number
+    waitMs: number
+    is: (error: unknown) => boolean
+    /** Logged before each retry. */
+    note: string
+  }
+  /** The text-only container, for a network that has one. */
+  textContainer?: (content: string, caption: string | undefined) => Params
+  /** The container of a post with one media item, and its name in messages. */
+  single: (file: PreparedMedia, caption: string | undefined) => { params: Params; what: string }
+  /** A carousel item's container (without `is_carousel_item`). */
+  item: (file: PreparedMedia) => Params
+  profileUrl: (username: string) => string
+  postUrl: (id: string) => string
+  messages: {
+    publishedNotFound: string
+    processingFailed: (message: string | undefined) => string
+    expired: string
+    stopped: string
+  }
+}
+
+export interface ContainerContext {
+  graph: GraphClient
+  deps: AdapterDeps
+}
+
+interface Call {
+  graph: GraphClient
+  token: string
+  signal?: AbortSignal
+}
+
+interface Flow {
+  net: ContainerNetwork
+  deps: AdapterDeps
+  call: Call
+}
+
+const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+
+/** Publishes `request` through containers; the network has already checked what the post may hold. */
+export async function publishThroughContainers(
+  net: ContainerNetwork,
+  ctx: ContainerContext,
+  request: PublishRequest,
+  userId: string,
+): Promise<PublishResult> {
+  const flow: Flow = {
+    net,
+    deps: ctx.deps,
+    call: { graph: ctx.graph, token: request.credentials.accessToken, signal: request.signal },
+  }
+  const progress: Record<string, string> = { ...(request.progress ?? {}) }
+  const save = async (entries: Record<string, string>) => {
+    Object.assign(progress, entries)
+    await request.saveProgress?.(entries)
+  }
+  if (progress.published)
+    return { remoteId: progress.published, url: await permalinkOf(flow, progress.published, request) }
+
+  let containerId = progress.container
+  if (containerId) {
+    const status = await containerStatus(flow, containerId)
+    if (status.code === 'PUBLISHED') {
+      // The earlier attempt's publish went through: find that post instead of posting again.
+      const found = await findRecent(flow, userId, request.content, 0)
+      if (found) return found
+      throw new PublishFailure('unknown_outcome', net.messages.publishedNotFound)
+    }
+    // A container Meta gave up on is made again.
+    if (status.code === 'ERROR' || status.code === 'EXPIRED') containerId = undefined
+  }
+  await checkAllowance(flow, userId)
+  if (!containerId) containerId = await createContainers(flow, request, userId, progress, save)
+  await waitFinished(flow, containerId)
+  const postId = await publishContainer(flow, userId, containerId)
+  await save({ published: postId }).catch((error: unknown) => {
+    ctx.deps.logger.warn(
+      { network: net.network, err: (error as Error).message },
+      `could not record the published ${net.noun} id`,
+    )
+  })
+  return { remoteId: postId, url: await permalinkOf(flow, postId, request) }
+}
+
+/**
+ * Resolves an unanswered publish: a saved container that Meta reports `PUBLISHED` (or no container at
+ * all) is looked for among the account's recent posts; a container still `FINISHED` was never published,
+ * so nothing was posted.
+ */
+export async function findContainerPost(
+  net: ContainerNetwork,
+  ctx: ContainerContext,
+  request: LookupRequest,
+  userId: string,
+): Promise<PublishResult | null> {
+  const flow: Flow = {
+    net,
+    deps: ctx.deps,
+    call: { graph: ctx.graph, token: request.credentials.accessToken, signal: request.signal },
+  }
+  if (request.progress?.published)
+    return {
+      remoteId: request.progress.published,
+      url: await permalinkOf(flow, request.progress.published, request),
+    }
+  const container = request.progress?.container
+  if (container) {
+    const { code } = await containerStatus(flow, container)
+    if (code !== 'PUBLISHED') return null
+  }
+  return findRecent(flow, userId, request.content, request.since)
+}
+
+/** The allowance edge: posts used and allowed in the rolling 24 hours. */
+export async function readContainerAllowance(net: ContainerNetwork, call: Call, userId: string) {
+  const body = await net.call(call.graph, {
+    ...call,
+    method: 'GET',
+    path: `/${userId}/${net.allowanceEdge}`,
+    params: { fields: 'quota_usage,config' },
+    what: 'the publishing allowance',
+  })
+  const row = Array.isArray(body.data) ? (body.data[0] as Record<string, unknown> | undefined) : undefined
+  const used = typeof row?.quota_usage === 'number' ? row.quota_usage : undefined
+  const total = (row?.config as { quota_total?: unknown } | undefined)?.quota_total
+  return used !== undefined && typeof total === 'number' ? { used, total } : undefined
+}
+
+/** Refuses before creating anything when the 24-hour publishing allowance is used up. */
+async function checkAllowance({ net, deps, call }: Flow, userId: string): Promise<void> {
+  const limit = await readContainerAllowance(net, call, userId)
+  if (limit && limit.used >= limit.total)
+    throw new PublishFailure(
+      'rate_limited',
+      `${net.label} publishing limit reached: ${limit.used} of ${limit.total} posts in the last 24 hours`,
+      { code: net.allowanceEdge, resetAt: deps.now() + 60 * 60_000 },
+    )
+}
+
+/** The publish call, with the network's lag retries and its rule for a 5xx. */
+async function publishContainer({ net, deps, call }: Flow, userId: string, containerId: string) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const published = await net.call(call.graph, {
+        ...call,
+        method: 'POST',
+        path: `/${userId}/${net.publishEdge}`,
+        params: { creation_id: containerId },
+        what: net.publishEdge,
+        mayHaveTakenEffect: true,
+      })
+      const id = str(published.id)
+      if (!id)
+        throw new PublishFailure(
+          'unknown_outcome',
+          `${net.label} accepted ${net.publishEdge} but its answer carried no ${net.noun} id`,
+        )
+      return id
+    } catch (error) {
+      // A 5xx after the request was sent says nothing about whether the post went out.
+      if (
+        net.serverErrorIsUnknown &&
+        error instanceof PublishFailure &&
+        error.kind === 'transient' &&
+        (error.options.status ?? 0) >= 500
+      )
+        throw new PublishFailure(
+          'unknown_outcome',
+          `${error.message}; the post may or may not have been published`,
+          error.options,
+        )
+      if (!net.lag?.is(error) || attempt > net.lag.retries) throw error
+      deps.logger.info({ network: net.network, attempt }, net.lag.note)
+      await pause({ net, deps, call }, net.lag.waitMs * attempt)
+    }
+  }
+}
+
+async function pause({ net, deps, call }: Flow, ms: number) {
+  try {
+    await deps.sleep(ms, call.signal)
+  } catch {
+    throw new PublishFailure('transient', net.messages.stopped)
+  }
+}
+
+async function prepare(
+  { net, deps }: Flow,
+  url: string,
+  request: Pick<PublishRequest, 'signal' | 'targetId'>,
+): Promise<PreparedMedia> {
+  try {
+    const file = await deps.media.prepare(url, {
+      network: net.network,
+      signal: request.signal,
+      targetId: request.targetId,
+    })
+    if (!file.publicUrl) {
+      await file.dispose()
+      throw new PublishFailure('invalid_content', `Herald could not host ${url} for ${net.label} to fetch`)
+    }
+    return file
+  } catch (error) {
+    if (error instanceof MediaError)
+      throw new PublishFailure('invalid_content', `${net.label} media: ${error.message}`, {
+        code: error.reason,
+      })
+    throw error
+  }
+}
+
+async function createContainers(
+  flow: Flow,
+  request: PublishRequest,
+  userId: string,
+  progress: Record<string, string>,
+  save: (entries: Record<string, string>) => Promise<void>,
+): Promise<string> {
+  const { net, call } = flow
+  const create = async (params: Params, what: string) => {
+    const body = await net.call(call.graph, {
+      ...call,
+      method: 'POST',
+      path: `/${userId}/${net.containerEdge}`,
+      params,
+      what,
+    })
+    const id = str(body.id)
+    if (!id) throw new PublishFailure('transient', `${net.label} answered ${what} without a container id`)
+    return id
+  }
+  const caption = request.content || undefined
+  if (request.mediaUrls.length === 0 && net.textContainer) {
+    const id = await create(net.textContainer(request.content, caption), 'the text container')
+    await save({ container: id })
+    return id
+  }
+  if (request.mediaUrls.length === 1) {
+    const file = await prepare(flow, request.mediaUrls[0] as string, request)
+    try {
+      const { params, what } = net.single(file, caption)
+      const id = await create(params, what)
+      await save({ container: id })
+      return id
+    } finally {
+      await file.dispose()
+    }
+  }
+  const children: string[] = []
+  for (const [index, url] of request.mediaUrls.entries()) {
+    const saved = progress[`child${index}`]
+    if (saved) {
+      // A child Meta gave up on (expired after 24 hours, or failed) is made again; any other is reused.
+      const code = net.recheckChildren ? (await containerStatus(flow, saved)).code : undefined
+      if (code !== 'ERROR' && code !== 'EXPIRED') {
+        children.push(saved)
+        continue
+      }
+    }
+    const file = await prepare(flow, url, request)
+    try {
+      const id = await create({ ...net.item(file), is_carousel_item: true }, `carousel item ${index + 1}`)
+      children.push(id)
+      await save({ [`child${index}`]: id })
+    } finally {
+      await file.dispose()
+    }
+  }
+  for (const child of children) await waitFinished(flow, child)
+  const id = await create(
+    { media_type: 'CAROUSEL', children: children.join(','), [net.captionKey]: caption },
+    'the carousel container',
+  )
+  await save({ container: id })
+  return id
+}
+
+async function containerStatus({ net, call }: Flow, id: string): Promise<{ code: string; message?: string }> {
+  const body = await net.call(call.graph, {
+    ...call,
+    method: 'GET',
+    path: `/${id}`,
+    params: { fields: net.status.fields },
+    what: 'the container status',
+  })
+  const message = str(body[net.status.messageKey])
+  return { code: str(body[net.status.codeKey]) ?? 'IN_PROGRESS', ...(message ? { message } : {}) }
+}
+
+async function waitFinished(flow: Flow, id: string): Promise<void> {
+  const { net } = flow
+  for (let poll = 0; poll < net.pollLimit; poll++) {
+    const { code, message } = await containerStatus(flow, id)
+    if (code === 'FINISHED' || code === 'PUBLISHED') return
+    if (code === 'ERROR')
+      throw new PublishFailure('invalid_content', net.messages.processingFailed(message), { code: 'ERROR' })
+    if (code === 'EXPIRED') throw new PublishFailure('transient', net.messages.expired, { code: 'EXPIRED' })
+    await pause(flow, net.pollMs)
+  }
+  throw new PublishFailure(
+    'transient',
+    `${net.label} was still processing the media; it will be checked again`,
+    { code: 'IN_PROGRESS' },
+  )
+}
+
+async function permalinkOf(
+  { net, call }: Flow,
+  postId: string,
+  request: { profile: { username: string } },
+): Promise<string> {
+  try {
+    const post = await net.call(call.graph, {
+      ...call,
+      method: 'GET',
+      path: `/${postId}`,
+      params: { fields: net.permalinkFields },
+      what: 'the post link',
+    })
+    const link = str(post.permalink)
+    if (link) return link
+  } catch (error) {
+    if (!(error instanceof PublishFailure)) throw error
+  }
+  return net.profileUrl(request.profile.username)
+}
+
+/** The account's newest post with this copy, created at or after `since`. */
+async function findRecent(
+  { net, call }: Flow,
+  userId: string,
+  caption: string,
+  since: number,
+): Promise<PublishResult | null> {
+  const body = await net.call(call.graph, {
+    ...call,
+    method: 'GET',
+    path: `/${userId}/${net.containerEdge}`,
+    params: { fields: `id,${net.captionKey},timestamp,permalink`, limit: LOOKUP_LIMIT },
+    what: net.recentWhat,
+  })
+  const rows = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []
+  const match = rows.find((row) => {
+    const at =
+      typeof row.timestamp === 'string' ? Date.parse(row.timestamp.replace(/\+0000$/, 'Z')) : Number.NaN
+    return (str(row[net.captionKey]) ?? '').trim() === caption.trim() && at >= since - CLOCK_SKEW_MS
+  })
+  if (!match || typeof match.id !== 'string') return null
+  return { remoteId: match.id, url: str(match.permalink) ?? net.postUrl(match.id) }
+}

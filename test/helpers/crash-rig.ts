@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, expect } from 'vitest'
+import type { NetworkAdapter } from '../../src/networks/adapter.js'
+import { sandboxPrefixes } from '../../src/networks/registry.js'
+import { solidImage } from '../media/fixtures.js'
+import { startServer, type TestServer } from '../media/servers.js'
+import type { Backend } from './backends.js'
+import { type Harness, startHarness } from './harness.js'
+
+/**
+ * What a crash test of a container network (Instagram, Threads) stands on, set up before the suite and
+ * stopped after it: a sandbox-mode harness with a profile connected by `connect`, a server handing out a
+ * JPEG, and the worker's plumbing (a target claimed by hand as a worker's claim does, the send path's
+ * dependencies, the simulator's state).
+ */
+export interface CrashRig {
+  readonly h: Harness
+  /** The simulator's base URL. */
+  sandbox(): string
+  state(): Promise<Record<string, any[]>>
+  /** A scheduled post with one image whose target is claimed by `workerId`. */
+  claimedTarget(content: string, workerId: string): ReturnType<CrashRig['claim']>
+  claim(postId: string, workerId: string): Promise<Awaited<ReturnType<typeof claimTarget>>>
+  deps(adapter: NetworkAdapter): ReturnType<typeof sendDeps>
+}
+
+export function useCrashRig(
+  backend: Backend,
+  network: 'instagram' | 'threads',
+  connect: (h: Harness) => Promise<unknown>,
+): CrashRig {
+  let h: Harness
+  let images: TestServer
+  beforeAll(async () => {
+    const photo = await solidImage(1080, 1080, 'jpeg')
+    images = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': String(photo.length) })
+      res.end(photo)
+    })
+    h = await startHarness({ backend, sandbox: true, credits: 500, env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' } })
+    await connect(h)
+  }, 60_000)
+  afterAll(async () => {
+    await h?.close()
+    await images?.close()
+  })
+  const sandbox = () => `${h.baseUrl}${sandboxPrefixes[network]}`
+  return {
+    get h() {
+      return h
+    },
+    sandbox,
+    state: async () => (await (await fetch(`${sandbox()}/_sandbox/state`)).json()) as Record<string, any[]>,
+    async claimedTarget(content, workerId) {
+      const { status, body } = await h.call('create_post', {
+        content,
+        platforms: [network],
+        mediaUrl: `${images.url}/bread.jpg`,
+        publishImmediately: false,
+        scheduleDate: new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10),
+        scheduleTime: '12:00',
+      })
+      expect(status, JSON.stringify(body)).toBe(200)
+      return claimTarget(h, body.posts[0].id as string, workerId)
+    },
+    claim: (postId, workerId) => claimTarget(h, postId, workerId),
+    deps: (adapter) => sendDeps(h, network, adapter),
+  }
+}
+
+async function claimTarget(h: Harness, postId: string, workerId: string) {
+  await h.app.store.db
+    .updateTable('targets')
+    .set({ lease_owner: workerId, lease_expires_at: Date.now() + 60_000, attempts: 1, stuck_at: null })
+    .where('post_id', '=', postId)
+    .execute()
+  return h.app.store.db
+    .selectFrom('targets')
+    .selectAll()
+    .where('post_id', '=', postId)
+    .executeTakeFirstOrThrow()
+}
+
+const sendDeps = (h: Harness, network: string, adapter: NetworkAdapter) => ({
+  db: h.app.store.db,
+  vault: h.app.vault,
+  now: () => Date.now(),
+  logger: h.app.logger,
+  adapters: { [network]: adapter },
+})
