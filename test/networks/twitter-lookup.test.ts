@@ -87,4 +87,14 @@ describe.runIf(xOpenApiAvailable)('looking for an unanswered X post on a busy pr
     expect(failure.message).not.toContain(erin.credentials.accessToken)
     expect(pageTokens()).toHaveLength(10)
   }, 60_000)
+
+  it('throws rather than answer not found when X answers the timeline in a form Herald cannot read', async () => {
+    const frank = await fx.connect('frank')
+    fx.sandbox.injectFailure('getUsersPosts', { status: 200, body: { data: 'not a list of posts' } })
+    const failure = await failureOf(() =>
+      fx.adapter.findPublished!(lookup(frank, 'Anything', fx.clock.now())),
+    )
+    expect(failure).toMatchObject({ name: 'PublishFailure', kind: 'unknown_outcome' })
+    expect(failure.message).toMatch(/could not read/)
+  })
 })

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { LookupRequest, PublishResult } from '../adapter.js'
+import { type LookupRequest, PublishFailure, type PublishResult } from '../adapter.js'
 import { scanRecentPosts } from '../lookup-scan.js'
 import { API_TIMEOUT_MS, expectOk, sendToTwitter, type TwitterContext } from './client.js'
 
@@ -48,7 +48,12 @@ export async function findTweet(ctx: TwitterContext, request: LookupRequest): Pr
         what: 'the recent posts',
       })
       const body = timeline.safeParse(expectOk(ctx, answer, 'read', [request.credentials.accessToken]))
-      if (!body.success) return { rows: [] }
+      // An answer Herald cannot read is no proof the post is absent: the lookup could not ask.
+      if (!body.success)
+        throw new PublishFailure(
+          'unknown_outcome',
+          "X answered the profile's recent posts in a form Herald could not read",
+        )
       return { rows: body.data.data ?? [], next: body.data.meta?.next_token }
     },
     isMatch: (tweet) => comparableText(tweet.text) === wanted,
