@@ -169,9 +169,9 @@ export async function findPost(ctx: LinkedInContext, request: LookupRequest): Pr
         signal: request.signal,
       })
       const rows = Array.isArray(body.elements) ? (body.elements as Record<string, unknown>[]) : []
+      // A page may come back short while more posts follow: without a `total`, read on until an empty page.
       const total = (body.paging as { total?: unknown } | undefined)?.total
-      const more =
-        rows.length >= LOOKUP_PAGE_SIZE && (typeof total !== 'number' || start + rows.length < total)
+      const more = typeof total === 'number' ? start + rows.length < total : rows.length > 0
       return { rows, next: more ? String(start + rows.length) : undefined }
     },
     isMatch: (post) =>
