@@ -314,8 +314,14 @@ export interface ValidatingFetch {
   fetch: typeof fetch
   /** Every violation seen so far; a test asserts this is empty. */
   problems: string[]
-  /** Every request sent, in order, with the operation it matched. */
-  requests: { method: string; path: string; operationId?: string; exempt?: boolean }[]
+  /** Every request sent, in order, with the operation it matched (and its query, when it has one). */
+  requests: {
+    method: string
+    path: string
+    operationId?: string
+    exempt?: boolean
+    query?: URLSearchParams
+  }[]
   reset(): void
 }
 
@@ -386,7 +392,12 @@ export function createValidatingFetch(
       body,
     })
     problems.push(...outcome.problems)
-    requests.push({ method: request.method, path, operationId: outcome.operationId })
+    requests.push({
+      method: request.method,
+      path,
+      operationId: outcome.operationId,
+      ...(url.search ? { query: url.searchParams } : {}),
+    })
     return fetch(request)
   }
 

@@ -476,4 +476,68 @@ describe('the LinkedIn adapter against the simulator', () => {
     expect(failure.message).not.toContain('secret-token-123456')
     expect(failure.kind).toBe('auth_expired')
   })
+
+  describe('looking for an unanswered post on a busy profile (start / count paging)', () => {
+    /** Posts other attempts made as `author`, a second apart from `at` (seeded: a busy profile). */
+    function seedPosts(author: string, count: number, at: number, commentary = 'Another post') {
+      const now = clock
+      for (let i = 0; i < count; i++) {
+        clock = at + i * 1000
+        sim.createPost({ author, commentary: `${commentary} ${i}`, createdBy: 'seed' })
+      }
+      clock = Math.max(now, clock)
+    }
+    const lookup = (who: { profile: Profile; credentials: Credentials }, content: string, since: number) =>
+      adapter.findPublished!({
+        targetId: 't',
+        profile: who.profile,
+        credentials: who.credentials,
+        content,
+        mediaUrls: [],
+        since,
+        signal: new AbortController().signal,
+      })
+    const pageStarts = (from: number) =>
+      sent
+        .slice(from)
+        .filter((s) => s.method === 'GET' && new URL(s.url).pathname.endsWith('/rest/posts'))
+        .map((s) => new URL(s.url).searchParams.get('start'))
+
+    it('finds the post when 250 newer posts pushed it to the third page', async () => {
+      const busy = (await connect('Busy Poster')).profiles[0]!
+      const author = `urn:li:person:${busy.profile.profileId}`
+      const since = clock
+      const result = await publish(busy.profile, busy.credentials, 'The post whose answer was lost')
+      seedPosts(author, 250, clock + 1000)
+      const from = sent.length
+      expect(await lookup(busy, 'The post whose answer was lost', since)).toEqual(result)
+      expect(pageStarts(from)).toEqual(['0', '100', '200'])
+    })
+
+    it('answers not found after reading every post since the attempt, and stops at the first older post', async () => {
+      const busy = (await connect('Busy Writer')).profiles[0]!
+      const author = `urn:li:person:${busy.profile.profileId}`
+      const since = clock
+      // 1,200 older posts (one with the same copy) would trip the bound if the scan did not stop at them.
+      seedPosts(author, 1200, since - 3 * 3600_000, 'Older post')
+      seedPosts(author, 1, since - 10 * 60_000, 'Sent long ago')
+      seedPosts(author, 230, since + 1000)
+      const from = sent.length
+      expect(await lookup(busy, 'Sent long ago 0', since)).toBeNull()
+      expect(pageStarts(from)).toEqual(['0', '100', '200'])
+    })
+
+    it('throws rather than answer not found when 10 pages do not reach the attempt', async () => {
+      const busy = (await connect('Busy Agency')).profiles[0]!
+      const author = `urn:li:person:${busy.profile.profileId}`
+      const since = clock
+      seedPosts(author, 1005, since + 1000)
+      const from = sent.length
+      const failure = await failureOf(lookup(busy, 'Buried under a thousand posts', since))
+      expect(failure.kind).toBe('unknown_outcome')
+      expect(failure.message).toMatch(/too many posts since the attempt/)
+      expect(pageStarts(from)).toHaveLength(10)
+      expect(sim.violations.filter((v) => v.path.endsWith('/rest/posts') && v.method === 'GET')).toEqual([])
+    })
+  })
 })

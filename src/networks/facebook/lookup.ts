@@ -1,10 +1,11 @@
 import { looksLikeVideoUrl } from '../../media/media-url.js'
 import type { LookupRequest, PublishResult } from '../adapter.js'
+import { scanRecentPosts } from '../lookup-scan.js'
 import { callGraph } from '../meta/graph.js'
 import { type FacebookContext, pageIdOf, permalinkOf } from './publish.js'
 
-/** How many of the Page's newest posts an unanswered publish is looked for among. */
-const LOOKUP_LIMIT = 25
+/** Posts read per page of the Page's lists (Graph serves at most 100). */
+const LOOKUP_PAGE_SIZE = 100
 /** Facebook's clock and ours may differ a little; a post this much older than the attempt still counts. */
 const CLOCK_SKEW_MS = 2 * 60_000
 
@@ -44,15 +45,12 @@ export async function findPagePost(
   if (request.mediaUrls.length === 1 && looksLikeVideoUrl(request.mediaUrls[0] as string)) {
     // A video whose upload answer was lost: the Page's videos list it while it still processes (its post
     // appears among published posts only once ready), so a match there is the upload, ready or not.
-    const videos = await callGraph(ctx.graph, {
-      ...base,
-      method: 'GET',
-      path: `/${pageId}/videos`,
-      params: { fields: 'id,description,created_time,permalink_url,post_id', limit: LOOKUP_LIMIT },
+    const match = await scanPageEdge(ctx, request, {
+      edge: 'videos',
+      fields: 'id,description,created_time,permalink_url,post_id',
+      text: 'description',
       what: "the Page's recent videos",
     })
-    const rows = Array.isArray(videos.data) ? (videos.data as Record<string, unknown>[]) : []
-    const match = rows.find((row) => sameCopy(row.description, row.created_time, request))
     if (!match || typeof match.id !== 'string') return null
     const link =
       typeof match.permalink_url === 'string' ? match.permalink_url : `/${pageId}/videos/${match.id}/`
@@ -61,29 +59,56 @@ export async function findPagePost(
       url: link.startsWith('/') ? `https://www.facebook.com${link}` : link,
     }
   }
-  const posts = await callGraph(ctx.graph, {
-    ...base,
-    method: 'GET',
-    path: `/${pageId}/published_posts`,
-    params: { fields: 'id,message,created_time,permalink_url', limit: LOOKUP_LIMIT },
+  const match = await scanPageEdge(ctx, request, {
+    edge: 'published_posts',
+    fields: 'id,message,created_time,permalink_url',
+    text: 'message',
     what: "the Page's recent posts",
   })
-  const rows = Array.isArray(posts.data) ? (posts.data as Record<string, unknown>[]) : []
-  const match = rows.find(
-    (row) => typeof row.id === 'string' && sameCopy(row.message, row.created_time, request),
-  )
   if (!match) return null
   const id = match.id as string
   const link = typeof match.permalink_url === 'string' ? match.permalink_url : undefined
   return { remoteId: id, url: link ?? (await permalinkOf(ctx, base, id)) }
 }
 
-/** The same copy, created at or after the attempt began (allowing for clock skew). */
-function sameCopy(text: unknown, createdTime: unknown, request: LookupRequest): boolean {
-  const created =
-    typeof createdTime === 'string' ? Date.parse(createdTime.replace(/\+0000$/, 'Z')) : Number.NaN
-  return (
-    (typeof text === 'string' ? text.trim() : '') === request.content.trim() &&
-    created >= request.since - CLOCK_SKEW_MS
-  )
+/**
+ * Pages back through one of the Page's lists (newest first, `after` cursors) for a row with the same copy
+ * created since the attempt; stops at the first older row. Graph takes no `since` on these edges.
+ */
+async function scanPageEdge(
+  ctx: FacebookContext,
+  request: LookupRequest,
+  list: { edge: 'videos' | 'published_posts'; fields: string; text: string; what: string },
+): Promise<Record<string, unknown> | null> {
+  const path = `/${pageIdOf(request)}/${list.edge}`
+  const from = request.since - CLOCK_SKEW_MS
+  return scanRecentPosts<Record<string, unknown>>({
+    network: 'Facebook',
+    readPage: async (cursor) => {
+      const page = await callGraph(ctx.graph, {
+        token: request.credentials.accessToken,
+        signal: request.signal,
+        method: 'GET',
+        path,
+        params: { fields: list.fields, limit: LOOKUP_PAGE_SIZE, ...(cursor ? { after: cursor } : {}) },
+        what: list.what,
+      })
+      const rows = Array.isArray(page.data) ? (page.data as Record<string, unknown>[]) : []
+      const paging = page.paging as { cursors?: { after?: unknown }; next?: unknown } | undefined
+      const after = paging?.cursors?.after
+      // Graph leaves `next` out on the last page, even when it still names an `after` cursor.
+      return { rows, next: typeof paging?.next === 'string' && typeof after === 'string' ? after : undefined }
+    },
+    isMatch: (row) =>
+      typeof row.id === 'string' &&
+      (typeof row[list.text] === 'string' ? (row[list.text] as string).trim() : '') ===
+        request.content.trim() &&
+      createdAt(row.created_time) >= from,
+    isOlder: (row) => createdAt(row.created_time) < from,
+  })
+}
+
+/** Graph's `created_time` (`2026-03-02T12:00:00+0000`) as epoch ms; NaN when absent. */
+function createdAt(createdTime: unknown): number {
+  return typeof createdTime === 'string' ? Date.parse(createdTime.replace(/\+0000$/, 'Z')) : Number.NaN
 }

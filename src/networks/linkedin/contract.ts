@@ -207,10 +207,12 @@ export const linkedinContract: readonly ContractEntry[] = [
     path: /^\/rest\/posts$/,
     headers: restHeaders,
     // Find posts by authors [doc: Posts API]; Herald assumes `sortBy=LAST_MODIFIED` orders newest first (verify).
+    // Rest.li paging: `start` (offset, 0 by default) and `count` (at most 100) [doc: Posts API, Pagination].
     query: z.strictObject({
       q: z.literal('author'),
       author: author,
-      count: z.string().regex(/^\d+$/),
+      start: z.string().regex(/^\d+$/).optional(),
+      count: z.string().regex(/^(?:[1-9]\d?|100)$/, 'count between 1 and 100'),
       sortBy: z.literal('LAST_MODIFIED'),
     }),
   },

@@ -1,6 +1,7 @@
 import type { PreparedMedia } from '../../media/port.js'
 import type { LookupRequest, PublishRequest, PublishResult } from '../adapter.js'
 import { PublishFailure } from '../adapter.js'
+import { scanRecentPosts } from '../lookup-scan.js'
 import { type LinkedInContext, linkedinCall } from './client.js'
 import { LINKEDIN_TEXT_LIMIT, linkedinLength, littleEscape } from './little.js'
 import { uploadImage, uploadVideo, waitForImages } from './media.js'
@@ -135,34 +136,53 @@ async function articleCard(
   return card
 }
 
-/** How far back among the author's posts Herald looks for an unanswered create. */
-const LOOKUP_COUNT = 20
+/** Posts read per page of the author's posts (LinkedIn serves at most 100). */
+const LOOKUP_PAGE_SIZE = 100
 /** Slack for the difference between Herald's clock and LinkedIn's. */
 const CLOCK_SLACK_MS = 60_000
 
-/** Resolves an unknown outcome: the author's recent post with the same commentary, created since the attempt. */
+/**
+ * Resolves an unknown outcome: the author's post with the same commentary, created since the attempt. The
+ * author's posts are read newest change first (`sortBy=LAST_MODIFIED`), page after page (`start`,
+ * `count`), until one last changed before the attempt: every post made since has been seen by then.
+ */
 export async function findPost(ctx: LinkedInContext, request: LookupRequest): Promise<PublishResult | null> {
   const author = authorOf(request.profile)
-  const { body } = await linkedinCall(ctx, {
-    method: 'GET',
-    path: '/rest/posts',
-    query: [
-      ['q', 'author'],
-      ['author', encodeURIComponent(author)],
-      ['count', String(LOOKUP_COUNT)],
-      ['sortBy', 'LAST_MODIFIED'],
-    ],
-    token: request.credentials.accessToken,
-    what: 'your recent posts',
-    signal: request.signal,
-  })
+  const from = request.since - CLOCK_SLACK_MS
   const commentary = littleEscape(request.content)
-  const elements = Array.isArray(body.elements) ? (body.elements as Record<string, unknown>[]) : []
-  const match = elements.find(
-    (post) =>
+  const match = await scanRecentPosts<Record<string, unknown>>({
+    network: 'LinkedIn',
+    readPage: async (cursor) => {
+      const start = Number(cursor ?? 0)
+      const { body } = await linkedinCall(ctx, {
+        method: 'GET',
+        path: '/rest/posts',
+        query: [
+          ['q', 'author'],
+          ['author', encodeURIComponent(author)],
+          ['start', String(start)],
+          ['count', String(LOOKUP_PAGE_SIZE)],
+          ['sortBy', 'LAST_MODIFIED'],
+        ],
+        token: request.credentials.accessToken,
+        what: 'your recent posts',
+        signal: request.signal,
+      })
+      const rows = Array.isArray(body.elements) ? (body.elements as Record<string, unknown>[]) : []
+      // A page may come back short while more posts follow: without a `total`, read on until an empty page.
+      const total = (body.paging as { total?: unknown } | undefined)?.total
+      const more = typeof total === 'number' ? start + rows.length < total : rows.length > 0
+      return { rows, next: more ? String(start + rows.length) : undefined }
+    },
+    isMatch: (post) =>
       post.commentary === commentary &&
       typeof post.id === 'string' &&
-      (typeof post.createdAt !== 'number' || post.createdAt >= request.since - CLOCK_SLACK_MS),
-  )
+      (typeof post.createdAt !== 'number' || post.createdAt >= from),
+    // Newest change first: once a post last changed before the attempt, so did every post after it.
+    isOlder: (post) => {
+      const changed = typeof post.lastModifiedAt === 'number' ? post.lastModifiedAt : post.createdAt
+      return typeof changed === 'number' && changed < from
+    },
+  })
   return match ? { remoteId: match.id as string, url: postUrl(match.id as string) } : null
 }

@@ -6,6 +6,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from '../adapter.js'
+import { scanRecentPosts } from '../lookup-scan.js'
 import type { GraphClient, GraphRequest } from './graph.js'
 
 /**
@@ -26,7 +27,8 @@ import type { GraphClient, GraphRequest } from './graph.js'
  * through, so the post is looked up among the account's recent ones instead of posted again.
  */
 
-const LOOKUP_LIMIT = 25
+/** Posts read per page of the account's recent posts (Meta serves at most 100). */
+const LOOKUP_PAGE_SIZE = 100
 const CLOCK_SKEW_MS = 2 * 60_000
 
 type Params = Record<string, string | boolean | undefined>
@@ -387,26 +389,50 @@ async function permalinkOf(
   return net.profileUrl(request.profile.username)
 }
 
-/** The account's newest post with this copy, created at or after `since`. */
+/**
+ * The account's post with this copy, created at or after `since`: its posts since then (`since`, unix
+ * seconds, less the clock margin) are read page after page (`after` cursors), newest first. An account
+ * too busy to read back to `since` throws (see `scanRecentPosts`).
+ */
 async function findRecent(
   { net, call }: Flow,
   userId: string,
   caption: string,
   since: number,
 ): Promise<PublishResult | null> {
-  const body = await net.call(call.graph, {
-    ...call,
-    method: 'GET',
-    path: `/${userId}/${net.containerEdge}`,
-    params: { fields: `id,${net.captionKey},timestamp,permalink`, limit: LOOKUP_LIMIT },
-    what: net.recentWhat,
-  })
-  const rows = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []
-  const match = rows.find((row) => {
-    const at =
-      typeof row.timestamp === 'string' ? Date.parse(row.timestamp.replace(/\+0000$/, 'Z')) : Number.NaN
-    return (str(row[net.captionKey]) ?? '').trim() === caption.trim() && at >= since - CLOCK_SKEW_MS
+  const from = since - CLOCK_SKEW_MS
+  const match = await scanRecentPosts<Record<string, unknown>>({
+    network: net.label,
+    readPage: async (cursor) => {
+      const body = await net.call(call.graph, {
+        ...call,
+        method: 'GET',
+        path: `/${userId}/${net.containerEdge}`,
+        params: {
+          fields: `id,${net.captionKey},timestamp,permalink`,
+          limit: LOOKUP_PAGE_SIZE,
+          ...(from > 0 ? { since: String(Math.floor(from / 1000)) } : {}),
+          ...(cursor ? { after: cursor } : {}),
+        },
+        what: net.recentWhat,
+      })
+      const rows = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []
+      const paging = body.paging as { cursors?: { after?: unknown }; next?: unknown } | undefined
+      const after = paging?.cursors?.after
+      // Meta leaves `next` out on the last page, even when it still names an `after` cursor.
+      return { rows, next: typeof paging?.next === 'string' && typeof after === 'string' ? after : undefined }
+    },
+    isMatch: (row) =>
+      typeof row.id === 'string' &&
+      (str(row[net.captionKey]) ?? '').trim() === caption.trim() &&
+      timestampOf(row) >= from,
+    isOlder: (row) => timestampOf(row) < from,
   })
   if (!match || typeof match.id !== 'string') return null
   return { remoteId: match.id, url: str(match.permalink) ?? net.postUrl(match.id) }
+}
+
+/** A post's `timestamp` (`2026-03-02T12:00:00+0000`) as epoch ms; NaN when absent. */
+function timestampOf(row: Record<string, unknown>): number {
+  return typeof row.timestamp === 'string' ? Date.parse(row.timestamp.replace(/\+0000$/, 'Z')) : Number.NaN
 }

@@ -1,9 +1,11 @@
 import { z } from 'zod'
-import type { LookupRequest, PublishResult } from '../adapter.js'
+import { type LookupRequest, PublishFailure, type PublishResult } from '../adapter.js'
+import { scanRecentPosts } from '../lookup-scan.js'
 import { API_TIMEOUT_MS, expectOk, sendToTwitter, type TwitterContext } from './client.js'
 
 const timeline = z.object({
   data: z.array(z.object({ id: z.string(), text: z.string(), created_at: z.string().optional() })).optional(),
+  meta: z.object({ next_token: z.string().optional() }).optional(),
 })
 
 /** X rewrites links to t.co and appends media links: posts are compared without URLs or spacing. */
@@ -17,27 +19,47 @@ export function comparableText(text: string): string {
 /** X's clocks and Herald's may disagree a little: look a minute before the attempt began. */
 const CLOCK_SLACK_MS = 60_000
 
+/** X serves at most 100 posts a page. */
+const PAGE_SIZE = 100
+
 /**
- * Looks for the post an unanswered `POST /2/tweets` may have made: the profile's recent posts
- * (`GET /2/users/:id/tweets`, newest first) created since the attempt began, with the same copy.
+ * Looks for the post an unanswered `POST /2/tweets` may have made: the profile's posts (`GET
+ * /2/users/:id/tweets`, newest first) created since the attempt began (`start_time`), page after page
+ * (`pagination_token`), with the same copy. A profile too busy to read back to the attempt throws.
  */
 export async function findTweet(ctx: TwitterContext, request: LookupRequest): Promise<PublishResult | null> {
-  const answer = await sendToTwitter(ctx, {
-    method: 'GET',
-    path: `/2/users/${encodeURIComponent(request.profile.profileId)}/tweets`,
-    query: {
-      max_results: '20',
-      start_time: new Date(request.since - CLOCK_SLACK_MS).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      'tweet.fields': 'created_at',
-    },
-    bearer: request.credentials.accessToken,
-    signal: request.signal,
-    timeoutMs: API_TIMEOUT_MS,
-    what: 'the recent posts',
-  })
-  const body = timeline.safeParse(expectOk(ctx, answer, 'read', [request.credentials.accessToken]))
+  const startTime = new Date(request.since - CLOCK_SLACK_MS).toISOString().replace(/\.\d{3}Z$/, 'Z')
   const wanted = comparableText(request.content)
-  const match = (body.success ? (body.data.data ?? []) : []).find((t) => comparableText(t.text) === wanted)
+  const match = await scanRecentPosts({
+    network: 'X',
+    readPage: async (cursor) => {
+      const answer = await sendToTwitter(ctx, {
+        method: 'GET',
+        path: `/2/users/${encodeURIComponent(request.profile.profileId)}/tweets`,
+        query: {
+          max_results: String(PAGE_SIZE),
+          start_time: startTime,
+          'post.fields': 'created_at',
+          ...(cursor ? { pagination_token: cursor } : {}),
+        },
+        bearer: request.credentials.accessToken,
+        signal: request.signal,
+        timeoutMs: API_TIMEOUT_MS,
+        what: 'the recent posts',
+      })
+      const body = timeline.safeParse(expectOk(ctx, answer, 'read', [request.credentials.accessToken]))
+      // An answer Herald cannot read is no proof the post is absent: the lookup could not ask.
+      if (!body.success)
+        throw new PublishFailure(
+          'unknown_outcome',
+          "X answered the profile's recent posts in a form Herald could not read",
+        )
+      return { rows: body.data.data ?? [], next: body.data.meta?.next_token }
+    },
+    isMatch: (tweet) => comparableText(tweet.text) === wanted,
+    // start_time already leaves the older posts out.
+    isOlder: () => false,
+  })
   if (!match) return null
   return { remoteId: match.id, url: `https://x.com/${request.profile.username}/status/${match.id}` }
 }

@@ -368,12 +368,30 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
     const q = queryOf(request)
     if (!mayActAs(grant, q.author!, 'w_member_social', 'r_organization_social'))
       return forbidden(reply, 'posts.FINDER-author')
-    const posts = [...state.posts.values()]
+    const start = Number(q.start ?? 0)
+    const count = Number(q.count)
+    const all = [...state.posts.values()]
       .filter((p) => p.author === q.author)
       .sort((a, b) => b.createdAt - a.createdAt)
-      .slice(0, Number(q.count))
+    const posts = all.slice(start, start + count)
+    // Rest.li paging: a `next` link while more posts follow.
+    const next = start + count < all.length ? start + count : undefined
     return {
-      paging: { start: 0, count: Number(q.count), links: [] },
+      paging: {
+        start,
+        count,
+        total: all.length,
+        links:
+          next === undefined
+            ? []
+            : [
+                {
+                  rel: 'next',
+                  type: 'application/json',
+                  href: `/rest/posts?q=author&author=${encodeURIComponent(q.author!)}&sortBy=LAST_MODIFIED&start=${next}&count=${count}`,
+                },
+              ],
+      },
       elements: posts.map((p) => ({
         id: p.id,
         author: p.author,

@@ -531,13 +531,14 @@ async function pageCall(
     return { id: video.id }
   }
   if (method === 'GET' && edge === 'videos') {
-    const limit = Number(params.limit ?? 25)
-    const videos = [...state.videos.values()]
-      .filter((v) => v.pageId === pageId)
-      .reverse()
-      .slice(0, limit)
+    const videos = pageOf(
+      [...state.videos.values()].filter((v) => v.pageId === pageId).reverse(),
+      params,
+      `/${pageId}/videos`,
+    )
     return {
-      data: videos.map((v) =>
+      paging: videos.paging,
+      data: videos.rows.map((v) =>
         pick(
           {
             id: v.id,
@@ -554,12 +555,10 @@ async function pageCall(
     }
   }
   if (method === 'GET' && edge === 'published_posts') {
-    const limit = Number(params.limit ?? 25)
+    const posts = pageOf(state.pagePosts(pageId), params, `/${pageId}/published_posts`)
     return {
-      data: state
-        .pagePosts(pageId)
-        .slice(0, limit)
-        .map((p) => pick(postView(p), params, ['id', 'message', 'created_time'])),
+      data: posts.rows.map((p) => pick(postView(p), params, ['id', 'message', 'created_time'])),
+      paging: posts.paging,
     }
   }
   if (method === 'GET' && edge === 'insights') {
@@ -582,6 +581,45 @@ async function pageCall(
   }
   throw fail(400, 100, `(#100) Unsupported ${method} ${edge ?? ''} on a Page in this simulator`)
 }
+
+/**
+ * One page of a newest-first edge, as Graph (and Threads) page lists: `limit` rows (25 by default) after
+ * the `after` cursor, and a `paging` object whose `cursors.after` and `next` lead on while more rows
+ * follow. A cursor names the last row of its page, so posts added at the head meanwhile do not shift the
+ * next page. Undefined when the `after` cursor names no row of the list.
+ */
+export function graphPage<Row extends { id: string }>(all: Row[], params: Params, path: string) {
+  const limit = Number(params.limit ?? 25)
+  let from = 0
+  if (params.after !== undefined) {
+    const last = all.findIndex((row) => graphCursor(row.id) === params.after)
+    if (last < 0) return undefined
+    from = last + 1
+  }
+  const rows = all.slice(from, from + limit)
+  const after = from + limit < all.length && rows.length > 0 ? graphCursor(rows.at(-1)!.id) : undefined
+  const before = rows.length > 0 ? graphCursor(rows[0]!.id) : undefined
+  return {
+    rows,
+    paging: {
+      cursors: { ...(before ? { before } : {}), ...(after ? { after } : {}) },
+      ...(after ? { next: `https://graph.facebook.invalid${path}?limit=${limit}&after=${after}` } : {}),
+    },
+  }
+}
+
+/** {@link graphPage}, refusing an `after` cursor that names no row as Graph does. */
+function pageOf<Row extends { id: string }>(all: Row[], params: Params, path: string) {
+  const page = graphPage(all, params, path)
+  if (!page) throw fail(400, 100, '(#100) The after cursor is not valid for this edge')
+  return page
+}
+
+const graphCursor = (id: string): string => Buffer.from(`cursor:${id}`).toString('base64url')
+
+/** A Graph `datetime` parameter: unix seconds or an ISO 8601 time, as epoch ms. */
+export const graphTime = (text: string): number =>
+  /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text)
 
 const postView = (post: { id: string; message: string; createdAt: number; kind: string }) => ({
   id: post.id,
@@ -800,13 +838,16 @@ async function igUserCall(
         ),
       ].map(({ id: _id, ...rest }) => rest),
     }
-  if (method === 'GET' && edge === 'media')
-    return {
-      data: state
-        .igMediaOf(ig.id)
-        .slice(0, Number(params.limit ?? 25))
-        .map((m) => pick(igMediaView(m), params, ['id'])),
-    }
+  if (method === 'GET' && edge === 'media') {
+    const since = params.since ? graphTime(params.since) : Number.NEGATIVE_INFINITY
+    const until = params.until ? graphTime(params.until) : Number.POSITIVE_INFINITY
+    const media = pageOf(
+      state.igMediaOf(ig.id).filter((m) => m.createdAt >= since && m.createdAt <= until),
+      params,
+      `/${ig.id}/media`,
+    )
+    return { data: media.rows.map((m) => pick(igMediaView(m), params, ['id'])), paging: media.paging }
+  }
   if (method === 'GET' && edge === 'insights') {
     requireScope(auth, 'instagram_manage_insights', 'instagram_business_manage_insights')
     const metrics = (params.metric ?? '').split(',').filter(Boolean)

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { threadsLength } from '../../domain/text-length.js'
-import { paramsOf } from '../meta/graph-routes.js'
+import { graphPage, graphTime, paramsOf } from '../meta/graph-routes.js'
 import { validateThreadsCall } from './contract.js'
 import { ThreadsApiError } from './errors.js'
 import { tokenCall } from './oauth-routes.js'
@@ -158,14 +158,17 @@ async function dispatch(
       requireScope(auth, 'threads_content_publish')
       return { id: publish(state, user.id, params.creation_id ?? '').id }
     }
-    if (method === 'GET' && edge === 'threads')
-      return {
-        data: state
-          .threadsOf(user.id)
-          .slice(0, Number(params.limit ?? 25))
-          .map((t) => pick(threadView(state, t), params, ['id'])),
-        paging: { cursors: { before: 'sbx-before', after: 'sbx-after' } },
-      }
+    if (method === 'GET' && edge === 'threads') {
+      const since = params.since ? graphTime(params.since) : Number.NEGATIVE_INFINITY
+      const until = params.until ? graphTime(params.until) : Number.POSITIVE_INFINITY
+      const page = graphPage(
+        state.threadsOf(user.id).filter((t) => t.createdAt >= since && t.createdAt <= until),
+        params,
+        `/${user.id}/threads`,
+      )
+      if (!page) throw fail(400, 100, '(#100) The after cursor is not valid for this edge')
+      return { data: page.rows.map((t) => pick(threadView(state, t), params, ['id'])), paging: page.paging }
+    }
     if (method === 'GET' && edge === 'threads_publishing_limit')
       return {
         data: [

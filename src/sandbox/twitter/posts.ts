@@ -394,11 +394,30 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
       }
       const start = query.start_time?.[0] ? Date.parse(query.start_time[0]) : Number.NEGATIVE_INFINITY
       const fields = [...(query['post.fields'] ?? []), ...(query['tweet.fields'] ?? [])]
-      const recent = [...state.tweets.values()]
+      const timeline = [...state.tweets.values()]
         .filter((tweet) => tweet.authorId === id && tweet.createdAt >= start)
         .sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id))
-        .slice(0, max)
+      // X's next_token is opaque; here it names the last post of the page before, so a page starts after it.
+      const token = query.pagination_token?.[0]
+      let from = 0
+      if (token !== undefined) {
+        const after = timeline.findIndex((tweet) => paginationToken(tweet.id) === token)
+        if (after < 0) {
+          throw new ProblemReply(
+            400,
+            problems.invalidParameters([
+              {
+                parameters: { pagination_token: [token] },
+                message: `The \`pagination_token\` query parameter value [${token}] is not valid`,
+              },
+            ]),
+          )
+        }
+        from = after + 1
+      }
+      const recent = timeline.slice(from, from + max)
       if (recent.length === 0) return { status: 200, body: { meta: { result_count: 0 } } }
+      const more = from + max < timeline.length
       return {
         status: 200,
         body: {
@@ -407,9 +426,15 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
             result_count: recent.length,
             newest_id: recent[0]!.id,
             oldest_id: recent.at(-1)!.id,
+            ...(more ? { next_token: paginationToken(recent.at(-1)!.id) } : {}),
           },
         },
       }
     },
   )
+}
+
+/** An opaque-looking page token for the timeline page that follows the post `id`. */
+function paginationToken(id: string): string {
+  return Buffer.from(`after:${id}`).toString('base64url')
 }

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PublishFailure } from '../../src/networks/adapter.js'
+import { request, startThreadsWorld, type ThreadsWorld, threadsGrant } from './threads-fixtures.js'
+
+describe("looking for an unanswered Threads post on a busy profile (paging back through the profile's threads)", () => {
+  let world: ThreadsWorld
+  beforeAll(async () => {
+    world = await startThreadsWorld()
+  })
+  afterAll(async () => {
+    expect(world.sandbox.violations).toEqual([])
+    await world.close()
+  })
+
+  /** Threads other attempts published on the profile, `at` onwards, a second apart (seeded). */
+  function seedThreads(userId: string, count: number, at: number, text = 'Another post') {
+    for (let i = 0; i < count; i++) {
+      const id = world.sandbox.newId('17')
+      world.sandbox.threads.set(id, {
+        id,
+        userId,
+        text: `${text} ${i}`,
+        mediaType: 'TEXT_POST',
+        shortcode: `seed${id}`,
+        children: [],
+        createdAt: at + i * 1000,
+      })
+    }
+  }
+  const threadLists = (from: number) =>
+    world.sandbox.calls.slice(from).filter((call) => call.method === 'GET' && call.path.endsWith('/threads'))
+
+  it('finds the post when 250 newer posts pushed it to the third page', async () => {
+    const grant = await threadsGrant(world, 'Busy Harbour')
+    const progress: Record<string, string> = {}
+    world.sandbox.failNext({ op: 'threads_publish', action: 'drop_after' })
+    const since = Date.now()
+    const req = request(grant.profile, grant.credentials, 'Lost publish answer', [], {
+      saveProgress: async (p) => {
+        Object.assign(progress, p)
+      },
+    })
+    const error = await world.threads.publish(req).catch((e: unknown) => e)
+    expect((error as PublishFailure).kind).toBe('unknown_outcome')
+    seedThreads(grant.profile.profileId, 250, Date.now() + 1000)
+    const from = world.sandbox.calls.length
+    const found = await world.threads.findPublished!({ ...req, since, progress })
+    expect(world.sandbox.threads.get(found!.remoteId)?.text).toBe('Lost publish answer')
+    const lists = threadLists(from)
+    expect(lists).toHaveLength(3)
+    expect(lists[0]!.params.after).toBeUndefined()
+    expect(Number(lists[0]!.params.since)).toBeLessThanOrEqual(Math.floor(since / 1000))
+  })
+
+  it('answers not found only after reading every post since the attempt', async () => {
+    const grant = await threadsGrant(world, 'Busy Quay')
+    const since = Date.now()
+    // Threads older than the attempt are left out by `since`: 1,200 of them do not trip the bound.
+    seedThreads(grant.profile.profileId, 1200, since - 3 * 3600_000, 'Older post')
+    seedThreads(grant.profile.profileId, 230, since + 1000)
+    const from = world.sandbox.calls.length
+    const req = request(grant.profile, grant.credentials, 'Older post 5', [])
+    expect(await world.threads.findPublished!({ ...req, since })).toBeNull()
+    expect(threadLists(from)).toHaveLength(3)
+  })
+
+  it('throws rather than answer not found when 10 pages do not reach the attempt', async () => {
+    const grant = await threadsGrant(world, 'Busy Pier')
+    const since = Date.now()
+    seedThreads(grant.profile.profileId, 1005, since + 1000)
+    const from = world.sandbox.calls.length
+    const req = request(grant.profile, grant.credentials, 'Buried under a thousand posts', [])
+    const error = await world.threads.findPublished!({ ...req, since }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PublishFailure)
+    expect((error as PublishFailure).kind).toBe('unknown_outcome')
+    expect((error as PublishFailure).message).toMatch(/too many posts since the attempt/)
+    expect(threadLists(from)).toHaveLength(10)
+  })
+})

@@ -1,0 +1,100 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { LookupRequest } from '../../src/networks/adapter.js'
+import {
+  type Connection,
+  failureOf,
+  reportSkippedWithoutOpenApi,
+  startTwitterFixture,
+  type TwitterFixture,
+  xOpenApiAvailable,
+} from './twitter-fixture.js'
+
+reportSkippedWithoutOpenApi('looking for an unanswered X post on a busy profile')
+
+describe.runIf(xOpenApiAvailable)('looking for an unanswered X post on a busy profile', () => {
+  let fx: TwitterFixture
+  beforeAll(async () => {
+    // A busy profile posts far more than X's 100 posts per 15 minutes would let one app send.
+    fx = await startTwitterFixture({ sandbox: { rateLimits: { createPosts: 10_000 } } })
+  })
+  afterAll(() => fx.close())
+  beforeEach(() => fx.validation.reset())
+  afterEach(() => expect(fx.validation.problems).toEqual([]))
+
+  /** Posts `count` other copies, a second apart, as other attempts on the same profile would. */
+  async function postOthers(connection: Connection, count: number) {
+    for (let i = 0; i < count; i++) {
+      fx.clock.advance(1000)
+      await fx.publish(connection, `Another post number ${i}`)
+    }
+  }
+  const lookup = (connection: Connection, content: string, since: number): LookupRequest => ({
+    targetId: 'target-lookup',
+    profile: connection.profile,
+    credentials: connection.credentials,
+    content,
+    mediaUrls: [],
+    since,
+    signal: new AbortController().signal,
+  })
+  const pageTokens = () =>
+    fx.validation.requests
+      .filter((request) => request.operationId === 'getUsersPosts')
+      .map((request) => request.query?.get('pagination_token') ?? null)
+
+  it('finds the post when 250 newer posts pushed it to the third page', async () => {
+    const carol = await fx.connect('carol')
+    const since = fx.clock.now()
+    const sent = await fx.publish(carol, 'The post whose answer was lost')
+    await postOthers(carol, 250)
+    fx.validation.reset()
+    const found = await fx.adapter.findPublished!(lookup(carol, 'The post whose answer was lost', since))
+    expect(found).toEqual({ remoteId: sent.remoteId, url: `https://x.com/carol/status/${sent.remoteId}` })
+    const tokens = pageTokens()
+    expect(tokens).toHaveLength(3)
+    expect(tokens[0]).toBeNull()
+    expect(tokens.slice(1).every((token) => typeof token === 'string')).toBe(true)
+  })
+
+  it('answers not found only after reading every post since the attempt', async () => {
+    const dave = await fx.connect('dave')
+    // The same copy, posted well before the attempt: not the attempt's post.
+    await fx.publish(dave, 'Sent once, long ago')
+    fx.clock.advance(10 * 60_000)
+    const since = fx.clock.now()
+    await postOthers(dave, 230)
+    fx.validation.reset()
+    expect(await fx.adapter.findPublished!(lookup(dave, 'Sent once, long ago', since))).toBeNull()
+    // 230 posts since the attempt: pages of 100, 100 and 30, the last one without a next_token.
+    expect(pageTokens()).toHaveLength(3)
+    const requests = fx.validation.requests
+    expect(requests[0]!.query?.get('start_time')).toBe(
+      new Date(since - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    )
+  })
+
+  it('throws rather than answer not found when the profile posted too much to read back to the attempt', async () => {
+    const erin = await fx.connect('erin')
+    const since = fx.clock.now()
+    await fx.publish(erin, 'Buried under a thousand posts')
+    await postOthers(erin, 1005)
+    fx.validation.reset()
+    const failure = await failureOf(() =>
+      fx.adapter.findPublished!(lookup(erin, 'Buried under a thousand posts', since)),
+    )
+    expect(failure).toMatchObject({ name: 'PublishFailure', kind: 'unknown_outcome' })
+    expect(failure.message).toMatch(/too many posts since the attempt/)
+    expect(failure.message).not.toContain(erin.credentials.accessToken)
+    expect(pageTokens()).toHaveLength(10)
+  }, 60_000)
+
+  it('throws rather than answer not found when X answers the timeline in a form Herald cannot read', async () => {
+    const frank = await fx.connect('frank')
+    fx.sandbox.injectFailure('getUsersPosts', { status: 200, body: { data: 'not a list of posts' } })
+    const failure = await failureOf(() =>
+      fx.adapter.findPublished!(lookup(frank, 'Anything', fx.clock.now())),
+    )
+    expect(failure).toMatchObject({ name: 'PublishFailure', kind: 'unknown_outcome' })
+    expect(failure.message).toMatch(/could not read/)
+  })
+})

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FakeClock } from '../../src/lib/clock.js'
+import { createAppWorker } from '../../src/main.js'
+import { PublishFailure } from '../../src/networks/adapter.js'
+import type { Worker } from '../../src/worker/worker.js'
+import { backends } from '../helpers/backends.js'
+import { connectProfile } from '../helpers/connections.js'
+import { type Harness, startHarness } from '../helpers/harness.js'
+import { fail, type ScriptedAdapter, scriptedAdapter } from '../helpers/test-adapters.js'
+
+const T0 = Date.UTC(2030, 2, 1, 0, 0, 0)
+const TOO_BUSY =
+  'The X profile had too many posts since the attempt to be sure whether it went out (read 1000 posts in 10 pages without reaching the attempt)'
+
+describe.each(backends)('a lookup that cannot read back to the attempt, on $name', (backend) => {
+  let h: Harness
+  let clock: FakeClock
+  let twitter: ScriptedAdapter
+  let worker: Worker
+  let lookups = 0
+
+  beforeAll(async () => {
+    clock = new FakeClock(T0)
+    twitter = scriptedAdapter('twitter')
+    // The lookup of a profile too busy to read back to the attempt (src/networks/lookup-scan.ts).
+    twitter.findPublished = async () => {
+      lookups += 1
+      throw new PublishFailure('unknown_outcome', TOO_BUSY)
+    }
+    h = await startHarness({
+      backend,
+      clock,
+      adapters: { twitter },
+      env: { HERALD_IMMEDIATE_WAIT_MS: '0', HERALD_UNKNOWN_OUTCOME_CHECK_MS: '60000' },
+      credits: 1000,
+    })
+    await connectProfile(h, 'twitter', 'tw-busy', 'busy')
+    worker = createAppWorker(h.app, { id: 'lookup-bound-worker' })
+  })
+  afterAll(() => h.close())
+
+  const run = async () => {
+    const n = await worker.tick()
+    await worker.idle()
+    return n
+  }
+
+  it('never sends the post again: it looks again later, then leaves the post stuck for a person', async () => {
+    const created = await h.call('create_post', {
+      content: 'Posted on a busy profile',
+      targetAccounts: [{ platform: 'twitter', profileId: 'tw-busy' }],
+      publishImmediately: true,
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(200)
+    const id = created.body.postIds[0] as string
+    twitter.script.push(fail('unknown_outcome', 'timed out after sending'))
+    await run()
+    for (let i = 0; i < 10; i++) {
+      clock.advance(61_000)
+      await run()
+    }
+    expect(lookups).toBeGreaterThan(0)
+    expect(twitter.calls).toHaveLength(1)
+    const post = (await h.call('get_post', { id })).body
+    expect(post.status).toBe('processing')
+    expect(post.targets[0].error).toContain('too many posts since the attempt')
+    expect((await h.call('reset_stuck_post', { id })).status).toBe(200)
+  })
+})
