@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { createReadStream } from 'node:fs'
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
@@ -14,6 +15,8 @@ import { writeLargeMp4 } from '../test/media/fixtures.js'
  * A large video through the media path as the worker runs it: safe fetch from an HTTP server into a
  * temporary file, probe, then a streamed PUT to an upload server, while RSS is sampled every 50 ms.
  * Everything runs on 127.0.0.1 (the fetcher allows private addresses, as HERALD_ALLOW_PRIVATE_MEDIA=1 does).
+ * The two servers run in a child process (media-stream-peer.ts), so the RSS measured is Herald's side only:
+ * in one process their socket buffers moved the figure between 57 and 125 MB from run to run.
  */
 
 const MB = 1024 * 1024
@@ -24,36 +27,22 @@ export interface MediaStreamResult {
   seconds: number
 }
 
-async function listen(server: http.Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return (server.address() as AddressInfo).port
-}
-
-const close = (server: http.Server) =>
-  new Promise<void>((resolve) => {
-    server.closeAllConnections()
-    server.close(() => resolve())
-  })
-
 /** Runs the path for an MP4 of `sizeMb` megabytes (MiB). */
 export async function measureMediaStream(sizeMb: number): Promise<MediaStreamResult> {
   const dir = await mkdtemp(path.join(tmpdir(), 'herald-bench-media-'))
   const source = path.join(dir, 'video.mp4')
   const size = await writeLargeMp4(source, sizeMb * MB, { width: 1080, height: 1920, durationMs: 58_000 })
 
-  const origin = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(size) })
-    createReadStream(source).pipe(res)
-  })
-  let received = 0
-  const upload = http.createServer((req, res) => {
-    req.on('data', (chunk: Buffer) => {
-      received += chunk.length
-    })
-    req.on('end', () => res.writeHead(201).end())
-  })
-  const originPort = await listen(origin)
-  const uploadPort = await listen(upload)
+  const peer = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(import.meta.dirname, 'media-stream-peer.ts'), source, String(size)],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  )
+  const [line] = (await once(peer.stdout, 'data')) as [Buffer]
+  const { origin: originPort, upload: uploadPort } = JSON.parse(line.toString()) as {
+    origin: number
+    upload: number
+  }
 
   const gc = (globalThis as { gc?: () => void }).gc
   gc?.()
@@ -80,15 +69,19 @@ export async function measureMediaStream(sizeMb: number): Promise<MediaStreamRes
         path: '/upload',
         headers: { 'content-type': info.contentType, 'content-length': String(onDisk) },
       })
-      const answered = new Promise<number>((resolve, reject) => {
+      const answered = new Promise<{ status: number; received: number }>((resolve, reject) => {
         request.once('response', (res) => {
-          res.resume()
-          resolve(res.statusCode ?? 0)
+          let body = ''
+          res.setEncoding('utf8')
+          res.on('data', (chunk: string) => {
+            body += chunk
+          })
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, received: Number(body) }))
         })
         request.once('error', reject)
       })
       await pipeline(createReadStream(fetched.path), request)
-      const status = await answered
+      const { status, received } = await answered
       if (status !== 201 || received !== size)
         throw new Error(`upload answered ${status} after ${received} of ${size} bytes`)
     } finally {
@@ -97,8 +90,8 @@ export async function measureMediaStream(sizeMb: number): Promise<MediaStreamRes
   } finally {
     clearInterval(sampler)
     peak = Math.max(peak, process.memoryUsage.rss())
-    await close(origin)
-    await close(upload)
+    peer.stdin.end()
+    await once(peer, 'exit')
     await rm(dir, { recursive: true, force: true })
   }
   const round = (n: number) => Math.round(n * 10) / 10
