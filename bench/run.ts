@@ -143,7 +143,7 @@ if (want('scale')) {
     ...(postgresTestUrl
       ? [
           'the sends in flight). Where they do not (Facebook), four processes, Postgres, s3rver and the simulators',
-          'share the same 2 cores (with other work on the machine), so the split layout is slower than one process;',
+          'share the same 2 cores, so the split layout is no faster than one process;',
           'its gain there needs cores or machines to spread onto.',
         ]
       : []),
