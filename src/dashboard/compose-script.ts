@@ -36,8 +36,11 @@ let latest = 0
 let timer
 
 const youtubeFields = document.getElementById('youtube')
+const slot = document.getElementById('slot')
 const updateButton = () => {
   if (youtubeFields) youtubeFields.hidden = !youtubePicked()
+  // The date, time and zone matter only for a scheduled post; they stay in the form (and keep their values).
+  if (slot) slot.hidden = form.querySelector('input[name="when"]:checked')?.value !== 'schedule'
   const confirmed = !youtubePicked() || (confirm && confirm.checked)
   create.disabled = !(passed && checkedContents === contents() && confirmed)
 }

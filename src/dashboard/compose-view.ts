@@ -228,9 +228,11 @@ ${youtube}
 <fieldset><legend>When</legend>
 <label><input type="radio" name="when" value="now"${draft.when === 'now' ? ' checked' : ''}> Publish now</label>
 <label><input type="radio" name="when" value="schedule"${draft.when === 'schedule' ? ' checked' : ''}> Schedule</label>
+<div id="slot"${draft.when === 'now' ? ' hidden' : ''}>
 <label>Date <input type="date" name="date" value="${escapeHtml(draft.date)}"></label>
 <label>Time <input type="time" name="time" value="${escapeHtml(draft.time)}"></label>
 <label>Time zone <select name="timezone" id="timezone"${view.fresh ? ' data-browser-default' : ''}>${zoneOptions(draft.timezone)}</select></label>
+</div>
 </fieldset>
 <section aria-labelledby="check-title"><h2 id="check-title">Check</h2>
 <div id="check" aria-live="polite">${checked ? checkHtml(checked) : '<p class="muted">The check runs as you type: the count per profile as each network counts it, blockers, warnings and the cost.</p>'}</div>

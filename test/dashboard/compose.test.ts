@@ -439,7 +439,10 @@ describe('the Compose page', () => {
         const shown = (await linkedInCard.locator('.copy').textContent()) ?? ''
         expect(shown).toBe(`${launch.slice(0, 210).trimEnd()} …see more`)
 
+        // "Publish now" (the default) hides the slot; choosing Schedule shows it.
+        expect(await tab.getByLabel('Date', { exact: true }).isVisible()).toBe(false)
         await tab.getByLabel('Schedule').check()
+        expect(await tab.getByLabel('Date', { exact: true }).isVisible()).toBe(true)
         await tab.getByLabel('Date', { exact: true }).fill('2031-07-01')
         await tab.getByLabel('Time', { exact: true }).fill('09:30')
         await expect.poll(() => create.isEnabled()).toBe(true)
