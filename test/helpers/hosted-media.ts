@@ -139,3 +139,39 @@ export function publishRequest(
     ...extra,
   }
 }
+
+/** `request` with the progress the adapter saves kept in `progress`, as the target row keeps it. */
+export function keepingProgress(request: PublishRequest) {
+  const progress: Record<string, string> = {}
+  const req: PublishRequest = {
+    ...request,
+    saveProgress: async (p) => {
+      Object.assign(progress, p)
+    },
+  }
+  return { req, progress }
+}
+
+/**
+ * `request` sent by a worker that dies the moment `step` (by default the container id) is on the target
+ * (its publish rejects), with the progress it saved and the retry a new worker sends from that progress.
+ */
+export function diesOnceSaved(request: PublishRequest, step = 'container') {
+  const progress: Record<string, string> = {}
+  const stop = new AbortController()
+  const first: PublishRequest = {
+    ...request,
+    signal: stop.signal,
+    saveProgress: async (p) => {
+      Object.assign(progress, p)
+      if (p[step]) stop.abort()
+    },
+  }
+  const retry = (): PublishRequest => ({
+    ...first,
+    signal: new AbortController().signal,
+    progress: { ...progress },
+    saveProgress: async () => {},
+  })
+  return { first, progress, retry }
+}
