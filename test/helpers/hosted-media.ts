@@ -167,11 +167,11 @@ export function diesOnceSaved(request: PublishRequest, step = 'container') {
       if (p[step]) stop.abort()
     },
   }
-  const retry = (): PublishRequest => ({
+  const resumed = (): PublishRequest => ({
     ...first,
     signal: new AbortController().signal,
     progress: { ...progress },
     saveProgress: async () => {},
   })
-  return { first, progress, retry }
+  return { first, progress, resumed }
 }

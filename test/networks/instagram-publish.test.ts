@@ -88,11 +88,7 @@ describe('the Instagram adapter against the Meta simulator', () => {
 
   it('after a crash with the container made and media_publish not sent, the retry publishes that container: one post', async () => {
     // The worker dies the moment the container id is on the target.
-    const {
-      first,
-      progress,
-      retry: resumed,
-    } = diesOnceSaved(
+    const { first, progress, resumed } = diesOnceSaved(
       request(grant.ig.profile, grant.ig.credentials, 'Crash before publish', [world.src('photo.jpg')]),
     )
     await expect(world.instagram.publish(first)).rejects.toBeInstanceOf(Error)

@@ -103,11 +103,7 @@ describe('the Threads adapter against the Threads simulator', () => {
 
   it('after a crash with the container recorded, the retry publishes that same container: one thread', async () => {
     // The worker dies the moment the container id is on the target.
-    const {
-      first,
-      progress,
-      retry: resumed,
-    } = diesOnceSaved(
+    const { first, progress, resumed } = diesOnceSaved(
       request(grant.profile, grant.credentials, 'Crash before publish', [world.src('photo.jpg')]),
     )
     await expect(world.threads.publish(first)).rejects.toBeInstanceOf(Error)
@@ -210,7 +206,7 @@ describe('the Threads adapter against the Threads simulator', () => {
     const {
       first: req,
       progress,
-      retry: resumed,
+      resumed,
     } = diesOnceSaved(
       request(grant.profile, grant.credentials, 'Resumed carousel', [
         world.src('photo.jpg'),
