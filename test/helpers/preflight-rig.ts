@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect } from 'vitest'
 import { mp4File, solidImage } from '../media/fixtures.js'
-import { startServer, type TestServer } from '../media/servers.js'
+import { serveJpegOrVideo, type TestServer } from '../media/servers.js'
 import { type Harness, startHarness } from './harness.js'
 
 export interface PreflightAnswer {
@@ -35,15 +35,7 @@ export function usePreflightRig<Connected>(
   const video = mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 8 * 1024 })
   beforeAll(async () => {
     const jpeg = await solidImage(1080, 1080, 'jpeg')
-    files = await startServer((req, res) => {
-      const isVideo = req.url?.endsWith('.mp4')
-      const body = isVideo ? video : jpeg
-      res.writeHead(200, {
-        'content-type': isVideo ? 'video/mp4' : 'image/jpeg',
-        'content-length': String(body.length),
-      })
-      res.end(body)
-    })
+    files = await serveJpegOrVideo(jpeg, video)
     h = await startHarness({ sandbox: true, credits: 500, env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' } })
     connected = await connect(h)
   }, 60_000)
