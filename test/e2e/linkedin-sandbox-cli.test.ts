@@ -1,55 +1,19 @@
-import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openStore } from '../../src/store/db.js'
-import { type Harness, startHarness } from '../helpers/harness.js'
-
-const run = promisify(execFile)
+import type { Harness } from '../helpers/harness.js'
+import { type SandboxCli, startSandboxCli } from '../helpers/herald-command.js'
 
 /** `npm run herald -- sandbox connect --network linkedin [--organization]` against a running sandbox-mode server. */
 describe('`npm run herald -- sandbox connect --network linkedin`', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-linkedin-cli-'))
+  let cli: SandboxCli
   let h: Harness
-  const herald = (...args: string[]) =>
-    run(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], {
-      env: {
-        ...process.env,
-        DATABASE_URL: '',
-        HERALD_DATA_DIR: dataDir,
-        HERALD_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
-        HERALD_SANDBOX: '1',
-        PUBLIC_BASE_URL: h.baseUrl,
-        LOG_LEVEL: 'warn',
-      },
-    })
-  const connect = async (...extra: string[]) => {
-    const { stdout } = await herald(
-      'sandbox',
-      'connect',
-      '--workspace',
-      h.workspaceId,
-      '--network',
-      'linkedin',
-      '--username',
-      'Jo Park',
-      ...extra,
-      '--json',
-    )
-    return JSON.parse(stdout.trim().split('\n').at(-1)!)
-  }
+  const connect = (...extra: string[]) => cli.connect('linkedin', 'Jo Park', ...extra)
 
   beforeAll(async () => {
-    h = await startHarness({
-      sandbox: true,
-      backend: { name: 'sqlite', open: () => openStore({ sqlitePath: path.join(dataDir, 'herald.sqlite') }) },
-    })
+    cli = await startSandboxCli('herald-linkedin-cli-')
+    h = cli.harness
   })
   afterAll(async () => {
-    await h?.close()
-    rmSync(dataDir, { recursive: true, force: true })
+    await cli?.close()
   })
 
   it("connects the member's personal profile and prints it as JSON on the last line", async () => {
@@ -76,17 +40,19 @@ describe('`npm run herald -- sandbox connect --network linkedin`', () => {
   }, 60_000)
 
   it('refuses --organization for a network that has no pages to choose', async () => {
-    const failed = await herald(
-      'sandbox',
-      'connect',
-      '--workspace',
-      h.workspaceId,
-      '--network',
-      'twitter',
-      '--username',
-      'someone',
-      '--organization',
-    ).catch((error: { code: number; stderr: string }) => error)
+    const failed = await cli
+      .herald(
+        'sandbox',
+        'connect',
+        '--workspace',
+        h.workspaceId,
+        '--network',
+        'twitter',
+        '--username',
+        'someone',
+        '--organization',
+      )
+      .catch((error: { code: number; stderr: string }) => error)
     expect((failed as { code: number }).code).not.toBe(0)
     expect((failed as { stderr: string }).stderr).toMatch(/--organization is for linkedin/)
   }, 60_000)

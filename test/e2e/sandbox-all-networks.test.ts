@@ -1,17 +1,10 @@
-import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWorker } from '../../src/main.js'
-import { openStore } from '../../src/store/db.js'
 import type { Worker } from '../../src/worker/worker.js'
-import { type Harness, startHarness } from '../helpers/harness.js'
+import type { Harness } from '../helpers/harness.js'
+import { type SandboxCli, startSandboxCli } from '../helpers/herald-command.js'
 import { mp4File } from '../media/fixtures.js'
 import { startServer, type TestServer } from '../media/servers.js'
-
-const run = promisify(execFile)
 
 /**
  * Every network a new user's demo reaches, each connected with `npm run herald -- sandbox connect` and
@@ -51,25 +44,12 @@ const PROFILES: ReadonlyArray<{ network: string; username: string; flags?: strin
  * vertical MP4 to all of them, which publishes every target.
  */
 describe('a sandbox server reaches every network', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-all-networks-'))
+  let cli: SandboxCli
   let h: Harness
   let worker: Worker
   let media: TestServer
   const clip = mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 48 * 1024 })
   const connected: Array<{ platform: string; profileId: string; username: string }> = []
-
-  const herald = (...args: string[]) =>
-    run(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], {
-      env: {
-        ...process.env,
-        DATABASE_URL: '',
-        HERALD_DATA_DIR: dataDir,
-        HERALD_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
-        HERALD_SANDBOX: '1',
-        PUBLIC_BASE_URL: h.baseUrl,
-        LOG_LEVEL: 'warn',
-      },
-    })
 
   beforeAll(async () => {
     media = await startServer((req, res) => {
@@ -80,20 +60,18 @@ describe('a sandbox server reaches every network', () => {
       res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(clip.length) })
       res.end(clip)
     })
-    h = await startHarness({
-      sandbox: true,
+    cli = await startSandboxCli('herald-all-networks-', {
       credits: 100,
-      backend: { name: 'sqlite', open: () => openStore({ sqlitePath: path.join(dataDir, 'herald.sqlite') }) },
       env: { HERALD_ALLOW_PRIVATE_MEDIA: '1', HERALD_IMMEDIATE_WAIT_MS: '60000' },
     })
+    h = cli.harness
     worker = createAppWorker(h.app, { id: 'e2e-all-networks' })
     worker.start()
   }, 60_000)
   afterAll(async () => {
     await worker?.stop()
-    await h?.close()
+    await cli?.close()
     await media?.close()
-    rmSync(dataDir, { recursive: true, force: true })
   })
 
   it.each(
@@ -104,19 +82,7 @@ describe('a sandbox server reaches every network', () => {
   )(
     'connects %s with `sandbox connect`',
     async (_label, profile) => {
-      const { stdout } = await herald(
-        'sandbox',
-        'connect',
-        '--workspace',
-        h.workspaceId,
-        '--network',
-        profile.network,
-        '--username',
-        profile.username,
-        ...(profile.flags ?? []),
-        '--json',
-      )
-      const result = JSON.parse(stdout.trim().split('\n').at(-1)!)
+      const result = await cli.connect(profile.network, profile.username, ...(profile.flags ?? []))
       expect(result).toMatchObject({
         workspaceId: h.workspaceId,
         platform: profile.network,

@@ -1,56 +1,23 @@
-import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
-import { openStore } from '../../src/store/db.js'
-import { type Harness, startHarness } from '../helpers/harness.js'
-
-const run = promisify(execFile)
+import type { Harness } from '../helpers/harness.js'
+import { type SandboxCli, startSandboxCli } from '../helpers/herald-command.js'
 
 /** `npm run herald -- sandbox connect --network threads --username U` against a running sandbox-mode server. */
 describe('`npm run herald -- sandbox connect --network threads`', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-threads-cli-'))
+  let cli: SandboxCli
   let h: Harness
-  const herald = (...args: string[]) =>
-    run(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], {
-      env: {
-        ...process.env,
-        DATABASE_URL: '',
-        HERALD_DATA_DIR: dataDir,
-        HERALD_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
-        HERALD_SANDBOX: '1',
-        PUBLIC_BASE_URL: h.baseUrl,
-        LOG_LEVEL: 'warn',
-      },
-    })
 
   beforeAll(async () => {
-    h = await startHarness({
-      sandbox: true,
-      backend: { name: 'sqlite', open: () => openStore({ sqlitePath: path.join(dataDir, 'herald.sqlite') }) },
-    })
+    cli = await startSandboxCli('herald-threads-cli-')
+    h = cli.harness
   })
   afterAll(async () => {
-    await h?.close()
-    rmSync(dataDir, { recursive: true, force: true })
+    await cli?.close()
   })
 
   it('connects the simulated profile through the whole flow and prints it as JSON on the last line', async () => {
-    const { stdout } = await herald(
-      'sandbox',
-      'connect',
-      '--workspace',
-      h.workspaceId,
-      '--network',
-      'threads',
-      '--username',
-      'Dock Radio',
-      '--json',
-    )
-    const connected = JSON.parse(stdout.trim().split('\n').at(-1)!)
+    const connected = await cli.connect('threads', 'Dock Radio')
     expect(connected).toMatchObject({
       workspaceId: h.workspaceId,
       platform: 'threads',

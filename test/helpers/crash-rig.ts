@@ -12,6 +12,8 @@ import { type Harness, startHarness } from './harness.js'
  * JPEG, and the worker's plumbing (a target claimed by hand as a worker's claim does, the send path's
  * dependencies, the simulator's state).
  */
+type ClaimedTarget = Awaited<ReturnType<typeof claimTarget>>
+
 export interface CrashRig {
   readonly h: Harness
   /** The simulator's base URL. */
@@ -19,8 +21,33 @@ export interface CrashRig {
   state(): Promise<Record<string, any[]>>
   /** A scheduled post with one image whose target is claimed by `workerId`. */
   claimedTarget(content: string, workerId: string): ReturnType<CrashRig['claim']>
-  claim(postId: string, workerId: string): Promise<Awaited<ReturnType<typeof claimTarget>>>
+  claim(postId: string, workerId: string): Promise<ClaimedTarget>
   deps(adapter: NetworkAdapter): ReturnType<typeof sendDeps>
+  /** The target's row as it is now. */
+  row(targetId: string): Promise<ClaimedTarget>
+  /** The simulator performs its next `op` and drops the answer (the call's effect happens, its reply is lost). */
+  dropAnswer(op: string): Promise<void>
+  /** Records that the target's attempt started at `since`; the claimed target as it now is. */
+  attemptStartedAt(target: ClaimedTarget, since: number): Promise<ClaimedTarget>
+  /** Records that the target's outcome became unknown at `since` (what a queued lookup carries). */
+  outcomeUnknownSince(targetId: string, since: number): Promise<void>
+}
+
+/**
+ * `real`, except the process "dies" the moment the container id is on the target: nothing after it runs.
+ */
+export function diesOnceContainerSaved(real: NetworkAdapter): NetworkAdapter {
+  return {
+    ...real,
+    publish: (request) =>
+      real.publish({
+        ...request,
+        saveProgress: async (entries) => {
+          await request.saveProgress!(entries)
+          if (entries.container) throw new Error('SIGKILL')
+        },
+      }),
+  }
 }
 
 export function useCrashRig(
@@ -64,6 +91,31 @@ export function useCrashRig(
     },
     claim: (postId, workerId) => claimTarget(h, postId, workerId),
     deps: (adapter) => sendDeps(h, network, adapter),
+    row: (targetId) =>
+      h.app.store.db.selectFrom('targets').selectAll().where('id', '=', targetId).executeTakeFirstOrThrow(),
+    async dropAnswer(op) {
+      const response = await fetch(`${sandbox()}/_sandbox/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ op, action: 'drop_after' }),
+      })
+      expect(response.ok).toBe(true)
+    },
+    async attemptStartedAt(target, since) {
+      await h.app.store.db
+        .updateTable('targets')
+        .set({ attempt_started_at: since })
+        .where('id', '=', target.id)
+        .execute()
+      return { ...target, attempt_started_at: since }
+    },
+    async outcomeUnknownSince(targetId, since) {
+      await h.app.store.db
+        .updateTable('targets')
+        .set({ unknown_outcome_at: since })
+        .where('id', '=', targetId)
+        .execute()
+    },
   }
 }
 

@@ -30,3 +30,16 @@ export async function startServer(
       }),
   }
 }
+
+/** A {@link startServer} answering any `.mp4` path with `video` and any other path with `jpeg`. */
+export function serveJpegOrVideo(jpeg: Buffer, video: Buffer): Promise<TestServer> {
+  return startServer((req, res) => {
+    const isVideo = req.url?.endsWith('.mp4')
+    const body = isVideo ? video : jpeg
+    res.writeHead(200, {
+      'content-type': isVideo ? 'video/mp4' : 'image/jpeg',
+      'content-length': String(body.length),
+    })
+    res.end(body)
+  })
+}

@@ -7,7 +7,7 @@ import { recordKeyFor } from '../../src/networks/bluesky/record-key.js'
 import { type BlueskySandbox, registerBlueskySandbox } from '../../src/sandbox/bluesky/index.js'
 import { createTestMediaPort } from '../helpers/test-media-port.js'
 import { mp4File, solidImage } from '../media/fixtures.js'
-import { startServer, type TestServer } from '../media/servers.js'
+import { serveJpegOrVideo, type TestServer } from '../media/servers.js'
 
 /**
  * The Bluesky adapter against the Bluesky simulator over HTTP (the tests against the real PDS stay in
@@ -54,15 +54,7 @@ describe('the Bluesky adapter against the simulator', () => {
   beforeAll(async () => {
     const jpeg = await solidImage(800, 600, 'jpeg')
     const video = mp4File({ width: 720, height: 1280, durationMs: 4000, mdatBytes: 16 * 1024 })
-    sources = await startServer((req, res) => {
-      const isVideo = req.url?.endsWith('.mp4')
-      const body = isVideo ? video : jpeg
-      res.writeHead(200, {
-        'content-type': isVideo ? 'video/mp4' : 'image/jpeg',
-        'content-length': String(body.length),
-      })
-      res.end(body)
-    })
+    sources = await serveJpegOrVideo(jpeg, video)
     server = Fastify()
     sim = registerBlueskySandbox(server, { prefix: '/bsky', clock: () => clock })
     await server.listen({ host: '127.0.0.1', port: 0 })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PublishFailure } from '../../src/networks/adapter.js'
+import { keepingProgress } from '../helpers/hosted-media.js'
 import { facebookGrant, type MetaWorld, request, startMetaWorld } from './meta-fixtures.js'
 
 describe("looking for an unanswered Instagram post on a busy account (paging back through the account's media)", () => {
@@ -33,14 +34,11 @@ describe("looking for an unanswered Instagram post on a busy account (paging bac
 
   it('finds the post when 250 newer posts pushed it to the third page', async () => {
     const { ig } = await facebookGrant(world, 'Busy Bakery')
-    const progress: Record<string, string> = {}
     world.sandbox.failNext({ op: 'media_publish', action: 'drop_after' })
     const since = Date.now()
-    const req = request(ig.profile, ig.credentials, 'Lost publish answer', [world.src('photo.jpg')], {
-      saveProgress: async (p) => {
-        Object.assign(progress, p)
-      },
-    })
+    const { req, progress } = keepingProgress(
+      request(ig.profile, ig.credentials, 'Lost publish answer', [world.src('photo.jpg')]),
+    )
     const error = await world.instagram.publish(req).catch((e: unknown) => e)
     expect((error as PublishFailure).kind).toBe('unknown_outcome')
     seedMedia(ig.profile.profileId, 250, Date.now() + 1000)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Credentials, PublishFailure } from '../../src/networks/adapter.js'
 import { REFRESH_AHEAD_MS } from '../../src/networks/instagram/login.js'
+import { diesOnceSaved, keepingProgress } from '../helpers/hosted-media.js'
 import { facebookGrant, type MetaWorld, request, startMetaWorld } from './meta-fixtures.js'
 
 describe('the Instagram adapter against the Meta simulator', () => {
@@ -86,51 +87,25 @@ describe('the Instagram adapter against the Meta simulator', () => {
   })
 
   it('after a crash with the container made and media_publish not sent, the retry publishes that container: one post', async () => {
-    const progress: Record<string, string> = {}
-    const stop = new AbortController()
-    const first = request(
-      grant.ig.profile,
-      grant.ig.credentials,
-      'Crash before publish',
-      [world.src('photo.jpg')],
-      {
-        signal: stop.signal,
-        saveProgress: async (p) => {
-          Object.assign(progress, p)
-          // The worker dies the moment the container id is on the target.
-          if (p.container) stop.abort()
-        },
-      },
+    // The worker dies the moment the container id is on the target.
+    const { first, progress, resumed } = diesOnceSaved(
+      request(grant.ig.profile, grant.ig.credentials, 'Crash before publish', [world.src('photo.jpg')]),
     )
     await expect(world.instagram.publish(first)).rejects.toBeInstanceOf(Error)
     expect(progress.container).toBeDefined()
     const containersBefore = world.sandbox.containers.size
     const mediaBefore = world.sandbox.media.size
-    const retry = await world.instagram.publish({
-      ...first,
-      signal: new AbortController().signal,
-      progress: { ...progress },
-      saveProgress: async () => {},
-    })
+    const retry = await world.instagram.publish(resumed())
     expect(world.sandbox.containers.size).toBe(containersBefore)
     expect(world.sandbox.media.size).toBe(mediaBefore + 1)
     expect(world.sandbox.containers.get(progress.container!)?.mediaId).toBe(retry.remoteId)
   })
 
   it('after a crash with media_publish sent, the lookup resolves the target and a retry never posts twice', async () => {
-    const progress: Record<string, string> = {}
     world.sandbox.failNext({ op: 'media_publish', action: 'drop_after' })
     const since = Date.now()
-    const req = request(
-      grant.ig.profile,
-      grant.ig.credentials,
-      'Lost publish answer',
-      [world.src('photo.jpg')],
-      {
-        saveProgress: async (p) => {
-          Object.assign(progress, p)
-        },
-      },
+    const { req, progress } = keepingProgress(
+      request(grant.ig.profile, grant.ig.credentials, 'Lost publish answer', [world.src('photo.jpg')]),
     )
     const error = await world.instagram.publish(req).catch((e: unknown) => e)
     expect((error as PublishFailure).kind).toBe('unknown_outcome')
@@ -144,13 +119,10 @@ describe('the Instagram adapter against the Meta simulator', () => {
   })
 
   it('reports no post when the saved container was never published', async () => {
-    const progress: Record<string, string> = {}
     world.sandbox.failNext({ op: 'media_publish', action: 'drop_before' })
-    const req = request(grant.ig.profile, grant.ig.credentials, 'Never published', [world.src('photo.jpg')], {
-      saveProgress: async (p) => {
-        Object.assign(progress, p)
-      },
-    })
+    const { req, progress } = keepingProgress(
+      request(grant.ig.profile, grant.ig.credentials, 'Never published', [world.src('photo.jpg')]),
+    )
     await world.instagram.publish(req).catch(() => undefined)
     expect(await world.instagram.findPublished!({ ...req, since: Date.now() - 1000, progress })).toBeNull()
   })

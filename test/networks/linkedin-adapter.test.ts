@@ -15,7 +15,7 @@ import { tokenCredentials } from '../../src/networks/linkedin/oauth.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from '../../src/sandbox/linkedin/index.js'
 import { createTestMediaPort } from '../helpers/test-media-port.js'
 import { mp4File, solidImage } from '../media/fixtures.js'
-import { startServer, type TestServer } from '../media/servers.js'
+import { serveJpegOrVideo, type TestServer } from '../media/servers.js'
 
 /**
  * The LinkedIn adapter against the LinkedIn simulator over HTTP, with every request the adapter sends
@@ -111,15 +111,7 @@ describe('the LinkedIn adapter against the simulator', () => {
 
   beforeAll(async () => {
     const jpeg = await solidImage(800, 600, 'jpeg')
-    sources = await startServer((req, res) => {
-      const isVideo = req.url?.endsWith('.mp4')
-      const body = isVideo ? video : jpeg
-      res.writeHead(200, {
-        'content-type': isVideo ? 'video/mp4' : 'image/jpeg',
-        'content-length': String(body.length),
-      })
-      res.end(body)
-    })
+    sources = await serveJpegOrVideo(jpeg, video)
     server = Fastify()
     sim = registerLinkedInSandbox(server, {
       prefix: '/li',

@@ -1,17 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { createLogger } from '../../src/logger.js'
-import { MediaError, type MediaKind, type MediaPort, type PreparedMedia } from '../../src/media/port.js'
-import type {
-  AdapterDeps,
-  Credentials,
-  NetworkAdapter,
-  Profile,
-  PublishRequest,
-} from '../../src/networks/adapter.js'
+import type { AdapterDeps, NetworkAdapter } from '../../src/networks/adapter.js'
 import { createFacebookAdapter } from '../../src/networks/facebook/index.js'
 import { createInstagramAdapter } from '../../src/networks/instagram/index.js'
 import { defaultMetaSettings, type MetaSettings } from '../../src/networks/meta/settings.js'
@@ -20,6 +10,13 @@ import {
   type MetaSandboxOptions,
   registerMetaSandbox,
 } from '../../src/sandbox/meta/index.js'
+import {
+  approveConsent,
+  hostMedia,
+  publishRequest,
+  recordingFetch,
+  type SentRequest,
+} from '../helpers/hosted-media.js'
 import { mp4File, solidImage } from '../media/fixtures.js'
 
 /**
@@ -41,7 +38,7 @@ export interface MetaWorld {
   src: (name: string) => string
   /** Every URL the adapters were handed by the media port, and every request they sent. */
   hosted: string[]
-  requests: { method: string; url: string; auth?: string; body?: string }[]
+  requests: SentRequest[]
   logs: string[]
   close(): Promise<void>
 }
@@ -60,65 +57,18 @@ export async function startMetaWorld(options: Partial<MetaSandboxOptions> = {}):
       },
     ],
   ])
-  const hostedFiles = new Map<string, { type: string; bytes: Buffer }>()
-  server.get('/src/:name', async (request, reply) => {
-    const file = sources.get((request.params as { name: string }).name)
-    if (!file) return reply.code(404).send('no')
-    return reply.type(file.type).send(file.bytes)
-  })
-  server.get('/hosted/:id', async (request, reply) => {
-    const file = hostedFiles.get((request.params as { id: string }).id)
-    if (!file) return reply.code(404).send('no')
-    return reply.type(file.type).send(file.bytes)
-  })
+  const host = hostMedia(server, sources, 'herald-meta-')
   const sandbox = registerMetaSandbox(server, { prefix: PREFIX, ...options })
   await server.listen({ host: '127.0.0.1', port: 0 })
-  const address = server.server.address()
-  const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
-  const hosted: string[] = []
-  const media: MediaPort = {
-    async prepare(url) {
-      const response = await fetch(url).catch(() => undefined)
-      if (!response?.ok) throw new MediaError('fetch_failed', `Could not fetch ${url}`)
-      const bytes = Buffer.from(await response.arrayBuffer())
-      const type = (response.headers.get('content-type') ?? 'application/octet-stream').split(';')[0]!
-      const kind: MediaKind = type.startsWith('video/') ? 'video' : 'image'
-      const id = randomBytes(8).toString('hex')
-      hostedFiles.set(id, { type, bytes })
-      const publicUrl = `${origin}/hosted/${id}`
-      hosted.push(publicUrl)
-      const file = path.join(tmpdir(), `herald-meta-${id}`)
-      await writeFile(file, bytes)
-      const prepared: PreparedMedia = {
-        path: file,
-        contentType: type,
-        size: bytes.length,
-        kind,
-        name: path.basename(new URL(url).pathname),
-        publicUrl,
-        dispose: () => rm(file, { force: true }),
-      }
-      return prepared
-    },
-  }
+  const origin = host.origin()
   const logs: string[] = []
-  const requests: MetaWorld['requests'] = []
-  const http: typeof fetch = async (input, init) => {
-    const auth = new Headers(init?.headers).get('authorization') ?? undefined
-    requests.push({
-      method: init?.method ?? 'GET',
-      url: String(input),
-      ...(auth ? { auth } : {}),
-      ...(init?.body ? { body: String(init.body) } : {}),
-    })
-    return fetch(input, init)
-  }
+  const requests: SentRequest[] = []
   const deps: AdapterDeps = {
-    http,
+    http: recordingFetch(requests),
     logger: createLogger('debug', { write: (line: string) => logs.push(line) } as never),
     now: () => Date.now(),
     sleep: async () => {},
-    media,
+    media: host.media,
   }
   const base = `${origin}${PREFIX}`
   const settings: MetaSettings = {
@@ -140,8 +90,8 @@ export async function startMetaWorld(options: Partial<MetaSandboxOptions> = {}):
     settings,
     facebook: createFacebookAdapter(settings, deps),
     instagram: createInstagramAdapter(settings, deps),
-    src: (name) => `${origin}/src/${name}`,
-    hosted,
+    src: host.src,
+    hosted: host.hosted,
     requests,
     logs,
     close: () => server.close(),
@@ -155,12 +105,8 @@ export async function facebookGrant(world: MetaWorld, username: string, options:
   const codeVerifier = randomBytes(32).toString('base64url')
   const codeChallenge = createHash('sha256').update(codeVerifier).digest('base64url')
   const authorize = oauth.authorizeUrl({ state: 'st', codeChallenge, redirectUri })
-  const form = new URLSearchParams(new URL(authorize).searchParams)
-  form.set('username', username)
-  form.set('decision', 'authorize')
-  for (const scope of oauth.scopes) if (!options.drop?.includes(scope)) form.append('granted_scope', scope)
-  const consent = await fetch(authorize.split('?')[0]!, { method: 'POST', body: form, redirect: 'manual' })
-  const code = new URL(consent.headers.get('location')!).searchParams.get('code')!
+  const location = await approveConsent(authorize, username, oauth.scopes, options.drop)
+  const code = new URL(location).searchParams.get('code')!
   const exchanged = await oauth.exchangeCode({ code, codeVerifier, redirectUri })
   const profiles = await oauth.listProfiles!(exchanged.credentials)
   const page = profiles.find((p) => p.network === 'facebook')!
@@ -168,20 +114,4 @@ export async function facebookGrant(world: MetaWorld, username: string, options:
   return { ...exchanged, profiles, page, ig, code }
 }
 
-export function request(
-  profile: Profile,
-  credentials: Credentials,
-  content: string,
-  mediaUrls: string[],
-  extra: Partial<PublishRequest> = {},
-): PublishRequest {
-  return {
-    targetId: `t-${randomBytes(4).toString('hex')}`,
-    profile,
-    credentials,
-    content,
-    mediaUrls,
-    signal: new AbortController().signal,
-    ...extra,
-  }
-}
+export const request = publishRequest

@@ -3,6 +3,7 @@ import type { Credentials, PublishFailure } from '../../src/networks/adapter.js'
 import { HOSTED_MEDIA_UNREACHABLE } from '../../src/networks/threads/errors.js'
 import { REFRESH_AHEAD_MS, THREADS_SCOPES } from '../../src/networks/threads/oauth.js'
 import { LAG_WAIT_MS } from '../../src/networks/threads/publish.js'
+import { diesOnceSaved, keepingProgress } from '../helpers/hosted-media.js'
 import { request, startThreadsWorld, type ThreadsWorld, threadsGrant } from './threads-fixtures.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -101,46 +102,26 @@ describe('the Threads adapter against the Threads simulator', () => {
   })
 
   it('after a crash with the container recorded, the retry publishes that same container: one thread', async () => {
-    const progress: Record<string, string> = {}
-    const stop = new AbortController()
-    const first = request(
-      grant.profile,
-      grant.credentials,
-      'Crash before publish',
-      [world.src('photo.jpg')],
-      {
-        signal: stop.signal,
-        saveProgress: async (p) => {
-          Object.assign(progress, p)
-          // The worker dies the moment the container id is on the target.
-          if (p.container) stop.abort()
-        },
-      },
+    // The worker dies the moment the container id is on the target.
+    const { first, progress, resumed } = diesOnceSaved(
+      request(grant.profile, grant.credentials, 'Crash before publish', [world.src('photo.jpg')]),
     )
     await expect(world.threads.publish(first)).rejects.toBeInstanceOf(Error)
     expect(progress.container).toBeDefined()
     const containersBefore = world.sandbox.containers.size
     const threadsBefore = world.sandbox.threads.size
-    const retry = await world.threads.publish({
-      ...first,
-      signal: new AbortController().signal,
-      progress: { ...progress },
-      saveProgress: async () => {},
-    })
+    const retry = await world.threads.publish(resumed())
     expect(world.sandbox.containers.size).toBe(containersBefore)
     expect(world.sandbox.threads.size).toBe(threadsBefore + 1)
     expect(world.sandbox.containers.get(progress.container!)?.threadId).toBe(retry.remoteId)
   })
 
   it('an unanswered threads_publish is an unknown outcome, found among the recent threads, and never posted twice', async () => {
-    const progress: Record<string, string> = {}
     world.sandbox.failNext({ op: 'threads_publish', action: 'drop_after' })
     const since = Date.now()
-    const req = request(grant.profile, grant.credentials, 'Lost publish answer', [], {
-      saveProgress: async (p) => {
-        Object.assign(progress, p)
-      },
-    })
+    const { req, progress } = keepingProgress(
+      request(grant.profile, grant.credentials, 'Lost publish answer', []),
+    )
     const error = await failure(world.threads.publish(req))
     expect(error?.kind).toBe('unknown_outcome')
     const found = await world.threads.findPublished!({ ...req, since, progress })
@@ -154,14 +135,11 @@ describe('the Threads adapter against the Threads simulator', () => {
   })
 
   it('a 5xx answer to threads_publish is an unknown outcome too, resolved the same way', async () => {
-    const progress: Record<string, string> = {}
     world.sandbox.failNext({ op: 'threads_publish', action: 'error_after', status: 500, code: 2 })
     const since = Date.now()
-    const req = request(grant.profile, grant.credentials, 'Published behind a 500', [], {
-      saveProgress: async (p) => {
-        Object.assign(progress, p)
-      },
-    })
+    const { req, progress } = keepingProgress(
+      request(grant.profile, grant.credentials, 'Published behind a 500', []),
+    )
     const error = await failure(world.threads.publish(req))
     expect(error?.kind).toBe('unknown_outcome')
     expect(error?.message).toMatch(/may or may not have been published/)
@@ -170,13 +148,10 @@ describe('the Threads adapter against the Threads simulator', () => {
   })
 
   it('finds nothing when the recorded container was never published', async () => {
-    const progress: Record<string, string> = {}
     world.sandbox.failNext({ op: 'threads_publish', action: 'drop_before' })
-    const req = request(grant.profile, grant.credentials, 'Never published', [], {
-      saveProgress: async (p) => {
-        Object.assign(progress, p)
-      },
-    })
+    const { req, progress } = keepingProgress(
+      request(grant.profile, grant.credentials, 'Never published', []),
+    )
     await world.threads.publish(req).catch(() => undefined)
     expect(await world.threads.findPublished!({ ...req, since: Date.now() - 1000, progress })).toBeNull()
   })
@@ -207,12 +182,9 @@ describe('the Threads adapter against the Threads simulator', () => {
       world.advance(skipped)
       moved += skipped
     }
-    const progress: Record<string, string> = {}
-    const req = request(grant.profile, grant.credentials, 'Slow video', [world.src('clip.mp4')], {
-      saveProgress: async (p) => {
-        Object.assign(progress, p)
-      },
-    })
+    const { req, progress } = keepingProgress(
+      request(grant.profile, grant.credentials, 'Slow video', [world.src('clip.mp4')]),
+    )
     try {
       const expired = await failure(world.threads.publish(req))
       expect(expired?.kind).toBe('transient')
@@ -230,31 +202,22 @@ describe('the Threads adapter against the Threads simulator', () => {
   })
 
   it('resumes a carousel from its recorded children, making again only the one that expired', async () => {
-    const progress: Record<string, string> = {}
-    const stop = new AbortController()
-    const req = request(
-      grant.profile,
-      grant.credentials,
-      'Resumed carousel',
-      [world.src('photo.jpg'), world.src('wide.png')],
-      {
-        signal: stop.signal,
-        saveProgress: async (p) => {
-          Object.assign(progress, p)
-          // The worker dies once both children exist, before the CAROUSEL container.
-          if (p.child1) stop.abort()
-        },
-      },
+    // The worker dies once both children exist, before the CAROUSEL container.
+    const {
+      first: req,
+      progress,
+      resumed,
+    } = diesOnceSaved(
+      request(grant.profile, grant.credentials, 'Resumed carousel', [
+        world.src('photo.jpg'),
+        world.src('wide.png'),
+      ]),
+      'child1',
     )
     await expect(world.threads.publish(req)).rejects.toBeInstanceOf(Error)
     const [first, second] = [progress.child0!, progress.child1!]
     world.sandbox.containers.get(second)!.createdAt -= 25 * 60 * 60 * 1000
-    const retry = await world.threads.publish({
-      ...req,
-      signal: new AbortController().signal,
-      progress: { ...progress },
-      saveProgress: async () => {},
-    })
+    const retry = await world.threads.publish(resumed())
     const children = world.sandbox.threads.get(retry.remoteId)!.children
     expect(children[0]).toBe(first)
     expect(children[1]).not.toBe(second)

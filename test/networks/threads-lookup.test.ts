@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PublishFailure } from '../../src/networks/adapter.js'
+import { keepingProgress } from '../helpers/hosted-media.js'
 import { request, startThreadsWorld, type ThreadsWorld, threadsGrant } from './threads-fixtures.js'
 
 describe("looking for an unanswered Threads post on a busy profile (paging back through the profile's threads)", () => {
@@ -32,14 +33,11 @@ describe("looking for an unanswered Threads post on a busy profile (paging back 
 
   it('finds the post when 250 newer posts pushed it to the third page', async () => {
     const grant = await threadsGrant(world, 'Busy Harbour')
-    const progress: Record<string, string> = {}
     world.sandbox.failNext({ op: 'threads_publish', action: 'drop_after' })
     const since = Date.now()
-    const req = request(grant.profile, grant.credentials, 'Lost publish answer', [], {
-      saveProgress: async (p) => {
-        Object.assign(progress, p)
-      },
-    })
+    const { req, progress } = keepingProgress(
+      request(grant.profile, grant.credentials, 'Lost publish answer', []),
+    )
     const error = await world.threads.publish(req).catch((e: unknown) => e)
     expect((error as PublishFailure).kind).toBe('unknown_outcome')
     seedThreads(grant.profile.profileId, 250, Date.now() + 1000)

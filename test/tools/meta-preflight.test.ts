@@ -3,49 +3,21 @@ import { sandboxPrefixes } from '../../src/networks/registry.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { connectMetaGrant } from '../helpers/meta-connect.js'
-import { mp4File, solidImage } from '../media/fixtures.js'
-import { startServer, type TestServer } from '../media/servers.js'
+import { usePreflightRig } from '../helpers/preflight-rig.js'
 
 /** Preflight and create_post rules for Facebook Pages and Instagram. */
 describe('preflight for Facebook and Instagram', () => {
-  let h: Harness
-  let files: TestServer
-  let igUserId: string
-  let jpeg: Buffer
-  const video = mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 8 * 1024 })
-  const url = (name: string) => `${files.url}/${name}`
-
-  beforeAll(async () => {
-    jpeg = await solidImage(1080, 1080, 'jpeg')
-    files = await startServer((req, res) => {
-      const isVideo = req.url?.endsWith('.mp4')
-      const body = isVideo ? video : jpeg
-      res.writeHead(200, {
-        'content-type': isVideo ? 'video/mp4' : 'image/jpeg',
-        'content-length': String(body.length),
-      })
-      res.end(body)
-    })
-    h = await startHarness({ sandbox: true, credits: 500, env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' } })
+  const rig = usePreflightRig(async (h) => {
     const profiles = await connectMetaGrant(h, 'Rules Shop')
-    igUserId = profiles.find((p) => p.network === 'instagram')!.profile.profileId
-  }, 60_000)
-  afterAll(async () => {
-    await h?.close()
-    await files?.close()
+    return profiles.find((p) => p.network === 'instagram')!.profile.profileId
   })
-
-  const preflight = async (input: Record<string, unknown>) => {
-    const { status, body } = await h.call('preflight_post', { publishImmediately: true, ...input })
-    expect(status, JSON.stringify(body)).toBe(200)
-    return body as {
-      ok: boolean
-      blockers: string[]
-      warnings: string[]
-      mediaCount?: number
-      mediaSetLimits?: Record<string, unknown>
-    }
-  }
+  const { url, preflight } = rig
+  let h: Harness
+  let igUserId: string
+  beforeAll(() => {
+    h = rig.h
+    igUserId = rig.connected
+  })
 
   it('blocks a text-only Instagram target, and create_post refuses it with a 400', async () => {
     const result = await preflight({ content: 'words only', platforms: ['instagram'] })

@@ -1,54 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
-import { type Harness, startHarness } from '../helpers/harness.js'
-import { mp4File, solidImage } from '../media/fixtures.js'
-import { startServer, type TestServer } from '../media/servers.js'
+import type { Harness } from '../helpers/harness.js'
+import { usePreflightRig } from '../helpers/preflight-rig.js'
 
 /** Preflight and create_post rules for Threads. */
 describe('preflight for Threads', () => {
+  const rig = usePreflightRig(
+    async (h) =>
+      (
+        await sandboxConnect(h.app, {
+          workspaceId: h.workspaceId,
+          network: 'threads',
+          username: 'rules.shop',
+        })
+      ).profileId,
+    { platforms: ['threads'] },
+  )
+  const { url, preflight } = rig
   let h: Harness
-  let files: TestServer
   let userId: string
-  let jpeg: Buffer
-  const video = mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 8 * 1024 })
-  const url = (name: string) => `${files.url}/${name}`
-
-  beforeAll(async () => {
-    jpeg = await solidImage(1080, 1080, 'jpeg')
-    files = await startServer((req, res) => {
-      const isVideo = req.url?.endsWith('.mp4')
-      const body = isVideo ? video : jpeg
-      res.writeHead(200, {
-        'content-type': isVideo ? 'video/mp4' : 'image/jpeg',
-        'content-length': String(body.length),
-      })
-      res.end(body)
-    })
-    h = await startHarness({ sandbox: true, credits: 500, env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' } })
-    userId = (
-      await sandboxConnect(h.app, { workspaceId: h.workspaceId, network: 'threads', username: 'rules.shop' })
-    ).profileId
-  }, 60_000)
-  afterAll(async () => {
-    await h?.close()
-    await files?.close()
+  beforeAll(() => {
+    h = rig.h
+    userId = rig.connected
   })
-
-  const preflight = async (input: Record<string, unknown>) => {
-    const { status, body } = await h.call('preflight_post', {
-      publishImmediately: true,
-      platforms: ['threads'],
-      ...input,
-    })
-    expect(status, JSON.stringify(body)).toBe(200)
-    return body as {
-      ok: boolean
-      blockers: string[]
-      warnings: string[]
-      mediaSetLimits?: Record<string, unknown>
-    }
-  }
 
   it('passes text alone and a set of 20 mixing images and a video', async () => {
     expect((await preflight({ content: 'words only' })).ok).toBe(true)

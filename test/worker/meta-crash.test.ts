@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { NetworkAdapter } from '../../src/networks/adapter.js'
 import { readProgress } from '../../src/worker/progress.js'
 import { sendTarget } from '../../src/worker/send.js'
 import { backends } from '../helpers/backends.js'
-import { useCrashRig } from '../helpers/crash-rig.js'
+import { diesOnceContainerSaved, useCrashRig } from '../helpers/crash-rig.js'
 import type { Harness } from '../helpers/harness.js'
 import { connectMetaGrant } from '../helpers/meta-connect.js'
 
@@ -14,8 +13,7 @@ import { connectMetaGrant } from '../helpers/meta-connect.js'
  */
 describe.each(backends)('an Instagram target whose worker dies mid-publish ($name)', (backend) => {
   const rig = useCrashRig(backend, 'instagram', (h) => connectMetaGrant(h, 'Crash Bakery'))
-  const { state, claimedTarget, claim, deps } = rig
-  const meta = rig.sandbox
+  const { state, claimedTarget, claim, deps, row, dropAnswer, attemptStartedAt, outcomeUnknownSince } = rig
   let h: Harness
   beforeAll(() => {
     h = rig.h
@@ -24,24 +22,10 @@ describe.each(backends)('an Instagram target whose worker dies mid-publish ($nam
   it('killed after the container exists and before media_publish: the retry publishes one post from that container', async () => {
     const real = h.app.adapters.instagram!
     // The process "dies" the moment the container id is on the target: nothing after it runs.
-    const dying: NetworkAdapter = {
-      ...real,
-      publish: (request) =>
-        real.publish({
-          ...request,
-          saveProgress: async (entries) => {
-            await request.saveProgress!(entries)
-            if (entries.container) throw new Error('SIGKILL')
-          },
-        }),
-    }
+    const dying = diesOnceContainerSaved(real)
     const target = await claimedTarget('Killed before publish', 'worker-a')
     await sendTarget(deps(dying), target, new AbortController().signal)
-    const afterCrash = await h.app.store.db
-      .selectFrom('targets')
-      .selectAll()
-      .where('id', '=', target.id)
-      .executeTakeFirstOrThrow()
+    const afterCrash = await row(target.id)
     const progress = readProgress(afterCrash.progress)
     expect(progress?.container).toBeDefined()
     const before = await state()
@@ -62,36 +46,23 @@ describe.each(backends)('an Instagram target whose worker dies mid-publish ($nam
     const real = h.app.adapters.instagram!
     const target = await claimedTarget('Killed after publish', 'worker-c')
     const since = Date.now()
-    await fetch(`${meta()}/_sandbox/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ op: 'media_publish', action: 'drop_after' }),
-    })
-    await h.app.store.db
-      .updateTable('targets')
-      .set({ attempt_started_at: since })
-      .where('id', '=', target.id)
-      .execute()
+    await dropAnswer('media_publish')
     const lost = await sendTarget(
       deps(real),
-      { ...target, attempt_started_at: since },
+      await attemptStartedAt(target, since),
       new AbortController().signal,
     )
     // The worker queues a lookup rather than sending again.
     expect(lost.outcome.kind).toBe('check')
-    const row = await h.app.store.db
-      .selectFrom('targets')
-      .selectAll()
-      .where('id', '=', target.id)
-      .executeTakeFirstOrThrow()
+    const lookedUp = await row(target.id)
     const connection = await h.app.store.db
       .selectFrom('connections')
       .selectAll()
-      .where('id', '=', row.connection_id)
+      .where('id', '=', lookedUp.connection_id)
       .executeTakeFirstOrThrow()
     const credentials = h.app.vault.openJson<{ accessToken: string }>(connection.credentials)
     const found = await real.findPublished!({
-      targetId: row.id,
+      targetId: lookedUp.id,
       profile: {
         profileId: connection.profile_id,
         username: connection.username,
@@ -99,10 +70,10 @@ describe.each(backends)('an Instagram target whose worker dies mid-publish ($nam
         isOrganization: false,
       },
       credentials,
-      content: row.content,
-      mediaUrls: JSON.parse(row.media_urls),
+      content: lookedUp.content,
+      mediaUrls: JSON.parse(lookedUp.media_urls),
       since,
-      progress: readProgress(row.progress)!,
+      progress: readProgress(lookedUp.progress)!,
       signal: new AbortController().signal,
     })
     const published = (await state()).media!.filter((m) => m.caption === 'Killed after publish')
@@ -110,11 +81,7 @@ describe.each(backends)('an Instagram target whose worker dies mid-publish ($nam
     expect(found?.remoteId).toBe(published[0].id)
 
     // The queued lookup, as the worker runs it: the target carries when the outcome became unknown.
-    await h.app.store.db
-      .updateTable('targets')
-      .set({ unknown_outcome_at: since })
-      .where('id', '=', target.id)
-      .execute()
+    await outcomeUnknownSince(target.id, since)
     const retried = await claim(target.post_id, 'worker-d')
     const again = await sendTarget(deps(real), retried, new AbortController().signal)
     expect(again.outcome).toMatchObject({ kind: 'published', remoteId: published[0].id })

@@ -1,10 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import type { NetworkAdapter } from '../../src/networks/adapter.js'
 import { readProgress } from '../../src/worker/progress.js'
 import { sendTarget } from '../../src/worker/send.js'
 import { backends } from '../helpers/backends.js'
-import { useCrashRig } from '../helpers/crash-rig.js'
+import { diesOnceContainerSaved, useCrashRig } from '../helpers/crash-rig.js'
 import type { Harness } from '../helpers/harness.js'
 
 /**
@@ -16,8 +15,7 @@ describe.each(backends)('a Threads target whose worker dies mid-publish ($name)'
   const rig = useCrashRig(backend, 'threads', (h) =>
     sandboxConnect(h.app, { workspaceId: h.workspaceId, network: 'threads', username: 'crash.bakery' }),
   )
-  const { state, claimedTarget, claim, deps } = rig
-  const threads = rig.sandbox
+  const { state, claimedTarget, claim, deps, row, dropAnswer, attemptStartedAt, outcomeUnknownSince } = rig
   let h: Harness
   beforeAll(() => {
     h = rig.h
@@ -26,24 +24,10 @@ describe.each(backends)('a Threads target whose worker dies mid-publish ($name)'
   it('killed after the container exists and before threads_publish: the retry publishes that container, one thread', async () => {
     const real = h.app.adapters.threads!
     // The process "dies" the moment the container id is on the target: nothing after it runs.
-    const dying: NetworkAdapter = {
-      ...real,
-      publish: (request) =>
-        real.publish({
-          ...request,
-          saveProgress: async (entries) => {
-            await request.saveProgress!(entries)
-            if (entries.container) throw new Error('SIGKILL')
-          },
-        }),
-    }
+    const dying = diesOnceContainerSaved(real)
     const target = await claimedTarget('Killed before publish', 'worker-a')
     await sendTarget(deps(dying), target, new AbortController().signal)
-    const afterCrash = await h.app.store.db
-      .selectFrom('targets')
-      .selectAll()
-      .where('id', '=', target.id)
-      .executeTakeFirstOrThrow()
+    const afterCrash = await row(target.id)
     const progress = readProgress(afterCrash.progress)
     expect(progress?.container).toBeDefined()
     const before = await state()
@@ -64,19 +48,10 @@ describe.each(backends)('a Threads target whose worker dies mid-publish ($name)'
     const real = h.app.adapters.threads!
     const target = await claimedTarget('Killed after publish', 'worker-c')
     const since = Date.now()
-    await fetch(`${threads()}/_sandbox/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ op: 'threads_publish', action: 'drop_after' }),
-    })
-    await h.app.store.db
-      .updateTable('targets')
-      .set({ attempt_started_at: since })
-      .where('id', '=', target.id)
-      .execute()
+    await dropAnswer('threads_publish')
     const lost = await sendTarget(
       deps(real),
-      { ...target, attempt_started_at: since },
+      await attemptStartedAt(target, since),
       new AbortController().signal,
     )
     // The worker queues a lookup rather than sending again.
@@ -84,11 +59,7 @@ describe.each(backends)('a Threads target whose worker dies mid-publish ($name)'
     const published = (await state()).threads!.filter((t) => t.text === 'Killed after publish')
     expect(published).toHaveLength(1)
 
-    await h.app.store.db
-      .updateTable('targets')
-      .set({ unknown_outcome_at: since })
-      .where('id', '=', target.id)
-      .execute()
+    await outcomeUnknownSince(target.id, since)
     const retried = await claim(target.post_id, 'worker-d')
     const again = await sendTarget(deps(real), retried, new AbortController().signal)
     expect(again.outcome).toMatchObject({ kind: 'published', remoteId: published[0].id })
