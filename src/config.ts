@@ -105,6 +105,7 @@ const envSchema = z.object({
   HERALD_S3_ACCESS_KEY_ID: z.string().optional(),
   HERALD_S3_SECRET_ACCESS_KEY: z.string().optional(),
   // Networks that fetch by URL get a presigned GET this long; Instagram containers expire after 24 h.
+  // SigV4 caps a presigned URL's lifetime at seven days.
   HERALD_S3_PRESIGN_SECONDS: z.coerce.number().int().min(60).max(604_800).default(86_400),
 })
 

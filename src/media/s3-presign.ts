@@ -5,9 +5,6 @@ import type {
   HashConstructor,
 } from '@smithy/types'
 
-/** SigV4 caps a presigned URL's lifetime at seven days. */
-export const MAX_PRESIGN_SECONDS = 604_800
-
 /**
  * A presigned S3 GET (SigV4 query authentication, signed by the SDK's own signer): anyone holding the
  * URL can read `url`'s object until it expires, without credentials. The payload is `UNSIGNED-PAYLOAD`

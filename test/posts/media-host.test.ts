@@ -20,7 +20,7 @@ describe('whether the internet can fetch media from PUBLIC_BASE_URL', () => {
 describe('which targets are blocked because their network could not fetch the media', () => {
   const target = (platform: 'instagram' | 'twitter', mediaUrls = ['https://cdn.example.org/a.jpg']) =>
     ({ connection: { platform }, mediaUrls }) as unknown as PlannedTarget
-  const local = { driver: 'local', dir: '/tmp/media' } as const
+  const local = { driver: 'local', dir: 'data/media' } as const
   const s3 = (endpoint: string | undefined) =>
     ({
       driver: 's3',

@@ -14,13 +14,6 @@ export interface ThreadsSettings {
   authorizeUrl: string
 }
 
-export const defaultThreadsSettings: ThreadsSettings = {
-  appId: '',
-  version: 'v1.0',
-  graphUrl: 'https://graph.threads.net',
-  authorizeUrl: 'https://threads.net/oauth/authorize',
-}
-
 const trim = (url: string) => url.replace(/\/+$/, '')
 
 /** The versioned Graph client of graph.threads.net (profile, containers, publishing, insights). */
