@@ -104,8 +104,23 @@ export interface LookupRequest {
   since: number
   /** What the attempt recorded through `saveProgress`. */
   progress?: Record<string, string>
+  /**
+   * Remote ids already held by other targets of the same connection: never a match, whatever their copy.
+   */
+  excludeRemoteIds?: readonly string[]
   signal: AbortSignal
 }
+
+/**
+ * What a lookup concluded. `absent` is an answer with certainty (every post since the attempt was read and
+ * none is ours); evidence that cannot decide (empty or non-distinctive copy, several candidates) is
+ * `ambiguous`, with a reason a person can act on. A lookup that could not ask the network throws a
+ * {@link PublishFailure} instead.
+ */
+export type LookupAnswer =
+  | { kind: 'found'; result: PublishResult }
+  | { kind: 'absent' }
+  | { kind: 'ambiguous'; reason: string }
 
 export interface PublishResult {
   /** The network's id of the new post (tweet id, video id, at:// URI, ...). */
@@ -226,11 +241,12 @@ export interface NetworkAdapter {
   publish(request: PublishRequest): Promise<PublishResult>
   /**
    * Resolves an unknown outcome by asking the network: the post an unanswered attempt made (same copy,
-   * created at or after `since`, among the profile's recent posts), or null when the network shows none.
+   * created at or after `since`, among the profile's recent posts), `absent` when the network certainly
+   * shows none, `ambiguous` when it cannot tell.
    * Throws a {@link PublishFailure} when the network could not be asked. Absent where the network offers
    * no way to look: such targets stay stuck until reset_stuck_post.
    */
-  findPublished?(request: LookupRequest): Promise<PublishResult | null>
+  findPublished?(request: LookupRequest): Promise<LookupAnswer>
   /**
    * Present where the network meters posts per profile over a rolling window it reports (Instagram's
    * `content_publishing_limit`): posts used and allowed now, for preflight's "nearly used" warning.

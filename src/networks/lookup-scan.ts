@@ -1,4 +1,4 @@
-import { PublishFailure } from './adapter.js'
+import { type LookupAnswer, PublishFailure, type PublishResult } from './adapter.js'
 
 /** How many pages of a profile's recent posts a lookup reads before it gives up being sure. */
 export const LOOKUP_MAX_PAGES = 10
@@ -42,3 +42,7 @@ export async function scanRecentPosts<Row>(input: {
     `The ${input.network} profile had too many posts since the attempt to be sure whether it went out (read ${read} posts in ${maxPages} pages without reaching the attempt)`,
   )
 }
+
+/** A lookup's match (or null for a certain "not there") as a {@link LookupAnswer}. */
+export const lookupAnswer = (match: PublishResult | null): LookupAnswer =>
+  match ? { kind: 'found', result: match } : { kind: 'absent' }

@@ -107,20 +107,22 @@ export async function sendTarget(
     try {
       if (target.unknown_outcome_at !== null && adapter.findPublished && !lookedUp) {
         // An earlier attempt's publishing call went unanswered: ask the network before sending again.
-        const found = await adapter.findPublished({
+        const answer = await adapter.findPublished({
           ...request,
           credentials,
           since: target.attempt_started_at ?? target.unknown_outcome_at,
         })
         lookedUp = true
-        if (found) {
+        if (answer.kind === 'found') {
           deps.logger.info({ targetId: target.id }, 'unanswered attempt found on the network')
           return {
-            outcome: { kind: 'published', remoteId: found.remoteId, url: found.url },
+            outcome: { kind: 'published', remoteId: answer.result.remoteId, url: answer.result.url },
             kind: 'ok',
             connectionId,
           }
         }
+        if (answer.kind === 'ambiguous')
+          return { outcome: { kind: 'unknown', error: answer.reason }, kind: 'unknown_outcome', connectionId }
         deps.logger.info(
           { targetId: target.id },
           'unanswered attempt not found on the network; sending again',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PublishFailure as Failure, type PublishFailure } from '../../src/networks/adapter.js'
+import { lookupMatch } from '../helpers/lookup-match.js'
 import { facebookGrant, type MetaWorld, request, startMetaWorld } from './meta-fixtures.js'
 
 describe("looking for an unanswered Facebook post on a busy Page (paging back through the Page's lists)", () => {
@@ -40,7 +41,7 @@ describe("looking for an unanswered Facebook post on a busy Page (paging back th
     const sent = await world.facebook.publish(req)
     seedPosts(page.profile.profileId, 250, Date.now() + 1000)
     const before = listCalls('published_posts').length
-    const found = await world.facebook.findPublished!({ ...req, since })
+    const found = await lookupMatch(world.facebook)({ ...req, since })
     expect(found?.remoteId).toBe(sent.remoteId)
     const calls = listCalls('published_posts').slice(before)
     expect(calls).toHaveLength(3)
@@ -58,7 +59,7 @@ describe("looking for an unanswered Facebook post on a busy Page (paging back th
     seedPosts(pageId, 230, since + 1000)
     const before = listCalls('published_posts').length
     const req = request(page.profile, page.credentials, 'Sent long ago 0', [])
-    expect(await world.facebook.findPublished!({ ...req, since })).toBeNull()
+    expect(await lookupMatch(world.facebook)({ ...req, since })).toBeNull()
     // 230 newer posts fill pages of 100 and 100; the third page reaches the posts older than the attempt.
     expect(listCalls('published_posts').slice(before)).toHaveLength(3)
   })
@@ -69,7 +70,7 @@ describe("looking for an unanswered Facebook post on a busy Page (paging back th
     seedPosts(page.profile.profileId, 1005, since + 1000)
     const before = listCalls('published_posts').length
     const req = request(page.profile, page.credentials, 'Buried under a thousand posts', [])
-    const error = await world.facebook.findPublished!({ ...req, since }).catch((e: unknown) => e)
+    const error = await lookupMatch(world.facebook)({ ...req, since }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(Failure)
     expect((error as PublishFailure).kind).toBe('unknown_outcome')
     expect((error as PublishFailure).message).toMatch(/too many posts since the attempt/)
@@ -98,7 +99,7 @@ describe("looking for an unanswered Facebook post on a busy Page (paging back th
       })
     }
     const before = listCalls('videos').length
-    const found = await world.facebook.findPublished!({ ...req, since })
+    const found = await lookupMatch(world.facebook)({ ...req, since })
     expect(found?.url).toContain(`/videos/${lost.id}`)
     expect(
       listCalls('videos')

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PublishFailure } from '../../src/networks/adapter.js'
+import { lookupMatch } from '../helpers/lookup-match.js'
 import { facebookGrant, type MetaWorld, request, startMetaWorld } from './meta-fixtures.js'
 
 describe('the Facebook Pages adapter against the Meta simulator', () => {
@@ -116,10 +117,10 @@ describe('the Facebook Pages adapter against the Meta simulator', () => {
     const req = request(grant.page.profile, grant.page.credentials, 'Lost answer post', [])
     const error = await world.facebook.publish(req).catch((e: unknown) => e)
     expect((error as PublishFailure).kind).toBe('unknown_outcome')
-    const found = await world.facebook.findPublished!({ ...req, since })
+    const found = await lookupMatch(world.facebook)({ ...req, since })
     expect(found?.remoteId).toBeDefined()
     expect(world.sandbox.posts.get(found!.remoteId)?.message).toBe('Lost answer post')
-    const none = await world.facebook.findPublished!({ ...req, content: 'never sent', since })
+    const none = await lookupMatch(world.facebook)({ ...req, content: 'never sent', since })
     expect(none).toBeNull()
   })
 
@@ -234,7 +235,7 @@ describe('the Facebook Pages adapter against the Meta simulator', () => {
     const videos = [...world.sandbox.videos.values()].filter((v) => v.description === 'Lost video answer')
     expect(videos).toHaveLength(1)
     expect(videos[0]!.state).toBe('processing')
-    const found = await world.facebook.findPublished!({ ...req, since })
+    const found = await lookupMatch(world.facebook)({ ...req, since })
     expect(found?.url).toContain(`/videos/${videos[0]!.id}`)
     expect(world.sandbox.violations).toEqual([])
   })

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PublishFailure } from '../../src/networks/adapter.js'
 import { keepingProgress } from '../helpers/hosted-media.js'
+import { lookupMatch } from '../helpers/lookup-match.js'
 import { facebookGrant, type MetaWorld, request, startMetaWorld } from './meta-fixtures.js'
 
 describe("looking for an unanswered Instagram post on a busy account (paging back through the account's media)", () => {
@@ -43,7 +44,7 @@ describe("looking for an unanswered Instagram post on a busy account (paging bac
     expect((error as PublishFailure).kind).toBe('unknown_outcome')
     seedMedia(ig.profile.profileId, 250, Date.now() + 1000)
     const from = world.sandbox.calls.length
-    const found = await world.instagram.findPublished!({ ...req, since, progress })
+    const found = await lookupMatch(world.instagram)({ ...req, since, progress })
     expect(world.sandbox.media.get(found!.remoteId)?.caption).toBe('Lost publish answer')
     const lists = mediaLists(from)
     expect(lists).toHaveLength(3)
@@ -59,7 +60,7 @@ describe("looking for an unanswered Instagram post on a busy account (paging bac
     seedMedia(ig.profile.profileId, 230, since + 1000)
     const from = world.sandbox.calls.length
     const req = request(ig.profile, ig.credentials, 'Older post 5', [world.src('photo.jpg')])
-    expect(await world.instagram.findPublished!({ ...req, since })).toBeNull()
+    expect(await lookupMatch(world.instagram)({ ...req, since })).toBeNull()
     expect(mediaLists(from)).toHaveLength(3)
   })
 
@@ -69,7 +70,7 @@ describe("looking for an unanswered Instagram post on a busy account (paging bac
     seedMedia(ig.profile.profileId, 1005, since + 1000)
     const from = world.sandbox.calls.length
     const req = request(ig.profile, ig.credentials, 'Buried under a thousand posts', [world.src('photo.jpg')])
-    const error = await world.instagram.findPublished!({ ...req, since }).catch((e: unknown) => e)
+    const error = await lookupMatch(world.instagram)({ ...req, since }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(PublishFailure)
     expect((error as PublishFailure).kind).toBe('unknown_outcome')
     expect((error as PublishFailure).message).toMatch(/too many posts since the attempt/)

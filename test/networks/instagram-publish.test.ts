@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Credentials, PublishFailure } from '../../src/networks/adapter.js'
 import { REFRESH_AHEAD_MS } from '../../src/networks/instagram/login.js'
 import { diesOnceSaved, keepingProgress } from '../helpers/hosted-media.js'
+import { lookupMatch } from '../helpers/lookup-match.js'
 import { facebookGrant, type MetaWorld, request, startMetaWorld } from './meta-fixtures.js'
 
 describe('the Instagram adapter against the Meta simulator', () => {
@@ -109,7 +110,7 @@ describe('the Instagram adapter against the Meta simulator', () => {
     )
     const error = await world.instagram.publish(req).catch((e: unknown) => e)
     expect((error as PublishFailure).kind).toBe('unknown_outcome')
-    const found = await world.instagram.findPublished!({ ...req, since, progress })
+    const found = await lookupMatch(world.instagram)({ ...req, since, progress })
     expect(found).not.toBeNull()
     expect(world.sandbox.media.get(found!.remoteId)?.caption).toBe('Lost publish answer')
     const mediaBefore = world.sandbox.media.size
@@ -124,7 +125,7 @@ describe('the Instagram adapter against the Meta simulator', () => {
       request(grant.ig.profile, grant.ig.credentials, 'Never published', [world.src('photo.jpg')]),
     )
     await world.instagram.publish(req).catch(() => undefined)
-    expect(await world.instagram.findPublished!({ ...req, since: Date.now() - 1000, progress })).toBeNull()
+    expect(await lookupMatch(world.instagram)({ ...req, since: Date.now() - 1000, progress })).toBeNull()
   })
 
   it('reads media and account analytics without the deprecated metrics, Reels with their own', async () => {

@@ -13,6 +13,7 @@ import { createLinkedInAdapter } from '../../src/networks/linkedin/index.js'
 import { RESERVED_CHARACTERS } from '../../src/networks/linkedin/little.js'
 import { tokenCredentials } from '../../src/networks/linkedin/oauth.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from '../../src/sandbox/linkedin/index.js'
+import { lookupMatch } from '../helpers/lookup-match.js'
 import { createTestMediaPort } from '../helpers/test-media-port.js'
 import { mp4File, solidImage } from '../media/fixtures.js'
 import { serveJpegOrVideo, type TestServer } from '../media/servers.js'
@@ -310,7 +311,7 @@ describe('the LinkedIn adapter against the simulator', () => {
     const since = clock
     const failure = await failureOf(publish(page.profile, page.credentials, 'Lost answer (maybe)'))
     expect(failure.kind).toBe('unknown_outcome')
-    const found = await adapter.findPublished!({
+    const found = await lookupMatch(adapter)({
       targetId: 't',
       profile: page.profile,
       credentials: page.credentials,
@@ -325,7 +326,7 @@ describe('the LinkedIn adapter against the simulator', () => {
       remoteId: stored[0]!.id,
       url: `https://www.linkedin.com/feed/update/${stored[0]!.id}`,
     })
-    const none = await adapter.findPublished!({
+    const none = await lookupMatch(adapter)({
       targetId: 't',
       profile: page.profile,
       credentials: page.credentials,
@@ -480,7 +481,7 @@ describe('the LinkedIn adapter against the simulator', () => {
       clock = Math.max(now, clock)
     }
     const lookup = (who: { profile: Profile; credentials: Credentials }, content: string, since: number) =>
-      adapter.findPublished!({
+      lookupMatch(adapter)({
         targetId: 't',
         profile: who.profile,
         credentials: who.credentials,

@@ -4,6 +4,7 @@ import { HOSTED_MEDIA_UNREACHABLE } from '../../src/networks/threads/errors.js'
 import { REFRESH_AHEAD_MS, THREADS_SCOPES } from '../../src/networks/threads/oauth.js'
 import { LAG_WAIT_MS } from '../../src/networks/threads/publish.js'
 import { diesOnceSaved, keepingProgress } from '../helpers/hosted-media.js'
+import { lookupMatch } from '../helpers/lookup-match.js'
 import { request, startThreadsWorld, type ThreadsWorld, threadsGrant } from './threads-fixtures.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -124,7 +125,7 @@ describe('the Threads adapter against the Threads simulator', () => {
     )
     const error = await failure(world.threads.publish(req))
     expect(error?.kind).toBe('unknown_outcome')
-    const found = await world.threads.findPublished!({ ...req, since, progress })
+    const found = await lookupMatch(world.threads)({ ...req, since, progress })
     expect(world.sandbox.threads.get(found!.remoteId)?.text).toBe('Lost publish answer')
     const before = world.sandbox.threads.size
     const again = await world.threads.publish({ ...req, progress })
@@ -143,7 +144,7 @@ describe('the Threads adapter against the Threads simulator', () => {
     const error = await failure(world.threads.publish(req))
     expect(error?.kind).toBe('unknown_outcome')
     expect(error?.message).toMatch(/may or may not have been published/)
-    const found = await world.threads.findPublished!({ ...req, since, progress })
+    const found = await lookupMatch(world.threads)({ ...req, since, progress })
     expect(world.sandbox.threads.get(found!.remoteId)?.text).toBe('Published behind a 500')
   })
 
@@ -153,7 +154,7 @@ describe('the Threads adapter against the Threads simulator', () => {
       request(grant.profile, grant.credentials, 'Never published', []),
     )
     await world.threads.publish(req).catch(() => undefined)
-    expect(await world.threads.findPublished!({ ...req, since: Date.now() - 1000, progress })).toBeNull()
+    expect(await lookupMatch(world.threads)({ ...req, since: Date.now() - 1000, progress })).toBeNull()
   })
 
   it('retries the brief code-24 lag after FINISHED, waiting a little longer each time', async () => {

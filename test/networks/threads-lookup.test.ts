@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PublishFailure } from '../../src/networks/adapter.js'
 import { keepingProgress } from '../helpers/hosted-media.js'
+import { lookupMatch } from '../helpers/lookup-match.js'
 import { request, startThreadsWorld, type ThreadsWorld, threadsGrant } from './threads-fixtures.js'
 
 describe("looking for an unanswered Threads post on a busy profile (paging back through the profile's threads)", () => {
@@ -42,7 +43,7 @@ describe("looking for an unanswered Threads post on a busy profile (paging back 
     expect((error as PublishFailure).kind).toBe('unknown_outcome')
     seedThreads(grant.profile.profileId, 250, Date.now() + 1000)
     const from = world.sandbox.calls.length
-    const found = await world.threads.findPublished!({ ...req, since, progress })
+    const found = await lookupMatch(world.threads)({ ...req, since, progress })
     expect(world.sandbox.threads.get(found!.remoteId)?.text).toBe('Lost publish answer')
     const lists = threadLists(from)
     expect(lists).toHaveLength(3)
@@ -58,7 +59,7 @@ describe("looking for an unanswered Threads post on a busy profile (paging back 
     seedThreads(grant.profile.profileId, 230, since + 1000)
     const from = world.sandbox.calls.length
     const req = request(grant.profile, grant.credentials, 'Older post 5', [])
-    expect(await world.threads.findPublished!({ ...req, since })).toBeNull()
+    expect(await lookupMatch(world.threads)({ ...req, since })).toBeNull()
     expect(threadLists(from)).toHaveLength(3)
   })
 
@@ -68,7 +69,7 @@ describe("looking for an unanswered Threads post on a busy profile (paging back 
     seedThreads(grant.profile.profileId, 1005, since + 1000)
     const from = world.sandbox.calls.length
     const req = request(grant.profile, grant.credentials, 'Buried under a thousand posts', [])
-    const error = await world.threads.findPublished!({ ...req, since }).catch((e: unknown) => e)
+    const error = await lookupMatch(world.threads)({ ...req, since }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(PublishFailure)
     expect((error as PublishFailure).kind).toBe('unknown_outcome')
     expect((error as PublishFailure).message).toMatch(/too many posts since the attempt/)

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { LookupRequest } from '../../src/networks/adapter.js'
+import { lookupMatch } from '../helpers/lookup-match.js'
 import {
   type Connection,
   failureOf,
@@ -48,7 +49,7 @@ describe.runIf(xOpenApiAvailable)('looking for an unanswered X post on a busy pr
     const sent = await fx.publish(carol, 'The post whose answer was lost')
     await postOthers(carol, 250)
     fx.validation.reset()
-    const found = await fx.adapter.findPublished!(lookup(carol, 'The post whose answer was lost', since))
+    const found = await lookupMatch(fx.adapter)(lookup(carol, 'The post whose answer was lost', since))
     expect(found).toEqual({ remoteId: sent.remoteId, url: `https://x.com/carol/status/${sent.remoteId}` })
     const tokens = pageTokens()
     expect(tokens).toHaveLength(3)
@@ -64,7 +65,7 @@ describe.runIf(xOpenApiAvailable)('looking for an unanswered X post on a busy pr
     const since = fx.clock.now()
     await postOthers(dave, 230)
     fx.validation.reset()
-    expect(await fx.adapter.findPublished!(lookup(dave, 'Sent once, long ago', since))).toBeNull()
+    expect(await lookupMatch(fx.adapter)(lookup(dave, 'Sent once, long ago', since))).toBeNull()
     // 230 posts since the attempt: pages of 100, 100 and 30, the last one without a next_token.
     expect(pageTokens()).toHaveLength(3)
     const requests = fx.validation.requests
@@ -80,7 +81,7 @@ describe.runIf(xOpenApiAvailable)('looking for an unanswered X post on a busy pr
     await postOthers(erin, 1005)
     fx.validation.reset()
     const failure = await failureOf(() =>
-      fx.adapter.findPublished!(lookup(erin, 'Buried under a thousand posts', since)),
+      lookupMatch(fx.adapter)(lookup(erin, 'Buried under a thousand posts', since)),
     )
     expect(failure).toMatchObject({ name: 'PublishFailure', kind: 'unknown_outcome' })
     expect(failure.message).toMatch(/too many posts since the attempt/)
@@ -91,9 +92,7 @@ describe.runIf(xOpenApiAvailable)('looking for an unanswered X post on a busy pr
   it('throws rather than answer not found when X answers the timeline in a form Herald cannot read', async () => {
     const frank = await fx.connect('frank')
     fx.sandbox.injectFailure('getUsersPosts', { status: 200, body: { data: 'not a list of posts' } })
-    const failure = await failureOf(() =>
-      fx.adapter.findPublished!(lookup(frank, 'Anything', fx.clock.now())),
-    )
+    const failure = await failureOf(() => lookupMatch(fx.adapter)(lookup(frank, 'Anything', fx.clock.now())))
     expect(failure).toMatchObject({ name: 'PublishFailure', kind: 'unknown_outcome' })
     expect(failure.message).toMatch(/could not read/)
   })

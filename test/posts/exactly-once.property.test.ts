@@ -7,6 +7,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from '../../src/networks/adapter.js'
+import { lookupAnswer } from '../../src/networks/lookup-scan.js'
 import { claimDueTargets, markStuck } from '../../src/worker/leases.js'
 import type { Worker } from '../../src/worker/worker.js'
 import { backends } from '../helpers/backends.js'
@@ -40,7 +41,7 @@ class FakeNetwork {
       refresh: async (credentials) => credentials,
       resolveProfile: async () => ({ profileId: 'p', username: 'u', name: 'U', isOrganization: false }),
       publish: (request) => this.publish(network, request),
-      findPublished: async (request) => this.received.get(request.targetId)?.[0] ?? null,
+      findPublished: async (request) => lookupAnswer(this.received.get(request.targetId)?.[0] ?? null),
       postMetrics: async () => {
         throw new PublishFailure('invalid_content', 'not used')
       },

@@ -4,6 +4,7 @@ import { sendTarget } from '../../src/worker/send.js'
 import { backends } from '../helpers/backends.js'
 import { diesOnceContainerSaved, useCrashRig } from '../helpers/crash-rig.js'
 import type { Harness } from '../helpers/harness.js'
+import { lookupMatch } from '../helpers/lookup-match.js'
 import { connectMetaGrant } from '../helpers/meta-connect.js'
 
 /**
@@ -61,7 +62,7 @@ describe.each(backends)('an Instagram target whose worker dies mid-publish ($nam
       .where('id', '=', lookedUp.connection_id)
       .executeTakeFirstOrThrow()
     const credentials = h.app.vault.openJson<{ accessToken: string }>(connection.credentials)
-    const found = await real.findPublished!({
+    const found = await lookupMatch(real)({
       targetId: lookedUp.id,
       profile: {
         profileId: connection.profile_id,

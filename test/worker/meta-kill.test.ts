@@ -10,6 +10,7 @@ import { markStuck } from '../../src/worker/leases.js'
 import { readProgress } from '../../src/worker/progress.js'
 import type { Worker } from '../../src/worker/worker.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { lookupMatch } from '../helpers/lookup-match.js'
 import { connectMetaGrant } from '../helpers/meta-connect.js'
 import { waitFor } from '../helpers/worker-processes.js'
 import { solidImage } from '../media/fixtures.js'
@@ -168,7 +169,7 @@ describe('a worker process SIGKILLed while publishing to Instagram', () => {
       .selectAll()
       .where('id', '=', row.connection_id)
       .executeTakeFirstOrThrow()
-    const found = await h.app.adapters.instagram!.findPublished!({
+    const found = await lookupMatch(h.app.adapters.instagram!)({
       targetId: row.id,
       profile: {
         profileId: connection.profile_id,

@@ -1,4 +1,5 @@
 import { type AdapterDeps, type NetworkAdapter, PublishFailure } from '../adapter.js'
+import { lookupAnswer } from '../lookup-scan.js'
 import type { LinkedInContext } from './client.js'
 import { PERSONAL_IMAGE_GRACE_MS } from './media.js'
 import { readPageMetrics, readPostMetrics } from './metrics.js'
@@ -73,7 +74,7 @@ export function createLinkedInAdapter(
       return memberProfile(await readUserinfo(ctx, credentials.accessToken))
     },
     publish: (request) => publishPost(ctx, publishOptions, request),
-    findPublished: (request) => findPost(ctx, request),
+    findPublished: async (request) => lookupAnswer(await findPost(ctx, request)),
     postMetrics: (input) => readPostMetrics(ctx, input),
     profileMetrics: (input) => readPageMetrics(ctx, input),
   }
