@@ -16,6 +16,7 @@ import { isReachable } from './store/db.js'
 import { tools } from './tools/registry.js'
 import { createToolRunner } from './tools/runner.js'
 import { renderDocsPage } from './transports/docs-page.js'
+import { registerManageRoutes } from './transports/manage-routes.js'
 import { registerMcpRoutes } from './transports/mcp.js'
 import { buildOpenApi } from './transports/openapi.js'
 import { registerRestRoutes } from './transports/rest.js'
@@ -156,6 +157,7 @@ export function buildServer(
   server.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docs))
 
   registerRestRoutes(server, app, runner)
+  registerManageRoutes(server, app, runner)
   registerMediaRoutes(server, app)
   // Sign-in, channels and the connect flow: HTML forms, in their own scope (see registerDashboard).
   registerDashboard(server, app, runner)

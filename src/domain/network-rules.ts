@@ -19,6 +19,8 @@ export interface NetworkRules {
   price: number
   /** Hashtags and @mentions one caption may hold (Instagram: 30 and 20). */
   captionLimits?: { hashtags: number; mentions: number }
+  /** The network refuses the same copy twice from one profile (X): preflight blocks it instead of warning. */
+  refusesDuplicateCopy: boolean
 }
 
 export const networkRules: Record<Network, NetworkRules> = {
@@ -31,6 +33,7 @@ export const networkRules: Record<Network, NetworkRules> = {
     requiresMedia: false,
     requiresVideo: false,
     price: 5,
+    refusesDuplicateCopy: true,
   },
   linkedin: {
     textLimit: 3_000,
@@ -40,6 +43,7 @@ export const networkRules: Record<Network, NetworkRules> = {
     requiresMedia: false,
     requiresVideo: false,
     price: 1,
+    refusesDuplicateCopy: false,
   },
   facebook: {
     textLimit: 63_206,
@@ -49,6 +53,7 @@ export const networkRules: Record<Network, NetworkRules> = {
     requiresMedia: false,
     requiresVideo: false,
     price: 1,
+    refusesDuplicateCopy: false,
   },
   instagram: {
     textLimit: 2_200,
@@ -58,6 +63,7 @@ export const networkRules: Record<Network, NetworkRules> = {
     requiresMedia: true,
     requiresVideo: false,
     price: 1,
+    refusesDuplicateCopy: false,
     captionLimits: { hashtags: 30, mentions: 20 },
   },
   threads: {
@@ -68,6 +74,7 @@ export const networkRules: Record<Network, NetworkRules> = {
     requiresMedia: false,
     requiresVideo: false,
     price: 1,
+    refusesDuplicateCopy: false,
   },
   bluesky: {
     textLimit: 300,
@@ -77,6 +84,7 @@ export const networkRules: Record<Network, NetworkRules> = {
     requiresMedia: false,
     requiresVideo: false,
     price: 1,
+    refusesDuplicateCopy: false,
   },
   youtube: {
     // The copy becomes the description, which is capped at 5,000 characters (spec §1 rule 5), never refused.
@@ -88,6 +96,7 @@ export const networkRules: Record<Network, NetworkRules> = {
     requiresMedia: true,
     requiresVideo: true,
     price: 1,
+    refusesDuplicateCopy: false,
   },
 }
 
@@ -114,6 +123,16 @@ export const countHashtags = (text: string): number =>
 /** @mentions in a caption: `@` then a handle (letters, digits, `.` and `_`), not inside a word or an e-mail address. */
 export const countMentions = (text: string): number =>
   text.match(/(?<![\p{L}\p{N}_.@])@[A-Za-z0-9._]+/gu)?.length ?? 0
+
+/**
+ * What the targets still owe for their creation: a post that waited for approval was not charged when it
+ * was created; its targets pay their network price when it is approved (or otherwise queued).
+ */
+export function unpaidPrice(targets: { platform: string; paid?: number | undefined }[]): number {
+  return targets
+    .filter((t) => t.paid === 0)
+    .reduce((sum, t) => sum + networkRules[t.platform as Network].price, 0)
+}
 
 /**
  * What re-arming targets costs (DESIGN.md "Credits"): each failed target sent again costs its network's

@@ -45,6 +45,16 @@ export function presentPost(post: PostRow, targets: TargetRow[], now: number): P
     ...(post.published_at ? { publishedAt: iso(post.published_at) } : {}),
     attempts: post.attempts,
     lastError: post.last_error || (stuck ? STUCK_MESSAGE : ''),
+    ...(post.approval
+      ? {
+          approval: {
+            state: post.approval,
+            ...(post.approval_note ? { note: post.approval_note } : {}),
+            ...(post.approval_at ? { decidedAt: iso(Number(post.approval_at)) } : {}),
+          },
+        }
+      : {}),
+    ...(post.from_queue ? { queued: true } : {}),
   }
 }
 

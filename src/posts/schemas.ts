@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { approvalStates } from '../domain/approval.js'
 import { networks } from '../domain/networks.js'
 import { postStatuses, targetStatuses } from '../domain/post-status.js'
 
@@ -124,6 +125,24 @@ export const postViewSchema = z.object({
   publishedAt: z.string().optional().describe('When the first profile received it.'),
   attempts: z.number().int().describe('Send attempts so far, over all targets.'),
   lastError: z.string().describe('Latest delivery error; empty when none.'),
+  approval: z
+    .object({
+      state: z
+        .enum(approvalStates)
+        .describe(
+          'pending (a draft waiting for an owner), approved, or rejected (a draft; see note). Pending posts are charged when approved.',
+        ),
+      note: z.string().optional().describe("The owner's note on the latest rejection."),
+      decidedAt: z.string().optional().describe('When an owner approved or rejected it (ISO 8601).'),
+    })
+    .optional()
+    .describe(
+      "Approval, in workspaces where owners approve editors' posts (an addition to the spec; absent when the post never needed one).",
+    ),
+  queued: z
+    .boolean()
+    .optional()
+    .describe("True when the slot came from the profile's posting queue (queue: true); absent otherwise."),
 })
 
 export type PostView = z.infer<typeof postViewSchema>

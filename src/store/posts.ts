@@ -34,9 +34,11 @@ export function pagePosts(
   status: string | undefined,
   limit: number,
   offset: number,
+  approval?: string,
 ) {
   let query = db.selectFrom('posts').selectAll().where('workspace_id', '=', workspaceId)
   if (status) query = query.where('status', '=', status)
+  if (approval) query = query.where('approval', '=', approval as never)
   return query.orderBy('id', 'desc').limit(limit).offset(offset).execute()
 }
 
@@ -70,6 +72,9 @@ const insertPostRow = compiledInsert('posts', [
   'created_at',
   'updated_at',
   'published_at',
+  'approval',
+  'charge_group',
+  'from_queue',
 ])
 
 export const insertTargetRow = compiledInsert('targets', [
@@ -97,11 +102,13 @@ export const insertTargetRow = compiledInsert('targets', [
   'published_at',
   'created_at',
   'updated_at',
+  'paid',
 ])
 
+/** Inserts a post and its targets; the approval and queue columns default to "none" when not set. */
 export async function insertPost(db: Db, post: PostRow, targets: TargetRow[]) {
-  await insertPostRow(db, post)
-  for (const target of targets) await insertTargetRow(db, target)
+  await insertPostRow(db, { approval: null, charge_group: null, from_queue: 0, ...post })
+  for (const target of targets) await insertTargetRow(db, { paid: 1, ...target })
 }
 
 export async function updatePostRow(db: Db, id: string, patch: Partial<PostRow>) {

@@ -17,6 +17,8 @@ export interface WorkspacesTable {
   plan: string
   credit_balance: number
   created_at: number
+  /** 1: posts by editors wait for an owner's approval (migration 014). */
+  requires_approval?: number
 }
 
 export interface MembershipsTable {
@@ -93,6 +95,17 @@ export interface PostsTable {
   created_at: number
   updated_at: number
   published_at: number | null
+  /** Approval state (migration 014): null (never asked), `pending`, `approved` or `rejected`. */
+  approval?: 'pending' | 'approved' | 'rejected' | null
+  /** The owner's note on a rejection (kept when the post is sent back, until the next decision). */
+  approval_note?: string | null
+  /** Who approved or rejected it last, and when. */
+  approval_by?: string | null
+  approval_at?: number | null
+  /** The create_post call whose one-off link surcharge this post still owes (paid once per call). */
+  charge_group?: string | null
+  /** 1 when the slot came from the profile's posting queue (`queue: true`). */
+  from_queue?: number
 }
 
 export interface TargetsTable {
@@ -127,6 +140,8 @@ export interface TargetsTable {
   unknown_outcome_at: number | null
   created_at: number
   updated_at: number
+  /** 0 while its network price is still owed: a post waiting for approval is paid when it is approved. */
+  paid?: number
 }
 
 export interface PostCountsTable {
@@ -223,6 +238,42 @@ export interface PendingGrantsTable {
   created_at: number
 }
 
+/** A profile's weekly posting times (migration 014): `slots` is JSON, `[{day: 1..7, time: 'HH:MM'}]`. */
+export interface PostingQueuesTable {
+  connection_id: string
+  workspace_id: string
+  timezone: string
+  slots: string
+  updated_at: number
+}
+
+/** The create_post calls whose one-off link surcharge was paid after approval (one row per call). */
+export interface PaidSurchargesTable {
+  charge_group: string
+  workspace_id: string
+  post_id: string
+  paid_at: number
+}
+
+/** A CSV row imported once: its key (a hash of what it asks for) and the posts it made. */
+export interface ImportRowsTable {
+  workspace_id: string
+  row_key: string
+  /** JSON array of post ids. */
+  post_ids: string
+  created_at: number
+}
+
+/** A CSV file uploaded in the dashboard, waiting between its check and its import. */
+export interface CsvUploadsTable {
+  id: string
+  workspace_id: string
+  user_id: string
+  file_name: string
+  body: string
+  created_at: number
+}
+
 export interface Database {
   users: UsersTable
   workspaces: WorkspacesTable
@@ -241,4 +292,8 @@ export interface Database {
   sessions: SessionsTable
   quota_usage: QuotaUsageTable
   pending_grants: PendingGrantsTable
+  posting_queues: PostingQueuesTable
+  paid_surcharges: PaidSurchargesTable
+  import_rows: ImportRowsTable
+  csv_uploads: CsvUploadsTable
 }

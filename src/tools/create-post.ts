@@ -1,11 +1,14 @@
 import { z } from 'zod'
+import { WAITING_MESSAGE } from '../domain/approval.js'
 import { planPost } from '../domain/post-plan.js'
+import { describeOpening } from '../domain/posting-queue.js'
 import { AppError, invalid } from '../errors.js'
 import { newId } from '../lib/ids.js'
 import { rememberResponse, replayFor, requestHash, updateRememberedResponse } from '../posts/idempotency.js'
 import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { checkMedia } from '../posts/media-checks.js'
 import { mediaHostBlockers } from '../posts/media-host.js'
+import { profilesWithQueue, refuseWithoutQueue, takeQueueSlots } from '../posts/posting-queues.js'
 import { presentPost } from '../posts/present.js'
 import { loadConnectionInfos, targetRow } from '../posts/rows.js'
 import { resolveCreateSchedule } from '../posts/schedule-input.js'
@@ -23,7 +26,8 @@ import {
   variantsSchema,
   youtubeSchema,
 } from '../posts/schemas.js'
-import { charge } from '../store/credits.js'
+import { requiresApproval } from '../store/approvals.js'
+import { charge, currentBalance } from '../store/credits.js'
 import { findPost, insertPost, type PostRow, type TargetRow, targetsOf } from '../store/posts.js'
 import { creditsCharged, defineTool, type ToolContext, toolInput } from './tool.js'
 
@@ -54,6 +58,12 @@ export const createPostInput = toolInput({
   mediaUrls: mediaUrlsSchema
     .optional()
     .describe('Ordered attachments; wins over mediaUrl when both are given.'),
+  queue: z
+    .boolean()
+    .optional()
+    .describe(
+      "Optional, instead of scheduleDate/scheduleTime: each profile's post takes that profile's next free posting time from its posting queue (set on the dashboard's Queue page or with herald queue set), in the queue's time zone.",
+    ),
   idempotencyKey: z
     .string()
     .min(1)
@@ -76,6 +86,11 @@ const createPostOutput = z.object({
 type CreateInput = z.output<typeof createPostInput>
 type CreateOutput = z.input<typeof createPostOutput>
 
+export const QUEUE_OR_SLOT =
+  'Send queue: true or a slot (scheduleDate and scheduleTime, or publishImmediately), not both'
+
+const plural = (n: number) => `${n} post${n > 1 ? 's' : ''}`
+
 async function create(
   input: CreateInput,
   ctx: ToolContext,
@@ -92,7 +107,12 @@ async function create(
     const replay = await replayFor(db, workspaceId, key, hash, now)
     if (replay) return replay as CreateOutput
   }
-  const schedule = resolveCreateSchedule(input, now)
+  if (
+    input.queue &&
+    (input.publishImmediately || input.scheduleDate !== undefined || input.scheduleTime !== undefined)
+  )
+    throw invalid(QUEUE_OR_SLOT, [{ path: 'queue', message: QUEUE_OR_SLOT }])
+  const schedule = input.queue ? undefined : resolveCreateSchedule(input, now)
   const plan = planPost(input, await loadConnectionInfos(db, ctx.workspace.id))
   if (plan.unknownTargets.length > 0) {
     throw invalid(`Not connected: ${plan.unknownTargets.map((u) => u.reason).join('; ')}`, {
@@ -114,17 +134,39 @@ async function create(
   if (media.blockers.length > 0) {
     throw invalid(`The post cannot be published: ${media.blockers.join('; ')}`, { blockers: media.blockers })
   }
+  if (input.queue)
+    refuseWithoutQueue(
+      plan.targets.map((t) => t.connection),
+      new Set((await profilesWithQueue(db, workspaceId)).keys()),
+    )
 
   const created = await ctx.app.store.batchedTransaction(async (tx) => {
     if (key) {
       const replay = await replayFor(tx, workspaceId, key, hash, now)
       if (replay) return { replayed: true, response: replay as CreateOutput }
     }
+    // An editor's posts wait for an owner when the workspace asks for approval (read in this transaction).
+    const waits = ctx.workspace.role === 'editor' && (await requiresApproval(tx, workspaceId))
+    const slots = input.queue
+      ? await takeQueueSlots(
+          tx,
+          ctx.app.store,
+          workspaceId,
+          plan.targets.map((t) => t.connection),
+          now,
+        )
+      : undefined
     const postIds: string[] = []
     const posts: PostRow[] = []
     const rows: TargetRow[] = []
+    // A waiting post's share of the call's one-off link surcharge is paid by the first of them approved.
+    const chargeGroup = waits && plan.hasLink ? newId(now) : null
     for (const target of plan.targets) {
       const id = newId(now)
+      const opening = slots?.get(target.connection.id)
+      const slot = opening
+        ? { date: opening.date, time: opening.time, timezone: opening.timezone, dueAt: opening.dueAt }
+        : (schedule as NonNullable<typeof schedule>)
       const post: PostRow = {
         id,
         workspace_id: workspaceId,
@@ -136,46 +178,61 @@ async function create(
             ? JSON.stringify({ ...input.youtube, ...target.overrides.youtube })
             : null,
         variants: JSON.stringify(input.variants ?? {}),
-        status: 'scheduled',
-        schedule_date: schedule.date,
-        schedule_time: schedule.time,
-        timezone: schedule.timezone,
-        due_at: schedule.dueAt,
+        status: waits ? 'draft' : 'scheduled',
+        schedule_date: slot.date,
+        schedule_time: slot.time,
+        timezone: slot.timezone,
+        due_at: slot.dueAt,
         publish_immediately: input.publishImmediately ? 1 : 0,
         attempts: 0,
         last_error: '',
         created_at: now,
         updated_at: now,
         published_at: null,
+        approval: waits ? 'pending' : null,
+        charge_group: chargeGroup,
+        from_queue: opening ? 1 : 0,
       }
-      const row = targetRow({ postId: id, workspaceId, position: 0, runAt: schedule.dueAt, now }, target)
+      const row = targetRow(
+        { postId: id, workspaceId, position: 0, runAt: waits ? null : slot.dueAt, now },
+        target,
+      )
+      if (waits) row.paid = 0
       await insertPost(tx, post, [row])
       postIds.push(id)
       posts.push(post)
       rows.push(row)
     }
-    const remaining = await charge(
-      tx,
-      { workspaceId, amount: plan.cost, reason: 'create_post', reference: postIds.join(',') },
-      now,
-    )
+    const charged = waits ? 0 : plan.cost
+    const remaining = waits
+      ? await currentBalance(tx, workspaceId)
+      : await charge(
+          tx,
+          { workspaceId, amount: plan.cost, reason: 'create_post', reference: postIds.join(',') },
+          now,
+        )
     const views = posts.map((post, i) => presentPost(post, [rows[i] as TargetRow], now))
+    const when = slots
+      ? `at ${[...slots.values()].map(describeOpening).join(', ')} (the next free posting time${slots.size > 1 ? ' of each profile' : ''})`
+      : `for ${schedule?.date} ${schedule?.time} ${schedule?.timezone}`
     const response: CreateOutput = {
       success: true,
-      message: input.publishImmediately
-        ? `Publishing ${views.length} post${views.length > 1 ? 's' : ''} now`
-        : `Scheduled ${views.length} post${views.length > 1 ? 's' : ''} for ${schedule.date} ${schedule.time} ${schedule.timezone}`,
+      message: waits
+        ? `${WAITING_MESSAGE}: ${plural(views.length)} ${input.publishImmediately ? 'to publish once approved' : `asking for ${when.replace(/^(at|for) /, '')}`}`
+        : input.publishImmediately
+          ? `Publishing ${plural(views.length)} now`
+          : `${slots ? 'Queued' : 'Scheduled'} ${plural(views.length)} ${when}`,
       postIds,
       posts: views,
       post: views[0] as CreateOutput['post'],
-      credits: { charged: plan.cost, remaining },
+      credits: { charged, remaining },
     }
     if (key) await rememberResponse(tx, workspaceId, key, hash, response, now)
     return { replayed: false, response }
   })
   const { response } = created
   if (created.replayed) return response
-  if (!input.publishImmediately) return response
+  if (!input.publishImmediately || response.post.status === 'draft') return response
   ctx.app.queue.wake()
   await ctx.app.queue.waitForSettled(db, response.postIds, ctx.app.config.immediateWaitMs)
   const settled = await reread(ctx, response.postIds)
@@ -216,7 +273,7 @@ export const createPost = defineTool({
   name: 'create_post',
   title: 'Create post',
   description:
-    'Queue or broadcast a post. Each targeted profile gets its own post with its own id. Refused with 400 (listing the blockers) when preflight_post would block it, 402 when the balance cannot pay; nothing is created or charged then. Price: 5 credits per X profile, 1 per other profile, plus a one-off 50 when the copy holds a link.',
+    "Queue or broadcast a post. Each targeted profile gets its own post with its own id. Refused with 400 (listing the blockers) when preflight_post would block it (except its 24-hour repeated-copy check, which only preflight_post makes), 402 when the balance cannot pay; nothing is created or charged then. Price: 5 credits per X profile, 1 per other profile, plus a one-off 50 when the copy holds a link. With queue: true each profile's post takes that profile's next free posting time. When the workspace requires approval, an editor's posts are created as drafts waiting for an owner (approval.state pending) and nothing is charged until an owner approves them.",
   access: 'write',
   category: 'Publishing',
   input: createPostInput,

@@ -1,7 +1,9 @@
 import { z } from 'zod'
+import { approvalStates } from '../domain/approval.js'
 import { postStatuses } from '../domain/post-status.js'
 import { groupTargets, presentPost } from '../posts/present.js'
 import { postViewSchema } from '../posts/schemas.js'
+import { countByApproval } from '../store/approvals.js'
 import { countPosts, pagePosts, targetsOf } from '../store/posts.js'
 import { defineTool, toolInput } from './tool.js'
 
@@ -25,6 +27,12 @@ export const listPosts = defineTool({
       .boolean()
       .default(false)
       .describe(`Return every matching post in one response (up to ${LIST_ALL_CAP}), ignoring pagination.`),
+    approval: z
+      .enum(approvalStates)
+      .optional()
+      .describe(
+        'Optional: only posts in this approval state (pending: waiting for an owner; rejected; approved). An addition to the spec.',
+      ),
   }),
   output: z.object({
     posts: z.array(postViewSchema).describe('The page of posts, newest first.'),
@@ -46,6 +54,13 @@ export const listPosts = defineTool({
         processing: z.number().int().describe('Posts being sent.'),
       })
       .describe('Posts per status in the workspace.'),
+    approvals: z
+      .object({
+        pending: z.number().int().describe("Posts waiting for an owner's approval."),
+        rejected: z.number().int().describe('Posts an owner sent back with a note.'),
+      })
+      .optional()
+      .describe('Posts per approval state, when any post has one (an addition to the spec).'),
   }),
   async handler(input, ctx) {
     const { db } = ctx.app.store
@@ -60,10 +75,19 @@ export const listPosts = defineTool({
       processing: count('processing'),
     }
     const status = input.status === 'all' ? undefined : input.status
-    const totalPosts = status ? counts[status] : counts.all
+    const byApproval = await countByApproval(db, ctx.workspace.id)
+    const approvals =
+      Object.keys(byApproval).length > 0
+        ? { pending: byApproval.pending ?? 0, rejected: byApproval.rejected ?? 0 }
+        : undefined
+    const totalPosts = input.approval
+      ? ((status ? await countByApproval(db, ctx.workspace.id, status) : byApproval)[input.approval] ?? 0)
+      : status
+        ? counts[status]
+        : counts.all
     const limit = input.all ? Math.min(Math.max(totalPosts, 1), LIST_ALL_CAP) : input.limit
     const page = input.all ? 1 : input.page
-    const rows = await pagePosts(db, ctx.workspace.id, status, limit, (page - 1) * limit)
+    const rows = await pagePosts(db, ctx.workspace.id, status, limit, (page - 1) * limit, input.approval)
     const targets = groupTargets(
       await targetsOf(
         db,
@@ -75,6 +99,7 @@ export const listPosts = defineTool({
       posts: rows.map((row) => presentPost(row, targets.get(row.id) ?? [], now)),
       pagination: { page, limit, totalPosts, totalPages: Math.ceil(totalPosts / limit) },
       counts,
+      ...(approvals ? { approvals } : {}),
     }
   },
 })

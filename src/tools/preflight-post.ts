@@ -3,14 +3,17 @@ import { networks } from '../domain/networks.js'
 import { planPost } from '../domain/post-plan.js'
 import { AppError } from '../errors.js'
 import { allowanceWarnings } from '../posts/allowance-checks.js'
+import { duplicateFindings } from '../posts/duplicate-checks.js'
 import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { checkMedia } from '../posts/media-checks.js'
 import { mediaHostBlockers } from '../posts/media-host.js'
+import { previewQueueSlots } from '../posts/posting-queues.js'
 import { loadConnectionInfos } from '../posts/rows.js'
 import { resolveCreateSchedule } from '../posts/schedule-input.js'
 import { mediaUrlSchema, networkSchema } from '../posts/schemas.js'
+import { requiresApproval } from '../store/approvals.js'
 import { currentBalance } from '../store/credits.js'
-import { createPostInput } from './create-post.js'
+import { createPostInput, QUEUE_OR_SLOT } from './create-post.js'
 import { defineTool } from './tool.js'
 
 const limitsSchema = z.object(
@@ -39,7 +42,7 @@ export const preflightPost = defineTool({
   name: 'preflight_post',
   title: 'Preflight post',
   description:
-    'Dry run of create_post: checks copy length as each network counts it, profiles not connected or needing reconnect, networks that require media, attachment sets against each target, the schedule, and the price against the balance. Publishes nothing, costs nothing. Takes the same arguments as create_post.',
+    'Dry run of create_post: checks copy length as each network counts it, profiles not connected or needing reconnect, networks that require media, attachment sets against each target, the schedule (or, with queue: true, the slot each profile would take), the same copy sent to the same profile within 24 hours (a warning naming the post; a blocker on X, which refuses it), and the price against the balance. Publishes nothing, costs nothing. Takes the same arguments as create_post.',
   access: 'read',
   category: 'Publishing',
   input: preflightInput,
@@ -90,11 +93,26 @@ export const preflightPost = defineTool({
       )
       .optional()
       .describe('Attachment-set limits of each target network (sets only).'),
+    queueSlots: z
+      .array(
+        z.object({
+          platform: networkSchema,
+          profileId: z.string().describe('Profile id.'),
+          scheduleDate: z.string().describe('Slot date in the queue zone, YYYY-MM-DD.'),
+          scheduleTime: z.string().describe('Slot time, HH:MM.'),
+          timezone: z.string().describe('The posting queue zone.'),
+        }),
+      )
+      .optional()
+      .describe('With queue: true, the free slot each profile would take now (an addition to the spec).'),
   }),
   async handler(input, ctx) {
     const { db } = ctx.app.store
-    const plan = planPost(input, await loadConnectionInfos(db, ctx.workspace.id))
+    const now = ctx.app.clock.now()
+    const workspaceId = ctx.workspace.id
+    const plan = planPost(input, await loadConnectionInfos(db, workspaceId))
     const blockers = [...plan.blockers, ...mediaHostBlockers(ctx.app.config, plan.targets)]
+    const warnings: string[] = []
     // The spec's own request (content and targets only) has no schedule: a schedule is checked when given.
     const scheduled =
       input.publishImmediately || input.scheduleDate !== undefined || input.scheduleTime !== undefined
@@ -106,7 +124,59 @@ export const preflightPost = defineTool({
         blockers.push(error.message)
       }
     }
-    if (scheduled) await check(() => resolveCreateSchedule(input, ctx.app.clock.now()))
+    // When each target would go out: its queue slot, the given slot, or now.
+    const sendsAt = new Map<string, number>()
+    let queueSlots: Array<{
+      platform: (typeof networks)[number]
+      profileId: string
+      scheduleDate: string
+      scheduleTime: string
+      timezone: string
+    }> = []
+    if (input.queue) {
+      if (scheduled) blockers.push(QUEUE_OR_SLOT)
+      const preview = await previewQueueSlots(
+        db,
+        workspaceId,
+        plan.targets.map((t) => t.connection),
+        now,
+      )
+      blockers.push(...preview.blockers)
+      queueSlots = plan.targets.flatMap((t) => {
+        const opening = preview.slots.get(t.connection.id)
+        if (!opening) return []
+        sendsAt.set(t.connection.id, opening.dueAt)
+        return [
+          {
+            platform: t.connection.platform,
+            profileId: t.connection.profileId,
+            scheduleDate: opening.date,
+            scheduleTime: opening.time,
+            timezone: opening.timezone,
+          },
+        ]
+      })
+    } else if (scheduled) {
+      await check(() => {
+        const schedule = resolveCreateSchedule(input, now)
+        for (const t of plan.targets) sendsAt.set(t.connection.id, schedule.dueAt)
+      })
+    }
+    for (const target of plan.targets) {
+      const duplicates = await duplicateFindings(
+        db,
+        workspaceId,
+        [target],
+        sendsAt.get(target.connection.id) ?? now,
+      )
+      blockers.push(...duplicates.blockers)
+      warnings.push(...duplicates.warnings)
+    }
+    const waits = ctx.workspace.role === 'editor' && (await requiresApproval(db, workspaceId))
+    if (waits)
+      warnings.push(
+        "Approvals are on in this workspace: the post waits for an owner's approval before it goes out, and its credits are charged when it is approved",
+      )
     await check(() =>
       refuseUnfetchableMedia(
         plan.targets.flatMap((t) => t.mediaUrls),
@@ -117,7 +187,12 @@ export const preflightPost = defineTool({
     const media = await checkMedia(ctx.app.media, plan.targets)
     blockers.push(...media.blockers)
     const balance = await currentBalance(db, ctx.workspace.id)
-    if (plan.cost > balance)
+    // A post that waits for approval is paid when it is approved: the balance then is what counts.
+    if (plan.cost > balance && waits)
+      warnings.push(
+        `The post costs ${plan.cost} credits and the workspace has ${balance} now; approving it needs that balance`,
+      )
+    else if (plan.cost > balance)
       blockers.push(`The post costs ${plan.cost} credits and the workspace has ${balance}`)
     return {
       ok: blockers.length === 0,
@@ -135,10 +210,12 @@ export const preflightPost = defineTool({
         ...plan.warnings,
         ...media.warnings,
         ...(await allowanceWarnings(ctx.app, ctx.workspace.id, plan.targets)),
+        ...warnings,
       ],
       ...(plan.mediaCount !== undefined
         ? { mediaCount: plan.mediaCount, mediaSetLimits: plan.mediaSetLimits }
         : {}),
+      ...(input.queue ? { queueSlots } : {}),
     }
   },
 })

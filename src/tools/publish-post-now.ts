@@ -1,10 +1,13 @@
 import { z } from 'zod'
+import { isPending, PENDING_PUBLISH_MESSAGE, WAITING_MESSAGE } from '../domain/approval.js'
 import { resendPrice } from '../domain/network-rules.js'
 import { isInFlight } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
 import { postView } from '../posts/load.js'
+import { markPostPaid, owedOnQueueing } from '../posts/queueing-charge.js'
 import { postViewSchema } from '../posts/schemas.js'
-import { charge } from '../store/credits.js'
+import { requiresApproval } from '../store/approvals.js'
+import { charge, currentBalance } from '../store/credits.js'
 import { requeueTargets, updatePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
 import { postIdField } from './get-post.js'
@@ -14,7 +17,7 @@ export const publishPostNow = defineTool({
   name: 'publish_post_now',
   title: 'Publish post now',
   description:
-    'Send a scheduled or draft post now, ahead of its slot (free: it was paid at creation), or retry the failed profiles of a failed or published post (each re-sent profile costs its network price again). Published profiles are never sent again.',
+    "Send a scheduled or draft post now, ahead of its slot (free: it was paid at creation), or retry the failed profiles of a failed or published post (each re-sent profile costs its network price again). Published profiles are never sent again. A post waiting for an owner's approval is refused (409): an owner approves it. With approvals on, an editor's publish now of a draft or failed post asks for approval instead (success true, approval.state pending, nothing charged).",
   access: 'write',
   category: 'Publishing',
   input: toolInput({ id: postIdField }),
@@ -29,25 +32,61 @@ export const publishPostNow = defineTool({
     const { db } = store
     const now = ctx.app.clock.now()
     // Read, check, price and write in one transaction on locked rows: two calls at once charge once.
-    const { postId, price, remaining } = await writeTransaction(store, async (tx) => {
+    const { postId, price, remaining, waiting } = await writeTransaction(store, async (tx) => {
       const { post, targets } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
       if (post.status === 'processing' || targets.some(isInFlight))
         throw conflict('The post is being published already', { status: post.status })
+      // Approvals (src/domain/approval.ts): nothing publishes a pending post but its approval; an editor's
+      // "publish now" of a draft or failed post asks for approval to publish it as soon as it is approved.
+      if (isPending(post)) throw conflict(PENDING_PUBLISH_MESSAGE, { approval: 'pending' })
+      if (
+        ctx.workspace.role === 'editor' &&
+        (post.status === 'draft' || post.status === 'failed') &&
+        (await requiresApproval(tx, ctx.workspace.id))
+      ) {
+        await updatePostRow(tx, post.id, {
+          status: 'draft',
+          approval: 'pending',
+          publish_immediately: 1,
+          due_at: now,
+          updated_at: now,
+        })
+        return {
+          postId: post.id,
+          price: 0,
+          remaining: await currentBalance(tx, ctx.workspace.id),
+          waiting: true,
+        }
+      }
       const retrying = post.status === 'failed' || post.status === 'published'
       const unsent = targets.filter((t) => t.status === 'pending')
       const failed = targets.filter((t) => t.status === 'failed')
       if (retrying && failed.length === 0 && unsent.length === 0)
         throw conflict('Every profile of this post has it already; nothing to send', { status: post.status })
-      const price = resendPrice(targets)
+      const price = resendPrice(targets) + (await owedOnQueueing(tx, post, targets, now))
+      await markPostPaid(tx, post.id)
       const remaining = await charge(
         tx,
         { workspaceId: ctx.workspace.id, amount: price, reason: 'publish_post_now', reference: post.id },
         now,
       )
-      await updatePostRow(tx, post.id, { status: 'scheduled', due_at: now, last_error: '', updated_at: now })
+      await updatePostRow(tx, post.id, {
+        status: 'scheduled',
+        due_at: now,
+        last_error: '',
+        updated_at: now,
+        ...(post.approval === 'rejected' ? { approval: null } : {}),
+      })
       await requeueTargets(tx, post.id, now, now, { includeFailed: true })
-      return { postId: post.id, price, remaining }
+      return { postId: post.id, price, remaining, waiting: false }
     })
+    if (waiting)
+      return {
+        success: true,
+        message: `${WAITING_MESSAGE}; it is published as soon as it is approved`,
+        post: await postView(db, ctx.workspace.id, postId, now),
+        credits: { charged: 0, remaining },
+      }
     ctx.app.queue.wake()
     await ctx.app.queue.waitForSettled(db, [postId], ctx.app.config.immediateWaitMs)
     const view = await postView(db, ctx.workspace.id, postId, ctx.app.clock.now())

@@ -1,9 +1,12 @@
 import { z } from 'zod'
+import { isPending, WAITING_MESSAGE } from '../domain/approval.js'
 import { resendPrice } from '../domain/network-rules.js'
 import { isInFlight } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
+import { markPostPaid, owedOnQueueing } from '../posts/queueing-charge.js'
 import { resolveSlot } from '../posts/schedule-input.js'
 import { dateSchema, timeSchema, timezoneSchema } from '../posts/schemas.js'
+import { requiresApproval } from '../store/approvals.js'
 import { charge } from '../store/credits.js'
 import { requeueTargets, updatePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
@@ -14,7 +17,7 @@ export const reschedulePost = defineTool({
   name: 'reschedule_post',
   title: 'Reschedule post',
   description:
-    'Change only when a post fires; copy and targets are kept. A draft or failed post is re-armed as scheduled; profiles that already received it are not sent to again; each failed profile re-armed costs its network price again. Refused (409) for published posts and posts being published.',
+    'Change only when a post fires; copy and targets are kept. A draft or failed post is re-armed as scheduled; profiles that already received it are not sent to again; each failed profile re-armed costs its network price again. Refused (409) for published posts and posts being published. A post waiting for approval moves the slot it asks for and keeps waiting; with approvals on, an editor re-arming a draft or failed post asks for approval instead (nothing charged until approved).',
   access: 'write',
   category: 'Publishing',
   input: toolInput({
@@ -34,7 +37,9 @@ export const reschedulePost = defineTool({
         scheduleDate: z.string().describe('New slot date.'),
         scheduleTime: z.string().describe('New slot time.'),
         timezone: z.string().describe('Zone of the new slot.'),
-        status: z.string().describe('Post status after the move (scheduled).'),
+        status: z
+          .string()
+          .describe('Post status after the move: scheduled, or draft while it waits for approval.'),
       })
       .describe('The post after the move.'),
     from: z
@@ -48,7 +53,7 @@ export const reschedulePost = defineTool({
   async handler(input, ctx) {
     const { store } = ctx.app
     const now = ctx.app.clock.now()
-    const { post, slot, price } = await writeTransaction(store, async (tx) => {
+    const { post, slot, price, waiting } = await writeTransaction(store, async (tx) => {
       const { post, targets } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
       if (post.status === 'published' || post.status === 'processing' || targets.some(isInFlight)) {
         throw conflict(
@@ -60,7 +65,28 @@ export const reschedulePost = defineTool({
         { date: input.scheduleDate, time: input.scheduleTime, timezone: input.timezone ?? post.timezone },
         now,
       )
-      const price = resendPrice(targets)
+      // A post waiting for approval moves the slot it asks for; an editor's re-arming of a draft or failed
+      // post asks for approval (src/domain/approval.ts). Neither is charged or queued.
+      const asks =
+        isPending(post) ||
+        (ctx.workspace.role === 'editor' &&
+          post.status !== 'scheduled' &&
+          (await requiresApproval(tx, ctx.workspace.id)))
+      if (asks) {
+        await updatePostRow(tx, post.id, {
+          status: 'draft',
+          approval: 'pending',
+          schedule_date: slot.date,
+          schedule_time: slot.time,
+          timezone: slot.timezone,
+          due_at: slot.dueAt,
+          publish_immediately: 0,
+          updated_at: now,
+        })
+        return { post, slot, price: 0, waiting: true }
+      }
+      const price = resendPrice(targets) + (await owedOnQueueing(tx, post, targets, now))
+      await markPostPaid(tx, post.id)
       await charge(
         tx,
         { workspaceId: ctx.workspace.id, amount: price, reason: 'reschedule_post', reference: post.id },
@@ -74,20 +100,24 @@ export const reschedulePost = defineTool({
         due_at: slot.dueAt,
         last_error: post.status === 'failed' ? '' : post.last_error,
         updated_at: now,
+        ...(post.approval === 'rejected' ? { approval: null } : {}),
       })
       await requeueTargets(tx, post.id, slot.dueAt, now, { includeFailed: true })
-      return { post, slot, price }
+      return { post, slot, price, waiting: false }
     })
-    if (slot.dueAt <= now) ctx.app.queue.wake()
+    if (!waiting && slot.dueAt <= now) ctx.app.queue.wake()
+    const at = `${slot.date} ${slot.time} ${slot.timezone}`
     return {
       success: true,
-      message: `Rescheduled for ${slot.date} ${slot.time} ${slot.timezone}${price > 0 ? ` (${price} credits for re-sending failed profiles)` : ''}`,
+      message: waiting
+        ? `Asks for ${at}. ${WAITING_MESSAGE}`
+        : `Rescheduled for ${at}${price > 0 ? ` (${price} credits for re-sending failed profiles or for the post itself)` : ''}`,
       post: {
         id: post.id,
         scheduleDate: slot.date,
         scheduleTime: slot.time,
         timezone: slot.timezone,
-        status: 'scheduled',
+        status: waiting ? 'draft' : 'scheduled',
       },
       from: {
         scheduleDate: post.schedule_date ?? '',

@@ -15,6 +15,8 @@ export interface ToolRunner {
   run(name: string, args: unknown, caller: Caller, options?: RunOptions): Promise<unknown>
   /** The not_found error for a tool name that does not exist, suggesting the nearest real one. */
   unknownTool(name: string): AppError
+  /** Whether a tool's arguments include this field in this build (optional additions, e.g. firstComment). */
+  acceptsField(name: string, field: string): boolean
 }
 
 /**
@@ -82,5 +84,10 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
     return notFound(`Unknown tool: ${name}.${nearest ? ` Did you mean ${nearest}?` : ''}`)
   }
 
-  return { has: (name) => byName.has(name), run, unknownTool }
+  return {
+    has: (name) => byName.has(name),
+    run,
+    unknownTool,
+    acceptsField: (name, field) => field in (byName.get(name)?.input.shape ?? {}),
+  }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { isPending, WAITING_MESSAGE } from '../domain/approval.js'
 import { networkRules, resendPrice } from '../domain/network-rules.js'
 import { type ConnectionInfo, planPost } from '../domain/post-plan.js'
 import { editableStatuses, isInFlight, settableStatuses } from '../domain/post-status.js'
@@ -6,6 +7,7 @@ import type { YouTubeDetailsInput } from '../domain/youtube-details.js'
 import { conflict, invalid } from '../errors.js'
 import { postView } from '../posts/load.js'
 import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
+import { markPostPaid, owedOnQueueing } from '../posts/queueing-charge.js'
 import { loadConnectionInfos, resolveForPost, targetRow } from '../posts/rows.js'
 import { resolveSlot } from '../posts/schedule-input.js'
 import {
@@ -20,6 +22,7 @@ import {
   timezoneSchema,
   youtubeSchema,
 } from '../posts/schemas.js'
+import { requiresApproval } from '../store/approvals.js'
 import { charge } from '../store/credits.js'
 import { deleteTargets, insertTarget, rewriteTarget } from '../store/post-changes.js'
 import { type PostRow, updatePostRow } from '../store/posts.js'
@@ -44,7 +47,7 @@ export const updatePost = defineTool({
   name: 'update_post',
   title: 'Update post',
   description:
-    'Patch a scheduled, draft or failed post: only the fields sent change. targetAccounts or platforms replace the target list (added profiles cost their network price); mediaUrls [] removes all media; youtube fields merge; status moves between scheduled, draft and failed (draft takes the post out of the queue). Publishing or published posts are a 409.',
+    "Patch a scheduled, draft or failed post: only the fields sent change. targetAccounts or platforms replace the target list (added profiles cost their network price); mediaUrls [] removes all media; youtube fields merge; status moves between scheduled, draft and failed (draft takes the post out of the queue). Publishing or published posts are a 409. With approvals on, an editor's status scheduled, or change of the copy, media or profiles of a scheduled post, makes it wait for an owner (approval.state pending); a pending post stays pending (status draft withdraws it).",
   access: 'write',
   category: 'Publishing',
   input: toolInput({
@@ -90,7 +93,7 @@ export const updatePost = defineTool({
     )
     // Everything below reads, decides and writes inside one transaction on locked rows: two updates adding
     // the same profile, or an update racing a worker's claim, can never both act on the same read.
-    const { post, status, runAt } = await writeTransaction(store, async (tx) => {
+    const { post, status, runAt, waiting } = await writeTransaction(store, async (tx) => {
       const { post, targets: current } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
       if (!editableStatuses.includes(post.status as never) || current.some(isInFlight)) {
         const shown = current.some(isInFlight) ? 'processing' : post.status
@@ -132,7 +135,35 @@ export const updatePost = defineTool({
           blockers: plan.blockers,
         })
 
-      const status = input.status ?? (post.status as (typeof settableStatuses)[number])
+      // Approvals (src/domain/approval.ts): a pending post stays pending unless withdrawn; an editor's
+      // request to queue a post, or change what a queued post sends, waits for an owner.
+      const requested = input.status ?? (post.status as (typeof settableStatuses)[number])
+      const changesWhatGoesOut =
+        input.content !== undefined ||
+        replacing ||
+        input.mediaUrl !== undefined ||
+        input.mediaUrls !== undefined ||
+        input.youtube !== undefined
+      const asks =
+        ctx.workspace.role === 'editor' &&
+        requested === 'scheduled' &&
+        (post.status !== 'scheduled' || changesWhatGoesOut) &&
+        (await requiresApproval(tx, ctx.workspace.id))
+      let approval = post.approval ?? null
+      let status: (typeof settableStatuses)[number]
+      if (isPending(post)) {
+        const withdrawn = input.status === 'draft' || input.status === 'failed'
+        status = withdrawn ? (input.status as 'draft' | 'failed') : 'draft'
+        if (withdrawn) approval = null
+      } else if (asks) {
+        status = 'draft'
+        approval = 'pending'
+      } else {
+        status = requested
+        // Queued by an owner (or with approvals off): the rejection no longer applies.
+        if (status === 'scheduled' && approval === 'rejected') approval = null
+      }
+      const queued = status === 'scheduled'
       const slotChanged =
         input.scheduleDate !== undefined || input.scheduleTime !== undefined || input.timezone !== undefined
       const slot = {
@@ -140,11 +171,14 @@ export const updatePost = defineTool({
         time: input.scheduleTime ?? post.schedule_time ?? '',
         timezone: input.timezone ?? post.timezone,
       }
+      // A post asking for "publish now" keeps asking for it until a slot is given.
+      const publishImmediately = slotChanged ? 0 : post.publish_immediately
+      const newlyAsking = approval === 'pending' && !isPending(post) && !publishImmediately
       const dueAt =
-        slotChanged || (status === 'scheduled' && post.status !== 'scheduled')
+        slotChanged || (queued && post.status !== 'scheduled') || newlyAsking
           ? resolveSlot(slot, now).dueAt
           : post.due_at
-      const runAt = status === 'scheduled' ? dueAt : null
+      const runAt = queued ? dueAt : null
 
       const kept = new Map(current.map((t) => [t.connection_id, t]))
       const wanted = new Set(plan.targets.map((t) => t.connection.id))
@@ -152,15 +186,20 @@ export const updatePost = defineTool({
       if (removed.some((t) => t.status === 'published'))
         throw conflict('A profile that already received this post cannot be removed from it')
       const added = plan.targets.filter((t) => !kept.has(t.connection.id))
-      const rearmed = status === 'scheduled' ? current.filter((t) => wanted.has(t.connection_id)) : []
-      const price =
-        added.reduce((sum, t) => sum + networkRules[t.connection.platform].price, 0) + resendPrice(rearmed)
+      const rearmed = queued ? current.filter((t) => wanted.has(t.connection_id)) : []
+      // A post not paid for yet (waiting for approval, or rejected) pays for added profiles with the rest,
+      // when it is queued; a queued post pays what it still owes now.
+      const deferred = !queued && (approval === 'pending' || approval === 'rejected')
+      const addedPrice = added.reduce((sum, t) => sum + networkRules[t.connection.platform].price, 0)
+      const owed = queued ? await owedOnQueueing(tx, post, rearmed, now) : 0
+      const price = (deferred ? 0 : addedPrice) + resendPrice(rearmed) + owed
       if (price > 0)
         await charge(
           tx,
           { workspaceId: ctx.workspace.id, amount: price, reason: 'update_post_targets', reference: post.id },
           now,
         )
+      if (queued) await markPostPaid(tx, post.id)
 
       const patch: Partial<PostRow> = {
         content,
@@ -173,6 +212,8 @@ export const updatePost = defineTool({
         timezone: slot.timezone,
         due_at: dueAt,
         updated_at: now,
+        approval,
+        publish_immediately: publishImmediately,
       }
       if (status !== post.status && status !== 'failed') patch.last_error = ''
       await updatePostRow(tx, post.id, patch)
@@ -190,13 +231,12 @@ export const updatePost = defineTool({
           input.content === undefined ? existing?.content : undefined,
         )
         if (!existing) {
-          await insertTarget(
-            tx,
-            targetRow(
-              { postId: post.id, workspaceId: ctx.workspace.id, position: position++, runAt, now },
-              resolved,
-            ),
+          const row = targetRow(
+            { postId: post.id, workspaceId: ctx.workspace.id, position: position++, runAt, now },
+            resolved,
           )
+          if (deferred) row.paid = 0
+          await insertTarget(tx, row)
         } else if (existing.status !== 'published') {
           await rewriteTarget(tx, existing, {
             content: resolved.content,
@@ -208,13 +248,14 @@ export const updatePost = defineTool({
           })
         }
       }
-      return { post, status, runAt }
+      return { post, status, runAt, waiting: approval === 'pending' }
     })
     if (status === 'scheduled' && runAt !== null && runAt <= now) ctx.app.queue.wake()
     const changed = Object.keys(input).filter((k) => k !== 'id' && k !== 'workspaceId')
+    const said = changed.length ? `Updated ${changed.join(', ')}` : 'Nothing to change'
     return {
       success: true,
-      message: changed.length ? `Updated ${changed.join(', ')}` : 'Nothing to change',
+      message: waiting ? `${said}. ${WAITING_MESSAGE}` : said,
       post: await postView(db, ctx.workspace.id, post.id, now),
     }
   },

@@ -1,0 +1,38 @@
+/**
+ * Approvals (issue 27): with the workspace setting on, what an editor asks to send out waits for an owner.
+ * The approval state is an addition to the post record; the spec's statuses are unchanged (a post waiting
+ * for approval, or rejected, is a `draft`: out of the queue, kept).
+ *
+ * The rules, in one place (docs/decisions.md "Approvals" has the table):
+ * - An editor's request that would put a post into the publishing queue (create_post; update_post to
+ *   `scheduled`; reschedule_post or publish_post_now of a draft or failed post) makes it `pending` instead,
+ *   keeping the slot it asked for (or "now"). Nothing is charged until an owner approves.
+ * - An editor's change of what goes out (copy, media, profiles, YouTube details) on a post that is in the
+ *   queue sends it back to `pending`. Moving its slot or sending it now does not: what goes out is what
+ *   the owner approved (or what an owner scheduled).
+ * - A pending post leaves `pending` only by approve, reject, withdrawal (update_post to `draft` or
+ *   `failed`) or delete_post; publish_post_now refuses it (409) whoever calls; reschedule_post and
+ *   update_post change what it asks for and it stays pending.
+ * - An owner's own requests never wait.
+ */
+
+export const approvalStates = ['pending', 'approved', 'rejected'] as const
+export type ApprovalState = (typeof approvalStates)[number]
+
+export type Role = 'owner' | 'editor'
+
+/** The longest note an owner may leave on a rejection. */
+export const APPROVAL_NOTE_MAX = 2_000
+
+/** True when this person's request to send a post out must wait for an owner. */
+export const mustAskApproval = (role: Role, requiresApproval: boolean): boolean =>
+  requiresApproval && role === 'editor'
+
+export const isPending = (post: { approval?: string | null | undefined }) => post.approval === 'pending'
+
+/** The message a refused publish_post_now of a pending post carries. */
+export const PENDING_PUBLISH_MESSAGE =
+  "This post is waiting for an owner's approval and cannot be published before it is approved. An owner approves it on its page in the dashboard, or with POST /api/approvals/<id>/approve (publishNow: true sends it at once)."
+
+/** What the tools answer when a request was turned into a request for approval. */
+export const WAITING_MESSAGE = "Waiting for an owner's approval; nothing is charged until it is approved"

@@ -1,0 +1,34 @@
+import { LINK_SURCHARGE, unpaidPrice } from '../domain/network-rules.js'
+import { containsLink } from '../domain/text-length.js'
+import { claimSurcharge } from '../store/approvals.js'
+import type { Db } from '../store/db.js'
+import type { PostRow, TargetRow } from '../store/posts.js'
+
+/**
+ * What a post still owes for its creation when it enters the publishing queue, decided in the caller's
+ * transaction: the network price of each target not paid yet (a post that waited for approval was created
+ * without a charge), plus the one-off link surcharge of the create_post call it came from, taken by the
+ * first post of that call to be paid for. Zero for a post paid when it was created. The caller charges it
+ * with whatever else the change costs and then marks the post paid ({@link markPostPaid}).
+ */
+export async function owedOnQueueing(
+  tx: Db,
+  post: Pick<PostRow, 'id' | 'workspace_id' | 'charge_group'>,
+  targets: Pick<TargetRow, 'platform' | 'paid' | 'content'>[],
+  now: number,
+): Promise<number> {
+  let owed = unpaidPrice(targets)
+  if (
+    post.charge_group &&
+    targets.some((t) => containsLink(t.content)) &&
+    (await claimSurcharge(
+      tx,
+      { chargeGroup: post.charge_group, workspaceId: post.workspace_id, postId: post.id },
+      now,
+    ))
+  )
+    owed += LINK_SURCHARGE
+  return owed
+}
+
+export { markPostPaid } from '../store/approvals.js'
