@@ -403,7 +403,8 @@ async function planRow(
       const connection = connections.find((c) => c.platform === t.platform && c.profileId === t.profileId)
       return connection ? [connection] : []
     })
-    if (queue && resolved.length > 0) {
+    // Only a row that will be created takes a queue slot from the rows after it.
+    if (queue && resolved.length > 0 && problems.length === 0) {
       const preview = await previewQueueSlots(ctx.db, ctx.workspaceId, resolved, ctx.now, queueTaken)
       const slots = resolved.flatMap((c) => {
         const opening = preview.slots.get(c.id)
