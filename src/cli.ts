@@ -3,13 +3,26 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { createAppContext } from './app.js'
 import type { AppContext } from './app-context.js'
+import type { Caller } from './auth/caller.js'
 import { ConfigError, loadConfigFromProcess } from './config.js'
 import { rotateSecrets } from './connect/rotate.js'
 import { sandboxConnect } from './connect/sandbox-connect.js'
+import { describeSlots } from './domain/posting-queue.js'
 import { AppError } from './errors.js'
 import { createProcessLogger } from './logger.js'
 import { startService, sweepAppMedia } from './main.js'
-import type { MemberRole } from './store/accounts.js'
+import {
+  type Actor,
+  approvalSetting,
+  approvePost,
+  changeApprovalSetting,
+  rejectPost,
+} from './posts/approvals.js'
+import { importContextFor, importCsv } from './posts/csv-import.js'
+import { listQueues, setQueue } from './posts/posting-queues.js'
+import { findMembership, findUserByEmail, firstOwner, type MemberRole } from './store/accounts.js'
+import { tools } from './tools/registry.js'
+import { createToolRunner } from './tools/runner.js'
 
 const USAGE = `Usage: herald <command> [options]   (npx herald ..., or npm run herald -- ...)
 
@@ -34,6 +47,19 @@ const USAGE = `Usage: herald <command> [options]   (npx herald ..., or npm run h
   worker    Run the publishing worker only.
   media gc [--json]
       Remove hosted media past its retention (HERALD_MEDIA_RETENTION_HOURS) that no pending post needs.
+  posts import FILE.csv --workspace ID [--dry-run] [--email E] [--json]
+      Check every row of a CSV (content, profiles, date, time, timezone, media URLs, first comment, queue)
+      as preflight_post does, and, without --dry-run, create the rows that pass (a row imported before is
+      never created again). Acts as the workspace's owner, or as member E.
+  queue list --workspace ID [--json]
+  queue set --workspace ID --profile NETWORK:USERNAME --timezone ZONE --slot "daily 09:00" [--slot ...] [--json]
+      Set a profile's weekly posting times (no --slot removes them); create_post with queue: true takes
+      the next free one.
+  approvals on|off|show --workspace ID [--json]
+      Whether posts by editors wait for an owner's approval.
+  approvals approve --workspace ID --id POST [--now] [--json]
+  approvals reject --workspace ID --id POST --note TEXT [--json]
+      Decide on a post waiting for approval (as the workspace's owner, or as owner E with --email).
 
 Settings come from the environment (docs/configuration.md).`
 
@@ -51,12 +77,22 @@ const options = {
   network: { type: 'string' },
   username: { type: 'string' },
   organization: { type: 'boolean', default: false },
+  'dry-run': { type: 'boolean', default: false },
+  now: { type: 'boolean', default: false },
+  note: { type: 'string' },
+  profile: { type: 'string' },
+  timezone: { type: 'string' },
+  slot: { type: 'string', multiple: true },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const
 
 type Values = {
-  [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string
+  [K in keyof typeof options]?: (typeof options)[K] extends { multiple: true }
+    ? string[]
+    : (typeof options)[K]['type'] extends 'boolean'
+      ? boolean
+      : string
 }
 
 class UsageError extends Error {}
@@ -76,6 +112,7 @@ function integer(value: string | undefined, name: string): number | undefined {
 type Command = (
   app: AppContext,
   values: Values,
+  positionals: string[],
 ) => Promise<{
   json: unknown
   text: string
@@ -178,6 +215,91 @@ const commands: Record<string, Command> = {
       exitCode: failed ? 1 : 0,
     }
   },
+  async 'posts import'(app, v, positionals) {
+    const file = positionals[0]
+    if (!file)
+      throw new UsageError('posts import needs the CSV file: herald posts import FILE.csv --workspace ID')
+    let bytes: Buffer
+    try {
+      bytes = fs.readFileSync(file)
+    } catch (error) {
+      throw new UsageError(
+        `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      )
+    }
+    const { actor, caller } = await actAs(app, v)
+    const runner = createToolRunner(app, tools)
+    const report = await importCsv(await importContextFor(app, runner, caller, actor), bytes, {
+      dryRun: v['dry-run'] === true,
+    })
+    return { json: report, text: importText(report), exitCode: report.summary.failed > 0 ? 1 : 0 }
+  },
+  async 'queue list'(app, v) {
+    const queues = await listQueues(app.store.db, required(v, 'workspace'), app.clock.now())
+    return {
+      json: queues,
+      text:
+        queues
+          .map(
+            (q) =>
+              `${q.platform} @${q.username} (${q.timezone}): ${q.slots.join(', ')}; next free: ${q.next
+                .slice(0, 3)
+                .map((n) => `${n.scheduleDate} ${n.scheduleTime}`)
+                .join(', ')}`,
+          )
+          .join('\n') || 'No posting queues.',
+    }
+  },
+  async 'queue set'(app, v) {
+    const workspaceId = required(v, 'workspace')
+    const [platform, ...rest] = required(v, 'profile').split(':')
+    if (!platform || rest.length === 0)
+      throw new UsageError('--profile is NETWORK:USERNAME, e.g. linkedin:acme')
+    const { connection, queue } = await setQueue(
+      app.store.db,
+      workspaceId,
+      { platform, profile: rest.join(':'), timezone: v.timezone ?? 'UTC', slots: v.slot ?? [] },
+      app.clock.now(),
+    )
+    const queues = await listQueues(app.store.db, workspaceId, app.clock.now())
+    return {
+      json: { success: true, queues },
+      text: queue
+        ? `Posting times of ${connection.platform} @${connection.username} (${queue.timezone}): ${describeSlots(queue.slots).join(', ')}.`
+        : `Removed the posting times of ${connection.platform} @${connection.username}.`,
+    }
+  },
+  async 'approvals on'(app, v) {
+    const { actor } = await actAs(app, v)
+    const setting = await changeApprovalSetting(app, actor, true)
+    return { json: setting, text: 'Posts by editors now wait for an owner’s approval.' }
+  },
+  async 'approvals off'(app, v) {
+    const { actor } = await actAs(app, v)
+    const setting = await changeApprovalSetting(app, actor, false)
+    return {
+      json: setting,
+      text: `Posts by editors no longer wait for approval (${setting.pending} already waiting still do).`,
+    }
+  },
+  async 'approvals show'(app, v) {
+    const { actor } = await actAs(app, v)
+    const setting = await approvalSetting(app, actor)
+    return {
+      json: setting,
+      text: `Approval ${setting.requireApproval ? 'required' : 'not required'} for editors' posts; ${setting.pending} waiting, ${setting.rejected} rejected.`,
+    }
+  },
+  async 'approvals approve'(app, v) {
+    const { actor } = await actAs(app, v)
+    const result = await approvePost(app, actor, required(v, 'id'), { publishNow: v.now === true })
+    return { json: result, text: result.message }
+  },
+  async 'approvals reject'(app, v) {
+    const { actor } = await actAs(app, v)
+    const result = await rejectPost(app, actor, required(v, 'id'), required(v, 'note'))
+    return { json: result, text: result.message }
+  },
   async 'sandbox connect'(app, v) {
     const result = await sandboxConnect(app, {
       workspaceId: required(v, 'workspace'),
@@ -190,6 +312,47 @@ const commands: Record<string, Command> = {
       text: `Connected ${result.platform} @${result.username} (profile ${result.profileId}) in workspace ${result.workspaceId}.`,
     }
   },
+}
+
+/**
+ * Who a command acts as: the member named by --email, or the workspace's longest-standing owner (the CLI is
+ * the operator's tool, run where the database is).
+ */
+async function actAs(app: AppContext, v: Values): Promise<{ actor: Actor; caller: Caller }> {
+  const workspaceId = required(v, 'workspace')
+  const db = app.store.db
+  let userId: string | undefined
+  if (v.email) {
+    userId = (await findUserByEmail(db, v.email))?.id
+    if (!userId) throw new AppError('not_found', `No Herald user has the e-mail ${v.email}`)
+  } else userId = (await firstOwner(db, workspaceId))?.user_id
+  const membership = userId ? await findMembership(db, workspaceId, userId) : undefined
+  if (!userId || !membership)
+    throw new AppError('not_found', `Workspace ${workspaceId} not found${v.email ? ` for ${v.email}` : ''}`)
+  return {
+    actor: { userId, workspaceId, role: membership.role },
+    caller: { userId, apiKeyId: 'cli', defaultWorkspaceId: workspaceId },
+  }
+}
+
+/** An import report as lines a person reads: one per row that was not simply fine, then the totals. */
+function importText(report: Awaited<ReturnType<typeof importCsv>>): string {
+  const lines = report.rows
+    .filter((r) => r.status !== 'ready' && r.status !== 'created')
+    .map((r) => {
+      const why = [
+        ...r.blockers.map((b) => (b.column ? `${b.column}: ${b.message}` : b.message)),
+        ...(r.note ? [r.note] : []),
+      ].join('; ')
+      return `row ${r.row}: ${r.status}${why ? ` (${why})` : ''}`
+    })
+  const s = report.summary
+  lines.push(
+    report.dryRun
+      ? `Dry run: ${s.rows} rows, ${s.ready} ready (${s.cost} credits), ${s.blocked} blocked, ${s.repeats} repeated, ${s.alreadyImported} imported before. Nothing was created.`
+      : `${s.rows} rows: ${s.created} created, ${s.blocked} blocked, ${s.repeats} repeated, ${s.alreadyImported} imported before, ${s.failed} failed.`,
+  )
+  return lines.join('\n')
 }
 
 export async function runCli(argv: string[]): Promise<number> {
@@ -236,7 +399,7 @@ export async function runCli(argv: string[]): Promise<number> {
       `herald: ${sqliteFile} did not exist and was created empty. If your server keeps its data elsewhere, run this command with its HERALD_DATA_DIR (or DATABASE_URL).\n`,
     )
   try {
-    const { json, text, exitCode } = await command(app, values)
+    const { json, text, exitCode } = await command(app, values, parsed.positionals.slice(2))
     process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`)
     return exitCode ?? 0
   } catch (error) {

@@ -208,3 +208,15 @@ export async function removeEditor(db: Db, workspaceId: string, userId: string):
     .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
+
+/** The workspace's longest-standing owner (who the admin CLI acts as unless told otherwise). */
+export function firstOwner(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('memberships')
+    .select(['user_id', 'role'])
+    .where('workspace_id', '=', workspaceId)
+    .where('role', '=', 'owner')
+    .orderBy('created_at')
+    .orderBy('user_id')
+    .executeTakeFirst()
+}
