@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js'
 import { setSessionWorkspace } from '../auth/sessions.js'
 import { problemPage, sendHtml } from '../dashboard/html.js'
 import {
+  account,
   csrfMatches,
   field,
   redirectToLogin,
@@ -23,8 +24,7 @@ import {
 } from './flow.js'
 import { blueskyFormPage, chooseProfilesPage, refusalPage } from './pages.js'
 
-const pageOptions = (who: SignedIn | undefined) =>
-  who ? { signedIn: { email: who.user.email, csrfToken: who.session.csrfToken } } : {}
+const pageOptions = (who: SignedIn | undefined) => (who ? { signedIn: account(who) } : {})
 
 /**
  * `GET /connect/<network>` (signed in; `?workspaceId=` picks the workspace) redirects to the network's

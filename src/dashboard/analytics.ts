@@ -10,7 +10,15 @@ import { listConnections } from '../store/connections.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { callerOf } from './caller.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
-import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+import {
+  account,
+  csrfMatches,
+  field,
+  redirectToLogin,
+  refuseCsrf,
+  type SignedIn,
+  signedIn,
+} from './request.js'
 
 /**
  * Profile analytics: each connected profile's stored reading (free, through get_profile_analytics), a
@@ -97,7 +105,7 @@ ${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.no
 <p class="muted">Stored readings are free. A refresh reads the network now and costs 1 credit. A post's own figures are on its page.</p>
 ${sections.join('\n') || '<p class="muted">No profile is connected yet.</p>'}
 <script src="/dashboard/vendor/chart.js"></script><script src="/dashboard/analytics.js"></script>`,
-    { signedIn: { email: who.user.email, csrfToken: csrf } },
+    { signedIn: account(who) },
   )
 }
 

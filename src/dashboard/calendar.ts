@@ -3,12 +3,22 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import type { Network } from '../domain/networks.js'
 import { httpStatusFor, toAppError } from '../errors.js'
+import { freeOpenings } from '../posts/posting-queues.js'
 import type { PostView } from '../posts/schemas.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
-import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+import {
+  account,
+  csrfMatches,
+  field,
+  redirectToLogin,
+  refuseCsrf,
+  type SignedIn,
+  signedIn,
+} from './request.js'
 
 /**
  * The calendar: scheduled and published posts on FullCalendar's month and week views, in the viewer's
@@ -37,7 +47,7 @@ const calendar = new FullCalendar.Calendar(document.getElementById('calendar'), 
   events: data,
   eventClick: (info) => {
     info.jsEvent.preventDefault()
-    window.location.href = '/posts/' + info.event.id
+    window.location.href = info.event.extendedProps.compose || '/posts/' + info.event.id
   },
   eventDrop: (info) => {
     const start = info.event.start
@@ -56,6 +66,9 @@ interface CalendarEvent {
   title: string
   start: string
   editable: boolean
+  classNames?: string[]
+  /** Free queue slots: Compose for that profile and time. */
+  extendedProps?: { compose: string }
 }
 
 /** One event per post that has a moment: its slot, or when it went out. */
@@ -66,15 +79,45 @@ export function calendarEvents(posts: PostView[]): CalendarEvent[] {
       if (!start) return undefined
       const networks = p.platforms.map((n) => networkLabels[n]).join(', ')
       const text = p.content.length > 40 ? `${p.content.slice(0, 39)}…` : p.content
+      const pending = p.approval?.state === 'pending'
       return {
         id: p.id,
-        title: `${text} (${networks}, ${p.status})`,
+        title: `${text} (${networks}, ${pending ? 'pending approval' : p.status})`,
         start,
-        editable: p.status === 'scheduled',
+        // A post waiting for approval moves the slot it asks for (reschedule_post).
+        editable: p.status === 'scheduled' || pending,
+        ...(pending ? { classNames: ['pending'] } : {}),
       }
     })
     .filter((e): e is CalendarEvent => e !== undefined)
 }
+
+/** The free posting times of every profile's queue, as events that open Compose for that slot. */
+export function freeSlotEvents(
+  slots: Array<{
+    date: string
+    time: string
+    timezone: string
+    dueAt: number
+    platform: Network
+    username: string
+    profileId: string
+  }>,
+): CalendarEvent[] {
+  return slots.map((s) => ({
+    id: `free-${s.platform}-${s.profileId}-${s.dueAt}`,
+    title: `Free: ${networkLabels[s.platform]} @${s.username.replace(/^@+/, '')}`,
+    start: new Date(s.dueAt).toISOString(),
+    editable: false,
+    classNames: ['free-slot'],
+    extendedProps: {
+      compose: `/compose?${new URLSearchParams({ profile: `${s.platform}:${s.profileId}`, date: s.date, time: s.time, timezone: s.timezone })}`,
+    },
+  }))
+}
+
+/** How far ahead the calendar shows free queue slots. */
+const FREE_SLOT_WEEKS = 6
 
 function calendarPage(who: SignedIn, events: CalendarEvent[], notice?: string) {
   // The events travel as JSON in a data block that never runs; `<` is escaped so no text ends the block.
@@ -84,16 +127,19 @@ function calendarPage(who: SignedIn, events: CalendarEvent[], notice?: string) {
     `<link rel="stylesheet" href="/dashboard/vendor/fullcalendar.css"><link rel="stylesheet" href="/dashboard/vendor/fullcalendar-palette.css"><link rel="stylesheet" href="/dashboard/vendor/fullcalendar-theme.css">
 <h1>Calendar</h1>
 ${notice ? `<div class="notice" role="status"><p>${escapeHtml(notice)}</p></div>` : ''}
-<p class="muted">Scheduled and published posts in your time zone. Drag a scheduled post to another day or time to reschedule it; click a post to open it.</p>
+<p class="muted">Scheduled and published posts in your time zone, and the free times of each profile's <a href="/queue">posting queue</a> (dashed; click one to compose a post for it). Drag a scheduled post to another day or time to reschedule it; click a post to open it.</p>
 <div id="calendar"></div>
 <noscript><p>The calendar needs JavaScript; <a href="/posts">the posts list</a> works without it.</p></noscript>
 <form id="reschedule" method="post" action="/calendar/reschedule" hidden>${csrfField(who.session.csrfToken)}
 <input type="hidden" name="id"><input type="hidden" name="scheduleDate"><input type="hidden" name="scheduleTime"><input type="hidden" name="timezone"></form>
 <script type="application/json" id="calendar-events">${json}</script>
 <script src="/dashboard/vendor/fullcalendar.js"></script><script src="/dashboard/vendor/fullcalendar-theme.js"></script><script src="/dashboard/calendar.js"></script>`,
-    { signedIn: { email: who.user.email, csrfToken: who.session.csrfToken } },
+    { signedIn: account(who), style: CALENDAR_STYLE },
   )
 }
+
+const CALENDAR_STYLE = `.free-slot{opacity:.75;border-style:dashed!important;background:#f5f7fa!important;color:#1d2430!important}
+.free-slot .fc-event-title,.free-slot .fc-event-time{color:#1d2430}.pending{border-style:dotted!important}`
 
 export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const run = runAs(runner)
@@ -111,8 +157,14 @@ export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, 
     reply.header('content-type', 'text/javascript; charset=utf-8').send(CALENDAR_SCRIPT),
   )
 
-  const events = async (who: SignedIn) =>
-    calendarEvents((await run<{ posts: PostView[] }>(who, 'list_posts', { all: true })).posts)
+  const events = async (who: SignedIn) => {
+    const now = app.clock.now()
+    const [posts, free] = await Promise.all([
+      run<{ posts: PostView[] }>(who, 'list_posts', { all: true }),
+      freeOpenings(app.store.db, who.workspace.id, now, now + FREE_SLOT_WEEKS * 7 * 86_400_000),
+    ])
+    return [...calendarEvents(posts.posts), ...freeSlotEvents(free)]
+  }
 
   scope.get('/calendar', async (request, reply) => {
     const who = await signedIn(app, request)
@@ -137,7 +189,7 @@ export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, 
         reply,
         httpStatusFor(appError.code),
         problemPage('Not rescheduled', appError.message, {
-          signedIn: { email: who.user.email, csrfToken: who.session.csrfToken },
+          signedIn: account(who),
           next: '<p><a href="/calendar">Back to the calendar</a></p>',
         }),
       )

@@ -12,6 +12,13 @@ export const callerOf = (who: SignedIn): Caller => ({
   defaultWorkspaceId: who.workspace.id,
 })
 
+/** The signed-in person as the team-workflow services know who acts (src/posts/approvals.ts). */
+export const actorOf = (who: SignedIn) => ({
+  userId: who.user.id,
+  workspaceId: who.workspace.id,
+  role: who.workspace.role,
+})
+
 /** Runs a tool as the signed-in person in the session's workspace; the dashboard's one way into the tools. */
 export const runAs =
   (runner: ToolRunner) =>

@@ -10,6 +10,7 @@ import type { ToolRunner } from '../tools/runner.js'
 import { callerOf } from './caller.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import {
+  account,
   csrfMatches,
   field,
   localPath,
@@ -114,7 +115,7 @@ ${table}
 <h2>Connect a profile</h2><ul>
 ${links}
 </ul>`,
-    { signedIn: { email: who.user.email, csrfToken: csrf } },
+    { signedIn: account(who) },
   )
 }
 
@@ -171,7 +172,7 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
       reply,
       200,
       page('Workspaces', `<h1>Your workspaces</h1><ul>${items}</ul>`, {
-        signedIn: { email: who.user.email, csrfToken: who.session.csrfToken },
+        signedIn: account(who),
       }),
     )
   })
@@ -181,7 +182,7 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
       reply,
       403,
       problemPage('Owners only', 'Only an owner of this workspace disconnects its profiles.', {
-        signedIn: { email: who.user.email, csrfToken: who.session.csrfToken },
+        signedIn: account(who),
       }),
     )
 
@@ -207,7 +208,7 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
 <p>Herald deletes the stored tokens. Posts queued for this profile will fail until it is connected again.</p>
 <form method="post" action="/channels/disconnect">${csrfField(who.session.csrfToken)}<input type="hidden" name="connectionId" value="${escapeHtml(row.id)}">
 <button type="submit">Yes, disconnect</button> <a href="/channels">Keep it</a></form>`,
-        { signedIn: { email: who.user.email, csrfToken: who.session.csrfToken } },
+        { signedIn: account(who) },
       ),
     )
   })

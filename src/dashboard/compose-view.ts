@@ -2,7 +2,7 @@ import type { Network } from '../domain/networks.js'
 import type { ResolvedYouTubeDetails } from '../domain/youtube-details.js'
 import { csrfField, escapeHtml, networkLabels, page } from './html.js'
 import { cropAspect, cutCopy, previewRules } from './preview-rules.js'
-import type { SignedIn } from './request.js'
+import { account, type SignedIn } from './request.js'
 
 /** Compose's HTML: the form, the preflight's findings and the preview per profile (escaped throughout). */
 
@@ -39,7 +39,7 @@ export interface Draft {
   youtubeDescription: string
   youtubePrivacy: string
   youtubeConfirmed: boolean
-  when: 'now' | 'schedule'
+  when: 'now' | 'schedule' | 'queue'
   date: string
   time: string
   timezone: string
@@ -228,7 +228,8 @@ ${youtube}
 <fieldset><legend>When</legend>
 <label><input type="radio" name="when" value="now"${draft.when === 'now' ? ' checked' : ''}> Publish now</label>
 <label><input type="radio" name="when" value="schedule"${draft.when === 'schedule' ? ' checked' : ''}> Schedule</label>
-<div id="slot"${draft.when === 'now' ? ' hidden' : ''}>
+<label><input type="radio" name="when" value="queue"${draft.when === 'queue' ? ' checked' : ''}> Add to queue (each profile's next free posting time)</label>
+<div id="slot"${draft.when !== 'schedule' ? ' hidden' : ''}>
 <label>Date <input type="date" name="date" value="${escapeHtml(draft.date)}"></label>
 <label>Time <input type="time" name="time" value="${escapeHtml(draft.time)}"></label>
 <label>Time zone <select name="timezone" id="timezone"${view.fresh ? ' data-browser-default' : ''}>${zoneOptions(draft.timezone)}</select></label>
@@ -244,6 +245,6 @@ ${youtube}
 <section aria-labelledby="preview-title"><h2 id="preview-title">Preview</h2>
 <div id="preview" class="cards">${previewHtml(view.preview ?? [])}</div></section>
 <script src="/dashboard/compose.js"></script>`,
-    { signedIn: { email: signedIn.user.email, csrfToken: csrf }, style: STYLE },
+    { signedIn: account(signedIn), style: STYLE },
   )
 }

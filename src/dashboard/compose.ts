@@ -76,7 +76,7 @@ function readDraft(body: FormBody): Draft {
     youtubeDescription: one(body, 'youtubeDescription'),
     youtubePrivacy,
     youtubeConfirmed: one(body, 'youtubeConfirm') === youtubePrivacy,
-    when: one(body, 'when') === 'schedule' ? 'schedule' : 'now',
+    when: one(body, 'when') === 'schedule' ? 'schedule' : one(body, 'when') === 'queue' ? 'queue' : 'now',
     date: one(body, 'date'),
     time: one(body, 'time'),
     timezone: one(body, 'timezone') || 'UTC',
@@ -110,7 +110,9 @@ function toolArguments(draft: Draft) {
     ...(targetsYouTube(draft) ? { youtube: youtubeDetails(draft) } : {}),
     ...(draft.when === 'now'
       ? { publishImmediately: true, timezone: draft.timezone }
-      : { scheduleDate: draft.date, scheduleTime: draft.time, timezone: draft.timezone }),
+      : draft.when === 'queue'
+        ? { queue: true }
+        : { scheduleDate: draft.date, scheduleTime: draft.time, timezone: draft.timezone }),
   }
 }
 
@@ -205,11 +207,18 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   const checkDraft = async (who: SignedIn, draft: Draft) =>
     readPreflight(app, draft, await run<Preflight>(who, 'preflight_post', toolArguments(draft)))
 
-  scope.get('/compose', async (request, reply) => {
+  // A free queue slot on the calendar opens Compose for that profile and time (?profile=&date=&time=&timezone=).
+  scope.get<{ Querystring: Record<string, string | undefined> }>('/compose', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/compose')
     const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
-    return sendHtml(reply, 200, composePage({ who, accounts, draft: emptyDraft(), fresh: true }))
+    const { profile, date, time, timezone } = request.query
+    const draft = emptyDraft()
+    const slotGiven = Boolean(date && time)
+    if (profile && accounts.some((a) => `${a.platform}:${a.profileId}` === profile))
+      draft.profiles = [profile]
+    if (slotGiven) Object.assign(draft, { when: 'schedule', date, time, timezone: timezone || 'UTC' })
+    return sendHtml(reply, 200, composePage({ who, accounts, draft, fresh: !slotGiven }))
   })
 
   // The live check: the form as it stands (CSRF token included), answered as JSON for the page's script.

@@ -25,13 +25,19 @@ input[readonly]{width:100%;max-width:30rem;padding:.4rem;font-family:monospace}.
 header form{margin:0}a{color:#1a56c4}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #eef1f5}
 label{display:block;margin:.6rem 0}input[type=text],input[type=email],input[type=password]{width:100%;max-width:22rem;padding:.4rem}
 button{padding:.35rem .9rem;cursor:pointer}.problem{border-left:4px solid #b3261e;padding:.2rem 1rem;background:#fdf2f2}
-.notice{border-left:4px solid #1e7b34;padding:.2rem 1rem;background:#f0f8f2}.muted{color:#5b6675}.inline{display:inline}`
+.notice{border-left:4px solid #1e7b34;padding:.2rem 1rem;background:#f0f8f2}.muted{color:#5b6675}.inline{display:inline}
+.count{display:inline-block;min-width:1.2em;padding:0 .35em;border-radius:1em;background:#b3261e;color:#fff;font-size:.85em;text-align:center}`
 
-const NAV = `<nav aria-label="Dashboard"><a href="/compose">Compose</a> · <a href="/posts">Posts</a> · <a href="/calendar">Calendar</a> · <a href="/analytics">Analytics</a> · <a href="/channels">Channels</a> · <a href="/workspace">Workspace</a> · <a href="/integration">AI Integration</a> · <a href="/workspaces">Switch workspace</a></nav>`
+/** The navigation; an owner with posts waiting for approval sees how many, linked to them. */
+const nav = (pending: number) =>
+  `<nav aria-label="Dashboard"><a href="/compose">Compose</a> · <a href="/posts">Posts</a>${pending > 0 ? ` · <a href="/posts?approval=pending" class="pending">Pending approval <span class="count">${pending}</span></a>` : ''} · <a href="/calendar">Calendar</a> · <a href="/queue">Queue</a> · <a href="/import">Import</a> · <a href="/analytics">Analytics</a> · <a href="/channels">Channels</a> · <a href="/workspace">Workspace</a> · <a href="/integration">AI Integration</a> · <a href="/workspaces">Switch workspace</a></nav>`
 
 export interface PageOptions {
-  /** The signed-in person's e-mail and the session's CSRF token: shows the sign-out button. */
-  signedIn?: { email: string; csrfToken: string }
+  /**
+   * The signed-in person's e-mail and the session's CSRF token: shows the sign-out button; and, for an
+   * owner, how many posts wait for approval (shown in the navigation).
+   */
+  signedIn?: { email: string; csrfToken: string; pendingApprovals?: number }
   /** CSS of this page only, after the shared rules. */
   style?: string
 }
@@ -45,7 +51,7 @@ export function page(title: string, body: string, options: PageOptions = {}): st
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)} · Herald</title><style>${STYLE}${options.style ?? ''}</style></head>
-<body><header><p><strong>Herald</strong></p>${options.signedIn ? NAV : ''}${account}</header>
+<body><header><p><strong>Herald</strong></p>${options.signedIn ? nav(options.signedIn.pendingApprovals ?? 0) : ''}${account}</header>
 ${body}
 <footer><p class="muted">For developers: <a href="/docs">API reference</a> · <a href="/openapi.json">OpenAPI document</a> · MCP endpoint <code>/mcp</code></p></footer>
 </body></html>`

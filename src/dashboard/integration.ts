@@ -3,7 +3,15 @@ import type { AppContext } from '../app-context.js'
 import { AppError } from '../errors.js'
 import { listWorkspacesForUser } from '../store/accounts.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+import {
+  account,
+  csrfMatches,
+  field,
+  redirectToLogin,
+  refuseCsrf,
+  type SignedIn,
+  signedIn,
+} from './request.js'
 
 /**
  * AI Integration: the person's API keys (create, list, revoke; a new key is shown once) and ready-to-paste
@@ -95,7 +103,7 @@ ${snippet('setup-cli', 'Command-line agents (one line)', snippets.cli)}
 ${snippet('setup-curl', 'Any HTTP client (curl)', snippets.curl)}
 <p>Reference: <a href="/docs">every tool, its fields and errors</a> · <a href="/openapi.json">OpenAPI document</a></p>
 <script src="/dashboard/copy.js"></script>`,
-    { signedIn: { email: who.user.email, csrfToken: csrf } },
+    { signedIn: account(who) },
   )
 }
 

@@ -9,8 +9,10 @@ import { registerCalendarRoutes } from './calendar.js'
 import { registerChannelRoutes } from './channels.js'
 import { registerComposeRoutes, UPLOAD_LIMIT, UPLOAD_TYPES } from './compose.js'
 import { problemPage, sendHtml } from './html.js'
+import { CSV_TYPES, MAX_IMPORT_BYTES, registerImportRoutes } from './import.js'
 import { registerIntegrationRoutes } from './integration.js'
 import { registerPostRoutes } from './posts.js'
+import { registerQueueRoutes } from './queue.js'
 import { registerWorkspaceRoutes } from './workspace.js'
 
 const FORM_BODY_LIMIT = 64 * 1024
@@ -33,6 +35,12 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     scope.addContentTypeParser(
       UPLOAD_TYPES,
       { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT },
+      (_request, body, done) => done(null, body),
+    )
+    // The import page's upload sends the CSV file's bytes as they are (see src/dashboard/import.ts).
+    scope.addContentTypeParser(
+      CSV_TYPES,
+      { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES },
       (_request, body, done) => done(null, body),
     )
     scope.setErrorHandler((error: FastifyError, request, reply) => {
@@ -65,6 +73,8 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerCalendarRoutes(scope, app, runner)
     registerAnalyticsRoutes(scope, app, runner)
     registerWorkspaceRoutes(scope, app)
+    registerQueueRoutes(scope, app, runner)
+    registerImportRoutes(scope, app, runner)
     registerConnectRoutes(scope, app)
   })
 }

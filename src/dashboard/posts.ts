@@ -1,13 +1,25 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { approvalStates } from '../domain/approval.js'
 import { isNetwork } from '../domain/networks.js'
 import { postStatuses } from '../domain/post-status.js'
 import { httpStatusFor, toAppError } from '../errors.js'
+import { approvalReview, approvePost, rejectPost } from '../posts/approvals.js'
 import type { PostView } from '../posts/schemas.js'
+import { requiresApproval } from '../store/approvals.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { runAs } from './caller.js'
+import { APPROVAL_STYLE, approvalSection } from './approval-views.js'
+import { actorOf, runAs } from './caller.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
-import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+import {
+  account,
+  csrfMatches,
+  field,
+  redirectToLogin,
+  refuseCsrf,
+  type SignedIn,
+  signedIn,
+} from './request.js'
 
 /**
  * The queue and a post's delivery, read and changed through the same tools an agent calls (list_posts,
@@ -24,28 +36,50 @@ interface ListResult {
   posts: PostView[]
   pagination: { page: number; totalPages: number; totalPosts: number }
   counts: Record<string, number>
+  approvals?: { pending: number; rejected: number }
 }
 
-function queuePage(who: SignedIn, result: ListResult, status: string) {
-  const filters = ['all', ...postStatuses]
-    .map((s) => {
-      const text = `${s} (${result.counts[s] ?? 0})`
-      return s === status
-        ? `<strong aria-current="page">${escapeHtml(text)}</strong>`
-        : `<a href="/posts?status=${s}">${escapeHtml(text)}</a>`
-    })
-    .join(' · ')
+/** The status shown in the list: a draft waiting for approval (or rejected) says so. */
+const shownStatus = (p: PostView) =>
+  p.approval?.state === 'pending'
+    ? 'pending approval'
+    : p.approval?.state === 'rejected'
+      ? 'rejected'
+      : p.status
+
+function queuePage(who: SignedIn, result: ListResult, status: string, approval: string | undefined) {
+  const selected = approval ? `approval:${approval}` : status
+  const filter = (key: string, text: string, href: string) =>
+    key === selected
+      ? `<strong aria-current="page">${escapeHtml(text)}</strong>`
+      : `<a href="${href}">${escapeHtml(text)}</a>`
+  const filters = [
+    ...['all', ...postStatuses].map((s) =>
+      filter(s, `${s} (${result.counts[s] ?? 0})`, `/posts?status=${s}`),
+    ),
+    ...(result.approvals
+      ? [
+          filter(
+            'approval:pending',
+            `pending approval (${result.approvals.pending})`,
+            '/posts?approval=pending',
+          ),
+          filter('approval:rejected', `rejected (${result.approvals.rejected})`, '/posts?approval=rejected'),
+        ]
+      : []),
+  ].join(' · ')
   const rows = result.posts
     .map(
       (
         p,
       ) => `<tr><td><a href="/posts/${escapeHtml(p.id)}">${escapeHtml(excerpt(p.content) || '(no text)')}</a></td>
-<td>${escapeHtml(p.status)}</td><td>${escapeHtml(p.platforms.map(label).join(', '))}</td>
+<td>${escapeHtml(shownStatus(p))}</td><td>${escapeHtml(p.platforms.map(label).join(', '))}</td>
 <td>${escapeHtml(`${p.scheduleDate} ${p.scheduleTime} ${p.timezone}`)}</td></tr>`,
     )
     .join('\n')
   const { page: current, totalPages } = result.pagination
-  const link = (n: number, text: string) => `<a href="/posts?status=${status}&amp;page=${n}">${text}</a>`
+  const query = approval ? `approval=${approval}` : `status=${status}`
+  const link = (n: number, text: string) => `<a href="/posts?${query}&amp;page=${n}">${text}</a>`
   const pager = [
     current > 1 ? link(current - 1, 'Newer') : '',
     `page ${current} of ${Math.max(1, totalPages)}`,
@@ -63,7 +97,7 @@ ${
 ${rows}</tbody></table></div><p>${pager}</p>`
     : '<p class="muted">No posts here yet. Create one with create_post over REST or MCP.</p>'
 }`,
-    { signedIn: { email: who.user.email, csrfToken: who.session.csrfToken } },
+    { signedIn: account(who) },
   )
 }
 
@@ -72,12 +106,18 @@ function actions(post: PostView, csrf: string) {
   const form = (action: string, text: string) =>
     `<form method="post" action="/posts/${escapeHtml(post.id)}/${action}" class="inline">${csrfField(csrf)}<button type="submit">${text}</button></form>`
   const failed = post.targets.some((t) => t.status === 'failed')
+  const pending = post.approval?.state === 'pending'
   const out: string[] = []
-  if (post.status === 'scheduled' || post.status === 'draft') out.push(form('publish', 'Publish now'))
+  if (post.status === 'scheduled' || post.status === 'draft' || post.status === 'failed')
+    out.push(`<a href="/posts/${escapeHtml(post.id)}/edit">Edit</a>`)
+  // Nothing publishes a post waiting for approval but its approval (src/domain/approval.ts).
+  if ((post.status === 'scheduled' || post.status === 'draft') && !pending)
+    out.push(form('publish', 'Publish now'))
   if ((post.status === 'failed' || post.status === 'published') && failed)
     out.push(form('publish', 'Retry the failed profiles'))
   if (post.status === 'processing') out.push(form('reset', 'Reset stuck sending'))
   if (post.status === 'scheduled' || post.status === 'failed') out.push(form('draft', 'Move to drafts'))
+  if (pending) out.push(form('draft', 'Withdraw the request (keep as a draft)'))
   if (post.status === 'scheduled' || post.status === 'draft') out.push(form('delete', 'Delete'))
   return out.join(' ')
 }
@@ -113,10 +153,12 @@ ${(analytics?.notes ?? []).map((n) => `<p class="muted">${escapeHtml(n)}</p>`).j
 }
 
 function postPage(
+  app: AppContext,
   who: SignedIn,
   post: PostView,
   message?: { notice?: string; problem?: string },
   analytics?: PostAnalytics,
+  review?: { price: number; publishImmediately: boolean },
 ) {
   const rows = post.targets
     .map(
@@ -139,7 +181,8 @@ function postPage(
     `<p><a href="/posts">All posts</a></p>
 <h1>Post ${escapeHtml(post.id)}</h1>
 ${notice}${problem}
-<p><strong>${escapeHtml(post.status)}</strong> · slot ${escapeHtml(`${post.scheduleDate} ${post.scheduleTime} ${post.timezone}`)} · ${post.attempts} attempt${post.attempts === 1 ? '' : 's'}</p>
+<p><strong>${escapeHtml(post.status)}</strong> · slot ${escapeHtml(`${post.scheduleDate} ${post.scheduleTime} ${post.timezone}`)}${post.queued ? ' (from the posting queue)' : ''} · ${post.attempts} attempt${post.attempts === 1 ? '' : 's'}</p>
+${approvalSection(app, post, { owner: who.workspace.role === 'owner', csrf: who.session.csrfToken, price: review?.price, immediate: review?.publishImmediately ?? false })}
 <blockquote>${escapeHtml(post.content)}</blockquote>
 ${post.mediaUrls.length ? `<p>Media: ${post.mediaUrls.map((u) => escapeHtml(u)).join(', ')}</p>` : ''}
 ${post.lastError ? `<p class="muted">Last error: ${escapeHtml(post.lastError)}</p>` : ''}
@@ -148,23 +191,83 @@ ${post.lastError ? `<p class="muted">Last error: ${escapeHtml(post.lastError)}</
 ${rows}</tbody></table></div>
 <p>${actions(post, who.session.csrfToken)}</p>
 ${analyticsSection(post, analytics, who.session.csrfToken)}`,
-    { signedIn: { email: who.user.email, csrfToken: who.session.csrfToken } },
+    { signedIn: account(who), style: APPROVAL_STYLE },
+  )
+}
+
+interface EditForm {
+  content: string
+  mediaUrls: string
+  when: 'schedule' | 'now'
+  date: string
+  time: string
+  timezone: string
+}
+
+/**
+ * Editing a scheduled, draft or failed post: its copy, media and slot (the profiles stay; update_post takes
+ * new ones over the API). Saving calls update_post; "submit" also asks for the post to go out: update_post
+ * to scheduled, or publish_post_now, which wait for an owner when approvals apply to this person.
+ */
+function editPage(who: SignedIn, post: PostView, form: EditForm, waits: boolean, problem?: string) {
+  const id = escapeHtml(post.id)
+  const submit = waits
+    ? 'Save and submit for approval'
+    : form.when === 'now'
+      ? 'Save and publish now'
+      : 'Save and schedule'
+  const note =
+    post.approval?.state === 'rejected'
+      ? `<div class="problem" role="alert"><p><strong>An owner sent it back:</strong></p><blockquote class="note">${escapeHtml(post.approval.note ?? '')}</blockquote></div>`
+      : ''
+  return page(
+    'Edit post',
+    `<p><a href="/posts/${id}">Back to the post</a></p>
+<h1>Edit post</h1>
+${note}${problem ? `<div class="problem" role="alert"><p>${escapeHtml(problem)}</p></div>` : ''}
+<p class="muted">To ${escapeHtml(post.targets.map((t) => `${label(t.platform)} @${t.username.replace(/^@+/, '')}`).join(', '))}.</p>
+<form method="post" action="/posts/${id}/edit">${csrfField(who.session.csrfToken)}
+<label>Copy <textarea name="content" rows="6">${escapeHtml(form.content)}</textarea></label>
+<label>Media URLs, one per line, in order <textarea name="mediaUrls" rows="2">${escapeHtml(form.mediaUrls)}</textarea></label>
+<fieldset><legend>When</legend>
+<label><input type="radio" name="when" value="schedule"${form.when === 'schedule' ? ' checked' : ''}> At a date and time</label>
+<label>Date <input type="date" name="date" value="${escapeHtml(form.date)}"></label>
+<label>Time <input type="time" name="time" value="${escapeHtml(form.time)}"></label>
+<label>Time zone <input type="text" name="timezone" value="${escapeHtml(form.timezone)}"></label>
+<label><input type="radio" name="when" value="now"${form.when === 'now' ? ' checked' : ''}> ${waits ? 'As soon as it is approved' : 'Now'}</label>
+</fieldset>
+<button type="submit" name="intent" value="save">Save</button>
+<button type="submit" name="intent" value="submit">${submit}</button>
+${waits ? '<p class="muted">Approvals are on: an owner approves the post before it goes out; its credits are charged then.</p>' : ''}
+</form>`,
+    { signedIn: account(who), style: APPROVAL_STYLE },
   )
 }
 
 export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const run = runAs(runner)
 
-  scope.get<{ Querystring: { status?: string; page?: string } }>('/posts', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/posts')
-    const status = ['all', ...postStatuses].includes(request.query.status ?? '')
-      ? request.query.status!
-      : 'all'
-    const pageNumber = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1)
-    const result = await run<ListResult>(who, 'list_posts', { status, page: pageNumber, limit: PAGE_SIZE })
-    return sendHtml(reply, 200, queuePage(who, result, status))
-  })
+  scope.get<{ Querystring: { status?: string; page?: string; approval?: string } }>(
+    '/posts',
+    async (request, reply) => {
+      const who = await signedIn(app, request)
+      if (!who) return redirectToLogin(reply, '/posts')
+      const status = ['all', ...postStatuses].includes(request.query.status ?? '')
+        ? request.query.status!
+        : 'all'
+      const approval = (approvalStates as readonly string[]).includes(request.query.approval ?? '')
+        ? request.query.approval
+        : undefined
+      const pageNumber = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1)
+      const result = await run<ListResult>(who, 'list_posts', {
+        status,
+        page: pageNumber,
+        limit: PAGE_SIZE,
+        ...(approval ? { approval } : {}),
+      })
+      return sendHtml(reply, 200, queuePage(who, result, status, approval))
+    },
+  )
 
   const showPost = async (
     reply: Parameters<typeof sendHtml>[0],
@@ -178,14 +281,15 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
       const analytics = post.targets.some((t) => t.status === 'published')
         ? await run<PostAnalytics>(who, 'get_post_analytics', { id })
         : undefined
-      return sendHtml(reply, status, postPage(who, post, message, analytics))
+      const review = await approvalReview(app, { workspaceId: who.workspace.id }, id)
+      return sendHtml(reply, status, postPage(app, who, post, message, analytics, review))
     } catch (error) {
       const appError = toAppError(error)
       return sendHtml(
         reply,
         appError.code === 'not_found' ? 404 : 400,
         problemPage('Post not found', appError.message, {
-          signedIn: { email: who.user.email, csrfToken: who.session.csrfToken },
+          signedIn: account(who),
           next: '<p><a href="/posts">All posts</a></p>',
         }),
       )
@@ -208,7 +312,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
       args: (id) => ({ id }),
       done: 'Released; retry the failed profiles when ready.',
     },
-    draft: { tool: 'update_post', args: (id) => ({ id, status: 'draft' }), done: 'Moved to drafts.' },
+    draft: { tool: 'update_post', args: (id) => ({ id, status: 'draft' }), done: 'Kept as a draft.' },
     delete: { tool: 'delete_post', args: (id) => ({ id }), done: 'Deleted.' },
     analytics: {
       tool: 'get_post_analytics',
@@ -217,12 +321,115 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     },
   }
 
+  const formOf = (post: PostView, immediate: boolean): EditForm => ({
+    content: post.content,
+    mediaUrls: post.mediaUrls.join('\n'),
+    when: immediate ? 'now' : 'schedule',
+    date: post.scheduleDate,
+    time: post.scheduleTime,
+    timezone: post.timezone,
+  })
+  const waitsFor = async (who: SignedIn) =>
+    who.workspace.role === 'editor' && (await requiresApproval(app.store.db, who.workspace.id))
+
+  scope.get<{ Params: { id: string } }>('/posts/:id/edit', async (request, reply) => {
+    const who = await signedIn(app, request)
+    const { id } = request.params
+    if (!who) return redirectToLogin(reply, `/posts/${encodeURIComponent(id)}/edit`)
+    let post: PostView
+    try {
+      post = await run<PostView>(who, 'get_post', { id })
+    } catch {
+      return showPost(reply, who, id, 404)
+    }
+    const review = await approvalReview(app, { workspaceId: who.workspace.id }, id)
+    return sendHtml(
+      reply,
+      200,
+      editPage(who, post, formOf(post, review?.publishImmediately ?? false), await waitsFor(who)),
+    )
+  })
+
+  scope.post<{ Params: { id: string } }>('/posts/:id/edit', async (request, reply) => {
+    const who = await signedIn(app, request)
+    const { id } = request.params
+    if (!who) return redirectToLogin(reply, `/posts/${encodeURIComponent(id)}/edit`)
+    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const form: EditForm = {
+      content: field(request, 'content'),
+      mediaUrls: field(request, 'mediaUrls'),
+      when: field(request, 'when') === 'now' ? 'now' : 'schedule',
+      date: field(request, 'date').trim(),
+      time: field(request, 'time').trim(),
+      timezone: field(request, 'timezone').trim() || 'UTC',
+    }
+    let post: PostView
+    try {
+      post = await run<PostView>(who, 'get_post', { id })
+    } catch {
+      return showPost(reply, who, id, 404)
+    }
+    // Only what changed is sent: new copy replaces per-network copy, so unchanged copy is left alone.
+    const change: Record<string, unknown> = { id }
+    if (form.content !== post.content) change.content = form.content
+    const media = form.mediaUrls.split(/\s+/).filter(Boolean)
+    if (media.join('\n') !== post.mediaUrls.join('\n')) change.mediaUrls = media
+    if (form.when === 'schedule') {
+      if (form.date !== post.scheduleDate) change.scheduleDate = form.date
+      if (form.time !== post.scheduleTime) change.scheduleTime = form.time
+      if (form.timezone !== post.timezone) change.timezone = form.timezone
+    }
+    const submit = field(request, 'intent') === 'submit'
+    try {
+      let message = 'Saved.'
+      if (Object.keys(change).length > 1 || (submit && form.when === 'schedule')) {
+        const updated = await run<{ message: string }>(who, 'update_post', {
+          ...change,
+          ...(submit && form.when === 'schedule' ? { status: 'scheduled' } : {}),
+        })
+        message = updated.message
+      }
+      if (submit && form.when === 'now')
+        message = (await run<{ message: string }>(who, 'publish_post_now', { id })).message
+      return showPost(reply, who, id, 200, { notice: message })
+    } catch (error) {
+      const appError = toAppError(error)
+      if (appError.code === 'internal') throw error
+      return sendHtml(
+        reply,
+        httpStatusFor(appError.code),
+        editPage(who, post, form, await waitsFor(who), appError.message),
+      )
+    }
+  })
+
+  // An owner's decisions on a post waiting for approval (not tools: src/posts/approvals.ts).
+  const decisions: Record<string, (who: SignedIn, id: string, note: string) => Promise<{ message: string }>> =
+    {
+      approve: (who, id) => approvePost(app, actorOf(who), id),
+      'approve-now': (who, id) => approvePost(app, actorOf(who), id, { publishNow: true }),
+      reject: (who, id, note) => rejectPost(app, actorOf(who), id, note),
+    }
+
   scope.post<{ Params: { id: string; action: string } }>('/posts/:id/:action', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/posts')
     if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
     const action = postActions[request.params.action]
     const { id } = request.params
+    const decide = decisions[request.params.action]
+    if (decide) {
+      try {
+        const done = await decide(who, id, field(request, 'note'))
+        return showPost(reply, await signedIn(app, request).then((w) => w ?? who), id, 200, {
+          notice: done.message,
+        })
+      } catch (error) {
+        const appError = toAppError(error)
+        if (appError.code === 'internal') throw error
+        return showPost(reply, who, id, httpStatusFor(appError.code), { problem: appError.message })
+      }
+    }
     if (!action)
       return sendHtml(reply, 404, problemPage('Unknown action', 'That is not something a post can do.'))
     try {

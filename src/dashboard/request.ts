@@ -11,6 +11,7 @@ import {
 } from '../auth/sessions.js'
 import type { FormBody } from '../lib/form.js'
 import { findMembership, findUserById, type MemberRole } from '../store/accounts.js'
+import { countByApproval } from '../store/approvals.js'
 import { problemPage, sendHtml } from './html.js'
 
 /** Who is signed in to the dashboard, and the workspace their session acts in. */
@@ -18,7 +19,16 @@ export interface SignedIn {
   session: DashboardSession
   user: { id: string; email: string; name: string }
   workspace: { id: string; name: string; role: MemberRole }
+  /** Owners: posts waiting for their approval (the navigation shows it); 0 for editors. */
+  pendingApprovals: number
 }
+
+/** What every page's header shows of the signed-in person. */
+export const account = (who: SignedIn) => ({
+  email: who.user.email,
+  csrfToken: who.session.csrfToken,
+  pendingApprovals: who.pendingApprovals,
+})
 
 /** One field of the request's form body ('' when absent). */
 export function field(request: FastifyRequest, name: string): string {
@@ -52,10 +62,13 @@ export async function signedIn(app: AppContext, request: FastifyRequest): Promis
     membership = await findMembership(db, other.workspace_id, user.id)
     if (!membership) return undefined
   }
+  const pendingApprovals =
+    membership.role === 'owner' ? ((await countByApproval(db, membership.id)).pending ?? 0) : 0
   return {
     session,
     user: { id: user.id, email: user.email, name: user.name },
     workspace: { id: membership.id, name: membership.name, role: membership.role },
+    pendingApprovals,
   }
 }
 

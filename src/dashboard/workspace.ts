@@ -1,9 +1,21 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { httpStatusFor, toAppError } from '../errors.js'
+import { changeApprovalSetting } from '../posts/approvals.js'
 import { addMember, findMembership, findUserByEmail, listMembers, removeEditor } from '../store/accounts.js'
+import { requiresApproval } from '../store/approvals.js'
 import { currentBalance } from '../store/credits.js'
+import { actorOf } from './caller.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+import {
+  account,
+  csrfMatches,
+  field,
+  redirectToLogin,
+  refuseCsrf,
+  type SignedIn,
+  signedIn,
+} from './request.js'
 
 /**
  * The workspace: its people (an owner adds a Herald user by e-mail as an editor and removes editors) and,
@@ -57,6 +69,14 @@ async function workspacePage(
 <thead><tr><th scope="col">When (UTC)</th><th scope="col">Change</th><th scope="col">Reason</th><th scope="col">For</th><th scope="col">Balance after</th></tr></thead><tbody>
 ${entries}</tbody></table></div>`
   }
+  const requires = await requiresApproval(db, who.workspace.id)
+  const approvals = owner
+    ? `<h2>Approvals</h2>
+<form method="post" action="/workspace/approvals">${csrfField(csrf)}
+<label><input type="checkbox" name="requireApproval" value="on"${requires ? ' checked' : ''}> Posts by editors need an owner's approval</label>
+<p class="muted">An editor's post then waits as a draft until an owner approves it (charged then) or sends it back with a note. An owner's own posts never wait.</p>
+<button type="submit">Save</button></form>`
+    : `<h2>Approvals</h2><p class="muted">${requires ? "Your posts wait for an owner's approval before they go out." : 'Your posts go out without approval.'} Only an owner changes this.</p>`
   const add = owner
     ? `<h2>Add a person</h2>
 <form method="post" action="/workspace/members">${csrfField(csrf)}
@@ -73,8 +93,9 @@ ${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.no
 <div class="scroll"><table><thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
 ${rows}</tbody></table></div>
 ${add}
+${approvals}
 ${credits}`,
-    { signedIn: { email: who.user.email, csrfToken: csrf } },
+    { signedIn: account(who) },
   )
 }
 
@@ -110,6 +131,33 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
       return sendHtml(reply, 200, await workspacePage(app, who, { notice: `${email} is already a member.` }))
     await addMember(db, who.workspace.id, person.id, 'editor', app.clock.now())
     return sendHtml(reply, 200, await workspacePage(app, who, { notice: `Added ${email} as an editor.` }))
+  })
+
+  scope.post('/workspace/approvals', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/workspace')
+    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const on = field(request, 'requireApproval') === 'on'
+    try {
+      await changeApprovalSetting(app, actorOf(who), on)
+    } catch (error) {
+      const appError = toAppError(error)
+      if (appError.code === 'internal') throw error
+      return sendHtml(
+        reply,
+        httpStatusFor(appError.code),
+        await workspacePage(app, who, { problem: appError.message }),
+      )
+    }
+    return sendHtml(
+      reply,
+      200,
+      await workspacePage(app, who, {
+        notice: on
+          ? "Posts by editors now wait for an owner's approval."
+          : 'Posts by editors no longer wait for approval.',
+      }),
+    )
   })
 
   scope.post('/workspace/members/remove', async (request, reply) => {

@@ -1,12 +1,13 @@
 import type { AppContext } from '../app-context.js'
 import { APPROVAL_NOTE_MAX, type Role } from '../domain/approval.js'
-import { resendPrice } from '../domain/network-rules.js'
+import { LINK_SURCHARGE, resendPrice, unpaidPrice } from '../domain/network-rules.js'
 import { isPastSlot } from '../domain/schedule.js'
+import { containsLink } from '../domain/text-length.js'
 import { AppError, conflict, invalid } from '../errors.js'
-import { countByApproval, requiresApproval, setRequiresApproval } from '../store/approvals.js'
+import { countByApproval, requiresApproval, setRequiresApproval, surchargePaid } from '../store/approvals.js'
 import { charge } from '../store/credits.js'
 import { lockQueues } from '../store/posting-queues.js'
-import { requeueTargets, updatePostRow } from '../store/posts.js'
+import { findPost, requeueTargets, targetsOf, updatePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
 import { postView } from './load.js'
 import { nextFreeOpening } from './posting-queues.js'
@@ -137,6 +138,31 @@ export async function approvePost(
       : `Approved; scheduled for ${slot.date} ${slot.time} ${slot.timezone} (${outcome.price} credits charged)`,
     post: await postView(store.db, actor.workspaceId, postId, app.clock.now()),
     credits: { charged: outcome.price, remaining: outcome.remaining },
+  }
+}
+
+/**
+ * What approving this post would charge now and whether it asks to go out at once, for its review page (a
+ * read: approving decides again on locked rows). Undefined when the post is not waiting for approval.
+ */
+export async function approvalReview(
+  app: AppContext,
+  actor: Pick<Actor, 'workspaceId'>,
+  postId: string,
+): Promise<{ price: number; publishImmediately: boolean } | undefined> {
+  const db = app.store.db
+  const post = await findPost(db, actor.workspaceId, postId)
+  if (post?.approval !== 'pending') return undefined
+  const targets = await targetsOf(db, [postId])
+  const surcharge =
+    post.charge_group &&
+    targets.some((t) => containsLink(t.content)) &&
+    !(await surchargePaid(db, post.charge_group))
+      ? LINK_SURCHARGE
+      : 0
+  return {
+    price: unpaidPrice(targets) + surcharge + resendPrice(targets),
+    publishImmediately: post.publish_immediately === 1,
   }
 }
 

@@ -147,7 +147,9 @@ export async function freeOpenings(
   workspaceId: string,
   from: number,
   to: number,
-): Promise<Array<QueueOpening & { platform: ConnectionInfo['platform']; username: string }>> {
+): Promise<
+  Array<QueueOpening & { platform: ConnectionInfo['platform']; username: string; profileId: string }>
+> {
   const [queues, connections] = await Promise.all([
     queuesOf(db, workspaceId),
     loadConnectionInfos(db, workspaceId),
@@ -164,7 +166,12 @@ export async function freeOpenings(
     const connection = connections.find((c) => c.id === queue.connectionId) as ConnectionInfo
     return queueOpenings(queue, from, to)
       .filter((o) => !taken.get(queue.connectionId)?.has(o.dueAt))
-      .map((o) => ({ ...o, platform: connection.platform, username: connection.username }))
+      .map((o) => ({
+        ...o,
+        platform: connection.platform,
+        username: connection.username,
+        profileId: connection.profileId,
+      }))
   })
 }
 

@@ -74,3 +74,13 @@ export async function markTargetsUnpaid(tx: Db, ids: string[]) {
   if (ids.length === 0) return
   await tx.updateTable('targets').set({ paid: 0 }).where('id', 'in', ids).execute()
 }
+
+/** Whether the one-off link surcharge of this create_post call was paid already (a read; the claim decides). */
+export async function surchargePaid(db: Db, chargeGroup: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('paid_surcharges')
+    .select('charge_group')
+    .where('charge_group', '=', chargeGroup)
+    .executeTakeFirst()
+  return row !== undefined
+}
