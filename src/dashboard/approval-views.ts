@@ -86,5 +86,5 @@ export const APPROVAL_STYLE = `.cards{display:grid;gap:1rem}.card{border:1px sol
 .media img,.media .frame{display:block;width:100%;object-fit:cover;background:#e8edf3;border-radius:4px}
 .media .frame{display:flex;align-items:center;justify-content:center;font-size:.8rem;color:#5b6675;min-height:4rem}
 .media.grid{display:grid;grid-template-columns:1fr 1fr}.media.carousel{display:flex;overflow-x:auto}.media.carousel li{flex:0 0 80%}
-.review{border:1px solid #dde3ea;border-radius:8px;padding:0 1rem 1rem;margin:1rem 0}.note{white-space:pre-wrap;font-style:italic}
+.review{border:1px solid #dde3ea;border-radius:8px;padding:0 1rem 1rem;margin:1rem 0}.review form{margin-top:.6rem}.note{white-space:pre-wrap;font-style:italic}
 textarea{width:100%;box-sizing:border-box}`

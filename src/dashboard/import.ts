@@ -104,13 +104,22 @@ ${s.alreadyImported ? `<li>${s.alreadyImported} were imported before and are not
       : report.dryRun
         ? '<p class="muted">No row is ready to import.</p>'
         : '<p><a href="/posts">See the posts</a> · <a href="/import">Import another file</a></p>'
+  // Rows that need attention first; the rows that are fine (ready or created) folded below them.
+  const fine = (r: ImportRowReport) =>
+    (r.status === 'ready' || r.status === 'created' || r.status === 'waiting for approval') &&
+    r.warnings.length === 0
+  const attention = report.rows.filter((r) => !fine(r))
+  const rest = report.rows.filter(fine)
+  const table = (rows: ImportRowReport[]) =>
+    `<div class="scroll"><table><thead><tr><th scope="col">Row</th><th scope="col">Result</th><th scope="col">Content</th><th scope="col">Profiles</th><th scope="col">When</th><th scope="col">Credits</th><th scope="col">Blockers, warnings, posts</th></tr></thead><tbody>
+${rows.map(rowLine).join('\n')}</tbody></table></div>`
   return page(
     title,
     `<h1>${escapeHtml(title)}</h1>
 ${summary}
 ${action}
-<div class="scroll"><table><thead><tr><th scope="col">Row</th><th scope="col">Result</th><th scope="col">Content</th><th scope="col">Profiles</th><th scope="col">When</th><th scope="col">Credits</th><th scope="col">Blockers, warnings, posts</th></tr></thead><tbody>
-${report.rows.map(rowLine).join('\n')}</tbody></table></div>`,
+${attention.length ? `<h2>Rows to look at (${attention.length})</h2>${table(attention)}` : ''}
+${rest.length ? `<details${attention.length ? '' : ' open'}><summary>${report.dryRun ? 'Ready' : 'Created'}: ${rest.length} row${rest.length === 1 ? '' : 's'}</summary>${table(rest)}</details>` : ''}`,
     { signedIn: account(who), style: STYLE },
   )
 }

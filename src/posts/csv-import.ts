@@ -396,6 +396,8 @@ async function planRow(
     report.warnings.push(...preflight.warnings)
     for (const blocker of preflight.blockers) {
       if (/costs \d+ credits and the workspace has/.test(blocker)) continue // the running total decides
+      // The profiles cell's own problems already say why no profile is left.
+      if (!args.targetAccounts && !args.platforms && /^Name at least one profile/.test(blocker)) continue
       const column = columnOf(blocker, preflight)
       problems.push(column ? { column, message: blocker } : { message: blocker })
     }
