@@ -237,9 +237,12 @@ const normaliseTime = (time: string) => {
 interface PlannedRow {
   report: ImportRowReport
   key: string
-  args?: Record<string, unknown>
+  args?: Record<string, unknown> | undefined
   /** Connection ids and the instant each would go out at (cross-row repeated-copy check). */
   sends: Array<{ connectionId: string; label: string; network: Network; at: number; copy: string }>
+  queue: boolean
+  resolved: ConnectionInfo[]
+  copy: string
 }
 
 /** A profile cell: `twitter` (every connected X profile) or `twitter:acme` (by username or profile id). */
@@ -305,6 +308,37 @@ const rowKey = (fields: RowFields, profiles: string[]) =>
     )
     .digest('hex')
 
+/** Rows checked (and created) at the same time: the tool runner's calls overlap their database round trips. */
+const PARALLEL_ROWS = 8
+
+/** The report of a row imported by an earlier import: not checked or created again. */
+function importedBefore(row: number, f: RowFields, key: string, postIds: string[]): PlannedRow {
+  return {
+    report: {
+      row,
+      status: 'already imported',
+      content: excerpt(f.content),
+      profiles: f.profiles
+        .split(/[,;\n]+/)
+        .map((e) => e.trim())
+        .filter(Boolean),
+      slot: YES.has(f.queue.toLowerCase())
+        ? 'queue'
+        : `${f.date} ${normaliseTime(f.time)} ${f.timezone || 'UTC'}`,
+      cost: 0,
+      blockers: [],
+      warnings: [],
+      postIds,
+      note: 'imported before; not created again',
+    },
+    key,
+    sends: [],
+    queue: false,
+    resolved: [],
+    copy: comparableCopy(f.content),
+  }
+}
+
 /** Checks one row as preflight_post would, without creating anything. */
 async function planRow(
   ctx: ImportContext,
@@ -313,7 +347,6 @@ async function planRow(
   cells: number,
   width: number,
   connections: ConnectionInfo[],
-  queueTaken: Map<string, Set<number>>,
 ): Promise<PlannedRow> {
   const problems: RowProblem[] = []
   if (cells !== width)
@@ -385,6 +418,7 @@ async function planRow(
   }
 
   const sends: PlannedRow['sends'] = []
+  const resolved: ConnectionInfo[] = []
   let preflight: Preflight | undefined
   try {
     preflight = (await ctx.run('preflight_post', args)) as Preflight
@@ -401,28 +435,13 @@ async function planRow(
       const column = columnOf(blocker, preflight)
       problems.push(column ? { column, message: blocker } : { message: blocker })
     }
-    const resolved = preflight.resolvedTargets.flatMap((t) => {
-      const connection = connections.find((c) => c.platform === t.platform && c.profileId === t.profileId)
-      return connection ? [connection] : []
-    })
-    // Only a row that will be created takes a queue slot from the rows after it.
-    if (queue && resolved.length > 0 && problems.length === 0) {
-      const preview = await previewQueueSlots(ctx.db, ctx.workspaceId, resolved, ctx.now, queueTaken)
-      const slots = resolved.flatMap((c) => {
-        const opening = preview.slots.get(c.id)
-        if (!opening) return []
-        queueTaken.set(c.id, new Set([...(queueTaken.get(c.id) ?? []), opening.dueAt]))
-        sends.push({
-          connectionId: c.id,
-          label: `${c.platform} @${c.username}`,
-          network: c.platform,
-          at: opening.dueAt,
-          copy: comparableCopy(fields.content),
-        })
-        return [`${c.platform} @${c.username} ${opening.date} ${opening.time} ${opening.timezone}`]
-      })
-      report.slot = `queue: ${slots.join('; ')}`
-    } else if (dueAt !== undefined)
+    resolved.push(
+      ...preflight.resolvedTargets.flatMap((t) => {
+        const connection = connections.find((c) => c.platform === t.platform && c.profileId === t.profileId)
+        return connection ? [connection] : []
+      }),
+    )
+    if (!queue && dueAt !== undefined)
       for (const c of resolved)
         sends.push({
           connectionId: c.id,
@@ -433,7 +452,63 @@ async function planRow(
         })
   }
   if (problems.length > 0) report.status = 'blocked'
-  return { report, key, ...(problems.length === 0 ? { args } : {}), sends }
+  return {
+    report,
+    key,
+    ...(problems.length === 0 ? { args } : {}),
+    sends,
+    queue,
+    resolved,
+    copy: comparableCopy(fields.content),
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` at a time, keeping their order in the answer. */
+async function inBatches<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length)
+  let next = 0
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++
+      out[index] = await work(items[index] as T)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
+  return out
+}
+
+/**
+ * Queue rows take their profile's free slots in the order of the file, after the rows with a date (which
+ * are created first, so a queue row never lands on a slot a dated row of the same file takes).
+ */
+async function previewQueueRows(ctx: ImportContext, planned: PlannedRow[]) {
+  const taken = new Map<string, Set<number>>()
+  for (const plan of planned)
+    for (const send of plan.args ? plan.sends : [])
+      taken.set(send.connectionId, new Set([...(taken.get(send.connectionId) ?? []), send.at]))
+  for (const plan of planned) {
+    if (!plan.queue || !plan.args || plan.resolved.length === 0) continue
+    const preview = await previewQueueSlots(ctx.db, ctx.workspaceId, plan.resolved, ctx.now, taken)
+    const slots = plan.resolved.flatMap((c) => {
+      const opening = preview.slots.get(c.id)
+      if (!opening) return []
+      taken.set(c.id, new Set([...(taken.get(c.id) ?? []), opening.dueAt]))
+      plan.sends.push({
+        connectionId: c.id,
+        label: `${c.platform} @${c.username}`,
+        network: c.platform,
+        at: opening.dueAt,
+        copy: plan.copy,
+      })
+      return [`${c.platform} @${c.username} ${opening.date} ${opening.time} ${opening.timezone}`]
+    })
+    plan.report.slot = `queue: ${slots.join('; ')}`
+    if (preview.blockers.length > 0) {
+      plan.report.blockers.push(...preview.blockers.map((message) => ({ column: 'queue' as const, message })))
+      plan.report.status = 'blocked'
+      plan.args = undefined
+    }
+  }
 }
 
 /**
@@ -454,61 +529,52 @@ export async function importCsv(ctx: ImportContext, bytes: Buffer | string, opti
     )
 
   const connections = await loadConnectionInfos(ctx.db, ctx.workspaceId)
-  const queueTaken = new Map<string, Set<number>>()
-  const planned: PlannedRow[] = []
+  const fields = rows.map(({ record, row }) => {
+    const f = fieldsOf(record, columns)
+    return { row, record, fields: f, key: rowKey(f, readProfiles(f.profiles, connections, []).entries) }
+  })
+  const already = await importedRows(
+    ctx.db,
+    ctx.workspaceId,
+    fields.map((f) => f.key),
+  )
+  // Each row is checked on its own (preflight_post, a few at a time); what depends on the rows before it
+  // (repeats, queue slots, repeated copy, the running balance) is decided afterwards, in the file's order.
+  const planned = await inBatches(fields, PARALLEL_ROWS, async ({ row, record, fields: f, key }) => {
+    const done = already.get(key)
+    if (done) return importedBefore(row, f, key, done)
+    return planRow(ctx, row, f, record.length, header.length, connections)
+  })
   const byKey = new Map<string, number>()
-  for (const { record, row } of rows) {
-    const plan = await planRow(
-      ctx,
-      row,
-      fieldsOf(record, columns),
-      record.length,
-      header.length,
-      connections,
-      queueTaken,
-    )
+  for (const plan of planned) {
     const first = byKey.get(plan.key)
     if (first !== undefined) {
       plan.report.status = 'repeat'
       plan.report.note = `the same as row ${first}: imported once`
+      plan.report.postIds = []
       plan.args = undefined
-    } else byKey.set(plan.key, row)
-    planned.push(plan)
+    } else byKey.set(plan.key, plan.report.row)
   }
+  await previewQueueRows(ctx, planned)
   crossRowRepeats(planned)
-  const already = await importedRows(
-    ctx.db,
-    ctx.workspaceId,
-    planned.map((p) => p.key),
-  )
   let balance = await currentBalance(ctx.db, ctx.workspaceId)
   const startBalance = balance
   for (const plan of planned) {
-    const done = already.get(plan.key)
-    if (done && plan.report.status !== 'repeat') {
-      plan.report.status = 'already imported'
-      plan.report.postIds = done
-      plan.report.note = 'imported before; not created again'
+    if (plan.report.status !== 'ready' || ctx.waitsForApproval) continue
+    if (plan.report.cost > balance) {
+      plan.report.status = 'blocked'
+      plan.report.blockers.push({
+        message: `not enough credits: it costs ${plan.report.cost} and the rows before it leave ${balance} of ${startBalance}`,
+      })
       plan.args = undefined
       continue
     }
-    if (plan.report.status !== 'ready') continue
-    if (!ctx.waitsForApproval) {
-      if (plan.report.cost > balance) {
-        plan.report.status = 'blocked'
-        plan.report.blockers.push({
-          message: `not enough credits: it costs ${plan.report.cost} and the rows before it leave ${balance} of ${startBalance}`,
-        })
-        plan.args = undefined
-        continue
-      }
-      balance -= plan.report.cost
-    }
+    balance -= plan.report.cost
   }
 
   if (!options.dryRun) {
-    for (const plan of planned) {
-      if (!plan.args) continue
+    const create = async (plan: PlannedRow) => {
+      if (!plan.args) return
       try {
         const created = (await ctx.run('create_post', plan.args, {
           idempotencyKey: `csv-import:${plan.key}`,
@@ -526,6 +592,14 @@ export async function importCsv(ctx: ImportContext, bytes: Buffer | string, opti
         plan.report.note = appError.message
       }
     }
+    // Dated rows a few at a time (on SQLite their transactions share commits); then the queue rows one
+    // after the other in the file's order, each taking the next free slot after the ones before it.
+    await inBatches(
+      planned.filter((p) => !p.queue),
+      PARALLEL_ROWS,
+      create,
+    )
+    for (const plan of planned.filter((p) => p.queue)) await create(plan)
   }
   const reports = planned.map((p) => p.report)
   const count = (...statuses: RowStatus[]) => reports.filter((r) => statuses.includes(r.status)).length
