@@ -44,7 +44,7 @@ function uploadPage(who: SignedIn, problem?: string) {
     'Import',
     `<h1>Import posts from a CSV file</h1>
 ${problem ? `<div class="problem" role="alert"><p>${escapeHtml(problem)}</p></div>` : ''}
-<p>One post per row, up to ${MAX_IMPORT_ROWS} rows. Every row is checked first and shown with its blockers, warnings and cost; nothing is created until you import the rows that passed. A row imported once is never created again, so importing the same file twice creates nothing new.</p>
+<p>A row per post (a row to several profiles makes a post for each), up to ${MAX_IMPORT_ROWS} rows. Every row is checked first and shown with its blockers, warnings and cost; nothing is created until you import the rows that passed. A row imported once is never created again, so importing the same file twice creates nothing new.</p>
 <p>Columns (the first row names them, in any order): <code>content</code>, <code>profiles</code> (a network such as <code>linkedin</code> for every profile on it, or <code>network:username</code>; several separated by <code>;</code>), <code>date</code> (YYYY-MM-DD), <code>time</code> (HH:MM), <code>timezone</code> (IANA, default UTC), <code>media URLs</code> (separated by spaces), <code>first comment</code>, and <code>queue</code> (<code>yes</code> instead of a date: the profile's next free posting time).</p>
 <pre>${escapeHtml(EXAMPLE)}</pre>
 <form id="csv-upload" method="post" action="/import">${csrfField(csrf)}
