@@ -113,7 +113,7 @@ export async function approvePost(
       { workspaceId: actor.workspaceId, amount: price, reason: 'approval', reference: post.id },
       now,
     )
-    await markPostPaid(tx, post.id)
+    await markPostPaid(tx, post, targets)
     await updatePostRow(tx, post.id, {
       status: 'scheduled',
       approval: 'approved',

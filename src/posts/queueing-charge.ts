@@ -1,6 +1,6 @@
 import { LINK_SURCHARGE, unpaidPrice } from '../domain/network-rules.js'
 import { containsLink } from '../domain/text-length.js'
-import { claimSurcharge } from '../store/approvals.js'
+import { claimSurcharge, markPostPaid as markStoredPostPaid } from '../store/approvals.js'
 import type { Db } from '../store/db.js'
 import type { PostRow, TargetRow } from '../store/posts.js'
 
@@ -31,4 +31,15 @@ export async function owedOnQueueing(
   return owed
 }
 
-export { markPostPaid } from '../store/approvals.js'
+/**
+ * Marks a post paid after the caller charged what it owed: its targets paid, its call's surcharge no longer
+ * its concern. Writes nothing for a post that owed nothing (every post paid when it was created).
+ */
+export async function markPostPaid(
+  tx: Db,
+  post: Pick<PostRow, 'id' | 'charge_group'>,
+  targets: Pick<TargetRow, 'paid'>[],
+): Promise<void> {
+  if (!post.charge_group && targets.every((t) => t.paid !== 0)) return
+  await markStoredPostPaid(tx, post.id)
+}

@@ -64,7 +64,7 @@ export const publishPostNow = defineTool({
       if (retrying && failed.length === 0 && unsent.length === 0)
         throw conflict('Every profile of this post has it already; nothing to send', { status: post.status })
       const price = resendPrice(targets) + (await owedOnQueueing(tx, post, targets, now))
-      await markPostPaid(tx, post.id)
+      await markPostPaid(tx, post, targets)
       const remaining = await charge(
         tx,
         { workspaceId: ctx.workspace.id, amount: price, reason: 'publish_post_now', reference: post.id },

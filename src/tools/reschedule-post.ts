@@ -86,7 +86,7 @@ export const reschedulePost = defineTool({
         return { post, slot, price: 0, waiting: true }
       }
       const price = resendPrice(targets) + (await owedOnQueueing(tx, post, targets, now))
-      await markPostPaid(tx, post.id)
+      await markPostPaid(tx, post, targets)
       await charge(
         tx,
         { workspaceId: ctx.workspace.id, amount: price, reason: 'reschedule_post', reference: post.id },

@@ -199,7 +199,7 @@ export const updatePost = defineTool({
           { workspaceId: ctx.workspace.id, amount: price, reason: 'update_post_targets', reference: post.id },
           now,
         )
-      if (queued) await markPostPaid(tx, post.id)
+      if (queued) await markPostPaid(tx, post, current)
 
       const patch: Partial<PostRow> = {
         content,
