@@ -3,6 +3,7 @@ import type { AppContext } from './app-context.js'
 import { createAccounts } from './auth/accounts.js'
 import { createKeyAuthenticator } from './auth/caller.js'
 import { createRateLimiter } from './auth/rate-limit.js'
+import { createRevocations } from './auth/revocations.js'
 import type { Config } from './config.js'
 import { createStateSigner } from './connect/state.js'
 import { createVault } from './connect/vault.js'
@@ -40,6 +41,7 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     }))
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir, logger)
   const vault = createVault(secretKey, config.oldSecretKeys)
+  const revocations = createRevocations()
   const media = createMediaService({ config, db: store.db, logger, now: () => clock.now() })
   return {
     config,
@@ -48,7 +50,8 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     clock,
     vault,
     signer: createStateSigner(secretKey),
-    accounts: createAccounts(store.db, clock),
+    accounts: createAccounts(store.db, clock, revocations),
+    revocations,
     keys: createKeyAuthenticator(store.db, clock),
     rateLimiter: createRateLimiter(config.rateLimitPerMinute),
     queue: createQueueSignal(),
