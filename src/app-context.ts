@@ -10,7 +10,7 @@ import type { Clock } from './lib/clock.js'
 import type { Logger } from './logger.js'
 import type { MediaService } from './media/media-service.js'
 import type { NetworkAdapter } from './networks/adapter.js'
-import type { OAuthService } from './oauth/types.js'
+import type { OAuthServer } from './oauth/service.js'
 import type { Store } from './store/db.js'
 import type { Metrics } from './worker/metrics.js'
 import type { QueueSignal } from './worker/queue-signal.js'
@@ -27,7 +27,7 @@ export interface AppContext {
   accounts: Accounts
   keys: KeyAuthenticator
   /** Herald's own OAuth 2.1 authorization server (tokens for MCP clients and REST); absent in a worker. */
-  oauth?: OAuthService
+  oauth?: OAuthServer
   /** Revoked credentials, announced to the transports that hold sessions open (MCP SSE). */
   revocations: Revocations
   rateLimiter: RateLimiter

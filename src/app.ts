@@ -13,6 +13,7 @@ import { createLogger, type Logger } from './logger.js'
 import { createMediaService } from './media/media-service.js'
 import type { NetworkAdapter } from './networks/adapter.js'
 import { createAdapters } from './networks/registry.js'
+import { createOAuthServer, type OAuthServerDeps } from './oauth/service.js'
 import { resolveSecretKey } from './secret-key.js'
 import { openStore, type Store } from './store/db.js'
 import { tools } from './tools/registry.js'
@@ -26,6 +27,8 @@ export interface AppOptions {
   store?: Store
   /** Adapters to publish through (tests); otherwise the real ones, built from the config. */
   adapters?: Partial<Record<Network, NetworkAdapter>>
+  /** Test seam: how the OAuth server resolves and trusts a client ID metadata document's host. */
+  oauthMetadataFetcher?: OAuthServerDeps['metadataFetcher']
 }
 
 /** The composition root: builds every dependency once. Choosing SQLite or Postgres happens here only. */
@@ -50,6 +53,15 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     clock,
     vault,
     signer: createStateSigner(secretKey),
+    oauth: createOAuthServer({
+      config,
+      db: store.db,
+      clock,
+      logger,
+      secretKey,
+      revocations,
+      ...(options.oauthMetadataFetcher ? { metadataFetcher: options.oauthMetadataFetcher } : {}),
+    }),
     accounts: createAccounts(store.db, clock, revocations),
     revocations,
     keys: createKeyAuthenticator(store.db, clock),

@@ -11,6 +11,7 @@ import { registerDashboard } from './dashboard/plugin.js'
 import { AppError, toAppError } from './errors.js'
 import { registerMediaRoutes } from './media/hosting-routes.js'
 import { hostedMediaUsage } from './media/media-lifetime.js'
+import { registerOAuthRoutes } from './oauth/routes.js'
 import { mountSandboxes } from './sandbox/mount.js'
 import { isReachable } from './store/db.js'
 import { tools } from './tools/registry.js'
@@ -156,6 +157,7 @@ export function buildServer(
   server.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docs))
 
   registerRestRoutes(server, app, runner)
+  if (app.oauth) registerOAuthRoutes(server, app, app.oauth)
   registerMediaRoutes(server, app)
   // Sign-in, channels and the connect flow: HTML forms, in their own scope (see registerDashboard).
   registerDashboard(server, app, runner)

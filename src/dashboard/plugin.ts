@@ -8,6 +8,7 @@ import { registerAuthRoutes } from './auth-routes.js'
 import { registerCalendarRoutes } from './calendar.js'
 import { registerChannelRoutes } from './channels.js'
 import { registerComposeRoutes, UPLOAD_LIMIT, UPLOAD_TYPES } from './compose.js'
+import { registerConsentRoutes } from './consent.js'
 import { problemPage, sendHtml } from './html.js'
 import { registerIntegrationRoutes } from './integration.js'
 import { registerPostRoutes } from './posts.js'
@@ -66,5 +67,6 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerAnalyticsRoutes(scope, app, runner)
     registerWorkspaceRoutes(scope, app)
     registerConnectRoutes(scope, app)
+    if (app.oauth) registerConsentRoutes(scope, app, app.oauth)
   })
 }

@@ -13,6 +13,7 @@ import { createUnknownOutcomesMigration } from './migrations/004-unknown-outcome
 import { createPendingGrantsMigration } from './migrations/005-pending-grants.js'
 import { createRefreshLeaseMigration } from './migrations/006-refresh-lease.js'
 import { createMediaLifetimeMigration } from './migrations/007-cache-media-lifetime.js'
+import { createOAuthServerMigration } from './migrations/011-oauth-server.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -143,6 +144,7 @@ export async function migrate(store: Store): Promise<void> {
       '005-pending-grants': createPendingGrantsMigration(),
       '006-refresh-lease': createRefreshLeaseMigration(),
       '007-cache-media-lifetime': createMediaLifetimeMigration(),
+      '011-oauth-server': createOAuthServerMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
   })
