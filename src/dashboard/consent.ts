@@ -143,6 +143,9 @@ export function registerConsentRoutes(scope: FastifyInstance, app: AppContext, o
         formActions: formActionFor(pending.redirectUri),
       })
     const grant = new provider.Grant({ accountId: who.user.id, clientId: pending.clientId })
+    // The scopes are listed in the server's scopes too (so its metadata advertises them), which makes the
+    // library look for them among the grant's own scopes as well as the resource's.
+    grant.addOIDCScope(pending.scopes.join(' '))
     grant.addResourceScope(pending.resource, pending.scopes.join(' '))
     const grantId = await grant.save()
     await insertGrant(app.store.db, {

@@ -33,11 +33,24 @@ export function createMetadataFetch(
     if (!url.startsWith('https://'))
       throw new Error('a client ID metadata document is fetched over https only')
     let file: Awaited<ReturnType<typeof fetcher.fetchToFile>>
+    let timer: NodeJS.Timeout | undefined
     try {
-      file = await fetcher.fetchToFile(url, { maxBytes: METADATA_DOCUMENT_MAX_BYTES })
+      // The fetcher's own timeout covers connecting and reading; this bound also covers a refused body
+      // whose connection lingers (over TLS, a response read past the cap closes only when the peer does).
+      file = await Promise.race([
+        fetcher.fetchToFile(url, { maxBytes: METADATA_DOCUMENT_MAX_BYTES }),
+        new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no usable answer within ${METADATA_TIMEOUT_MS} ms`)),
+            METADATA_TIMEOUT_MS + 500,
+          )
+        }),
+      ])
     } catch (error) {
       options.onRefused?.(url, (error as Error).message)
       throw error
+    } finally {
+      clearTimeout(timer)
     }
     try {
       const body = await readFile(file.path)

@@ -3,7 +3,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
-import { createAppContext } from '../../src/app.js'
+import { type AppOptions, createAppContext } from '../../src/app.js'
 import type { AppContext } from '../../src/app-context.js'
 import { loadConfig } from '../../src/config.js'
 import type { Network } from '../../src/domain/networks.js'
@@ -45,6 +45,8 @@ export interface HarnessOptions {
   prePickPort?: boolean
   /** HERALD_SANDBOX=1 with a pre-picked port: the simulators are mounted and the real adapters point at them. */
   sandbox?: boolean
+  /** How the OAuth server resolves and trusts a client ID metadata document's host (a loopback https server). */
+  oauthMetadataFetcher?: AppOptions['oauthMetadataFetcher']
 }
 
 /** A port that was free a moment ago (listen on 0, read the port, close). */
@@ -87,6 +89,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger: createLogger('info', sink),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.adapters ? { adapters: options.adapters } : {}),
+    ...(options.oauthMetadataFetcher ? { oauthMetadataFetcher: options.oauthMetadataFetcher } : {}),
   })
   const { server, close } = buildServer(app)
   await server.listen({ host: '127.0.0.1', port: fixedPort })
