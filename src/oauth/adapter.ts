@@ -34,7 +34,7 @@ export function createAdapterFactory(db: Db, clock: Clock): (model: string) => A
     ): AdapterPayload | undefined => {
       if (!row) return undefined
       const payload = JSON.parse(row.payload) as AdapterPayload
-      if ('jti' in payload || model !== 'Client') payload.jti = id
+      if (model !== 'Client') payload.jti = id
       if (row.consumed_at !== null) payload.consumed = Math.floor(row.consumed_at / 1000)
       return payload
     }

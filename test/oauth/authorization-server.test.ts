@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FakeClock } from '../../src/lib/clock.js'
+import { revokeGrantRow } from '../../src/store/oauth.js'
+import { backends } from '../helpers/backends.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -21,7 +24,7 @@ import {
  * Herald's OAuth authorization server at the HTTP level: discovery, the flow, scopes and workspaces, and the
  * table of bad inputs, each answering the error its RFC names with nothing issued.
  */
-describe('the OAuth authorization server', () => {
+describe.each(backends)('the OAuth authorization server on $name', (backend) => {
   let h: Harness
   let browser: Browser
   let documents: DocumentServer
@@ -49,6 +52,7 @@ describe('the OAuth authorization server', () => {
     documents = await startDocumentServer()
     callback = await startCallbackServer()
     h = await startHarness({
+      backend,
       prePickPort: true,
       env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' },
       oauthMetadataFetcher: documentFetcher,
@@ -247,6 +251,66 @@ describe('the OAuth authorization server', () => {
     })
     expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } })
     await expect.poll(async () => (await mcpCall(h, tokens.access_token, 'list_workspaces')).status).toBe(401)
+  })
+
+  it('fetches a client ID metadata document once while its Cache-Control allows', async () => {
+    const id = documents.url('/cached.json')
+    documents.set('/cached.json', metadataDocument(id, callback.redirectUri), {
+      headers: { 'cache-control': 'public, max-age=600' },
+    })
+    await obtainTokens(browser, h, { clientId: id, redirectUri: callback.redirectUri })
+    await obtainTokens(browser, h, { clientId: id, redirectUri: callback.redirectUri })
+    expect(documents.hits.get('/cached.json')).toBe(1)
+  })
+
+  it('re-checks an OAuth token on every SSE message and closes the stream when its grant ends', async () => {
+    const tokens = await obtainTokens(browser, h, { clientId, redirectUri: callback.redirectUri })
+    const open = () =>
+      fetch(`${h.baseUrl}/mcp`, {
+        headers: { accept: 'text/event-stream', authorization: `Bearer ${tokens.access_token}` },
+      })
+    const stream = await open()
+    expect(stream.status).toBe(200)
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader()
+    const first = (await reader.read()).value as string
+    const endpoint = /data: (.*)/.exec(first)?.[1] as string
+    const grant = await h.app.store.db
+      .selectFrom('oauth_grants')
+      .select('id')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow()
+    // Revoked by another process: this one hears nothing, and the next message is refused.
+    await revokeGrantRow(h.app.store.db, grant.id, Date.now())
+    const refused = await fetch(new URL(endpoint, h.baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
+    expect(refused.status).toBe(401)
+    for (;;) if ((await reader.read()).done) break
+
+    // Revoked on the dashboard: the open stream ends at once.
+    const fresh = await obtainTokens(browser, h, { clientId, redirectUri: callback.redirectUri })
+    const live = await fetch(`${h.baseUrl}/mcp`, {
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${fresh.access_token}` },
+    })
+    const liveReader = live.body!.pipeThrough(new TextDecoderStream()).getReader()
+    await liveReader.read()
+    const latest = await h.app.store.db
+      .selectFrom('oauth_grants')
+      .select('id')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(await h.app.oauth!.revokeGrant(latest.id, h.userId)).toBe(true)
+    for (;;) if ((await liveReader.read()).done) break
+  })
+
+  it('never takes an OAuth token from the SSE query string', async () => {
+    const tokens = await obtainTokens(browser, h, { clientId, redirectUri: callback.redirectUri })
+    const answer = await fetch(`${h.baseUrl}/mcp?apikey=${tokens.access_token}`, {
+      headers: { accept: 'text/event-stream' },
+    })
+    expect(answer.status).toBe(401)
   })
 
   it('sends access_denied to the client when the person denies, issuing nothing', async () => {
@@ -493,6 +557,47 @@ describe('the OAuth authorization server', () => {
       expect(answer.status).toBe(400)
       expect(await issued()).toEqual(before)
     })
+  })
+})
+
+describe('dynamic registrations nobody authorizes', () => {
+  it('expire after a day: the client is unknown afterwards', async () => {
+    const clock = new FakeClock(Date.now())
+    const callback = await startCallbackServer()
+    const h = await startHarness({ prePickPort: true, clock })
+    try {
+      const browser = createBrowser(h.baseUrl)
+      await browser.login(h.email, h.password)
+      const registration = await register(h, callback.redirectUri)
+      expect(registration.status).toBe(201)
+      clock.advance(25 * 3_600_000)
+      await browser.login(h.email, h.password)
+      const answer = await authorize(browser, h, {
+        clientId: registration.body.client_id,
+        redirectUri: callback.redirectUri,
+        ...pkcePair(),
+        method: 'S256',
+        resource: `${h.baseUrl}/mcp`,
+        scope: 'posts:read',
+      })
+      expect(answer.location).toBeUndefined()
+      expect(answer.text).toContain('invalid_client')
+    } finally {
+      await h.close()
+      await callback.close()
+    }
+  })
+
+  it('are limited to 10 a minute per address', async () => {
+    const h = await startHarness({ prePickPort: true })
+    try {
+      const answers = []
+      for (let i = 0; i < 12; i++) answers.push((await register(h, 'http://127.0.0.1:1/cb')).status)
+      expect(answers.filter((status) => status === 201)).toHaveLength(10)
+      expect(answers.at(-1)).toBe(429)
+    } finally {
+      await h.close()
+    }
   })
 })
 
