@@ -95,6 +95,27 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
     void endGrant(grantId).catch((error) => logger.error({ err: error }, 'ending a revoked grant failed'))
   })
 
+  // The audit trail of refusals: what was refused and for which client, never a token or a code.
+  const refusals = ['authorization.error', 'grant.error', 'registration_create.error', 'revocation.error']
+  // The library's typings list each event with its own listener type; these four share one shape.
+  for (const event of refusals)
+    (provider.on as (name: string, listener: (...args: never[]) => void) => void)(
+      event,
+      (
+        ctx: { oidc?: { client?: { clientId?: string } } },
+        error: { error?: string; error_description?: string },
+      ) =>
+        logger.info(
+          {
+            event,
+            error: error.error,
+            reason: error.error_description,
+            clientId: ctx.oidc?.client?.clientId?.slice(0, 300),
+          },
+          'OAuth request refused',
+        ),
+    )
+
   const purge = setInterval(() => {
     void purgeExpiredArtifacts(db, clock.now()).catch((error) =>
       logger.warn({ err: error }, 'purging expired OAuth artifacts failed'),
