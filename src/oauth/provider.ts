@@ -1,5 +1,6 @@
 import { createPrivateKey, hkdfSync } from 'node:crypto'
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider'
+import { createRateLimiter } from '../auth/rate-limit.js'
 import type { Config } from '../config.js'
 import type { Clock } from '../lib/clock.js'
 import type { Logger } from '../logger.js'
@@ -12,6 +13,8 @@ import { SCOPES } from './scopes.js'
 export const ACCESS_TOKEN_TTL_S = 3600
 const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600
 const CODE_TTL_S = 60
+/** Metadata documents fetched per requesting address per minute: Herald is nobody's request cannon. */
+const DOCUMENT_FETCHES_PER_MINUTE = 30
 /** The consent page, one per interaction; the library's interaction cookie is scoped to this path. */
 export const consentPath = (uid: string) => `/oauth/consent/${uid}`
 
@@ -50,6 +53,7 @@ const derive = (secret: Buffer, label: string) => Buffer.from(hkdfSync('sha256',
 export function createOAuthProvider(deps: ProviderDeps): Provider {
   const { config } = deps
   const resources = knownResources(config.publicBaseUrl)
+  const documentFetches = createRateLimiter(DOCUMENT_FETCHES_PER_MINUTE)
   const signing = createPrivateKey({
     key: Buffer.concat([ED25519_PKCS8_PREFIX, derive(deps.secretKey, 'herald oauth signing key')]),
     format: 'der',
@@ -114,6 +118,8 @@ export function createOAuthProvider(deps: ProviderDeps): Provider {
       clientIdMetadataDocument: {
         enabled: true,
         ack: 'draft-02',
+        // A cached document costs nothing; a fetch counts against the requesting address.
+        allowFetch: async (ctx) => documentFetches.hit(ctx.ip, deps.clock.now()) === 0,
         cacheDuration: { min: 60, max: 86_400 },
       },
       resourceIndicators: {

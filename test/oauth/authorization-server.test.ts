@@ -7,6 +7,7 @@ import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import {
   authorize,
+  authorizeUrl,
   type CallbackServer,
   type DocumentServer,
   documentFetcher,
@@ -599,6 +600,47 @@ describe('dynamic registrations nobody authorizes', () => {
       await h.close()
     }
   })
+})
+
+describe('client ID metadata document fetches', () => {
+  it('are limited to 30 a minute per requesting address, cached ones not counted', async () => {
+    const documents = await startDocumentServer()
+    const callback = await startCallbackServer()
+    const h = await startHarness({
+      prePickPort: true,
+      env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' },
+      oauthMetadataFetcher: documentFetcher,
+    })
+    try {
+      const browser = createBrowser(h.baseUrl)
+      await browser.login(h.email, h.password)
+      const start = async (path: string) => {
+        const id = documents.url(path)
+        documents.set(path, metadataDocument(id, callback.redirectUri))
+        return browser.get(
+          authorizeUrl(h, {
+            clientId: id,
+            redirectUri: callback.redirectUri,
+            ...pkcePair(),
+            method: 'S256',
+            resource: `${h.baseUrl}/mcp`,
+            scope: 'posts:read',
+          }),
+        )
+      }
+      for (let i = 0; i < 30; i++) expect((await start(`/client-${i}.json`)).status).toBe(303)
+      // A cached document is not fetched again, so it is not refused either.
+      expect((await start('/client-0.json')).status).toBe(303)
+      const refused = await start('/one-too-many.json')
+      expect(refused.status).toBe(400)
+      expect(refused.text).toContain('invalid_client')
+      expect(documents.hits.get('/one-too-many.json') ?? 0).toBe(0)
+    } finally {
+      await h.close()
+      await documents.close()
+      await callback.close()
+    }
+  }, 60_000)
 })
 
 describe('client ID metadata documents on private addresses', () => {
