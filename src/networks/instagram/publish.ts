@@ -66,7 +66,6 @@ const INSTAGRAM: ContainerNetwork = {
   pollMs: POLL_MS,
   pollLimit: POLL_LIMIT,
   recheckChildren: false,
-  serverErrorIsUnknown: false,
   single: (file, caption) =>
     file.kind === 'video'
       ? {

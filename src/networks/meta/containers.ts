@@ -56,8 +56,6 @@ export interface ContainerNetwork {
   pollLimit: number
   /** Whether saved carousel children are asked for their status (and made again when Meta gave up). */
   recheckChildren: boolean
-  /** A 5xx answer to the publish call is an unknown outcome rather than a transient failure. */
-  serverErrorIsUnknown: boolean
   /** Retries of the publish call for a failure that only needs a short wait (Threads' code 24). */
   lag?: {
     retries: number
@@ -221,18 +219,8 @@ async function publishContainer({ net, deps, call }: Flow, userId: string, conta
         )
       return id
     } catch (error) {
-      // A 5xx after the request was sent says nothing about whether the post went out.
-      if (
-        net.serverErrorIsUnknown &&
-        error instanceof PublishFailure &&
-        error.kind === 'transient' &&
-        (error.options.status ?? 0) >= 500
-      )
-        throw new PublishFailure(
-          'unknown_outcome',
-          `${error.message}; the post may or may not have been published`,
-          error.options,
-        )
+      // A failure of the publish call itself is already an unknown outcome unless Meta refused it
+      // (`callGraph` with `mayHaveTakenEffect`); only a refusal that is propagation lag is tried again.
       if (!net.lag?.is(error) || attempt > net.lag.retries) throw error
       deps.logger.info({ network: net.network, attempt }, net.lag.note)
       await pause({ net, deps, call }, net.lag.waitMs * attempt)

@@ -64,7 +64,6 @@ const THREADS: ContainerNetwork = {
   pollMs: POLL_MS,
   pollLimit: POLL_LIMIT,
   recheckChildren: true,
-  serverErrorIsUnknown: true,
   lag: {
     retries: LAG_RETRIES,
     waitMs: LAG_WAIT_MS,
