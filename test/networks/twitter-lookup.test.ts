@@ -96,4 +96,33 @@ describe.runIf(xOpenApiAvailable)('looking for an unanswered X post on a busy pr
     expect(failure).toMatchObject({ name: 'PublishFailure', kind: 'unknown_outcome' })
     expect(failure.message).toMatch(/could not read/)
   })
+
+  it('finds a premium post over 280 characters by its whole text (note_post), entities decoded', async () => {
+    const gail = await fx.connect('gail', { tier: 'premium' })
+    const since = fx.clock.now()
+    const copy = `${'Fish & chips <fresh> every Friday. '.repeat(12)}Menu: https://example.com/menu`
+    const sent = await fx.publish(gail, copy)
+    await postOthers(gail, 3)
+    const found = await lookupMatch(fx.adapter)(lookup(gail, copy, since))
+    expect(found?.remoteId).toBe(sent.remoteId)
+  })
+
+  it('compares a short copy with & < > as X escapes them and NFC-normalised', async () => {
+    const hank = await fx.connect('hank')
+    const since = fx.clock.now()
+    const sent = await fx.publish(hank, 'Cafe\u0301 & <bread>')
+    const found = await lookupMatch(fx.adapter)(lookup(hank, 'Caf\u00e9 & <bread>', since))
+    expect(found?.remoteId).toBe(sent.remoteId)
+  })
+
+  it('tells two posts apart by their links, which X answers as t.co', async () => {
+    const ivy = await fx.connect('ivy')
+    const since = fx.clock.now()
+    const ours = await fx.publish(ivy, 'Read the notes https://example.com/ours')
+    fx.clock.advance(1000)
+    // Posted later (so read first), the same words with another link: not the attempt's post.
+    await fx.publish(ivy, 'Read the notes https://example.com/theirs')
+    const found = await lookupMatch(fx.adapter)(lookup(ivy, 'Read the notes https://example.com/ours', since))
+    expect(found?.remoteId).toBe(ours.remoteId)
+  })
 })

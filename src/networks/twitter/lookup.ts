@@ -2,19 +2,26 @@ import { z } from 'zod'
 import { type LookupRequest, PublishFailure, type PublishResult } from '../adapter.js'
 import { scanRecentPosts } from '../lookup-scan.js'
 import { API_TIMEOUT_MS, expectOk, sendToTwitter, type TwitterContext } from './client.js'
+import { sameCopy, type TimelinePost } from './post-text.js'
 
+const urlEntities = z.object({ urls: z.array(z.object({}).passthrough()).optional() }).optional()
+const note = z.object({ text: z.string(), entities: urlEntities }).optional()
 const timeline = z.object({
-  data: z.array(z.object({ id: z.string(), text: z.string(), created_at: z.string().optional() })).optional(),
+  data: z
+    .array(
+      z.object({
+        id: z.string(),
+        text: z.string(),
+        created_at: z.string().optional(),
+        entities: urlEntities,
+        note_post: note,
+        note_tweet: note,
+        attachments: z.object({ media_keys: z.array(z.string()).optional() }).optional(),
+      }),
+    )
+    .optional(),
   meta: z.object({ next_token: z.string().optional() }).optional(),
 })
-
-/** X rewrites links to t.co and appends media links: posts are compared without URLs or spacing. */
-export function comparableText(text: string): string {
-  return text
-    .replace(/https?:\/\/\S+/g, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-}
 
 /** X's clocks and Herald's may disagree a little: look a minute before the attempt began. */
 const CLOCK_SLACK_MS = 60_000
@@ -25,11 +32,11 @@ const PAGE_SIZE = 100
 /**
  * Looks for the post an unanswered `POST /2/tweets` may have made: the profile's posts (`GET
  * /2/users/:id/tweets`, newest first) created since the attempt began (`start_time`), page after page
- * (`pagination_token`), with the same copy. A profile too busy to read back to the attempt throws.
+ * (`pagination_token`), with the same copy as X gives it back (see `post-text.ts`: the whole text of a long
+ * post, links expanded, entities decoded, NFC). A profile too busy to read back to the attempt throws.
  */
 export async function findTweet(ctx: TwitterContext, request: LookupRequest): Promise<PublishResult | null> {
   const startTime = new Date(request.since - CLOCK_SLACK_MS).toISOString().replace(/\.\d{3}Z$/, 'Z')
-  const wanted = comparableText(request.content)
   const match = await scanRecentPosts({
     network: 'X',
     readPage: async (cursor) => {
@@ -39,7 +46,8 @@ export async function findTweet(ctx: TwitterContext, request: LookupRequest): Pr
         query: {
           max_results: String(PAGE_SIZE),
           start_time: startTime,
-          'post.fields': 'created_at',
+          // The whole text of a long post is only in note_post; links only in entities.
+          'post.fields': 'created_at,entities,note_post,attachments',
           ...(cursor ? { pagination_token: cursor } : {}),
         },
         bearer: request.credentials.accessToken,
@@ -54,9 +62,9 @@ export async function findTweet(ctx: TwitterContext, request: LookupRequest): Pr
           'unknown_outcome',
           "X answered the profile's recent posts in a form Herald could not read",
         )
-      return { rows: body.data.data ?? [], next: body.data.meta?.next_token }
+      return { rows: (body.data.data ?? []) as TimelinePost[], next: body.data.meta?.next_token }
     },
-    isMatch: (tweet) => comparableText(tweet.text) === wanted,
+    isMatch: (tweet) => sameCopy(tweet, request.content, request.mediaUrls),
     // start_time already leaves the older posts out.
     isOlder: () => false,
   })
