@@ -74,18 +74,17 @@ describe.runIf(xOpenApiAvailable)('looking for an unanswered X post on a busy pr
     )
   })
 
-  it('throws rather than answer not found when the profile posted too much to read back to the attempt', async () => {
+  it('is ambiguous rather than answer not found when the profile posted too much to read back to the attempt', async () => {
     const erin = await fx.connect('erin')
     const since = fx.clock.now()
     await fx.publish(erin, 'Buried under a thousand posts')
     await postOthers(erin, 1005)
     fx.validation.reset()
-    const failure = await failureOf(() =>
-      lookupMatch(fx.adapter)(lookup(erin, 'Buried under a thousand posts', since)),
-    )
-    expect(failure).toMatchObject({ name: 'PublishFailure', kind: 'unknown_outcome' })
-    expect(failure.message).toMatch(/too many posts since the attempt/)
-    expect(failure.message).not.toContain(erin.credentials.accessToken)
+    const answer = await fx.adapter.findPublished!(lookup(erin, 'Buried under a thousand posts', since))
+    expect(answer).toMatchObject({ kind: 'ambiguous' })
+    const { reason } = answer as { reason: string }
+    expect(reason).toMatch(/more posts since the attempt than Herald reads back/)
+    expect(reason).not.toContain(erin.credentials.accessToken)
     expect(pageTokens()).toHaveLength(10)
   }, 60_000)
 

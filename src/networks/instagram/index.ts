@@ -1,5 +1,4 @@
 import { type AdapterDeps, type NetworkAdapter, PublishFailure } from '../adapter.js'
-import { lookupAnswer } from '../lookup-scan.js'
 import { callGraph } from '../meta/graph.js'
 import { facebookGraph, instagramGraph, type MetaSettings } from '../meta/settings.js'
 import { createInstagramLogin, refreshInstagramToken, resolveInstagramLoginProfile } from './login.js'
@@ -65,7 +64,7 @@ export function createInstagramAdapter(settings: MetaSettings, deps: AdapterDeps
       }
     },
     publish: (request) => publishToInstagram(ctx, request),
-    findPublished: async (request) => lookupAnswer(await findInstagramPost(ctx, request)),
+    findPublished: (request) => findInstagramPost(ctx, request),
     async publishingAllowance({ credentials, profile }) {
       const limit = await readAllowance(
         { graph: graphFor(ctx, credentials), token: credentials.accessToken },

@@ -1,12 +1,13 @@
 import { MediaError, type PreparedMedia } from '../../media/port.js'
 import {
   type AdapterDeps,
+  type LookupAnswer,
   type LookupRequest,
   PublishFailure,
   type PublishRequest,
   type PublishResult,
 } from '../adapter.js'
-import { scanRecentPosts } from '../lookup-scan.js'
+import { foundByKey, isDistinctive, lookUpRecent, normaliseCopy, toLookupAnswer } from '../lookup-scan.js'
 import type { GraphClient, GraphRequest } from './graph.js'
 
 /**
@@ -124,9 +125,12 @@ export async function publishThroughContainers(
     const status = await containerStatus(flow, containerId)
     if (status.code === 'PUBLISHED') {
       // The earlier attempt's publish went through: find that post instead of posting again.
-      const found = await findRecent(flow, userId, request.content, 0)
-      if (found) return found
-      throw new PublishFailure('unknown_outcome', net.messages.publishedNotFound)
+      const answer = await findRecent(flow, userId, request, 0, undefined)
+      if (answer.kind === 'found') return answer.result
+      throw new PublishFailure(
+        'unknown_outcome',
+        answer.kind === 'ambiguous' ? answer.reason : net.messages.publishedNotFound,
+      )
     }
     // A container Meta gave up on is made again.
     if (status.code === 'ERROR' || status.code === 'EXPIRED') containerId = undefined
@@ -145,32 +149,38 @@ export async function publishThroughContainers(
 }
 
 /**
- * Resolves an unanswered publish: a saved container that Meta reports `PUBLISHED` (or no container at
- * all) is looked for among the account's recent posts; a container still `FINISHED` was never published,
- * so nothing was posted.
+ * Resolves an unanswered publish with the container it was recorded with: a container Meta does not report
+ * `PUBLISHED` was never published (and no container means the publish call was never made), so nothing was
+ * posted; a `PUBLISHED` one is looked for among the account's posts since the attempt, by its copy and kind
+ * (a carousel, or a single item). Meta links no container to its post, so copy that says nothing (an empty
+ * caption, links only) or several matches is ambiguous; none yet is a lookup to repeat later.
  */
 export async function findContainerPost(
   net: ContainerNetwork,
   ctx: ContainerContext,
   request: LookupRequest,
   userId: string,
-): Promise<PublishResult | null> {
+): Promise<LookupAnswer> {
   const flow: Flow = {
     net,
     deps: ctx.deps,
     call: { graph: ctx.graph, token: request.credentials.accessToken, signal: request.signal },
   }
   if (request.progress?.published)
-    return {
-      remoteId: request.progress.published,
-      url: await permalinkOf(flow, request.progress.published, request),
-    }
+    return foundByKey(
+      {
+        remoteId: request.progress.published,
+        url: await permalinkOf(flow, request.progress.published, request),
+      },
+      request.excludeRemoteIds,
+    )
   const container = request.progress?.container
-  if (container) {
-    const { code } = await containerStatus(flow, container)
-    if (code !== 'PUBLISHED') return null
-  }
-  return findRecent(flow, userId, request.content, request.since)
+  if (!container) return { kind: 'absent' }
+  const { code } = await containerStatus(flow, container)
+  if (code !== 'PUBLISHED') return { kind: 'absent' }
+  const answer = await findRecent(flow, userId, request, request.since, request.excludeRemoteIds)
+  if (answer.kind === 'absent') throw new PublishFailure('unknown_outcome', net.messages.publishedNotFound)
+  return answer
 }
 
 /** The allowance edge: posts used and allowed in the rolling 24 hours. */
@@ -378,26 +388,28 @@ async function permalinkOf(
 }
 
 /**
- * The account's post with this copy, created at or after `since`: its posts since then (`since`, unix
- * seconds, less the clock margin) are read page after page (`after` cursors), newest first. An account
- * too busy to read back to `since` throws (see `scanRecentPosts`).
+ * The account's post since `since` with this copy and kind: its posts since then (`since`, unix seconds,
+ * less the clock margin) read page after page (`after` cursors), newest first (see `lookUpRecent`).
  */
 async function findRecent(
   { net, call }: Flow,
   userId: string,
-  caption: string,
+  request: Pick<LookupRequest, 'content' | 'mediaUrls' | 'profile'>,
   since: number,
-): Promise<PublishResult | null> {
+  exclude: readonly string[] | undefined,
+): Promise<LookupAnswer> {
   const from = since - CLOCK_SKEW_MS
-  const match = await scanRecentPosts<Record<string, unknown>>({
-    network: net.label,
+  const wanted = normaliseCopy(request.content)
+  const carousel = request.mediaUrls.length > 1
+  const answer = await lookUpRecent<Record<string, unknown>>({
+    where: `${net.label} account @${request.profile.username}'s posts`,
     readPage: async (cursor) => {
       const body = await net.call(call.graph, {
         ...call,
         method: 'GET',
         path: `/${userId}/${net.containerEdge}`,
         params: {
-          fields: `id,${net.captionKey},timestamp,permalink`,
+          fields: `id,${net.captionKey},timestamp,permalink,media_type`,
           limit: LOOKUP_PAGE_SIZE,
           ...(from > 0 ? { since: String(Math.floor(from / 1000)) } : {}),
           ...(cursor ? { after: cursor } : {}),
@@ -410,14 +422,20 @@ async function findRecent(
       // Meta leaves `next` out on the last page, even when it still names an `after` cursor.
       return { rows, next: typeof paging?.next === 'string' && typeof after === 'string' ? after : undefined }
     },
+    idOf: (row) => str(row.id),
+    urlOf: (row) => str(row.permalink) ?? net.postUrl(String(row.id)),
     isMatch: (row) =>
-      typeof row.id === 'string' &&
-      (str(row[net.captionKey]) ?? '').trim() === caption.trim() &&
+      normaliseCopy(str(row[net.captionKey]) ?? '') === wanted &&
+      (row.media_type === undefined || (row.media_type === 'CAROUSEL_ALBUM') === carousel) &&
       timestampOf(row) >= from,
+    distinctive: isDistinctive(request.content),
+    exclude,
     isOlder: (row) => timestampOf(row) < from,
   })
-  if (!match || typeof match.id !== 'string') return null
-  return { remoteId: match.id, url: str(match.permalink) ?? net.postUrl(match.id) }
+  return toLookupAnswer(answer, (row) => ({
+    remoteId: String(row.id),
+    url: str(row.permalink) ?? net.postUrl(String(row.id)),
+  }))
 }
 
 /** A post's `timestamp` (`2026-03-02T12:00:00+0000`) as epoch ms; NaN when absent. */

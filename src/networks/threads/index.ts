@@ -1,5 +1,4 @@
 import type { AdapterDeps, NetworkAdapter } from '../adapter.js'
-import { lookupAnswer } from '../lookup-scan.js'
 import { readProfileMetrics, readThreadMetrics } from './metrics.js'
 import { createThreadsLogin, refreshThreadsToken, resolveThreadsProfile } from './oauth.js'
 import {
@@ -38,7 +37,7 @@ export function createThreadsAdapter(settings: ThreadsSettings, deps: AdapterDep
     },
     resolveProfile: (credentials) => resolveThreadsProfile(settings, deps, credentials),
     publish: (request) => publishToThreads(ctx, request),
-    findPublished: async (request) => lookupAnswer(await findThreadsPost(ctx, request)),
+    findPublished: (request) => findThreadsPost(ctx, request),
     async publishingAllowance({ credentials, profile }) {
       const limit = await readAllowance(
         { graph: ctx.graph, token: credentials.accessToken },

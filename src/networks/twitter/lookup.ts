@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { type LookupRequest, PublishFailure, type PublishResult } from '../adapter.js'
-import { scanRecentPosts } from '../lookup-scan.js'
+import { type LookupAnswer, type LookupRequest, PublishFailure } from '../adapter.js'
+import { lookUpRecent, toLookupAnswer } from '../lookup-scan.js'
 import { API_TIMEOUT_MS, expectOk, sendToTwitter, type TwitterContext } from './client.js'
-import { sameCopy, type TimelinePost } from './post-text.js'
+import { copyTokens, hasWords, sameCopy, type TimelinePost } from './post-text.js'
 
 const urlEntities = z.object({ urls: z.array(z.object({}).passthrough()).optional() }).optional()
 const note = z.object({ text: z.string(), entities: urlEntities }).optional()
@@ -30,15 +30,20 @@ const CLOCK_SLACK_MS = 60_000
 const PAGE_SIZE = 100
 
 /**
- * Looks for the post an unanswered `POST /2/tweets` may have made: the profile's posts (`GET
+ * Looks for the post an unanswered `POST /2/tweets` may have made among the profile's posts (`GET
  * /2/users/:id/tweets`, newest first) created since the attempt began (`start_time`), page after page
- * (`pagination_token`), with the same copy as X gives it back (see `post-text.ts`: the whole text of a long
- * post, links expanded, entities decoded, NFC). A profile too busy to read back to the attempt throws.
+ * (`pagination_token`). The strongest key decides: the media the attempt uploaded (recorded as progress
+ * `media` before the post was sent) in the post's `attachments.media_keys`; without media, the copy as X
+ * gives it back (see `post-text.ts`: the whole text of a long post, links expanded, entities decoded, NFC).
+ * Copy of links alone, several matches, or a profile too busy to read back is `ambiguous`; posts other
+ * targets hold never match.
  */
-export async function findTweet(ctx: TwitterContext, request: LookupRequest): Promise<PublishResult | null> {
+export async function findTweet(ctx: TwitterContext, request: LookupRequest): Promise<LookupAnswer> {
   const startTime = new Date(request.since - CLOCK_SLACK_MS).toISOString().replace(/\.\d{3}Z$/, 'Z')
-  const match = await scanRecentPosts({
-    network: 'X',
+  const mediaIds = (request.progress?.media ?? '').split(',').filter(Boolean)
+  const urlOf = (id: string) => `https://x.com/${request.profile.username}/status/${id}`
+  const answer = await lookUpRecent<TimelinePost>({
+    where: `@${request.profile.username}'s posts on X`,
     readPage: async (cursor) => {
       const answer = await sendToTwitter(ctx, {
         method: 'GET',
@@ -64,10 +69,19 @@ export async function findTweet(ctx: TwitterContext, request: LookupRequest): Pr
         )
       return { rows: (body.data.data ?? []) as TimelinePost[], next: body.data.meta?.next_token }
     },
-    isMatch: (tweet) => sameCopy(tweet, request.content, request.mediaUrls),
+    idOf: (tweet) => tweet.id,
+    urlOf: (tweet) => urlOf(tweet.id),
+    isMatch:
+      mediaIds.length > 0
+        ? (tweet) =>
+            (tweet.attachments?.media_keys ?? []).some((key) =>
+              mediaIds.includes(key.split('_').at(-1) ?? ''),
+            )
+        : (tweet) => sameCopy(tweet, request.content, request.mediaUrls),
+    distinctive: mediaIds.length > 0 || hasWords(copyTokens(request.content)),
+    exclude: request.excludeRemoteIds,
     // start_time already leaves the older posts out.
     isOlder: () => false,
   })
-  if (!match) return null
-  return { remoteId: match.id, url: `https://x.com/${request.profile.username}/status/${match.id}` }
+  return toLookupAnswer(answer, (tweet) => ({ remoteId: tweet.id, url: urlOf(tweet.id) }))
 }
