@@ -163,3 +163,54 @@ describe('a step that creates nothing visible', () => {
     60_000,
   )
 })
+
+describe('a publishing call throttled before its effect', () => {
+  const rig = useFaultRig(profiles)
+  const MINUTE = 60_000
+  const nextMidnightUtc = (now: number) => Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000
+  /** When each network's own 429 answer says to come back (the simulators send the network's headers). */
+  const resets: { network: Network; media?: string[]; expected: (now: number) => [number, number] }[] = [
+    // x-rate-limit-reset: the end of the 15-minute window, in epoch seconds.
+    { network: 'twitter', expected: (now) => [now + 15 * MINUTE - 1000, now + 15 * MINUTE + 1000] },
+    // X-Business-Use-Case-Usage: estimated_time_to_regain_access, in minutes.
+    { network: 'facebook', expected: (now) => [now + 12 * MINUTE - 1000, now + 12 * MINUTE + 1000] },
+    {
+      network: 'instagram',
+      media: ['photo.jpg'],
+      expected: (now) => [now + 12 * MINUTE - 1000, now + 12 * MINUTE + 1000],
+    },
+    // X-App-Usage at 100%: Meta's app window is a rolling hour (Threads sends no business-use-case header).
+    { network: 'threads', expected: (now) => [now + 60 * MINUTE - 1000, now + 60 * MINUTE + 1000] },
+    // ratelimit-reset: the end of the PDS's hour window, in epoch seconds.
+    { network: 'bluesky', expected: (now) => [now + 60 * MINUTE - 1000, now + 60 * MINUTE + 1000] },
+    // Retry-After: seconds.
+    {
+      network: 'youtube',
+      media: ['clip.mp4'],
+      expected: (now) => [now + 30_000 - 1000, now + 30_000 + 1000],
+    },
+    // LinkedIn names no reset; its daily windows reset at midnight UTC.
+    { network: 'linkedin', expected: (now) => [nextMidnightUtc(now), nextMidnightUtc(now)] },
+  ]
+
+  it.each(resets.map((r) => [r.network, r] as const))(
+    '%s: rate limited until the time the network gives, and nothing was posted',
+    async (_network, r) => {
+      const before = heldOn[r.network](rig.h)
+      rig.script.on(publishingOn(r.network), { timing: 'before', answer: { kind: 'status', status: 429 } }, 3)
+      const now = Date.now()
+      const outcome = await rig.publish(
+        r.network,
+        `Throttled on ${r.network}`,
+        (r.media ?? []).map((name) => rig.media(name)),
+      )
+      expect(outcome).toMatchObject({ kind: 'rate_limited' })
+      const resetAt = (outcome as { options?: { resetAt?: number } }).options?.resetAt ?? 0
+      const [low, high] = r.expected(now)
+      expect(resetAt).toBeGreaterThanOrEqual(low)
+      expect(resetAt).toBeLessThanOrEqual(high + (Date.now() - now))
+      expect(heldOn[r.network](rig.h)).toBe(before)
+    },
+    60_000,
+  )
+})

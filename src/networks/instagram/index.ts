@@ -70,7 +70,9 @@ export function createInstagramAdapter(settings: MetaSettings, deps: AdapterDeps
         { graph: graphFor(ctx, credentials), token: credentials.accessToken },
         igUserIdOf({ credentials, profile }),
       )
-      return limit ? { ...limit, windowHours: 24 } : undefined
+      return limit
+        ? { used: limit.used, total: limit.total, windowHours: Math.round(limit.windowMs / 3_600_000) }
+        : undefined
     },
     postMetrics: ({ credentials, remoteId }) => readMediaMetrics(ctx, { credentials, remoteId }),
     profileMetrics: ({ credentials, profile }) => readAccountMetrics(ctx, { credentials, profile }),

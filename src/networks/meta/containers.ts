@@ -183,7 +183,7 @@ export async function findContainerPost(
   return answer
 }
 
-/** The allowance edge: posts used and allowed in the rolling 24 hours. */
+/** The allowance edge: posts used and allowed in the rolling window (`config.quota_duration`, 24 hours). */
 export async function readContainerAllowance(net: ContainerNetwork, call: Call, userId: string) {
   const body = await net.call(call.graph, {
     ...call,
@@ -194,19 +194,83 @@ export async function readContainerAllowance(net: ContainerNetwork, call: Call, 
   })
   const row = Array.isArray(body.data) ? (body.data[0] as Record<string, unknown> | undefined) : undefined
   const used = typeof row?.quota_usage === 'number' ? row.quota_usage : undefined
-  const total = (row?.config as { quota_total?: unknown } | undefined)?.quota_total
-  return used !== undefined && typeof total === 'number' ? { used, total } : undefined
+  const config = row?.config as { quota_total?: unknown; quota_duration?: unknown } | undefined
+  const total = config?.quota_total
+  const windowMs =
+    typeof config?.quota_duration === 'number' && config.quota_duration > 0
+      ? config.quota_duration * 1000
+      : DEFAULT_WINDOW_MS
+  return used !== undefined && typeof total === 'number' ? { used, total, windowMs } : undefined
 }
 
-/** Refuses before creating anything when the 24-hour publishing allowance is used up. */
-async function checkAllowance({ net, deps, call }: Flow, userId: string): Promise<void> {
+/** Meta's publishing allowance window when the answer does not say (both Instagram's and Threads' are a day). */
+const DEFAULT_WINDOW_MS = 24 * 60 * 60_000
+
+/**
+ * When a used-up allowance frees a post: the window is rolling, so each post leaves it `windowMs` after it
+ * was published, and the one that frees the allowance is the (used - total + 1)-th oldest post in the window,
+ * read from the account's own posts since the window began. When they cannot be read (or do not account for
+ * the usage), the latest it can be: a whole window from now.
+ */
+async function allowanceFreesAt(
+  { net, deps, call }: Flow,
+  userId: string,
+  limit: { used: number; total: number; windowMs: number },
+): Promise<number> {
+  const now = deps.now()
+  try {
+    const body = await net.call(call.graph, {
+      ...call,
+      method: 'GET',
+      path: `/${userId}/${net.containerEdge}`,
+      params: {
+        fields: 'id,timestamp',
+        limit: LOOKUP_PAGE_SIZE,
+        since: String(Math.floor((now - limit.windowMs) / 1000)),
+      },
+      what: net.recentWhat,
+    })
+    const times = (Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : [])
+      .map(timestampOf)
+      .filter((at) => Number.isFinite(at) && at > now - limit.windowMs)
+      .sort((a, b) => a - b)
+    const leaving = times[Math.max(0, limit.used - limit.total)]
+    if (leaving !== undefined) return leaving + limit.windowMs
+  } catch (error) {
+    if (!(error instanceof PublishFailure)) throw error
+  }
+  return now + limit.windowMs
+}
+
+/** Refuses before creating anything when the publishing allowance is used up, until it frees a post. */
+async function checkAllowance(flow: Flow, userId: string): Promise<void> {
+  const { net, call } = flow
   const limit = await readContainerAllowance(net, call, userId)
   if (limit && limit.used >= limit.total)
     throw new PublishFailure(
       'rate_limited',
-      `${net.label} publishing limit reached: ${limit.used} of ${limit.total} posts in the last 24 hours`,
-      { code: net.allowanceEdge, resetAt: deps.now() + 60 * 60_000 },
+      `${net.label} publishing limit reached: ${limit.used} of ${limit.total} posts in the last ${Math.round(limit.windowMs / 3_600_000)} hours`,
+      { code: net.allowanceEdge, resetAt: await allowanceFreesAt(flow, userId, limit) },
     )
+}
+
+/**
+ * A publish call refused for the allowance (Instagram's code 9 / 2207042, Threads' code 9), when it was used
+ * up between the check and the call: waits until the allowance frees a post, as {@link checkAllowance}.
+ */
+async function withAllowanceReset(
+  flow: Flow,
+  userId: string,
+  failure: PublishFailure,
+): Promise<PublishFailure> {
+  const [code] = (failure.options.code ?? '').split('/')
+  if (failure.kind !== 'rate_limited' || code !== '9') return failure
+  const limit = await readContainerAllowance(flow.net, flow.call, userId).catch(() => undefined)
+  if (!limit) return failure
+  return new PublishFailure(failure.kind, failure.message, {
+    ...failure.options,
+    resetAt: await allowanceFreesAt(flow, userId, { ...limit, used: Math.max(limit.used, limit.total) }),
+  })
 }
 
 /** The publish call, with the network's lag retries and its rule for a 5xx. */
@@ -231,6 +295,8 @@ async function publishContainer({ net, deps, call }: Flow, userId: string, conta
     } catch (error) {
       // A failure of the publish call itself is already an unknown outcome unless Meta refused it
       // (`callGraph` with `mayHaveTakenEffect`); only a refusal that is propagation lag is tried again.
+      if (error instanceof PublishFailure && error.kind === 'rate_limited')
+        throw await withAllowanceReset({ net, deps, call }, userId, error)
       if (!net.lag?.is(error) || attempt > net.lag.retries) throw error
       deps.logger.info({ network: net.network, attempt }, net.lag.note)
       await pause({ net, deps, call }, net.lag.waitMs * attempt)

@@ -43,7 +43,9 @@ export function createThreadsAdapter(settings: ThreadsSettings, deps: AdapterDep
         { graph: ctx.graph, token: credentials.accessToken },
         threadsUserIdOf({ credentials, profile }),
       )
-      return limit ? { ...limit, windowHours: 24 } : undefined
+      return limit
+        ? { used: limit.used, total: limit.total, windowHours: Math.round(limit.windowMs / 3_600_000) }
+        : undefined
     },
     postMetrics: ({ credentials, remoteId }) => readThreadMetrics(ctx, { credentials, remoteId }),
     profileMetrics: ({ credentials, profile }) => readProfileMetrics(ctx, { credentials, profile }),
