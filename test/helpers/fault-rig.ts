@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll } from 'vitest'
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 import type { Network } from '../../src/domain/networks.js'
 import type { PublishRequest, PublishResult } from '../../src/networks/adapter.js'
 import type { SimulatedCall } from '../../src/sandbox/fault-injector.js'
@@ -59,8 +59,14 @@ export function useFaultRig(profiles: ReadonlyArray<{ network: Network; username
       connected.set(network, await connectSandboxProfile(h, network, username))
   }, 60_000)
   afterAll(async () => {
+    // Every call the adapters made still matched each network's own description of its API.
+    const s = h?.sandboxes
+    const violations = s
+      ? [...s.meta.violations, ...s.threads.violations, ...s.bluesky.violations, ...s.linkedin.violations]
+      : []
     await h?.close()
     await server?.close()
+    expect(violations).toEqual([])
   })
   afterEach(() => script.clear())
   return {
