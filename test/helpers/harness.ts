@@ -10,6 +10,8 @@ import type { Network } from '../../src/domain/networks.js'
 import type { Clock } from '../../src/lib/clock.js'
 import { createLogger } from '../../src/logger.js'
 import type { NetworkAdapter } from '../../src/networks/adapter.js'
+import type { FaultInjector } from '../../src/sandbox/fault-injector.js'
+import type { MountedSandboxes } from '../../src/sandbox/mount.js'
 import { buildServer } from '../../src/server.js'
 import { type Backend, backends } from './backends.js'
 
@@ -24,6 +26,8 @@ export interface Harness {
   password: string
   /** Every log line the service wrote, for secret-leak checks. */
   logs: string[]
+  /** In sandbox mode, the simulators themselves: what each network now holds, counted in process. */
+  sandboxes?: MountedSandboxes
   call(
     tool: string,
     body?: unknown,
@@ -47,6 +51,8 @@ export interface HarnessOptions {
   sandbox?: boolean
   /** How the OAuth server resolves and trusts a client ID metadata document's host (a loopback https server). */
   oauthMetadataFetcher?: AppOptions['oauthMetadataFetcher']
+  /** In sandbox mode, asked about every request any simulator serves (see `src/sandbox/fault-injector.ts`). */
+  faults?: FaultInjector
 }
 
 /** A port that was free a moment ago (listen on 0, read the port, close). */
@@ -91,7 +97,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.adapters ? { adapters: options.adapters } : {}),
     ...(options.oauthMetadataFetcher ? { oauthMetadataFetcher: options.oauthMetadataFetcher } : {}),
   })
-  const { server, close } = buildServer(app)
+  const { server, close, sandboxes } = buildServer(
+    app,
+    options.faults ? { sandboxFaults: options.faults } : {},
+  )
   await server.listen({ host: '127.0.0.1', port: fixedPort })
   const address = server.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
@@ -114,6 +123,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     email,
     password,
     logs,
+    ...(sandboxes ? { sandboxes } : {}),
     async call(tool, body = {}, callOptions = {}) {
       const response = await fetch(`${baseUrl}/api/tools/${tool}`, {
         method: 'POST',
