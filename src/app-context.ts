@@ -1,6 +1,7 @@
 import type { Accounts } from './auth/accounts.js'
 import type { KeyAuthenticator } from './auth/caller.js'
 import type { RateLimiter } from './auth/rate-limit.js'
+import type { Revocations } from './auth/revocations.js'
 import type { Config } from './config.js'
 import type { StateSigner } from './connect/state.js'
 import type { Vault } from './connect/vault.js'
@@ -9,6 +10,7 @@ import type { Clock } from './lib/clock.js'
 import type { Logger } from './logger.js'
 import type { MediaService } from './media/media-service.js'
 import type { NetworkAdapter } from './networks/adapter.js'
+import type { OAuthServer } from './oauth/service.js'
 import type { Store } from './store/db.js'
 import type { Metrics } from './worker/metrics.js'
 import type { QueueSignal } from './worker/queue-signal.js'
@@ -24,6 +26,10 @@ export interface AppContext {
   signer: StateSigner
   accounts: Accounts
   keys: KeyAuthenticator
+  /** Herald's own OAuth 2.1 authorization server (tokens for MCP clients and REST); absent in a worker. */
+  oauth?: OAuthServer
+  /** Revoked credentials, announced to the transports that hold sessions open (MCP SSE). */
+  revocations: Revocations
   rateLimiter: RateLimiter
   /** One adapter per network this build can publish to. */
   adapters: Partial<Record<Network, NetworkAdapter>>

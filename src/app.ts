@@ -3,6 +3,7 @@ import type { AppContext } from './app-context.js'
 import { createAccounts } from './auth/accounts.js'
 import { createKeyAuthenticator } from './auth/caller.js'
 import { createRateLimiter } from './auth/rate-limit.js'
+import { createRevocations } from './auth/revocations.js'
 import type { Config } from './config.js'
 import { createStateSigner } from './connect/state.js'
 import { createVault } from './connect/vault.js'
@@ -12,6 +13,7 @@ import { createLogger, type Logger } from './logger.js'
 import { createMediaService } from './media/media-service.js'
 import type { NetworkAdapter } from './networks/adapter.js'
 import { createAdapters } from './networks/registry.js'
+import { createOAuthServer, type OAuthServerDeps } from './oauth/service.js'
 import { resolveSecretKey } from './secret-key.js'
 import { openStore, type Store } from './store/db.js'
 import { tools } from './tools/registry.js'
@@ -25,6 +27,8 @@ export interface AppOptions {
   store?: Store
   /** Adapters to publish through (tests); otherwise the real ones, built from the config. */
   adapters?: Partial<Record<Network, NetworkAdapter>>
+  /** Test seam: how the OAuth server resolves and trusts a client ID metadata document's host. */
+  oauthMetadataFetcher?: OAuthServerDeps['metadataFetcher']
 }
 
 /** The composition root: builds every dependency once. Choosing SQLite or Postgres happens here only. */
@@ -40,6 +44,7 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     }))
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir, logger)
   const vault = createVault(secretKey, config.oldSecretKeys)
+  const revocations = createRevocations()
   const media = createMediaService({ config, db: store.db, logger, now: () => clock.now() })
   return {
     config,
@@ -48,7 +53,17 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     clock,
     vault,
     signer: createStateSigner(secretKey),
-    accounts: createAccounts(store.db, clock),
+    oauth: createOAuthServer({
+      config,
+      db: store.db,
+      clock,
+      logger,
+      secretKey,
+      revocations,
+      ...(options.oauthMetadataFetcher ? { metadataFetcher: options.oauthMetadataFetcher } : {}),
+    }),
+    accounts: createAccounts(store.db, clock, revocations),
+    revocations,
     keys: createKeyAuthenticator(store.db, clock),
     rateLimiter: createRateLimiter(config.rateLimitPerMinute),
     queue: createQueueSignal(),

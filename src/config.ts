@@ -98,6 +98,7 @@ const envSchema = z.object({
   HERALD_BLUESKY_PLC_URL: z.url().default('https://plc.directory'),
   HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
   HERALD_SESSION_TTL_HOURS: positiveInt(12),
+  HERALD_MCP_ALLOWED_ORIGINS: z.string().optional(),
   HERALD_MEDIA_STORAGE: z.enum(['local', 's3']).default('local'),
   HERALD_S3_BUCKET: z.string().optional(),
   HERALD_S3_REGION: z.string().default('us-east-1'),
@@ -156,6 +157,8 @@ export interface Config {
   }
   /** App credentials and base URLs per network; HERALD_SANDBOX=1 points the base URLs at `src/sandbox/`. */
   networks: NetworkSettings
+  /** Browser origins besides PUBLIC_BASE_URL's that may call `/mcp` (HERALD_MCP_ALLOWED_ORIGINS). */
+  mcpAllowedOrigins: string[]
   /** Dashboard sign-in: session lifetime, and Secure cookies when PUBLIC_BASE_URL is https. */
   dashboard: { sessionTtlMs: number; secureCookies: boolean }
   media:
@@ -343,6 +346,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         allowLocalPds: e.HERALD_BLUESKY_ALLOW_LOCAL_PDS,
       },
     },
+    mcpAllowedOrigins: parseOrigins(e.HERALD_MCP_ALLOWED_ORIGINS),
     dashboard: {
       sessionTtlMs: e.HERALD_SESSION_TTL_HOURS * 3_600_000,
       secureCookies: publicBaseUrl.startsWith('https:'),
@@ -363,6 +367,25 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 }
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '')
+
+function parseOrigins(value: string | undefined): string[] {
+  if (!value) return []
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      let origin: string | undefined
+      try {
+        origin = new URL(part).origin
+      } catch {}
+      if (!origin || origin === 'null')
+        throw new ConfigError(
+          `Invalid configuration:\n  HERALD_MCP_ALLOWED_ORIGINS: ${part} is not an origin such as https://app.example.com`,
+        )
+      return origin
+    })
+}
 
 function parseKeyList(value: string | undefined): Buffer[] {
   if (!value) return []

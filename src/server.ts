@@ -11,7 +11,9 @@ import { registerDashboard } from './dashboard/plugin.js'
 import { AppError, toAppError } from './errors.js'
 import { registerMediaRoutes } from './media/hosting-routes.js'
 import { hostedMediaUsage } from './media/media-lifetime.js'
-import { mountSandboxes } from './sandbox/mount.js'
+import { registerOAuthRoutes } from './oauth/routes.js'
+import type { FaultInjector } from './sandbox/fault-injector.js'
+import { type MountedSandboxes, mountSandboxes } from './sandbox/mount.js'
 import { isReachable } from './store/db.js'
 import { tools } from './tools/registry.js'
 import { createToolRunner } from './tools/runner.js'
@@ -77,11 +79,15 @@ function requestLine(request: FastifyRequest, status: number, elapsedMs: number)
   }
 }
 
-/** The HTTP server. A worker-only process (`role: 'worker'`) serves just the health and metrics routes. */
+/**
+ * The HTTP server. A worker-only process (`role: 'worker'`) serves just the health and metrics routes. In
+ * sandbox mode the simulators are mounted too (`sandboxes`), asking `sandboxFaults` about every call when a
+ * test gives one.
+ */
 export function buildServer(
   app: AppContext,
-  options: { role?: Role } = {},
-): { server: FastifyInstance; close(): Promise<void> } {
+  options: { role?: Role; sandboxFaults?: FaultInjector } = {},
+): { server: FastifyInstance; close(): Promise<void>; sandboxes?: MountedSandboxes } {
   const server = Fastify({
     loggerInstance: app.logger.child({ subsystem: 'http' }) as FastifyBaseLogger,
     logController: new LogController({
@@ -158,14 +164,18 @@ export function buildServer(
 
   registerRestRoutes(server, app, runner)
   registerManageRoutes(server, app, runner)
+  if (app.oauth) registerOAuthRoutes(server, app, app.oauth)
   registerMediaRoutes(server, app)
   // Sign-in, channels and the connect flow: HTML forms, in their own scope (see registerDashboard).
   registerDashboard(server, app, runner)
-  if (app.config.sandbox) mountSandboxes(server, app)
+  const sandboxes = app.config.sandbox
+    ? mountSandboxes(server, app, options.sandboxFaults ? { faults: options.sandboxFaults } : {})
+    : undefined
   const mcp = registerMcpRoutes(server, app, runner, tools)
 
   return {
     server,
+    ...(sandboxes ? { sandboxes } : {}),
     async close() {
       await mcp.closeAll()
       await server.close()

@@ -42,6 +42,18 @@ describe('OpenAPI description', () => {
     expect(doc.components.securitySchemes.BearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
   })
 
+  it('declares the OAuth scheme and the scope each tool needs from an OAuth token', () => {
+    expect(doc.components.securitySchemes.OAuth2.flows.authorizationCode).toMatchObject({
+      authorizationUrl: expect.stringMatching(/\/oauth\/authorize$/),
+      tokenUrl: expect.stringMatching(/\/oauth\/token$/),
+    })
+    for (const tool of tools) {
+      const security = doc.paths[`/api/tools/${tool.name}`].post.security
+      expect(security).toContainEqual({ OAuth2: [tool.access === 'read' ? 'posts:read' : 'posts:write'] })
+      expect(security).toContainEqual({ ApiKeyHeader: [] })
+    }
+  })
+
   it('describes every input field', () => {
     for (const tool of tools) {
       const schema = doc.paths[`/api/tools/${tool.name}`].post.requestBody.content['application/json'].schema

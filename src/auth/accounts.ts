@@ -15,6 +15,7 @@ import { credit } from '../store/credits.js'
 import type { Db } from '../store/db.js'
 import { generateApiKey } from './api-keys.js'
 import { hashPassword } from './passwords.js'
+import type { Revocations } from './revocations.js'
 
 /** The administrative operations behind the CLI (and the tests' fixtures). */
 export interface Accounts {
@@ -69,7 +70,8 @@ export interface Accounts {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-export function createAccounts(db: Db, clock: Clock): Accounts {
+/** `revocations`, when given, hears every key revoked here (the server closes the key's open MCP sessions). */
+export function createAccounts(db: Db, clock: Clock, revocations?: Revocations): Accounts {
   const requireUser = async (email: string) => {
     const user = await findUserByEmail(db, email)
     if (!user) throw notFound(`No user with email ${email}`)
@@ -198,6 +200,7 @@ export function createAccounts(db: Db, clock: Clock): Accounts {
     async revokeKey(input) {
       if (!(await revokeApiKey(db, input.id, clock.now())))
         throw notFound(`No active API key with id ${input.id}`)
+      revocations?.revoked(input.id)
       return { id: input.id, revoked: true }
     },
 

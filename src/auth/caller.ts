@@ -4,11 +4,23 @@ import { findApiKeyByHash, touchApiKey } from '../store/accounts.js'
 import type { Db } from '../store/db.js'
 import { hashApiKey } from './api-keys.js'
 
-/** Who is calling: a person, through one of their API keys. Keys authenticate people, not workspaces. */
+/**
+ * Who is calling: a person, through one of their API keys (keys authenticate people, not workspaces), a
+ * dashboard session, or an OAuth access token (which acts in one workspace, within its scopes).
+ */
 export interface Caller {
   userId: string
+  /** What rate limits and logs name the credential by: the key id, `session:<id>` or `oauth:<grantId>`. */
   apiKeyId: string
   defaultWorkspaceId: string
+  /** OAuth only: the grant behind the token. Absent for keys and sessions, which may do everything. */
+  grant?: {
+    id: string
+    /** The workspace chosen on the consent page; the token acts there and nowhere else. */
+    workspaceId: string
+    /** `posts:read` and/or `posts:write` (src/oauth/scopes.ts). */
+    scopes: readonly string[]
+  }
 }
 
 /** lastUsedAt is written at most this often per key, so the request path stays read-only. */

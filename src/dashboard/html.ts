@@ -73,7 +73,14 @@ export const csrfField = (token: string) => `<input type="hidden" name="csrf" va
  * Sends a dashboard page: never cached, never framed, no scripts at all, and no Referer leaving the page
  * (the connect callback's URL carries an authorization code).
  */
-export function sendHtml(reply: FastifyReply, status: number, html: string) {
+export function sendHtml(
+  reply: FastifyReply,
+  status: number,
+  html: string,
+  /** Where this page's forms may lead besides Herald (the OAuth consent form ends at the app's redirect URI). */
+  options: { formActions?: string[] } = {},
+) {
+  const formAction = ["'self'", ...(options.formActions ?? [])].join(' ')
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
@@ -83,7 +90,7 @@ export function sendHtml(reply: FastifyReply, status: number, html: string) {
     .header('x-content-type-options', 'nosniff')
     .header(
       'content-security-policy',
-      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      `default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     )
     .send(html)
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { AppError } from '../errors.js'
+import type { ConnectedApp } from '../oauth/service.js'
 import { listWorkspacesForUser } from '../store/accounts.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
 import {
@@ -20,8 +21,22 @@ import {
 
 const PLACEHOLDER = 'hk_your_key_here'
 
-const when = (ms: number | string | null) =>
+const when = (ms: number | string | null): string =>
   ms === null ? 'never' : new Date(ms).toISOString().slice(0, 16).replace('T', ' ')
+
+/**
+ * The one-line way to add Herald to each assistant that signs in with OAuth (no key to paste: the assistant
+ * discovers Herald's authorization server from `/mcp` and the person consents in this dashboard).
+ */
+export function oauthSetupLines(baseUrl: string) {
+  const mcpUrl = `${baseUrl}/mcp`
+  return {
+    claude: mcpUrl,
+    chatgpt: mcpUrl,
+    claudeCode: `claude mcp add --transport http herald ${mcpUrl}`,
+    vscode: `code --add-mcp '${JSON.stringify({ name: 'herald', type: 'http', url: mcpUrl })}'`,
+  }
+}
 
 /** The setup snippets, with `key` filled in (the new key once, the placeholder otherwise). */
 export function setupSnippets(baseUrl: string, key: string) {
@@ -42,14 +57,33 @@ function snippet(id: string, label: string, text: string) {
 <button type="button" data-copy="${id}" aria-describedby="${id}-title">Copy</button>`
 }
 
+function connectedAppsSection(apps: ConnectedApp[], csrf: string) {
+  if (apps.length === 0)
+    return '<p class="muted">No app is connected. Add Herald to an assistant below; it asks you here before it gets access.</p>'
+  const rows = apps
+    .map(
+      (
+        a,
+      ) => `<tr><td>${escapeHtml(a.name)}${a.registered ? ' <span class="muted">(unverified)</span>' : ''}<br><span class="muted">${escapeHtml(a.redirectHost)}</span></td>
+<td>${escapeHtml(a.workspaceName)}</td><td>${a.scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(' ')}</td>
+<td>${escapeHtml(when(a.createdAt))}</td><td>${escapeHtml(when(a.firstUsedAt))}</td><td>${escapeHtml(when(a.lastUsedAt))}</td>
+<td><form method="post" action="/integration/apps/revoke" class="inline">${csrfField(csrf)}<input type="hidden" name="grantId" value="${escapeHtml(a.grantId)}">
+<button type="submit" aria-label="Revoke ${escapeHtml(a.name)}">Revoke</button></form></td></tr>`,
+    )
+    .join('\n')
+  return `<div class="scroll"><table><caption class="muted">Apps you authorized (each acts as you, in one workspace)</caption><thead><tr><th scope="col">App</th><th scope="col">Workspace</th><th scope="col">Scopes</th><th scope="col">Authorized (UTC)</th><th scope="col">First used</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
+${rows}</tbody></table></div>`
+}
+
 async function integrationPage(
   app: AppContext,
   who: SignedIn,
   shown: { key?: string; notice?: string; problem?: string } = {},
 ) {
-  const [keys, workspaces] = await Promise.all([
+  const [keys, workspaces, apps] = await Promise.all([
     app.accounts.listKeys({ email: who.user.email }),
     listWorkspacesForUser(app.store.db, who.user.id),
+    app.oauth ? app.oauth.connectedApps(who.user.id) : Promise.resolve([]),
   ])
   const csrf = who.session.csrfToken
   const names = new Map(workspaces.map((w) => [w.id, w.name]))
@@ -84,11 +118,14 @@ ${rows}</tbody></table></div>`
     )
     .join('')
   const snippets = setupSnippets(app.config.publicBaseUrl, shown.key ?? PLACEHOLDER)
+  const lines = oauthSetupLines(app.config.publicBaseUrl)
   return page(
     'AI Integration',
     `<h1>AI Integration</h1>
-<p>An API key lets an agent or a script use Herald's 17 tools as you, over MCP (<code>${escapeHtml(app.config.publicBaseUrl)}/mcp</code>) or REST.</p>
+<p>An assistant (Claude, ChatGPT, Claude Code, VS Code…) signs in to Herald with OAuth: you allow it on a Herald page and it can use Herald's 17 tools as you, in the workspace you choose. An API key does the same for an agent or a script, over MCP (<code>${escapeHtml(app.config.publicBaseUrl)}/mcp</code>) or REST.</p>
 ${problem}${notice}${created}
+<h2>Connected apps</h2>
+${connectedAppsSection(apps, csrf)}
 <h2>Create a key</h2>
 <form method="post" action="/integration/keys">${csrfField(csrf)}
 <label>Name <input type="text" name="name" required maxlength="80" placeholder="For example: Claude on my laptop"></label>
@@ -97,6 +134,12 @@ ${problem}${notice}${created}
 <h2>Your keys</h2>
 ${table}
 <h2>Set up a client</h2>
+<p>Assistants that sign in with OAuth need only this Herald's MCP address; each asks you to allow it the first time.</p>
+${snippet('setup-claude', 'Claude (claude.ai or Claude Desktop): Settings → Connectors → Add custom connector, with this URL', lines.claude)}
+${snippet('setup-chatgpt', 'ChatGPT: Settings → Apps & Connectors → Create (developer mode), MCP server URL, authentication OAuth', lines.chatgpt)}
+${snippet('setup-claude-code', 'Claude Code (one line; then /mcp to sign in)', lines.claudeCode)}
+${snippet('setup-vscode', 'VS Code (one line; it asks you to sign in on first use)', lines.vscode)}
+<h3>With an API key</h3>
 <p>${shown.key ? 'Your new key is filled in below.' : `Put your key where <code>${PLACEHOLDER}</code> stands.`}</p>
 ${snippet('setup-desktop', 'Desktop MCP clients (JSON configuration)', snippets.desktop)}
 ${snippet('setup-cli', 'Command-line agents (one line)', snippets.cli)}
@@ -158,6 +201,28 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
         await integrationPage(app, who, { problem: 'Choose one of your workspaces.' }),
       )
     }
+  })
+
+  scope.post('/integration/apps/revoke', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/integration')
+    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const grantId = field(request, 'grantId')
+    const app_ = (await app.oauth?.connectedApps(who.user.id))?.find((a) => a.grantId === grantId)
+    // A person revokes only their own apps; another person's grant does not exist for them.
+    if (!app_ || !(await app.oauth?.revokeGrant(grantId, who.user.id)))
+      return sendHtml(
+        reply,
+        404,
+        await integrationPage(app, who, { problem: 'You have no connected app with that id.' }),
+      )
+    return sendHtml(
+      reply,
+      200,
+      await integrationPage(app, who, {
+        notice: `Revoked ${app_.name}; its tokens are refused from now on.`,
+      }),
+    )
   })
 
   scope.post('/integration/keys/revoke', async (request, reply) => {

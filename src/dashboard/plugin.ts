@@ -8,6 +8,7 @@ import { registerAuthRoutes } from './auth-routes.js'
 import { registerCalendarRoutes } from './calendar.js'
 import { registerChannelRoutes } from './channels.js'
 import { registerComposeRoutes, UPLOAD_LIMIT, UPLOAD_TYPES } from './compose.js'
+import { registerConsentRoutes } from './consent.js'
 import { problemPage, sendHtml } from './html.js'
 import { CSV_TYPES, MAX_IMPORT_BYTES, registerImportRoutes } from './import.js'
 import { registerIntegrationRoutes } from './integration.js'
@@ -76,5 +77,6 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerQueueRoutes(scope, app, runner)
     registerImportRoutes(scope, app, runner)
     registerConnectRoutes(scope, app)
+    if (app.oauth) registerConsentRoutes(scope, app, app.oauth)
   })
 }

@@ -96,6 +96,8 @@ export interface FetchedFile {
   extension: string
   /** ETag and Last-Modified as the server sent them (empty for our own hosted files). */
   validators: Validators
+  /** Cache-Control and Expires as the server sent them (how long a client ID metadata document may be kept). */
+  caching?: { cacheControl?: string; expires?: string }
   /** Removes the temporary file and its folder. Safe to call twice. */
   dispose(): Promise<void>
 }
@@ -243,6 +245,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       let contentType: string | undefined
       let finalUrl = url
       let validators: Validators = {}
+      const caching: { cacheControl?: string; expires?: string } = {}
       const local = await options.localSource?.(url)
       if (local) {
         if (local.size > fetchOptions.maxBytes) throw tooLarge(local.size, fetchOptions.maxBytes)
@@ -262,6 +265,8 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
           throw new MediaError('fetch_failed', `Fetching ${redactQuery(finalUrl)} answered HTTP ${status}`)
         }
         validators = validatorsOf(response)
+        if (response.headers['cache-control']) caching.cacheControl = response.headers['cache-control']
+        if (response.headers.expires) caching.expires = response.headers.expires
         contentType = response.headers['content-type']?.split(';')[0]?.trim()
         if (range && status === 206)
           return {
@@ -291,6 +296,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
         name: fileNameFromUrl(raw),
         extension: urlExtension(raw),
         validators,
+        caching,
         dispose: temp.dispose,
       }
     } catch (error) {

@@ -1,4 +1,4 @@
-import { type LookupAnswer, PublishFailure, type PublishResult } from './adapter.js'
+import type { LookupAnswer, PublishResult } from './adapter.js'
 
 /** How many pages of a profile's recent posts a lookup reads before it gives up being sure. */
 export const LOOKUP_MAX_PAGES = 10
@@ -10,39 +10,113 @@ export interface LookupPage<Row> {
   next?: string
 }
 
-/**
- * Pages back through a profile's posts (newest first) until the match, a post older than the attempt's
- * window, or the last page. Not found is only answered once every post since the attempt was read: when
- * the bound is hit first, the lookup throws an `unknown_outcome` failure, so the target is not sent again.
- */
-export async function scanRecentPosts<Row>(input: {
+/** What a scan of the profile's recent posts concluded: the one post that is the attempt's, or none. */
+export type RecentAnswer<Row> = { kind: 'found'; row: Row } | Exclude<LookupAnswer, { kind: 'found' }>
+
+export interface RecentLookup<Row> {
   readPage(cursor: string | undefined): Promise<LookupPage<Row>>
-  isMatch(row: Row): boolean
   /** True for a post created before the window (the attempt's start, less the clock margin). */
   isOlder(row: Row): boolean
-  /** The network's name for the profile's posts, for the failure message. */
-  network: string
+  /** The network's id of a post: ids in `exclude` are never the attempt's post. */
+  idOf(row: Row): string | undefined
+  /** Where a person reads the post, named in an ambiguous answer. */
+  urlOf(row: Row): string
+  /** The same post as the attempt's, by a key Herald recorded or by its copy. */
+  isMatch(row: Row): boolean
+  /**
+   * False when a match says nothing: copy that is empty or only links could be anyone's post, so a post
+   * that looks the same is not proof that the attempt went out.
+   */
+  distinctive: boolean
+  /** Remote ids other targets of the connection hold. */
+  exclude?: readonly string[] | undefined
+  /** The profile's posts, in words, for a person: `@carol's posts on X`. */
+  where: string
   maxPages?: number
-}): Promise<Row | null> {
+}
+
+const RESOLVE =
+  'If one of them is this post, it went out; otherwise reset the post (reset_stuck_post) and publish it again.'
+
+/**
+ * Reads every post of the profile since the attempt (pages newest first, until a post older than the
+ * window or the last page) and decides only on unambiguous evidence: no match is `absent`, one match of
+ * distinctive copy (or a recorded key) is `found`; a match of copy that says nothing (empty, links only),
+ * several matches, or a profile too busy to read back to the attempt (with no match read) is `ambiguous`,
+ * with the posts a person should check. Posts other targets hold never match.
+ */
+export async function lookUpRecent<Row>(input: RecentLookup<Row>): Promise<RecentAnswer<Row>> {
   const maxPages = input.maxPages ?? LOOKUP_MAX_PAGES
+  const excluded = new Set(input.exclude ?? [])
+  const matches: Row[] = []
   let cursor: string | undefined
   let read = 0
-  for (let page = 0; page < maxPages; page++) {
+  let complete = false
+  for (let page = 0; page < maxPages && !complete; page++) {
     const { rows, next } = await input.readPage(cursor)
     read += rows.length
     for (const row of rows) {
-      if (input.isMatch(row)) return row
-      if (input.isOlder(row)) return null
+      if (input.isOlder(row)) {
+        complete = true
+        break
+      }
+      const id = input.idOf(row)
+      if (id !== undefined && !excluded.has(id) && input.isMatch(row)) matches.push(row)
     }
-    if (!next || rows.length === 0) return null
+    if (!next || rows.length === 0) complete = true
     cursor = next
   }
-  throw new PublishFailure(
-    'unknown_outcome',
-    `The ${input.network} profile had too many posts since the attempt to be sure whether it went out (read ${read} posts in ${maxPages} pages without reaching the attempt)`,
-  )
+  const listed = matches.map((row) => input.urlOf(row)).join(', ')
+  if (matches.length > 1)
+    return {
+      kind: 'ambiguous',
+      reason: `Herald cannot tell whether the unanswered attempt went out: ${input.where} show ${matches.length} posts since the attempt that look like it (${listed}). ${RESOLVE}`,
+    }
+  const [match] = matches
+  if (match && !input.distinctive)
+    return {
+      kind: 'ambiguous',
+      reason: `Herald cannot tell whether the unanswered attempt went out: its copy is empty or only links, and ${input.where} show a post since the attempt with the same (${listed}). ${RESOLVE}`,
+    }
+  if (match) return { kind: 'found', row: match }
+  if (!complete)
+    return {
+      kind: 'ambiguous',
+      reason: `Herald cannot tell whether the unanswered attempt went out: ${input.where} have more posts since the attempt than Herald reads back (${read} in ${maxPages} pages). Check them. ${RESOLVE}`,
+    }
+  return { kind: 'absent' }
+}
+
+/** A scan's answer with its post made a {@link PublishResult}. */
+export async function toLookupAnswer<Row>(
+  answer: RecentAnswer<Row>,
+  result: (row: Row) => PublishResult | Promise<PublishResult>,
+): Promise<LookupAnswer> {
+  return answer.kind === 'found' ? { kind: 'found', result: await result(answer.row) } : answer
 }
 
 /** A lookup's match (or null for a certain "not there") as a {@link LookupAnswer}. */
 export const lookupAnswer = (match: PublishResult | null): LookupAnswer =>
   match ? { kind: 'found', result: match } : { kind: 'absent' }
+
+/**
+ * The answer for a post found by a key Herald recorded (a record key, a container, an upload session):
+ * found, unless another target of the connection holds it, which no key should allow.
+ */
+export function foundByKey(result: PublishResult, exclude: readonly string[] | undefined): LookupAnswer {
+  if (exclude?.includes(result.remoteId))
+    return {
+      kind: 'ambiguous',
+      reason: `The post this attempt recorded (${result.url}) is held by another post of the same profile in Herald; check both posts.`,
+    }
+  return { kind: 'found', result }
+}
+
+/** Copy as lookups compare it: NFC, line breaks as `\n`, every run of spacing one space, trimmed. */
+export const normaliseCopy = (text: string): string =>
+  text.normalize('NFC').replace(/\r\n?/g, '\n').replace(/\s+/g, ' ').trim()
+
+const LINK = /\bhttps?:\/\/\S+/gi
+
+/** True when the copy holds something besides links and spacing to tell one post from another. */
+export const isDistinctive = (text: string): boolean => normaliseCopy(text.replace(LINK, ' ')) !== ''

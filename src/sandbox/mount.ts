@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { sandboxPrefixes } from '../networks/registry.js'
 import { type BlueskySandbox, registerBlueskySandbox } from './bluesky/index.js'
+import type { FaultInjector } from './fault-injector.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from './linkedin/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './meta/index.js'
 import { registerThreadsSandbox, type ThreadsSandbox } from './threads/index.js'
@@ -17,6 +18,14 @@ export interface MountedSandboxes {
   bluesky: BlueskySandbox
 }
 
+export interface SandboxMountOptions {
+  /**
+   * Asked about every request any simulator serves (tests and the fault simulation: calls refused, answered
+   * badly after their effect, cut or left hanging). Demo mode has none.
+   */
+  faults?: FaultInjector
+}
+
 /**
  * Demo mode (HERALD_SANDBOX=1): the network simulators inside Herald's own server, under
  * `/sandbox/<network>`, driven by the app clock. `createAdapters` points the adapters at
@@ -24,25 +33,42 @@ export interface MountedSandboxes {
  * HTTP against them. Bluesky's simulator is mounted even when a real PDS is configured; the adapter then
  * talks to that PDS instead.
  */
-export function mountSandboxes(server: FastifyInstance, app: AppContext): MountedSandboxes {
+export function mountSandboxes(
+  server: FastifyInstance,
+  app: AppContext,
+  options: SandboxMountOptions = {},
+): MountedSandboxes {
+  const faults = options.faults ? { faults: options.faults } : {}
   const twitter = registerTwitterSandbox(server, {
     prefix: sandboxPrefixes.twitter,
     clock: () => app.clock.now(),
+    ...faults,
   })
-  const youtube = registerYouTubeSandbox(server, { prefix: sandboxPrefixes.youtube, clock: app.clock })
-  const meta = registerMetaSandbox(server, { prefix: sandboxPrefixes.facebook, clock: () => app.clock.now() })
+  const youtube = registerYouTubeSandbox(server, {
+    prefix: sandboxPrefixes.youtube,
+    clock: app.clock,
+    ...faults,
+  })
+  const meta = registerMetaSandbox(server, {
+    prefix: sandboxPrefixes.facebook,
+    clock: () => app.clock.now(),
+    ...faults,
+  })
   const linkedin = registerLinkedInSandbox(server, {
     prefix: sandboxPrefixes.linkedin,
     clock: () => app.clock.now(),
+    ...faults,
   })
   const threads = registerThreadsSandbox(server, {
     prefix: sandboxPrefixes.threads,
     clock: () => app.clock.now(),
+    ...faults,
   })
   const bluesky = registerBlueskySandbox(server, {
     prefix: sandboxPrefixes.bluesky,
     clock: () => app.clock.now(),
     publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
+    ...faults,
   })
   app.logger.info(
     {

@@ -274,6 +274,40 @@ export interface CsvUploadsTable {
   created_at: number
 }
 
+/** oidc-provider's artifacts, keyed by the SHA-256 of their id (migration 011; src/oauth/adapter.ts). */
+export interface OauthArtifactsTable {
+  /** The library's model name: AccessToken, RefreshToken, AuthorizationCode, Grant, Client, Interaction… */
+  model: string
+  id_hash: string
+  /** JSON, without the id itself. */
+  payload: string
+  grant_id: string | null
+  uid: string | null
+  consumed_at: number | null
+  expires_at: number | null
+}
+
+/** A person's authorization of an app (an OAuth grant): what the AI Integration page lists as connected apps. */
+export interface OauthGrantsTable {
+  /** The library's grant id. */
+  id: string
+  user_id: string
+  /** The workspace chosen on the consent page: every token of the grant acts there only. */
+  workspace_id: string
+  client_id: string
+  client_name: string
+  /** Host of the redirect URI the app was sent back to. */
+  redirect_host: string
+  /** 1 for a dynamically registered client (shown as unverified), 0 for a client ID metadata document. */
+  registered: number
+  /** Space-separated. */
+  scopes: string
+  created_at: number
+  first_used_at: number | null
+  last_used_at: number | null
+  revoked_at: number | null
+}
+
 export interface Database {
   users: UsersTable
   workspaces: WorkspacesTable
@@ -292,6 +326,8 @@ export interface Database {
   sessions: SessionsTable
   quota_usage: QuotaUsageTable
   pending_grants: PendingGrantsTable
+  oauth_artifacts: OauthArtifactsTable
+  oauth_grants: OauthGrantsTable
   posting_queues: PostingQueuesTable
   paid_surcharges: PaidSurchargesTable
   import_rows: ImportRowsTable

@@ -19,5 +19,10 @@ export const listWorkspaces = defineTool({
   category: 'Account',
   input: toolInput({}),
   output: z.array(workspaceSchema).describe('The workspaces, oldest first.'),
-  handler: (_input, ctx) => listWorkspacesForUser(ctx.app.store.db, ctx.caller.userId),
+  handler: async (_input, ctx) => {
+    const all = await listWorkspacesForUser(ctx.app.store.db, ctx.caller.userId)
+    // An OAuth token acts in one workspace only: the others are not its to list.
+    const grant = ctx.caller.grant
+    return grant ? all.filter((w) => w.id === grant.workspaceId) : all
+  },
 })

@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js'
 import type { Caller } from '../auth/caller.js'
 import { AppError, invalid, notFound } from '../errors.js'
+import { scopeRefusal } from '../oauth/scopes.js'
 import { findMembership } from '../store/accounts.js'
 import type { AnyTool, SelectedWorkspace, ToolContext } from './tool.js'
 import { nearestName, validationDetails, validationSummary } from './validation-messages.js'
@@ -31,6 +32,8 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
     workspaceId: string | undefined,
   ): Promise<SelectedWorkspace> => {
     const id = workspaceId ?? caller.defaultWorkspaceId
+    // An OAuth token acts in the workspace chosen when it was granted; any other does not exist for it.
+    if (caller.grant && id !== caller.grant.workspaceId) throw notFound(`Workspace ${id} not found`)
     const membership = await findMembership(app.store.db, id, caller.userId)
     if (!membership) throw notFound(`Workspace ${id} not found`)
     return { id: membership.id, name: membership.name, plan: membership.plan, role: membership.role }
@@ -44,6 +47,8 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
   ): Promise<unknown> => {
     const tool = byName.get(name)
     if (!tool) throw unknownTool(name)
+    const refusal = scopeRefusal(caller, tool)
+    if (refusal) throw refusal
     const parsed = tool.input.safeParse(args === undefined ? {} : args)
     if (!parsed.success) {
       const details = validationDetails(parsed.error)

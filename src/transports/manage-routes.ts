@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { AppContext } from '../app-context.js'
 import { keyFromHeaders } from '../auth/caller.js'
 import { AppError, invalid, notFound } from '../errors.js'
+import { scopeRefusal } from '../oauth/scopes.js'
 import {
   type Actor,
   approvalSetting,
@@ -36,10 +37,22 @@ function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.o
   return parsed.data
 }
 
-async function actorFor(app: AppContext, request: FastifyRequest, asked: string | undefined): Promise<Actor> {
+/**
+ * Who acts, in which workspace: as the tool runner decides it (an OAuth token acts only in the workspace of
+ * its grant and within its scopes: reading needs posts:read, changing posts:write).
+ */
+async function actorFor(
+  app: AppContext,
+  request: FastifyRequest,
+  asked: string | undefined,
+  what: { name: string; access: 'read' | 'write' },
+): Promise<Actor> {
   const caller = request.caller
   if (!caller) throw new AppError('unauthorized', 'An API key is required')
+  const refusal = scopeRefusal(caller, what)
+  if (refusal) throw refusal
   const id = asked ?? caller.defaultWorkspaceId
+  if (caller.grant && id !== caller.grant.workspaceId) throw notFound(`Workspace ${id} not found`)
   const membership = await findMembership(app.store.db, id, caller.userId)
   if (!membership) throw notFound(`Workspace ${id} not found`)
   return { userId: caller.userId, workspaceId: membership.id, role: membership.role }
@@ -73,6 +86,9 @@ const importBody = z.strictObject({
   dryRun: z.boolean().default(false).describe('Check every row and create nothing.'),
 })
 
+const READ_APPROVALS = { name: 'approvals', access: 'read' } as const
+const CHANGE_APPROVALS = { name: 'approvals', access: 'write' } as const
+
 export function registerManageRoutes(server: FastifyInstance, app: AppContext, runner: ToolRunner) {
   server.register(async (scope) => {
     // A CSV import also takes the file as it is (text/csv), up to its own limit.
@@ -86,30 +102,47 @@ export function registerManageRoutes(server: FastifyInstance, app: AppContext, r
     })
 
     scope.get<{ Querystring: { workspaceId?: string } }>('/api/approvals', async (request) =>
-      approvalSetting(app, await actorFor(app, request, request.query.workspaceId)),
+      approvalSetting(app, await actorFor(app, request, request.query.workspaceId, READ_APPROVALS)),
     )
     scope.post('/api/approvals/settings', async (request) => {
       const body = parse(approvalSettingBody, request.body, 'approval setting')
-      return changeApprovalSetting(app, await actorFor(app, request, body.workspaceId), body.requireApproval)
+      return changeApprovalSetting(
+        app,
+        await actorFor(app, request, body.workspaceId, CHANGE_APPROVALS),
+        body.requireApproval,
+      )
     })
     scope.post<{ Params: { id: string } }>('/api/approvals/:id/approve', async (request) => {
       const body = parse(approveBody, request.body, 'approval')
-      return approvePost(app, await actorFor(app, request, body.workspaceId), request.params.id, {
-        publishNow: body.publishNow,
-      })
+      return approvePost(
+        app,
+        await actorFor(app, request, body.workspaceId, CHANGE_APPROVALS),
+        request.params.id,
+        {
+          publishNow: body.publishNow,
+        },
+      )
     })
     scope.post<{ Params: { id: string } }>('/api/approvals/:id/reject', async (request) => {
       const body = parse(rejectBody, request.body, 'rejection')
-      return rejectPost(app, await actorFor(app, request, body.workspaceId), request.params.id, body.note)
+      return rejectPost(
+        app,
+        await actorFor(app, request, body.workspaceId, CHANGE_APPROVALS),
+        request.params.id,
+        body.note,
+      )
     })
 
     scope.get<{ Querystring: { workspaceId?: string } }>('/api/queues', async (request) => {
-      const actor = await actorFor(app, request, request.query.workspaceId)
+      const actor = await actorFor(app, request, request.query.workspaceId, {
+        name: 'queues',
+        access: 'read',
+      })
       return listQueues(app.store.db, actor.workspaceId, app.clock.now())
     })
     scope.post('/api/queues', async (request) => {
       const body = parse(queueBody, request.body, 'posting queue')
-      const actor = await actorFor(app, request, body.workspaceId)
+      const actor = await actorFor(app, request, body.workspaceId, { name: 'queues', access: 'write' })
       await setQueue(app.store.db, actor.workspaceId, body, app.clock.now())
       const queues = await listQueues(app.store.db, actor.workspaceId, app.clock.now())
       return { success: true, queues }
@@ -127,7 +160,11 @@ export function registerManageRoutes(server: FastifyInstance, app: AppContext, r
             }
           : parse(importBody, request.body, 'import')
         const dryRun = raw ? ['1', 'true', 'yes'].includes(String(body.dryRun ?? '')) : Boolean(body.dryRun)
-        const actor = await actorFor(app, request, body.workspaceId)
+        // A check creates nothing (read); an import creates posts (write).
+        const actor = await actorFor(app, request, body.workspaceId, {
+          name: 'imports',
+          access: dryRun ? 'read' : 'write',
+        })
         const ctx = await importContextFor(app, runner, request.caller!, actor)
         return importCsv(ctx, body.csv, { dryRun })
       },

@@ -1,3 +1,4 @@
+import { scopeFor, scopeWords } from '../oauth/scopes.js'
 import type { AnyTool } from '../tools/tool.js'
 import { errorBodySchema, inputJsonSchema, outputJsonSchema } from './json-schema.js'
 
@@ -24,6 +25,8 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string) {
         description: tool.description,
         tags: [tool.category],
         'x-access': tool.access,
+        // An OAuth token needs the scope of the tool's access level; an API key may call every tool.
+        security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { OAuth2: [scopeFor(tool.access)] }],
         ...(tool.name === 'create_post'
           ? {
               parameters: [
@@ -70,13 +73,26 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string) {
         'Every tool is `POST /api/tools/<name>` with a JSON object body (`{}` for no arguments). The same tools are served over MCP at `/mcp`.',
     },
     servers: [{ url: baseUrl }],
-    security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }],
+    security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { OAuth2: [] }],
     tags: ['Account', 'Channels', 'Publishing', 'Analytics', 'Media', 'Batching'].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: {
         ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Service API key.' },
         BearerAuth: { type: 'http', scheme: 'bearer', description: 'Service API key as a bearer token.' },
+        OAuth2: {
+          type: 'oauth2',
+          description:
+            "Herald's own authorization server: authorization code with PKCE (S256) and a `resource` (this server's URL); the token acts in the workspace chosen on the consent page.",
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${baseUrl}/oauth/authorize`,
+              tokenUrl: `${baseUrl}/oauth/token`,
+              refreshUrl: `${baseUrl}/oauth/token`,
+              scopes: scopeWords,
+            },
+          },
+        },
       },
       schemas: { Error: errorBodySchema },
     },

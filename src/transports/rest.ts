@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
-import { keyFromHeaders } from '../auth/caller.js'
+import { type Caller, keyFromHeaders } from '../auth/caller.js'
 import { AppError } from '../errors.js'
+import { resourceMetadataUrl, type Surface } from '../oauth/resource.js'
+import { SCOPES, scopeRefusal } from '../oauth/scopes.js'
 import type { ToolRunner } from '../tools/runner.js'
+import type { AnyTool } from '../tools/tool.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,9 +13,28 @@ declare module 'fastify' {
   }
 }
 
-/** Authenticates the request's key and counts it against the key's rate limit. */
-export async function authenticateRequest(app: AppContext, request: FastifyRequest, key: string | undefined) {
-  const caller = await app.keys.authenticate(key)
+/**
+ * The caller behind a credential from a header: an API key (`hk_…`), or an access token Herald's OAuth
+ * server issued for this surface. Nothing is counted; the SSE transport re-checks open sessions with it.
+ */
+export async function verifyCredential(
+  app: AppContext,
+  credential: string | undefined,
+  surface: Surface,
+): Promise<Caller> {
+  if (credential && !credential.startsWith('hk_') && app.oauth)
+    return app.oauth.verifyAccessToken(credential, surface)
+  return app.keys.authenticate(credential)
+}
+
+/** Authenticates the request's credential and counts it against the credential's rate limit. */
+export async function authenticateRequest(
+  app: AppContext,
+  request: FastifyRequest,
+  key: string | undefined,
+  surface: Surface = 'rest',
+) {
+  const caller = await verifyCredential(app, key, surface)
   const retryAfter = app.rateLimiter.hit(caller.apiKeyId, app.clock.now())
   if (retryAfter > 0) {
     throw new AppError(
@@ -23,6 +45,40 @@ export async function authenticateRequest(app: AppContext, request: FastifyReque
   }
   request.caller = caller
   return caller
+}
+
+/**
+ * The `WWW-Authenticate` challenge of a refusal (RFC 6750, RFC 9728 §5.1): a 401 names the resource's
+ * metadata and the scopes, so an MCP client can discover Herald's authorization server from it; a 403 for a
+ * missing scope says `insufficient_scope` and which scope, so the client can ask for it (step-up).
+ */
+export function sendAuthError(app: AppContext, error: AppError, surface: Surface): Record<string, string> {
+  if (!app.oauth) return {}
+  const metadata = `resource_metadata="${resourceMetadataUrl(app.config.publicBaseUrl, surface)}"`
+  if (error.code === 'unauthorized')
+    return { 'www-authenticate': `Bearer ${metadata}, scope="${SCOPES.join(' ')}"` }
+  const details = error.details as { oauthError?: string; scope?: string } | undefined
+  if (error.code === 'forbidden' && details?.oauthError === 'insufficient_scope')
+    return {
+      'www-authenticate': `Bearer error="insufficient_scope", scope="${details.scope}", ${metadata}, error_description="${error.message.replace(/["\\]/g, '')}"`,
+    }
+  return {}
+}
+
+/**
+ * For MCP: a `tools/call` of a tool the token's scopes do not cover is refused at the HTTP level (403 with
+ * the challenge), which is what makes an MCP client step up; the runner refuses it again if it got through.
+ */
+export function stepUpNeeded(caller: Caller, body: unknown, tools: readonly AnyTool[]): AppError | undefined {
+  if (!caller.grant) return undefined
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } }
+    if (method !== 'tools/call') continue
+    const tool = tools.find((t) => t.name === params?.name)
+    const refusal = tool && scopeRefusal(caller, tool)
+    if (refusal) return refusal
+  }
+  return undefined
 }
 
 /** `POST /api/tools/<name>`: one JSON object in, the tool's result out. No business logic lives here. */
@@ -43,6 +99,10 @@ export function registerRestRoutes(server: FastifyInstance, app: AppContext, run
     // Authentication runs before the body is read, so a request without a valid key learns nothing more.
     scope.addHook('onRequest', async (request) => {
       await authenticateRequest(app, request, keyFromHeaders(request.headers))
+    })
+    // A refusal for want of a credential or a scope carries the OAuth challenge (an onError hook may add headers).
+    scope.addHook('onError', async (_request, reply, error) => {
+      if (error instanceof AppError) reply.headers(sendAuthError(app, error, 'rest'))
     })
     scope.post<{ Params: { name: string } }>('/api/tools/:name', async (request) => {
       const { name } = request.params

@@ -12,6 +12,8 @@ declare module 'twitter-text' {
   const twitterText: {
     parseTweet(text: string): ParsedTweet
     extractUrls(text: string): string[]
+    /** Links with their UTF-16 offsets in `text`. */
+    extractUrlsWithIndices(text: string): { url: string; indices: [number, number] }[]
     extractHashtags(text: string): string[]
     extractMentions(text: string): string[]
   }

@@ -64,6 +64,18 @@ describe('AI Integration', () => {
     expect((await rest(key)).status).toBe(401)
   })
 
+  it('shows the OAuth setup for Claude, ChatGPT, Claude Code and VS Code with this Herald’s URL', async () => {
+    const page = await browser.get('/integration')
+    const mcp = `${h.app.config.publicBaseUrl}/mcp`
+    expect(page.text).toContain('Connected apps')
+    expect(page.text).toContain(`<code id="setup-claude">${mcp}</code>`)
+    expect(page.text).toContain(`<code id="setup-chatgpt">${mcp}</code>`)
+    expect(page.text).toContain(`claude mcp add --transport http herald ${mcp}</code>`)
+    expect(page.text).toContain(
+      `code --add-mcp &#39;{&#34;name&#34;:&#34;herald&#34;,&#34;type&#34;:&#34;http&#34;,&#34;url&#34;:&#34;${mcp}&#34;}&#39;`,
+    )
+  })
+
   it('refuses a form without its CSRF token and changes nothing', async () => {
     const before = await h.app.store.db.selectFrom('api_keys').select('id').execute()
     const forged = await browser.post(`${h.baseUrl}/integration/keys`, {

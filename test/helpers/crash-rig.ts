@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest'
 import type { NetworkAdapter } from '../../src/networks/adapter.js'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
+import type { FaultInjector } from '../../src/sandbox/fault-injector.js'
 import { solidImage } from '../media/fixtures.js'
 import { startServer, type TestServer } from '../media/servers.js'
 import type { Backend } from './backends.js'
@@ -54,6 +55,7 @@ export function useCrashRig(
   backend: Backend,
   network: 'instagram' | 'threads',
   connect: (h: Harness) => Promise<unknown>,
+  options: { faults?: FaultInjector } = {},
 ): CrashRig {
   let h: Harness
   let images: TestServer
@@ -63,7 +65,13 @@ export function useCrashRig(
       res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': String(photo.length) })
       res.end(photo)
     })
-    h = await startHarness({ backend, sandbox: true, credits: 500, env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' } })
+    h = await startHarness({
+      backend,
+      sandbox: true,
+      credits: 500,
+      ...(options.faults ? { faults: options.faults } : {}),
+      env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' },
+    })
     await connect(h)
   }, 60_000)
   afterAll(async () => {

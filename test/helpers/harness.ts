@@ -3,13 +3,15 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
-import { createAppContext } from '../../src/app.js'
+import { type AppOptions, createAppContext } from '../../src/app.js'
 import type { AppContext } from '../../src/app-context.js'
 import { loadConfig } from '../../src/config.js'
 import type { Network } from '../../src/domain/networks.js'
 import type { Clock } from '../../src/lib/clock.js'
 import { createLogger } from '../../src/logger.js'
 import type { NetworkAdapter } from '../../src/networks/adapter.js'
+import type { FaultInjector } from '../../src/sandbox/fault-injector.js'
+import type { MountedSandboxes } from '../../src/sandbox/mount.js'
 import { buildServer } from '../../src/server.js'
 import { type Backend, backends } from './backends.js'
 
@@ -24,6 +26,8 @@ export interface Harness {
   password: string
   /** Every log line the service wrote, for secret-leak checks. */
   logs: string[]
+  /** In sandbox mode, the simulators themselves: what each network now holds, counted in process. */
+  sandboxes?: MountedSandboxes
   call(
     tool: string,
     body?: unknown,
@@ -45,6 +49,10 @@ export interface HarnessOptions {
   prePickPort?: boolean
   /** HERALD_SANDBOX=1 with a pre-picked port: the simulators are mounted and the real adapters point at them. */
   sandbox?: boolean
+  /** How the OAuth server resolves and trusts a client ID metadata document's host (a loopback https server). */
+  oauthMetadataFetcher?: AppOptions['oauthMetadataFetcher']
+  /** In sandbox mode, asked about every request any simulator serves (see `src/sandbox/fault-injector.ts`). */
+  faults?: FaultInjector
 }
 
 /** A port that was free a moment ago (listen on 0, read the port, close). */
@@ -87,8 +95,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger: createLogger('info', sink),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.adapters ? { adapters: options.adapters } : {}),
+    ...(options.oauthMetadataFetcher ? { oauthMetadataFetcher: options.oauthMetadataFetcher } : {}),
   })
-  const { server, close } = buildServer(app)
+  const { server, close, sandboxes } = buildServer(
+    app,
+    options.faults ? { sandboxFaults: options.faults } : {},
+  )
   await server.listen({ host: '127.0.0.1', port: fixedPort })
   const address = server.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
@@ -111,6 +123,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     email,
     password,
     logs,
+    ...(sandboxes ? { sandboxes } : {}),
     async call(tool, body = {}, callOptions = {}) {
       const response = await fetch(`${baseUrl}/api/tools/${tool}`, {
         method: 'POST',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest'
 import { createAppWorker } from '../../src/main.js'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
+import type { FaultInjector } from '../../src/sandbox/fault-injector.js'
 import type { Worker } from '../../src/worker/worker.js'
 import { startServer, type TestServer } from '../media/servers.js'
 import { type Harness, startHarness } from './harness.js'
@@ -37,6 +38,8 @@ export function useSandboxPublishing(options: {
   simulator: keyof typeof sandboxPrefixes
   workerId: string
   files: () => Promise<Record<string, SourceFile>>
+  /** Asked about every request the simulators serve. */
+  faults?: FaultInjector
 }): SandboxPublishing {
   let h: Harness
   let worker: Worker
@@ -55,6 +58,7 @@ export function useSandboxPublishing(options: {
     h = await startHarness({
       sandbox: true,
       credits: 500,
+      ...(options.faults ? { faults: options.faults } : {}),
       env: {
         HERALD_ALLOW_PRIVATE_MEDIA: '1',
         HERALD_IMMEDIATE_WAIT_MS: '30000',

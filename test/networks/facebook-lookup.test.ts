@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PublishFailure as Failure, type PublishFailure } from '../../src/networks/adapter.js'
+import type { PublishFailure } from '../../src/networks/adapter.js'
 import { lookupMatch } from '../helpers/lookup-match.js'
 import { facebookGrant, type MetaWorld, request, startMetaWorld } from './meta-fixtures.js'
 
@@ -64,16 +64,17 @@ describe("looking for an unanswered Facebook post on a busy Page (paging back th
     expect(listCalls('published_posts').slice(before)).toHaveLength(3)
   })
 
-  it('throws rather than answer not found when 10 pages do not reach the attempt', async () => {
+  it('is ambiguous rather than answer not found when 10 pages do not reach the attempt', async () => {
     const page = await busyPage('Busy Cafe')
     const since = Date.now()
     seedPosts(page.profile.profileId, 1005, since + 1000)
     const before = listCalls('published_posts').length
     const req = request(page.profile, page.credentials, 'Buried under a thousand posts', [])
-    const error = await lookupMatch(world.facebook)({ ...req, since }).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(Failure)
-    expect((error as PublishFailure).kind).toBe('unknown_outcome')
-    expect((error as PublishFailure).message).toMatch(/too many posts since the attempt/)
+    const answer = await world.facebook.findPublished!({ ...req, since })
+    expect(answer).toMatchObject({ kind: 'ambiguous' })
+    expect((answer as { reason: string }).reason).toMatch(
+      /more posts since the attempt than Herald reads back/,
+    )
     expect(listCalls('published_posts').slice(before)).toHaveLength(10)
   })
 

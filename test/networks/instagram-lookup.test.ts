@@ -52,28 +52,49 @@ describe("looking for an unanswered Instagram post on a busy account (paging bac
     expect(Number(lists[0]!.params.since)).toBeLessThanOrEqual(Math.floor(since / 1000))
   })
 
-  it('answers not found only after reading every post since the attempt', async () => {
-    const { ig } = await facebookGrant(world, 'Busy Florist')
+  it('answers absent without reading when no container was recorded: the publish call comes after it', async () => {
+    const { ig: grant } = await facebookGrant(world, 'Busy Quay')
     const since = Date.now()
-    // Posts older than the attempt are left out by `since`: 1,200 of them do not trip the bound.
-    seedMedia(ig.profile.profileId, 1200, since - 3 * 3600_000, 'Older post')
-    seedMedia(ig.profile.profileId, 230, since + 1000)
+    seedMedia(grant.profile.profileId, 230, since + 1000)
     const from = world.sandbox.calls.length
-    const req = request(ig.profile, ig.credentials, 'Older post 5', [world.src('photo.jpg')])
-    expect(await lookupMatch(world.instagram)({ ...req, since })).toBeNull()
+    const req = request(grant.profile, grant.credentials, 'Another post 5', [world.src('photo.jpg')])
+    expect(await world.instagram.findPublished!({ ...req, since })).toEqual({ kind: 'absent' })
+    expect(mediaLists(from)).toHaveLength(0)
+  })
+
+  /** An attempt whose publish went through with its answer lost: the container is PUBLISHED. */
+  async function publishedContainer(name: string, copy: string) {
+    const { ig: grant } = await facebookGrant(world, name)
+    world.sandbox.failNext({ op: 'media_publish', action: 'drop_after' })
+    const { req, progress } = keepingProgress(
+      request(grant.profile, grant.credentials, copy, [world.src('photo.jpg')]),
+    )
+    await world.instagram.publish(req).catch(() => undefined)
+    return { grant, req, progress }
+  }
+
+  it("reads every post since the attempt before saying a published container's post is not there yet", async () => {
+    const { grant, req, progress } = await publishedContainer('Busy Pier', 'Published, then buried')
+    // The attempt is taken as later than its post, so the post is outside the window.
+    const since = Date.now() + 3 * 3600_000
+    seedMedia(grant.profile.profileId, 230, since + 1000)
+    const from = world.sandbox.calls.length
+    const error = await world.instagram.findPublished!({ ...req, since, progress }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PublishFailure)
+    expect((error as PublishFailure).kind).toBe('unknown_outcome')
     expect(mediaLists(from)).toHaveLength(3)
   })
 
-  it('throws rather than answer not found when 10 pages do not reach the attempt', async () => {
-    const { ig } = await facebookGrant(world, 'Busy Cafe')
+  it('is ambiguous rather than answer not found when 10 pages do not reach the attempt', async () => {
+    const { grant, req, progress } = await publishedContainer('Busy Dock', 'Buried under a thousand posts')
     const since = Date.now()
-    seedMedia(ig.profile.profileId, 1005, since + 1000)
+    seedMedia(grant.profile.profileId, 1005, since + 1000)
     const from = world.sandbox.calls.length
-    const req = request(ig.profile, ig.credentials, 'Buried under a thousand posts', [world.src('photo.jpg')])
-    const error = await lookupMatch(world.instagram)({ ...req, since }).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(PublishFailure)
-    expect((error as PublishFailure).kind).toBe('unknown_outcome')
-    expect((error as PublishFailure).message).toMatch(/too many posts since the attempt/)
+    const answer = await world.instagram.findPublished!({ ...req, since: since - 10_000, progress })
+    expect(answer).toMatchObject({ kind: 'ambiguous' })
+    expect((answer as { reason: string }).reason).toMatch(
+      /more posts since the attempt than Herald reads back/,
+    )
     expect(mediaLists(from)).toHaveLength(10)
   })
 })

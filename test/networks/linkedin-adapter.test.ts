@@ -520,15 +520,25 @@ describe('the LinkedIn adapter against the simulator', () => {
       expect(pageStarts(from)).toEqual(['0', '100', '200'])
     })
 
-    it('throws rather than answer not found when 10 pages do not reach the attempt', async () => {
+    it('is ambiguous rather than answer not found when 10 pages do not reach the attempt', async () => {
       const busy = (await connect('Busy Agency')).profiles[0]!
       const author = `urn:li:person:${busy.profile.profileId}`
       const since = clock
       seedPosts(author, 1005, since + 1000)
       const from = sent.length
-      const failure = await failureOf(lookup(busy, 'Buried under a thousand posts', since))
-      expect(failure.kind).toBe('unknown_outcome')
-      expect(failure.message).toMatch(/too many posts since the attempt/)
+      const answer = await adapter.findPublished!({
+        targetId: 'target-busy',
+        profile: busy.profile,
+        credentials: busy.credentials,
+        content: 'Buried under a thousand posts',
+        mediaUrls: [],
+        since,
+        signal: new AbortController().signal,
+      })
+      expect(answer).toMatchObject({ kind: 'ambiguous' })
+      expect((answer as { reason: string }).reason).toMatch(
+        /more posts since the attempt than Herald reads back/,
+      )
       expect(pageStarts(from)).toHaveLength(10)
       expect(sim.violations.filter((v) => v.path.endsWith('/rest/posts') && v.method === 'GET')).toEqual([])
     })

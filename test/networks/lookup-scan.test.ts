@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { PublishFailure } from '../../src/networks/adapter.js'
-import { LOOKUP_MAX_PAGES, scanRecentPosts } from '../../src/networks/lookup-scan.js'
+import {
+  isDistinctive,
+  LOOKUP_MAX_PAGES,
+  lookUpRecent,
+  normaliseCopy,
+  type RecentLookup,
+} from '../../src/networks/lookup-scan.js'
+
+type Row = { id: string; at: number; text: string }
 
 /** A profile's posts, newest first (`at` descending), served `size` a page with offset cursors. */
-function profile(ats: number[], size: number) {
-  const rows = ats.map((at, i) => ({ id: `p${i}`, at, text: `post ${i}` }))
+function profile(ats: number[], size: number, text = (i: number) => `post ${i}`) {
+  const rows: Row[] = ats.map((at, i) => ({ id: `p${i}`, at, text: text(i) }))
   const cursors: (string | undefined)[] = []
   return {
     cursors,
@@ -17,54 +24,74 @@ function profile(ats: number[], size: number) {
   }
 }
 
-describe('scanning a profile for the post an unanswered attempt made', () => {
-  it('pages on until the match', async () => {
+const scan = (
+  p: ReturnType<typeof profile>,
+  rest: Partial<RecentLookup<Row>> & Pick<RecentLookup<Row>, 'isMatch'>,
+) =>
+  lookUpRecent<Row>({
+    ...p,
+    where: "@carol's posts on X",
+    idOf: (row) => row.id,
+    urlOf: (row) => `https://x.com/carol/status/${row.id}`,
+    isOlder: () => false,
+    distinctive: true,
+    ...rest,
+  })
+
+describe('looking back through a profile for the post an unanswered attempt made', () => {
+  it('finds the one match, reading on to the attempt to be sure it is the only one', async () => {
     const p = profile([9, 8, 7, 6, 5, 4, 3], 2)
-    const found = await scanRecentPosts({
-      ...p,
-      network: 'X',
-      isMatch: (row) => row.text === 'post 5',
-      isOlder: (row) => row.at < 1,
-    })
-    expect(found?.id).toBe('p5')
-    expect(p.cursors).toEqual([undefined, '2', '4'])
+    const answer = await scan(p, { isMatch: (row) => row.text === 'post 5', isOlder: (row) => row.at < 4 })
+    expect(answer).toEqual({ kind: 'found', row: { id: 'p5', at: 4, text: 'post 5' } })
+    expect(p.cursors).toEqual([undefined, '2', '4', '6'])
   })
 
-  it('answers not found at the first post older than the attempt, without reading further', async () => {
+  it('answers absent at the first post older than the attempt, without reading further', async () => {
     const p = profile([9, 8, 7, 6, 5, 4, 3, 2, 1], 2)
-    const found = await scanRecentPosts({
-      ...p,
-      network: 'X',
-      isMatch: () => false,
-      isOlder: (row) => row.at < 6,
-    })
-    expect(found).toBeNull()
+    expect(await scan(p, { isMatch: () => false, isOlder: (row) => row.at < 6 })).toEqual({ kind: 'absent' })
     expect(p.cursors).toEqual([undefined, '2', '4'])
   })
 
-  it('answers not found on the last page', async () => {
+  it('answers absent on the last page', async () => {
     const p = profile([9, 8, 7], 2)
-    expect(
-      await scanRecentPosts({ ...p, network: 'X', isMatch: () => false, isOlder: () => false }),
-    ).toBeNull()
+    expect(await scan(p, { isMatch: () => false })).toEqual({ kind: 'absent' })
     expect(p.cursors).toEqual([undefined, '2'])
   })
 
-  it('throws an unknown outcome, never not found, when the bound is reached before the attempt', async () => {
+  it('is ambiguous, naming both posts, when two posts since the attempt look like it', async () => {
+    const p = profile([9, 8, 7], 5, () => 'same words')
+    const answer = await scan(p, { isMatch: (row) => row.text === 'same words' && row.id !== 'p1' })
+    expect(answer).toMatchObject({ kind: 'ambiguous' })
+    const { reason } = answer as { reason: string }
+    expect(reason).toContain('2 posts since the attempt')
+    expect(reason).toContain('https://x.com/carol/status/p0, https://x.com/carol/status/p2')
+    expect(reason).toContain('reset_stuck_post')
+  })
+
+  it('never takes a post another target holds, whatever its copy', async () => {
+    const p = profile([9, 8, 7], 5, () => 'same words')
+    const answer = await scan(p, { isMatch: (row) => row.text === 'same words', exclude: ['p0', 'p2'] })
+    expect(answer).toEqual({ kind: 'found', row: { id: 'p1', at: 8, text: 'same words' } })
+    expect(await scan(p, { isMatch: () => true, exclude: ['p0', 'p1', 'p2'] })).toEqual({ kind: 'absent' })
+  })
+
+  it('is ambiguous when copy that says nothing matches, and absent when nothing matches at all', async () => {
+    const p = profile([9, 8], 5, () => '')
+    const answer = await scan(p, { isMatch: (row) => row.id === 'p1', distinctive: false })
+    expect(answer).toMatchObject({ kind: 'ambiguous' })
+    expect((answer as { reason: string }).reason).toContain('its copy is empty or only links')
+    expect(await scan(p, { isMatch: () => false, distinctive: false })).toEqual({ kind: 'absent' })
+  })
+
+  it('is ambiguous, never absent, when the bound is reached before the attempt', async () => {
     const p = profile(
       Array.from({ length: 2 * LOOKUP_MAX_PAGES + 1 }, (_, i) => 1000 - i),
       2,
     )
-    const failure = await scanRecentPosts({
-      ...p,
-      network: 'Facebook',
-      isMatch: () => false,
-      isOlder: () => false,
-    }).catch((e: unknown) => e)
-    expect(failure).toBeInstanceOf(PublishFailure)
-    expect(failure).toMatchObject({ kind: 'unknown_outcome' })
-    expect((failure as Error).message).toBe(
-      `The Facebook profile had too many posts since the attempt to be sure whether it went out (read ${2 * LOOKUP_MAX_PAGES} posts in ${LOOKUP_MAX_PAGES} pages without reaching the attempt)`,
+    const answer = await scan(p, { isMatch: () => false })
+    expect(answer).toMatchObject({ kind: 'ambiguous' })
+    expect((answer as { reason: string }).reason).toContain(
+      `more posts since the attempt than Herald reads back (${2 * LOOKUP_MAX_PAGES} in ${LOOKUP_MAX_PAGES} pages)`,
     )
     expect(p.cursors).toHaveLength(LOOKUP_MAX_PAGES)
   })
@@ -74,12 +101,27 @@ describe('scanning a profile for the post an unanswered attempt made', () => {
       Array.from({ length: 2 * LOOKUP_MAX_PAGES + 5 }, (_, i) => 1000 - i),
       2,
     )
-    const found = await scanRecentPosts({
-      ...p,
-      network: 'X',
-      isMatch: (row) => row.id === `p${2 * LOOKUP_MAX_PAGES - 1}`,
-      isOlder: () => false,
-    })
-    expect(found?.id).toBe(`p${2 * LOOKUP_MAX_PAGES - 1}`)
+    const answer = await scan(p, { isMatch: (row) => row.id === `p${2 * LOOKUP_MAX_PAGES - 1}` })
+    expect(answer).toMatchObject({ kind: 'found', row: { id: `p${2 * LOOKUP_MAX_PAGES - 1}` } })
+  })
+})
+
+describe('copy as lookups compare it', () => {
+  it.each([
+    ['Cafe\u0301  au\r\nlait ', 'Café au lait'],
+    ['\n\n  two\tspaces  ', 'two spaces'],
+  ])('normalises %j to %j', (text, expected) => {
+    expect(normaliseCopy(text)).toBe(expected)
+  })
+
+  it.each([
+    ['', false],
+    ['   \n ', false],
+    ['https://example.com/a', false],
+    [' https://example.com/a  http://b.example ', false],
+    ['Read https://example.com/a', true],
+    ['Bread', true],
+  ])('%j is distinctive: %s', (text, expected) => {
+    expect(isDistinctive(text)).toBe(expected)
   })
 })

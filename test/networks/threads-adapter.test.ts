@@ -132,7 +132,7 @@ describe('the Threads adapter against the Threads simulator', () => {
     expect(again.remoteId).toBe(found!.remoteId)
     expect(world.sandbox.threads.size).toBe(before)
     const listed = world.sandbox.calls.find((c) => c.path.endsWith('/threads') && c.method === 'GET')
-    expect(listed?.params).toMatchObject({ fields: 'id,text,timestamp,permalink' })
+    expect(listed?.params).toMatchObject({ fields: 'id,text,timestamp,permalink,media_type' })
   })
 
   it('a 5xx answer to threads_publish is an unknown outcome too, resolved the same way', async () => {

@@ -51,28 +51,47 @@ describe("looking for an unanswered Threads post on a busy profile (paging back 
     expect(Number(lists[0]!.params.since)).toBeLessThanOrEqual(Math.floor(since / 1000))
   })
 
-  it('answers not found only after reading every post since the attempt', async () => {
+  it('answers absent without reading when no container was recorded: the publish call comes after it', async () => {
     const grant = await threadsGrant(world, 'Busy Quay')
     const since = Date.now()
-    // Threads older than the attempt are left out by `since`: 1,200 of them do not trip the bound.
-    seedThreads(grant.profile.profileId, 1200, since - 3 * 3600_000, 'Older post')
     seedThreads(grant.profile.profileId, 230, since + 1000)
     const from = world.sandbox.calls.length
-    const req = request(grant.profile, grant.credentials, 'Older post 5', [])
-    expect(await lookupMatch(world.threads)({ ...req, since })).toBeNull()
+    const req = request(grant.profile, grant.credentials, 'Another post 5', [])
+    expect(await world.threads.findPublished!({ ...req, since })).toEqual({ kind: 'absent' })
+    expect(threadLists(from)).toHaveLength(0)
+  })
+
+  /** An attempt whose publish went through with its answer lost: the container is PUBLISHED. */
+  async function publishedContainer(name: string, copy: string) {
+    const grant = await threadsGrant(world, name)
+    world.sandbox.failNext({ op: 'threads_publish', action: 'drop_after' })
+    const { req, progress } = keepingProgress(request(grant.profile, grant.credentials, copy, []))
+    await world.threads.publish(req).catch(() => undefined)
+    return { grant, req, progress }
+  }
+
+  it("reads every post since the attempt before saying a published container's post is not there yet", async () => {
+    const { grant, req, progress } = await publishedContainer('Busy Pier', 'Published, then buried')
+    // The attempt is taken as later than its post, so the post is outside the window.
+    const since = Date.now() + 3 * 3600_000
+    seedThreads(grant.profile.profileId, 230, since + 1000)
+    const from = world.sandbox.calls.length
+    const error = await world.threads.findPublished!({ ...req, since, progress }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PublishFailure)
+    expect((error as PublishFailure).kind).toBe('unknown_outcome')
     expect(threadLists(from)).toHaveLength(3)
   })
 
-  it('throws rather than answer not found when 10 pages do not reach the attempt', async () => {
-    const grant = await threadsGrant(world, 'Busy Pier')
+  it('is ambiguous rather than answer not found when 10 pages do not reach the attempt', async () => {
+    const { grant, req, progress } = await publishedContainer('Busy Dock', 'Buried under a thousand posts')
     const since = Date.now()
     seedThreads(grant.profile.profileId, 1005, since + 1000)
     const from = world.sandbox.calls.length
-    const req = request(grant.profile, grant.credentials, 'Buried under a thousand posts', [])
-    const error = await lookupMatch(world.threads)({ ...req, since }).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(PublishFailure)
-    expect((error as PublishFailure).kind).toBe('unknown_outcome')
-    expect((error as PublishFailure).message).toMatch(/too many posts since the attempt/)
+    const answer = await world.threads.findPublished!({ ...req, since: since - 10_000, progress })
+    expect(answer).toMatchObject({ kind: 'ambiguous' })
+    expect((answer as { reason: string }).reason).toMatch(
+      /more posts since the attempt than Herald reads back/,
+    )
     expect(threadLists(from)).toHaveLength(10)
   })
 })

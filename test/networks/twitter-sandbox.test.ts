@@ -207,6 +207,45 @@ describe('the X sandbox', () => {
     ).toBe(400)
   })
 
+  it('answers the text as X stores it: t.co links with their entities, & < > escaped, NFC', async () => {
+    const token = await tokenFor('vic')
+    const created = await call('POST', `${api}/2/tweets`, {
+      token,
+      json: { text: 'Cafe\u0301 & <bread> at example.com/menu and https://example.org/a?b=1' },
+    })
+    expect(created.status).toBe(201)
+    const { data } = (
+      await call('GET', `${api}/2/tweets/${created.body.data.id}?post.fields=entities`, { token })
+    ).body
+    expect(data.text).toMatch(
+      /^Caf\u00e9 &amp; &lt;bread&gt; at https:\/\/t\.co\/\w{10} and https:\/\/t\.co\/\w{10}$/,
+    )
+    expect(created.body.data.text).toBe(data.text)
+    const [menu, other] = data.entities.urls
+    expect(menu).toMatchObject({ expanded_url: 'http://example.com/menu', display_url: 'example.com/menu' })
+    expect(other).toMatchObject({ expanded_url: 'https://example.org/a?b=1' })
+    // Offsets count code points of the text as answered.
+    expect([...data.text].slice(menu.start, menu.end).join('')).toBe(menu.url)
+    expect([...data.text].slice(other.start, other.end).join('')).toBe(other.url)
+  })
+
+  it('cuts a premium post over 280 characters in `text` and answers the whole text in note_post', async () => {
+    sandbox.createAccount({ username: 'long_wes', tier: 'premium' })
+    const token = await tokenFor('long_wes')
+    const full = `${'Long & winding road. '.repeat(30)}The end: https://example.com/end`
+    const created = await call('POST', `${api}/2/tweets`, { token, json: { text: full } })
+    expect(created.status).toBe(201)
+    const { data } = (
+      await call('GET', `${api}/2/tweets/${created.body.data.id}?post.fields=note_post,entities`, { token })
+    ).body
+    expect(data.text.endsWith('…')).toBe(true)
+    expect(data.text.length).toBeLessThan(full.length / 2)
+    expect(data.note_post.text).toMatch(/^(Long &amp; winding road\. ){30}The end: https:\/\/t\.co\/\w{10}$/)
+    expect(data.note_post.entities.urls[0]).toMatchObject({ expanded_url: 'https://example.com/end' })
+    const short = await call('GET', `${api}/2/tweets/${created.body.data.id}`, { token })
+    expect(short.body.data.note_post).toBeUndefined()
+  })
+
   it('refuses a property CreatePostsRequest does not define, as X does', async () => {
     const token = await tokenFor('vic')
     const response = await call('POST', `${api}/2/tweets`, { token, json: { text: 'hi', status: 'x' } })

@@ -1,6 +1,13 @@
 import type { Logger } from '../../logger.js'
 import type { MediaPort, PreparedMedia } from '../../media/port.js'
-import { PublishFailure, type PublishRequest, type PublishResult } from '../adapter.js'
+import {
+  type LookupAnswer,
+  type LookupRequest,
+  PublishFailure,
+  type PublishRequest,
+  type PublishResult,
+} from '../adapter.js'
+import { foundByKey } from '../lookup-scan.js'
 import { buildFacets, type Detected, detectRichText, mentionedHandles, textLimitProblem } from './facets.js'
 import { disposeAll, type Embed, mediaCountProblem, mediaProblem, prepareAll, uploadEmbed } from './media.js'
 import { recordKeyFor } from './record-key.js'
@@ -153,4 +160,31 @@ async function existingRecord(
   } catch {
     return undefined
   }
+}
+
+/**
+ * Resolves an unknown outcome by the record key every attempt of the target writes (derived from the
+ * target id): the record is there (found) or the PDS says `RecordNotFound` (absent, with certainty). Any
+ * other failure means the PDS could not be asked, and is thrown.
+ */
+export async function findPost(ctx: PostContext, request: LookupRequest): Promise<LookupAnswer> {
+  const session = sessionOf(request.credentials)
+  const rkey = recordKeyFor(request.targetId)
+  let record: { uri: string; cid: string }
+  try {
+    record = await ctx.xrpc<{ uri: string; cid: string }>({
+      service: session.pdsUrl,
+      nsid: 'com.atproto.repo.getRecord',
+      params: { repo: session.did, collection: 'app.bsky.feed.post', rkey },
+      token: session.accessJwt,
+      signal: request.signal,
+    })
+  } catch (error) {
+    if (error instanceof PublishFailure && error.options.code === 'RecordNotFound') return { kind: 'absent' }
+    throw error
+  }
+  const parsed = parsePostUri(record.uri)
+  if (!parsed) throw new PublishFailure('unknown_outcome', 'Bluesky getRecord answered without a post URI')
+  const handle = session.handle && session.handle !== 'handle.invalid' ? session.handle : session.did
+  return foundByKey({ remoteId: record.uri, url: postUrl(handle, parsed.rkey) }, request.excludeRemoteIds)
 }

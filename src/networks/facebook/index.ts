@@ -1,5 +1,4 @@
 import { type AdapterDeps, type NetworkAdapter, PublishFailure } from '../adapter.js'
-import { lookupAnswer } from '../lookup-scan.js'
 import { createFacebookLogin } from '../meta/facebook-login.js'
 import { callGraph } from '../meta/graph.js'
 import { facebookGraph, type MetaSettings } from '../meta/settings.js'
@@ -49,7 +48,7 @@ export function createFacebookAdapter(settings: MetaSettings, deps: AdapterDeps)
       }
     },
     publish: (request) => publishToPage(ctx, request),
-    findPublished: async (request) => lookupAnswer(await findPagePost(ctx, request)),
+    findPublished: (request) => findPagePost(ctx, request),
     postMetrics: ({ credentials, remoteId }) => readPostMetrics(ctx, { credentials, remoteId }),
     profileMetrics: ({ credentials, profile }) => readPageMetrics(ctx, { credentials, profile }),
   }

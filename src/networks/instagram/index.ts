@@ -1,5 +1,4 @@
 import { type AdapterDeps, type NetworkAdapter, PublishFailure } from '../adapter.js'
-import { lookupAnswer } from '../lookup-scan.js'
 import { callGraph } from '../meta/graph.js'
 import { facebookGraph, instagramGraph, type MetaSettings } from '../meta/settings.js'
 import { createInstagramLogin, refreshInstagramToken, resolveInstagramLoginProfile } from './login.js'
@@ -65,13 +64,15 @@ export function createInstagramAdapter(settings: MetaSettings, deps: AdapterDeps
       }
     },
     publish: (request) => publishToInstagram(ctx, request),
-    findPublished: async (request) => lookupAnswer(await findInstagramPost(ctx, request)),
+    findPublished: (request) => findInstagramPost(ctx, request),
     async publishingAllowance({ credentials, profile }) {
       const limit = await readAllowance(
         { graph: graphFor(ctx, credentials), token: credentials.accessToken },
         igUserIdOf({ credentials, profile }),
       )
-      return limit ? { ...limit, windowHours: 24 } : undefined
+      return limit
+        ? { used: limit.used, total: limit.total, windowHours: Math.round(limit.windowMs / 3_600_000) }
+        : undefined
     },
     postMetrics: ({ credentials, remoteId }) => readMediaMetrics(ctx, { credentials, remoteId }),
     profileMetrics: ({ credentials, profile }) => readAccountMetrics(ctx, { credentials, profile }),

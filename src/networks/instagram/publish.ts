@@ -1,5 +1,11 @@
 import type { AdapterDeps } from '../adapter.js'
-import { type LookupRequest, PublishFailure, type PublishRequest, type PublishResult } from '../adapter.js'
+import {
+  type LookupAnswer,
+  type LookupRequest,
+  PublishFailure,
+  type PublishRequest,
+  type PublishResult,
+} from '../adapter.js'
 import {
   type ContainerNetwork,
   findContainerPost,
@@ -66,7 +72,6 @@ const INSTAGRAM: ContainerNetwork = {
   pollMs: POLL_MS,
   pollLimit: POLL_LIMIT,
   recheckChildren: false,
-  serverErrorIsUnknown: false,
   single: (file, caption) =>
     file.kind === 'video'
       ? {
@@ -108,7 +113,7 @@ export const readAllowance = (call: { graph: GraphClient; token: string }, igUse
 export async function findInstagramPost(
   ctx: InstagramContext,
   request: LookupRequest,
-): Promise<PublishResult | null> {
+): Promise<LookupAnswer> {
   const graph = graphFor(ctx, request.credentials)
   return findContainerPost(INSTAGRAM, { graph, deps: ctx.deps }, request, igUserIdOf(request))
 }

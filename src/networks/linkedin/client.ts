@@ -1,5 +1,6 @@
 import type { AdapterDeps } from '../adapter.js'
 import { PublishFailure } from '../adapter.js'
+import { NOT_SENT_CODES, thrownErrorCode } from '../network-errors.js'
 import { classifyLinkedInError, nextMidnightUtc } from './errors.js'
 import type { LinkedInSettings } from './settings.js'
 
@@ -60,12 +61,21 @@ export async function linkedinCall(
       redirect: 'error',
     })
   } catch (error) {
+    // Only a connection that never opened proves the create did not reach LinkedIn; a timeout, a reset or
+    // the caller giving up (a lost lease, a shutdown) after sending leaves the post possibly made.
+    const code = thrownErrorCode(error)
+    const notSent = code !== undefined && NOT_SENT_CODES.has(code)
+    if (input.sentIsCreate && !notSent)
+      throw new PublishFailure(
+        'unknown_outcome',
+        `LinkedIn did not answer ${input.what}; the post may or may not exist`,
+        code ? { code } : {},
+      )
     if (input.signal?.aborted) throw error
     throw new PublishFailure(
-      input.sentIsCreate ? 'unknown_outcome' : 'transient',
-      input.sentIsCreate
-        ? `LinkedIn did not answer ${input.what}; the post may or may not exist`
-        : `LinkedIn could not be reached for ${input.what}`,
+      'transient',
+      `LinkedIn could not be reached for ${input.what}`,
+      code ? { code } : {},
     )
   }
   const text = await response.text().catch(() => '')

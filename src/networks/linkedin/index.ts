@@ -1,5 +1,4 @@
 import { type AdapterDeps, type NetworkAdapter, PublishFailure } from '../adapter.js'
-import { lookupAnswer } from '../lookup-scan.js'
 import type { LinkedInContext } from './client.js'
 import { PERSONAL_IMAGE_GRACE_MS } from './media.js'
 import { readPageMetrics, readPostMetrics } from './metrics.js'
@@ -74,7 +73,7 @@ export function createLinkedInAdapter(
       return memberProfile(await readUserinfo(ctx, credentials.accessToken))
     },
     publish: (request) => publishPost(ctx, publishOptions, request),
-    findPublished: async (request) => lookupAnswer(await findPost(ctx, request)),
+    findPublished: (request) => findPost(ctx, request),
     postMetrics: (input) => readPostMetrics(ctx, input),
     profileMetrics: (input) => readPageMetrics(ctx, input),
   }

@@ -1,9 +1,9 @@
 import type { PreparedMedia } from '../../media/port.js'
-import type { LookupRequest, PublishRequest, PublishResult } from '../adapter.js'
+import type { LookupAnswer, LookupRequest, PublishRequest, PublishResult } from '../adapter.js'
 import { PublishFailure } from '../adapter.js'
-import { scanRecentPosts } from '../lookup-scan.js'
+import { isDistinctive, lookUpRecent, normaliseCopy, toLookupAnswer } from '../lookup-scan.js'
 import { type LinkedInContext, linkedinCall } from './client.js'
-import { LINKEDIN_TEXT_LIMIT, linkedinLength, littleEscape } from './little.js'
+import { LINKEDIN_TEXT_LIMIT, linkedinLength, littleEscape, littleVisible } from './little.js'
 import { uploadImage, uploadVideo, waitForImages } from './media.js'
 import { authorOf } from './oauth.js'
 
@@ -142,16 +142,24 @@ const LOOKUP_PAGE_SIZE = 100
 const CLOCK_SLACK_MS = 60_000
 
 /**
- * Resolves an unknown outcome: the author's post with the same commentary, created since the attempt. The
- * author's posts are read newest change first (`sortBy=LAST_MODIFIED`), page after page (`start`,
- * `count`), until one last changed before the attempt: every post made since has been seen by then.
+ * Resolves an unknown outcome among the author's posts since the attempt, read newest change first
+ * (`sortBy=LAST_MODIFIED`), page after page (`start`, `count`), until one last changed before the attempt.
+ * The strongest key decides: the media the attempt uploaded (the image and video URNs recorded as progress
+ * `media` before the create) in the post's `content`; otherwise the copy a reader sees, NFC-normalised with
+ * spacing collapsed, and an article card's link. Empty or links-only copy, several matches or an author too
+ * busy to read back is ambiguous; posts other targets hold never match.
  */
-export async function findPost(ctx: LinkedInContext, request: LookupRequest): Promise<PublishResult | null> {
+export async function findPost(ctx: LinkedInContext, request: LookupRequest): Promise<LookupAnswer> {
   const author = authorOf(request.profile)
   const from = request.since - CLOCK_SLACK_MS
-  const commentary = littleEscape(request.content)
-  const match = await scanRecentPosts<Record<string, unknown>>({
-    network: 'LinkedIn',
+  const saved = request.progress?.media
+    ? (JSON.parse(request.progress.media) as Record<string, unknown>)
+    : undefined
+  const keys = saved ? assetUrns(saved) : []
+  const article = (saved?.article as { source?: unknown } | undefined)?.source
+  const wanted = normaliseCopy(request.content)
+  const answer = await lookUpRecent<Record<string, unknown>>({
+    where: `${request.profile.name}'s posts on LinkedIn`,
     readPage: async (cursor) => {
       const start = Number(cursor ?? 0)
       const { body } = await linkedinCall(ctx, {
@@ -174,15 +182,33 @@ export async function findPost(ctx: LinkedInContext, request: LookupRequest): Pr
       const more = typeof total === 'number' ? start + rows.length < total : rows.length > 0
       return { rows, next: more ? String(start + rows.length) : undefined }
     },
-    isMatch: (post) =>
-      post.commentary === commentary &&
-      typeof post.id === 'string' &&
-      (typeof post.createdAt !== 'number' || post.createdAt >= from),
+    idOf: (post) => (typeof post.id === 'string' ? post.id : undefined),
+    urlOf: (post) => postUrl(String(post.id)),
+    isMatch: (post) => {
+      if (typeof post.createdAt === 'number' && post.createdAt < from) return false
+      const content = (post.content ?? {}) as Record<string, unknown>
+      if (keys.length > 0) {
+        const held = assetUrns(content)
+        return keys.every((urn) => held.includes(urn))
+      }
+      const visible = typeof post.commentary === 'string' ? littleVisible(post.commentary).text : ''
+      if (normaliseCopy(visible) !== wanted) return false
+      return (
+        article === undefined || (content.article as { source?: unknown } | undefined)?.source === article
+      )
+    },
+    distinctive: keys.length > 0 || isDistinctive(request.content),
+    exclude: request.excludeRemoteIds,
     // Newest change first: once a post last changed before the attempt, so did every post after it.
     isOlder: (post) => {
       const changed = typeof post.lastModifiedAt === 'number' ? post.lastModifiedAt : post.createdAt
       return typeof changed === 'number' && changed < from
     },
   })
-  return match ? { remoteId: match.id as string, url: postUrl(match.id as string) } : null
+  return toLookupAnswer(answer, (post) => ({ remoteId: String(post.id), url: postUrl(String(post.id)) }))
+}
+
+/** The image and video URNs a post's `content` names (one media, a multi-image set, an article thumbnail). */
+function assetUrns(content: Record<string, unknown>): string[] {
+  return [...JSON.stringify(content).matchAll(/urn:li:(?:image|video):[A-Za-z0-9_-]+/g)].map((m) => m[0])
 }

@@ -1,12 +1,13 @@
 import { MediaError, type PreparedMedia } from '../../media/port.js'
 import {
   type AdapterDeps,
+  type LookupAnswer,
   type LookupRequest,
   PublishFailure,
   type PublishRequest,
   type PublishResult,
 } from '../adapter.js'
-import { scanRecentPosts } from '../lookup-scan.js'
+import { foundByKey, isDistinctive, lookUpRecent, normaliseCopy, toLookupAnswer } from '../lookup-scan.js'
 import type { GraphClient, GraphRequest } from './graph.js'
 
 /**
@@ -56,8 +57,6 @@ export interface ContainerNetwork {
   pollLimit: number
   /** Whether saved carousel children are asked for their status (and made again when Meta gave up). */
   recheckChildren: boolean
-  /** A 5xx answer to the publish call is an unknown outcome rather than a transient failure. */
-  serverErrorIsUnknown: boolean
   /** Retries of the publish call for a failure that only needs a short wait (Threads' code 24). */
   lag?: {
     retries: number
@@ -126,9 +125,12 @@ export async function publishThroughContainers(
     const status = await containerStatus(flow, containerId)
     if (status.code === 'PUBLISHED') {
       // The earlier attempt's publish went through: find that post instead of posting again.
-      const found = await findRecent(flow, userId, request.content, 0)
-      if (found) return found
-      throw new PublishFailure('unknown_outcome', net.messages.publishedNotFound)
+      const answer = await findRecent(flow, userId, request, 0, undefined)
+      if (answer.kind === 'found') return answer.result
+      throw new PublishFailure(
+        'unknown_outcome',
+        answer.kind === 'ambiguous' ? answer.reason : net.messages.publishedNotFound,
+      )
     }
     // A container Meta gave up on is made again.
     if (status.code === 'ERROR' || status.code === 'EXPIRED') containerId = undefined
@@ -147,35 +149,41 @@ export async function publishThroughContainers(
 }
 
 /**
- * Resolves an unanswered publish: a saved container that Meta reports `PUBLISHED` (or no container at
- * all) is looked for among the account's recent posts; a container still `FINISHED` was never published,
- * so nothing was posted.
+ * Resolves an unanswered publish with the container it was recorded with: a container Meta does not report
+ * `PUBLISHED` was never published (and no container means the publish call was never made), so nothing was
+ * posted; a `PUBLISHED` one is looked for among the account's posts since the attempt, by its copy and kind
+ * (a carousel, or a single item). Meta links no container to its post, so copy that says nothing (an empty
+ * caption, links only) or several matches is ambiguous; none yet is a lookup to repeat later.
  */
 export async function findContainerPost(
   net: ContainerNetwork,
   ctx: ContainerContext,
   request: LookupRequest,
   userId: string,
-): Promise<PublishResult | null> {
+): Promise<LookupAnswer> {
   const flow: Flow = {
     net,
     deps: ctx.deps,
     call: { graph: ctx.graph, token: request.credentials.accessToken, signal: request.signal },
   }
   if (request.progress?.published)
-    return {
-      remoteId: request.progress.published,
-      url: await permalinkOf(flow, request.progress.published, request),
-    }
+    return foundByKey(
+      {
+        remoteId: request.progress.published,
+        url: await permalinkOf(flow, request.progress.published, request),
+      },
+      request.excludeRemoteIds,
+    )
   const container = request.progress?.container
-  if (container) {
-    const { code } = await containerStatus(flow, container)
-    if (code !== 'PUBLISHED') return null
-  }
-  return findRecent(flow, userId, request.content, request.since)
+  if (!container) return { kind: 'absent' }
+  const { code } = await containerStatus(flow, container)
+  if (code !== 'PUBLISHED') return { kind: 'absent' }
+  const answer = await findRecent(flow, userId, request, request.since, request.excludeRemoteIds)
+  if (answer.kind === 'absent') throw new PublishFailure('unknown_outcome', net.messages.publishedNotFound)
+  return answer
 }
 
-/** The allowance edge: posts used and allowed in the rolling 24 hours. */
+/** The allowance edge: posts used and allowed in the rolling window (`config.quota_duration`, 24 hours). */
 export async function readContainerAllowance(net: ContainerNetwork, call: Call, userId: string) {
   const body = await net.call(call.graph, {
     ...call,
@@ -186,19 +194,83 @@ export async function readContainerAllowance(net: ContainerNetwork, call: Call, 
   })
   const row = Array.isArray(body.data) ? (body.data[0] as Record<string, unknown> | undefined) : undefined
   const used = typeof row?.quota_usage === 'number' ? row.quota_usage : undefined
-  const total = (row?.config as { quota_total?: unknown } | undefined)?.quota_total
-  return used !== undefined && typeof total === 'number' ? { used, total } : undefined
+  const config = row?.config as { quota_total?: unknown; quota_duration?: unknown } | undefined
+  const total = config?.quota_total
+  const windowMs =
+    typeof config?.quota_duration === 'number' && config.quota_duration > 0
+      ? config.quota_duration * 1000
+      : DEFAULT_WINDOW_MS
+  return used !== undefined && typeof total === 'number' ? { used, total, windowMs } : undefined
 }
 
-/** Refuses before creating anything when the 24-hour publishing allowance is used up. */
-async function checkAllowance({ net, deps, call }: Flow, userId: string): Promise<void> {
+/** Meta's publishing allowance window when the answer does not say (both Instagram's and Threads' are a day). */
+const DEFAULT_WINDOW_MS = 24 * 60 * 60_000
+
+/**
+ * When a used-up allowance frees a post: the window is rolling, so each post leaves it `windowMs` after it
+ * was published, and the one that frees the allowance is the (used - total + 1)-th oldest post in the window,
+ * read from the account's own posts since the window began. When they cannot be read (or do not account for
+ * the usage), the latest it can be: a whole window from now.
+ */
+async function allowanceFreesAt(
+  { net, deps, call }: Flow,
+  userId: string,
+  limit: { used: number; total: number; windowMs: number },
+): Promise<number> {
+  const now = deps.now()
+  try {
+    const body = await net.call(call.graph, {
+      ...call,
+      method: 'GET',
+      path: `/${userId}/${net.containerEdge}`,
+      params: {
+        fields: 'id,timestamp',
+        limit: LOOKUP_PAGE_SIZE,
+        since: String(Math.floor((now - limit.windowMs) / 1000)),
+      },
+      what: net.recentWhat,
+    })
+    const times = (Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : [])
+      .map(timestampOf)
+      .filter((at) => Number.isFinite(at) && at > now - limit.windowMs)
+      .sort((a, b) => a - b)
+    const leaving = times[Math.max(0, limit.used - limit.total)]
+    if (leaving !== undefined) return leaving + limit.windowMs
+  } catch (error) {
+    if (!(error instanceof PublishFailure)) throw error
+  }
+  return now + limit.windowMs
+}
+
+/** Refuses before creating anything when the publishing allowance is used up, until it frees a post. */
+async function checkAllowance(flow: Flow, userId: string): Promise<void> {
+  const { net, call } = flow
   const limit = await readContainerAllowance(net, call, userId)
   if (limit && limit.used >= limit.total)
     throw new PublishFailure(
       'rate_limited',
-      `${net.label} publishing limit reached: ${limit.used} of ${limit.total} posts in the last 24 hours`,
-      { code: net.allowanceEdge, resetAt: deps.now() + 60 * 60_000 },
+      `${net.label} publishing limit reached: ${limit.used} of ${limit.total} posts in the last ${Math.round(limit.windowMs / 3_600_000)} hours`,
+      { code: net.allowanceEdge, resetAt: await allowanceFreesAt(flow, userId, limit) },
     )
+}
+
+/**
+ * A publish call refused for the allowance (Instagram's code 9 / 2207042, Threads' code 9), when it was used
+ * up between the check and the call: waits until the allowance frees a post, as {@link checkAllowance}.
+ */
+async function withAllowanceReset(
+  flow: Flow,
+  userId: string,
+  failure: PublishFailure,
+): Promise<PublishFailure> {
+  const [code] = (failure.options.code ?? '').split('/')
+  if (failure.kind !== 'rate_limited' || code !== '9') return failure
+  const limit = await readContainerAllowance(flow.net, flow.call, userId).catch(() => undefined)
+  if (!limit) return failure
+  return new PublishFailure(failure.kind, failure.message, {
+    ...failure.options,
+    resetAt: await allowanceFreesAt(flow, userId, { ...limit, used: Math.max(limit.used, limit.total) }),
+  })
 }
 
 /** The publish call, with the network's lag retries and its rule for a 5xx. */
@@ -221,18 +293,10 @@ async function publishContainer({ net, deps, call }: Flow, userId: string, conta
         )
       return id
     } catch (error) {
-      // A 5xx after the request was sent says nothing about whether the post went out.
-      if (
-        net.serverErrorIsUnknown &&
-        error instanceof PublishFailure &&
-        error.kind === 'transient' &&
-        (error.options.status ?? 0) >= 500
-      )
-        throw new PublishFailure(
-          'unknown_outcome',
-          `${error.message}; the post may or may not have been published`,
-          error.options,
-        )
+      // A failure of the publish call itself is already an unknown outcome unless Meta refused it
+      // (`callGraph` with `mayHaveTakenEffect`); only a refusal that is propagation lag is tried again.
+      if (error instanceof PublishFailure && error.kind === 'rate_limited')
+        throw await withAllowanceReset({ net, deps, call }, userId, error)
       if (!net.lag?.is(error) || attempt > net.lag.retries) throw error
       deps.logger.info({ network: net.network, attempt }, net.lag.note)
       await pause({ net, deps, call }, net.lag.waitMs * attempt)
@@ -390,26 +454,28 @@ async function permalinkOf(
 }
 
 /**
- * The account's post with this copy, created at or after `since`: its posts since then (`since`, unix
- * seconds, less the clock margin) are read page after page (`after` cursors), newest first. An account
- * too busy to read back to `since` throws (see `scanRecentPosts`).
+ * The account's post since `since` with this copy and kind: its posts since then (`since`, unix seconds,
+ * less the clock margin) read page after page (`after` cursors), newest first (see `lookUpRecent`).
  */
 async function findRecent(
   { net, call }: Flow,
   userId: string,
-  caption: string,
+  request: Pick<LookupRequest, 'content' | 'mediaUrls' | 'profile'>,
   since: number,
-): Promise<PublishResult | null> {
+  exclude: readonly string[] | undefined,
+): Promise<LookupAnswer> {
   const from = since - CLOCK_SKEW_MS
-  const match = await scanRecentPosts<Record<string, unknown>>({
-    network: net.label,
+  const wanted = normaliseCopy(request.content)
+  const carousel = request.mediaUrls.length > 1
+  const answer = await lookUpRecent<Record<string, unknown>>({
+    where: `${net.label} account @${request.profile.username}'s posts`,
     readPage: async (cursor) => {
       const body = await net.call(call.graph, {
         ...call,
         method: 'GET',
         path: `/${userId}/${net.containerEdge}`,
         params: {
-          fields: `id,${net.captionKey},timestamp,permalink`,
+          fields: `id,${net.captionKey},timestamp,permalink,media_type`,
           limit: LOOKUP_PAGE_SIZE,
           ...(from > 0 ? { since: String(Math.floor(from / 1000)) } : {}),
           ...(cursor ? { after: cursor } : {}),
@@ -422,14 +488,20 @@ async function findRecent(
       // Meta leaves `next` out on the last page, even when it still names an `after` cursor.
       return { rows, next: typeof paging?.next === 'string' && typeof after === 'string' ? after : undefined }
     },
+    idOf: (row) => str(row.id),
+    urlOf: (row) => str(row.permalink) ?? net.postUrl(String(row.id)),
     isMatch: (row) =>
-      typeof row.id === 'string' &&
-      (str(row[net.captionKey]) ?? '').trim() === caption.trim() &&
+      normaliseCopy(str(row[net.captionKey]) ?? '') === wanted &&
+      (row.media_type === undefined || (row.media_type === 'CAROUSEL_ALBUM') === carousel) &&
       timestampOf(row) >= from,
+    distinctive: isDistinctive(request.content),
+    exclude,
     isOlder: (row) => timestampOf(row) < from,
   })
-  if (!match || typeof match.id !== 'string') return null
-  return { remoteId: match.id, url: str(match.permalink) ?? net.postUrl(match.id) }
+  return toLookupAnswer(answer, (row) => ({
+    remoteId: String(row.id),
+    url: str(row.permalink) ?? net.postUrl(String(row.id)),
+  }))
 }
 
 /** A post's `timestamp` (`2026-03-02T12:00:00+0000`) as epoch ms; NaN when absent. */

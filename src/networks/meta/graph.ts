@@ -92,8 +92,18 @@ export async function callGraph(
 ): Promise<Record<string, unknown>> {
   const answer = await sendGraph(client, request)
   const secrets = [request.token, ...(request.secrets ?? [])]
-  if (answer.status < 200 || answer.status >= 300 || parseGraphError(answer.status, answer.body))
-    throw failureFromGraph(answer, { label: client.label, now: client.deps.now(), secrets })
+  if (answer.status < 200 || answer.status >= 300 || parseGraphError(answer.status, answer.body)) {
+    const failure = failureFromGraph(answer, { label: client.label, now: client.deps.now(), secrets })
+    // Meta can apply a publishing call and still answer code 1/2, `is_transient` or a 5xx: only a refusal
+    // (rate limit, permission, token, content) says nothing happened. The rest is an unknown outcome.
+    if (request.mayHaveTakenEffect && failure.kind === 'transient')
+      throw new PublishFailure(
+        'unknown_outcome',
+        `${failure.message}; ${request.what} may or may not have been published`,
+        failure.options,
+      )
+    throw failure
+  }
   if (typeof answer.body !== 'object' || answer.body === null || Array.isArray(answer.body)) {
     if (request.mayHaveTakenEffect)
       throw new PublishFailure(

@@ -1,5 +1,4 @@
 import type { AdapterDeps, NetworkAdapter } from '../adapter.js'
-import { lookupAnswer } from '../lookup-scan.js'
 import { readProfileMetrics, readThreadMetrics } from './metrics.js'
 import { createThreadsLogin, refreshThreadsToken, resolveThreadsProfile } from './oauth.js'
 import {
@@ -38,13 +37,15 @@ export function createThreadsAdapter(settings: ThreadsSettings, deps: AdapterDep
     },
     resolveProfile: (credentials) => resolveThreadsProfile(settings, deps, credentials),
     publish: (request) => publishToThreads(ctx, request),
-    findPublished: async (request) => lookupAnswer(await findThreadsPost(ctx, request)),
+    findPublished: (request) => findThreadsPost(ctx, request),
     async publishingAllowance({ credentials, profile }) {
       const limit = await readAllowance(
         { graph: ctx.graph, token: credentials.accessToken },
         threadsUserIdOf({ credentials, profile }),
       )
-      return limit ? { ...limit, windowHours: 24 } : undefined
+      return limit
+        ? { used: limit.used, total: limit.total, windowHours: Math.round(limit.windowMs / 3_600_000) }
+        : undefined
     },
     postMetrics: ({ credentials, remoteId }) => readThreadMetrics(ctx, { credentials, remoteId }),
     profileMetrics: ({ credentials, profile }) => readProfileMetrics(ctx, { credentials, profile }),

@@ -1,4 +1,10 @@
-import { type LookupRequest, PublishFailure, type PublishRequest, type PublishResult } from '../adapter.js'
+import {
+  type LookupAnswer,
+  type LookupRequest,
+  PublishFailure,
+  type PublishRequest,
+  type PublishResult,
+} from '../adapter.js'
 import {
   type ContainerContext,
   type ContainerNetwork,
@@ -64,7 +70,6 @@ const THREADS: ContainerNetwork = {
   pollMs: POLL_MS,
   pollLimit: POLL_LIMIT,
   recheckChildren: true,
-  serverErrorIsUnknown: true,
   lag: {
     retries: LAG_RETRIES,
     waitMs: LAG_WAIT_MS,
@@ -106,5 +111,5 @@ export const readAllowance = (call: { graph: GraphClient; token: string }, userI
   readContainerAllowance(THREADS, call, userId)
 
 /** Resolves an unanswered `threads_publish` (see {@link findContainerPost}). */
-export const findThreadsPost = (ctx: ThreadsContext, request: LookupRequest): Promise<PublishResult | null> =>
+export const findThreadsPost = (ctx: ThreadsContext, request: LookupRequest): Promise<LookupAnswer> =>
   findContainerPost(THREADS, ctx, request, threadsUserIdOf(request))

@@ -1,5 +1,4 @@
 import type { AdapterDeps, NetworkAdapter } from '../adapter.js'
-import { lookupAnswer } from '../lookup-scan.js'
 import { createTwitterOAuth, refreshTwitterCredentials, resolveTwitterProfile } from './auth.js'
 import type { TwitterContext, TwitterSettings } from './client.js'
 import { findTweet } from './lookup.js'
@@ -35,7 +34,7 @@ export function createTwitterAdapter(settings: TwitterSettings, deps: AdapterDep
     refresh: (credentials) => refreshTwitterCredentials(ctx, credentials),
     resolveProfile: (credentials) => resolveTwitterProfile(ctx, credentials),
     publish: (request) => publishTweet(ctx, request),
-    findPublished: async (request) => lookupAnswer(await findTweet(ctx, request)),
+    findPublished: (request) => findTweet(ctx, request),
     postMetrics: ({ credentials, remoteId }) => readTweetMetrics(ctx, { credentials, remoteId }),
     profileMetrics: ({ credentials }) => readProfileMetrics(ctx, { credentials }),
   }

@@ -1,20 +1,27 @@
 import { z } from 'zod'
-import { type LookupRequest, PublishFailure, type PublishResult } from '../adapter.js'
-import { scanRecentPosts } from '../lookup-scan.js'
+import { type LookupAnswer, type LookupRequest, PublishFailure } from '../adapter.js'
+import { lookUpRecent, toLookupAnswer } from '../lookup-scan.js'
 import { API_TIMEOUT_MS, expectOk, sendToTwitter, type TwitterContext } from './client.js'
+import { copyTokens, hasWords, sameCopy, type TimelinePost } from './post-text.js'
 
+const urlEntities = z.object({ urls: z.array(z.object({}).passthrough()).optional() }).optional()
+const note = z.object({ text: z.string(), entities: urlEntities }).optional()
 const timeline = z.object({
-  data: z.array(z.object({ id: z.string(), text: z.string(), created_at: z.string().optional() })).optional(),
+  data: z
+    .array(
+      z.object({
+        id: z.string(),
+        text: z.string(),
+        created_at: z.string().optional(),
+        entities: urlEntities,
+        note_post: note,
+        note_tweet: note,
+        attachments: z.object({ media_keys: z.array(z.string()).optional() }).optional(),
+      }),
+    )
+    .optional(),
   meta: z.object({ next_token: z.string().optional() }).optional(),
 })
-
-/** X rewrites links to t.co and appends media links: posts are compared without URLs or spacing. */
-export function comparableText(text: string): string {
-  return text
-    .replace(/https?:\/\/\S+/g, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-}
 
 /** X's clocks and Herald's may disagree a little: look a minute before the attempt began. */
 const CLOCK_SLACK_MS = 60_000
@@ -23,15 +30,20 @@ const CLOCK_SLACK_MS = 60_000
 const PAGE_SIZE = 100
 
 /**
- * Looks for the post an unanswered `POST /2/tweets` may have made: the profile's posts (`GET
+ * Looks for the post an unanswered `POST /2/tweets` may have made among the profile's posts (`GET
  * /2/users/:id/tweets`, newest first) created since the attempt began (`start_time`), page after page
- * (`pagination_token`), with the same copy. A profile too busy to read back to the attempt throws.
+ * (`pagination_token`). The strongest key decides: the media the attempt uploaded (recorded as progress
+ * `media` before the post was sent) in the post's `attachments.media_keys`; without media, the copy as X
+ * gives it back (see `post-text.ts`: the whole text of a long post, links expanded, entities decoded, NFC).
+ * Copy of links alone, several matches, or a profile too busy to read back is `ambiguous`; posts other
+ * targets hold never match.
  */
-export async function findTweet(ctx: TwitterContext, request: LookupRequest): Promise<PublishResult | null> {
+export async function findTweet(ctx: TwitterContext, request: LookupRequest): Promise<LookupAnswer> {
   const startTime = new Date(request.since - CLOCK_SLACK_MS).toISOString().replace(/\.\d{3}Z$/, 'Z')
-  const wanted = comparableText(request.content)
-  const match = await scanRecentPosts({
-    network: 'X',
+  const mediaIds = (request.progress?.media ?? '').split(',').filter(Boolean)
+  const urlOf = (id: string) => `https://x.com/${request.profile.username}/status/${id}`
+  const answer = await lookUpRecent<TimelinePost>({
+    where: `@${request.profile.username}'s posts on X`,
     readPage: async (cursor) => {
       const answer = await sendToTwitter(ctx, {
         method: 'GET',
@@ -39,7 +51,8 @@ export async function findTweet(ctx: TwitterContext, request: LookupRequest): Pr
         query: {
           max_results: String(PAGE_SIZE),
           start_time: startTime,
-          'post.fields': 'created_at',
+          // The whole text of a long post is only in note_post; links only in entities.
+          'post.fields': 'created_at,entities,note_post,attachments',
           ...(cursor ? { pagination_token: cursor } : {}),
         },
         bearer: request.credentials.accessToken,
@@ -54,12 +67,21 @@ export async function findTweet(ctx: TwitterContext, request: LookupRequest): Pr
           'unknown_outcome',
           "X answered the profile's recent posts in a form Herald could not read",
         )
-      return { rows: body.data.data ?? [], next: body.data.meta?.next_token }
+      return { rows: (body.data.data ?? []) as TimelinePost[], next: body.data.meta?.next_token }
     },
-    isMatch: (tweet) => comparableText(tweet.text) === wanted,
+    idOf: (tweet) => tweet.id,
+    urlOf: (tweet) => urlOf(tweet.id),
+    isMatch:
+      mediaIds.length > 0
+        ? (tweet) =>
+            (tweet.attachments?.media_keys ?? []).some((key) =>
+              mediaIds.includes(key.split('_').at(-1) ?? ''),
+            )
+        : (tweet) => sameCopy(tweet, request.content, request.mediaUrls),
+    distinctive: mediaIds.length > 0 || hasWords(copyTokens(request.content)),
+    exclude: request.excludeRemoteIds,
     // start_time already leaves the older posts out.
     isOlder: () => false,
   })
-  if (!match) return null
-  return { remoteId: match.id, url: `https://x.com/${request.profile.username}/status/${match.id}` }
+  return toLookupAnswer(answer, (tweet) => ({ remoteId: tweet.id, url: urlOf(tweet.id) }))
 }

@@ -73,6 +73,10 @@ export async function publishTweet(ctx: TwitterContext, request: PublishRequest)
   if (mediaIds.length > 0) body.media = { media_ids: mediaIds }
 
   if (signal.aborted) throw cancelledBeforeSend()
+  // The media ids are the lookup's key if the answer is lost: recorded before the post is sent (and
+  // cleared when this attempt carries none, so an earlier attempt's ids cannot stand for it).
+  if (mediaIds.length > 0 || request.progress?.media)
+    await request.saveProgress?.({ media: mediaIds.join(',') })
   const answer = await sendToTwitter(ctx, {
     method: 'POST',
     path: '/2/tweets',

@@ -10,7 +10,7 @@ import {
 import { quotaExceeded } from './errors.js'
 import { readPostMetrics, readProfileMetrics } from './metrics.js'
 import { pacificDay } from './quota.js'
-import { failureSpentQuota, publishVideo, type YouTubePublishResult } from './upload.js'
+import { failureSpentQuota, findUploadedVideo, publishVideo, type YouTubePublishResult } from './upload.js'
 
 /**
  * The YouTube adapter (spec §1 youtube rules, §5 connect flow, §7 errors): Google OAuth, channel lookup,
@@ -86,6 +86,7 @@ export function createYouTubeAdapter(settings: YouTubeSettings, deps: AdapterDep
     refresh: (credentials) => refreshCredentials(settings, ctx.deps, credentials),
     resolveProfile: (credentials) => resolveChannel(ctx, credentials),
     publish: (request) => publishVideo(ctx, request),
+    findPublished: (request) => findUploadedVideo(ctx, request),
     postMetrics: (input) => readPostMetrics(ctx, input),
     profileMetrics: (input) => readProfileMetrics(ctx, input),
   }

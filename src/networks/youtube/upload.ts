@@ -2,7 +2,15 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { MediaError, type PreparedMedia } from '../../media/port.js'
-import { type Credentials, PublishFailure, type PublishRequest, type PublishResult } from '../adapter.js'
+import {
+  type Credentials,
+  type LookupAnswer,
+  type LookupRequest,
+  PublishFailure,
+  type PublishRequest,
+  type PublishResult,
+} from '../adapter.js'
+import { foundByKey } from '../lookup-scan.js'
 import type { ApiContext } from './api.js'
 import { refreshCredentials, withTimeout } from './auth.js'
 import { classifyGoogleError } from './errors.js'
@@ -81,24 +89,34 @@ async function publishSteps(
     const contentType = videoContentType(mediaUrl, media.contentType)
     throwIfCancelled(request.signal)
 
-    state.sessionRequested = true
-    const sessionUrl = await openSession(
-      ctx,
-      credentials.accessToken,
-      metadata,
-      size,
-      contentType,
-      request.signal,
-    )
     const started = deps.now()
-    const video = await transfer(ctx, {
-      sessionUrl,
+    const file = {
       path: media.path,
       size,
       contentType,
       accessToken: credentials.accessToken,
       signal: request.signal,
-    })
+    }
+    // An earlier attempt's session says what became of its upload: finished, partly sent, or gone.
+    const earlier = await earlierSession(ctx, request.progress, file)
+    let video: { id: string }
+    if (earlier?.kind === 'finished') video = earlier.video
+    else if (earlier?.kind === 'partial')
+      video = await transfer(ctx, { ...file, sessionUrl: earlier.url }, earlier.received)
+    else {
+      state.sessionRequested = true
+      const sessionUrl = await openSession(
+        ctx,
+        credentials.accessToken,
+        metadata,
+        size,
+        contentType,
+        request.signal,
+      )
+      // Saved before any byte is sent: the session is the only way to learn later whether the video exists.
+      await request.saveProgress?.({ session: sessionUrl, size: String(size) })
+      video = await transfer(ctx, { ...file, sessionUrl }, 0)
+    }
     const isShort = isShortEligible(media)
     deps.logger.info(
       { targetId: request.targetId, videoId: video.id, bytes: size, isShort, ms: deps.now() - started },
@@ -198,8 +216,39 @@ interface Transfer {
 
 type Answer = Response | 'lost'
 
-async function transfer(ctx: ApiContext, t: Transfer): Promise<{ id: string }> {
-  let answer = await putBytes(ctx, t, 0)
+/**
+ * What the session an earlier attempt saved holds, asked before anything is uploaded again: the finished
+ * video, the bytes it kept (the transfer resumes from there), or nothing to go on (no session saved for this
+ * file, or the session is gone: a new one is opened). A session that cannot be asked leaves the outcome
+ * unknown: uploading again could make a second video.
+ */
+async function earlierSession(
+  ctx: ApiContext,
+  progress: Record<string, string> | undefined,
+  file: Omit<Transfer, 'sessionUrl'>,
+): Promise<
+  { kind: 'finished'; video: { id: string } } | { kind: 'partial'; url: string; received: number } | undefined
+> {
+  const url = progress?.session
+  if (!url || Number(progress?.size) !== file.size) return undefined
+  const status = await queryStatus(ctx, { ...file, sessionUrl: url })
+  if (status === 'lost')
+    throw new PublishFailure('unknown_outcome', 'YouTube did not say what the earlier upload session holds')
+  if (status.status === 200 || status.status === 201)
+    return { kind: 'finished', video: await readVideo(status) }
+  await status.body?.cancel()
+  if (status.status === 308)
+    return { kind: 'partial', url, received: receivedBytes(status.headers.get('range')) }
+  if (status.status === 404 || status.status === 410) return undefined
+  throw new PublishFailure(
+    'unknown_outcome',
+    `YouTube answered ${status.status} when asked what the earlier upload session holds`,
+    { status: status.status },
+  )
+}
+
+async function transfer(ctx: ApiContext, t: Transfer, from: number): Promise<{ id: string }> {
+  let answer = await putBytes(ctx, t, from)
   for (let resumes = 0; ; resumes++) {
     if (answer !== 'lost') {
       if (answer.status === 200 || answer.status === 201) return readVideo(answer)
@@ -213,7 +262,8 @@ async function transfer(ctx: ApiContext, t: Transfer): Promise<{ id: string }> {
           },
         )
       }
-      if (answer.status >= 400 && answer.status < 500) {
+      // A 408 is the upload timing out part way: like a 5xx, only the session can say what it kept.
+      if (answer.status >= 400 && answer.status < 500 && answer.status !== 408) {
         const body = await answer.json().catch(() => undefined)
         throw classifyGoogleError(answer.status, body, {
           now: ctx.deps.now(),
@@ -267,7 +317,10 @@ async function putBytes(ctx: ApiContext, t: Transfer, from: number): Promise<Ans
   }
 }
 
-async function queryStatus(ctx: ApiContext, t: Transfer): Promise<Answer> {
+async function queryStatus(
+  ctx: ApiContext,
+  t: Pick<Transfer, 'sessionUrl' | 'size' | 'accessToken' | 'signal'>,
+): Promise<Answer> {
   try {
     return await ctx.deps.http(t.sessionUrl, {
       method: 'PUT',
@@ -307,4 +360,43 @@ function interrupted(): PublishFailure {
 function throwIfCancelled(signal: AbortSignal) {
   if (signal.aborted)
     throw new PublishFailure('transient', 'Publishing was cancelled before the upload began')
+}
+
+/**
+ * Resolves an unknown outcome by asking the upload session the attempt saved (`PUT` with `Content-Range:
+ * bytes *\/<size>`): the finished video is found; a session holding part of the file (308) means no video
+ * exists, and the next publish resumes it; no session saved means no byte was ever sent. A session YouTube
+ * no longer knows (404/410) cannot say whether it finished: ambiguous. No answer at all throws.
+ */
+export async function findUploadedVideo(ctx: ApiContext, request: LookupRequest): Promise<LookupAnswer> {
+  const sessionUrl = request.progress?.session
+  const size = Number(request.progress?.size)
+  if (!sessionUrl || !Number.isFinite(size)) return { kind: 'absent' }
+  const credentials = await freshCredentials(ctx, request.credentials, request.signal)
+  const status = await queryStatus(ctx, {
+    sessionUrl,
+    size,
+    accessToken: credentials.accessToken,
+    signal: request.signal,
+  })
+  if (status === 'lost')
+    throw new PublishFailure('transient', 'YouTube did not say what the upload session holds')
+  if (status.status === 200 || status.status === 201) {
+    const video = await readVideo(status)
+    return foundByKey({ remoteId: video.id, url: shortsUrl(video.id) }, request.excludeRemoteIds)
+  }
+  await status.body?.cancel()
+  if (status.status === 308) return { kind: 'absent' }
+  if (status.status === 404 || status.status === 410)
+    return {
+      kind: 'ambiguous',
+      reason: `YouTube no longer knows the upload session of this attempt (${status.status}), so Herald cannot tell whether the upload finished. Check the channel's videos for it; if it is not there, reset the post (reset_stuck_post) and publish it again.`,
+    }
+  throw new PublishFailure(
+    'transient',
+    `YouTube answered ${status.status} when asked what the upload session holds`,
+    {
+      status: status.status,
+    },
+  )
 }

@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import { type CallKind, installFaultHooks } from '../fault-hooks.js'
 import { loadAtprotoSpec } from './contract.js'
 import { registerControlRoutes } from './control-routes.js'
 import { type BlueskySandboxOptions, BlueskySandboxState } from './state.js'
@@ -31,6 +32,30 @@ export function registerBlueskySandbox(
   const spec = loadAtprotoSpec(options.specPath)
   server.register(
     async (app) => {
+      if (options.faults)
+        installFaultHooks(app, {
+          network: 'bluesky',
+          injector: options.faults,
+          prefix: state.prefix,
+          classify: blueskyCallKind,
+          answer: (status) =>
+            status === 429
+              ? {
+                  body: { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' },
+                  headers: {
+                    'ratelimit-limit': '5000',
+                    'ratelimit-remaining': '0',
+                    'ratelimit-reset': String(Math.ceil((state.clock() + RATE_WINDOW_MS) / 1000)),
+                    'ratelimit-policy': '5000;w=3600',
+                  },
+                }
+              : {
+                  body:
+                    status >= 500
+                      ? { error: 'InternalServerError', message: 'Internal Server Error' }
+                      : { error: 'InvalidRequest', message: 'Simulated refusal' },
+                },
+        })
       app.removeAllContentTypeParsers()
       app.addContentTypeParser(
         'application/json',
@@ -64,4 +89,26 @@ export function registerBlueskySandbox(
     { prefix: state.prefix },
   )
   return state
+}
+
+/** How far ahead an injected 429 puts `ratelimit-reset`: the PDS's write window is an hour. */
+const RATE_WINDOW_MS = 60 * 60_000
+
+/** XRPC methods that write to the repository: a record once written is what people see. */
+const WRITES = new Set([
+  'com.atproto.repo.createRecord',
+  'com.atproto.repo.putRecord',
+  'com.atproto.repo.deleteRecord',
+  'com.atproto.repo.applyWrites',
+])
+
+/**
+ * What a call to the Bluesky simulator is, for the fault injector: the XRPC method as the operation
+ * (`plc.resolve` for a DID document), effectful for the repository writes only. A blob upload makes
+ * nothing visible until a record names it.
+ */
+export function blueskyCallKind(_request: FastifyRequest, path: string): CallKind | undefined {
+  if (path.startsWith('/plc/')) return { operation: 'plc.resolve', effectful: false }
+  const nsid = /^\/xrpc\/([^/]+)$/.exec(path)?.[1]
+  return nsid ? { operation: nsid, effectful: WRITES.has(nsid) } : undefined
 }

@@ -1,3 +1,4 @@
+import type { FaultInjector } from '../fault-injector.js'
 import { cidOf, newAppPassword, plcDidFor, tidAt } from './ids.js'
 import { TokenSigner } from './tokens.js'
 
@@ -17,6 +18,11 @@ export interface BlueskySandboxOptions {
   accessTtlMs?: number
   /** Refresh token lifetime; the PDS gives 90 days. */
   refreshTtlMs?: number
+  /**
+   * Asked about every call the simulator serves (see `blueskyCallKind`); default none. The
+   * `/_sandbox/faults` queue keeps working beside it.
+   */
+  faults?: FaultInjector
 }
 
 export interface SandboxAccount {

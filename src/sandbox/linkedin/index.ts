@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
+import { type CallTable, fromTable, installFaultHooks } from '../fault-hooks.js'
 import { registerApiRoutes } from './api-routes.js'
 import { registerOAuthRoutes } from './oauth-routes.js'
 import { type Fault, type LinkedInSandboxOptions, LinkedInSandboxState } from './state.js'
@@ -8,6 +9,40 @@ export { LinkedInSandboxState } from './state.js'
 export type LinkedInSandbox = LinkedInSandboxState
 
 const FAULT_OPS = ['posts', 'userinfo', 'token', 'images', 'videos', 'statistics']
+
+/**
+ * The LinkedIn calls the simulator serves; only the post's create makes something people see. Image and
+ * video uploads (initialize, the byte PUTs, finalize) make assets nobody sees until a post names them.
+ * Routes not listed (added later) count as effectful unless they are GETs.
+ */
+export const linkedinCalls: CallTable = {
+  'GET /oauth/v2/authorization': { operation: 'authorization', effectful: false },
+  'POST /oauth/v2/authorization': { operation: 'authorization', effectful: false },
+  'POST /oauth/v2/accessToken': { operation: 'accessToken', effectful: false },
+  'GET /v2/userinfo': { operation: 'userinfo', effectful: false },
+  'GET /rest/organizationAcls': { operation: 'organizationAcls', effectful: false },
+  'GET /rest/organizations': { operation: 'organizations', effectful: false },
+  'POST /rest/images': { operation: 'images.initializeUpload', effectful: false },
+  'GET /rest/images/:urn': { operation: 'images.get', effectful: false },
+  'POST /rest/videos': { operation: 'videos.action', effectful: false },
+  'GET /rest/videos/:urn': { operation: 'videos.get', effectful: false },
+  'PUT /dms-uploads/:id': { operation: 'upload', effectful: false },
+  'POST /rest/posts': { operation: 'posts.create', effectful: true },
+  'GET /rest/posts': { operation: 'posts.findByAuthor', effectful: false },
+}
+
+/** LinkedIn's own answer to an injected status: its `{status, message}` body, a throttle's service code for 429. */
+const linkedinFaultBody = (status: number) => ({
+  body:
+    status === 429
+      ? {
+          status,
+          serviceErrorCode: 101,
+          code: 'TOO_MANY_REQUESTS',
+          message: 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.',
+        }
+      : { status, message: status >= 500 ? 'Internal Server Error' : 'Simulated refusal' },
+})
 
 /**
  * A simulator of LinkedIn for tests and demo mode, mounted under `prefix`. Point Herald at it with
@@ -28,6 +63,14 @@ export function registerLinkedInSandbox(
   const state = new LinkedInSandboxState(options)
   server.register(
     async (app) => {
+      if (options.faults)
+        installFaultHooks(app, {
+          network: 'linkedin',
+          injector: options.faults,
+          prefix: state.prefix,
+          classify: fromTable(linkedinCalls),
+          answer: linkedinFaultBody,
+        })
       app.removeAllContentTypeParsers()
       app.addContentTypeParser(
         'application/x-www-form-urlencoded',

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { littleVisible } from '../../networks/linkedin/little.js'
+import type { FaultInjector } from '../fault-injector.js'
 
 /**
  * The LinkedIn simulator's world: members (each administering two pages: the first as ADMINISTRATOR, the
@@ -18,6 +19,11 @@ export interface LinkedInSandboxOptions {
   videoPartBytes?: number
   /** How long an uploaded image or finalized video stays PROCESSING. */
   processingMs?: number
+  /**
+   * Asked about every call the simulator serves (see {@link linkedinCalls}); default none. The
+   * `/_sandbox/faults` queue keeps working beside it.
+   */
+  faults?: FaultInjector
 }
 
 export interface Member {

@@ -1,3 +1,5 @@
+import type { FaultInjector } from '../fault-injector.js'
+
 /**
  * What every Meta simulator's state keeps (Facebook and Instagram, Threads): the mount prefix and clock,
  * the Meta fetcher's downloads, the calls that did not match Meta's own description, the injected faults,
@@ -39,6 +41,11 @@ export interface MetaSimulatorOptions {
   quotaTotal?: number
   /** Downloads media; defaults to the global fetch. */
   fetch?: typeof fetch
+  /**
+   * Asked about every call the simulator serves (see `installFaultHooks`); default none. The `/_sandbox/faults`
+   * queue keeps working beside it.
+   */
+  faults?: FaultInjector
 }
 
 export abstract class MetaSimulatorState<O extends MetaSimulatorOptions, F extends { op: string }> {

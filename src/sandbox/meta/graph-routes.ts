@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { storedCopy } from '../meta-common/text.js'
 import { verifierMatches } from './oauth-routes.js'
 import { validateGraphCall } from './spec-validator.js'
 import type { Fault, FaultOp, IgContainer, MetaSandboxState, SandboxToken } from './state.js'
@@ -455,7 +456,7 @@ async function pageCall(
       [...state.posts.values()].some(
         (p) =>
           p.pageId === pageId &&
-          p.message === params.message &&
+          p.message === storedCopy(params.message) &&
           p.message &&
           now - p.createdAt < 60_000 &&
           attached.length === 0,
@@ -468,7 +469,7 @@ async function pageCall(
     const post = {
       id: `${pageId}_${state.newId('9')}`,
       pageId,
-      message: params.message ?? '',
+      message: storedCopy(params.message),
       attachedMedia: attached.map((a) => a.media_fbid),
       createdAt: now,
       kind: attached.length > 0 ? ('album' as const) : ('status' as const),
@@ -504,7 +505,7 @@ async function pageCall(
     const post = {
       id: `${pageId}_${photo.id}`,
       pageId,
-      message: params.message ?? params.caption ?? '',
+      message: storedCopy(params.message ?? params.caption),
       attachedMedia: [photo.id],
       createdAt: now,
       kind: 'photo' as const,
@@ -521,7 +522,7 @@ async function pageCall(
       createdAt: now,
       pageId,
       fileUrl: params.file_url,
-      description: params.description ?? '',
+      description: storedCopy(params.description),
       polls: state.options.videoPolls ?? 1,
       state: 'processing' as const,
     }
@@ -886,7 +887,7 @@ function createContainer(state: MetaSandboxState, igUserId: string, params: Para
       igUserId,
       mediaType: 'CAROUSEL',
       children,
-      caption: params.caption ?? '',
+      caption: storedCopy(params.caption),
       isCarouselItem: false,
       pollsLeft: 0,
     })
@@ -901,7 +902,7 @@ function createContainer(state: MetaSandboxState, igUserId: string, params: Para
       mediaType: 'IMAGE',
       url: params.image_url,
       children: [],
-      caption: params.caption ?? '',
+      caption: storedCopy(params.caption),
       isCarouselItem: isItem,
       pollsLeft: 0,
     })
@@ -919,7 +920,7 @@ function createContainer(state: MetaSandboxState, igUserId: string, params: Para
       mediaType: type,
       url: params.video_url,
       children: [],
-      caption: params.caption ?? '',
+      caption: storedCopy(params.caption),
       isCarouselItem: isItem,
       pollsLeft: state.options.videoPolls ?? 1,
       ...(params.share_to_feed ? { shareToFeed: params.share_to_feed === 'true' } : {}),

@@ -1,7 +1,9 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { type CallKind, installFaultHooks } from '../fault-hooks.js'
+import { graphSegments, metaFaultBody } from '../meta-common/faults.js'
 import { prepareMetaApp } from '../meta-common/graph-app.js'
 import { registerControlRoutes } from './control-routes.js'
-import { registerGraphRoutes } from './graph-routes.js'
+import { paramsOf, registerGraphRoutes } from './graph-routes.js'
 import { registerOAuthRoutes } from './oauth-routes.js'
 import { type MetaSandboxOptions, MetaSandboxState } from './state.js'
 
@@ -30,6 +32,14 @@ export function registerMetaSandbox(server: FastifyInstance, options: MetaSandbo
   const state = new MetaSandboxState(options)
   server.register(
     async (app) => {
+      if (options.faults)
+        installFaultHooks(app, {
+          network: 'facebook',
+          injector: options.faults,
+          prefix: state.prefix,
+          classify: (request, path) => metaCallKind(state, request, path),
+          answer: metaFaultBody,
+        })
       prepareMetaApp(app)
       registerOAuthRoutes(app, state)
       registerGraphRoutes(app, state, 'facebook', '/graph')
@@ -39,4 +49,37 @@ export function registerMetaSandbox(server: FastifyInstance, options: MetaSandbo
     { prefix: state.prefix },
   )
   return state
+}
+
+/** Graph edges whose POST makes something people see: a Page post, a published video, a comment. */
+const PUBLISHING_EDGES = new Set(['feed', 'videos', 'media_publish', 'comments', 'replies'])
+
+/**
+ * What a call to the Meta simulator is, for the fault injector: the network (Instagram for its own host and
+ * for Instagram objects on graph.facebook.com), the Graph edge as the operation (`node` for the object
+ * itself, `container_status` for a container read), and whether it can make something visible: a POST to
+ * `feed`, `videos`, `media_publish`, `comments` or `replies`, a POST to `photos` unless `published=false`,
+ * any DELETE. Containers (`media`) and unpublished photos are seen by nobody.
+ */
+export function metaCallKind(state: MetaSandboxState, request: FastifyRequest, path: string): CallKind {
+  const host = /^\/(graph|ig)\//.exec(path)?.[1]
+  if (!host) {
+    const network = path.startsWith('/www/') ? 'facebook' : 'instagram'
+    return {
+      network,
+      operation: path.includes('access_token') ? 'oauth/access_token' : 'consent',
+      effectful: false,
+    }
+  }
+  const { id = '', edge } = graphSegments(path.slice(host.length + 1))
+  const node = state.nodeOf(id, host === 'ig' ? 'instagram' : 'facebook')
+  const network =
+    host === 'ig' || node?.startsWith('IG') || node === 'ShadowIGMediaBuilder' ? 'instagram' : 'facebook'
+  if (id === 'oauth' || id === 'access_token' || id === 'refresh_access_token')
+    return { network, operation: edge ? `${id}/${edge}` : id, effectful: false }
+  const operation = node === 'ShadowIGMediaBuilder' && !edge ? 'container_status' : (edge ?? 'node')
+  if (request.method === 'DELETE') return { network, operation, effectful: true }
+  if (request.method !== 'POST') return { network, operation, effectful: false }
+  if (edge === 'photos') return { network, operation, effectful: paramsOf(request).published !== 'false' }
+  return { network, operation, effectful: edge === undefined || PUBLISHING_EDGES.has(edge) }
 }

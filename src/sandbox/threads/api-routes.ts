@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { threadsLength } from '../../domain/text-length.js'
 import { graphPage, graphTime, paramsOf } from '../meta/graph-routes.js'
+import { storedCopy } from '../meta-common/text.js'
 import { validateThreadsCall } from './contract.js'
 import { ThreadsApiError } from './errors.js'
 import { tokenCall } from './oauth-routes.js'
@@ -288,7 +289,7 @@ const threadView = (state: ThreadsSandboxState, t: ThreadsPost) => ({
 })
 
 function createContainer(state: ThreadsSandboxState, userId: string, params: Params): ThreadsContainer {
-  const text = params.text ?? ''
+  const text = storedCopy(params.text)
   if (threadsLength(text) > 500)
     throw fail(400, 100, '(#100) The text must be at most 500 characters', {
       userMessage: 'text must be at most 500 characters',

@@ -1,4 +1,7 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { type CallKind, installFaultHooks } from '../fault-hooks.js'
+import { paramsOf } from '../meta/graph-routes.js'
+import { graphSegments, metaFaultBody } from '../meta-common/faults.js'
 import { prepareMetaApp } from '../meta-common/graph-app.js'
 import { registerApiRoutes } from './api-routes.js'
 import { registerControlRoutes } from './control-routes.js'
@@ -29,6 +32,14 @@ export function registerThreadsSandbox(
   const state = new ThreadsSandboxState(options)
   server.register(
     async (app) => {
+      if (options.faults)
+        installFaultHooks(app, {
+          network: 'threads',
+          injector: options.faults,
+          prefix: state.prefix,
+          classify: (request, path) => threadsCallKind(state, request, path),
+          answer: metaFaultBody,
+        })
       prepareMetaApp(app)
       registerOAuthRoutes(app, state)
       registerApiRoutes(app, state)
@@ -37,4 +48,23 @@ export function registerThreadsSandbox(
     { prefix: state.prefix },
   )
   return state
+}
+
+/**
+ * What a call to the Threads simulator is, for the fault injector: the Graph edge as the operation
+ * (`container_status` for a container read, `node` for another object), and whether it can make something
+ * visible: `threads_publish`, a reply or a delete, and a container only when it asks to publish itself
+ * (`auto_publish_text=true`); other containers are seen by nobody.
+ */
+export function threadsCallKind(state: ThreadsSandboxState, request: FastifyRequest, path: string): CallKind {
+  if (!path.startsWith('/graph/')) return { operation: 'consent', effectful: false }
+  const rest = path.slice('/graph'.length)
+  const versioned = /^\/v\d+\.\d+\//.test(rest)
+  const { id = '', edge } = graphSegments(rest)
+  if (!versioned) return { operation: edge ? `${id}/${edge}` : id, effectful: false }
+  const operation = state.containers.has(id) && !edge ? 'container_status' : (edge ?? 'node')
+  if (request.method === 'DELETE') return { operation, effectful: true }
+  if (request.method !== 'POST') return { operation, effectful: false }
+  if (edge === 'threads') return { operation, effectful: paramsOf(request).auto_publish_text === 'true' }
+  return { operation, effectful: true }
 }

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { parseForm } from '../../lib/form.js'
+import { type CallTable, fromTable, installFaultHooks } from '../fault-hooks.js'
+import type { FaultInjector } from '../fault-injector.js'
 import { mediaView, registerControlRoutes, tweetView } from './control.js'
 import { send } from './endpoint.js'
 import { registerMediaRoutes } from './media.js'
@@ -45,6 +47,29 @@ export interface TwitterSandboxOptions {
   clients?: { clientId: string; clientSecret?: string; access?: SandboxClient['access'] }[]
   /** Serve the `${prefix}/_sandbox/...` control surface. Default true. */
   controls?: boolean
+  /**
+   * Asked about every request the simulator serves (see {@link twitterCalls}); default none. The per-endpoint
+   * `injectFailure` controls keep working beside it.
+   */
+  faults?: FaultInjector
+}
+
+/**
+ * Every X call the simulator serves, by its OpenAPI operationId; only `createPosts` can make something
+ * visible (a post, or a reply). Media uploads create nothing anyone sees until a post names them.
+ */
+export const twitterCalls: CallTable = {
+  'GET /i/oauth2/authorize': { operation: 'authorize', effectful: false },
+  'POST /i/oauth2/authorize': { operation: 'authorize', effectful: false },
+  'POST /api/2/oauth2/token': { operation: 'oauth2Token', effectful: false },
+  'GET /api/2/users/me': { operation: 'getUsersMe', effectful: false },
+  'POST /api/2/tweets': { operation: 'createPosts', effectful: true },
+  'GET /api/2/tweets/:id': { operation: 'getPostsById', effectful: false },
+  'GET /api/2/users/:id/tweets': { operation: 'getUsersPosts', effectful: false },
+  'POST /api/2/media/upload/initialize': { operation: 'initializeMediaUpload', effectful: false },
+  'POST /api/2/media/upload/:id/append': { operation: 'appendMediaUpload', effectful: false },
+  'POST /api/2/media/upload/:id/finalize': { operation: 'finalizeMediaUpload', effectful: false },
+  'GET /api/2/media/upload': { operation: 'getMediaUploadStatus', effectful: false },
 }
 
 /** In-process handle on one sandbox, the same operations the control surface offers over HTTP. */
@@ -112,6 +137,20 @@ export function registerTwitterSandbox(
 
   server.register(
     async (app) => {
+      if (options.faults)
+        installFaultHooks(app, {
+          network: 'twitter',
+          injector: options.faults,
+          prefix,
+          classify: fromTable(twitterCalls),
+          answer: (status) => ({
+            body: problems.forStatus(status),
+            headers: {
+              'content-type': 'application/problem+json',
+              ...(status === 429 ? exhaustedWindow(state.now(), state.options.rateLimitWindowMs) : {}),
+            },
+          }),
+        })
       // Own parsers in this encapsulated context: JSON, forms (OAuth) and multipart (APPEND).
       app.removeAllContentTypeParsers()
       app.addContentTypeParser(
@@ -188,5 +227,14 @@ export function registerTwitterSandbox(
     tweets: () => [...state.tweets.values()].map(tweetView),
     media: () => [...state.media.values()].map((media) => mediaView(state, media)),
     reset: () => state.reset(),
+  }
+}
+
+/** The rate-limit headers X sends with a 429: the window used up, and when it resets (epoch seconds). */
+function exhaustedWindow(now: number, windowMs: number): Record<string, string> {
+  return {
+    'x-rate-limit-limit': '100',
+    'x-rate-limit-remaining': '0',
+    'x-rate-limit-reset': String(Math.ceil((now + windowMs) / 1000)),
   }
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { defineEndpoint } from './endpoint.js'
 import { ProblemReply, problems } from './problems.js'
 import { type SandboxAccount, type SandboxTweet, type TwitterSandboxState, textLimits } from './state.js'
+import { renderPost } from './text.js'
 
 /**
  * twitter-text 3.1.0 is CommonJS without types; loading it through `require` gives the same object under
@@ -155,8 +156,14 @@ function userData(state: TwitterSandboxState, account: SandboxAccount, fields: s
 
 function tweetData(state: TwitterSandboxState, tweet: SandboxTweet, fields: string[]) {
   const history = state.options.legacyFieldNames ? 'edit_history_tweet_ids' : 'edit_history_post_ids'
-  const data: Record<string, unknown> = { id: tweet.id, text: tweet.text, [history]: [tweet.id] }
+  const { rendered } = tweet
+  const data: Record<string, unknown> = { id: tweet.id, text: rendered.text, [history]: [tweet.id] }
   if (fields.includes('created_at')) data.created_at = new Date(tweet.createdAt).toISOString()
+  if (fields.includes('entities') && rendered.urls.length > 0) data.entities = { urls: rendered.urls }
+  if (fields.includes('note_post') && rendered.note) {
+    const note = { text: rendered.note.text, entities: { urls: rendered.note.urls } }
+    data[state.options.legacyFieldNames ? 'note_tweet' : 'note_post'] = note
+  }
   if (fields.includes('attachments') && tweet.mediaIds.length > 0) {
     data.attachments = { media_keys: tweet.mediaIds.map((id) => state.media.get(id)?.mediaKey ?? id) }
   }
@@ -256,13 +263,22 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
       }
       if (text !== '') {
         for (const tweet of state.tweets.values()) {
-          if (tweet.authorId === account.id && tweet.text === text)
+          if (tweet.authorId === account.id && tweet.text.normalize('NFC') === text.normalize('NFC'))
             throw new ProblemReply(403, problems.duplicate())
         }
       }
+      const id = state.nextId()
+      const mediaKeys = mediaIds.map((mediaId) => state.media.get(mediaId)?.mediaKey ?? mediaId)
+      const firstKind = mediaIds.length > 0 ? state.media.get(mediaIds[0]!)?.kind : undefined
       const tweet: SandboxTweet = {
-        id: state.nextId(),
+        id,
         text,
+        rendered: renderPost({
+          text,
+          mediaKeys,
+          mediaPath: `${account.username}/status/${id}/${firstKind === 'image' ? 'photo' : 'video'}/1`,
+          newTco: () => state.nextTco(),
+        }),
         authorId: account.id,
         username: account.username,
         mediaIds,
@@ -271,7 +287,10 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
       }
       state.tweets.set(tweet.id, tweet)
       const history = state.options.legacyFieldNames ? 'edit_history_tweet_ids' : 'edit_history_post_ids'
-      return { status: 201, body: { data: { id: tweet.id, text: tweet.text, [history]: [tweet.id] } } }
+      return {
+        status: 201,
+        body: { data: { id: tweet.id, text: tweet.rendered.text, [history]: [tweet.id] } },
+      }
     },
   )
 

@@ -1,5 +1,6 @@
 import { Faults, type SandboxEndpoint } from './faults.js'
 import { type AccessGrant, OAuthGrants } from './grants.js'
+import { type RenderedPost, tcoLink } from './text.js'
 
 export type { InjectedFailure, SandboxEndpoint } from './faults.js'
 export { defaultRateLimits, sandboxEndpoints } from './faults.js'
@@ -65,7 +66,10 @@ export interface SandboxClient {
 
 export interface SandboxTweet {
   id: string
+  /** The text as the author sent it. */
   text: string
+  /** What X answers for it: t.co links, escaped `& < >`, a long post cut with its whole text in the note. */
+  rendered: RenderedPost
   authorId: string
   username: string
   mediaIds: string[]
@@ -112,6 +116,7 @@ export class TwitterSandboxState {
   readonly grants: OAuthGrants
   readonly faults: Faults
   private lastId = 0n
+  private links = 0
 
   constructor(readonly options: StateOptions) {
     this.grants = new OAuthGrants(options)
@@ -128,6 +133,11 @@ export class TwitterSandboxState {
     const candidate = (ms > 0n ? ms : 0n) * 4194304n
     this.lastId = candidate > this.lastId ? candidate : this.lastId + 1n
     return this.lastId.toString()
+  }
+
+  /** A t.co link not handed out before by this simulator. */
+  nextTco(): string {
+    return tcoLink(++this.links)
   }
 
   reset() {

@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import { type CallKind, installFaultHooks } from '../fault-hooks.js'
 import { registerApiRoutes } from './api-routes.js'
 import { registerControlRoutes } from './control-routes.js'
 import { googleError } from './google-errors.js'
@@ -35,6 +36,30 @@ export function registerYouTubeSandbox(
   const sandbox = new YouTubeSandbox(options)
   server.register(
     async (app) => {
+      if (options.faults)
+        installFaultHooks(app, {
+          network: 'youtube',
+          injector: options.faults,
+          prefix: sandbox.prefix,
+          classify: youtubeCallKind,
+          answer: (status) => {
+            const reason =
+              status === 429 ? 'rateLimitExceeded' : status >= 500 ? 'backendError' : 'badContent'
+            const { body } = googleError(reason, {
+              code: status,
+              ...(status === 429
+                ? { message: 'The request was throttled; retry after the time given.' }
+                : {}),
+            })
+            return {
+              body,
+              headers: {
+                'content-type': 'application/json; charset=UTF-8',
+                ...(status === 429 ? { 'retry-after': '30' } : {}),
+              },
+            }
+          },
+        })
       // This plugin reads its own bodies whatever the host server accepts: JSON, forms, and raw uploads
       // left unread for the upload route to stream.
       app.removeAllContentTypeParsers()
@@ -97,3 +122,28 @@ export {
   type YouTubeSandboxOptions,
 } from './model.js'
 export { YouTubeSandbox } from './state.js'
+
+/**
+ * What a call to the YouTube simulator is, for the fault injector. Only a PUT carrying bytes on an upload
+ * session can make something visible: the one that completes the session makes the video. Opening the
+ * session, a status query (`Content-Range: bytes *\/<size>`) and reads are not.
+ */
+export function youtubeCallKind(request: FastifyRequest, path: string): CallKind {
+  if (path === '/upload/youtube/v3/videos') {
+    if (request.method === 'POST') return { operation: 'videos.insert', effectful: false }
+    const range = request.headers['content-range']
+    const statusQuery = typeof range === 'string' && /^bytes \*\/\d+$/.test(range.trim())
+    return statusQuery
+      ? { operation: 'upload.status', effectful: false }
+      : { operation: 'upload', effectful: true }
+  }
+  if (path === '/youtube/v3/channels') return { operation: 'channels.list', effectful: false }
+  if (path === '/youtube/v3/videos')
+    return {
+      operation: request.method === 'GET' ? 'videos.list' : `videos.${request.method}`,
+      effectful: request.method !== 'GET',
+    }
+  if (path === '/token') return { operation: 'token', effectful: false }
+  if (path.startsWith('/o/oauth2/')) return { operation: 'consent', effectful: false }
+  return { operation: `${request.method} ${path}`, effectful: request.method !== 'GET' }
+}

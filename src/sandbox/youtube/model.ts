@@ -1,5 +1,6 @@
 import type { Hash } from 'node:crypto'
 import type { Clock } from '../../lib/clock.js'
+import type { FaultInjector } from '../fault-injector.js'
 
 /** The sandbox's options and the shapes of its world (accounts, channels, videos, uploads, faults). */
 
@@ -47,6 +48,11 @@ export interface YouTubeSandboxOptions {
   maxUploadBytes?: number
   /** Origin put in upload session `Location` headers; default: the request's own origin. */
   publicOrigin?: string
+  /**
+   * Asked about every call the simulator serves (see `youtubeCallKind`); default none. The
+   * `/_sandbox/faults` queue keeps working beside it.
+   */
+  faults?: FaultInjector
 }
 
 export interface SandboxChannel {

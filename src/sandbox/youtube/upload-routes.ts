@@ -109,6 +109,9 @@ function metadataProblem(
   return undefined
 }
 
+/** How long an upload session URI stays usable (Google: "about a week"). */
+export const SESSION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
+
 /** `Range` header value for what a session holds (`bytes=0-N`), or undefined when it holds nothing. */
 const rangeOf = (session: UploadSession) =>
   session.received > 0 ? `bytes=0-${session.received - 1}` : undefined
@@ -184,7 +187,9 @@ export function registerUploadRoutes(app: FastifyInstance, sandbox: YouTubeSandb
     const isStatusQuery = typeof contentRange === 'string' && /^bytes \*\/\d+$/.test(contentRange.trim())
     const op: FaultOp = isStatusQuery ? 'upload.status' : 'upload'
     sandbox.record({ op, method: 'PUT', path: '/upload/youtube/v3/videos' })
-    if (!session) return sendGoogleError(reply, 'notFound')
+    // Google keeps a resumable session for about a week; after that its URI answers 404.
+    if (!session || sandbox.clock.now() - session.createdAt > SESSION_LIFETIME_MS)
+      return sendGoogleError(reply, 'notFound')
     // The session URI is the credential Google checks; a token, when sent, must still be valid.
     const token = bearerToken(request)
     if (token !== undefined && sandbox.authenticate(token)?.email !== session.email)
