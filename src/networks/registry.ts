@@ -212,6 +212,8 @@ export interface AdapterFactoryDeps {
   media: MediaPort
   /** Defaults to the global fetch. */
   http?: typeof fetch
+  /** How an adapter waits between polls; defaults to a real timer (the fault simulation passes its own). */
+  sleep?: AdapterDeps['sleep']
 }
 
 export type Adapters = Partial<Record<Network, NetworkAdapter>>
@@ -229,7 +231,7 @@ export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapte
     http: deps.http ?? ((input, init) => fetch(input, init)),
     logger: deps.logger.child({ subsystem: 'networks' }),
     now: () => deps.clock.now(),
-    sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined),
+    sleep: deps.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : undefined)),
     media: deps.media,
   }
   const adapters: Adapters = {

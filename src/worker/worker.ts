@@ -309,7 +309,12 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       if (ticking) await ticking.catch(() => 0)
       const unstarted = [...waiting.values()].flat().map((t) => t.id)
       waiting.clear()
-      await releaseUnstarted(deps.store, id, unstarted, deps.clock.now())
+      try {
+        await releaseUnstarted(deps.store, id, unstarted, deps.clock.now())
+      } catch (error) {
+        // The database is gone: the claims stay leased and surface as stuck; the worker still stops.
+        log.error({ err: error }, 'releasing unstarted claims failed')
+      }
       const inflight = [...running.values()]
       if (inflight.length > 0) {
         log.info({ inFlight: inflight.length, graceMs: options.graceMs }, 'waiting for in-flight sends')

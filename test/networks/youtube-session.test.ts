@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { FakeClock } from '../../src/lib/clock.js'
 import { PublishFailure, type PublishRequest } from '../../src/networks/adapter.js'
 import type { YouTubeAdapter } from '../../src/networks/youtube/index.js'
+import { scriptedFaults } from '../helpers/fault-script.js'
 import {
   clipBytes,
   connectAccount,
@@ -164,6 +165,28 @@ describe("resolving a YouTube upload's unknown outcome through its session", () 
     expect(result.remoteId).toBe(world.sandbox.uploads[0]!.videoId)
     expect(ops().filter((op) => op.startsWith('upload'))).toEqual(['upload', 'upload.status', 'upload'])
   })
+
+  it('an upload that took every byte and never answers gives up on the answer and asks the session', async () => {
+    const script = scriptedFaults()
+    const hung = await startWorld({ clock, faults: script })
+    const original = AbortSignal.timeout
+    // Every client timeout shortened, so the test waits a moment instead of the upload's two minutes.
+    AbortSignal.timeout = (ms: number) => original.call(AbortSignal, Math.min(ms, 300))
+    try {
+      const hungAdapter = makeAdapter(hung)
+      const connection = await connectAccount(hung, hungAdapter)
+      script.on((call) => call.effectful, { timing: 'after', answer: { kind: 'hang' } })
+      const result = await hungAdapter.publish(
+        publishRequest(connection, { mediaUrls: [`${hung.mediaOrigin}/clip.mp4`] }),
+      )
+      expect(hung.sandbox.uploads).toHaveLength(1)
+      expect(result.remoteId).toBe(hung.sandbox.uploads[0]!.videoId)
+    } finally {
+      AbortSignal.timeout = original
+      hung.server.server.closeAllConnections()
+      await hung.close()
+    }
+  }, 20_000)
 
   it('a later publish whose session has gone opens a new one', async () => {
     const connection = await connectAccount(world, adapter)

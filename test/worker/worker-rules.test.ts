@@ -58,6 +58,19 @@ describe.each(backends)('the worker under a fake clock on $name', (backend) => {
     await worker.idle()
     return n
   }
+  /** The queue depth and stuck count, counted from the target rows (what /metrics must say). */
+  const gauges = async () => {
+    const now = clock.now()
+    const rows = await h.app.store.db.selectFrom('targets').selectAll().execute()
+    return {
+      due: rows.filter(
+        (t) => t.status === 'pending' && t.lease_owner === null && t.run_at !== null && t.run_at <= now,
+      ).length,
+      stuck: rows.filter(
+        (t) => t.lease_owner !== null && (t.stuck_at !== null || (t.lease_expires_at ?? 0) < now),
+      ).length,
+    }
+  }
   const schedule = async (body: Record<string, unknown>) => {
     const res = await h.call('create_post', {
       content: `post ${Math.random()}`,
@@ -321,8 +334,30 @@ describe.each(backends)('the worker under a fake clock on $name', (backend) => {
     expect(text).toMatch(/herald_fire_lag_seconds_bucket\{le="2.5"\} [1-9]/)
     expect(text).toMatch(/herald_publish_outcomes_total\{network="twitter",kind="ok"\} [1-9]/)
     expect(text).toMatch(/herald_publish_outcomes_total\{network="twitter",kind="transient"\} [1-9]/)
-    expect(text).toMatch(/^herald_queue_depth \d+$/m)
-    expect(text).toMatch(/^herald_stuck_targets \d+$/m)
+    // The gauges equal the targets as they stand, counted here from the rows.
+    const { due, stuck } = await gauges()
+    expect(text).toMatch(new RegExp(`^herald_queue_depth ${due}$`, 'm'))
+    expect(text).toMatch(new RegExp(`^herald_stuck_targets ${stuck}$`, 'm'))
+  })
+
+  it('counts due targets in the queue depth gauge and expired leases in the stuck gauge', async () => {
+    clock.set(Date.UTC(2031, 10, 2))
+    const before = await gauges()
+    const due = await schedule({ publishImmediately: true })
+    const held = await schedule({ publishImmediately: true })
+    await h.app.store.db
+      .updateTable('targets')
+      .set({ lease_owner: 'gone-worker', lease_expires_at: clock.now() - 1 })
+      .where('post_id', '=', held)
+      .execute()
+    const text = await (await fetch(`${h.baseUrl}/metrics`)).text()
+    expect(text).toMatch(new RegExp(`^herald_queue_depth ${before.due + 1}$`, 'm'))
+    expect(text).toMatch(new RegExp(`^herald_stuck_targets ${before.stuck + 1}$`, 'm'))
+    await h.app.store.db
+      .updateTable('targets')
+      .set({ lease_owner: null, lease_expires_at: null, run_at: null })
+      .where('post_id', 'in', [due, held])
+      .execute()
   })
 
   it('lets only the lease holder record an outcome', async () => {
@@ -361,7 +396,9 @@ describe.each(backends)('the worker under a fake clock on $name', (backend) => {
     await h.app.store.db.updateTable('posts').set({ status: 'processing' }).where('id', '=', id).execute()
     expect(await run()).toBe(0)
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text()
-    expect(metrics).toMatch(/herald_stuck_targets [1-9]/)
+    const { stuck } = await gauges()
+    expect(stuck).toBeGreaterThan(0)
+    expect(metrics).toMatch(new RegExp(`^herald_stuck_targets ${stuck}$`, 'm'))
     const view = await post(id)
     expect(view.status).toBe('processing')
     expect(view.lastError).toMatch(/outcome is unknown/)

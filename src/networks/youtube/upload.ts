@@ -291,6 +291,11 @@ async function transfer(ctx: ApiContext, t: Transfer, from: number): Promise<{ i
   }
 }
 
+/** The slowest upload Herald waits for: two minutes, plus the bytes at 128 KiB/s. */
+export function uploadTimeoutMs(bytes: number): number {
+  return 120_000 + Math.ceil((bytes / (128 * 1024)) * 1000)
+}
+
 async function putBytes(ctx: ApiContext, t: Transfer, from: number): Promise<Answer> {
   const headers: Record<string, string> = {
     authorization: `Bearer ${t.accessToken}`,
@@ -310,7 +315,9 @@ async function putBytes(ctx: ApiContext, t: Transfer, from: number): Promise<Ans
       // 308 Resume Incomplete into a network error; that lands on the "lost" path, and the status query
       // below (no body, so 'manual' is harmless there) reads the 308 and its Range.
       redirect: 'error',
-      signal: t.signal,
+      // A network that took the bytes and never answers must not hold the send (and its lease) for ever:
+      // past this the answer counts as lost and the session is asked what it holds.
+      signal: withTimeout(t.signal, uploadTimeoutMs(t.size - from)),
     } as RequestInit)
   } catch {
     return 'lost'

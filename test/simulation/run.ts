@@ -1,0 +1,25 @@
+import { runSeeds } from './runner.js'
+
+/**
+ * `npm run simulate -- --seeds N [--from S] [--seed S] [--lanes K]`: runs seeds S, S+1, ... (or the one seed
+ * given), K worlds side by side,
+ * and prints the seeds, faults and deliveries checked; a failing seed prints the command that replays it.
+ */
+const args = process.argv.slice(2).filter((a) => a !== '--')
+const value = (name: string) => {
+  const at = args.indexOf(name)
+  return at >= 0 ? Number(args[at + 1]) : undefined
+}
+const one = value('--seed')
+const from = value('--from') ?? 1
+const count = value('--seeds') ?? 100
+const seeds = one !== undefined ? [one] : Array.from({ length: count }, (_, i) => from + i)
+const verbose = args.includes('--verbose') || one !== undefined
+
+const summary = await runSeeds(seeds, {
+  verbose,
+  lanes: value('--lanes') ?? 1,
+  progress: (line) => process.stdout.write(`${line}\n`),
+})
+process.stdout.write(`${summary.text}\n`)
+process.exit(summary.failed.length > 0 ? 1 : 0)

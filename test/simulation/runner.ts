@@ -1,0 +1,167 @@
+import { runSeed, type SeedReport } from './scenario.js'
+import { startWorld, type World } from './world.js'
+
+/** Seeds run in one world before it is replaced (the simulators and the database only grow). */
+const SEEDS_PER_WORLD = 150
+/** How long one seed may run before it counts as hung (a send that never ends is itself a finding). */
+const SEED_DEADLINE_MS = Number(process.env.HERALD_SIMULATION_SEED_DEADLINE_MS ?? 60_000)
+
+export interface RunSummary {
+  seeds: number
+  deliveries: number
+  faults: Record<string, number>
+  events: Record<string, number>
+  failed: SeedReport[]
+  durationMs: number
+  text: string
+}
+
+/** The command that replays one seed exactly as it ran. */
+export const replayCommand = (seed: number) => `npm run simulate -- --seed ${seed}`
+
+export interface RunOptions {
+  verbose?: boolean
+  progress?: (line: string) => void
+  /**
+   * Worlds run side by side in this process (each its own Herald, simulators and clock; seeds in order
+   * within one). A seed spends most of its time waiting on sockets, so lanes share the CPU well.
+   */
+  lanes?: number
+}
+
+export async function runSeeds(seeds: readonly number[], options: RunOptions = {}): Promise<RunSummary> {
+  const started = Date.now()
+  const failed: SeedReport[] = []
+  const events: Record<string, number> = {}
+  const totalFaults: Record<string, number> = {}
+  let deliveries = 0
+  let done = 0
+  const queue = [...seeds]
+
+  const lane = async () => {
+    let world: World | undefined
+    let inWorld = 0
+    const retire = async () => {
+      if (!world) return
+      for (const [kind, n] of world.faults.counts) totalFaults[kind] = (totalFaults[kind] ?? 0) + n
+      const closing = world
+      world = undefined
+      // A world whose seed hung may never close cleanly; it is left behind after a moment.
+      await Promise.race([closing.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())])
+    }
+    try {
+      for (let seed = queue.shift(); seed !== undefined; seed = queue.shift()) {
+        if (!world || inWorld >= SEEDS_PER_WORLD) {
+          await retire()
+          world = await startWorld()
+          inWorld = 0
+        }
+        inWorld += 1
+        const current = world
+        const trace: string[] = []
+        const report = await withWatchdog(runSeed(current, seed, trace), seed, () => [
+          ...trace,
+          ...current.faults.log,
+        ]).catch(
+          (error: Error): SeedReport => ({
+            seed: seed as number,
+            deliveries: 0,
+            faults: 0,
+            events: {},
+            violations: [`the simulation itself failed: ${error.stack ?? error}`],
+            trace: [...trace, ...current.faults.log],
+          }),
+        )
+        deliveries += report.deliveries
+        done += 1
+        for (const [kind, n] of Object.entries(report.events)) events[kind] = (events[kind] ?? 0) + n
+        if (report.violations.length > 0) {
+          failed.push(report)
+          options.progress?.(describeFailure(report))
+          // A seed that hung leaves its world in an unknown state: the next seed starts a fresh one.
+          if (report.violations.some((v) => v.startsWith('the seed did not finish')))
+            inWorld = SEEDS_PER_WORLD
+        } else if (options.verbose) {
+          options.progress?.(`seed ${seed}: ok, ${report.deliveries} deliveries, ${report.faults} faults`)
+          for (const line of report.trace) options.progress?.(`  ${line}`)
+        }
+        if (done % 500 === 0)
+          options.progress?.(
+            `${done}/${seeds.length} seeds, ${deliveries} deliveries, ${failed.length} failing, ${Math.round((Date.now() - started) / 1000)} s`,
+          )
+      }
+    } finally {
+      await retire()
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.lanes ?? 1, seeds.length)) }, lane))
+
+  failed.sort((a, b) => a.seed - b.seed)
+  const durationMs = Date.now() - started
+  const faultTotal = Object.values(totalFaults).reduce((a, b) => a + b, 0)
+  const lines = [
+    `simulation: ${seeds.length} seeds, ${deliveries} deliveries checked, ${faultTotal} network faults injected, ${failed.length} failing, ${(durationMs / 1000).toFixed(1)} s`,
+    '  network faults by kind:',
+    ...Object.entries(totalFaults)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([kind, n]) => `    ${kind}: ${n}`),
+    '  process faults and tool calls:',
+    ...Object.entries(events)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([kind, n]) => `    ${kind}: ${n}`),
+    ...(failed.length
+      ? [
+          '  failing seeds:',
+          ...failed.map((r) => `    ${r.seed}: ${r.violations[0]} (${replayCommand(r.seed)})`),
+        ]
+      : []),
+  ]
+  return {
+    seeds: seeds.length,
+    deliveries,
+    faults: totalFaults,
+    events,
+    failed,
+    durationMs,
+    text: lines.join('\n'),
+  }
+}
+
+export function describeFailure(report: SeedReport): string {
+  return [
+    `seed ${report.seed} FAILED:`,
+    ...report.violations.map((v) => `  - ${v}`),
+    '  what happened:',
+    ...report.trace.map((line) => `    ${line}`),
+    `  replay: ${replayCommand(report.seed)}`,
+  ].join('\n')
+}
+
+async function withWatchdog(
+  running: Promise<SeedReport>,
+  seed: number,
+  soFar: () => string[],
+): Promise<SeedReport> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<SeedReport>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve({
+          seed,
+          deliveries: 0,
+          faults: 0,
+          events: {},
+          violations: [
+            `the seed did not finish in ${SEED_DEADLINE_MS / 1000} s: a send or a tool call never ended`,
+          ],
+          trace: soFar(),
+        }),
+      SEED_DEADLINE_MS,
+    )
+  })
+  try {
+    return await Promise.race([running, deadline])
+  } finally {
+    clearTimeout(timer)
+  }
+}

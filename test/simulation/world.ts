@@ -1,0 +1,254 @@
+import type { KyselyPlugin } from 'kysely'
+import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import type { Network } from '../../src/domain/networks.js'
+import { FakeClock } from '../../src/lib/clock.js'
+import { createAdapters } from '../../src/networks/registry.js'
+import type { Store } from '../../src/store/db.js'
+import { createWorker, type Worker } from '../../src/worker/worker.js'
+import { type Harness, startHarness } from '../helpers/harness.js'
+import { mp4File, solidImage } from '../media/fixtures.js'
+import { serveJpegOrVideo, type TestServer } from '../media/servers.js'
+import { SimulatedFaults } from './faults.js'
+
+/** The seven networks, each with the profile the simulation publishes as. */
+export const PROFILES: ReadonlyArray<{ network: Network; username: string }> = [
+  { network: 'twitter', username: 'sim_x' },
+  { network: 'facebook', username: 'Sim Page' },
+  { network: 'instagram', username: 'sim.insta' },
+  { network: 'threads', username: 'simthreads' },
+  { network: 'linkedin', username: 'Sim Member' },
+  { network: 'bluesky', username: 'simsky' },
+  { network: 'youtube', username: 'sim@example.com' },
+]
+
+/** How long a client waits for an answer in the simulation (the adapters' own timeouts are 30 s and more). */
+export const CLIENT_TIMEOUT_MS = 400
+/** The furthest an adapter's wait between polls moves the simulated clock (well inside a lease). */
+const SLEEP_ADVANCE_MS = 500
+
+/**
+ * One Herald in sandbox mode, shared by a batch of seeds: the real server, tools, store and simulators of
+ * the seven networks (asked about every request by {@link SimulatedFaults}), a fake clock the simulation
+ * moves, a media server, and one connected profile per network. Workers are made per seed with
+ * {@link World.worker}, each with its own adapters and its own view of the store, so the simulation can
+ * kill one (as SIGKILL would) or pause it, without touching the others.
+ */
+export interface World {
+  h: Harness
+  clock: FakeClock
+  faults: SimulatedFaults
+  media: TestServer
+  connections: Map<Network, { connectionId: string; profileId: string }>
+  /** Reconnects a profile whose connection broke (a refresh lost to a fault); answers the networks reconnected. */
+  heal(): Promise<Network[]>
+  worker(id: string): SimWorker
+  close(): Promise<void>
+}
+
+/** A worker as a process: it can be killed at its n-th network call, or paused there and resumed. */
+export interface SimWorker {
+  readonly id: string
+  readonly worker: Worker
+  readonly dead: boolean
+  /** Network calls it has made. */
+  readonly calls: number
+  /** Dies at its `at`-th call: before the request leaves, or after the network answered (the answer is lost). */
+  armKill(at: number, after: boolean): void
+  /** Holds its `at`-th call before it leaves; the promise resolves when it is held. */
+  armPause(at: number): Promise<void>
+  resume(): void
+  disarm(): void
+  kill(): void
+  /** Stops its timers (a graceful stop for a live worker; a dead one only has its timers cleared). */
+  stop(): Promise<void>
+}
+
+const originalTimeout = AbortSignal.timeout.bind(AbortSignal)
+let timeoutPatched = false
+
+/** Every client timeout in this process becomes {@link CLIENT_TIMEOUT_MS}, so a late answer costs little. */
+function shortenClientTimeouts() {
+  if (timeoutPatched) return
+  timeoutPatched = true
+  AbortSignal.timeout = (ms: number) => originalTimeout(Math.min(ms, CLIENT_TIMEOUT_MS))
+}
+
+export async function startWorld(): Promise<World> {
+  shortenClientTimeouts()
+  const clock = new FakeClock(Date.UTC(2026, 8, 1, 9))
+  const faults = new SimulatedFaults()
+  const media = await serveJpegOrVideo(
+    await solidImage(1080, 1080, 'jpeg'),
+    mp4File({ width: 1080, height: 1920, durationMs: 6000, mdatBytes: 16 * 1024 }),
+  )
+  const h = await startHarness({
+    sandbox: true,
+    clock,
+    faults,
+    credits: 100_000_000,
+    env: {
+      HERALD_ALLOW_PRIVATE_MEDIA: '1',
+      HERALD_IMMEDIATE_WAIT_MS: '0',
+      LOG_LEVEL: 'silent',
+    },
+  })
+  const sleep = simulatedSleep(clock)
+  // The tools' adapters wait in simulated time too.
+  Object.assign(
+    h.app.adapters,
+    createAdapters(h.app.config, { logger: h.app.logger, clock, media: h.app.media, sleep }),
+  )
+  const connections = new Map<Network, { connectionId: string; profileId: string }>()
+  const connect = async (network: Network, username: string) => {
+    const connected = await sandboxConnect(h.app, { workspaceId: h.workspaceId, network, username })
+    connections.set(network, { connectionId: connected.connectionId, profileId: connected.profileId })
+  }
+  for (const { network, username } of PROFILES) await connect(network, username)
+
+  return {
+    h,
+    clock,
+    faults,
+    media,
+    connections,
+    async heal() {
+      const rows = await h.app.store.db
+        .selectFrom('connections')
+        .select(['platform', 'status'])
+        .where('workspace_id', '=', h.workspaceId)
+        .execute()
+      const broken = rows.filter((r) => r.status !== 'active').map((r) => r.platform as Network)
+      for (const network of broken)
+        await connect(network, PROFILES.find((p) => p.network === network)!.username)
+      return broken
+    },
+    worker: (id) => simulatedWorker(h, clock, id),
+    async close() {
+      await h.close()
+      await media.close()
+    },
+  }
+}
+
+function simulatedSleep(clock: FakeClock): (ms: number, signal?: AbortSignal) => Promise<void> {
+  return async (ms, signal) => {
+    signal?.throwIfAborted()
+    clock.advance(Math.min(ms, SLEEP_ADVANCE_MS))
+    await new Promise((resolve) => setImmediate(resolve))
+    signal?.throwIfAborted()
+  }
+}
+
+class Killed extends Error {
+  constructor() {
+    super('the worker process was killed')
+  }
+}
+
+function simulatedWorker(h: Harness, clock: FakeClock, id: string): SimWorker {
+  let dead = false
+  let calls = 0
+  let killAt: { at: number; after: boolean } | undefined
+  let pauseAt: number | undefined
+  let paused: (() => void) | undefined
+  let resumed: Promise<void> | undefined
+  let resume: (() => void) | undefined
+  const die = () => {
+    dead = true
+  }
+
+  const http: typeof fetch = async (input, init) => {
+    if (dead) throw new Killed()
+    const n = ++calls
+    if (pauseAt === n) {
+      pauseAt = undefined
+      resumed = new Promise((resolve) => {
+        resume = resolve
+      })
+      paused?.()
+      await resumed
+      if (dead) throw new Killed()
+    }
+    if (killAt?.at === n && !killAt.after) {
+      die()
+      throw new Killed()
+    }
+    const response = await fetch(input, init)
+    if (killAt?.at === n && killAt.after) die()
+    if (dead) throw new Killed()
+    return response
+  }
+
+  // A dead process writes nothing more, and reads nothing it could act on.
+  const deadline: KyselyPlugin = {
+    transformQuery(args) {
+      if (dead) throw new Killed()
+      return args.node
+    },
+    async transformResult(args) {
+      if (dead) throw new Killed()
+      return args.result
+    },
+  }
+  const store: Store = { ...h.app.store, db: h.app.store.db.withPlugin(deadline) }
+  delete (store as { pgPool?: unknown }).pgPool
+  const adapters = createAdapters(h.app.config, {
+    logger: h.app.logger,
+    clock,
+    media: h.app.media,
+    http,
+    sleep: simulatedSleep(clock),
+  })
+  const worker = createWorker(
+    {
+      store,
+      vault: h.app.vault,
+      clock,
+      logger: h.app.logger,
+      queue: h.app.queue,
+      metrics: h.app.metrics,
+      adapters,
+    },
+    {
+      ...h.app.config.worker,
+      id,
+      // The simulation claims by calling tick(); the loop only follows queue wakes and finished sends.
+      pollMs: 3_600_000,
+      sweepMs: 15,
+      graceMs: 2_000,
+    },
+  )
+  worker.start()
+  return {
+    id,
+    worker,
+    get dead() {
+      return dead
+    },
+    get calls() {
+      return calls
+    },
+    armKill(at, after) {
+      killAt = { at, after }
+    },
+    armPause(at) {
+      pauseAt = at
+      return new Promise((resolve) => {
+        paused = resolve
+      })
+    },
+    resume() {
+      resume?.()
+      resume = undefined
+    },
+    disarm() {
+      killAt = undefined
+      pauseAt = undefined
+    },
+    kill: die,
+    async stop() {
+      this.resume()
+      await worker.stop().catch(() => undefined)
+    },
+  }
+}
