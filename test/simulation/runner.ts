@@ -1,8 +1,9 @@
+import { likelyCause } from './causes.js'
 import { runSeed, type SeedReport } from './scenario.js'
 import { startWorld, type World } from './world.js'
 
 /** Seeds run in one world before it is replaced (the simulators and the database only grow). */
-const SEEDS_PER_WORLD = 150
+const SEEDS_PER_WORLD = 100
 /** How long one seed may run before it counts as hung (a send that never ends is itself a finding). */
 const SEED_DEADLINE_MS = Number(process.env.HERALD_SIMULATION_SEED_DEADLINE_MS ?? 60_000)
 
@@ -112,7 +113,9 @@ export async function runSeeds(seeds: readonly number[], options: RunOptions = {
     ...(failed.length
       ? [
           '  failing seeds:',
-          ...failed.map((r) => `    ${r.seed}: ${r.violations[0]} (${replayCommand(r.seed)})`),
+          ...failed.map(
+            (r) => `    ${r.seed}: ${r.violations[0]} [${likelyCause(r)}] (${replayCommand(r.seed)})`,
+          ),
         ]
       : []),
   ]
@@ -129,7 +132,7 @@ export async function runSeeds(seeds: readonly number[], options: RunOptions = {
 
 export function describeFailure(report: SeedReport): string {
   return [
-    `seed ${report.seed} FAILED:`,
+    `seed ${report.seed} FAILED (likely: ${likelyCause(report)}):`,
     ...report.violations.map((v) => `  - ${v}`),
     '  what happened:',
     ...report.trace.map((line) => `    ${line}`),

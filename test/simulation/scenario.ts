@@ -32,6 +32,7 @@ interface SimPost {
 
 const DOCUMENTED_PRICE = (network: Network) => (network === 'twitter' ? 5 : 1)
 const MINUTE = 60_000
+const DAY = 24 * 60 * MINUTE
 const OK_STATUSES = new Set([200, 400, 404, 409])
 
 /** Runs one seed against the world and checks what the networks hold afterwards. */
@@ -50,6 +51,9 @@ export async function runSeed(world: World, seed: number, trace: string[] = []):
     trace.push(
       `[+${Math.round((clock.now() - started) / 1000)}s] ${line}${process.env.HERALD_SIMULATION_TIMING ? ` (${Date.now() - realStart} ms)` : ''}`,
     )
+  // Every seed starts at 09:00 UTC of a day of its own: the networks' windows and daily allowances are fresh,
+  // and a seed's schedule does not depend on where the seed before it left the clock.
+  clock.set((Math.floor(clock.now() / DAY) + 1) * DAY + 9 * 60 * MINUTE)
   const started = clock.now()
   const healed = await world.heal()
   if (healed.length) note(`reconnected ${healed.join(', ')}`)

@@ -75,7 +75,7 @@ function shortenClientTimeouts() {
 
 export async function startWorld(): Promise<World> {
   shortenClientTimeouts()
-  const clock = new FakeClock(Date.UTC(2026, 8, 1, 9))
+  const clock = new FakeClock(Date.UTC(2026, 7, 3, 9))
   const faults = new SimulatedFaults()
   const media = await serveJpegOrVideo(
     await solidImage(1080, 1080, 'jpeg'),

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { describeFailure, runSeeds } from './runner.js'
+
+/**
+ * The fault simulation in `npm test`: seeds 1..N (default 240) against the real worker, tools, adapters and
+ * the simulators of all seven networks, each checked by counting what the networks hold (see
+ * docs/simulation.md). Every seed that ever failed is in `regression-seeds.json`: a `fixed` one must pass;
+ * an `open` one (a known path still being closed) is kept out of the range and must still fail, so the day
+ * it passes this test says to mark it fixed.
+ */
+
+interface RegressionSeed {
+  seed: number
+  status: 'open' | 'fixed'
+  cause: string
+  found: string
+}
+
+const regression = JSON.parse(readFileSync(new URL('./regression-seeds.json', import.meta.url), 'utf8')) as {
+  seeds: RegressionSeed[]
+}
+const open = regression.seeds.filter((s) => s.status === 'open')
+const openSeeds = new Set(open.map((s) => s.seed))
+const RANGE = Number(process.env.HERALD_SIMULATION_SEEDS ?? 240)
+const LANES = 3
+
+describe('the fault simulation', () => {
+  it(`keeps every promise on seeds 1..${RANGE} across the seven networks`, async () => {
+    const seeds = Array.from({ length: RANGE }, (_, i) => i + 1).filter((seed) => !openSeeds.has(seed))
+    const summary = await runSeeds(seeds, { lanes: LANES })
+    process.stderr.write(`${summary.text}\n`)
+    expect(summary.failed.map(describeFailure)).toEqual([])
+    // The run did what it says: deliveries checked, and every kind of process fault and tool call happened.
+    expect(summary.deliveries).toBeGreaterThan(seeds.length)
+    for (const kind of [
+      'worker killed',
+      'worker paused past its lease',
+      'two workers racing',
+      'clock jump',
+      'publish_post_now',
+      'reset_stuck_post',
+      'update_post',
+      'reschedule_post',
+      'delete_post',
+      'multicall',
+    ])
+      expect(summary.events[kind] ?? 0, kind).toBeGreaterThan(0)
+    for (const kind of [
+      '5xx after effect',
+      '429 after effect',
+      'late answer after effect',
+      'reset after effect',
+    ])
+      expect(summary.faults[kind] ?? 0, kind).toBeGreaterThan(0)
+  }, 170_000)
+
+  it('keeps every fixed regression seed passing', async () => {
+    const fixed = regression.seeds.filter((s) => s.status === 'fixed').map((s) => s.seed)
+    const summary = await runSeeds(fixed, { lanes: LANES })
+    expect(summary.failed.map(describeFailure)).toEqual([])
+  }, 120_000)
+
+  it('still finds every open regression seed in the range (one that passes now is to be marked fixed)', async () => {
+    const known = open.filter((s) => s.seed <= RANGE).map((s) => s.seed)
+    const summary = await runSeeds(known, { lanes: LANES })
+    const failing = new Set(summary.failed.map((r) => r.seed))
+    expect(
+      known.filter((seed) => !failing.has(seed)),
+      'these pass now: mark them fixed',
+    ).toEqual([])
+  }, 120_000)
+})
