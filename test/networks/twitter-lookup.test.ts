@@ -114,6 +114,19 @@ describe.runIf(xOpenApiAvailable)('looking for an unanswered X post on a busy pr
     expect(found?.remoteId).toBe(sent.remoteId)
   })
 
+  it('finds a post whose failed media URL X kept as plain text (an IP address host), found by the simulation', async () => {
+    const jo = await fx.connect('jo')
+    const since = fx.clock.now()
+    const media = 'http://203.0.113.9:8080/photo.jpg'
+    // The publish appends a media URL whose upload failed on its own line; X does not make this one a link.
+    const sent = await fx.publish(jo, `Opening hours today\n${media}`)
+    const found = await lookupMatch(fx.adapter)({
+      ...lookup(jo, 'Opening hours today', since),
+      mediaUrls: [media],
+    })
+    expect(found?.remoteId).toBe(sent.remoteId)
+  })
+
   it('tells two posts apart by their links, which X answers as t.co', async () => {
     const ivy = await fx.connect('ivy')
     const since = fx.clock.now()

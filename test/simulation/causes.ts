@@ -16,9 +16,9 @@ export function likelyCause(report: SeedReport): string {
   }
   if (/429 after effect/.test(trace))
     return 'a 429 after the effect is taken as a refusal: resent blindly (duplicate refusal or second copy)'
-  if (/paused/.test(trace)) return 'path 2: a paused worker resumes and sends after its lease ran out'
   if (/read (5xx|429|late|reset)/.test(trace) && /(after effect|killed)/.test(trace))
     return 'path 1: a failing lookup after an unknown outcome leads to a blind resend'
+  if (/paused/.test(trace)) return 'path 2: a paused worker resumes and sends after its lease ran out'
   if (/killed/.test(trace)) return 'path 8: a crash leaves the target stuck instead of looking it up'
   return 'unclassified'
 }

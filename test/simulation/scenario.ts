@@ -56,7 +56,11 @@ export async function runSeed(world: World, seed: number, trace: string[] = []):
   clock.set((Math.floor(clock.now() / DAY) + 1) * DAY + 9 * 60 * MINUTE)
   const started = clock.now()
   const healed = await world.heal()
-  if (healed.length) note(`reconnected ${healed.join(', ')}`)
+  if (healed.length) {
+    // A refresh whose answer a fault lost (the network rotated the token) leaves the profile to reconnect.
+    count('profile reconnected after a lost token refresh')
+    note(`reconnected ${healed.join(', ')}`)
+  }
 
   const intensity = steps.pick([0.05, 0.15, 0.3, 0.5])
   const rates: FaultRates = { publishing: intensity, reads: intensity * 0.8, other: intensity * 0.3 }

@@ -89,7 +89,7 @@ export async function startWorld(): Promise<World> {
     env: {
       HERALD_ALLOW_PRIVATE_MEDIA: '1',
       HERALD_IMMEDIATE_WAIT_MS: '0',
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: process.env.HERALD_SIMULATION_LOG_LEVEL ?? 'silent',
     },
   })
   const sleep = simulatedSleep(clock)

@@ -86,8 +86,17 @@ export const hasWords = (tokens: readonly CopyToken[]) => tokens.some((token) =>
  */
 export function sameCopy(post: TimelinePost, content: string, mediaUrls: readonly string[]): boolean {
   const wanted = tokensKey(copyTokens(content))
-  const seen = copyTokens(writtenText(post))
+  const written = writtenText(post)
+  const seen = copyTokens(written)
   if (tokensKey(seen) === wanted) return true
+  // A media URL X does not take for a link (an IP address, a host without a known TLD) stays plain text on
+  // its own line, merged into the words before it: strip those lines as the publish appended them.
+  for (let rest = written; ; ) {
+    const url = mediaUrls.find((candidate) => rest.endsWith(`\n${candidate}`))
+    if (!url) break
+    rest = rest.slice(0, rest.length - url.length - 1)
+    if (tokensKey(copyTokens(rest)) === wanted) return true
+  }
   const appended = new Set(mediaUrls.map(canonicalLink))
   while (seen.length > 0) {
     const last = seen.at(-1)!
