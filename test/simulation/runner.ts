@@ -17,8 +17,11 @@ export interface RunSummary {
   text: string
 }
 
-/** The command that replays one seed exactly as it ran. */
-export const replayCommand = (seed: number) => `npm run simulate -- --seed ${seed}`
+/** The command that replays one seed: alone, or (`from`) after the seeds that ran before it in its world. */
+export const replayCommand = (seed: number, from?: number) =>
+  from === undefined || from === seed
+    ? `npm run simulate -- --seed ${seed}`
+    : `npm run simulate -- --from ${from} --seeds ${seed - from + 1} (alone: --seed ${seed})`
 
 export interface RunOptions {
   verbose?: boolean
@@ -37,62 +40,65 @@ export async function runSeeds(seeds: readonly number[], options: RunOptions = {
   const totalFaults: Record<string, number> = {}
   let deliveries = 0
   let done = 0
-  const queue = [...seeds]
+  // Consecutive seeds share a world, a fresh one per chunk: a seed's history is the seeds before it in its
+  // chunk, whatever the lanes do, so `--from <chunk start> --seeds <n>` replays it exactly.
+  const chunks: number[][] = []
+  for (let i = 0; i < seeds.length; i += SEEDS_PER_WORLD) chunks.push(seeds.slice(i, i + SEEDS_PER_WORLD))
 
   const lane = async () => {
-    let world: World | undefined
-    let inWorld = 0
-    const retire = async () => {
-      if (!world) return
-      for (const [kind, n] of world.faults.counts) totalFaults[kind] = (totalFaults[kind] ?? 0) + n
-      const closing = world
-      world = undefined
-      // A world whose seed hung may never close cleanly; it is left behind after a moment.
-      await Promise.race([closing.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())])
-    }
-    try {
-      for (let seed = queue.shift(); seed !== undefined; seed = queue.shift()) {
-        if (!world || inWorld >= SEEDS_PER_WORLD) {
-          await retire()
-          world = await startWorld()
-          inWorld = 0
-        }
-        inWorld += 1
-        const current = world
-        const trace: string[] = []
-        const report = await withWatchdog(runSeed(current, seed, trace), seed, () => [
-          ...trace,
-          ...current.faults.log,
-        ]).catch(
-          (error: Error): SeedReport => ({
-            seed: seed as number,
-            deliveries: 0,
-            faults: 0,
-            events: {},
-            violations: [`the simulation itself failed: ${error.stack ?? error}`],
-            trace: [...trace, ...current.faults.log],
-          }),
-        )
-        deliveries += report.deliveries
-        done += 1
-        for (const [kind, n] of Object.entries(report.events)) events[kind] = (events[kind] ?? 0) + n
-        if (report.violations.length > 0) {
-          failed.push(report)
-          options.progress?.(describeFailure(report))
-          // A seed that hung leaves its world in an unknown state: the next seed starts a fresh one.
-          if (report.violations.some((v) => v.startsWith('the seed did not finish')))
-            inWorld = SEEDS_PER_WORLD
-        } else if (options.verbose) {
-          options.progress?.(`seed ${seed}: ok, ${report.deliveries} deliveries, ${report.faults} faults`)
-          for (const line of report.trace) options.progress?.(`  ${line}`)
-        }
-        if (done % 500 === 0)
-          options.progress?.(
-            `${done}/${seeds.length} seeds, ${deliveries} deliveries, ${failed.length} failing, ${Math.round((Date.now() - started) / 1000)} s`,
-          )
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
+      let world: World | undefined
+      let first = chunk[0] as number
+      const retire = async () => {
+        if (!world) return
+        for (const [kind, n] of world.faults.counts) totalFaults[kind] = (totalFaults[kind] ?? 0) + n
+        const closing = world
+        world = undefined
+        // A world whose seed hung may never close cleanly; it is left behind after a moment.
+        await Promise.race([closing.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())])
       }
-    } finally {
-      await retire()
+      try {
+        for (const seed of chunk) {
+          if (!world) {
+            world = await startWithRetries()
+            first = seed
+          }
+          const current = world
+          const trace: string[] = []
+          const report = await withWatchdog(runSeed(current, seed, trace), seed, () => [
+            ...trace,
+            ...current.faults.log,
+          ]).catch(
+            (error: Error): SeedReport => ({
+              seed,
+              deliveries: 0,
+              faults: 0,
+              events: {},
+              violations: [`the simulation itself failed: ${error.stack ?? error}`],
+              trace: [...trace, ...current.faults.log],
+            }),
+          )
+          report.history = first
+          deliveries += report.deliveries
+          done += 1
+          for (const [kind, n] of Object.entries(report.events)) events[kind] = (events[kind] ?? 0) + n
+          if (report.violations.length > 0) {
+            failed.push(report)
+            options.progress?.(describeFailure(report))
+            // A seed that hung leaves its world in an unknown state: the next seed starts a fresh one.
+            if (report.violations.some((v) => v.startsWith('the seed did not finish'))) await retire()
+          } else if (options.verbose) {
+            options.progress?.(`seed ${seed}: ok, ${report.deliveries} deliveries, ${report.faults} faults`)
+            for (const line of report.trace) options.progress?.(`  ${line}`)
+          }
+          if (done % 500 === 0)
+            options.progress?.(
+              `${done}/${seeds.length} seeds, ${deliveries} deliveries, ${failed.length} failing, ${Math.round((Date.now() - started) / 1000)} s`,
+            )
+        }
+      } finally {
+        await retire()
+      }
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.lanes ?? 1, seeds.length)) }, lane))
@@ -114,7 +120,8 @@ export async function runSeeds(seeds: readonly number[], options: RunOptions = {
       ? [
           '  failing seeds:',
           ...failed.map(
-            (r) => `    ${r.seed}: ${r.violations[0]} [${likelyCause(r)}] (${replayCommand(r.seed)})`,
+            (r) =>
+              `    ${r.seed}: ${r.violations[0]} [${likelyCause(r)}] (${replayCommand(r.seed, r.history)})`,
           ),
         ]
       : []),
@@ -136,7 +143,7 @@ export function describeFailure(report: SeedReport): string {
     ...report.violations.map((v) => `  - ${v}`),
     '  what happened:',
     ...report.trace.map((line) => `    ${line}`),
-    `  replay: ${replayCommand(report.seed)}`,
+    `  replay: ${replayCommand(report.seed, report.history)}`,
   ].join('\n')
 }
 
@@ -166,5 +173,16 @@ async function withWatchdog(
     return await Promise.race([running, deadline])
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/** A world, tried three times: a loaded machine can be too slow for a first start. */
+async function startWithRetries(): Promise<World> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startWorld()
+    } catch (error) {
+      if (attempt >= 3) throw error
+    }
   }
 }

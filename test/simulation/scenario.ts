@@ -16,6 +16,8 @@ export interface SeedReport {
   violations: string[]
   /** What happened, step by step (printed for a failing seed). */
   trace: string[]
+  /** The first seed of the world it ran in (the seeds from there to it are its history). */
+  history?: number
 }
 
 interface SimPost {

@@ -22,7 +22,7 @@ export const PROFILES: ReadonlyArray<{ network: Network; username: string }> = [
 ]
 
 /** How long a client waits for an answer in the simulation (the adapters' own timeouts are 30 s and more). */
-export const CLIENT_TIMEOUT_MS = 400
+export const CLIENT_TIMEOUT_MS = 750
 /** The furthest an adapter's wait between polls moves the simulated clock (well inside a lease). */
 const SLEEP_ADVANCE_MS = 500
 
@@ -65,12 +65,14 @@ export interface SimWorker {
 
 const originalTimeout = AbortSignal.timeout.bind(AbortSignal)
 let timeoutPatched = false
+/** Connecting profiles (no faults then) keeps the real timeouts: a loaded machine may be slow to answer. */
+let connecting = 0
 
 /** Every client timeout in this process becomes {@link CLIENT_TIMEOUT_MS}, so a late answer costs little. */
 function shortenClientTimeouts() {
   if (timeoutPatched) return
   timeoutPatched = true
-  AbortSignal.timeout = (ms: number) => originalTimeout(Math.min(ms, CLIENT_TIMEOUT_MS))
+  AbortSignal.timeout = (ms: number) => originalTimeout(connecting > 0 ? ms : Math.min(ms, CLIENT_TIMEOUT_MS))
 }
 
 export async function startWorld(): Promise<World> {
@@ -100,8 +102,13 @@ export async function startWorld(): Promise<World> {
   )
   const connections = new Map<Network, { connectionId: string; profileId: string }>()
   const connect = async (network: Network, username: string) => {
-    const connected = await sandboxConnect(h.app, { workspaceId: h.workspaceId, network, username })
-    connections.set(network, { connectionId: connected.connectionId, profileId: connected.profileId })
+    connecting += 1
+    try {
+      const connected = await sandboxConnect(h.app, { workspaceId: h.workspaceId, network, username })
+      connections.set(network, { connectionId: connected.connectionId, profileId: connected.profileId })
+    } finally {
+      connecting -= 1
+    }
   }
   for (const { network, username } of PROFILES) await connect(network, username)
 
