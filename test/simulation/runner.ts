@@ -31,6 +31,8 @@ export interface RunOptions {
    * within one). A seed spends most of its time waiting on sockets, so lanes share the CPU well.
    */
   lanes?: number
+  /** Consecutive seeds per world (default 100). */
+  seedsPerWorld?: number
 }
 
 export async function runSeeds(seeds: readonly number[], options: RunOptions = {}): Promise<RunSummary> {
@@ -43,7 +45,8 @@ export async function runSeeds(seeds: readonly number[], options: RunOptions = {
   // Consecutive seeds share a world, a fresh one per chunk: a seed's history is the seeds before it in its
   // chunk, whatever the lanes do, so `--from <chunk start> --seeds <n>` replays it exactly.
   const chunks: number[][] = []
-  for (let i = 0; i < seeds.length; i += SEEDS_PER_WORLD) chunks.push(seeds.slice(i, i + SEEDS_PER_WORLD))
+  const perWorld = options.seedsPerWorld ?? SEEDS_PER_WORLD
+  for (let i = 0; i < seeds.length; i += perWorld) chunks.push(seeds.slice(i, i + perWorld))
 
   const lane = async () => {
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {

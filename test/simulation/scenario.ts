@@ -119,7 +119,12 @@ export async function runSeed(world: World, seed: number, trace: string[] = []):
     })
     count('create_post')
     if (answer.status !== 200) {
-      violations.push(`create_post for ${network} answered ${answer.status}: ${JSON.stringify(answer.body)}`)
+      // A clear refusal (a profile a lost token refresh left to reconnect, say) is an answer; a 5xx is not.
+      if (!OK_STATUSES.has(answer.status))
+        violations.push(
+          `create_post for ${network} answered ${answer.status}: ${JSON.stringify(answer.body)}`,
+        )
+      note(`create_post ${network} ${tag} -> ${answer.status} ${answer.body?.error?.code}`)
       return
     }
     const id = answer.body.postIds[0] as string
