@@ -2,8 +2,8 @@ import { runSeeds } from './runner.js'
 
 /**
  * `npm run simulate -- --seeds N [--from S] [--seed S] [--lanes K]`: runs seeds S, S+1, ... (or the one seed
- * given), K worlds side by side,
- * and prints the seeds, faults and deliveries checked; a failing seed prints the command that replays it.
+ * given), K worlds side by side, and prints the seeds, faults and deliveries checked; a failing seed prints
+ * the command that replays it. Stopped with SIGINT or SIGTERM, it sums up the seeds that finished.
  */
 const args = process.argv.slice(2).filter((a) => a !== '--')
 const value = (name: string) => {
@@ -16,8 +16,17 @@ const count = value('--seeds') ?? 100
 const seeds = one !== undefined ? [one] : Array.from({ length: count }, (_, i) => from + i)
 const verbose = args.includes('--verbose') || one !== undefined
 
+// Stopped (Ctrl-C, SIGTERM): the seeds that finished are summed up all the same.
+const stop = new AbortController()
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    process.stdout.write(`${signal}: finishing the seeds under way, then the summary\n`)
+    stop.abort()
+  })
+
 const summary = await runSeeds(seeds, {
   verbose,
+  signal: stop.signal,
   lanes: value('--lanes') ?? 1,
   progress: (line) => process.stdout.write(`${line}\n`),
 })

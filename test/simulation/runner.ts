@@ -33,6 +33,8 @@ export interface RunOptions {
   lanes?: number
   /** Consecutive seeds per world (default 100). */
   seedsPerWorld?: number
+  /** Once aborted, no new seed starts; the summary counts the seeds that finished. */
+  signal?: AbortSignal
 }
 
 export async function runSeeds(seeds: readonly number[], options: RunOptions = {}): Promise<RunSummary> {
@@ -62,6 +64,7 @@ export async function runSeeds(seeds: readonly number[], options: RunOptions = {
       }
       try {
         for (const seed of chunk) {
+          if (options.signal?.aborted) break
           if (!world) {
             world = await startWithRetries()
             first = seed
@@ -110,7 +113,7 @@ export async function runSeeds(seeds: readonly number[], options: RunOptions = {
   const durationMs = Date.now() - started
   const faultTotal = Object.values(totalFaults).reduce((a, b) => a + b, 0)
   const lines = [
-    `simulation: ${seeds.length} seeds, ${deliveries} deliveries checked, ${faultTotal} network faults injected, ${failed.length} failing, ${(durationMs / 1000).toFixed(1)} s`,
+    `simulation: ${done} seeds${done < seeds.length ? ` (of ${seeds.length} asked; stopped early)` : ''}, ${deliveries} deliveries checked, ${faultTotal} network faults injected, ${failed.length} failing, ${(durationMs / 1000).toFixed(1)} s`,
     '  network faults by kind:',
     ...Object.entries(totalFaults)
       .sort(([a], [b]) => a.localeCompare(b))
@@ -130,7 +133,7 @@ export async function runSeeds(seeds: readonly number[], options: RunOptions = {
       : []),
   ]
   return {
-    seeds: seeds.length,
+    seeds: done,
     deliveries,
     faults: totalFaults,
     events,
