@@ -285,7 +285,25 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       temp = await createTempDir(options.tempDir)
       const file = temp.file('body')
       const meter = createMeter(fetchOptions)
-      await pipeline(body, meter.stream, createWriteStream(file), { signal })
+      // A refusal ends the response and its connection itself. The pipeline's own clean-up aborts the
+      // request instead, which leaves a response whose last byte already arrived (a small body over TLS)
+      // undestroyed, and the pipeline waiting on it until the server hangs up.
+      const source = body
+      const hangUp = (error?: unknown) => {
+        if (local) source.destroy()
+        else {
+          ;(source as IncomingMessage).socket?.destroy()
+          source.destroy(error instanceof Error ? error : undefined)
+        }
+      }
+      const onAbort = () => hangUp(signal.reason)
+      meter.stream.once('error', hangUp)
+      signal.addEventListener('abort', onAbort, { once: true })
+      try {
+        await pipeline(body, meter.stream, createWriteStream(file), { signal })
+      } finally {
+        signal.removeEventListener('abort', onAbort)
+      }
       return {
         path: file,
         size: meter.size(),
@@ -410,7 +428,11 @@ function createMeter(options: FetchOptions) {
   }
 }
 
-const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`
+/** A size in words: KB under a megabyte (a 5 KB cap is not "0 MB"), else MB to one decimal. */
+const mb = (bytes: number) =>
+  bytes < 1024 * 1024
+    ? `${Math.max(1, Math.round(bytes / 1024))} KB`
+    : `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`
 
 export function tooLarge(size: number, cap: number, partial = false): MediaError {
   const actual = partial ? `larger than ${mb(cap)}` : mb(size)
