@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js'
 import type { Logger } from '../logger.js'
 import type { Db } from '../store/db.js'
 import { createAdapterFactory } from './adapter.js'
+import { redirectUriProblem } from './redirect-uris.js'
 import { knownResources } from './resource.js'
 import { SCOPES } from './scopes.js'
 
@@ -70,6 +71,21 @@ export function createOAuthProvider(deps: ProviderDeps): Provider {
       id_token_signed_response_alg: 'Ed25519',
     },
     clientAuthMethods: ['none'],
+    // Herald's redirect URI rule (src/oauth/redirect-uris.ts) for every client, registered or described by a
+    // metadata document. Each is treated as a native app (RFC 8252), which is what makes a loopback redirect
+    // URI match on any port; a web client's http redirect to a non-loopback host is refused instead.
+    extraClientMetadata: {
+      properties: ['application_type'],
+      validator: (_ctx, key, _value, metadata) => {
+        if (key !== 'application_type') return
+        const uris = metadata.redirect_uris
+        for (const uri of Array.isArray(uris) ? uris : []) {
+          const problem = redirectUriProblem(uri)
+          if (problem) throw new errors.InvalidClientMetadata(`redirect_uris: ${problem}`)
+        }
+        metadata.application_type = 'native'
+      },
+    },
     responseTypes: ['code'],
     scopes: [...SCOPES],
     claims: {},
