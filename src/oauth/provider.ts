@@ -112,7 +112,25 @@ export function createOAuthProvider(deps: ProviderDeps): Provider {
     },
     // Every grant gets a refresh token, rotated on each use; a used one presented again revokes the grant.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    rotateRefreshToken: () => true,
+    // A grant lives on its own, not with the library's short sign-in session (10 minutes): by default a
+    // token issued without `offline_access` dies with that session, which would end access tokens after 10
+    // minutes instead of an hour and refresh tokens after 10 minutes instead of 30 days.
+    expiresWithSession: async () => false,
+    // The library rotates (uses up) the refresh token before it checks a `resource` asked for at refresh, so
+    // a wrong one would burn the token without handing out its successor, and the client's retry would look
+    // like reuse and end the grant. It is checked here first: a refresh is for the resource granted, or refused.
+    rotateRefreshToken: (ctx) => {
+      const asked = ctx.oidc.params?.resource as string | string[] | undefined
+      if (asked !== undefined) {
+        const granted = (ctx.oidc.entities as { RefreshToken?: { resource?: string | string[] } })
+          .RefreshToken?.resource
+        const grantedList = Array.isArray(granted) ? granted : granted ? [granted] : []
+        for (const resource of Array.isArray(asked) ? asked : [asked])
+          if (!grantedList.includes(resource))
+            throw new errors.InvalidTarget('a refresh is for the resource that was granted')
+      }
+      return true
+    },
     // Consent is asked every time: an earlier grant is never reused silently (each names its workspace).
     loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
       const grantId = ctx.oidc.result?.consent?.grantId

@@ -187,10 +187,10 @@ describe.each(backends)('the OAuth authorization server on $name', (backend) => 
     })
     expect(rest.status).toBe(403)
     expect(rest.headers.get('www-authenticate')).toContain('error="insufficient_scope"')
-    expect(rest.headers.get('www-authenticate')).toContain('scope="posts:write"')
+    expect(rest.headers.get('www-authenticate')).toContain('scope="posts:read posts:write"')
     expect(((await rest.json()) as any).error).toMatchObject({
       code: 'forbidden',
-      details: { oauthError: 'insufficient_scope', scope: 'posts:write' },
+      details: { oauthError: 'insufficient_scope', scope: 'posts:read posts:write' },
     })
     // A token for the whole service also works on /mcp (its resource contains /mcp).
     const mcp = await mcpCall(h, tokens.access_token, 'create_post', post)
