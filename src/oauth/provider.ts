@@ -55,6 +55,8 @@ export function createOAuthProvider(deps: ProviderDeps): Provider {
   const { config } = deps
   const resources = knownResources(config.publicBaseUrl)
   const documentFetches = createRateLimiter(DOCUMENT_FETCHES_PER_MINUTE)
+  /** The metadata documents each request (the library's context) has already tried to fetch. */
+  const triedDocuments = new WeakMap<object, Set<string>>()
   const signing = createPrivateKey({
     key: Buffer.concat([ED25519_PKCS8_PREFIX, derive(deps.secretKey, 'herald oauth signing key')]),
     format: 'der',
@@ -152,8 +154,16 @@ export function createOAuthProvider(deps: ProviderDeps): Provider {
       clientIdMetadataDocument: {
         enabled: true,
         ack: 'draft-02',
-        // A cached document costs nothing; a fetch counts against the requesting address.
-        allowFetch: async (ctx) => documentFetches.hit(ctx.ip, deps.clock.now()) === 0,
+        // A cached document costs nothing; a fetch counts against the requesting address. A document is
+        // fetched at most once per request: when it fails, the library looks the client up again to render
+        // the error, and that second look would fetch (and count) the same failing document twice.
+        allowFetch: async (ctx, id) => {
+          const tried = triedDocuments.get(ctx) ?? new Set<string>()
+          triedDocuments.set(ctx, tried)
+          if (tried.has(id)) return false
+          tried.add(id)
+          return documentFetches.hit(ctx.ip, deps.clock.now()) === 0
+        },
         cacheDuration: { min: 60, max: 86_400 },
       },
       resourceIndicators: {

@@ -216,6 +216,49 @@ describe('the OAuth server under attack', () => {
     )
   })
 
+  it('metadata documents: a failing one is fetched once per authorization request, not twice', async () => {
+    const id = documents.url('/broken.json')
+    documents.set('/broken.json', '', { status: 500 })
+    const answer = await authorize(browser, h, {
+      clientId: id,
+      redirectUri: callback.redirectUri,
+      ...pkcePair(),
+      method: 'S256',
+      resource: mcp,
+      scope: 'posts:read',
+    })
+    expect(answer.status).toBe(400)
+    expect(answer.text).toContain('invalid_client')
+    expect(documents.hits.get('/broken.json')).toBe(1)
+  })
+
+  it('consent: a workspace the person is not a member of is refused, and nothing is granted', async () => {
+    await h.app.accounts.createUser({ email: 'stranger@example.com', password: 'a long enough password' })
+    const stranger = await h.app.accounts.createWorkspace({
+      name: 'Someone else',
+      ownerEmail: 'stranger@example.com',
+      credits: 5,
+    })
+    const grants = (await h.app.store.db.selectFrom('oauth_grants').select('id').execute()).length
+    const answer = await authorize(
+      browser,
+      h,
+      {
+        clientId,
+        redirectUri: callback.redirectUri,
+        ...pkcePair(),
+        method: 'S256',
+        resource: mcp,
+        scope: 'posts:write',
+      },
+      { decision: 'allow', workspaceId: stranger.workspaceId },
+    )
+    expect(answer.location).toBeUndefined()
+    expect(answer.status).toBe(400)
+    expect(answer.text).toContain('Choose one of your workspaces.')
+    expect((await h.app.store.db.selectFrom('oauth_grants').select('id').execute()).length).toBe(grants)
+  })
+
   it('401: a token that is not valid is answered with invalid_token and the resource metadata', async () => {
     const answer = await mcpCall(h, 'not-a-real-token', 'list_workspaces')
     expect(answer.status).toBe(401)
