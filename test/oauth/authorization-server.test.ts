@@ -596,6 +596,16 @@ describe('dynamic registrations nobody authorizes', () => {
       for (let i = 0; i < 12; i++) answers.push((await register(h, 'http://127.0.0.1:1/cb')).status)
       expect(answers.filter((status) => status === 201)).toHaveLength(10)
       expect(answers.at(-1)).toBe(429)
+      // The endpoint with a trailing slash is the same endpoint to the library, and the same limit.
+      const slashed = await fetch(`${h.baseUrl}/oauth/register/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          redirect_uris: ['http://127.0.0.1:1/cb'],
+          token_endpoint_auth_method: 'none',
+        }),
+      })
+      expect(slashed.status).toBe(429)
     } finally {
       await h.close()
     }
