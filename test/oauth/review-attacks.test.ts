@@ -4,6 +4,7 @@ import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import {
   authorize,
+  authorizeUrl,
   type CallbackServer,
   type DocumentServer,
   documentFetcher,
@@ -257,6 +258,50 @@ describe('the OAuth server under attack', () => {
     expect(answer.status).toBe(400)
     expect(answer.text).toContain('Choose one of your workspaces.')
     expect((await h.app.store.db.selectFrom('oauth_grants').select('id').execute()).length).toBe(grants)
+  })
+
+  it('resource: an authorization naming two resources is sent invalid_target, granting nothing', async () => {
+    const grants = (await h.app.store.db.selectFrom('oauth_grants').select('id').execute()).length
+    const url = new URL(
+      authorizeUrl(h, {
+        clientId,
+        redirectUri: callback.redirectUri,
+        ...pkcePair(),
+        method: 'S256',
+        resource: mcp,
+        scope: 'posts:read',
+      }),
+    )
+    url.searchParams.append('resource', h.baseUrl)
+    let page = await browser.get(url.toString())
+    for (let hop = 0; hop < 5 && page.location?.startsWith(h.baseUrl); hop++)
+      page = await browser.get(page.location)
+    const back = new URL(page.location as string)
+    expect(back.origin + back.pathname).toBe(callback.redirectUri)
+    expect(back.searchParams.get('error')).toBe('invalid_target')
+    expect(back.searchParams.get('code')).toBeNull()
+    expect((await h.app.store.db.selectFrom('oauth_grants').select('id').execute()).length).toBe(grants)
+  })
+
+  it('consent: prompt=none never issues a code silently, even right after a consent', async () => {
+    await obtainTokens(browser, h, { clientId, redirectUri: callback.redirectUri })
+    const url = new URL(
+      authorizeUrl(h, {
+        clientId,
+        redirectUri: callback.redirectUri,
+        ...pkcePair(),
+        method: 'S256',
+        resource: mcp,
+        scope: 'posts:read',
+      }),
+    )
+    url.searchParams.set('prompt', 'none')
+    let page = await browser.get(url.toString())
+    for (let hop = 0; hop < 5 && page.location?.startsWith(h.baseUrl); hop++)
+      page = await browser.get(page.location)
+    const back = new URL(page.location as string)
+    expect(back.searchParams.get('code')).toBeNull()
+    expect(back.searchParams.get('error')).toMatch(/_required$/)
   })
 
   it('401: a token that is not valid is answered with invalid_token and the resource metadata', async () => {
