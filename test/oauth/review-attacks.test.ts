@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeClock } from '../../src/lib/clock.js'
+import { removeEditor } from '../../src/store/accounts.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import {
@@ -302,6 +303,26 @@ describe('the OAuth server under attack', () => {
     const back = new URL(page.location as string)
     expect(back.searchParams.get('code')).toBeNull()
     expect(back.searchParams.get('error')).toMatch(/_required$/)
+  })
+
+  it('membership: a token stops working once its person is removed from the workspace', async () => {
+    await h.app.accounts.createUser({ email: 'editor@example.com', password: 'another long password' })
+    await h.app.accounts.addMember({
+      workspaceId: h.workspaceId,
+      email: 'editor@example.com',
+      role: 'editor',
+    })
+    const editor = createBrowser(h.baseUrl)
+    await editor.login('editor@example.com', 'another long password')
+    const tokens = await obtainTokens(editor, h, { clientId, redirectUri: callback.redirectUri })
+    expect((await mcpCall(h, tokens.access_token, 'list_workspaces')).status).toBe(200)
+    const { userId } = await h.app.accounts.addMember({
+      workspaceId: h.workspaceId,
+      email: 'editor@example.com',
+      role: 'editor',
+    })
+    expect(await removeEditor(h.app.store.db, h.workspaceId, userId)).toBe(true)
+    expect((await mcpCall(h, tokens.access_token, 'list_workspaces')).status).toBe(401)
   })
 
   it('401: a token that is not valid is answered with invalid_token and the resource metadata', async () => {
