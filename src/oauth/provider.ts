@@ -147,7 +147,12 @@ export function createOAuthProvider(deps: ProviderDeps): Provider {
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       introspection: { enabled: false },
-      revocation: { enabled: true },
+      // RFC 7009 for public clients: a token is revoked only by the client it was issued to; any other
+      // client's request is answered 200 and changes nothing (what the library does by default, said here).
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },

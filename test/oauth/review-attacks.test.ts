@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeClock } from '../../src/lib/clock.js'
 import { removeEditor } from '../../src/store/accounts.js'
+import { backends } from '../helpers/backends.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import {
@@ -22,7 +23,7 @@ import {
  * Issue 24's acceptance list attacked item by item: each test tries to get more than was granted (another
  * resource, more scope, a longer life, a token past its revocation) and checks that nothing more is given.
  */
-describe('the OAuth server under attack', () => {
+describe.each(backends)('the OAuth server under attack, on $name', (backend) => {
   const clock = new FakeClock(Date.now())
   let h: Harness
   let browser: Browser
@@ -56,6 +57,7 @@ describe('the OAuth server under attack', () => {
     documents = await startDocumentServer()
     callback = await startCallbackServer()
     h = await startHarness({
+      backend,
       prePickPort: true,
       clock,
       env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' },
@@ -190,8 +192,17 @@ describe('the OAuth server under attack', () => {
     await browser.login(h.email, h.password)
   })
 
-  it('revocation: an access token revoked at the RFC 7009 endpoint is refused at once', async () => {
+  it('revocation: an access token revoked at the RFC 7009 endpoint is refused at once, by its own client only', async () => {
     const tokens = await obtainTokens(browser, h, { clientId, redirectUri: callback.redirectUri })
+    const otherId = documents.url('/other-client.json')
+    documents.set('/other-client.json', metadataDocument(otherId, callback.redirectUri))
+    const byOther = await fetch(`${h.baseUrl}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.access_token, client_id: otherId }).toString(),
+    })
+    expect(byOther.status).toBe(200)
+    expect((await mcpCall(h, tokens.access_token, 'list_workspaces')).status).toBe(200)
     const revoked = await fetch(`${h.baseUrl}/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
