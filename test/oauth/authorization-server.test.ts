@@ -510,8 +510,34 @@ describe.each(backends)('the OAuth authorization server on $name', (backend) => 
     })
 
     const documentCases: Array<
-      [string, (id: string) => { body: unknown; headers?: Record<string, string>; delayMs?: number }]
+      [
+        string,
+        (id: string) => {
+          body: unknown
+          headers?: Record<string, string>
+          delayMs?: number
+          status?: number
+        },
+      ]
     > = [
+      [
+        'carries a client secret',
+        (id) => ({ body: metadataDocument(id, callback.redirectUri, { client_secret: 'shh' }) }),
+      ],
+      [
+        'asks for client_secret_basic',
+        (id) => ({
+          body: metadataDocument(id, callback.redirectUri, {
+            token_endpoint_auth_method: 'client_secret_basic',
+          }),
+        }),
+      ],
+      [
+        'redirects to another document',
+        () => ({ body: '', status: 302, headers: { location: documents.url('/client.json') } }),
+      ],
+      ['is missing (404)', () => ({ body: '', status: 404 })],
+      ['is a JSON array', () => ({ body: '[]' })],
       [
         'names another client_id',
         () => ({ body: metadataDocument('https://public.test/other.json', callback.redirectUri) }),
@@ -540,6 +566,7 @@ describe.each(backends)('the OAuth authorization server on $name', (backend) => 
         documents.set(path, served.body, {
           ...(served.headers ? { headers: served.headers } : {}),
           ...(served.delayMs ? { delayMs: served.delayMs } : {}),
+          ...(served.status ? { status: served.status } : {}),
         })
         const before = await issued()
         const answer = await authorize(browser, h, { ...good(), clientId: id })
