@@ -20,5 +20,8 @@ export function likelyCause(report: SeedReport): string {
     return 'path 1: a failing lookup after an unknown outcome leads to a blind resend'
   if (/paused/.test(trace)) return 'path 2: a paused worker resumes and sends after its lease ran out'
   if (/killed/.test(trace)) return 'path 8: a crash leaves the target stuck instead of looking it up'
+  // Faults are the trace lines without a clock stamp: none at all means the only fault was the machine's.
+  if (!report.trace.some((line) => !line.startsWith('[+')))
+    return 'no fault injected: a client timeout on a loaded machine, the create still in flight when the lookup ran'
   return 'unclassified'
 }
