@@ -75,6 +75,7 @@ const insertPostRow = compiledInsert('posts', [
   'approval',
   'charge_group',
   'from_queue',
+  'items',
 ])
 
 export const insertTargetRow = compiledInsert('targets', [
@@ -103,12 +104,13 @@ export const insertTargetRow = compiledInsert('targets', [
   'created_at',
   'updated_at',
   'paid',
+  'items',
 ])
 
 /** Inserts a post and its targets; the approval and queue columns default to "none" when not set. */
 export async function insertPost(db: Db, post: PostRow, targets: TargetRow[]) {
-  await insertPostRow(db, { approval: null, charge_group: null, from_queue: 0, ...post })
-  for (const target of targets) await insertTargetRow(db, { paid: 1, ...target })
+  await insertPostRow(db, { approval: null, charge_group: null, from_queue: 0, items: null, ...post })
+  for (const target of targets) await insertTargetRow(db, { paid: 1, items: null, ...target })
 }
 
 export async function updatePostRow(db: Db, id: string, patch: Partial<PostRow>) {
