@@ -126,11 +126,14 @@ export function itemLimit(network: Network, role: DeliveryItem['role']): number 
   return replyLimits[network as keyof typeof replyLimits] ?? networkRules[network].textLimit
 }
 
-/** A 1-based label of an item for messages: "thread item 3" or "first comment". */
+/**
+ * An item named for messages, counting the post itself as the thread's first: "thread post 3 of 4", or
+ * "first comment".
+ */
 export const itemLabel = (item: Pick<DeliveryItem, 'role'>, index: number, items: DeliveryItem[]) =>
   item.role === 'firstComment'
     ? 'first comment'
-    : `thread item ${items.slice(0, index + 1).filter((i) => i.role === 'thread').length}`
+    : `thread post ${items.slice(0, index + 1).filter((i) => i.role === 'thread').length + 1} of ${items.filter((i) => i.role === 'thread').length + 1}`
 
 /** The request path of an item, for field-named refusals: `thread[2]` or `firstComment`. */
 export const itemPath = (item: Pick<DeliveryItem, 'role'>, index: number, items: DeliveryItem[]) =>

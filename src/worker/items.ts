@@ -94,7 +94,7 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
   const refusal = (index: number, message: string) => {
     const live = items.filter((i) => i.status === 'published').length
     const what = itemLabel(items[index] as DeliveryItem, index, items)
-    return `The ${what} (${index + 1} of ${items.length} after the post) was refused by ${network}: ${message}. The post${live > 0 ? ` and the ${live} item${live > 1 ? 's' : ''} before it are` : ' is'} live; fix it (update_post) and publish_post_now sends from it.`
+    return `The ${what} was refused by ${network}: ${message}. The post${live > 0 ? ` and the ${live} item${live > 1 ? 's' : ''} after it are` : ' is'} live (see items); fix it with update_post and publish_post_now sends from it.`
   }
   if (!adapter.publishItem) {
     const index = items.findIndex((i) => i.status !== 'published')
