@@ -1,0 +1,85 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { useChainRig } from '../helpers/chain-rig.js'
+
+/**
+ * Issue 26 end to end in sandbox mode: threads on Bluesky and Threads, and first comments on every
+ * network that takes them, each counted on its simulator with the parent it answers.
+ */
+describe('threads and first comments on every network', () => {
+  const rig = useChainRig()
+  const profiles: Record<string, string> = {}
+  const connect = async (network: string, username: string, organization = false) => {
+    const { profileId } = await sandboxConnect(rig.h.app, {
+      workspaceId: rig.h.workspaceId,
+      network,
+      username,
+      ...(organization ? { organization } : {}),
+    })
+    profiles[`${network}${organization ? ':page' : ''}`] = profileId
+    return profileId
+  }
+  const thread = (tag: string) => [
+    { content: `${tag} 2/ with a picture`, mediaUrls: [rig.imageUrl] },
+    { content: `${tag} 3/ the third` },
+    { content: `${tag} 4/ the last` },
+  ]
+  const publish = async (input: Record<string, unknown>) => {
+    const { status, body } = await rig.h.call('create_post', { ...input, publishImmediately: true })
+    expect(status, JSON.stringify(body)).toBe(200)
+    await rig.drain()
+    return Promise.all((body.postIds as string[]).map((id) => rig.post(id)))
+  }
+
+  beforeAll(async () => {
+    await connect('bluesky', 'chain.bsky')
+  })
+
+  it('a Bluesky thread of 4 posts: each reply names the first post as root and the one before as parent', async () => {
+    const [post] = await publish({
+      content: 'Sky thread 1/ the first',
+      targetAccounts: [{ platform: 'bluesky', profileId: profiles.bluesky }],
+      thread: thread('Sky thread'),
+    })
+    expect(post.status, JSON.stringify(post.targets)).toBe('published')
+    const state = await rig.state('/sandbox/bluesky')
+    const posts = (state.records as Array<{ uri: string; cid: string; value: any }>).filter((r) =>
+      String(r.value.text).startsWith('Sky thread'),
+    )
+    expect(posts).toHaveLength(4)
+    const [first, ...replies] = ['1/', '2/', '3/', '4/'].map(
+      (n) => posts.find((r) => r.value.text.startsWith(`Sky thread ${n}`))!,
+    )
+    expect(first!.value.reply).toBeUndefined()
+    let parent = first!
+    for (const reply of replies) {
+      expect(reply!.value.reply).toEqual({
+        root: { uri: first!.uri, cid: first!.cid },
+        parent: { uri: parent.uri, cid: parent.cid },
+      })
+      parent = reply!
+    }
+    expect(replies[0]!.value.embed.$type).toBe('app.bsky.embed.images')
+    expect(post.targets[0].items.map((i: { postId: string }) => i.postId)).toEqual(replies.map((r) => r!.uri))
+    expect(state.violations).toEqual([])
+  })
+
+  it("a Bluesky item's answer lost after the PDS wrote it: its record key finds it, one reply", async () => {
+    let writes = 0
+    rig.fault(
+      (call) => call.network === 'bluesky' && call.operation === 'com.atproto.repo.createRecord' && ++writes === 3,
+      { timing: 'after', answer: { kind: 'reset' } },
+    )
+    const [post] = await publish({
+      content: 'Sky lost 1/ the first',
+      targetAccounts: [{ platform: 'bluesky', profileId: profiles.bluesky }],
+      thread: thread('Sky lost'),
+    })
+    expect(rig.unapplied()).toBe(0)
+    expect(post.status, JSON.stringify(post.targets)).toBe('published')
+    const state = await rig.state('/sandbox/bluesky')
+    expect(
+      (state.records as Array<{ value: any }>).filter((r) => String(r.value.text).startsWith('Sky lost')),
+    ).toHaveLength(4)
+  })
+})
