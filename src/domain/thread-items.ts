@@ -72,6 +72,8 @@ export interface DeliveryItem {
    */
   startedAt?: number
   publishedAt?: number
+  /** What the adapter recorded mid-call (a Threads container id), so a retry reuses it. */
+  progress?: Record<string, string>
 }
 
 /** The items a target delivers after its post: its thread, then its first comment. */

@@ -140,6 +140,10 @@ export interface ItemRequest {
   /** What the item answers: the item before it (thread) or the post (first comment). */
   parent: { remoteId: string; url: string }
   signal: AbortSignal
+  /** What an earlier attempt of this item recorded (a Threads container), as for a target. */
+  progress?: Record<string, string>
+  /** Records the item's network-side work before the next call (see {@link PublishRequest.saveProgress}). */
+  saveProgress?(progress: Record<string, string>): Promise<void>
 }
 
 /** What an adapter is given to look for an item whose call went unanswered: a reply found under its parent. */

@@ -117,6 +117,11 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
       root: input.head,
       parent: item.role === 'firstComment' ? input.head : parent,
       signal,
+      ...(item.progress ? { progress: { ...item.progress } } : {}),
+      saveProgress: async (entries: Record<string, string>) => {
+        item.progress = { ...item.progress, ...entries }
+        await writer.saveItems(items, input.now())
+      },
     }
     if (item.status === 'published' && item.remoteId) {
       if (item.role === 'thread') parent = { remoteId: item.remoteId, url: item.url ?? '' }
@@ -156,6 +161,7 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
       item.publishedAt = input.now()
       delete item.startedAt
       delete item.error
+      delete item.progress
       await writer.saveItems(items, input.now())
       if (item.role === 'thread') parent = { remoteId: result.remoteId, url: result.url }
     } catch (error) {

@@ -33,6 +33,7 @@ describe('threads and first comments on every network', () => {
 
   beforeAll(async () => {
     await connect('bluesky', 'chain.bsky')
+    await connect('threads', 'chain.threads')
   })
 
   it('a Bluesky thread of 4 posts: each reply names the first post as root and the one before as parent', async () => {
@@ -67,7 +68,8 @@ describe('threads and first comments on every network', () => {
   it("a Bluesky item's answer lost after the PDS wrote it: its record key finds it, one reply", async () => {
     let writes = 0
     rig.fault(
-      (call) => call.network === 'bluesky' && call.operation === 'com.atproto.repo.createRecord' && ++writes === 3,
+      (call) =>
+        call.network === 'bluesky' && call.operation === 'com.atproto.repo.createRecord' && ++writes === 3,
       { timing: 'after', answer: { kind: 'reset' } },
     )
     const [post] = await publish({
@@ -80,6 +82,49 @@ describe('threads and first comments on every network', () => {
     const state = await rig.state('/sandbox/bluesky')
     expect(
       (state.records as Array<{ value: any }>).filter((r) => String(r.value.text).startsWith('Sky lost')),
+    ).toHaveLength(4)
+  })
+
+  it('a Threads thread of 4 posts: each container names the post before as reply_to_id, one thread each', async () => {
+    const [post] = await publish({
+      content: 'Meta thread 1/ the first',
+      targetAccounts: [{ platform: 'threads', profileId: profiles.threads }],
+      thread: thread('Meta thread'),
+    })
+    expect(post.status, JSON.stringify(post.targets)).toBe('published')
+    const state = await rig.state('/sandbox/threads')
+    const posts = (
+      state.threads as Array<{ id: string; text: string; replyToId?: string; mediaType: string }>
+    ).filter((t) => t.text.startsWith('Meta thread'))
+    expect(posts).toHaveLength(4)
+    const byNumber = ['1/', '2/', '3/', '4/'].map(
+      (n) => posts.find((t) => t.text.startsWith(`Meta thread ${n}`))!,
+    )
+    expect(byNumber[0]!.replyToId).toBeUndefined()
+    for (let i = 1; i < 4; i++) expect(byNumber[i]!.replyToId).toBe(byNumber[i - 1]!.id)
+    expect(byNumber[1]!.mediaType).toBe('IMAGE')
+    expect(post.targets[0].items.map((i: { postId: string }) => i.postId)).toEqual(
+      byNumber.slice(1).map((t) => t.id),
+    )
+    expect(state.violations ?? []).toEqual([])
+  })
+
+  it("a Threads item's threads_publish answer lost after it went out: found among the parent's replies, once", async () => {
+    let publishes = 0
+    rig.fault(
+      (call) => call.network === 'threads' && call.operation === 'threads_publish' && ++publishes === 3,
+      { timing: 'after', answer: { kind: 'status', status: 500 } },
+    )
+    const [post] = await publish({
+      content: 'Meta lost 1/ the first',
+      targetAccounts: [{ platform: 'threads', profileId: profiles.threads }],
+      thread: thread('Meta lost'),
+    })
+    expect(rig.unapplied()).toBe(0)
+    expect(post.status, JSON.stringify(post.targets)).toBe('published')
+    const state = await rig.state('/sandbox/threads')
+    expect(
+      (state.threads as Array<{ text: string }>).filter((t) => t.text.startsWith('Meta lost')),
     ).toHaveLength(4)
   })
 })
