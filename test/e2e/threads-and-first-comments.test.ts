@@ -34,6 +34,8 @@ describe('threads and first comments on every network', () => {
   beforeAll(async () => {
     await connect('bluesky', 'chain.bsky')
     await connect('threads', 'chain.threads')
+    await connect('facebook', 'Chain Cafe')
+    await connect('instagram', 'chain.cafe')
   })
 
   it('a Bluesky thread of 4 posts: each reply names the first post as root and the one before as parent', async () => {
@@ -126,5 +128,55 @@ describe('threads and first comments on every network', () => {
     expect(
       (state.threads as Array<{ text: string }>).filter((t) => t.text.startsWith('Meta lost')),
     ).toHaveLength(4)
+  })
+
+  it('a first comment on Facebook and Instagram: one comment on each published post, as the Page and the account', async () => {
+    const posts = await publish({
+      content: 'New pastries today',
+      mediaUrls: [rig.imageUrl],
+      targetAccounts: [
+        { platform: 'facebook', profileId: profiles.facebook },
+        { platform: 'instagram', profileId: profiles.instagram },
+      ],
+      firstComment: 'Order ahead: https://example.com/order',
+    })
+    const state = await rig.state('/sandbox/meta')
+    for (const post of posts) {
+      expect(post.status, JSON.stringify(post.targets)).toBe('published')
+      const [target] = post.targets
+      expect(target.items).toHaveLength(1)
+      expect(target.items[0]).toMatchObject({ kind: 'firstComment', status: 'published' })
+      const comments = (
+        state.comments as Array<{ id: string; objectId: string; message: string; fromId: string }>
+      ).filter((c) => c.objectId === target.postId)
+      expect(comments).toEqual([
+        expect.objectContaining({
+          id: target.items[0].postId,
+          message: 'Order ahead: https://example.com/order',
+          fromId: target.profileId,
+        }),
+      ])
+    }
+    expect(state.violations).toEqual([])
+  })
+
+  it("a Facebook first comment's answer lost after Facebook made it: found among the post's comments, once", async () => {
+    rig.fault((call) => call.network === 'facebook' && call.operation === 'comments', {
+      timing: 'after',
+      answer: { kind: 'reset' },
+    })
+    const [post] = await publish({
+      content: 'Closed on Monday',
+      targetAccounts: [{ platform: 'facebook', profileId: profiles.facebook }],
+      firstComment: 'Open again on Tuesday at 8',
+    })
+    expect(rig.unapplied()).toBe(0)
+    expect(post.status, JSON.stringify(post.targets)).toBe('published')
+    const state = await rig.state('/sandbox/meta')
+    expect(
+      (state.comments as Array<{ message: string }>).filter(
+        (c) => c.message === 'Open again on Tuesday at 8',
+      ),
+    ).toHaveLength(1)
   })
 })
