@@ -68,7 +68,9 @@ export async function sendTarget(
   }
   // An app-wide quota (YouTube's daily units) is reserved before the network is called, and refused
   // there when the day's quota would be exceeded; a failure that did not spend it gives the units back.
-  const quota = adapter.capabilities.quota
+  // A post already live (its thread or first comment still going out) spends no more publishing quota.
+  const headLive = target.remote_id !== null && chainItems(target).some((item) => item.status !== 'published')
+  const quota = headLive ? undefined : adapter.capabilities.quota
   const slot = quota
     ? { key: quota.key, day: quota.dayOf(deps.now()), units: quota.unitsPerPublish }
     : undefined

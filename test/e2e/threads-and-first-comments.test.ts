@@ -36,6 +36,9 @@ describe('threads and first comments on every network', () => {
     await connect('threads', 'chain.threads')
     await connect('facebook', 'Chain Cafe')
     await connect('instagram', 'chain.cafe')
+    await connect('linkedin', 'Chain Member')
+    await connect('linkedin', 'Chain Member', true)
+    await connect('youtube', 'chain.creator@example.com')
   })
 
   it('a Bluesky thread of 4 posts: each reply names the first post as root and the one before as parent', async () => {
@@ -178,5 +181,60 @@ describe('threads and first comments on every network', () => {
         (c) => c.message === 'Open again on Tuesday at 8',
       ),
     ).toHaveLength(1)
+  })
+
+  it('a first comment on LinkedIn as the member and as the page: each on its own post, by its own actor', async () => {
+    const posts = await publish({
+      content: 'We are hiring bakers',
+      targetAccounts: [
+        { platform: 'linkedin', profileId: profiles.linkedin },
+        { platform: 'linkedin', profileId: profiles['linkedin:page'] },
+      ],
+      firstComment: 'Apply here: https://example.com/jobs',
+    })
+    const state = await rig.state('/sandbox/linkedin')
+    const actors = []
+    for (const post of posts) {
+      expect(post.status, JSON.stringify(post.targets)).toBe('published')
+      const [target] = post.targets
+      const comments = (
+        state.comments as Array<{ urn: string; object: string; actor: string; text: string }>
+      ).filter((c) => c.object === target.postId)
+      expect(comments).toHaveLength(1)
+      expect(comments[0]).toMatchObject({
+        text: 'Apply here: https://example.com/jobs',
+        urn: target.items[0].postId,
+      })
+      const author = (state.posts as Array<{ id: string; author: string }>).find(
+        (p) => p.id === target.postId,
+      )?.author
+      expect(comments[0]!.actor).toBe(author)
+      actors.push(author)
+    }
+    expect(actors.map((a) => a?.split(':')[2]).sort()).toEqual(['organization', 'person'])
+    expect(state.violations).toEqual([])
+  })
+
+  it('a first comment on YouTube: one comment thread on the uploaded Short, by the channel', async () => {
+    const [post] = await publish({
+      content: 'Bread in 9 seconds',
+      mediaUrl: rig.videoUrl,
+      targetAccounts: [{ platform: 'youtube', profileId: profiles.youtube }],
+      firstComment: 'Recipe: https://example.com/bread',
+    })
+    expect(post.status, JSON.stringify(post.targets)).toBe('published')
+    const [target] = post.targets
+    const state = await rig.state('/sandbox/youtube')
+    const comments = (
+      state.comments as Array<{ id: string; videoId: string; channelId: string; text: string }>
+    ).filter((c) => c.videoId === target.postId)
+    expect(comments).toEqual([
+      expect.objectContaining({
+        id: target.items[0].postId,
+        channelId: target.profileId,
+        text: 'Recipe: https://example.com/bread',
+      }),
+    ])
+    expect(target.items[0].url).toContain(`lc=${target.items[0].postId}`)
   })
 })

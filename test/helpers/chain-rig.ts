@@ -4,7 +4,7 @@ import type { NetworkAdapter } from '../../src/networks/adapter.js'
 import type { Fault, FaultInjector, SimulatedCall } from '../../src/sandbox/fault-injector.js'
 import { sendTarget } from '../../src/worker/send.js'
 import type { Worker } from '../../src/worker/worker.js'
-import { solidImage } from '../media/fixtures.js'
+import { mp4File, solidImage } from '../media/fixtures.js'
 import { startServer, type TestServer } from '../media/servers.js'
 import type { Backend } from './backends.js'
 import { type Harness, startHarness } from './harness.js'
@@ -17,6 +17,8 @@ import { type Harness, startHarness } from './harness.js'
 export interface ChainRig {
   readonly h: Harness
   readonly imageUrl: string
+  /** A short vertical MP4 (what YouTube Shorts takes). */
+  readonly videoUrl: string
   /** Faults for the next calls matching `match`, applied once each, in order. */
   fault(match: (call: SimulatedCall) => boolean, fault: Fault): void
   /** Scripted faults not applied yet. */
@@ -51,9 +53,12 @@ export function useChainRig(backend?: Backend): ChainRig {
   }
   beforeAll(async () => {
     const photo = await solidImage(1080, 1080, 'jpeg')
-    images = await startServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': String(photo.length) })
-      res.end(photo)
+    const clip = mp4File({ width: 1080, height: 1920, durationMs: 9000, mdatBytes: 48 * 1024 })
+    images = await startServer((req, res) => {
+      const file =
+        req.url === '/short.mp4' ? { type: 'video/mp4', bytes: clip } : { type: 'image/jpeg', bytes: photo }
+      res.writeHead(200, { 'content-type': file.type, 'content-length': String(file.bytes.length) })
+      res.end(file.bytes)
     })
     h = await startHarness({
       ...(backend ? { backend } : {}),
@@ -99,6 +104,9 @@ export function useChainRig(backend?: Backend): ChainRig {
     },
     get imageUrl() {
       return `${images.url}/photo.jpg`
+    },
+    get videoUrl() {
+      return `${images.url}/short.mp4`
     },
     calls,
     unapplied: () => scripted.length,
