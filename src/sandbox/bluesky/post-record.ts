@@ -60,7 +60,7 @@ function replyProblem(state: BlueskySandboxState, reply: unknown): string | unde
     if (!isRecord(ref) || typeof ref.uri !== 'string' || typeof ref.cid !== 'string')
       return `Record/reply/${side} must be a strongRef with uri and cid`
     const target = state.records.get(ref.uri)
-    if (!target || target.collection !== 'app.bsky.feed.post' || target.cid !== ref.cid)
+    if (target?.collection !== 'app.bsky.feed.post' || target.cid !== ref.cid)
       return `Record/reply/${side} does not reference a post of this PDS with that cid`
   }
   return undefined
