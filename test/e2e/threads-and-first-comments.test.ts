@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { useChainRig } from '../helpers/chain-rig.js'
+import { diesBeforeItem, useChainRig } from '../helpers/chain-rig.js'
 
 /**
  * Issue 26 end to end in sandbox mode: threads on Bluesky and Threads, and first comments on every
@@ -237,4 +237,41 @@ describe('threads and first comments on every network', () => {
     ])
     expect(target.items[0].url).toContain(`lc=${target.items[0].postId}`)
   })
+
+  it.each([
+    ['bluesky', 'Sky crash', '/sandbox/bluesky'],
+    ['threads', 'Meta crash', '/sandbox/threads'],
+  ])(
+    'the worker killed before item 3 of a %s thread: reset and publish now finish it, 4 posts, none twice',
+    async (network, tag, prefix) => {
+      const { status, body } = await rig.h.call('create_post', {
+        content: `${tag} 1/ the first`,
+        targetAccounts: [{ platform: network, profileId: profiles[network] }],
+        thread: thread(tag),
+        scheduleDate: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+        scheduleTime: '12:00',
+      })
+      expect(status, JSON.stringify(body)).toBe(200)
+      const id = body.postIds[0] as string
+      const adapter = rig.h.app.adapters[network as 'bluesky' | 'threads']!
+      await rig.sendAsCrashingWorker(id, diesBeforeItem(adapter, 1), `doomed-${network}`)
+      await rig.leaseRunsOut(id)
+      expect((await rig.h.call('reset_stuck_post', { id })).status).toBe(200)
+      expect((await rig.h.call('publish_post_now', { id })).status).toBe(200)
+      await rig.drain()
+      const post = await rig.post(id)
+      expect(post.status, JSON.stringify(post.targets)).toBe('published')
+      const state = await rig.state(prefix)
+      const texts =
+        network === 'bluesky'
+          ? (state.records as Array<{ value: { text?: string } }>).map((r) => String(r.value.text ?? ''))
+          : (state.threads as Array<{ text: string }>).map((t) => t.text)
+      expect(texts.filter((t) => t.startsWith(tag)).sort()).toEqual([
+        `${tag} 1/ the first`,
+        `${tag} 2/ with a picture`,
+        `${tag} 3/ the third`,
+        `${tag} 4/ the last`,
+      ])
+    },
+  )
 })

@@ -1,13 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { backends } from '../helpers/backends.js'
 import { diesBeforeItem, useChainRig } from '../helpers/chain-rig.js'
 
 /**
  * Issue 26 on X: a thread is a chain of posts, each `reply.in_reply_to_tweet_id` the one before, each sent
  * exactly once. Counted on the X simulator, never in Herald's rows.
  */
-describe('an X thread', () => {
-  const rig = useChainRig()
+describe.each(backends)('an X thread ($name)', (backend) => {
+  const rig = useChainRig(backend)
   let profileId = ''
   const X = '/sandbox/twitter'
   const tweets = async () =>
@@ -112,6 +113,15 @@ describe('an X thread', () => {
     // Posts 1 and 2 go out; the process dies as post 3 (item index 1) is about to be sent.
     await rig.sendAsCrashingWorker(id, diesBeforeItem(rig.h.app.adapters.twitter!, 1), 'doomed-worker')
     expect((await chainFrom('Thread C 1/ the first post')).chain).toHaveLength(2)
+    // Partly delivered: the target stays pending (the post processing) with its post live and item 1 done.
+    const partly = await rig.post(id)
+    expect(partly.status).toBe('processing')
+    expect(partly.targets[0]).toMatchObject({ status: 'pending', url: expect.stringMatching(/status\/\d+$/) })
+    expect(partly.targets[0].items.map((i: { status: string }) => i.status)).toEqual([
+      'published',
+      'pending',
+      'pending',
+    ])
     await rig.leaseRunsOut(id)
     const reset = await rig.h.call('reset_stuck_post', { id })
     expect(reset.status, JSON.stringify(reset.body)).toBe(200)

@@ -91,6 +91,8 @@ export function useChainRig(backend?: Backend): ChainRig {
       })
       .where('post_id', '=', postId)
       .execute()
+    // As the worker's claim does: the post is being sent.
+    await h.app.store.db.updateTable('posts').set({ status: 'processing' }).where('id', '=', postId).execute()
     return h.app.store.db
       .selectFrom('targets')
       .selectAll()
