@@ -236,7 +236,8 @@ export const updatePost = defineTool({
       const keptTargets = new Map(current.map((t) => [t.connection_id, t]))
       const wanted = new Set(plan.targets.map((t) => t.connection.id))
       const removed = current.filter((t) => !wanted.has(t.connection_id))
-      if (removed.some((t) => t.status === 'published'))
+      // A target whose post is live (published, or a thread stopped partway) stays: it is on the network.
+      if (removed.some((t) => t.status === 'published' || t.remote_id !== null))
         throw conflict('A profile that already received this post cannot be removed from it')
       const added = plan.targets.filter((t) => !keptTargets.has(t.connection.id))
       const rearmed = (queued ? current.filter((t) => wanted.has(t.connection_id)) : []).map((t) => ({
