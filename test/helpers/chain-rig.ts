@@ -114,19 +114,22 @@ export function useChainRig(backend?: Backend): ChainRig {
     unapplied: () => scripted.length,
     fault: (match, fault) => scripted.push({ match, fault }),
     async drain() {
-      for (let pass = 0; pass < 40; pass++) {
+      // Until no target is due now or soon (a lookup or a retry queued a moment ahead) and none is held.
+      for (let pass = 0; pass < 400; pass++) {
         const claimed = await worker.tick()
         await worker.idle()
-        const due = await h.app.store.db
+        const open = await h.app.store.db
           .selectFrom('targets')
           .select('id')
           .where('status', '=', 'pending')
           .where('lease_owner', 'is', null)
-          .where('run_at', '<=', Date.now())
+          .where('run_at', 'is not', null)
+          .where('run_at', '<=', Date.now() + 10_000)
           .execute()
-        if (claimed === 0 && due.length === 0) return
-        if (claimed === 0) await new Promise((resolve) => setTimeout(resolve, 20))
+        if (claimed === 0 && open.length === 0) return
+        if (claimed === 0) await new Promise((resolve) => setTimeout(resolve, 25))
       }
+      throw new Error('the worker did not settle the posts')
     },
     async post(id) {
       const { status, body } = await h.call('get_post', { id })
