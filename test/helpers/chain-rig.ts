@@ -118,13 +118,18 @@ export function useChainRig(backend?: Backend): ChainRig {
       for (let pass = 0; pass < 400; pass++) {
         const claimed = await worker.tick()
         await worker.idle()
+        // The worker also claims on its own timer after a send: a target it holds is not settled yet.
+        const now = Date.now()
         const open = await h.app.store.db
           .selectFrom('targets')
           .select('id')
           .where('status', '=', 'pending')
-          .where('lease_owner', 'is', null)
-          .where('run_at', 'is not', null)
-          .where('run_at', '<=', Date.now() + 10_000)
+          .where((eb) =>
+            eb.or([
+              eb.and([eb('lease_owner', 'is', null), eb('run_at', '<=', now + 10_000)]),
+              eb.and([eb('lease_owner', 'is not', null), eb('lease_expires_at', '>', now)]),
+            ]),
+          )
           .execute()
         if (claimed === 0 && open.length === 0) return
         if (claimed === 0) await new Promise((resolve) => setTimeout(resolve, 25))
