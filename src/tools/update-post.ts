@@ -50,7 +50,7 @@ export const updatePost = defineTool({
   name: 'update_post',
   title: 'Update post',
   description:
-    "Patch a scheduled, draft or failed post: only the fields sent change. targetAccounts or platforms replace the target list (added profiles cost their network price); mediaUrls [] removes all media; youtube fields merge; status moves between scheduled, draft and failed (draft takes the post out of the queue). Publishing or published posts are a 409. With approvals on, an editor's status scheduled, or change of the copy, media or profiles of a scheduled post, makes it wait for an owner (approval.state pending); a pending post stays pending (status draft withdraws it).",
+    "Patch a scheduled, draft or failed post: only the fields sent change. targetAccounts or platforms replace the target list (added profiles cost their network price); mediaUrls [] removes all media; youtube fields merge; status moves between scheduled, draft and failed (draft takes the post out of the queue). Publishing or published posts are a 409. thread and firstComment (additions to the spec) replace the post's; on a post whose thread stopped at a refused item, the items already live must be sent unchanged and the ones after may change, then publish_post_now sends from the refused item. With approvals on, an editor's status scheduled, or change of the copy, media or profiles of a scheduled post, makes it wait for an owner (approval.state pending); a pending post stays pending (status draft withdraws it).",
   access: 'write',
   category: 'Publishing',
   input: toolInput({
