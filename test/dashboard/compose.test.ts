@@ -560,7 +560,8 @@ describe('the Compose page', () => {
               const box = image.getBoundingClientRect()
               return Math.round((box.width / box.height) * 100) / 100
             })
-        await expect.poll(() => shape('Preview on Instagram @acme-ig')).toBe(0.8)
+        // The preview follows the upload and a debounced check: give a loaded machine time.
+        await expect.poll(() => shape('Preview on Instagram @acme-ig'), { timeout: 10_000 }).toBe(0.8)
         expect(await shape('Preview on X @acme')).toBe(1.78)
         expect(errors).toEqual([])
       } finally {
