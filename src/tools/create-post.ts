@@ -28,7 +28,7 @@ import {
 } from '../posts/schemas.js'
 import { requiresApproval } from '../store/approvals.js'
 import { charge, currentBalance } from '../store/credits.js'
-import { findPost, insertPost, type PostRow, type TargetRow, targetsOf } from '../store/posts.js'
+import { findPost, insertPosts, type PostRow, type TargetRow, targetsOf } from '../store/posts.js'
 import { creditsCharged, defineTool, type ToolContext, toolInput } from './tool.js'
 
 export const createPostInput = toolInput({
@@ -198,11 +198,11 @@ async function create(
         target,
       )
       if (waits) row.paid = 0
-      await insertPost(tx, post, [row])
       postIds.push(id)
       posts.push(post)
       rows.push(row)
     }
+    await insertPosts(tx, posts, rows)
     const charged = waits ? 0 : plan.cost
     const remaining = waits
       ? await currentBalance(tx, workspaceId)

@@ -162,16 +162,14 @@ export const preflightPost = defineTool({
         for (const t of plan.targets) sendsAt.set(t.connection.id, schedule.dueAt)
       })
     }
-    for (const target of plan.targets) {
-      const duplicates = await duplicateFindings(
-        db,
-        workspaceId,
-        [target],
-        sendsAt.get(target.connection.id) ?? now,
-      )
-      blockers.push(...duplicates.blockers)
-      warnings.push(...duplicates.warnings)
-    }
+    const duplicates = await duplicateFindings(
+      db,
+      workspaceId,
+      plan.targets,
+      (connectionId) => sendsAt.get(connectionId) ?? now,
+    )
+    blockers.push(...duplicates.blockers)
+    warnings.push(...duplicates.warnings)
     const waits = ctx.workspace.role === 'editor' && (await requiresApproval(db, workspaceId))
     if (waits)
       warnings.push(

@@ -18,7 +18,15 @@ export interface ToolRunner {
   unknownTool(name: string): AppError
   /** Whether a tool's arguments include this field in this build (optional additions, e.g. firstComment). */
   acceptsField(name: string, field: string): boolean
+  /**
+   * Selects the workspace once for many calls of one request (a CSV import runs two tools per row): the
+   * caller's membership is checked here, and every call of the answer runs in that workspace with that role.
+   */
+  inWorkspace(caller: Caller, workspaceId: string): Promise<WorkspaceRun>
 }
+
+/** Runs tools in a workspace selected once ({@link ToolRunner.inWorkspace}). */
+export type WorkspaceRun = (name: string, args: unknown, options?: RunOptions) => Promise<unknown>
 
 /**
  * The one path every transport takes into a tool: find it, validate the arguments against its schema,
@@ -44,6 +52,7 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
     args: unknown,
     caller: Caller,
     options: RunOptions = {},
+    selected?: SelectedWorkspace,
   ): Promise<unknown> => {
     const tool = byName.get(name)
     if (!tool) throw unknownTool(name)
@@ -54,7 +63,11 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
       const details = validationDetails(parsed.error)
       throw invalid(`Invalid arguments for ${name}: ${validationSummary(details)}`, details)
     }
-    const workspace = await selectWorkspace(caller, parsed.data.workspaceId as string | undefined)
+    const asked = parsed.data.workspaceId as string | undefined
+    const workspace =
+      selected && (asked === undefined || asked === selected.id)
+        ? selected
+        : await selectWorkspace(caller, asked)
     const ctx: ToolContext = {
       app,
       caller,
@@ -94,5 +107,9 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
     run,
     unknownTool,
     acceptsField: (name, field) => field in (byName.get(name)?.input.shape ?? {}),
+    async inWorkspace(caller, workspaceId) {
+      const workspace = await selectWorkspace(caller, workspaceId)
+      return (name, args, options) => run(name, args, caller, options, workspace)
+    },
   }
 }
