@@ -4,7 +4,13 @@ import { planPost } from '../domain/post-plan.js'
 import { describeOpening } from '../domain/posting-queue.js'
 import { AppError, invalid } from '../errors.js'
 import { newId } from '../lib/ids.js'
-import { rememberResponse, replayFor, requestHash, updateRememberedResponse } from '../posts/idempotency.js'
+import {
+  rememberedWithCharge,
+  rememberResponse,
+  replayFor,
+  requestHash,
+  updateRememberedResponse,
+} from '../posts/idempotency.js'
 import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { checkMedia } from '../posts/media-checks.js'
 import { mediaHostBlockers } from '../posts/media-host.js'
@@ -204,18 +210,11 @@ async function create(
     }
     await insertPosts(tx, posts, rows)
     const charged = waits ? 0 : plan.cost
-    const remaining = waits
-      ? await currentBalance(tx, workspaceId)
-      : await charge(
-          tx,
-          { workspaceId, amount: plan.cost, reason: 'create_post', reference: postIds.join(',') },
-          now,
-        )
     const views = posts.map((post, i) => presentPost(post, [rows[i] as TargetRow], now))
     const when = slots
       ? `at ${[...slots.values()].map(describeOpening).join(', ')} (the next free posting time${slots.size > 1 ? ' of each profile' : ''})`
       : `for ${schedule?.date} ${schedule?.time} ${schedule?.timezone}`
-    const response: CreateOutput = {
+    const respond = (remaining: number): CreateOutput => ({
       success: true,
       message: waits
         ? `${WAITING_MESSAGE}: ${plural(views.length)} ${input.publishImmediately ? 'to publish once approved' : `asking for ${when.replace(/^(at|for) /, '')}`}`
@@ -226,8 +225,21 @@ async function create(
       posts: views,
       post: views[0] as CreateOutput['post'],
       credits: { charged, remaining },
+    })
+    let remaining: number
+    if (waits) {
+      remaining = await currentBalance(tx, workspaceId)
+      if (key) await rememberResponse(tx, workspaceId, key, hash, respond(remaining), now)
+    } else {
+      // The key's first response is written with the charge (on Postgres in its statement, see charge).
+      remaining = await charge(
+        tx,
+        { workspaceId, amount: plan.cost, reason: 'create_post', reference: postIds.join(',') },
+        now,
+        key ? rememberedWithCharge(workspaceId, key, hash, respond, now) : undefined,
+      )
     }
-    if (key) await rememberResponse(tx, workspaceId, key, hash, response, now)
+    const response = respond(remaining)
     return { replayed: false, response }
   })
   const { response } = created
