@@ -17,6 +17,13 @@ export const approvalSettingBody = z.strictObject({
 export const approveBody = z.strictObject({
   workspaceId,
   publishNow: z.boolean().optional().describe('Publish at once instead of at the slot it asked for.'),
+  version: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      "The post's approval.version as you reviewed it: approving is refused (409) when its author changed it since.",
+    ),
 })
 export const rejectBody = z.strictObject({
   workspaceId,
@@ -193,7 +200,7 @@ export const manageOperations: ManageOperation[] = [
     operationId: 'approve_post',
     summary: 'Approve a post',
     description:
-      'Owners only. The post takes the slot it asked for (or publishes now when it asked for that, or with publishNow); its credits are charged now, once: a second approval, even a concurrent one, is a 409. A slot that passed while it waited is a 409 (publish now or move it), except a queued post, which takes its profile next free slot. 402 when the balance cannot pay.',
+      'Owners only. Send the approval.version you reviewed: a post its author changed since is a 409. The post takes the slot it asked for (or publishes now when it asked for that, or with publishNow); its credits are charged now, once: a second approval, even a concurrent one, is a 409. A slot that passed while it waited is a 409 (publish now or move it), except a queued post, which takes its profile next free slot. 402 when the balance cannot pay.',
     access: 'write',
     params: postIdParam,
     body: approveBody,

@@ -95,9 +95,7 @@ export function registerManageRoutes(server: FastifyInstance, app: AppContext, r
         app,
         await actorFor(app, request, body.workspaceId, CHANGE_APPROVALS),
         request.params.id,
-        {
-          publishNow: body.publishNow,
-        },
+        { publishNow: body.publishNow, version: body.version },
       )
     })
     scope.post<{ Params: { id: string } }>('/api/approvals/:id/reject', async (request) => {

@@ -133,6 +133,33 @@ describe.each(backends)('approvals on $name', (backend) => {
     })
   })
 
+  it('refuses to approve a post its author changed after the owner reviewed it (409, nothing charged); the version reviewed now approves it', async () => {
+    const before = await balance()
+    const { body } = await editorPost('Harmless copy for review')
+    const id = body.post.id
+    const reviewed = (await h.call('get_post', { id })).body.approval.version as string
+    expect(reviewed).toMatch(/^[0-9a-f]{16}$/)
+    // The author swaps the copy (or the slot) between the owner's review and the click.
+    await asEditor('update_post', { id, content: 'Something the owner never saw' })
+    const stale = await approve(id, { version: reviewed })
+    expect(stale.status, JSON.stringify(stale.body)).toBe(409)
+    expect(stale.body.error.message).toMatch(/changed since/)
+    expect((await h.call('get_post', { id })).body.approval.state).toBe('pending')
+    expect(await balance()).toBe(before)
+    const current = (await h.call('get_post', { id })).body.approval.version as string
+    expect(current).not.toBe(reviewed)
+    await asEditor('reschedule_post', { id, scheduleDate: '2030-01-06', scheduleTime: '11:00' })
+    expect((await approve(id, { version: current })).status).toBe(409)
+    const seen = (await h.call('get_post', { id })).body.approval.version as string
+    const approved = await approve(id, { version: seen })
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200)
+    expect(approved.body.post).toMatchObject({
+      content: 'Something the owner never saw',
+      scheduleDate: '2030-01-06',
+    })
+    expect(await balance()).toBe(before - 5)
+  })
+
   it('approves once, charging at approval, even when two approvals race', async () => {
     const before = await balance()
     const { body } = await editorPost('Approve me twice')
