@@ -96,7 +96,11 @@ export interface ImportContext {
   workspaceId: string
   db: Db
   now: number
-  run(tool: string, args: Record<string, unknown>, options?: { idempotencyKey?: string }): Promise<unknown>
+  run(
+    tool: string,
+    args: Record<string, unknown>,
+    options?: { idempotencyKey?: string; knownConnections?: ConnectionInfo[] },
+  ): Promise<unknown>
   /** Whether create_post takes `firstComment` in this build (a field added by another change). */
   supportsFirstComment: boolean
   /** True when the importing person's posts wait for an owner (their cost is charged at approval). */
@@ -110,7 +114,13 @@ export interface ImportRunner {
   inWorkspace(
     caller: Caller,
     workspaceId: string,
-  ): Promise<(name: string, args: unknown, options?: { idempotencyKey?: string }) => Promise<unknown>>
+  ): Promise<
+    (
+      name: string,
+      args: unknown,
+      options?: { idempotencyKey?: string; knownConnections?: ConnectionInfo[] },
+    ) => Promise<unknown>
+  >
 }
 
 /** The import's way into the tools for one person in one workspace (dashboard, REST and CLI alike). */
@@ -428,7 +438,8 @@ async function planRow(
   const resolved: ConnectionInfo[] = []
   let preflight: Preflight | undefined
   try {
-    preflight = (await ctx.run('preflight_post', args)) as Preflight
+    // The check reads the connections this import read (create_post reads them again when it creates).
+    preflight = (await ctx.run('preflight_post', args, { knownConnections: connections })) as Preflight
   } catch (error) {
     problems.push({ message: toAppError(error).message })
   }

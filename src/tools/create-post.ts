@@ -146,11 +146,10 @@ async function create(
       new Set((await profilesWithQueue(db, workspaceId)).keys()),
     )
 
-  const created = await ctx.app.store.batchedTransaction(async (tx) => {
-    if (key) {
-      const replay = await replayFor(tx, workspaceId, key, hash, now)
-      if (replay) return { replayed: true, response: replay as CreateOutput }
-    }
+  // The key was looked up above; a request with the same key that commits in between makes this one's
+  // write of the key fail on its primary key, which rolls this one back whole, and the handler answers
+  // with that request's response (no second lookup here: it would cost every create a round trip).
+  const response = await ctx.app.store.batchedTransaction(async (tx) => {
     // An editor's posts wait for an owner when the workspace asks for approval (read in this transaction).
     const waits = ctx.workspace.role === 'editor' && (await requiresApproval(tx, workspaceId))
     const slots = input.queue
@@ -239,11 +238,8 @@ async function create(
         key ? rememberedWithCharge(workspaceId, key, hash, respond, now) : undefined,
       )
     }
-    const response = respond(remaining)
-    return { replayed: false, response }
+    return respond(remaining)
   })
-  const { response } = created
-  if (created.replayed) return response
   if (!input.publishImmediately || response.post.status === 'draft') return response
   ctx.app.queue.wake()
   await ctx.app.queue.waitForSettled(db, response.postIds, ctx.app.config.immediateWaitMs)

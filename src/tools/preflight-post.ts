@@ -110,7 +110,7 @@ export const preflightPost = defineTool({
     const { db } = ctx.app.store
     const now = ctx.app.clock.now()
     const workspaceId = ctx.workspace.id
-    const plan = planPost(input, await loadConnectionInfos(db, workspaceId))
+    const plan = planPost(input, ctx.knownConnections ?? (await loadConnectionInfos(db, workspaceId)))
     const blockers = [...plan.blockers, ...mediaHostBlockers(ctx.app.config, plan.targets)]
     const warnings: string[] = []
     // The spec's own request (content and targets only) has no schedule: a schedule is checked when given.

@@ -1,5 +1,6 @@
 import type { AppContext } from '../app-context.js'
 import type { Caller } from '../auth/caller.js'
+import type { ConnectionInfo } from '../domain/post-plan.js'
 import { AppError, invalid, notFound } from '../errors.js'
 import { scopeRefusal } from '../oauth/scopes.js'
 import { findMembership } from '../store/accounts.js'
@@ -9,6 +10,8 @@ import { nearestName, validationDetails, validationSummary } from './validation-
 export interface RunOptions {
   idempotencyKey?: string | undefined
   nested?: boolean
+  /** See {@link ToolContext.knownConnections}. */
+  knownConnections?: ConnectionInfo[] | undefined
 }
 
 export interface ToolRunner {
@@ -74,6 +77,7 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
       workspace,
       idempotencyKey: options.idempotencyKey,
       nested: options.nested ?? false,
+      knownConnections: options.knownConnections,
       runTool: (childName, childArgs, childOptions) => {
         // Each call inside a batch counts against the key's limit as if it had come on its own.
         const retryAfter = app.rateLimiter.hit(caller.apiKeyId, app.clock.now())
