@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import type { AppContext } from '../app-context.js'
 import { keyFromHeaders } from '../auth/caller.js'
@@ -76,6 +76,27 @@ export function registerManageRoutes(server: FastifyInstance, app: AppContext, r
     )
     scope.addHook('onRequest', async (request) => {
       await authenticateRequest(app, request, keyFromHeaders(request.headers))
+    })
+    // An import's refusals of the body say its own limit and types (the server's say 1 MB and JSON); the
+    // AppError thrown here is answered by the server's error handler like any other.
+    scope.setErrorHandler((error: FastifyError, request) => {
+      if (!request.url.startsWith('/api/imports')) throw error
+      const csv = /^text\/(csv|plain)\b/i.test(request.headers['content-type'] ?? '')
+      if (error.statusCode === 413 && csv)
+        throw new AppError(
+          'invalid_request',
+          `The file is over the ${MAX_IMPORT_BYTES} bytes an import takes (split it in two)`,
+          undefined,
+          413,
+        )
+      if (error.statusCode === 415)
+        throw new AppError(
+          'invalid_request',
+          'Send the CSV file as the body (Content-Type: text/csv or text/plain), or JSON {"csv": "…"}',
+          undefined,
+          415,
+        )
+      throw error
     })
 
     scope.get<{ Querystring: { workspaceId?: string } }>('/api/approvals', async (request) =>

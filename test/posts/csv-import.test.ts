@@ -114,6 +114,18 @@ describe.each(backends)('CSV import over REST on $name', (backend) => {
     expect(await count()).toBe(posts + 25)
   })
 
+  it('refuses a file over the 5 MB limit with a 413 naming that limit, and a body of another type with a 415 naming the types it takes', async () => {
+    const before = await count()
+    const big = `content,profiles,date,time\n${'x'.repeat(5 * 1024 * 1024)},linkedin,2030-02-01,10:00\n`
+    const tooBig = await upload(big)
+    expect(tooBig.status).toBe(413)
+    expect(tooBig.body.error.message).toMatch(/5242880 bytes/)
+    const xml = await manage(h, 'POST', '/api/imports', '<rows/>', { contentType: 'application/xml' })
+    expect(xml.status).toBe(415)
+    expect(xml.body.error.message).toMatch(/text\/csv/)
+    expect(await count()).toBe(before)
+  })
+
   it('refuses more than 1,000 rows', async () => {
     const rows = Array.from({ length: 1001 }, (_, i) =>
       csvLine([`Row ${i}`, 'linkedin', '2030-02-01', '10:00']),
