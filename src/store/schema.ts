@@ -142,6 +142,12 @@ export interface TargetsTable {
   updated_at: number
   /** 0 while its network price is still owed: a post waiting for approval is paid when it is approved. */
   paid?: number
+  /** Lookups of the unknown outcome made so far (their own budget and backoff, not send attempts). */
+  lookups?: number
+  /** When the latest lookup could not ask the network; null once one answered. */
+  lookup_failed_at?: number | null
+  /** Why the target is stuck (a STUCK_REASONS code); null when it is not. */
+  stuck_reason?: string | null
 }
 
 export interface PostCountsTable {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Network } from '../domain/networks.js'
+import { STUCK_REASONS } from '../domain/post-status.js'
 import type { Store } from '../store/db.js'
 import type { TargetRow } from '../store/posts.js'
 
@@ -41,7 +42,10 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
   const lease = sql`
     lease_owner = ${input.workerId},
     lease_expires_at = ${input.now + input.leaseMs},
-    attempts = attempts + 1,
+    attempts = attempts + CASE WHEN unknown_outcome_at IS NULL THEN 1 ELSE 0 END,
+    lookups = lookups + CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE 1 END,
+    stuck_at = NULL,
+    stuck_reason = NULL,
     attempt_started_at = CASE WHEN unknown_outcome_at IS NULL THEN ${input.now} ELSE attempt_started_at END,
     updated_at = ${input.now}`
   if (store.dialect === 'postgres') {
@@ -88,10 +92,16 @@ function normalise(row: TargetRow): TargetRow {
   return { ...row, attempts: Number(row.attempts), run_at: row.run_at === null ? null : Number(row.run_at) }
 }
 
+/**
+ * Extends this worker's leases on `ids` to `until`. Only a lease that is still this worker's, has not run
+ * out by `now` and is not marked stuck is renewed: a worker that stalled past its lease has lost the
+ * target (the sweep may have handed it to a lookup or marked it stuck) and must not revive it.
+ */
 export async function renewLeases(
   store: Store,
   workerId: string,
   ids: string[],
+  now: number,
   until: number,
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
@@ -100,6 +110,8 @@ export async function renewLeases(
     .set({ lease_expires_at: until })
     .where('id', 'in', ids)
     .where('lease_owner', '=', workerId)
+    .where('lease_expires_at', '>=', now)
+    .where('stuck_at', 'is', null)
     .returning('id')
     .execute()
   return new Set(renewed.map((r) => r.id))
@@ -145,17 +157,46 @@ export async function queueDepth(store: Store, now: number): Promise<number> {
 }
 
 /**
- * Marks targets whose lease ran out as stuck: their worker died mid-send, so the outcome is unknown and
- * they are never claimed again until reset_stuck_post. The worker's sweep calls this.
+ * What the sweep does with leases that ran out (their worker died or stalled mid-send, so the outcome is
+ * unknown). On a network Herald can ask (`lookupPlatforms`), the target becomes a lookup: unleased, due
+ * now, marked unknown since its attempt began, so the next claim asks the network before any send. Elsewhere
+ * it is marked stuck (`worker_lost`) and never claimed again until reset_stuck_post. The worker's sweep calls
+ * this.
  */
-export async function markStuck(
+export async function sweepExpiredLeases(
   store: Store,
   now: number,
-  message: string,
-): Promise<{ id: string; post_id: string; platform: string }[]> {
+  lookupPlatforms: readonly string[],
+  messages: { stuck: string; lookup: (platform: string) => string },
+): Promise<{
+  stuck: { id: string; post_id: string; platform: string }[]
+  lookups: { id: string; post_id: string; platform: string }[]
+}> {
+  const lookups: { id: string; post_id: string; platform: string }[] = []
+  for (const platform of lookupPlatforms) {
+    const rows = await store.db
+      .updateTable('targets')
+      .set({
+        lease_owner: null,
+        lease_expires_at: null,
+        unknown_outcome_at: sql`coalesce(unknown_outcome_at, attempt_started_at, ${now})`,
+        lookups: sql`CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE lookups END`,
+        run_at: now,
+        error: messages.lookup(platform),
+        updated_at: now,
+      })
+      .where('platform', '=', platform)
+      .where('status', '=', 'pending')
+      .where('lease_owner', 'is not', null)
+      .where('lease_expires_at', '<', now)
+      .where('stuck_at', 'is', null)
+      .returning(['id', 'post_id', 'platform'])
+      .execute()
+    lookups.push(...rows)
+  }
   const fresh = await store.db
     .updateTable('targets')
-    .set({ stuck_at: now })
+    .set({ stuck_at: now, stuck_reason: STUCK_REASONS.worker_lost })
     .where('lease_owner', 'is not', null)
     .where('lease_expires_at', '<', now)
     .where('stuck_at', 'is', null)
@@ -165,20 +206,61 @@ export async function markStuck(
   if (postIds.length > 0) {
     await store.db
       .updateTable('posts')
-      .set({ last_error: message, updated_at: now })
+      .set({ last_error: messages.stuck, updated_at: now })
       .where('id', 'in', postIds)
       .execute()
   }
-  return fresh
+  return { stuck: fresh, lookups }
+}
+
+/** Marks every lease that ran out as stuck (`worker_lost`), whatever its network: the sweep without lookups. */
+export async function markStuck(store: Store, now: number, message: string) {
+  return (await sweepExpiredLeases(store, now, [], { stuck: message, lookup: () => message })).stuck
 }
 
 /** Targets stuck now (marked, or with a lease that ran out and no sweep yet): the stuck gauge. A read only. */
 export async function countStuck(store: Store, now: number): Promise<number> {
+  const byReason = await countStuckByReason(store, now)
+  return Object.values(byReason).reduce((n, count) => n + count, 0)
+}
+
+/**
+ * Stuck targets by reason (a STUCK_REASONS code; `lease_expired` for a lease that ran out and that no sweep
+ * has looked at yet), and the lookups: due or waiting (`pending`), and of those, the ones whose latest
+ * lookup could not ask the network (`failed`). Reads only; `/metrics` shows them.
+ */
+export async function lookupAndStuckGauges(
+  store: Store,
+  now: number,
+): Promise<{ stuck: Record<string, number>; lookupsPending: number; lookupsFailed: number }> {
+  const stuck = await countStuckByReason(store, now)
   const row = await store.db
     .selectFrom('targets')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select((eb) => [
+      eb.fn.countAll<number>().as('pending'),
+      eb.fn.count<number>('lookup_failed_at').as('failed'),
+    ])
+    .where('status', '=', 'pending')
+    .where('unknown_outcome_at', 'is not', null)
+    .where('stuck_at', 'is', null)
+    .executeTakeFirstOrThrow()
+  return { stuck, lookupsPending: Number(row.pending), lookupsFailed: Number(row.failed) }
+}
+
+async function countStuckByReason(store: Store, now: number): Promise<Record<string, number>> {
+  const rows = await store.db
+    .selectFrom('targets')
+    .select((eb) => [
+      sql<string>`CASE WHEN stuck_at IS NULL THEN 'lease_expired' ELSE coalesce(stuck_reason, 'worker_lost') END`.as(
+        'reason',
+      ),
+      eb.fn.countAll<number>().as('n'),
+    ])
     .where('lease_owner', 'is not', null)
     .where((eb) => eb.or([eb('stuck_at', 'is not', null), eb('lease_expires_at', '<', now)]))
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
+    .groupBy(
+      sql`CASE WHEN stuck_at IS NULL THEN 'lease_expired' ELSE coalesce(stuck_reason, 'worker_lost') END`,
+    )
+    .execute()
+  return Object.fromEntries(rows.map((r) => [r.reason, Number(r.n)]))
 }
