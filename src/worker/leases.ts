@@ -20,25 +20,32 @@ export interface ClaimInput {
 
 /**
  * Claims up to `limit` due targets with a lease and records the attempt (target and post) before any
- * network is called. Postgres does it in one statement: the rows are picked once in a CTE with
- * `FOR UPDATE SKIP LOCKED` (an IN (subquery) may be re-run per row, which would ignore the LIMIT), so
- * workers claim side by side without ever taking the same row. SQLite has one writer at a time, so a short
- * transaction of UPDATE ... WHERE id IN (SELECT ...) is just as atomic.
+ * network is called. Due targets are taken in turns across workspaces (each workspace's earliest first).
+ * Postgres does it in one statement: candidates are ranked once in a materialised CTE (four times the
+ * limit, so a worker racing another still finds unlocked ones), then locked with `FOR UPDATE SKIP LOCKED`
+ * (an IN (subquery) may be re-run per row, which would ignore the LIMIT), so workers claim side by side
+ * without ever taking the same row. SQLite has one writer at a time, so a short transaction of
+ * UPDATE ... WHERE id IN (SELECT ...) is just as atomic.
  */
 /** A claimed target; `onlyTarget` says its post has no other target (Postgres settles those in one statement). */
 export type ClaimedTarget = TargetRow & { onlyTarget: boolean }
 
 export async function claimDueTargets(store: Store, input: ClaimInput): Promise<ClaimedTarget[]> {
   if (input.limit <= 0 || input.platforms.length === 0) return []
-  const due = sql`
-    SELECT id FROM targets
+  // Fair across workspaces: each workspace's due targets take turns (its earliest first), so one
+  // workspace's backlog of thousands never delays another workspace's single post behind it.
+  const ranked = sql`
+    SELECT id, run_at, ROW_NUMBER() OVER (PARTITION BY workspace_id ORDER BY run_at) AS turn
+      FROM targets
      WHERE lease_owner IS NULL AND status = 'pending' AND run_at <= ${input.now}
        AND platform IN (${sql.join(input.platforms)})
        AND NOT EXISTS (
          SELECT 1 FROM connections c
-          WHERE c.id = targets.connection_id AND c.throttled_until > ${input.now})
-     ORDER BY run_at
-     LIMIT ${input.limit}`
+          WHERE c.id = targets.connection_id AND c.throttled_until > ${input.now})`
+  const due = (limit: number) => sql`
+    SELECT id, turn, run_at FROM (${ranked}) ranked
+     ORDER BY turn, run_at
+     LIMIT ${limit}`
   const lease = sql`
     lease_owner = ${input.workerId},
     lease_expires_at = ${input.now + input.leaseMs},
@@ -50,7 +57,13 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
     updated_at = ${input.now}`
   if (store.dialect === 'postgres') {
     const claimed = await sql<TargetRow & { siblings: number }>`
-      WITH due AS (${due} FOR UPDATE SKIP LOCKED),
+      WITH picked AS MATERIALIZED (${due(input.limit * 4)}),
+      due AS (
+        SELECT t.id FROM targets t JOIN picked p ON p.id = t.id
+         WHERE t.lease_owner IS NULL
+         ORDER BY p.turn, p.run_at
+         LIMIT ${input.limit}
+        FOR UPDATE OF t SKIP LOCKED),
       claimed AS (
         UPDATE targets SET ${lease} FROM due
          WHERE targets.id = due.id AND targets.lease_owner IS NULL
@@ -69,7 +82,7 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
   return store.db.transaction().execute(async (tx) => {
     const claimed = await sql<TargetRow>`
       UPDATE targets SET ${lease}
-       WHERE id IN (${due}) AND lease_owner IS NULL
+       WHERE id IN (SELECT id FROM (${due(input.limit)}) due) AND lease_owner IS NULL
       RETURNING *`.execute(tx)
     const rows = claimed.rows.map(normalise)
     const claimsPerPost = new Map<string, number>()
