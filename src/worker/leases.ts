@@ -32,20 +32,33 @@ export type ClaimedTarget = TargetRow & { onlyTarget: boolean }
 
 export async function claimDueTargets(store: Store, input: ClaimInput): Promise<ClaimedTarget[]> {
   if (input.limit <= 0 || input.platforms.length === 0) return []
-  // Fair across workspaces: each workspace's due targets take turns (its earliest first), so one
-  // workspace's backlog of thousands never delays another workspace's single post behind it.
-  const ranked = sql`
-    SELECT id, run_at, ROW_NUMBER() OVER (PARTITION BY workspace_id ORDER BY run_at) AS turn
-      FROM targets
-     WHERE lease_owner IS NULL AND status = 'pending' AND run_at <= ${input.now}
-       AND platform IN (${sql.join(input.platforms)})
-       AND NOT EXISTS (
-         SELECT 1 FROM connections c
-          WHERE c.id = targets.connection_id AND c.throttled_until > ${input.now})`
+  // Fair across workspaces: first the earliest due target of every workspace that has one (turn 0, by
+  // due time), then the rest by due time (turn 1). One workspace's backlog of thousands never delays another
+  // workspace's single post. Each workspace's earliest is one seek on `targets_claimable_by_workspace`.
+  const claimable = (t: string) => sql`
+    ${sql.ref(`${t}.lease_owner`)} IS NULL AND ${sql.ref(`${t}.status`)} = 'pending'
+    AND ${sql.ref(`${t}.run_at`)} <= ${input.now}
+    AND ${sql.ref(`${t}.platform`)} IN (${sql.join(input.platforms)})
+    AND NOT EXISTS (
+      SELECT 1 FROM connections c
+       WHERE c.id = ${sql.ref(`${t}.connection_id`)} AND c.throttled_until > ${input.now})`
+  const earliestOf = (column: 'id' | 'run_at') => sql`(
+    SELECT ${sql.ref(`t.${column}`)} FROM targets t
+     WHERE t.workspace_id = w.id AND ${claimable('t')}
+     ORDER BY t.run_at LIMIT 1)`
   const due = (limit: number) => sql`
-    SELECT id, turn, run_at FROM (${ranked}) ranked
-     ORDER BY turn, run_at
-     LIMIT ${limit}`
+    SELECT id, min(turn) AS turn, min(run_at) AS run_at FROM (
+      SELECT id, 0 AS turn, run_at FROM (
+        SELECT ${earliestOf('id')} AS id, ${earliestOf('run_at')} AS run_at FROM workspaces w
+      ) firsts WHERE id IS NOT NULL
+      UNION ALL
+      SELECT id, 1 AS turn, run_at FROM (
+        SELECT id, run_at FROM targets WHERE ${claimable('targets')} ORDER BY run_at LIMIT ${limit}
+      ) rest
+    ) candidates
+    GROUP BY id
+    ORDER BY min(turn), min(run_at)
+    LIMIT ${limit}`
   const lease = sql`
     lease_owner = ${input.workerId},
     lease_expires_at = ${input.now + input.leaseMs},

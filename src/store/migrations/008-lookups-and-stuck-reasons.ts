@@ -1,8 +1,9 @@
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 
 /**
  * Issue 22, worker side: a target's lookups of an unknown outcome are counted on their own (their own
- * backoff and budget, apart from the send attempts), and a stuck target says why it is stuck.
+ * backoff and budget, apart from the send attempts), a stuck target says why it is stuck, and claims
+ * find each workspace's earliest due target by an index.
  */
 export function createLookupsAndStuckReasonsMigration() {
   return {
@@ -16,6 +17,13 @@ export function createLookupsAndStuckReasonsMigration() {
       await db.schema.alterTable('targets').addColumn('lookup_failed_at', 'bigint').execute()
       // Why a target is stuck: one of the codes in src/domain/post-status.ts (STUCK_REASONS).
       await db.schema.alterTable('targets').addColumn('stuck_reason', 'varchar(32)').execute()
+      // Fair claims: each workspace's earliest claimable target in one seek (src/worker/leases.ts).
+      await db.schema
+        .createIndex('targets_claimable_by_workspace')
+        .on('targets')
+        .columns(['workspace_id', 'run_at'])
+        .where(sql.ref('lease_owner'), 'is', null)
+        .execute()
     },
   }
 }
