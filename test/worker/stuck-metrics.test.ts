@@ -39,8 +39,21 @@ describe.each(backends)('lookup and stuck gauges on $name', (backend) => {
   })
   afterAll(() => h.close())
 
+  /** A worker pass; the worker also claims on its own timer after a send, so wait until no lease is held. */
   const run = async () => {
     await worker.tick()
+    await worker.idle()
+    for (let i = 0; i < 100; i++) {
+      const leased = await h.app.store.db
+        .selectFrom('targets')
+        .select('id')
+        .where('lease_owner', 'is not', null)
+        .where('stuck_at', 'is', null)
+        .where('lease_expires_at', '>', clock.now())
+        .executeTakeFirst()
+      if (!leased) break
+      await new Promise((r) => setTimeout(r, 20))
+    }
     await worker.idle()
   }
   const create = async (platform: 'twitter' | 'linkedin') => {
