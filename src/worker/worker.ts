@@ -85,6 +85,8 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   const lost = new Set<string>()
   const margin = Math.min(1_000, Math.floor(options.leaseMs / 10))
   let stopping = false
+  /** True once start() ran; a worker driven by tick() alone (tests) never claims on its own. */
+  let started = false
   let timer: NodeJS.Timeout | undefined
   let timerAt = Number.POSITIVE_INFINITY
   let heartbeat: NodeJS.Timeout | undefined
@@ -135,7 +137,9 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
           notifyIdle()
           // Claim again once a useful batch of slots is free, so a drain does not claim one target per
           // statement; a short delay otherwise lets a few more finish first.
-          if (!stopping) schedule(freeSlots() >= claimThreshold ? 0 : CLAIM_COALESCE_MS)
+          // A worker driven by tick() (tests) only starts the targets it already claimed.
+          if (!stopping && started) schedule(freeSlots() >= claimThreshold ? 0 : CLAIM_COALESCE_MS)
+          else if (!stopping) dispatch()
         })
         running.set(target.id, { target, controller, done })
       }
@@ -350,6 +354,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     tick,
     start() {
       stopping = false
+      started = true
       unsubscribe = deps.queue.onWake(() => schedule(0))
       heartbeat = setInterval(() => void renew(), Math.max(50, Math.floor(options.leaseMs / 3)))
       sweeper = setInterval(

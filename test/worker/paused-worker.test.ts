@@ -64,7 +64,7 @@ describe.each(databases)('a worker process paused past its lease, on $name', ({ 
     })
     await connectSandboxProfile(h, 'twitter', 'paused')
 
-    const start = async (id: string) => {
+    const start = async (id: string, extra: Record<string, string> = {}) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/meta-worker-process.ts'], {
         env: {
           ...process.env,
@@ -72,6 +72,7 @@ describe.each(databases)('a worker process paused past its lease, on $name', ({ 
           WORKER_PUBLIC_BASE_URL: h.baseUrl,
           WORKER_ID: id,
           WORKER_LEASE_MS: '1500',
+          ...extra,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       })
@@ -89,17 +90,9 @@ describe.each(databases)('a worker process paused past its lease, on $name', ({ 
 
     const content = 'Sent once although its first worker froze mid-send'
     const copies = () => h.sandboxes!.twitter.tweets().filter((t) => t.text.startsWith(content))
-    const first = await start('frozen')
-    // The first worker is frozen the moment its media upload reaches X (before POST /2/tweets); the
-    // simulator still answers, so the answer waits in its socket for when it wakes up.
-    const paused = new Promise<void>((resolve) => {
-      pauseNext = (call) => {
-        if (call.network !== 'twitter' || call.operation !== 'initializeMediaUpload') return
-        pauseNext = undefined
-        first.child.kill('SIGSTOP')
-        resolve()
-      }
-    })
+    // The post is due before the first worker starts: it claims it at once and then, polling only every
+    // minute, runs no claim transaction of its own, so it is frozen mid-send and not holding SQLite's
+    // write lock (a process frozen inside a write transaction would stop every writer of the file).
     const created = await h.call('create_post', {
       content,
       targetAccounts: [{ platform: 'twitter', username: 'paused' }],
@@ -108,6 +101,19 @@ describe.each(databases)('a worker process paused past its lease, on $name', ({ 
     })
     expect(created.status, JSON.stringify(created.body)).toBe(200)
     const postId = created.body.postIds[0] as string
+    // The first worker is frozen the moment its media upload reaches X (before POST /2/tweets); the
+    // simulator still answers, so the answer waits in its socket for when it wakes up.
+    const paused = new Promise<void>((resolve) => {
+      pauseNext = (call) => {
+        // The first child spawned is the first worker (spawned before it reports ready).
+        const frozen = children[0]
+        if (call.network !== 'twitter' || call.operation !== 'initializeMediaUpload' || !frozen) return
+        pauseNext = undefined
+        frozen.kill('SIGSTOP')
+        resolve()
+      }
+    })
+    const first = await start('frozen', { WORKER_POLL_MS: '60000' })
     await paused
     const second = await start('healthy')
     const target = () =>
