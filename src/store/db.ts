@@ -155,6 +155,9 @@ export async function migrate(store: Store): Promise<void> {
       '014-team-workflow': createTeamWorkflowMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
+    // Migration numbers are handed out per change in parallel work, so a database may already hold a later
+    // one (011, 014) when an earlier number (008) lands; each migration only adds what it names.
+    allowUnorderedMigrations: true,
   })
   // Kysely locks migrations on Postgres but not on SQLite (one connection per process). When two processes
   // (`herald api` and `herald worker`) start on a new SQLite file at once, the loser's migration fails
