@@ -8,12 +8,12 @@ import { describeFfmpeg } from './media/ffmpeg.js'
 import { createMediaSweeper, sweepHostedMedia } from './media/media-lifetime.js'
 import { connectUnavailable } from './networks/registry.js'
 import { buildServer } from './server.js'
-import { createWorker, type Worker } from './worker/worker.js'
+import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
 
 /** The publishing worker with the settings from the config and the adapters of the app. */
 export function createAppWorker(
   app: AppContext,
-  overrides: { id?: string; mediaSweepMs?: number } = {},
+  overrides: Partial<WorkerOptions> & { mediaSweepMs?: number } = {},
 ): Worker {
   const { mediaSweepMs, ...workerOverrides } = overrides
   const worker = createWorker(
