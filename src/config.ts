@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import { isIP } from 'node:net'
 import path from 'node:path'
 import { parseEnv } from 'node:util'
 import { z } from 'zod'
@@ -98,6 +99,13 @@ const envSchema = z.object({
   HERALD_BLUESKY_PLC_URL: z.url().default('https://plc.directory'),
   HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
   HERALD_SESSION_TTL_HOURS: positiveInt(12),
+  HERALD_TRUST_PROXY: z
+    .string()
+    .optional()
+    .refine(
+      (value) => value === undefined || parseTrustProxy(value) !== undefined,
+      'a hop count (e.g. 1), or a comma-separated list of proxy addresses or CIDR ranges (e.g. 10.0.0.0/8), or off',
+    ),
   HERALD_MCP_ALLOWED_ORIGINS: z.string().optional(),
   HERALD_MEDIA_STORAGE: z.enum(['local', 's3']).default('local'),
   HERALD_S3_BUCKET: z.string().optional(),
@@ -161,6 +169,11 @@ export interface Config {
   mcpAllowedOrigins: string[]
   /** Dashboard sign-in: session lifetime, and Secure cookies when PUBLIC_BASE_URL is https. */
   dashboard: { sessionTtlMs: number; secureCookies: boolean }
+  /**
+   * Which `X-Forwarded-For` hops to believe (HERALD_TRUST_PROXY): false (default) uses the socket's address;
+   * a number trusts that many proxies in front; a list trusts those addresses and CIDR ranges.
+   */
+  trustProxy: false | number | string[]
   media:
     | { driver: 'local'; dir: string }
     | {
@@ -351,6 +364,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       sessionTtlMs: e.HERALD_SESSION_TTL_HOURS * 3_600_000,
       secureCookies: publicBaseUrl.startsWith('https:'),
     },
+    trustProxy: parseTrustProxy(e.HERALD_TRUST_PROXY ?? 'off') ?? false,
     media:
       e.HERALD_MEDIA_STORAGE === 's3'
         ? {
@@ -385,6 +399,26 @@ function parseOrigins(value: string | undefined): string[] {
         )
       return origin
     })
+}
+
+/**
+ * HERALD_TRUST_PROXY: `off`/`false`/`0` (or unset) trusts no proxy; a whole number is how many proxies stand
+ * in front; anything else is a comma-separated list of addresses and CIDR ranges. Undefined when malformed.
+ */
+export function parseTrustProxy(value: string): false | number | string[] | undefined {
+  const text = value.trim().toLowerCase()
+  if (['', 'off', 'false', 'no', '0'].includes(text)) return false
+  if (/^\d+$/.test(text)) return Number(text) <= 32 ? Number(text) : undefined
+  const entries = text.split(',').map((entry) => entry.trim())
+  const valid = entries.every((entry) => {
+    const [address, prefix, ...rest] = entry.split('/')
+    const family = isIP(address ?? '')
+    if (family === 0 || rest.length > 0) return false
+    if (prefix === undefined) return true
+    const bits = Number(prefix)
+    return /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128)
+  })
+  return valid ? entries : undefined
 }
 
 function parseKeyList(value: string | undefined): Buffer[] {

@@ -80,6 +80,17 @@ function requestLine(request: FastifyRequest, status: number, elapsedMs: number)
 }
 
 /**
+ * HERALD_TRUST_PROXY for Fastify. A hop count believes that many `X-Forwarded-For` entries counted from
+ * the socket (Fastify refuses bare numbers, since a direct client could then spoof the header: safe only
+ * when Herald's port is reachable through the proxy alone, which docs/security.md says); a list is
+ * handed over as is (proxy-addr checks each hop against it).
+ */
+function trustProxyOption(trust: false | number | string[]) {
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust
+  return trust
+}
+
+/**
  * The HTTP server. A worker-only process (`role: 'worker'`) serves just the health and metrics routes. In
  * sandbox mode the simulators are mounted too (`sandboxes`), asking `sandboxFaults` about every call when a
  * test gives one.
@@ -94,7 +105,7 @@ export function buildServer(
       disableRequestLogging: app.config.logLevel !== 'debug' && app.config.logLevel !== 'trace',
     }),
     bodyLimit: BODY_LIMIT,
-    trustProxy: false,
+    trustProxy: trustProxyOption(app.config.trustProxy),
   })
   const runner = createToolRunner(app, tools)
 

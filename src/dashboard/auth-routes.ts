@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { createLoginThrottle, type LoginAttempt } from '../auth/login-throttle.js'
 import { hashPassword, verifyPassword } from '../auth/passwords.js'
-import { createRateLimiter } from '../auth/rate-limit.js'
 import {
   createSession,
   deleteSession,
@@ -10,15 +11,23 @@ import {
   purgeExpiredSessions,
   randomToken,
   SESSION_COOKIE,
+  safeEqual,
   serializeCookie,
 } from '../auth/sessions.js'
 import { findUserByEmail } from '../store/accounts.js'
 import { escapeHtml, page, problemPage, sendHtml } from './html.js'
 import { csrfMatches, field, localPath, refuseCsrf, sessionCookie, signedIn } from './request.js'
 
-/** Sign-in attempts allowed per address and e-mail per minute (argon2id makes each one cost ~15 ms). */
-const LOGIN_ATTEMPTS_PER_MINUTE = 20
 const LOGIN_CSRF_MAX_AGE_S = 3600
+/** The cookie a browser gets on signing in, so its own attempts are counted apart (src/auth/login-throttle.ts). */
+export const DEVICE_COOKIE = 'herald_device'
+const DEVICE_MAX_AGE_S = 365 * 86_400
+
+/** The signed device token for one account (an HMAC under a key derived from the vault key). */
+function deviceToken(app: AppContext, userId: string): string {
+  const id = `device-${createHash('sha256').update(userId).digest('base64url').slice(0, 40)}`
+  return app.signer.sign(id)
+}
 
 function loginPage(input: { csrf: string; next: string; email?: string; problem?: string }) {
   const problem = input.problem ? `<div class="problem"><p>${escapeHtml(input.problem)}</p></div>` : ''
@@ -39,7 +48,7 @@ function loginPage(input: { csrf: string; next: string; email?: string; problem?
 export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
   const db = app.store.db
   const secure = app.config.dashboard.secureCookies
-  const limiter = createRateLimiter(LOGIN_ATTEMPTS_PER_MINUTE)
+  const throttle = createLoginThrottle()
   // Unknown e-mails are checked against a real hash too, so timing does not tell which e-mails exist.
   let dummyHash: Promise<string> | undefined
 
@@ -74,7 +83,14 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
     const next = localPath(field(request, 'next'))
     const email = field(request, 'email').trim().toLowerCase()
     const password = field(request, 'password')
-    const wait = limiter.hit(`${request.ip}|${email}`, app.clock.now())
+    const user = email ? await findUserByEmail(db, email) : undefined
+    const device = parseCookies(request.headers.cookie)[DEVICE_COOKIE]
+    const attempt: LoginAttempt = {
+      address: request.ip,
+      account: email,
+      knownDevice: Boolean(user && device && safeEqual(device, deviceToken(app, user.id))),
+    }
+    const wait = throttle.admit(attempt, app.clock.now())
     if (wait > 0) {
       reply.header('retry-after', String(wait))
       return showLogin(reply, 429, {
@@ -83,10 +99,11 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
         problem: `Too many attempts. Try again in ${wait} seconds.`,
       })
     }
-    const user = email && password ? await findUserByEmail(db, email) : undefined
     dummyHash ??= hashPassword(randomToken())
-    const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), password)
+    const matches = await verifyPassword(user?.password_hash ?? (await dummyHash), password)
+    const ok = matches && password !== ''
     if (!user || !ok) {
+      throttle.failed(attempt, app.clock.now())
       request.log.info({ event: 'login_failed' }, 'dashboard sign-in refused')
       return showLogin(reply, 401, {
         next,
@@ -114,6 +131,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
         ),
       )
     }
+    throttle.succeeded(attempt)
     const now = app.clock.now()
     await purgeExpiredSessions(db, now)
     const ttl = app.config.dashboard.sessionTtlMs
@@ -125,6 +143,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
     reply.header('set-cookie', [
       sessionCookie(app, token, ttl),
       serializeCookie(LOGIN_CSRF_COOKIE, '', { maxAge: 0, secure }),
+      serializeCookie(DEVICE_COOKIE, deviceToken(app, user.id), { maxAge: DEVICE_MAX_AGE_S, secure }),
     ])
     return reply.redirect(next, 303)
   })
