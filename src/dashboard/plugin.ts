@@ -12,6 +12,7 @@ import { registerConsentRoutes } from './consent.js'
 import { problemPage, sendHtml } from './html.js'
 import { CSV_TYPES, MAX_IMPORT_BYTES, registerImportRoutes } from './import.js'
 import { registerIntegrationRoutes } from './integration.js'
+import { registerInvitationRoutes } from './invitations.js'
 import { registerPostRoutes } from './posts.js'
 import { registerQueueRoutes } from './queue.js'
 import {
@@ -90,6 +91,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerCalendarRoutes(scope, app, runner)
     registerAnalyticsRoutes(scope, app, runner)
     registerWorkspaceRoutes(scope, app)
+    registerInvitationRoutes(scope, app)
     registerQueueRoutes(scope, app, runner)
     registerImportRoutes(scope, app, runner)
     registerConnectRoutes(scope, app)

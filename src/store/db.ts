@@ -13,6 +13,7 @@ import { createUnknownOutcomesMigration } from './migrations/004-unknown-outcome
 import { createPendingGrantsMigration } from './migrations/005-pending-grants.js'
 import { createRefreshLeaseMigration } from './migrations/006-refresh-lease.js'
 import { createMediaLifetimeMigration } from './migrations/007-cache-media-lifetime.js'
+import { createInvitationsMigration } from './migrations/010-invitations.js'
 import { createOAuthServerMigration } from './migrations/011-oauth-server.js'
 import { createTeamWorkflowMigration } from './migrations/014-team-workflow.js'
 import type { Database } from './schema.js'
@@ -145,6 +146,7 @@ export async function migrate(store: Store): Promise<void> {
       '005-pending-grants': createPendingGrantsMigration(),
       '006-refresh-lease': createRefreshLeaseMigration(),
       '007-cache-media-lifetime': createMediaLifetimeMigration(),
+      '010-invitations': createInvitationsMigration(),
       '011-oauth-server': createOAuthServerMigration(),
       '014-team-workflow': createTeamWorkflowMigration(),
     }),

@@ -39,8 +39,8 @@ describe('the connect flow', () => {
 
   /** GET /connect/<network> and the sandbox consent page it redirects to. */
   async function begin(network: 'twitter' | 'youtube', b: Browser = browser) {
-    const start = await b.get(`/connect/${network}`)
-    expect(start.status).toBe(302)
+    const start = await b.connect(`/connect/${network}`)
+    expect(start.status).toBe(303)
     const consent = await b.get(start.location!)
     expect(consent.status).toBe(200)
     return { start, consent }
@@ -400,8 +400,12 @@ describe('dashboard sign-in and forms', () => {
     })
     expect(switched.status).toBe(303)
     expect((await browser.get('/channels')).text).toContain('Channels of Second')
-    const start = await browser.get(`/connect/twitter?workspaceId=${h.workspaceId}`)
-    expect(start.status).toBe(302)
+    const confirm = await browser.get(`/connect/twitter?workspaceId=${h.workspaceId}`)
+    expect(confirm.text).toContain('Connect X to Acme')
+    // Opening the page changes nothing; submitting its form switches and starts.
+    expect((await browser.get('/channels')).text).toContain('Channels of Second')
+    const start = await browser.connect(`/connect/twitter?workspaceId=${h.workspaceId}`)
+    expect(start.status).toBe(303)
     expect((await browser.get('/channels')).text).toContain('Channels of Acme')
   })
 })
