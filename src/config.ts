@@ -50,6 +50,8 @@ const envSchema = z.object({
   HERALD_FFMPEG_PATH: z.string().optional(),
   HERALD_VIDEO_CONVERT_TIMEOUT_MS: positiveInt(600_000),
   HERALD_VIDEO_CONVERT_CONCURRENCY: positiveInt(2),
+  HERALD_VIDEO_CONVERT_CPU_SECONDS: z.coerce.number().int().positive().optional(),
+  HERALD_VIDEO_CONVERT_MEMORY_MB: positiveInt(4096),
   HERALD_WORKER_CONCURRENCY: positiveInt(16),
   HERALD_WORKER_BATCH: positiveInt(32),
   HERALD_WORKER_POLL_MS: positiveInt(250),
@@ -153,7 +155,15 @@ export interface Config {
    * Video conversion: the ffmpeg to use (undefined: the shipped one, else PATH; `none`: off), the time limit
    * of one conversion, and how many run at once per process.
    */
-  videoConversion: { ffmpegPath: string | undefined; timeoutMs: number; concurrency: number }
+  videoConversion: {
+    ffmpegPath: string | undefined
+    timeoutMs: number
+    concurrency: number
+    /** ffmpeg's CPU-time limit; undefined: the timeout's seconds times the cores. */
+    cpuSeconds?: number | undefined
+    /** ffmpeg's address-space limit. */
+    memoryMb: number
+  }
   worker: {
     concurrency: number
     batch: number
@@ -300,6 +310,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ffmpegPath: e.HERALD_FFMPEG_PATH,
       timeoutMs: e.HERALD_VIDEO_CONVERT_TIMEOUT_MS,
       concurrency: e.HERALD_VIDEO_CONVERT_CONCURRENCY,
+      ...(e.HERALD_VIDEO_CONVERT_CPU_SECONDS ? { cpuSeconds: e.HERALD_VIDEO_CONVERT_CPU_SECONDS } : {}),
+      memoryMb: e.HERALD_VIDEO_CONVERT_MEMORY_MB,
     },
     worker: {
       concurrency: e.HERALD_WORKER_CONCURRENCY,

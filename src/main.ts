@@ -4,7 +4,7 @@ import type { AppContext } from './app-context.js'
 import { type Config, ConfigError, loadConfigFromProcess, type Role } from './config.js'
 import { networks } from './domain/networks.js'
 import { createProcessLogger } from './logger.js'
-import { describeFfmpeg } from './media/ffmpeg.js'
+import { describeFfmpeg, MIN_FFMPEG_VERSION } from './media/ffmpeg.js'
 import { createMediaSweeper, sweepHostedMedia } from './media/media-lifetime.js'
 import { connectUnavailable } from './networks/registry.js'
 import { buildServer } from './server.js'
@@ -89,7 +89,13 @@ export async function startService(role: Role = 'all') {
   await http.server.listen({ port: config.port, host: config.host })
   const worker = role === 'api' ? undefined : createAppWorker(app)
   worker?.start()
-  const ffmpeg = describeFfmpeg(await app.media.ffmpeg())
+  const found = await app.media.ffmpegLookup()
+  const ffmpeg = describeFfmpeg(found)
+  if (!found.ffmpeg && config.videoConversion.ffmpegPath?.trim().toLowerCase() !== 'none')
+    logger.warn(
+      { ffmpeg },
+      `No usable ffmpeg (${MIN_FFMPEG_VERSION.join('.')} or newer): videos that need converting are refused until one is installed (apt-get install ffmpeg) or HERALD_FFMPEG_PATH names one; HERALD_FFMPEG_PATH=none silences this`,
+    )
   logger.info(
     startSummary(config, role, app.store.dialect, ffmpeg),
     `Herald is running at ${config.publicBaseUrl}`,
