@@ -115,8 +115,9 @@ export async function startService(role: Role = 'all') {
   process.on('SIGINT', () => void stop('SIGINT'))
 }
 
-if (path.resolve(process.argv[1] ?? '') === path.resolve(import.meta.filename)) {
-  startService().catch((error) => {
+/** Starts the service as a program: a bad configuration or a failed start is one message and exit 1. */
+export function runService(role: Role = 'all') {
+  startService(role).catch((error) => {
     process.stderr.write(
       error instanceof ConfigError
         ? `${error.message}\n`
@@ -125,3 +126,5 @@ if (path.resolve(process.argv[1] ?? '') === path.resolve(import.meta.filename)) 
     process.exit(1)
   })
 }
+
+if (path.resolve(process.argv[1] ?? '') === path.resolve(import.meta.filename)) runService()
