@@ -20,9 +20,8 @@ import {
 
 /**
  * The workspace: its people (an owner invites a person by e-mail as an editor, who joins by accepting, and
- * removes editors) and,
- * for owners, the credit balance and the ledger (DESIGN.md "Security": owners manage members and see
- * credits; editors see who they work with).
+ * removes editors) and the credit balance (every member), with the ledger for owners (DESIGN.md "Security": owners manage
+ * members and credits; editors see who they work with and what the workspace can spend).
  */
 
 const LEDGER_ROWS = 50
@@ -45,18 +44,19 @@ async function workspacePage(
       return `<tr><td>${escapeHtml(m.name)}</td><td>${escapeHtml(m.email)}</td><td>${escapeHtml(m.role)}</td><td>${remove}</td></tr>`
     })
     .join('\n')
-  let credits = ''
+  // One rule for pages and tools (issue 23 finding 8): every member sees the balance (get_user_info,
+  // preflight_post and create_post tell any caller of the workspace); only owners see the ledger.
+  const balance = await currentBalance(db, who.workspace.id)
+  let credits = `<h2>Credits</h2>
+<p>Balance: <strong>${escapeHtml(balance)}</strong> credits.</p>`
   if (owner) {
-    const [balance, ledger] = await Promise.all([
-      currentBalance(db, who.workspace.id),
-      db
-        .selectFrom('credit_ledger')
-        .select(['delta', 'reason', 'reference', 'balance_after', 'created_at'])
-        .where('workspace_id', '=', who.workspace.id)
-        .orderBy('id', 'desc')
-        .limit(LEDGER_ROWS)
-        .execute(),
-    ])
+    const ledger = await db
+      .selectFrom('credit_ledger')
+      .select(['delta', 'reason', 'reference', 'balance_after', 'created_at'])
+      .where('workspace_id', '=', who.workspace.id)
+      .orderBy('id', 'desc')
+      .limit(LEDGER_ROWS)
+      .execute()
     const entries = ledger
       .map(
         (
@@ -65,12 +65,11 @@ async function workspacePage(
 <td>${Number(l.delta) > 0 ? '+' : ''}${escapeHtml(l.delta)}</td><td>${escapeHtml(l.reason)}</td><td>${l.reference ? `<a href="/posts/${escapeHtml(l.reference)}">${escapeHtml(l.reference)}</a>` : ''}</td><td>${escapeHtml(l.balance_after)}</td></tr>`,
       )
       .join('\n')
-    credits = `<h2>Credits</h2>
-<p>Balance: <strong>${escapeHtml(balance)}</strong> credits.</p>
+    credits += `
 <div class="scroll"><table><caption class="muted">The last ${LEDGER_ROWS} movements, newest first</caption>
 <thead><tr><th scope="col">When (UTC)</th><th scope="col">Change</th><th scope="col">Reason</th><th scope="col">For</th><th scope="col">Balance after</th></tr></thead><tbody>
 ${entries}</tbody></table></div>`
-  }
+  } else credits += '<p class="muted">Only an owner sees the ledger of credit movements.</p>'
   const requires = await requiresApproval(db, who.workspace.id)
   const approvals = owner
     ? `<h2>Approvals</h2>
@@ -90,7 +89,7 @@ ${entries}</tbody></table></div>`
 <label>E-mail of a Herald user <input type="email" name="email" required autocomplete="off"></label>
 <p class="muted">They see the invitation on their dashboard and join as an editor only if they accept: then they can connect profiles and publish, not manage members or credits.</p>
 <button type="submit">Invite as editor</button></form>${waiting}`
-    : '<p class="muted">Only an owner of this workspace invites or removes people and sees its credits.</p>'
+    : '<p class="muted">Only an owner of this workspace invites or removes people.</p>'
   return page(
     'Workspace',
     `<h1>${escapeHtml(who.workspace.name)}</h1>
