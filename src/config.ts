@@ -101,6 +101,11 @@ const envSchema = z.object({
   HERALD_BLUESKY_PLC_URL: z.url().default('https://plc.directory'),
   HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
   HERALD_SESSION_TTL_HOURS: positiveInt(12),
+  HERALD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  HERALD_METRICS_LISTEN: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464')
+    .optional(),
   HERALD_TRUST_PROXY: z
     .string()
     .optional()
@@ -184,6 +189,11 @@ export interface Config {
    * a number trusts that many proxies in front; a list trusts those addresses and CIDR ranges.
    */
   trustProxy: false | number | string[]
+  /**
+   * /metrics: on the public port only with a bearer token (HERALD_METRICS_TOKEN); on a listener of its own
+   * with HERALD_METRICS_LISTEN (host and port). Neither: not served.
+   */
+  metrics: { token: string | undefined; listen: { host: string; port: number } | undefined }
   media:
     | { driver: 'local'; dir: string }
     | {
@@ -377,6 +387,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       secureCookies: publicBaseUrl.startsWith('https:'),
     },
     trustProxy: parseTrustProxy(e.HERALD_TRUST_PROXY ?? 'off') ?? false,
+    metrics: {
+      token: e.HERALD_METRICS_TOKEN,
+      listen: e.HERALD_METRICS_LISTEN ? parseListen(e.HERALD_METRICS_LISTEN) : undefined,
+    },
     media:
       e.HERALD_MEDIA_STORAGE === 's3'
         ? {
@@ -431,6 +445,11 @@ export function parseTrustProxy(value: string): false | number | string[] | unde
     return /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128)
   })
   return valid ? entries : undefined
+}
+
+function parseListen(value: string): { host: string; port: number } {
+  const at = value.lastIndexOf(':')
+  return { host: value.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(value.slice(at + 1)) }
 }
 
 function parseKeyList(value: string | undefined): Buffer[] {

@@ -7,7 +7,7 @@ import { createProcessLogger } from './logger.js'
 import { describeFfmpeg, MIN_FFMPEG_VERSION } from './media/ffmpeg.js'
 import { createMediaSweeper, sweepHostedMedia } from './media/media-lifetime.js'
 import { connectUnavailable } from './networks/registry.js'
-import { buildServer } from './server.js'
+import { buildMetricsServer, buildServer } from './server.js'
 import { createWorker, type Worker } from './worker/worker.js'
 
 /** The publishing worker with the settings from the config and the adapters of the app. */
@@ -87,6 +87,8 @@ export async function startService(role: Role = 'all') {
   const app = await createAppContext(config, { logger })
   const http = buildServer(app, { role })
   await http.server.listen({ port: config.port, host: config.host })
+  const metrics = config.metrics.listen ? buildMetricsServer(app) : undefined
+  if (metrics && config.metrics.listen) await metrics.listen(config.metrics.listen)
   const worker = role === 'api' ? undefined : createAppWorker(app)
   worker?.start()
   const found = await app.media.ffmpegLookup()
@@ -108,6 +110,7 @@ export async function startService(role: Role = 'all') {
     logger.info({ signal }, 'stopping: no new claims; in-flight sends get the grace period')
     await worker?.stop()
     await http.close()
+    await metrics?.close()
     await app.store.destroy()
     process.exit(0)
   }
