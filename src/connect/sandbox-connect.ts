@@ -1,5 +1,5 @@
 import type { AppContext } from '../app-context.js'
-import { createSession, deleteSession, SESSION_COOKIE } from '../auth/sessions.js'
+import { createSession, deleteSession, sessionCookieName } from '../auth/sessions.js'
 import { AppError, invalid, notFound } from '../errors.js'
 import { sandboxPrefixes } from '../networks/registry.js'
 
@@ -62,7 +62,7 @@ export async function sandboxConnect(
     { userId: owner.user_id, workspaceId: input.workspaceId, ttlMs: SESSION_TTL_MS },
     app.clock.now(),
   )
-  const cookie = `${SESSION_COOKIE}=${encodeURIComponent(token)}`
+  const cookie = `${sessionCookieName(app.config.dashboard.secureCookies)}=${encodeURIComponent(token)}`
   const send = async (url: string, init: RequestInit = {}) => {
     try {
       return await http(url, { ...init, redirect: 'manual' })

@@ -6,13 +6,14 @@ import { hashPassword, verifyPassword } from '../auth/passwords.js'
 import {
   createSession,
   deleteSession,
+  findSession,
   LOGIN_CSRF_COOKIE,
   parseCookies,
   purgeExpiredSessions,
   randomToken,
-  SESSION_COOKIE,
   safeEqual,
   serializeCookie,
+  sessionCookieName,
 } from '../auth/sessions.js'
 import { findUserByEmail } from '../store/accounts.js'
 import { answerInvitation, invitationsFor } from '../store/invitations.js'
@@ -164,6 +165,14 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
     }
     throttle.succeeded(attempt)
     const now = app.clock.now()
+    // Signing in always starts a new session and ends the one the browser came with, if any: a session
+    // token planted in the browser before sign-in (session fixation) never becomes a signed-in one.
+    const previous = await findSession(
+      db,
+      parseCookies(request.headers.cookie)[sessionCookieName(secure)],
+      now,
+    )
+    if (previous) await deleteSession(db, previous.id)
     await purgeExpiredSessions(db, now)
     const ttl = app.config.dashboard.sessionTtlMs
     const { token } = await createSession(
@@ -232,7 +241,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
       if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
       await deleteSession(db, who.session.id)
     }
-    reply.header('set-cookie', serializeCookie(SESSION_COOKIE, '', { maxAge: 0, secure }))
+    reply.header('set-cookie', serializeCookie(sessionCookieName(secure), '', { maxAge: 0, secure }))
     return reply.redirect('/login', 303)
   })
 }

@@ -4,9 +4,9 @@ import {
   type DashboardSession,
   findSession,
   parseCookies,
-  SESSION_COOKIE,
   safeEqual,
   serializeCookie,
+  sessionCookieName,
   setSessionWorkspace,
 } from '../auth/sessions.js'
 import type { FormBody } from '../lib/form.js'
@@ -48,7 +48,7 @@ export function field(request: FastifyRequest, name: string): string {
  */
 export async function signedIn(app: AppContext, request: FastifyRequest): Promise<SignedIn | undefined> {
   const db = app.store.db
-  const token = parseCookies(request.headers.cookie)[SESSION_COOKIE]
+  const token = parseCookies(request.headers.cookie)[sessionCookieName(app.config.dashboard.secureCookies)]
   const session = await findSession(db, token, app.clock.now())
   if (!session) return undefined
   const user = await findUserById(db, session.userId)
@@ -110,7 +110,7 @@ export function redirectToLogin(reply: FastifyReply, next: string) {
 }
 
 export function sessionCookie(app: AppContext, token: string, maxAgeMs: number) {
-  return serializeCookie(SESSION_COOKIE, token, {
+  return serializeCookie(sessionCookieName(app.config.dashboard.secureCookies), token, {
     maxAge: maxAgeMs / 1000,
     secure: app.config.dashboard.secureCookies,
   })

@@ -5,7 +5,7 @@ import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
-import { findSession, parseCookies, SESSION_COOKIE, safeEqual } from '../auth/sessions.js'
+import { findSession, parseCookies, safeEqual, sessionCookieName } from '../auth/sessions.js'
 import { createTempDir, type TempDir } from '../media/temp-files.js'
 import { MAX_IMPORT_BYTES } from '../posts/csv-import.js'
 import { localPath } from './request.js'
@@ -125,7 +125,7 @@ export async function guardBody(app: AppContext, request: FastifyRequest, reply:
   if (ANONYMOUS_POSTS.has(path)) return tooLong ? refuse(413, 'The request body is too large.') : undefined
   const session = await findSession(
     app.store.db,
-    parseCookies(request.headers.cookie)[SESSION_COOKIE],
+    parseCookies(request.headers.cookie)[sessionCookieName(app.config.dashboard.secureCookies)],
     app.clock.now(),
   )
   if (!session) return refuse(401, 'You are signed out; sign in again.')

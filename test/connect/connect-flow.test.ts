@@ -411,7 +411,7 @@ describe('dashboard sign-in and forms', () => {
 })
 
 describe('dashboard cookies behind https', () => {
-  it('marks the session cookie Secure when PUBLIC_BASE_URL is https', async () => {
+  it('names the session cookie __Host- and marks it Secure when PUBLIC_BASE_URL is https', async () => {
     const h = await startHarness({ env: { PUBLIC_BASE_URL: 'https://herald.example.com' } })
     try {
       const browser = createBrowser(h.baseUrl)
@@ -422,7 +422,12 @@ describe('dashboard cookies behind https', () => {
         email: h.email,
         password: h.password,
       })
-      expect(answer.headers.getSetCookie().find((c) => c.startsWith('herald_session='))).toContain('Secure')
+      const session = answer.headers.getSetCookie().find((c) => c.startsWith('__Host-herald_session='))
+      expect(session).toContain('Secure')
+      expect(session).toContain('Path=/')
+      expect(session).not.toContain('Domain=')
+      // The cookie is read back under that name.
+      expect((await browser.get('/posts')).status).toBe(200)
     } finally {
       await h.close()
     }
