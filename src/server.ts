@@ -140,7 +140,13 @@ function trustProxyOption(trust: false | number | string[]) {
 export function buildServer(
   app: AppContext,
   options: { role?: Role; sandboxFaults?: FaultInjector } = {},
-): { server: FastifyInstance; close(): Promise<void>; sandboxes?: MountedSandboxes } {
+): {
+  server: FastifyInstance
+  close(): Promise<void>
+  sandboxes?: MountedSandboxes
+  /** Every route registered, as `METHOD /path` (complete once the server is ready); /openapi.json's test reads it. */
+  routes: string[]
+} {
   const server = Fastify({
     loggerInstance: app.logger.child({ subsystem: 'http' }) as FastifyBaseLogger,
     logController: new LogController({
@@ -148,6 +154,10 @@ export function buildServer(
     }),
     bodyLimit: BODY_LIMIT,
     trustProxy: trustProxyOption(app.config.trustProxy),
+  })
+  const routes: string[] = []
+  server.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push(`${method} ${route.url}`)
   })
   const runner = createToolRunner(app, tools)
 
@@ -209,7 +219,7 @@ export function buildServer(
       return reply.type('text/plain; version=0.0.4').send(await scrape())
     })
   }
-  if (options.role === 'worker') return { server, close: () => server.close() }
+  if (options.role === 'worker') return { server, close: () => server.close(), routes }
 
   const openapi = buildOpenApi(tools, app.config.publicBaseUrl)
   server.get('/openapi.json', async () => openapi)
@@ -229,6 +239,7 @@ export function buildServer(
 
   return {
     server,
+    routes,
     ...(sandboxes ? { sandboxes } : {}),
     async close() {
       await mcp.closeAll()
