@@ -27,7 +27,10 @@ const COMPOSE_UPLOAD = '/compose/upload'
 const IMPORT_UPLOAD = '/import/upload'
 /** Routes the page's script calls, answered in JSON. */
 const SCRIPT_ROUTES = new Set([COMPOSE_UPLOAD, IMPORT_UPLOAD, '/compose/preflight'])
-/** The one change a visitor without a session makes: signing in (its CSRF token is a double-submit cookie). */
+/**
+ * The changes a visitor without a session makes: signing in and answering an invitation from the sign-in page
+ * (their CSRF token is a double-submit cookie), and signing out.
+ */
 const ANONYMOUS_POSTS = new Set(['/login', '/login/invitation', '/logout'])
 
 const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? ''
