@@ -1,12 +1,16 @@
+import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { safeEqual } from '../auth/sessions.js'
 import { looksLikeVideo } from '../domain/network-rules.js'
 import { isNetwork, type Network } from '../domain/networks.js'
 import { type ConnectionInfo, resolveCopy } from '../domain/post-plan.js'
 import { lengthOn } from '../domain/text-length.js'
+import { deliveryItems, itemLabel, itemLimit } from '../domain/thread-items.js'
 import { type PrivacyStatus, resolveYouTubeDetails } from '../domain/youtube-details.js'
 import { httpStatusFor, toAppError } from '../errors.js'
 import type { FormBody } from '../lib/form.js'
+import { detectType } from '../media/detect-type.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
 import { COMPOSE_SCRIPT } from './compose-script.js'
@@ -25,6 +29,7 @@ import {
 } from './compose-view.js'
 import { sendHtml } from './html.js'
 import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+import { ReceivedUpload } from './upload-body.js'
 
 /**
  * Compose: the copy, the profiles, media by URL or upload, copy per network or per profile, YouTube details
@@ -34,7 +39,6 @@ import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } fro
  */
 
 export { UPLOAD_TYPES }
-export const UPLOAD_LIMIT = 100 * 1024 * 1024
 
 interface Preflight {
   ok: boolean
@@ -80,8 +84,25 @@ function readDraft(body: FormBody): Draft {
     date: one(body, 'date'),
     time: one(body, 'time'),
     timezone: one(body, 'timezone') || 'UTC',
+    thread: readThread(body),
+    firstComment: one(body, 'firstComment'),
   }
 }
+
+/** The thread's posts in order (`threadContent` and `threadMedia` side by side); empty ones are left out. */
+function readThread(body: FormBody): Draft['thread'] {
+  const contents = list(body, 'threadContent')
+  const media = list(body, 'threadMedia')
+  return contents
+    .map((content, i) => ({ content, mediaUrls: media[i] ?? '' }))
+    .filter((item) => item.content.trim() !== '' || item.mediaUrls.trim() !== '')
+}
+
+const urlsOf = (text: string) =>
+  text
+    .split(/\s+/)
+    .map((u) => u.trim())
+    .filter(Boolean)
 
 const mediaList = (draft: Draft) =>
   draft.mediaUrls
@@ -107,6 +128,15 @@ function toolArguments(draft: Draft) {
     targetAccounts,
     ...(mediaUrls.length ? { mediaUrls } : {}),
     ...(Object.keys(draft.variants).length ? { variants: draft.variants } : {}),
+    ...(draft.thread.length
+      ? {
+          thread: draft.thread.map((item) => ({
+            content: item.content,
+            ...(urlsOf(item.mediaUrls).length ? { mediaUrls: urlsOf(item.mediaUrls) } : {}),
+          })),
+        }
+      : {}),
+    ...(draft.firstComment.trim() ? { firstComment: draft.firstComment } : {}),
     ...(targetsYouTube(draft) ? { youtube: youtubeDetails(draft) } : {}),
     ...(draft.when === 'now'
       ? { publishImmediately: true, timezone: draft.timezone }
@@ -130,15 +160,41 @@ function readPreflight(app: AppContext, draft: Draft, preflight: Preflight) {
     const connection: ConnectionInfo = { id: '', status: 'active', ...t }
     return { ...t, copy: resolveCopy(connection, undefined, draft.variants, draft.content) }
   })
+  const mediaOf = (urls: string[]) =>
+    urls.map((url) => ({
+      url,
+      video: looksLikeVideo(url),
+      ...(app.media.isHostedUrl(url) ? { src: new URL(url).pathname } : {}),
+    }))
+  // Issue 26: each target's thread posts and first comment, counted and previewed as its network takes them.
+  const itemsOf = (platform: Network) =>
+    deliveryItems(
+      platform,
+      draft.thread.map((item) => ({ content: item.content, mediaUrls: urlsOf(item.mediaUrls) })),
+      draft.firstComment.trim() ? draft.firstComment : undefined,
+    )
   const checked: Checked = {
     ok: preflight.ok,
-    counts: targets.map((t) => ({
-      platform: t.platform,
-      profileId: t.profileId,
-      username: t.username,
-      count: lengthOn(t.platform, t.copy),
-      limit: preflight.limits[t.platform],
-    })),
+    counts: targets.flatMap((t) => {
+      const items = itemsOf(t.platform)
+      return [
+        {
+          platform: t.platform,
+          profileId: t.profileId,
+          username: t.username,
+          count: lengthOn(t.platform, t.copy),
+          limit: preflight.limits[t.platform],
+        },
+        ...items.map((item, i) => ({
+          platform: t.platform,
+          profileId: t.profileId,
+          username: t.username,
+          count: lengthOn(t.platform, item.content),
+          limit: itemLimit(t.platform, item.role),
+          what: itemLabel(item, i, items),
+        })),
+      ]
+    }),
     blockers: preflight.blockers,
     warnings: preflight.warnings,
     credits: preflight.credits,
@@ -149,6 +205,11 @@ function readPreflight(app: AppContext, draft: Draft, preflight: Preflight) {
     copy: t.copy,
     media,
     youtube: t.platform === 'youtube' ? resolveYouTubeDetails(t.copy, youtubeDetails(draft)) : null,
+    items: itemsOf(t.platform).map((item, i, all) => ({
+      label: itemLabel(item, i, all).replace(/^./, (c) => c.toUpperCase()),
+      copy: item.content,
+      media: mediaOf(item.mediaUrls),
+    })),
   }))
   return { checked, preview }
 }
@@ -171,29 +232,41 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     date: '',
     time: '',
     timezone: 'UTC',
+    thread: [],
+    firstComment: '',
   })
 
   scope.get('/dashboard/compose.js', async (_request, reply) =>
     reply.header('content-type', 'text/javascript; charset=utf-8').send(COMPOSE_SCRIPT),
   )
 
-  // The file's bytes as the body, its type as the content type; the CSRF token travels in the query.
+  // The file's bytes as the body, its type as the content type; the CSRF token travels in the query and was
+  // checked, with the session, before the body was read (src/dashboard/upload-body.ts). The stored type and
+  // the file name's extension come from the bytes, never from what the browser claimed.
   scope.post<{ Querystring: { name?: string; csrf?: string } }>('/compose/upload', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return reply.code(401).send({ message: 'Sign in again, then upload.' })
     const sent = request.query.csrf ?? ''
-    if (!sent || sent !== who.session.csrfToken)
+    if (!sent || !safeEqual(sent, who.session.csrfToken))
       return reply.code(403).send({ message: 'This page expired; reload it and upload again.' })
-    const type = String(request.headers['content-type'] ?? '')
-      .split(';')[0]!
-      .trim()
-    const bytes = request.body
-    if (!UPLOAD_TYPES.includes(type) || !Buffer.isBuffer(bytes) || bytes.length === 0)
-      return reply
-        .code(415)
-        .send({ message: 'Upload an image (PNG, JPEG, GIF, WebP) or a video (MP4, MOV, WebM).' })
-    const name = (request.query.name ?? 'upload').replace(/[^A-Za-z0-9._-]+/g, '-').slice(-80) || 'upload'
-    const staged = await app.media.stage({ bytes, contentType: type, name, workspaceId: who.workspace.id })
+    const upload = request.body
+    const unsupported = () =>
+      reply.code(415).send({ message: 'Upload an image (PNG, JPEG, GIF, WebP) or a video (MP4, MOV, WebM).' })
+    if (!(upload instanceof ReceivedUpload) || upload.size === 0) return unsupported()
+    const requested = request.query.name ?? 'upload'
+    const detected = detectType(await upload.head(), path.extname(requested).toLowerCase())
+    if (!detected || !UPLOAD_TYPES.includes(detected.contentType)) return unsupported()
+    const stem = path
+      .basename(requested, path.extname(requested))
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .slice(-72)
+    const name = `${stem || 'upload'}.${detected.extension}`
+    const staged = await app.media.stage({
+      file: upload.file,
+      contentType: detected.contentType,
+      name,
+      workspaceId: who.workspace.id,
+    })
     try {
       await staged.commit(app.store.db)
     } catch (error) {

@@ -152,6 +152,23 @@ ${(analytics?.notes ?? []).map((n) => `<p class="muted">${escapeHtml(n)}</p>`).j
 <button type="submit">Refresh analytics now (costs 1 credit)</button></form>`
 }
 
+/**
+ * Issue 26: a target's thread posts and first comment, one row each under it, with their own delivery
+ * (status, link, the network's words when one was refused).
+ */
+function itemRows(items: NonNullable<PostView['targets'][number]['items']>): string {
+  let threadPost = 1
+  return items
+    .map((item) => {
+      const what = item.kind === 'firstComment' ? 'First comment' : `Thread post ${++threadPost}`
+      return `\n<tr class="item"><td></td><td>↳ ${escapeHtml(what)}</td>
+<td>${escapeHtml(item.status)}</td>
+<td>${item.url ? `<a href="${escapeHtml(item.url)}" rel="noopener noreferrer">${escapeHtml(item.url)}</a>` : ''}</td>
+<td>${escapeHtml(item.error ?? '')}</td></tr>`
+    })
+    .join('')
+}
+
 function postPage(
   app: AppContext,
   who: SignedIn,
@@ -167,7 +184,7 @@ function postPage(
       ) => `<tr><td>${escapeHtml(label(t.platform))}</td><td>@${escapeHtml(t.username.replace(/^@+/, ''))}</td>
 <td>${escapeHtml(t.status)}</td>
 <td>${t.url ? `<a href="${escapeHtml(t.url)}" rel="noopener noreferrer">${escapeHtml(t.url)}</a>` : ''}</td>
-<td>${escapeHtml([t.error, t.uploadError].filter(Boolean).join(' · '))}</td></tr>`,
+<td>${escapeHtml([t.error, t.uploadError].filter(Boolean).join(' · '))}</td></tr>${itemRows(t.items ?? [])}`,
     )
     .join('\n')
   const notice = message?.notice
@@ -404,12 +421,16 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
   })
 
   // An owner's decisions on a post waiting for approval (not tools: src/posts/approvals.ts).
-  const decisions: Record<string, (who: SignedIn, id: string, note: string) => Promise<{ message: string }>> =
-    {
-      approve: (who, id) => approvePost(app, actorOf(who), id),
-      'approve-now': (who, id) => approvePost(app, actorOf(who), id, { publishNow: true }),
-      reject: (who, id, note) => rejectPost(app, actorOf(who), id, note),
-    }
+  // Approving names the version the owner reviewed on the post's page: a post changed since is refused.
+  const decisions: Record<
+    string,
+    (who: SignedIn, id: string, form: { note: string; version: string }) => Promise<{ message: string }>
+  > = {
+    approve: (who, id, form) => approvePost(app, actorOf(who), id, { version: form.version || undefined }),
+    'approve-now': (who, id, form) =>
+      approvePost(app, actorOf(who), id, { publishNow: true, version: form.version || undefined }),
+    reject: (who, id, form) => rejectPost(app, actorOf(who), id, form.note),
+  }
 
   scope.post<{ Params: { id: string; action: string } }>('/posts/:id/:action', async (request, reply) => {
     const who = await signedIn(app, request)
@@ -420,7 +441,10 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     const decide = decisions[request.params.action]
     if (decide) {
       try {
-        const done = await decide(who, id, field(request, 'note'))
+        const done = await decide(who, id, {
+          note: field(request, 'note'),
+          version: field(request, 'version'),
+        })
         return showPost(reply, await signedIn(app, request).then((w) => w ?? who), id, 200, {
           notice: done.message,
         })

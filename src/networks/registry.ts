@@ -2,11 +2,13 @@ import { setTimeout as delay } from 'node:timers/promises'
 import type { Config } from '../config.js'
 import type { Network } from '../domain/networks.js'
 import type { Clock } from '../lib/clock.js'
+import { guardedHttp } from '../lib/send-guard.js'
 import type { Logger } from '../logger.js'
 import type { MediaPort } from '../media/port.js'
 import type { AdapterDeps, NetworkAdapter } from './adapter.js'
 import { type BlueskyAdapter, type BlueskySettings, createBlueskyAdapter } from './bluesky/index.js'
 import { createFacebookAdapter } from './facebook/index.js'
+import { createGuardedHttp } from './guarded-http.js'
 import { createInstagramAdapter } from './instagram/index.js'
 import { createLinkedInAdapter, type LinkedInSettings } from './linkedin/index.js'
 import type { MetaSettings } from './meta/settings.js'
@@ -228,7 +230,8 @@ export const canLogin = (adapter: NetworkAdapter | undefined): adapter is Bluesk
  */
 export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapters {
   const adapterDeps: AdapterDeps = {
-    http: deps.http ?? ((input, init) => fetch(input, init)),
+    // Every call an adapter makes for a send first checks that the worker still holds the target's lease.
+    http: guardedHttp(deps.http ?? ((input, init) => fetch(input, init))),
     logger: deps.logger.child({ subsystem: 'networks' }),
     now: () => deps.clock.now(),
     sleep: deps.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : undefined)),
@@ -245,7 +248,11 @@ export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapte
       config.sandbox ? { personalImageGraceMs: SANDBOX_PERSONAL_IMAGE_GRACE_MS } : {},
     ),
     threads: createThreadsAdapter(threadsSettings(config), adapterDeps),
-    bluesky: createBlueskyAdapter(blueskySettings(config), adapterDeps),
+    // Bluesky talks to hosts a user's DID document names: through the guarded, address-pinned request.
+    bluesky: createBlueskyAdapter(blueskySettings(config), {
+      ...adapterDeps,
+      http: deps.http ?? createGuardedHttp({ allowPrivate: blueskySettings(config).allowLocalPds ?? false }),
+    }),
   }
   return adapters
 }

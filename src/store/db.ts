@@ -13,7 +13,10 @@ import { createUnknownOutcomesMigration } from './migrations/004-unknown-outcome
 import { createPendingGrantsMigration } from './migrations/005-pending-grants.js'
 import { createRefreshLeaseMigration } from './migrations/006-refresh-lease.js'
 import { createMediaLifetimeMigration } from './migrations/007-cache-media-lifetime.js'
+import { createLookupsAndStuckReasonsMigration } from './migrations/008-lookups-and-stuck-reasons.js'
+import { createInvitationsMigration } from './migrations/010-invitations.js'
 import { createOAuthServerMigration } from './migrations/011-oauth-server.js'
+import { createThreadItemsMigration } from './migrations/013-thread-items.js'
 import { createTeamWorkflowMigration } from './migrations/014-team-workflow.js'
 import type { Database } from './schema.js'
 
@@ -79,7 +82,11 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
   const cache = new Map<string, SqliteDatabase.Statement>()
   return {
     close: () => database.close(),
-    prepare(sqlText: string) {
+    prepare(text: string) {
+      // Every transaction Kysely opens (`begin`) starts as BEGIN IMMEDIATE: it takes the write lock before
+      // its first read, so a transaction that reads and then writes cannot fail with SQLITE_BUSY because
+      // another process wrote in between (busy_timeout does not cover that upgrade; issue 22, path 10).
+      const sqlText = text === 'begin' ? 'begin immediate' : text
       let statement = cache.get(sqlText)
       if (statement) {
         cache.delete(sqlText)
@@ -145,10 +152,16 @@ export async function migrate(store: Store): Promise<void> {
       '005-pending-grants': createPendingGrantsMigration(),
       '006-refresh-lease': createRefreshLeaseMigration(),
       '007-cache-media-lifetime': createMediaLifetimeMigration(),
+      '008-lookups-and-stuck-reasons': createLookupsAndStuckReasonsMigration(),
+      '010-invitations': createInvitationsMigration(),
       '011-oauth-server': createOAuthServerMigration(),
+      '013-thread-items': createThreadItemsMigration(),
       '014-team-workflow': createTeamWorkflowMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
+    // Migration numbers are handed out per change in parallel work, so a database may already hold a later
+    // one (011, 014) when an earlier number (008) lands; each migration only adds what it names.
+    allowUnorderedMigrations: true,
   })
   // Kysely locks migrations on Postgres but not on SQLite (one connection per process). When two processes
   // (`herald api` and `herald worker`) start on a new SQLite file at once, the loser's migration fails
@@ -168,14 +181,20 @@ export async function migrate(store: Store): Promise<void> {
 /**
  * Kysely's migrator reads the catalog of every schema (table and schema introspection) before it takes its
  * lock. A schema or table that another session drops at that moment fails the read with "schema … does not
- * exist" (3F000) or "relation … does not exist" (42P01) naming that other schema's object, or with "cache
- * lookup failed" (XX000); nothing was written, so the migration is tried again.
+ * exist" (3F000), "relation … does not exist" (42P01) or "column … of relation … does not exist" (42703)
+ * naming that other schema's object, or with "cache lookup failed" (XX000); nothing was written, so the
+ * migration is tried again.
  */
 export function catalogRace(error: unknown, ownSchema: string | undefined): boolean {
   const { code, message } = error as { code?: string; message?: string }
   const text = String(message)
   if (!ownSchema || text.includes(`"${ownSchema}"`) || text.includes(`${ownSchema}.`)) return false
-  return code === '3F000' || code === '42P01' || (code === 'XX000' && text.includes('cache lookup failed'))
+  return (
+    code === '3F000' ||
+    code === '42P01' ||
+    code === '42703' ||
+    (code === 'XX000' && text.includes('cache lookup failed'))
+  )
 }
 
 /** True when the database answers a trivial query (readiness probe). */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { compiledInsert } from './compiled.js'
+import { compiledInsertRows } from './compiled.js'
 import type { Db } from './db.js'
 import type { PostsTable, TargetsTable } from './schema.js'
 
@@ -53,7 +53,7 @@ export async function countPosts(db: Db, workspaceId: string): Promise<Record<st
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
 }
 
-const insertPostRow = compiledInsert('posts', [
+const insertPostRows = compiledInsertRows('posts', [
   'id',
   'workspace_id',
   'author_id',
@@ -75,9 +75,10 @@ const insertPostRow = compiledInsert('posts', [
   'approval',
   'charge_group',
   'from_queue',
+  'items',
 ])
 
-export const insertTargetRow = compiledInsert('targets', [
+const insertTargetRows = compiledInsertRows('targets', [
   'id',
   'post_id',
   'workspace_id',
@@ -103,12 +104,22 @@ export const insertTargetRow = compiledInsert('targets', [
   'created_at',
   'updated_at',
   'paid',
+  'items',
 ])
 
-/** Inserts a post and its targets; the approval and queue columns default to "none" when not set. */
-export async function insertPost(db: Db, post: PostRow, targets: TargetRow[]) {
-  await insertPostRow(db, { approval: null, charge_group: null, from_queue: 0, ...post })
-  for (const target of targets) await insertTargetRow(db, { paid: 1, ...target })
+/**
+ * Inserts posts and their targets, in two statements whatever their number; the approval and queue
+ * columns default to "none" when not set.
+ */
+export async function insertPosts(db: Db, posts: PostRow[], targets: TargetRow[]) {
+  await insertPostRows(
+    db,
+    posts.map((post) => ({ approval: null, charge_group: null, from_queue: 0, items: null, ...post })),
+  )
+  await insertTargetRows(
+    db,
+    targets.map((target) => ({ paid: 1, items: null, ...target })),
+  )
 }
 
 export async function updatePostRow(db: Db, id: string, patch: Partial<PostRow>) {
@@ -130,6 +141,8 @@ export async function requeueTargets(
       status: 'pending',
       run_at: runAt,
       error: sql<string | null>`case when status = 'failed' then null else error end`,
+      // A re-armed failed target starts a fresh attempt budget (a paid re-send gets its retries).
+      attempts: sql<number>`case when status = 'failed' then 0 else attempts end`,
       updated_at: now,
     })
     .where('post_id', '=', postId)

@@ -106,6 +106,8 @@ export interface PostsTable {
   charge_group?: string | null
   /** 1 when the slot came from the profile's posting queue (`queue: true`). */
   from_queue?: number
+  /** Issue 26: the thread and first comment as given for this post's profile (JSON), or null. */
+  items?: string | null
 }
 
 export interface TargetsTable {
@@ -142,6 +144,17 @@ export interface TargetsTable {
   updated_at: number
   /** 0 while its network price is still owed: a post waiting for approval is paid when it is approved. */
   paid?: number
+  /**
+   * Issue 26: the items delivered after the post (a thread, a first comment), JSON list of
+   * `DeliveryItem`, each with its own status and remote id; null when there are none.
+   */
+  items?: string | null
+  /** Lookups of the unknown outcome made so far (their own budget and backoff, not send attempts). */
+  lookups?: number
+  /** When the latest lookup could not ask the network; null once one answered. */
+  lookup_failed_at?: number | null
+  /** Why the target is stuck (a STUCK_REASONS code); null when it is not. */
+  stuck_reason?: string | null
 }
 
 export interface PostCountsTable {
@@ -227,6 +240,18 @@ export interface QuotaUsageTable {
 }
 
 /** A multi-profile grant waiting on the choose-profiles page (migration 005). */
+/** An open invitation to a workspace (migration 010); deleted when accepted or declined. */
+export interface InvitationsTable {
+  id: string
+  workspace_id: string
+  /** Lowercased; the invitation reaches whoever signs in with this e-mail. */
+  email: string
+  role: 'owner' | 'editor'
+  /** The user id of the owner who invited. */
+  invited_by: string
+  created_at: number
+}
+
 export interface PendingGrantsTable {
   id: string
   user_id: string
@@ -326,6 +351,7 @@ export interface Database {
   sessions: SessionsTable
   quota_usage: QuotaUsageTable
   pending_grants: PendingGrantsTable
+  invitations: InvitationsTable
   oauth_artifacts: OauthArtifactsTable
   oauth_grants: OauthGrantsTable
   posting_queues: PostingQueuesTable
