@@ -251,7 +251,15 @@ export function buildServer(
     ...(sandboxes ? { sandboxes } : {}),
     async close() {
       await mcp.closeAll()
-      await server.close()
+      // Requests in flight get a grace period; a client that holds one open (a stalled upload) is then cut off
+      // rather than keeping the process from stopping.
+      const deadline = setTimeout(() => server.server.closeAllConnections(), 10_000)
+      deadline.unref()
+      try {
+        await server.close()
+      } finally {
+        clearTimeout(deadline)
+      }
     },
   }
 }

@@ -69,17 +69,20 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
     attempt_started_at = CASE WHEN unknown_outcome_at IS NULL THEN ${input.now} ELSE attempt_started_at END,
     updated_at = ${input.now}`
   if (store.dialect === 'postgres') {
+    // `picked` reads the statement's snapshot, which may be older than the lock: a target another worker
+    // claimed, sent and settled meanwhile looks unleased again. The lock re-reads the row's latest version
+    // (READ COMMITTED re-checks the WHERE of a row it locks), so the whole claimable test is repeated there.
     const claimed = await sql<TargetRow & { siblings: number }>`
       WITH picked AS MATERIALIZED (${due(input.limit * 4)}),
       due AS (
         SELECT t.id FROM targets t JOIN picked p ON p.id = t.id
-         WHERE t.lease_owner IS NULL
+         WHERE ${claimable('t')}
          ORDER BY p.turn, p.run_at
          LIMIT ${input.limit}
         FOR UPDATE OF t SKIP LOCKED),
       claimed AS (
         UPDATE targets SET ${lease} FROM due
-         WHERE targets.id = due.id AND targets.lease_owner IS NULL
+         WHERE targets.id = due.id AND targets.lease_owner IS NULL AND targets.status = 'pending'
         RETURNING targets.*),
       per_post AS (SELECT post_id, count(*) AS n FROM claimed GROUP BY post_id),
       touched AS (
