@@ -15,6 +15,7 @@ import { registerOAuthRoutes } from './oauth/routes.js'
 import type { FaultInjector } from './sandbox/fault-injector.js'
 import { type MountedSandboxes, mountSandboxes } from './sandbox/mount.js'
 import { isReachable } from './store/db.js'
+import { countDisabledEndpoints, countPendingDeliveries } from './store/webhooks.js'
 import { tools } from './tools/registry.js'
 import { createToolRunner } from './tools/runner.js'
 import { renderDocsPage } from './transports/docs-page.js'
@@ -141,11 +142,13 @@ export function buildServer(
   })
   server.get('/metrics', async (_request, reply) => {
     const now = app.clock.now()
-    const [depth, stuck, hosted, cached] = await Promise.all([
+    const [depth, stuck, hosted, cached, pending, disabledEndpoints] = await Promise.all([
       queueDepth(app.store, now),
       countStuck(app.store, now),
       hostedMediaUsage(app.store.db),
       app.media.cache.usage(),
+      countPendingDeliveries(app.store),
+      countDisabledEndpoints(app.store),
     ])
     const media = {
       hostedBytes: hosted.bytes,
@@ -153,7 +156,14 @@ export function buildServer(
       cacheBytes: cached.bytes,
       cacheCount: cached.count,
     }
-    reply.type('text/plain; version=0.0.4').send(app.metrics.render({ queueDepth: depth, stuck, media }))
+    reply.type('text/plain; version=0.0.4').send(
+      app.metrics.render({
+        queueDepth: depth,
+        stuck,
+        media,
+        webhooks: { pending, disabledEndpoints },
+      }),
+    )
   })
   if (options.role === 'worker') return { server, close: () => server.close() }
 

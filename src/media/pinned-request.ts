@@ -38,6 +38,9 @@ export interface PinnedRequestOptions {
   ca: string | undefined
   headers: Record<string, string>
   signal: AbortSignal
+  /** Default GET; a webhook delivery POSTs `body`. */
+  method?: 'GET' | 'POST'
+  body?: string
 }
 
 const canonical = (address: string | undefined): string => {
@@ -101,7 +104,7 @@ export function pinnedRequest(options: PinnedRequestOptions): Promise<IncomingMe
 
   return new Promise((resolve, reject) => {
     const request = (secure ? https : http).request(url, {
-      method: 'GET',
+      method: options.method ?? 'GET',
       headers: options.headers,
       createConnection,
       signal,
@@ -118,6 +121,6 @@ export function pinnedRequest(options: PinnedRequestOptions): Promise<IncomingMe
       resolve(answer)
     })
     request.once('error', reject)
-    request.end()
+    request.end(options.body)
   })
 }

@@ -14,6 +14,7 @@ import { createPendingGrantsMigration } from './migrations/005-pending-grants.js
 import { createRefreshLeaseMigration } from './migrations/006-refresh-lease.js'
 import { createMediaLifetimeMigration } from './migrations/007-cache-media-lifetime.js'
 import { createOAuthServerMigration } from './migrations/011-oauth-server.js'
+import { createEventsWebhooksMigration } from './migrations/012-events-webhooks.js'
 import { createTeamWorkflowMigration } from './migrations/014-team-workflow.js'
 import type { Database } from './schema.js'
 
@@ -146,6 +147,7 @@ export async function migrate(store: Store): Promise<void> {
       '006-refresh-lease': createRefreshLeaseMigration(),
       '007-cache-media-lifetime': createMediaLifetimeMigration(),
       '011-oauth-server': createOAuthServerMigration(),
+      '012-events-webhooks': createEventsWebhooksMigration(store.dialect),
       '014-team-workflow': createTeamWorkflowMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),

@@ -1,7 +1,10 @@
 import { sql } from 'kysely'
 import type { Network } from '../domain/networks.js'
+import { presentTarget } from '../posts/present.js'
 import type { Store } from '../store/db.js'
+import { recordEvent } from '../store/events.js'
 import type { TargetRow } from '../store/posts.js'
+import { STUCK_ACTION } from './settle.js'
 
 /**
  * The queue's statements. The dialect-specific one (the claim) lives here and nowhere else; every other
@@ -153,23 +156,41 @@ export async function markStuck(
   now: number,
   message: string,
 ): Promise<{ id: string; post_id: string; platform: string }[]> {
-  const fresh = await store.db
-    .updateTable('targets')
-    .set({ stuck_at: now })
-    .where('lease_owner', 'is not', null)
-    .where('lease_expires_at', '<', now)
-    .where('stuck_at', 'is', null)
-    .returning(['id', 'post_id', 'platform'])
-    .execute()
-  const postIds = [...new Set(fresh.map((r) => r.post_id))]
-  if (postIds.length > 0) {
-    await store.db
-      .updateTable('posts')
-      .set({ last_error: message, updated_at: now })
-      .where('id', 'in', postIds)
+  // The mark and its `target.stuck` events commit together (the outbox).
+  return store.db.transaction().execute(async (tx) => {
+    const fresh = await tx
+      .updateTable('targets')
+      .set({ stuck_at: now })
+      .where('lease_owner', 'is not', null)
+      .where('lease_expires_at', '<', now)
+      .where('stuck_at', 'is', null)
+      .returningAll()
       .execute()
-  }
-  return fresh
+    const postIds = [...new Set(fresh.map((r) => r.post_id))]
+    if (postIds.length > 0) {
+      await tx
+        .updateTable('posts')
+        .set({ last_error: message, updated_at: now })
+        .where('id', 'in', postIds)
+        .execute()
+    }
+    for (const target of fresh)
+      await recordEvent(tx, {
+        workspaceId: target.workspace_id,
+        type: 'target.stuck',
+        orderKey: target.post_id,
+        data: {
+          postId: target.post_id,
+          postStatus: 'processing',
+          target: presentTarget(target, now),
+          reason: message,
+          action: STUCK_ACTION,
+        },
+        ids: { postId: target.post_id, profileId: target.profile_id, platform: target.platform },
+        now,
+      })
+    return fresh
+  })
 }
 
 /** Targets stuck now (marked, or with a lease that ran out and no sweep yet): the stuck gauge. A read only. */
