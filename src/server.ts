@@ -23,6 +23,7 @@ import { registerManageRoutes } from './transports/manage-routes.js'
 import { registerMcpRoutes } from './transports/mcp.js'
 import { buildOpenApi } from './transports/openapi.js'
 import { registerRestRoutes } from './transports/rest.js'
+import { registerWebhookRoutes } from './transports/webhook-routes.js'
 import { countStuck, queueDepth } from './worker/leases.js'
 
 export const BODY_LIMIT = 1024 * 1024
@@ -174,6 +175,7 @@ export function buildServer(
 
   registerRestRoutes(server, app, runner)
   registerManageRoutes(server, app, runner)
+  registerWebhookRoutes(server, app)
   if (app.oauth) registerOAuthRoutes(server, app, app.oauth)
   registerMediaRoutes(server, app)
   // Sign-in, channels and the connect flow: HTML forms, in their own scope (see registerDashboard).
