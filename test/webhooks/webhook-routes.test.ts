@@ -85,7 +85,7 @@ describe.each(backends)('the webhook endpoints REST paths on $name', (backend) =
   it.each([
     ['a URL that is not http(s)', { url: 'ftp://example.com/hook' }, /https/],
     ['a malformed URL', { url: 'not a url' }, /not a valid URL/],
-    ['a URL over 2,000 characters', { url: `https://example.com/${'a'.repeat(2_000)}` }, /2000/],
+    ['a URL over 2,000 characters', { url: `https://example.com/${'a'.repeat(2_000)}` }, /must have at most/],
     ['a cloud-metadata address', { url: 'http://169.254.169.254/latest' }, /Refusing to deliver/],
     [
       'an unknown event type',
