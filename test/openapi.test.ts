@@ -21,7 +21,15 @@ describe('OpenAPI description', () => {
   })
 
   it('has one POST path per registry tool with operationId equal to the tool name', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual(tools.map((t) => `/api/tools/${t.name}`).sort())
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith('/api/tools/'))
+        .sort(),
+    ).toEqual(tools.map((t) => `/api/tools/${t.name}`).sort())
+    // Management paths that are not tools live under their own prefix.
+    expect(
+      Object.keys(doc.paths).every((p) => p.startsWith('/api/tools/') || p.startsWith('/api/webhooks/')),
+    ).toBe(true)
     for (const tool of tools) {
       const operation = doc.paths[`/api/tools/${tool.name}`].post
       expect(operation.operationId).toBe(tool.name)
@@ -68,5 +76,42 @@ describe('OpenAPI description', () => {
     expect(response.headers.get('content-type')).toContain('text/html')
     const html = await response.text()
     for (const tool of tools) expect(html).toContain(`id="${tool.name}"`)
+  })
+})
+
+describe('OpenAPI description of webhooks', () => {
+  let h: Harness
+  let doc: any
+  beforeAll(async () => {
+    h = await startHarness()
+    doc = await (await fetch(`${h.baseUrl}/openapi.json`)).json()
+  })
+  afterAll(() => h.close())
+
+  it('documents every event type with an example payload under webhooks', () => {
+    const types = Object.keys(doc.webhooks).sort()
+    expect(types).toEqual(
+      [
+        'account.needs_reconnect',
+        'endpoint.disabled',
+        'post.failed',
+        'post.partially_published',
+        'post.published',
+        'target.failed',
+        'target.published',
+        'target.stuck',
+        'webhook.test',
+      ].sort(),
+    )
+    for (const type of types) {
+      const example = doc.webhooks[type].post.requestBody.content['application/json'].example
+      expect(example.type).toBe(type)
+      expect(JSON.stringify(example)).not.toMatch(/accessToken|refreshToken|credentials|whsec_/)
+    }
+  })
+
+  it('documents the endpoint management paths as owner operations that are not tools', () => {
+    expect(doc.paths['/api/webhooks/endpoints'].post.operationId).toBe('createWebhookEndpoint')
+    expect(doc.paths['/api/webhooks/endpoints/{id}/redeliver'].post.responses['403']).toBeDefined()
   })
 })
