@@ -24,7 +24,7 @@ export interface WebhookWorkerOptions {
   perEndpoint?: number
   /** How often the outbox is looked at when nothing wakes the worker (default 200 ms). */
   pollMs?: number
-  /** Longer than the client's timeout: a lease that runs out means the worker died mid-call. */
+  /** Default twice the client's timeout: a lease that runs out means the worker died mid-call. */
   leaseMs?: number
   client: WebhookClientOptions
 }
@@ -64,7 +64,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
   const concurrency = options.concurrency ?? 32
   const perEndpoint = options.perEndpoint ?? 4
   const pollMs = options.pollMs ?? 200
-  const leaseMs = options.leaseMs ?? options.client.timeoutMs + 15_000
+  const leaseMs = options.leaseMs ?? 2 * options.client.timeoutMs
   const signingClock = deps.signingClock ?? systemClock
   const running = new Map<string, { delivery: ClaimedDelivery; done: Promise<void> }>()
   const idleWaiters: Array<() => void> = []
