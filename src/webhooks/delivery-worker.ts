@@ -20,7 +20,7 @@ export interface WebhookWorkerOptions {
   id?: string
   /** Deliveries in flight at once in this process (default 32). */
   concurrency?: number
-  /** Deliveries in flight at once to one endpoint (default 4), so a slow receiver never holds the rest. */
+  /** Deliveries in flight at once to one endpoint (default 16), so a slow receiver never holds every slot. */
   perEndpoint?: number
   /** How often the outbox is looked at when nothing wakes the worker (default 200 ms). */
   pollMs?: number
@@ -62,7 +62,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
   const id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}:webhooks`
   const log = deps.logger.child({ subsystem: 'webhooks', workerId: id })
   const concurrency = options.concurrency ?? 32
-  const perEndpoint = options.perEndpoint ?? 4
+  const perEndpoint = options.perEndpoint ?? 16
   const pollMs = options.pollMs ?? 200
   const leaseMs = options.leaseMs ?? 2 * options.client.timeoutMs
   const signingClock = deps.signingClock ?? systemClock
