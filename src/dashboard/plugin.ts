@@ -14,6 +14,7 @@ import { CSV_TYPES, MAX_IMPORT_BYTES, registerImportRoutes } from './import.js'
 import { registerIntegrationRoutes } from './integration.js'
 import { registerPostRoutes } from './posts.js'
 import { registerQueueRoutes } from './queue.js'
+import { registerWebhookPages } from './webhooks.js'
 import { registerWorkspaceRoutes } from './workspace.js'
 
 const FORM_BODY_LIMIT = 64 * 1024
@@ -74,6 +75,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerCalendarRoutes(scope, app, runner)
     registerAnalyticsRoutes(scope, app, runner)
     registerWorkspaceRoutes(scope, app)
+    registerWebhookPages(scope, app)
     registerQueueRoutes(scope, app, runner)
     registerImportRoutes(scope, app, runner)
     registerConnectRoutes(scope, app)
