@@ -30,7 +30,8 @@ async function burst(make: () => SharedDatabase, targets: number, webhooks: bool
   const h = await startHarness({
     backend: { name: db.name, open: db.open },
     credits: 0,
-    env: { HERALD_ALLOW_PRIVATE_WEBHOOKS: '1' },
+    // The worker process opens secrets with this key (test/fixtures/worker-process.ts).
+    env: { HERALD_ALLOW_PRIVATE_WEBHOOKS: '1', HERALD_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') },
   })
   const recorder = await startRecorder({ delayMs: 50 })
   const receiver = await startReceiver()
@@ -99,7 +100,7 @@ async function burst(make: () => SharedDatabase, targets: number, webhooks: bool
 export async function benchWebhooks(
   name: string,
   make: () => SharedDatabase,
-  targets = 5_000,
+  targets = Number(process.env.BENCH_WEBHOOK_TARGETS ?? 5_000),
 ): Promise<WebhookBenchResult> {
   const without = await burst(make, targets, false)
   const withHooks = await burst(make, targets, true)

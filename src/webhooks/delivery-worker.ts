@@ -79,14 +79,25 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     [...running.values()].filter((r) => r.delivery.endpointId === endpointId).length
 
   const deliver = async (delivery: ClaimedDelivery) => {
-    const secrets = delivery.secrets.map((sealed) => deps.vault.open(sealed))
-    const headers = signatureHeaders(
-      delivery.eventId,
-      new Date(signingClock.now()),
-      delivery.payload,
-      secrets,
-    )
-    const result = await postWebhook(delivery.url, delivery.payload, headers, options.client)
+    let secrets: string[] | undefined
+    try {
+      secrets = delivery.secrets.map((sealed) => deps.vault.open(sealed))
+    } catch {
+      // Sealed under a key this process does not hold: nothing is sent unsigned; the attempt fails visibly.
+    }
+    const result = secrets
+      ? await postWebhook(
+          delivery.url,
+          delivery.payload,
+          signatureHeaders(delivery.eventId, new Date(signingClock.now()), delivery.payload, secrets),
+          options.client,
+        )
+      : {
+          statusCode: null,
+          latencyMs: 0,
+          excerpt:
+            "The endpoint's secret cannot be opened with this process's HERALD_SECRET_KEY; nothing was sent.",
+        }
     const now = deps.clock.now()
     const verdict = await recordAttempt(deps.store, { delivery, workerId: id, now, result })
     deps.metrics.countWebhookAttempt(verdict)
