@@ -26,6 +26,8 @@ interface PendingRequest {
   redirectUri: string
   redirectHost: string
   resource: string
+  /** True when the request names more than one resource: a grant is for one, so it is refused. */
+  manyResources: boolean
   scopes: Scope[]
 }
 
@@ -61,6 +63,7 @@ async function pendingRequest(
     redirectUri,
     redirectHost,
     resource: Array.isArray(params.resource) ? String(params.resource[0]) : (params.resource ?? ''),
+    manyResources: Array.isArray(params.resource) && new Set(params.resource).size > 1,
     // An app that names no scope Herald knows asks for read access only.
     scopes: asked.length ? asked : ['posts:read'],
   }
@@ -115,6 +118,18 @@ export function registerConsentRoutes(scope: FastifyInstance, app: AppContext, o
     if (!who) return redirectToLogin(reply, consentPath(request.params.uid))
     const pending = await pendingRequest(oauth, request, reply)
     if (typeof pending === 'string') return sendHtml(reply, 400, problemPage('Request expired', pending))
+    // A grant (and its tokens) is for one resource. Consenting to the first of several would leave the library
+    // asking again for the others, over and over; the app is told instead (RFC 8707 `invalid_target`).
+    if (pending.manyResources) {
+      reply.hijack()
+      await oauth.provider.interactionFinished(
+        request.raw,
+        reply.raw,
+        { error: 'invalid_target', error_description: 'Ask for one resource per authorization' },
+        { mergeWithLastSubmission: false },
+      )
+      return
+    }
     return sendHtml(reply, 200, await consentPage(app, who, pending), {
       formActions: formActionFor(pending.redirectUri),
     })
@@ -127,7 +142,7 @@ export function registerConsentRoutes(scope: FastifyInstance, app: AppContext, o
     const pending = await pendingRequest(oauth, request, reply)
     if (typeof pending === 'string') return sendHtml(reply, 400, problemPage('Request expired', pending))
     const provider = oauth.provider
-    if (field(request, 'decision') !== 'allow') {
+    if (field(request, 'decision') !== 'allow' || pending.manyResources) {
       reply.hijack()
       await provider.interactionFinished(
         request.raw,

@@ -48,6 +48,8 @@ export interface SafeFetcherOptions {
   ca?: string
   /** Parent of the per-fetch temporary folders; default the OS temp folder. */
   tempDir?: string
+  /** The User-Agent sent; default "Herald media fetcher". */
+  userAgent?: string
   /** Resolves this service's own hosted-media URLs to storage; undefined means "not ours". */
   localSource?: (url: URL) => Promise<LocalSource | undefined>
   logger?: Logger
@@ -102,7 +104,25 @@ export interface FetchedFile {
   dispose(): Promise<void>
 }
 
+/** A small document read whole into memory (see {@link SafeFetcher.fetchDocument}). */
+export interface FetchedDocument {
+  body: Buffer
+  contentType: string | undefined
+  /** Cache-Control and Expires as the server sent them. */
+  caching: { cacheControl?: string; expires?: string }
+  finalUrl: string
+}
+
 export interface SafeFetcher {
+  /**
+   * A small document (JSON metadata and the like) read into memory under the same guards, with its own
+   * Accept header: never written to disk, refused past `maxBytes` the moment the count goes over, any
+   * status but 200 a failure. @throws {MediaError}
+   */
+  fetchDocument(
+    url: string,
+    options: { maxBytes: number; accept: string; signal?: AbortSignal },
+  ): Promise<FetchedDocument>
   /** Fetches `url` into a temporary file. @throws {MediaError} every refusal and failure. */
   fetchToFile(url: string, options: FetchOptions): Promise<FetchedFile>
   /**
@@ -206,7 +226,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
         idleTimeoutMs,
         signal,
         headers: {
-          'user-agent': 'Herald media fetcher',
+          'user-agent': options.userAgent ?? 'Herald media fetcher',
           accept: 'image/*, video/*;q=0.9, */*;q=0.5',
           ...extra,
         },
@@ -294,7 +314,25 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       temp = await createTempDir(options.tempDir)
       const file = temp.file('body')
       const meter = createMeter(fetchOptions)
-      await pipeline(body, meter.stream, createWriteStream(file), { signal })
+      // A refusal ends the response and its connection itself. The pipeline's own clean-up aborts the
+      // request instead, which leaves a response whose last byte already arrived (a small body over TLS)
+      // undestroyed, and the pipeline waiting on it until the server hangs up.
+      const source = body
+      const hangUp = (error?: unknown) => {
+        if (local) source.destroy()
+        else {
+          ;(source as IncomingMessage).socket?.destroy()
+          source.destroy(error instanceof Error ? error : undefined)
+        }
+      }
+      const onAbort = () => hangUp(signal.reason)
+      meter.stream.once('error', hangUp)
+      signal.addEventListener('abort', onAbort, { once: true })
+      try {
+        await pipeline(body, meter.stream, createWriteStream(file), { signal })
+      } finally {
+        signal.removeEventListener('abort', onAbort)
+      }
       return {
         path: file,
         size: meter.size(),
@@ -316,7 +354,79 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     }
   }
 
+  /** A total-time signal for one fetch, joined with the caller's; `done` clears its timer. */
+  function deadline(url: URL, outer: AbortSignal | undefined) {
+    const controller = new AbortController()
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new MediaError('timeout', `Fetching ${url.host} took longer than ${totalTimeoutMs} ms`),
+        ),
+      totalTimeoutMs,
+    )
+    // A listener rather than AbortSignal.any: it keeps the caller's signal (often an AbortSignal.timeout
+    // nobody else holds) alive until this fetch is done.
+    const onOuter = () =>
+      controller.abort(
+        new MediaError('timeout', `Fetching ${url.host} was cut short by its caller's deadline`),
+      )
+    if (outer?.aborted) onOuter()
+    else outer?.addEventListener('abort', onOuter, { once: true })
+    return {
+      signal: controller.signal,
+      done: () => {
+        clearTimeout(timer)
+        outer?.removeEventListener('abort', onOuter)
+      },
+    }
+  }
+
+  async function fetchDocument(
+    raw: string,
+    documentOptions: { maxBytes: number; accept: string; signal?: AbortSignal },
+  ): Promise<FetchedDocument> {
+    const url = parseMediaUrl(raw)
+    const { signal, done } = deadline(url, documentOptions.signal)
+    let response: IncomingMessage | undefined
+    try {
+      const opened = await open(url, signal, { accept: documentOptions.accept })
+      response = opened.response
+      const status = response.statusCode ?? 0
+      if (status !== 200)
+        throw new MediaError('fetch_failed', `Fetching ${redactQuery(opened.url)} answered HTTP ${status}`)
+      const declared = Number(response.headers['content-length'])
+      if (Number.isFinite(declared) && declared > documentOptions.maxBytes)
+        throw tooLarge(declared, documentOptions.maxBytes)
+      const parts: Buffer[] = []
+      let size = 0
+      for await (const chunk of response.iterator({ destroyOnReturn: true })) {
+        if (signal.aborted) throw signal.reason
+        size += (chunk as Buffer).length
+        if (size > documentOptions.maxBytes) throw tooLarge(size, documentOptions.maxBytes, true)
+        parts.push(chunk as Buffer)
+      }
+      if (signal.aborted) throw signal.reason
+      const caching: FetchedDocument['caching'] = {}
+      if (response.headers['cache-control']) caching.cacheControl = response.headers['cache-control']
+      if (response.headers.expires) caching.expires = response.headers.expires
+      return {
+        body: Buffer.concat(parts),
+        contentType: response.headers['content-type']?.split(';')[0]?.trim(),
+        caching,
+        finalUrl: opened.url.href,
+      }
+    } catch (error) {
+      throw asMediaError(error, signal, url)
+    } finally {
+      // Whatever happened, this connection is not reused: its socket goes with the response.
+      response?.socket?.destroy()
+      response?.destroy()
+      done()
+    }
+  }
+
   return {
+    fetchDocument,
     async fetchToFile(raw, fetchOptions) {
       return (await fetchWith(raw, fetchOptions, {})) as FetchedFile
     },
@@ -419,7 +529,11 @@ function createMeter(options: FetchOptions) {
   }
 }
 
-const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`
+/** A size in words: KB under a megabyte (a 5 KB cap is not "0 MB"), else MB to one decimal. */
+const mb = (bytes: number) =>
+  bytes < 1024 * 1024
+    ? `${Math.max(1, Math.round(bytes / 1024))} KB`
+    : `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`
 
 export function tooLarge(size: number, cap: number, partial = false): MediaError {
   const actual = partial ? `larger than ${mb(cap)}` : mb(size)

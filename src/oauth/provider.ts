@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js'
 import type { Logger } from '../logger.js'
 import type { Db } from '../store/db.js'
 import { createAdapterFactory } from './adapter.js'
+import { redirectUriProblem } from './redirect-uris.js'
 import { knownResources } from './resource.js'
 import { SCOPES } from './scopes.js'
 
@@ -54,6 +55,8 @@ export function createOAuthProvider(deps: ProviderDeps): Provider {
   const { config } = deps
   const resources = knownResources(config.publicBaseUrl)
   const documentFetches = createRateLimiter(DOCUMENT_FETCHES_PER_MINUTE)
+  /** The metadata documents each request (the library's context) has already tried to fetch. */
+  const triedDocuments = new WeakMap<object, Set<string>>()
   const signing = createPrivateKey({
     key: Buffer.concat([ED25519_PKCS8_PREFIX, derive(deps.secretKey, 'herald oauth signing key')]),
     format: 'der',
@@ -70,6 +73,21 @@ export function createOAuthProvider(deps: ProviderDeps): Provider {
       id_token_signed_response_alg: 'Ed25519',
     },
     clientAuthMethods: ['none'],
+    // Herald's redirect URI rule (src/oauth/redirect-uris.ts) for every client, registered or described by a
+    // metadata document. Each is treated as a native app (RFC 8252), which is what makes a loopback redirect
+    // URI match on any port; a web client's http redirect to a non-loopback host is refused instead.
+    extraClientMetadata: {
+      properties: ['application_type'],
+      validator: (_ctx, key, _value, metadata) => {
+        if (key !== 'application_type') return
+        const uris = metadata.redirect_uris
+        for (const uri of Array.isArray(uris) ? uris : []) {
+          const problem = redirectUriProblem(uri)
+          if (problem) throw new errors.InvalidClientMetadata(`redirect_uris: ${problem}`)
+        }
+        metadata.application_type = 'native'
+      },
+    },
     responseTypes: ['code'],
     scopes: [...SCOPES],
     claims: {},
@@ -96,7 +114,25 @@ export function createOAuthProvider(deps: ProviderDeps): Provider {
     },
     // Every grant gets a refresh token, rotated on each use; a used one presented again revokes the grant.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    rotateRefreshToken: () => true,
+    // A grant lives on its own, not with the library's short sign-in session (10 minutes): by default a
+    // token issued without `offline_access` dies with that session, which would end access tokens after 10
+    // minutes instead of an hour and refresh tokens after 10 minutes instead of 30 days.
+    expiresWithSession: async () => false,
+    // The library rotates (uses up) the refresh token before it checks a `resource` asked for at refresh, so
+    // a wrong one would burn the token without handing out its successor, and the client's retry would look
+    // like reuse and end the grant. It is checked here first: a refresh is for the resource granted, or refused.
+    rotateRefreshToken: (ctx) => {
+      const asked = ctx.oidc.params?.resource as string | string[] | undefined
+      if (asked !== undefined) {
+        const granted = (ctx.oidc.entities as { RefreshToken?: { resource?: string | string[] } })
+          .RefreshToken?.resource
+        const grantedList = Array.isArray(granted) ? granted : granted ? [granted] : []
+        for (const resource of Array.isArray(asked) ? asked : [asked])
+          if (!grantedList.includes(resource))
+            throw new errors.InvalidTarget('a refresh is for the resource that was granted')
+      }
+      return true
+    },
     // Consent is asked every time: an earlier grant is never reused silently (each names its workspace).
     loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
       const grantId = ctx.oidc.result?.consent?.grantId
@@ -111,15 +147,28 @@ export function createOAuthProvider(deps: ProviderDeps): Provider {
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       introspection: { enabled: false },
-      revocation: { enabled: true },
+      // RFC 7009 for public clients: a token is revoked only by the client it was issued to; any other
+      // client's request is answered 200 and changes nothing (what the library does by default, said here).
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },
       clientIdMetadataDocument: {
         enabled: true,
         ack: 'draft-02',
-        // A cached document costs nothing; a fetch counts against the requesting address.
-        allowFetch: async (ctx) => documentFetches.hit(ctx.ip, deps.clock.now()) === 0,
+        // A cached document costs nothing; a fetch counts against the requesting address. A document is
+        // fetched at most once per request: when it fails, the library looks the client up again to render
+        // the error, and that second look would fetch (and count) the same failing document twice.
+        allowFetch: async (ctx, id) => {
+          const tried = triedDocuments.get(ctx) ?? new Set<string>()
+          triedDocuments.set(ctx, tried)
+          if (tried.has(id)) return false
+          tried.add(id)
+          return documentFetches.hit(ctx.ip, deps.clock.now()) === 0
+        },
         cacheDuration: { min: 60, max: 86_400 },
       },
       resourceIndicators: {

@@ -45,7 +45,9 @@ export function registerOAuthRoutes(server: FastifyInstance, app: AppContext, oa
   const publicUrl = new URL(base)
   const registrations = createRateLimiter(REGISTRATIONS_PER_MINUTE)
   const passThrough = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method === 'POST' && request.url.split('?')[0] === OAUTH_ROUTES.registration) {
+    // The library's router takes `/oauth/register/` as the registration endpoint too: both are limited.
+    const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '')
+    if (request.method === 'POST' && path === OAUTH_ROUTES.registration) {
       const wait = registrations.hit(request.ip, app.clock.now())
       if (wait > 0) {
         reply

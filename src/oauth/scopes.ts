@@ -35,10 +35,14 @@ export function scopeRefusal(
 ): AppError | undefined {
   if (!caller.grant) return undefined
   const needed = scopeFor(tool.access)
-  if (caller.grant.scopes.includes(needed)) return undefined
+  const granted = caller.grant.scopes
+  if (granted.includes(needed)) return undefined
+  // The challenge names what the token has plus what it lacks: a client steps up by authorizing again with
+  // exactly these, and asking for the missing scope alone would lose the ones it had (MCP step-up).
+  const scope = SCOPES.filter((s) => s === needed || (granted as readonly string[]).includes(s)).join(' ')
   return new AppError(
     'forbidden',
     `${tool.name} needs the ${needed} scope, which this token was not granted`,
-    { oauthError: 'insufficient_scope', scope: needed },
+    { oauthError: 'insufficient_scope', scope },
   )
 }

@@ -22,8 +22,17 @@ export async function verifyCredential(
   credential: string | undefined,
   surface: Surface,
 ): Promise<Caller> {
-  if (credential && !credential.startsWith('hk_') && app.oauth)
-    return app.oauth.verifyAccessToken(credential, surface)
+  if (credential && !credential.startsWith('hk_') && app.oauth) {
+    try {
+      return await app.oauth.verifyAccessToken(credential, surface)
+    } catch (error) {
+      // RFC 6750 §3.1: a bearer token that was presented and refused is `invalid_token` (what tells an
+      // OAuth client to refresh or sign in again rather than give up).
+      if (error instanceof AppError && error.code === 'unauthorized')
+        throw new AppError('unauthorized', error.message, { oauthError: 'invalid_token' })
+      throw error
+    }
+  }
   return app.keys.authenticate(credential)
 }
 
@@ -55,12 +64,17 @@ export async function authenticateRequest(
 export function sendAuthError(app: AppContext, error: AppError, surface: Surface): Record<string, string> {
   if (!app.oauth) return {}
   const metadata = `resource_metadata="${resourceMetadataUrl(app.config.publicBaseUrl, surface)}"`
+  const details = error.details as { oauthError?: string; scope?: string } | undefined
+  const description = `error_description="${error.message.replace(/["\\]/g, '')}"`
+  if (error.code === 'unauthorized' && details?.oauthError === 'invalid_token')
+    return {
+      'www-authenticate': `Bearer error="invalid_token", ${description}, ${metadata}, scope="${SCOPES.join(' ')}"`,
+    }
   if (error.code === 'unauthorized')
     return { 'www-authenticate': `Bearer ${metadata}, scope="${SCOPES.join(' ')}"` }
-  const details = error.details as { oauthError?: string; scope?: string } | undefined
   if (error.code === 'forbidden' && details?.oauthError === 'insufficient_scope')
     return {
-      'www-authenticate': `Bearer error="insufficient_scope", scope="${details.scope}", ${metadata}, error_description="${error.message.replace(/["\\]/g, '')}"`,
+      'www-authenticate': `Bearer error="insufficient_scope", scope="${details.scope}", ${metadata}, ${description}`,
     }
   return {}
 }

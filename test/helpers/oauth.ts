@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { createServer as createHttpServer, type Server } from 'node:http'
+import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { testCertificate, testCertificateKey } from '../media/tls-fixture.js'
@@ -24,22 +24,43 @@ export interface DocumentServer {
   port: number
   /** `https://public.test:<port><path>` */
   url(path: string): string
-  /** Serves `body` at `path` (an object is sent as JSON), with extra headers, after `delayMs`. */
-  set(path: string, body: unknown, options?: { headers?: Record<string, string>; delayMs?: number }): void
+  /**
+   * Serves `body` at `path` (an object is sent as JSON), with extra headers, after `delayMs`; `status`
+   * other than 200; `endless` streams 1 KB chunks without a length until the client hangs up.
+   */
+  set(
+    path: string,
+    body: unknown,
+    options?: { headers?: Record<string, string>; delayMs?: number; status?: number; endless?: boolean },
+  ): void
   /** How many times each path was fetched. */
   hits: Map<string, number>
+  /** The request headers of the last fetch of each path. */
+  requestHeaders: Map<string, IncomingHttpHeaders>
+  /** Connections currently open to the server. */
+  openConnections(): number
   close(): Promise<void>
 }
 
 /** A loopback https server that plays the public web site holding client ID metadata documents. */
 export async function startDocumentServer(): Promise<DocumentServer> {
-  const routes = new Map<string, { body: unknown; headers: Record<string, string>; delayMs: number }>()
+  type Route = {
+    body: unknown
+    headers: Record<string, string>
+    delayMs: number
+    status: number
+    endless: boolean
+  }
+  const routes = new Map<string, Route>()
   const hits = new Map<string, number>()
+  const requestHeaders = new Map<string, IncomingHttpHeaders>()
+  let open = 0
   const server = createHttpsServer(
     { cert: testCertificate, key: testCertificateKey },
     (request, response) => {
       const path = (request.url ?? '/').split('?')[0] as string
       hits.set(path, (hits.get(path) ?? 0) + 1)
+      requestHeaders.set(path, request.headers)
       const route = routes.get(path)
       if (!route) {
         response.writeHead(404).end()
@@ -47,23 +68,44 @@ export async function startDocumentServer(): Promise<DocumentServer> {
       }
       const send = () => {
         if (response.destroyed) return
+        if (route.endless) {
+          response.writeHead(route.status, { 'content-type': 'application/json', ...route.headers })
+          const timer = setInterval(() => response.write(' '.repeat(1024)), 5)
+          response.on('close', () => clearInterval(timer))
+          return
+        }
         const text = typeof route.body === 'string' ? route.body : JSON.stringify(route.body)
-        response.writeHead(200, { 'content-type': 'application/json', ...route.headers })
+        response.writeHead(route.status, { 'content-type': 'application/json', ...route.headers })
         response.end(text)
       }
       if (route.delayMs) setTimeout(send, route.delayMs)
       else send()
     },
   )
+  server.on('secureConnection', (socket) => {
+    open++
+    socket.on('close', () => {
+      open--
+    })
+  })
+  server.keepAliveTimeout = 60_000
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as AddressInfo).port
   return {
     port,
     url: (path) => `https://${DOCUMENT_HOST}:${port}${path}`,
     set(path, body, options = {}) {
-      routes.set(path, { body, headers: options.headers ?? {}, delayMs: options.delayMs ?? 0 })
+      routes.set(path, {
+        body,
+        headers: options.headers ?? {},
+        delayMs: options.delayMs ?? 0,
+        status: options.status ?? 200,
+        endless: options.endless ?? false,
+      })
     },
     hits,
+    requestHeaders,
+    openConnections: () => open,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

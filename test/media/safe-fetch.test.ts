@@ -221,14 +221,38 @@ describe('safe fetching', () => {
   describe('over https', () => {
     let server: https.Server
     let port = 0
+    /** When each connection the server accepted was closed (by either side). */
+    const connections: Array<{ closedAt: number | undefined }> = []
     beforeAll(async () => {
-      server = https.createServer({ cert: testCertificate, key: testCertificateKey }, (_req, res) =>
-        res.end('secure'),
-      )
+      server = https.createServer({ cert: testCertificate, key: testCertificateKey }, (req, res) => {
+        if (req.url === '/endless') {
+          // Streams past any cap and never ends: only the fetcher can stop it.
+          res.writeHead(200)
+          const timer = setInterval(() => res.write(Buffer.alloc(16_384)), 5)
+          res.on('close', () => clearInterval(timer))
+        } else if (req.url === '/whole') {
+          // A small body over the cap, sent whole on a kept-alive connection the server never closes.
+          res.writeHead(200, { 'content-type': 'application/json' }).end('x'.repeat(20_000))
+        } else res.end('secure')
+      })
+      server.on('secureConnection', (socket) => {
+        const entry: { closedAt: number | undefined } = { closedAt: undefined }
+        connections.push(entry)
+        socket.on('close', () => {
+          entry.closedAt = Date.now()
+        })
+      })
+      server.keepAliveTimeout = 60_000
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
       port = (server.address() as AddressInfo).port
     })
-    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+    afterAll(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        }),
+    )
 
     const tlsFetcher = () =>
       createSafeFetcher({ lookup, ca: testCertificate, dial: () => ({ host: '127.0.0.1', port }) })
@@ -238,6 +262,32 @@ describe('safe fetching', () => {
       expect(await readFile(file.path, 'utf8')).toBe('secure')
       await file.dispose()
     })
+
+    it.each([
+      ['a body that never ends', '/endless', 100_000],
+      ['a small body sent whole on a kept-alive connection', '/whole', 5_000],
+    ])(
+      'refuses %s over the cap at once, and closes the connection',
+      async (_label, path, maxBytes) => {
+        const started = Date.now()
+        const error = await failure(
+          createSafeFetcher({
+            lookup,
+            ca: testCertificate,
+            dial: () => ({ host: '127.0.0.1', port }),
+            totalTimeoutMs: 10_000,
+          }).fetchToFile(`https://public.test${path}`, { maxBytes }),
+        )
+        expect(error.reason).toBe('too_large')
+        expect(error.message).toMatch(/the limit for this use is \d+ (KB|MB)/)
+        expect(error.message).not.toMatch(/ 0 MB/)
+        expect(Date.now() - started).toBeLessThan(2_000)
+        const connection = connections.at(-1)
+        await expect.poll(() => connection?.closedAt, { timeout: 2_000 }).toBeDefined()
+        expect(connection!.closedAt! - started).toBeLessThan(2_000)
+      },
+      15_000,
+    )
 
     it('refuses a certificate that does not name the host', async () => {
       const error = await failure(tlsFetcher().fetchToFile('https://other.test/a.png', { maxBytes: 100 }))

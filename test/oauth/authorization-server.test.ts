@@ -187,10 +187,10 @@ describe.each(backends)('the OAuth authorization server on $name', (backend) => 
     })
     expect(rest.status).toBe(403)
     expect(rest.headers.get('www-authenticate')).toContain('error="insufficient_scope"')
-    expect(rest.headers.get('www-authenticate')).toContain('scope="posts:write"')
+    expect(rest.headers.get('www-authenticate')).toContain('scope="posts:read posts:write"')
     expect(((await rest.json()) as any).error).toMatchObject({
       code: 'forbidden',
-      details: { oauthError: 'insufficient_scope', scope: 'posts:write' },
+      details: { oauthError: 'insufficient_scope', scope: 'posts:read posts:write' },
     })
     // A token for the whole service also works on /mcp (its resource contains /mcp).
     const mcp = await mcpCall(h, tokens.access_token, 'create_post', post)
@@ -510,8 +510,34 @@ describe.each(backends)('the OAuth authorization server on $name', (backend) => 
     })
 
     const documentCases: Array<
-      [string, (id: string) => { body: unknown; headers?: Record<string, string>; delayMs?: number }]
+      [
+        string,
+        (id: string) => {
+          body: unknown
+          headers?: Record<string, string>
+          delayMs?: number
+          status?: number
+        },
+      ]
     > = [
+      [
+        'carries a client secret',
+        (id) => ({ body: metadataDocument(id, callback.redirectUri, { client_secret: 'shh' }) }),
+      ],
+      [
+        'asks for client_secret_basic',
+        (id) => ({
+          body: metadataDocument(id, callback.redirectUri, {
+            token_endpoint_auth_method: 'client_secret_basic',
+          }),
+        }),
+      ],
+      [
+        'redirects to another document',
+        () => ({ body: '', status: 302, headers: { location: documents.url('/client.json') } }),
+      ],
+      ['is missing (404)', () => ({ body: '', status: 404 })],
+      ['is a JSON array', () => ({ body: '[]' })],
       [
         'names another client_id',
         () => ({ body: metadataDocument('https://public.test/other.json', callback.redirectUri) }),
@@ -540,6 +566,7 @@ describe.each(backends)('the OAuth authorization server on $name', (backend) => 
         documents.set(path, served.body, {
           ...(served.headers ? { headers: served.headers } : {}),
           ...(served.delayMs ? { delayMs: served.delayMs } : {}),
+          ...(served.status ? { status: served.status } : {}),
         })
         const before = await issued()
         const answer = await authorize(browser, h, { ...good(), clientId: id })
@@ -596,6 +623,16 @@ describe('dynamic registrations nobody authorizes', () => {
       for (let i = 0; i < 12; i++) answers.push((await register(h, 'http://127.0.0.1:1/cb')).status)
       expect(answers.filter((status) => status === 201)).toHaveLength(10)
       expect(answers.at(-1)).toBe(429)
+      // The endpoint with a trailing slash is the same endpoint to the library, and the same limit.
+      const slashed = await fetch(`${h.baseUrl}/oauth/register/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          redirect_uris: ['http://127.0.0.1:1/cb'],
+          token_endpoint_auth_method: 'none',
+        }),
+      })
+      expect(slashed.status).toBe(429)
     } finally {
       await h.close()
     }
