@@ -16,6 +16,9 @@ import type { QueueSignal } from '../worker/queue-signal.js'
 import { postWebhook, type WebhookClientOptions } from './post-webhook.js'
 import { signatureHeaders } from './signing.js'
 
+/** How long a busy delivery loop waits for more slots to free before claiming again. */
+const CLAIM_COALESCE_MS = 10
+
 export interface WebhookWorkerOptions {
   id?: string
   /** Deliveries in flight at once in this process (default 32). */
@@ -125,8 +128,9 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       .finally(() => {
         running.delete(delivery.id)
         if (running.size === 0) for (const resolve of idleWaiters.splice(0)) resolve()
-        // The next event of the same post may be claimable now.
-        schedule(0)
+        // The next event of the same post may be claimable now. Claim at once when a useful batch of
+        // slots is free; otherwise a few more finish first, so a busy loop does not claim one at a time.
+        schedule(concurrency - running.size >= Math.min(8, concurrency) ? 0 : CLAIM_COALESCE_MS)
       })
     running.set(delivery.id, { delivery, done })
   }

@@ -73,10 +73,11 @@ export function createEventsWebhooksMigration(dialect: Dialect) {
         .addUniqueConstraint('webhook_deliveries_event_endpoint', ['event_id', 'endpoint_id'])
         .execute()
       // The claim: pending deliveries due now, and the "no earlier pending event of this post" check.
+      // The claim walks pending deliveries in event order and stops at its limit.
       await db.schema
-        .createIndex('webhook_deliveries_due')
+        .createIndex('webhook_deliveries_claim')
         .on('webhook_deliveries')
-        .columns(['status', 'next_attempt_at'])
+        .columns(['status', 'event_seq'])
         .execute()
       await db.schema
         .createIndex('webhook_deliveries_order')
