@@ -93,6 +93,7 @@ describe('OpenAPI description of webhooks', () => {
     expect(types).toEqual(
       [
         'account.needs_reconnect',
+        'credits.low',
         'endpoint.disabled',
         'post.failed',
         'post.partially_published',

@@ -11,6 +11,7 @@ export const eventTypes = Object.freeze([
   'target.failed',
   'target.stuck',
   'account.needs_reconnect',
+  'credits.low',
   'endpoint.disabled',
   'webhook.test',
 ] as const)

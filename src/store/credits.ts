@@ -3,6 +3,7 @@ import { AppError } from '../errors.js'
 import { newId } from '../lib/ids.js'
 import { compiledInsert, compiledOnce } from './compiled.js'
 import type { Db } from './db.js'
+import { recordEvent } from './events.js'
 
 export interface CreditMovement {
   workspaceId: string
@@ -17,7 +18,7 @@ const chargeQuery = compiledOnce(2, (db: Db, amount: number, workspaceId: string
     .set({ credit_balance: sql`credit_balance - ${amount}` })
     .where('id', '=', workspaceId)
     .where('credit_balance', '>=', amount)
-    .returning('credit_balance'),
+    .returning(['credit_balance', 'credits_low_threshold']),
 )
 
 const insertLedgerRow = compiledInsert('credit_ledger', [
@@ -50,8 +51,18 @@ export async function charge(db: Db, movement: CreditMovement, now: number): Pro
       },
     )
   }
-  await writeLedger(db, { ...movement, amount: -amount }, Number(updated.credit_balance), now)
-  return Number(updated.credit_balance)
+  const after = Number(updated.credit_balance)
+  await writeLedger(db, { ...movement, amount: -amount }, after, now)
+  // The charge that crosses the owner's threshold reports it, in its own transaction (the outbox).
+  const threshold = updated.credits_low_threshold === null ? undefined : Number(updated.credits_low_threshold)
+  if (threshold !== undefined && after < threshold && after + amount >= threshold)
+    await recordEvent(db, {
+      workspaceId,
+      type: 'credits.low',
+      data: { credits: { balance: after, threshold }, reason: movement.reason },
+      now,
+    })
+  return after
 }
 
 /** Adds credits (a top-up or a refund) and records it. Returns the balance after. */

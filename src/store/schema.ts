@@ -21,6 +21,8 @@ export interface WorkspacesTable {
   created_at: number
   /** 1: posts by editors wait for an owner's approval (migration 014). */
   requires_approval?: number
+  /** A charge that takes the balance below this sends credits.low (migration 012); null: never. */
+  credits_low_threshold?: number | null
 }
 
 export interface MembershipsTable {

@@ -187,3 +187,21 @@ export async function redeliverEvent(
     return { eventId, endpointId, status: 'pending' as const }
   })
 }
+
+/** The balance under which a charge sends credits.low; null turns it off. */
+export async function setCreditsLowThreshold(db: Db, workspaceId: string, threshold: number | null) {
+  await db
+    .updateTable('workspaces')
+    .set({ credits_low_threshold: threshold })
+    .where('id', '=', workspaceId)
+    .execute()
+}
+
+export async function creditsLowThreshold(db: Db, workspaceId: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('workspaces')
+    .select('credits_low_threshold')
+    .where('id', '=', workspaceId)
+    .executeTakeFirst()
+  return row?.credits_low_threshold == null ? null : Number(row.credits_low_threshold)
+}

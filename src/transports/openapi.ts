@@ -168,6 +168,25 @@ function webhookManagementPaths() {
         responses: { '200': { description: 'Event types.', ...json({ type: 'object' }) } },
       }),
     },
+    '/api/webhooks/settings': {
+      get: op('getWebhookSettings', 'The credits.low threshold', {
+        responses: { '200': { description: 'Settings.', ...json({ type: 'object' }) } },
+      }),
+      post: op('changeWebhookSettings', 'Set the credits.low threshold (null: off)', {
+        requestBody: {
+          required: true,
+          ...json({
+            type: 'object',
+            required: ['creditsLowThreshold'],
+            properties: {
+              workspaceId: { type: 'string' },
+              creditsLowThreshold: { type: ['integer', 'null'], minimum: 1 },
+            },
+          }),
+        },
+        responses: { '200': { description: 'Settings.', ...json({ type: 'object' }) } },
+      }),
+    },
     '/api/webhooks/endpoints': {
       get: op('listWebhookEndpoints', 'List endpoints (never a secret)', {
         responses: { '200': { description: 'Endpoints.', ...json({ type: 'array', items: endpoint }) } },

@@ -4,9 +4,11 @@ import type { AppContext } from '../app-context.js'
 import { keyFromHeaders } from '../auth/caller.js'
 import { eventTypes, MAX_ENDPOINT_URL_LENGTH } from '../domain/webhook-events.js'
 import {
+  changeWebhookSettings,
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
+  getWebhookSettings,
   listAttempts,
   listEndpoints,
   redeliver,
@@ -46,6 +48,17 @@ const redeliverBody = z.strictObject({
   eventId: z.string().min(1).max(64).describe('The event to send again.'),
 })
 
+const settingsBody = z.strictObject({
+  workspaceId,
+  creditsLowThreshold: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000_000)
+    .nullable()
+    .describe('A charge that takes the balance below this sends credits.low; null turns it off.'),
+})
+
 const MANAGE = { name: 'webhooks', access: 'write' } as const
 
 type WithId = { Params: { id: string }; Querystring: { workspaceId?: string; limit?: string } }
@@ -63,6 +76,13 @@ export function registerWebhookRoutes(server: FastifyInstance, app: AppContext) 
     scope.get('/api/webhooks/event-types', async () => ({
       eventTypes: eventTypes.filter((t) => t !== 'webhook.test'),
     }))
+    scope.get<{ Querystring: { workspaceId?: string } }>('/api/webhooks/settings', async (request) =>
+      getWebhookSettings(deps, await actor(request, request.query.workspaceId)),
+    )
+    scope.post('/api/webhooks/settings', async (request) => {
+      const body = parse(settingsBody, request.body, 'webhook settings')
+      return changeWebhookSettings(deps, await actor(request, body.workspaceId), body)
+    })
     scope.get<{ Querystring: { workspaceId?: string } }>('/api/webhooks/endpoints', async (request) =>
       listEndpoints(deps, await actor(request, request.query.workspaceId)),
     )

@@ -93,6 +93,10 @@ export const eventCatalog: Record<EventType, { summary: string; data: Record<str
       action: 'Reconnect this profile from the dashboard (Channels) or with the connect link.',
     },
   },
+  'credits.low': {
+    summary: "A charge took the workspace's balance below the threshold its owner set.",
+    data: { credits: { balance: 45, threshold: 50 }, reason: 'create_post' },
+  },
   'endpoint.disabled': {
     summary: 'Herald disabled another endpoint of the workspace (410 Gone, or 3 days of failures).',
     data: {

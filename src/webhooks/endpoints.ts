@@ -13,6 +13,7 @@ import { MediaError } from '../media/port.js'
 import { type LookupFn, resolveCheckedAddress } from '../media/safe-fetch.js'
 import type { Store } from '../store/db.js'
 import {
+  creditsLowThreshold,
   deleteEndpointRow,
   findEndpointRow,
   insertEndpoint,
@@ -21,6 +22,7 @@ import {
   recordTestEvent,
   redeliverEvent,
   rotateEndpointSecret,
+  setCreditsLowThreshold,
   updateEndpointRow,
 } from '../store/webhook-endpoints.js'
 import type { EndpointRow } from '../store/webhooks.js'
@@ -239,4 +241,23 @@ export function webhookDepsOf(app: AppContext): WebhookDeps {
     publicBaseUrl: app.config.publicBaseUrl,
     allowPrivate: app.config.webhooks.allowPrivate,
   }
+}
+
+/** The credits.low setting: a charge that takes the balance below `threshold` sends the event once. */
+export async function getWebhookSettings(deps: WebhookDeps, actor: WebhookActor) {
+  ownersOnly(actor)
+  return { creditsLowThreshold: await creditsLowThreshold(deps.store.db, actor.workspaceId) }
+}
+
+export async function changeWebhookSettings(
+  deps: WebhookDeps,
+  actor: WebhookActor,
+  input: { creditsLowThreshold: number | null },
+) {
+  ownersOnly(actor)
+  const value = input.creditsLowThreshold
+  if (value !== null && (!Number.isInteger(value) || value < 1 || value > 1_000_000_000))
+    throw invalid('creditsLowThreshold must be a whole number from 1 to 1000000000, or null to turn it off')
+  await setCreditsLowThreshold(deps.store.db, actor.workspaceId, value)
+  return getWebhookSettings(deps, actor)
 }

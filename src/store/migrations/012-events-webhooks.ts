@@ -11,6 +11,9 @@ export function createEventsWebhooksMigration(dialect: Dialect) {
     async up(db: Kysely<unknown>) {
       // `seq` orders events as they committed for one post (its writers hold the post's lock), so the
       // deliveries of one post reach an endpoint in causal order.
+      // credits.low: the balance under which the owner is told (null: never).
+      await db.schema.alterTable('workspaces').addColumn('credits_low_threshold', 'bigint').execute()
+
       let events = db.schema.createTable('events')
       events =
         dialect === 'postgres'
