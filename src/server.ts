@@ -89,7 +89,13 @@ function requestLine(request: FastifyRequest, status: number, elapsedMs: number)
 export function buildServer(
   app: AppContext,
   options: { role?: Role; sandboxFaults?: FaultInjector } = {},
-): { server: FastifyInstance; close(): Promise<void>; sandboxes?: MountedSandboxes } {
+): {
+  server: FastifyInstance
+  close(): Promise<void>
+  sandboxes?: MountedSandboxes
+  /** Every route registered, as `METHOD /path` (complete once the server is ready); /openapi.json's test reads it. */
+  routes: string[]
+} {
   const server = Fastify({
     loggerInstance: app.logger.child({ subsystem: 'http' }) as FastifyBaseLogger,
     logController: new LogController({
@@ -97,6 +103,10 @@ export function buildServer(
     }),
     bodyLimit: BODY_LIMIT,
     trustProxy: false,
+  })
+  const routes: string[] = []
+  server.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push(`${method} ${route.url}`)
   })
   const runner = createToolRunner(app, tools)
 
@@ -166,7 +176,7 @@ export function buildServer(
       }),
     )
   })
-  if (options.role === 'worker') return { server, close: () => server.close() }
+  if (options.role === 'worker') return { server, close: () => server.close(), routes }
 
   const openapi = buildOpenApi(tools, app.config.publicBaseUrl)
   server.get('/openapi.json', async () => openapi)
@@ -187,6 +197,7 @@ export function buildServer(
 
   return {
     server,
+    routes,
     ...(sandboxes ? { sandboxes } : {}),
     async close() {
       await mcp.closeAll()

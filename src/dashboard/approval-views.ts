@@ -68,13 +68,15 @@ export function approvalSection(
   if (!options.owner)
     return `<div class="notice" role="status"><p><strong>Waiting for an owner's approval</strong>; it asks ${escapeHtml(asksFor(post, options.immediate))}. Nothing is charged until it is approved.</p>${earlier}</div>`
   const price = options.price ?? 0
+  // The version shown here is the one approved: a post its author changes meanwhile is refused (409).
+  const reviewed = `<input type="hidden" name="version" value="${escapeHtml(approval.version ?? '')}">`
   return `<section aria-labelledby="review-title" class="review"><h2 id="review-title">Waiting for your approval</h2>
 <p>It asks ${escapeHtml(asksFor(post, options.immediate))}. Approving charges <strong>${price}</strong> credit${price === 1 ? '' : 's'}.</p>
 ${earlier}
 <h3>Preview</h3>
 <div class="cards">${previewHtml(previewOf(app, post))}</div>
-<form method="post" action="/posts/${id}/approve" class="inline">${csrfField(options.csrf)}<button type="submit">Approve (${price} credit${price === 1 ? '' : 's'})</button></form>
-${options.immediate ? '' : `<form method="post" action="/posts/${id}/approve-now" class="inline">${csrfField(options.csrf)}<button type="submit">Approve and publish now</button></form>`}
+<form method="post" action="/posts/${id}/approve" class="inline">${csrfField(options.csrf)}${reviewed}<button type="submit">Approve (${price} credit${price === 1 ? '' : 's'})</button></form>
+${options.immediate ? '' : `<form method="post" action="/posts/${id}/approve-now" class="inline">${csrfField(options.csrf)}${reviewed}<button type="submit">Approve and publish now</button></form>`}
 <form method="post" action="/posts/${id}/reject">${csrfField(options.csrf)}
 <label>Note for its author (why it goes back) <textarea name="note" rows="3" required maxlength="2000"></textarea></label>
 <button type="submit">Reject with this note</button></form></section>`

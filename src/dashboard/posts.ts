@@ -404,12 +404,16 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
   })
 
   // An owner's decisions on a post waiting for approval (not tools: src/posts/approvals.ts).
-  const decisions: Record<string, (who: SignedIn, id: string, note: string) => Promise<{ message: string }>> =
-    {
-      approve: (who, id) => approvePost(app, actorOf(who), id),
-      'approve-now': (who, id) => approvePost(app, actorOf(who), id, { publishNow: true }),
-      reject: (who, id, note) => rejectPost(app, actorOf(who), id, note),
-    }
+  // Approving names the version the owner reviewed on the post's page: a post changed since is refused.
+  const decisions: Record<
+    string,
+    (who: SignedIn, id: string, form: { note: string; version: string }) => Promise<{ message: string }>
+  > = {
+    approve: (who, id, form) => approvePost(app, actorOf(who), id, { version: form.version || undefined }),
+    'approve-now': (who, id, form) =>
+      approvePost(app, actorOf(who), id, { publishNow: true, version: form.version || undefined }),
+    reject: (who, id, form) => rejectPost(app, actorOf(who), id, form.note),
+  }
 
   scope.post<{ Params: { id: string; action: string } }>('/posts/:id/:action', async (request, reply) => {
     const who = await signedIn(app, request)
@@ -420,7 +424,10 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     const decide = decisions[request.params.action]
     if (decide) {
       try {
-        const done = await decide(who, id, field(request, 'note'))
+        const done = await decide(who, id, {
+          note: field(request, 'note'),
+          version: field(request, 'version'),
+        })
         return showPost(reply, await signedIn(app, request).then((w) => w ?? who), id, 200, {
           notice: done.message,
         })

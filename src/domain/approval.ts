@@ -16,6 +16,8 @@
  * - An owner's own requests never wait.
  */
 
+import { createHash } from 'node:crypto'
+
 export const approvalStates = ['pending', 'approved', 'rejected'] as const
 export type ApprovalState = (typeof approvalStates)[number]
 
@@ -36,3 +38,44 @@ export const PENDING_PUBLISH_MESSAGE =
 
 /** What the tools answer when a request was turned into a request for approval. */
 export const WAITING_MESSAGE = "Waiting for an owner's approval; nothing is charged until it is approved"
+
+/**
+ * What an owner approves, as a short fingerprint: each profile's copy, media and YouTube details, the
+ * post's variants and the slot it asks for (or "now"). A post waiting for approval shows it
+ * (`approval.version`); an approval that names the version reviewed is refused when the post changed since
+ * (its author may edit it while it waits), so an owner never approves what they did not see.
+ */
+export function approvalVersion(
+  post: {
+    content: string
+    media_urls: string
+    youtube: string | null
+    variants: string
+    schedule_date: string | null
+    schedule_time: string | null
+    timezone: string
+    publish_immediately: number
+  },
+  targets: ReadonlyArray<{
+    connection_id: string
+    content: string
+    media_urls: string
+    youtube: string | null
+  }>,
+): string {
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        post.content,
+        post.media_urls,
+        post.youtube,
+        post.variants,
+        post.publish_immediately === 1 ? 'now' : [post.schedule_date, post.schedule_time, post.timezone],
+        [...targets]
+          .map((t) => [t.connection_id, t.content, t.media_urls, t.youtube])
+          .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      ]),
+    )
+    .digest('hex')
+    .slice(0, 16)
+}

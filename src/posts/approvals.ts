@@ -1,5 +1,5 @@
 import type { AppContext } from '../app-context.js'
-import { APPROVAL_NOTE_MAX, type Role } from '../domain/approval.js'
+import { APPROVAL_NOTE_MAX, approvalVersion, type Role } from '../domain/approval.js'
 import { LINK_SURCHARGE, resendPrice, unpaidPrice } from '../domain/network-rules.js'
 import { isPastSlot } from '../domain/schedule.js'
 import { containsLink } from '../domain/text-length.js'
@@ -69,7 +69,7 @@ export async function approvePost(
   app: AppContext,
   actor: Actor,
   postId: string,
-  options: { publishNow?: boolean } = {},
+  options: { publishNow?: boolean; version?: string | undefined } = {},
 ) {
   ownersOnly(actor, 'approve posts')
   const { store } = app
@@ -77,6 +77,12 @@ export async function approvePost(
   const outcome = await writeTransaction(store, async (tx) => {
     const { post, targets } = await lockPostForChange(tx, store, actor.workspaceId, postId)
     if (post.approval !== 'pending') throw notWaiting(post.approval)
+    const version = approvalVersion(post, targets)
+    if (options.version !== undefined && options.version !== version)
+      throw conflict(
+        'The post changed since you reviewed it (its author edited it while it waited): review it again before approving it',
+        { version },
+      )
     const slot = {
       date: post.schedule_date ?? '',
       time: post.schedule_time ?? '',

@@ -10,7 +10,7 @@ import { invalid, toAppError } from '../errors.js'
 import { requiresApproval } from '../store/approvals.js'
 import { currentBalance } from '../store/credits.js'
 import type { Db } from '../store/db.js'
-import { importedRows, recordImportedRow } from '../store/imports.js'
+import { importedRows, recordImportedRows } from '../store/imports.js'
 import { previewQueueSlots } from './posting-queues.js'
 import { loadConnectionInfos } from './rows.js'
 import { mediaUrlSchema } from './schemas.js'
@@ -96,7 +96,11 @@ export interface ImportContext {
   workspaceId: string
   db: Db
   now: number
-  run(tool: string, args: Record<string, unknown>, options?: { idempotencyKey?: string }): Promise<unknown>
+  run(
+    tool: string,
+    args: Record<string, unknown>,
+    options?: { idempotencyKey?: string; knownConnections?: ConnectionInfo[] },
+  ): Promise<unknown>
   /** Whether create_post takes `firstComment` in this build (a field added by another change). */
   supportsFirstComment: boolean
   /** True when the importing person's posts wait for an owner (their cost is charged at approval). */
@@ -105,8 +109,18 @@ export interface ImportContext {
 
 /** The tool runner as the import uses it (structurally: src/tools/runner.ts). */
 export interface ImportRunner {
-  run(name: string, args: unknown, caller: Caller, options?: { idempotencyKey?: string }): Promise<unknown>
   acceptsField(name: string, field: string): boolean
+  /** The tools in one workspace, its membership checked once for the whole import. */
+  inWorkspace(
+    caller: Caller,
+    workspaceId: string,
+  ): Promise<
+    (
+      name: string,
+      args: unknown,
+      options?: { idempotencyKey?: string; knownConnections?: ConnectionInfo[] },
+    ) => Promise<unknown>
+  >
 }
 
 /** The import's way into the tools for one person in one workspace (dashboard, REST and CLI alike). */
@@ -117,12 +131,13 @@ export async function importContextFor(
   actor: { workspaceId: string; role: 'owner' | 'editor' },
 ): Promise<ImportContext> {
   const db = app.store.db
+  // One import is one request: the person's membership is checked once, not for each of its 2,000 calls.
+  const run = await runner.inWorkspace(caller, actor.workspaceId)
   return {
     workspaceId: actor.workspaceId,
     db,
     now: app.clock.now(),
-    run: (tool, args, options) =>
-      runner.run(tool, { ...args, workspaceId: actor.workspaceId }, caller, options),
+    run: (tool, args, options) => run(tool, { ...args, workspaceId: actor.workspaceId }, options),
     supportsFirstComment: runner.acceptsField('create_post', 'firstComment'),
     waitsForApproval: actor.role === 'editor' && (await requiresApproval(db, actor.workspaceId)),
   }
@@ -310,6 +325,8 @@ const rowKey = (fields: RowFields, profiles: string[]) =>
 
 /** Rows checked (and created) at the same time: the tool runner's calls overlap their database round trips. */
 const PARALLEL_ROWS = 8
+/** Rows created between two writes of the import's own record of them. */
+const REMEMBER_EVERY = 64
 
 /** The report of a row imported by an earlier import: not checked or created again. */
 function importedBefore(row: number, f: RowFields, key: string, postIds: string[]): PlannedRow {
@@ -421,7 +438,8 @@ async function planRow(
   const resolved: ConnectionInfo[] = []
   let preflight: Preflight | undefined
   try {
-    preflight = (await ctx.run('preflight_post', args)) as Preflight
+    // The check reads the connections this import read (create_post reads them again when it creates).
+    preflight = (await ctx.run('preflight_post', args, { knownConnections: connections })) as Preflight
   } catch (error) {
     problems.push({ message: toAppError(error).message })
   }
@@ -573,18 +591,19 @@ export async function importCsv(ctx: ImportContext, bytes: Buffer | string, opti
   }
 
   if (!options.dryRun) {
+    const created: Array<{ key: string; postIds: string[] }> = []
     const create = async (plan: PlannedRow) => {
       if (!plan.args) return
       try {
-        const created = (await ctx.run('create_post', plan.args, {
+        const answer = (await ctx.run('create_post', plan.args, {
           idempotencyKey: `csv-import:${plan.key}`,
         })) as {
           postIds: string[]
           post: { status: string; approval?: { state: string } }
         }
-        await recordImportedRow(ctx.db, ctx.workspaceId, plan.key, created.postIds, ctx.now)
-        plan.report.postIds = created.postIds
-        plan.report.status = created.post.approval?.state === 'pending' ? 'waiting for approval' : 'created'
+        created.push({ key: plan.key, postIds: answer.postIds })
+        plan.report.postIds = answer.postIds
+        plan.report.status = answer.post.approval?.state === 'pending' ? 'waiting for approval' : 'created'
       } catch (error) {
         const appError = toAppError(error)
         if (appError.code === 'internal') throw error
@@ -592,14 +611,24 @@ export async function importCsv(ctx: ImportContext, bytes: Buffer | string, opti
         plan.report.note = appError.message
       }
     }
-    // Dated rows a few at a time (on SQLite their transactions share commits); then the queue rows one
-    // after the other in the file's order, each taking the next free slot after the ones before it.
-    await inBatches(
-      planned.filter((p) => !p.queue),
-      PARALLEL_ROWS,
-      create,
-    )
-    for (const plan of planned.filter((p) => p.queue)) await create(plan)
+    // The rows created are remembered a chunk at a time, in one statement each; a row created and not yet
+    // remembered when the import stops is answered by create_post's idempotency key on the next import.
+    const remember = () => recordImportedRows(ctx.db, ctx.workspaceId, created.splice(0), ctx.now)
+    try {
+      // Dated rows a few at a time (on SQLite their transactions share commits); then the queue rows one
+      // after the other in the file's order, each taking the next free slot after the ones before it.
+      const dated = planned.filter((p) => !p.queue)
+      for (let start = 0; start < dated.length; start += REMEMBER_EVERY) {
+        await inBatches(dated.slice(start, start + REMEMBER_EVERY), PARALLEL_ROWS, create)
+        await remember()
+      }
+      for (const plan of planned.filter((p) => p.queue)) {
+        await create(plan)
+        if (created.length >= REMEMBER_EVERY) await remember()
+      }
+    } finally {
+      await remember()
+    }
   }
   const reports = planned.map((p) => p.report)
   const count = (...statuses: RowStatus[]) => reports.filter((r) => statuses.includes(r.status)).length

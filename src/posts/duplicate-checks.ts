@@ -17,24 +17,33 @@ export async function duplicateFindings(
   db: Db,
   workspaceId: string,
   targets: Pick<PlannedTarget, 'connection' | 'content'>[],
-  at: number,
+  at: number | ((connectionId: string) => number),
   options: { ignorePostIds?: ReadonlySet<string> } = {},
 ): Promise<{ blockers: string[]; warnings: string[] }> {
   const blockers: string[] = []
   const warnings: string[] = []
   const withCopy = targets.filter((t) => comparableCopy(t.content) !== '')
   if (withCopy.length === 0) return { blockers, warnings }
+  const atOf = (t: (typeof withCopy)[number]) => (typeof at === 'number' ? at : at(t.connection.id))
+  const moments = withCopy.map(atOf)
+  // One read for every target (their moments differ only with queue slots), each compared in its own window.
   const copies = await recentCopies(
     db,
     workspaceId,
     withCopy.map((t) => t.connection.id),
-    { from: at - DUPLICATE_WINDOW_MS, to: at + DUPLICATE_WINDOW_MS, lookBackMs: LATE_SEND_MS },
+    {
+      from: Math.min(...moments) - DUPLICATE_WINDOW_MS,
+      to: Math.max(...moments) + DUPLICATE_WINDOW_MS,
+      lookBackMs: LATE_SEND_MS,
+    },
   )
   for (const target of withCopy) {
     const copy = comparableCopy(target.content)
+    const moment = atOf(target)
     const same = copies.find(
       (c) =>
         c.connectionId === target.connection.id &&
+        Math.abs(c.at - moment) <= DUPLICATE_WINDOW_MS &&
         !options.ignorePostIds?.has(c.postId) &&
         comparableCopy(c.content) === copy,
     )

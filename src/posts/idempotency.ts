@@ -1,5 +1,7 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
 import { conflict } from '../errors.js'
+import type { WithCharge } from '../store/credits.js'
 import type { Db } from '../store/db.js'
 
 /** How long an Idempotency-Key answers with its first response. */
@@ -84,4 +86,33 @@ export async function updateRememberedResponse(db: Db, workspaceId: string, key:
     .where('workspace_id', '=', workspaceId)
     .where('key', '=', key)
     .execute()
+}
+
+/**
+ * Stands in for the balance after a charge in a response written by the charge's own statement: a string
+ * with a NUL and a random part, which no request can know to repeat.
+ */
+const BALANCE_AFTER = `\u0000balance-after-${randomUUID()}`
+
+/**
+ * The first response of a key, remembered with the charge it reports (see {@link WithCharge}): on Postgres
+ * in the charge's statement, the balance after it written into the response there, so that nothing but
+ * the COMMIT keeps the workspace's balance locked. `respond` builds the response for a balance.
+ */
+export function rememberedWithCharge(
+  workspaceId: string,
+  key: string,
+  hash: string,
+  respond: (balanceAfter: number) => unknown,
+  now: number,
+): WithCharge {
+  const template = JSON.stringify(respond(BALANCE_AFTER as unknown as number))
+  return {
+    inStatement: sql`INSERT INTO idempotency_keys (workspace_id, key, request_hash, response, created_at)
+      SELECT ${workspaceId}, ${key}, ${hash},
+        replace(${template}::text, ${JSON.stringify(BALANCE_AFTER)}::text, charged.credit_balance::text),
+        ${now}::bigint
+      FROM charged`,
+    after: (db, balanceAfter) => rememberResponse(db, workspaceId, key, hash, respond(balanceAfter), now),
+  }
 }

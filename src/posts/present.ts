@@ -1,3 +1,4 @@
+import { approvalVersion } from '../domain/approval.js'
 import type { Network } from '../domain/networks.js'
 import { STUCK_MESSAGE } from '../domain/post-status.js'
 import type { PostRow, TargetRow } from '../store/posts.js'
@@ -41,6 +42,7 @@ export function presentPost(post: PostRow, targets: TargetRow[], now: number): P
             state: post.approval,
             ...(post.approval_note ? { note: post.approval_note } : {}),
             ...(post.approval_at ? { decidedAt: iso(Number(post.approval_at)) } : {}),
+            ...(post.approval === 'pending' ? { version: approvalVersion(post, targets) } : {}),
           },
         }
       : {}),

@@ -134,6 +134,12 @@ export const postViewSchema = z.object({
         ),
       note: z.string().optional().describe("The owner's note on the latest rejection."),
       decidedAt: z.string().optional().describe('When an owner approved or rejected it (ISO 8601).'),
+      version: z
+        .string()
+        .optional()
+        .describe(
+          'While pending: a fingerprint of what approving would send (copy, media, profiles, slot). Approving with it is refused (409) when the post changed since.',
+        ),
     })
     .optional()
     .describe(

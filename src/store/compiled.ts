@@ -59,3 +59,34 @@ export function compiledInsert<T extends keyof Database & string>(
   )
   return (db: Db, row: Database[T]) => insert(db, ...columns.map((column) => row[column]))
 }
+
+/**
+ * An INSERT of several rows into `table` in one statement (one round trip), compiled once per number of
+ * rows (see {@link compiledOnce}). Every column must be present on each row passed in.
+ */
+export function compiledInsertRows<T extends keyof Database & string>(
+  table: T,
+  columns: ReadonlyArray<keyof Database[T] & string>,
+) {
+  const bySize = new Map<number, (db: Db, ...values: unknown[]) => Promise<QueryResult<unknown>>>()
+  const forSize = (size: number) => {
+    let insert = bySize.get(size)
+    if (!insert) {
+      insert = compiledOnce(size * columns.length, (db: Db, ...values: unknown[]) =>
+        db
+          .insertInto(table)
+          .values(
+            Array.from({ length: size }, (_, row) =>
+              Object.fromEntries(columns.map((column, i) => [column, values[row * columns.length + i]])),
+            ) as never,
+          ),
+      )
+      bySize.set(size, insert)
+    }
+    return insert
+  }
+  return async (db: Db, rows: ReadonlyArray<Database[T]>) => {
+    if (rows.length === 0) return
+    await forSize(rows.length)(db, ...rows.flatMap((row) => columns.map((column) => row[column])))
+  }
+}

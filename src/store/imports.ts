@@ -22,19 +22,29 @@ export async function importedRows(
   return found
 }
 
-/** Remembers an imported row for good (create_post's idempotency key covers only 24 hours). */
-export async function recordImportedRow(
+/**
+ * Remembers imported rows for good (create_post's idempotency key covers only 24 hours), several in one
+ * statement; a row already remembered (two imports of one file at once) is left as it is.
+ */
+export async function recordImportedRows(
   db: Db,
   workspaceId: string,
-  key: string,
-  postIds: string[],
+  rows: ReadonlyArray<{ key: string; postIds: string[] }>,
   now: number,
 ) {
-  await db
-    .insertInto('import_rows')
-    .values({ workspace_id: workspaceId, row_key: key, post_ids: JSON.stringify(postIds), created_at: now })
-    .onConflict((oc) => oc.columns(['workspace_id', 'row_key']).doNothing())
-    .execute()
+  for (let start = 0; start < rows.length; start += 500)
+    await db
+      .insertInto('import_rows')
+      .values(
+        rows.slice(start, start + 500).map((row) => ({
+          workspace_id: workspaceId,
+          row_key: row.key,
+          post_ids: JSON.stringify(row.postIds),
+          created_at: now,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['workspace_id', 'row_key']).doNothing())
+      .execute()
 }
 
 /** How long an uploaded file waits between its check and its import in the dashboard. */

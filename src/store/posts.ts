@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { compiledInsert } from './compiled.js'
+import { compiledInsertRows } from './compiled.js'
 import type { Db } from './db.js'
 import type { PostsTable, TargetsTable } from './schema.js'
 
@@ -53,7 +53,7 @@ export async function countPosts(db: Db, workspaceId: string): Promise<Record<st
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
 }
 
-const insertPostRow = compiledInsert('posts', [
+const insertPostRows = compiledInsertRows('posts', [
   'id',
   'workspace_id',
   'author_id',
@@ -77,7 +77,7 @@ const insertPostRow = compiledInsert('posts', [
   'from_queue',
 ])
 
-export const insertTargetRow = compiledInsert('targets', [
+const insertTargetRows = compiledInsertRows('targets', [
   'id',
   'post_id',
   'workspace_id',
@@ -105,10 +105,19 @@ export const insertTargetRow = compiledInsert('targets', [
   'paid',
 ])
 
-/** Inserts a post and its targets; the approval and queue columns default to "none" when not set. */
-export async function insertPost(db: Db, post: PostRow, targets: TargetRow[]) {
-  await insertPostRow(db, { approval: null, charge_group: null, from_queue: 0, ...post })
-  for (const target of targets) await insertTargetRow(db, { paid: 1, ...target })
+/**
+ * Inserts posts and their targets, in two statements whatever their number; the approval and queue
+ * columns default to "none" when not set.
+ */
+export async function insertPosts(db: Db, posts: PostRow[], targets: TargetRow[]) {
+  await insertPostRows(
+    db,
+    posts.map((post) => ({ approval: null, charge_group: null, from_queue: 0, ...post })),
+  )
+  await insertTargetRows(
+    db,
+    targets.map((target) => ({ paid: 1, ...target })),
+  )
 }
 
 export async function updatePostRow(db: Db, id: string, patch: Partial<PostRow>) {

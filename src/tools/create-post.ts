@@ -4,7 +4,13 @@ import { planPost } from '../domain/post-plan.js'
 import { describeOpening } from '../domain/posting-queue.js'
 import { AppError, invalid } from '../errors.js'
 import { newId } from '../lib/ids.js'
-import { rememberResponse, replayFor, requestHash, updateRememberedResponse } from '../posts/idempotency.js'
+import {
+  rememberedWithCharge,
+  rememberResponse,
+  replayFor,
+  requestHash,
+  updateRememberedResponse,
+} from '../posts/idempotency.js'
 import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { checkMedia } from '../posts/media-checks.js'
 import { mediaHostBlockers } from '../posts/media-host.js'
@@ -28,7 +34,7 @@ import {
 } from '../posts/schemas.js'
 import { requiresApproval } from '../store/approvals.js'
 import { charge, currentBalance } from '../store/credits.js'
-import { findPost, insertPost, type PostRow, type TargetRow, targetsOf } from '../store/posts.js'
+import { findPost, insertPosts, type PostRow, type TargetRow, targetsOf } from '../store/posts.js'
 import { creditsCharged, defineTool, type ToolContext, toolInput } from './tool.js'
 
 export const createPostInput = toolInput({
@@ -140,11 +146,10 @@ async function create(
       new Set((await profilesWithQueue(db, workspaceId)).keys()),
     )
 
-  const created = await ctx.app.store.batchedTransaction(async (tx) => {
-    if (key) {
-      const replay = await replayFor(tx, workspaceId, key, hash, now)
-      if (replay) return { replayed: true, response: replay as CreateOutput }
-    }
+  // The key was looked up above; a request with the same key that commits in between makes this one's
+  // write of the key fail on its primary key, which rolls this one back whole, and the handler answers
+  // with that request's response (no second lookup here: it would cost every create a round trip).
+  const response = await ctx.app.store.batchedTransaction(async (tx) => {
     // An editor's posts wait for an owner when the workspace asks for approval (read in this transaction).
     const waits = ctx.workspace.role === 'editor' && (await requiresApproval(tx, workspaceId))
     const slots = input.queue
@@ -198,24 +203,17 @@ async function create(
         target,
       )
       if (waits) row.paid = 0
-      await insertPost(tx, post, [row])
       postIds.push(id)
       posts.push(post)
       rows.push(row)
     }
+    await insertPosts(tx, posts, rows)
     const charged = waits ? 0 : plan.cost
-    const remaining = waits
-      ? await currentBalance(tx, workspaceId)
-      : await charge(
-          tx,
-          { workspaceId, amount: plan.cost, reason: 'create_post', reference: postIds.join(',') },
-          now,
-        )
     const views = posts.map((post, i) => presentPost(post, [rows[i] as TargetRow], now))
     const when = slots
       ? `at ${[...slots.values()].map(describeOpening).join(', ')} (the next free posting time${slots.size > 1 ? ' of each profile' : ''})`
       : `for ${schedule?.date} ${schedule?.time} ${schedule?.timezone}`
-    const response: CreateOutput = {
+    const respond = (remaining: number): CreateOutput => ({
       success: true,
       message: waits
         ? `${WAITING_MESSAGE}: ${plural(views.length)} ${input.publishImmediately ? 'to publish once approved' : `asking for ${when.replace(/^(at|for) /, '')}`}`
@@ -226,12 +224,22 @@ async function create(
       posts: views,
       post: views[0] as CreateOutput['post'],
       credits: { charged, remaining },
+    })
+    let remaining: number
+    if (waits) {
+      remaining = await currentBalance(tx, workspaceId)
+      if (key) await rememberResponse(tx, workspaceId, key, hash, respond(remaining), now)
+    } else {
+      // The key's first response is written with the charge (on Postgres in its statement, see charge).
+      remaining = await charge(
+        tx,
+        { workspaceId, amount: plan.cost, reason: 'create_post', reference: postIds.join(',') },
+        now,
+        key ? rememberedWithCharge(workspaceId, key, hash, respond, now) : undefined,
+      )
     }
-    if (key) await rememberResponse(tx, workspaceId, key, hash, response, now)
-    return { replayed: false, response }
+    return respond(remaining)
   })
-  const { response } = created
-  if (created.replayed) return response
   if (!input.publishImmediately || response.post.status === 'draft') return response
   ctx.app.queue.wake()
   await ctx.app.queue.waitForSettled(db, response.postIds, ctx.app.config.immediateWaitMs)

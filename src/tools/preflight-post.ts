@@ -110,7 +110,7 @@ export const preflightPost = defineTool({
     const { db } = ctx.app.store
     const now = ctx.app.clock.now()
     const workspaceId = ctx.workspace.id
-    const plan = planPost(input, await loadConnectionInfos(db, workspaceId))
+    const plan = planPost(input, ctx.knownConnections ?? (await loadConnectionInfos(db, workspaceId)))
     const blockers = [...plan.blockers, ...mediaHostBlockers(ctx.app.config, plan.targets)]
     const warnings: string[] = []
     // The spec's own request (content and targets only) has no schedule: a schedule is checked when given.
@@ -162,16 +162,14 @@ export const preflightPost = defineTool({
         for (const t of plan.targets) sendsAt.set(t.connection.id, schedule.dueAt)
       })
     }
-    for (const target of plan.targets) {
-      const duplicates = await duplicateFindings(
-        db,
-        workspaceId,
-        [target],
-        sendsAt.get(target.connection.id) ?? now,
-      )
-      blockers.push(...duplicates.blockers)
-      warnings.push(...duplicates.warnings)
-    }
+    const duplicates = await duplicateFindings(
+      db,
+      workspaceId,
+      plan.targets,
+      (connectionId) => sendsAt.get(connectionId) ?? now,
+    )
+    blockers.push(...duplicates.blockers)
+    warnings.push(...duplicates.warnings)
     const waits = ctx.workspace.role === 'editor' && (await requiresApproval(db, workspaceId))
     if (waits)
       warnings.push(

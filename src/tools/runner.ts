@@ -1,5 +1,6 @@
 import type { AppContext } from '../app-context.js'
 import type { Caller } from '../auth/caller.js'
+import type { ConnectionInfo } from '../domain/post-plan.js'
 import { AppError, invalid, notFound } from '../errors.js'
 import { scopeRefusal } from '../oauth/scopes.js'
 import { findMembership } from '../store/accounts.js'
@@ -9,6 +10,8 @@ import { nearestName, validationDetails, validationSummary } from './validation-
 export interface RunOptions {
   idempotencyKey?: string | undefined
   nested?: boolean
+  /** See {@link ToolContext.knownConnections}. */
+  knownConnections?: ConnectionInfo[] | undefined
 }
 
 export interface ToolRunner {
@@ -18,7 +21,15 @@ export interface ToolRunner {
   unknownTool(name: string): AppError
   /** Whether a tool's arguments include this field in this build (optional additions, e.g. firstComment). */
   acceptsField(name: string, field: string): boolean
+  /**
+   * Selects the workspace once for many calls of one request (a CSV import runs two tools per row): the
+   * caller's membership is checked here, and every call of the answer runs in that workspace with that role.
+   */
+  inWorkspace(caller: Caller, workspaceId: string): Promise<WorkspaceRun>
 }
+
+/** Runs tools in a workspace selected once ({@link ToolRunner.inWorkspace}). */
+export type WorkspaceRun = (name: string, args: unknown, options?: RunOptions) => Promise<unknown>
 
 /**
  * The one path every transport takes into a tool: find it, validate the arguments against its schema,
@@ -44,6 +55,7 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
     args: unknown,
     caller: Caller,
     options: RunOptions = {},
+    selected?: SelectedWorkspace,
   ): Promise<unknown> => {
     const tool = byName.get(name)
     if (!tool) throw unknownTool(name)
@@ -54,13 +66,18 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
       const details = validationDetails(parsed.error)
       throw invalid(`Invalid arguments for ${name}: ${validationSummary(details)}`, details)
     }
-    const workspace = await selectWorkspace(caller, parsed.data.workspaceId as string | undefined)
+    const asked = parsed.data.workspaceId as string | undefined
+    const workspace =
+      selected && (asked === undefined || asked === selected.id)
+        ? selected
+        : await selectWorkspace(caller, asked)
     const ctx: ToolContext = {
       app,
       caller,
       workspace,
       idempotencyKey: options.idempotencyKey,
       nested: options.nested ?? false,
+      knownConnections: options.knownConnections,
       runTool: (childName, childArgs, childOptions) => {
         // Each call inside a batch counts against the key's limit as if it had come on its own.
         const retryAfter = app.rateLimiter.hit(caller.apiKeyId, app.clock.now())
@@ -94,5 +111,9 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
     run,
     unknownTool,
     acceptsField: (name, field) => field in (byName.get(name)?.input.shape ?? {}),
+    async inWorkspace(caller, workspaceId) {
+      const workspace = await selectWorkspace(caller, workspaceId)
+      return (name, args, options) => run(name, args, caller, options, workspace)
+    },
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { AppContext } from '../app-context.js'
 import type { Caller } from '../auth/caller.js'
+import type { ConnectionInfo } from '../domain/post-plan.js'
 import type { MemberRole } from '../store/accounts.js'
 
 export type Access = 'read' | 'write'
@@ -23,6 +24,12 @@ export interface ToolContext {
   runTool(name: string, args: unknown, options?: { idempotencyKey?: string }): Promise<unknown>
   /** True when this call runs inside a multicall (batches cannot nest). */
   nested: boolean
+  /**
+   * preflight_post only: the workspace's connections as the request read them a moment ago (a CSV import
+   * checks a thousand rows against the connections it read once); a check changes nothing, and create_post
+   * always reads them itself.
+   */
+  knownConnections?: ConnectionInfo[] | undefined
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds tools of every input and output type.

@@ -33,6 +33,11 @@ function schemasOf(schema: z.ZodType) {
   return entry
 }
 
+/** Any request or answer schema of a REST path (the team-workflow paths: src/transports/manage-api.ts). */
+export function zodJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  return schemasOf(schema)[io]
+}
+
 /** MCP wants object results; tools that answer bare arrays (per the spec) are wrapped as `{items}` there. */
 export const returnsArray = (tool: AnyTool) => outputJsonSchema(tool).type === 'array'
 

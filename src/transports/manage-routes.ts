@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { z } from 'zod'
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import type { z } from 'zod'
 import type { AppContext } from '../app-context.js'
 import { keyFromHeaders } from '../auth/caller.js'
 import { AppError, invalid, notFound } from '../errors.js'
@@ -13,10 +13,17 @@ import {
 } from '../posts/approvals.js'
 import { importContextFor, importCsv, MAX_IMPORT_BYTES } from '../posts/csv-import.js'
 import { listQueues, setQueue } from '../posts/posting-queues.js'
-import { networkSchema } from '../posts/schemas.js'
 import { findMembership } from '../store/accounts.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { validationDetails, validationSummary } from '../tools/validation-messages.js'
+import {
+  approvalSettingBody,
+  approveBody,
+  importBody,
+  importQuery,
+  queueBody,
+  rejectBody,
+} from './manage-api.js'
 import { authenticateRequest } from './rest.js'
 
 /**
@@ -25,8 +32,6 @@ import { authenticateRequest } from './rest.js'
  * key), the workspace chosen the same way (`workspaceId`, or the key's default). Thin: the services in
  * src/posts decide; a CSV import runs preflight_post and create_post through the tool runner.
  */
-
-const workspaceId = z.string().max(64).optional().describe('Workspace; omitted: the key default.')
 
 export function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(body ?? {})
@@ -58,34 +63,6 @@ export async function actorFor(
   return { userId: caller.userId, workspaceId: membership.id, role: membership.role }
 }
 
-const approvalSettingBody = z.strictObject({
-  workspaceId,
-  requireApproval: z.boolean().describe('True: posts by editors wait for an owner.'),
-})
-const approveBody = z.strictObject({
-  workspaceId,
-  publishNow: z.boolean().optional().describe('Publish at once instead of at the slot it asked for.'),
-})
-const rejectBody = z.strictObject({
-  workspaceId,
-  note: z.string().max(10_000).describe('Why it is sent back; its author sees it.'),
-})
-const queueBody = z.strictObject({
-  workspaceId,
-  platform: networkSchema,
-  profile: z.string().min(1).max(200).describe('Profile id or username.'),
-  timezone: z.string().max(64).default('UTC').describe('IANA zone of the posting times.'),
-  slots: z
-    .array(z.string().max(100))
-    .max(400)
-    .describe('Posting times such as "daily 09:00" or "mon-fri 17:30"; [] removes the queue.'),
-})
-const importBody = z.strictObject({
-  workspaceId,
-  csv: z.string().max(MAX_IMPORT_BYTES).describe('The CSV file as text.'),
-  dryRun: z.boolean().default(false).describe('Check every row and create nothing.'),
-})
-
 const READ_APPROVALS = { name: 'approvals', access: 'read' } as const
 const CHANGE_APPROVALS = { name: 'approvals', access: 'write' } as const
 
@@ -99,6 +76,27 @@ export function registerManageRoutes(server: FastifyInstance, app: AppContext, r
     )
     scope.addHook('onRequest', async (request) => {
       await authenticateRequest(app, request, keyFromHeaders(request.headers))
+    })
+    // An import's refusals of the body say its own limit and types (the server's say 1 MB and JSON); the
+    // AppError thrown here is answered by the server's error handler like any other.
+    scope.setErrorHandler((error: FastifyError, request) => {
+      if (!request.url.startsWith('/api/imports')) throw error
+      const csv = /^text\/(csv|plain)\b/i.test(request.headers['content-type'] ?? '')
+      if (error.statusCode === 413 && csv)
+        throw new AppError(
+          'invalid_request',
+          `The file is over the ${MAX_IMPORT_BYTES} bytes an import takes (split it in two)`,
+          undefined,
+          413,
+        )
+      if (error.statusCode === 415)
+        throw new AppError(
+          'invalid_request',
+          'Send the CSV file as the body (Content-Type: text/csv or text/plain), or JSON {"csv": "…"}',
+          undefined,
+          415,
+        )
+      throw error
     })
 
     scope.get<{ Querystring: { workspaceId?: string } }>('/api/approvals', async (request) =>
@@ -118,9 +116,7 @@ export function registerManageRoutes(server: FastifyInstance, app: AppContext, r
         app,
         await actorFor(app, request, body.workspaceId, CHANGE_APPROVALS),
         request.params.id,
-        {
-          publishNow: body.publishNow,
-        },
+        { publishNow: body.publishNow, version: body.version },
       )
     })
     scope.post<{ Params: { id: string } }>('/api/approvals/:id/reject', async (request) => {
@@ -152,14 +148,12 @@ export function registerManageRoutes(server: FastifyInstance, app: AppContext, r
       '/api/imports',
       async (request) => {
         const raw = Buffer.isBuffer(request.body)
-        const body = raw
-          ? {
-              csv: request.body as Buffer,
-              workspaceId: request.query.workspaceId,
-              dryRun: request.query.dryRun,
-            }
+        // With the file as the body, its options are in the query; `dryRun=on` is refused, never an import.
+        const query = raw ? parse(importQuery, request.query, 'import options') : undefined
+        const body = query
+          ? { csv: request.body as Buffer, workspaceId: query.workspaceId, dryRun: query.dryRun }
           : parse(importBody, request.body, 'import')
-        const dryRun = raw ? ['1', 'true', 'yes'].includes(String(body.dryRun ?? '')) : Boolean(body.dryRun)
+        const dryRun = query ? ['1', 'true', 'yes'].includes(query.dryRun ?? '') : Boolean(body.dryRun)
         // A check creates nothing (read); an import creates posts (write).
         const actor = await actorFor(app, request, body.workspaceId, {
           name: 'imports',

@@ -1,12 +1,21 @@
 import { scopeFor, scopeWords } from '../oauth/scopes.js'
 import type { AnyTool } from '../tools/tool.js'
 import { eventSchema, openApiWebhooks } from '../webhooks/catalog.js'
-import { errorBodySchema, inputJsonSchema, outputJsonSchema } from './json-schema.js'
+import {
+  errorBodySchema,
+  inputJsonSchema,
+  type JsonSchema,
+  outputJsonSchema,
+  zodJsonSchema,
+} from './json-schema.js'
+import { type ManageOperation, manageOperations, openApiPath } from './manage-api.js'
 
 const errorResponses = {
   '400': 'Invalid request: bad JSON, wrong types, unknown fields, or a rule of the tool broken.',
   '401': 'No API key, or a key that is not valid or has been revoked.',
   '402': 'The workspace balance cannot pay for the call; nothing was done.',
+  '403':
+    'Not allowed: an OAuth token without the scope this needs, or an editor asking for an owner decision.',
   '404': 'Unknown tool, or a workspace, post or profile the caller cannot see.',
   '409': 'The call conflicts with the current state (for example editing a published post).',
   '413': 'The body is over 1 MB.',
@@ -51,18 +60,14 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string) {
             description: 'The tool result.',
             content: { 'application/json': { schema: outputJsonSchema(tool) } },
           },
-          ...Object.fromEntries(
-            Object.entries(errorResponses).map(([status, description]) => [
-              status,
-              {
-                description,
-                content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-              },
-            ]),
-          ),
+          ...errors(Object.keys(errorResponses)),
         },
       },
     }
+  }
+  for (const operation of manageOperations) {
+    const path = openApiPath(operation.path)
+    paths[path] = { ...(paths[path] as object), [operation.method.toLowerCase()]: describe(operation) }
   }
   return {
     openapi: '3.1.0',
@@ -75,9 +80,15 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string) {
     },
     servers: [{ url: baseUrl }],
     security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { OAuth2: [] }],
-    tags: ['Account', 'Channels', 'Publishing', 'Analytics', 'Media', 'Batching', 'Webhooks'].map((name) => ({
-      name,
-    })),
+    tags: [
+      ...['Account', 'Channels', 'Publishing', 'Analytics', 'Media', 'Batching'].map((name) => ({ name })),
+      {
+        name: TEAM_WORKFLOW,
+        description:
+          'Approvals, posting queues and CSV imports: REST paths of their own beside the tools (not MCP tools).',
+      },
+      { name: 'Webhooks', description: 'Webhook endpoints and settings (owners only; not MCP tools).' },
+    ],
     paths: { ...paths, ...webhookManagementPaths() },
     webhooks: openApiWebhooks(),
     components: {
@@ -255,6 +266,67 @@ function webhookManagementPaths() {
         },
         responses: { '202': { description: 'Queued.', ...json({ type: 'object' }) } },
       }),
+    },
+  }
+}
+
+const TEAM_WORKFLOW = 'Team workflow'
+
+const errors = (statuses: string[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: errorResponses[status as keyof typeof errorResponses],
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+    ]),
+  )
+
+/** Path or query parameters from an object schema, one per field. */
+function parameters(schema: ManageOperation['query'], where: 'path' | 'query') {
+  if (!schema) return []
+  const json = zodJsonSchema(schema, 'input')
+  const required = new Set((json.required as string[] | undefined) ?? [])
+  return Object.entries((json.properties ?? {}) as Record<string, JsonSchema>).map(
+    ([name, { description, ...property }]) => ({
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      schema: property,
+    }),
+  )
+}
+
+/** One team-workflow path (src/transports/manage-api.ts) as an OpenAPI operation. */
+function describe(operation: ManageOperation) {
+  const file = { schema: { type: 'string', description: 'The CSV file, UTF-8 (with or without BOM).' } }
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: operation.description,
+    tags: [TEAM_WORKFLOW],
+    'x-access': operation.access,
+    security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { OAuth2: [scopeFor(operation.access)] }],
+    parameters: [...parameters(operation.params, 'path'), ...parameters(operation.query, 'query')],
+    ...(operation.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: zodJsonSchema(operation.body, 'input') },
+              ...(operation.csvBody ? { 'text/csv': file, 'text/plain': file } : {}),
+            },
+          },
+        }
+      : {}),
+    responses: {
+      '200': {
+        description: 'The result.',
+        content: { 'application/json': { schema: zodJsonSchema(operation.answer, 'output') } },
+      },
+      ...errors(['400', '401', ...operation.errors, '429', '500'].sort()),
     },
   }
 }

@@ -122,9 +122,23 @@ describe.runIf(existsSync('/usr/bin/chromium'))('approvals in the dashboard', ()
       await writer.tab.getByRole('button', { name: 'Save and submit for approval' }).click()
       await writer.tab.getByText("Waiting for an owner's approval", { exact: true }).waitFor()
 
-      // The owner approves: charged now, once.
+      // The editor changes the copy while the owner has it open: approving what they saw is refused.
       await owner.tab.goto(`${h.baseUrl}/posts/${id}`)
       expect(await owner.tab.getByText('Sent back before with the note').count()).toBe(1)
+      const edited = await h.call(
+        'update_post',
+        { id, content: 'Our new Leith store opens on Saturday at nine.' },
+        { key: editor.apiKey },
+      )
+      expect(edited.status, JSON.stringify(edited.body)).toBe(200)
+      await owner.tab.getByRole('button', { name: 'Approve (5 credits)' }).click()
+      await owner.tab.getByText(/The post changed since you reviewed it/).waitFor()
+      expect((await h.call('get_post', { id })).body.approval.state).toBe('pending')
+      expect((await h.call('get_user_info', {})).body.credits.balance).toBe(before)
+
+      // The owner reviews it again and approves: charged now, once.
+      await owner.tab.goto(`${h.baseUrl}/posts/${id}`)
+      await owner.tab.getByText('Our new Leith store opens on Saturday at nine.').first().waitFor()
       await owner.tab.getByRole('button', { name: 'Approve (5 credits)' }).click()
       await owner.tab
         .getByText(/Approved; scheduled for .* 10:00 Europe\/Lisbon \(5 credits charged\)/)
@@ -148,7 +162,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('approvals in the dashboard', ()
         await worker.tick()
         await expect
           .poll(async () => (await tweets()).map((t) => t.text), { timeout: 15_000 })
-          .toEqual(['Our new Leith store opens on Saturday.'])
+          .toEqual(['Our new Leith store opens on Saturday at nine.'])
         await worker.idle()
       } finally {
         await worker.stop()

@@ -26,6 +26,8 @@ export interface Harness {
   password: string
   /** Every log line the service wrote, for secret-leak checks. */
   logs: string[]
+  /** Every route the server registered, `METHOD /path`. */
+  routes: string[]
   /** In sandbox mode, the simulators themselves: what each network now holds, counted in process. */
   sandboxes?: MountedSandboxes
   call(
@@ -97,7 +99,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.adapters ? { adapters: options.adapters } : {}),
     ...(options.oauthMetadataFetcher ? { oauthMetadataFetcher: options.oauthMetadataFetcher } : {}),
   })
-  const { server, close, sandboxes } = buildServer(
+  const { server, close, sandboxes, routes } = buildServer(
     app,
     options.faults ? { sandboxFaults: options.faults } : {},
   )
@@ -123,6 +125,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     email,
     password,
     logs,
+    routes,
     ...(sandboxes ? { sandboxes } : {}),
     async call(tool, body = {}, callOptions = {}) {
       const response = await fetch(`${baseUrl}/api/tools/${tool}`, {

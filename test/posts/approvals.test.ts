@@ -133,6 +133,34 @@ describe.each(backends)('approvals on $name', (backend) => {
     })
   })
 
+  it('refuses to approve a post its author changed after the owner reviewed it (409, nothing charged); the version reviewed now approves it', async () => {
+    await manage(h, 'POST', '/api/approvals/settings', { requireApproval: true })
+    const before = await balance()
+    const { body } = await editorPost('Harmless copy for review')
+    const id = body.post.id
+    const reviewed = (await h.call('get_post', { id })).body.approval.version as string
+    expect(reviewed).toMatch(/^[0-9a-f]{16}$/)
+    // The author swaps the copy (or the slot) between the owner's review and the click.
+    await asEditor('update_post', { id, content: 'Something the owner never saw' })
+    const stale = await approve(id, { version: reviewed })
+    expect(stale.status, JSON.stringify(stale.body)).toBe(409)
+    expect(stale.body.error.message).toMatch(/changed since/)
+    expect((await h.call('get_post', { id })).body.approval.state).toBe('pending')
+    expect(await balance()).toBe(before)
+    const current = (await h.call('get_post', { id })).body.approval.version as string
+    expect(current).not.toBe(reviewed)
+    await asEditor('reschedule_post', { id, scheduleDate: '2030-01-06', scheduleTime: '11:00' })
+    expect((await approve(id, { version: current })).status).toBe(409)
+    const seen = (await h.call('get_post', { id })).body.approval.version as string
+    const approved = await approve(id, { version: seen })
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200)
+    expect(approved.body.post).toMatchObject({
+      content: 'Something the owner never saw',
+      scheduleDate: '2030-01-06',
+    })
+    expect(await balance()).toBe(before - 5)
+  })
+
   it('approves once, charging at approval, even when two approvals race', async () => {
     const before = await balance()
     const { body } = await editorPost('Approve me twice')
@@ -168,6 +196,35 @@ describe.each(backends)('approvals on $name', (backend) => {
     expect(again.body.credits.charged).toBe(0)
     expect(again.body.post).toMatchObject({ status: 'scheduled', scheduleDate: '2030-01-06' })
     expect(await balance()).toBe(before)
+  })
+
+  it("sends an owner's scheduled post back to an owner when an editor changes its copy or profiles, out of the queue until approved", async () => {
+    await manage(h, 'POST', '/api/approvals/settings', { requireApproval: true })
+    const created = await h.call('create_post', {
+      content: 'Owner wrote this',
+      targetAccounts: [{ platform: 'twitter', profileId: 'tw-1' }],
+      ...slot,
+    })
+    const id = created.body.post.id
+    expect(created.body.post.status).toBe('scheduled')
+    const before = await balance()
+    const swapped = await asEditor('update_post', {
+      id,
+      targetAccounts: [{ platform: 'linkedin', profileId: 'li-1' }],
+    })
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(200)
+    expect(swapped.body.post).toMatchObject({ status: 'draft', approval: { state: 'pending' } })
+    const queued = await h.app.store.db
+      .selectFrom('targets')
+      .select('run_at')
+      .where('post_id', '=', id)
+      .execute()
+    expect(queued.map((t) => t.run_at)).toEqual([null])
+    const approved = await approve(id)
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200)
+    // The LinkedIn profile added while it waited is paid at approval (1), the X one removed is not refunded.
+    expect(approved.body.credits.charged).toBe(1)
+    expect(await balance()).toBe(before - 1)
   })
 
   it('moves the slot a pending post asks for and lets its author withdraw it', async () => {

@@ -4,6 +4,7 @@ import { createAppWorker } from '../../src/main.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import type { Harness } from '../helpers/harness.js'
+import { manage } from '../helpers/team.js'
 import { scriptedAdapter } from '../helpers/test-adapters.js'
 import { startPostHarness } from './post-harness.js'
 
@@ -61,6 +62,45 @@ describe.each(backends)('the repeated-copy warning on $name', (backend) => {
     const apart = await preflight('Summer sale starts now', { ...to('twitter', 'tw-1'), ...dayAfter })
     expect(apart.ok).toBe(true)
     expect(apart.warnings).toEqual([])
+  })
+
+  it('compares each queued profile around its own queue slot, in one read for all of them', async () => {
+    await manage(h, 'POST', '/api/queues', {
+      platform: 'twitter',
+      profile: 'acme',
+      timezone: 'UTC',
+      slots: ['daily 10:00'],
+    })
+    await manage(h, 'POST', '/api/queues', {
+      platform: 'twitter',
+      profile: 'other',
+      timezone: 'UTC',
+      slots: ['wed 10:00'],
+    })
+    const copy = 'Queued copy for two profiles'
+    const schedule = (profileId: string, scheduleDate: string, scheduleTime: string) =>
+      h.call('create_post', { content: copy, ...to('twitter', profileId), scheduleDate, scheduleTime })
+    // Near the other profile's slot, days from its own: neither counts.
+    await schedule('tw-2', '2030-06-02', '11:00')
+    await schedule('tw-1', '2030-06-05', '10:30')
+    const both = {
+      targetAccounts: [
+        { platform: 'twitter', profileId: 'tw-1' },
+        { platform: 'twitter', profileId: 'tw-2' },
+      ],
+      queue: true,
+    }
+    const clear = await preflight(copy, both)
+    expect(clear.queueSlots.map((s: { scheduleDate: string }) => s.scheduleDate)).toEqual([
+      '2030-06-02',
+      '2030-06-05',
+    ])
+    expect(clear.blockers).toEqual([])
+    const near = await schedule('tw-1', '2030-06-02', '20:00')
+    const blocked = await preflight(copy, both)
+    expect(blocked.blockers).toEqual([
+      expect.stringMatching(new RegExp(`^twitter @acme: .*\\(post ${near.body.post.id}\\)`)),
+    ])
   })
 
   it('counts a published post at the time it went out: within 24 hours and not after', async () => {
