@@ -22,8 +22,9 @@ export const isEventType = (value: string): value is EventType =>
   (eventTypes as readonly string[]).includes(value)
 
 /**
- * How long after each failed attempt the next one is made. Eleven attempts over about three and a half
- * days; after the last one fails the delivery is given up (it stays in the log and can be redelivered).
+ * How long after each failed attempt the next one is made: twelve attempts over about three and a half
+ * days (83.6 hours), so an endpoint that fails them all has failed for more than the 3 days that disable
+ * it. After the last one fails the delivery is given up (it stays in the log and can be redelivered).
  */
 export const RETRY_SCHEDULE_MS = Object.freeze([
   5_000,
@@ -33,6 +34,7 @@ export const RETRY_SCHEDULE_MS = Object.freeze([
   5 * 3_600_000,
   10 * 3_600_000,
   10 * 3_600_000,
+  14 * 3_600_000,
   14 * 3_600_000,
   14 * 3_600_000,
   14 * 3_600_000,
