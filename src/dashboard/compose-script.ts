@@ -110,6 +110,21 @@ form.addEventListener('submit', (event) => {
   }
 })
 
+// "Add to thread" adds an empty post at the end of the thread here (without script, the form is sent back
+// with one more).
+const addItem = document.getElementById('add-item')
+addItem?.addEventListener('click', (event) => {
+  event.preventDefault()
+  const items = document.querySelectorAll('.thread-item')
+  const last = items[items.length - 1]
+  const copy = last.cloneNode(true)
+  for (const field of copy.querySelectorAll('textarea')) field.value = ''
+  const label = copy.querySelector('label')
+  if (label && label.firstChild) label.firstChild.textContent = 'Post ' + (items.length + 2) + ' of the thread '
+  last.after(copy)
+  copy.querySelector('textarea').focus()
+})
+
 const upload = document.getElementById('upload')
 const status = document.getElementById('upload-status')
 upload?.addEventListener('change', async () => {

@@ -43,6 +43,10 @@ export interface Draft {
   date: string
   time: string
   timezone: string
+  /** Issue 26: follow-up posts (X, Bluesky, Threads), each with its media URLs one per line. */
+  thread: Array<{ content: string; mediaUrls: string }>
+  /** Issue 26: the first comment (every network). */
+  firstComment: string
 }
 
 /** One target's length as Herald counts it on its network, against the limit preflight reports. */
@@ -52,6 +56,8 @@ export interface TargetCount {
   username: string
   count: number
   limit: number
+  /** What is counted when it is not the post itself: "thread post 2", "first comment". */
+  what?: string
 }
 
 export interface Checked {
@@ -69,6 +75,8 @@ export interface PreviewTarget {
   copy: string
   media: Array<{ url: string; src?: string; video: boolean }>
   youtube: ResolvedYouTubeDetails | null
+  /** Issue 26: the thread posts and first comment shown under the post, in order. */
+  items?: Array<{ label: string; copy: string; media: Array<{ url: string; src?: string; video: boolean }> }>
 }
 
 const handle = (username: string) => `@${username.replace(/^@+/, '')}`
@@ -86,7 +94,7 @@ export function checkHtml(checked: Checked): string {
   const counts = checked.counts
     .map(
       (c) =>
-        `<li${c.count > c.limit ? ' class="over"' : ''}>${escapeHtml(who(c.platform, c.username))}: <strong>${c.count}</strong> / ${c.limit} characters${c.count > c.limit ? ' (over)' : ''}</li>`,
+        `<li${c.count > c.limit ? ' class="over"' : ''}>${escapeHtml(who(c.platform, c.username))}${c.what ? `, ${escapeHtml(c.what)}` : ''}: <strong>${c.count}</strong> / ${c.limit} characters${c.count > c.limit ? ' (over)' : ''}</li>`,
     )
     .join('')
   const { cost, balance } = checked.credits
@@ -125,6 +133,18 @@ function mediaHtml(target: PreviewTarget): string {
   return `<ol class="media ${layout}" aria-label="${label}">${items}</ol>`
 }
 
+/** The thread posts and first comment under a post's preview, each with its own copy and media. */
+function itemsHtml(target: PreviewTarget): string {
+  if (!target.items?.length) return ''
+  const items = target.items
+    .map(
+      (item) =>
+        `<li><p class="muted">${escapeHtml(item.label)}</p><p class="copy">${escapeHtml(item.copy)}</p>${mediaHtml({ ...target, media: item.media })}</li>`,
+    )
+    .join('')
+  return `<ol class="items" aria-label="After the post">${items}</ol>`
+}
+
 function previewCard(target: PreviewTarget): string {
   const name = who(target.platform, target.username)
   const rule = previewRules[target.platform]
@@ -134,13 +154,15 @@ function previewCard(target: PreviewTarget): string {
 ${mediaHtml(target)}
 <p><strong>${escapeHtml(target.youtube.title)}</strong></p>
 <p class="copy">${escapeHtml(description.shown)}${description.cut ? ` <span class="more">${escapeHtml(rule.cut.more)}</span>` : ''}</p>
-<p>Visibility: <strong>${escapeHtml(PRIVACY_LABELS[target.youtube.privacyStatus] ?? target.youtube.privacyStatus)}</strong></p></article>`
+<p>Visibility: <strong>${escapeHtml(PRIVACY_LABELS[target.youtube.privacyStatus] ?? target.youtube.privacyStatus)}</strong></p>
+${itemsHtml(target)}</article>`
   }
   const copy = cutCopy(target.platform, target.copy)
   return `<article class="card" aria-label="Preview on ${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>
 <p class="copy">${escapeHtml(copy.shown)}${copy.cut ? ` <span class="more">${escapeHtml(rule.cut.more)}</span>` : ''}</p>
 ${copy.cut ? `<p class="muted">The feed cuts the copy after ${rule.cut.at} characters.</p>` : ''}
-${mediaHtml(target)}</article>`
+${mediaHtml(target)}
+${itemsHtml(target)}</article>`
 }
 
 export const previewHtml = (targets: PreviewTarget[]) =>
@@ -157,7 +179,8 @@ const STYLE = `textarea,select{width:100%;max-width:100%;box-sizing:border-box}i
 .media img,.media .frame{display:block;width:100%;object-fit:cover;background:#e8edf3;border-radius:4px}
 .media .frame{display:flex;align-items:center;justify-content:center;font-size:.8rem;color:#5b6675;overflow:hidden;overflow-wrap:anywhere;text-align:center}
 .media.grid{display:grid;grid-template-columns:1fr 1fr}.media.carousel{display:flex;overflow-x:auto;scroll-snap-type:x mandatory}
-.media.carousel li{flex:0 0 80%;scroll-snap-align:start}`
+.media.carousel li{flex:0 0 80%;scroll-snap-align:start}
+.items{list-style:none;padding:0 0 0 .8rem;border-left:3px solid #dde3ea}.thread-item{border:1px dashed #dde3ea;padding:.3rem .6rem;margin:.4rem 0}`
 
 function zoneOptions(selected: string): string {
   const zones = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')]
@@ -221,6 +244,19 @@ ${boxes || '<p class="muted">No profile is connected yet: <a href="/channels">co
 <label>Media URLs, one per line, in order (optional) <textarea name="mediaUrls" id="media-urls" rows="2">${escapeHtml(draft.mediaUrls)}</textarea></label>
 <label>Or upload a file (Herald hosts it and adds its URL above) <input type="file" id="upload" accept="${UPLOAD_TYPES.join(',')}" data-csrf="${escapeHtml(csrf)}"></label>
 <p id="upload-status" class="muted" role="status"></p>
+<fieldset id="thread"><legend>Thread (X, Bluesky and Threads: each post replies to the one before)</legend>
+${[...draft.thread, { content: '', mediaUrls: '' }]
+  .map(
+    (
+      item,
+      i,
+    ) => `<div class="thread-item"><label>Post ${i + 2} of the thread <textarea name="threadContent" rows="2">${escapeHtml(item.content)}</textarea></label>
+<label>Its media URLs, one per line (optional) <textarea name="threadMedia" rows="1">${escapeHtml(item.mediaUrls)}</textarea></label></div>`,
+  )
+  .join('\n')}
+<button type="submit" name="intent" value="addItem" id="add-item">Add to thread</button>
+<p class="muted">Empty posts at the end are left out. Each post costs what a post costs on its network.</p></fieldset>
+<label>First comment (optional; a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky and Threads) <textarea name="firstComment" rows="2">${escapeHtml(draft.firstComment)}</textarea></label>
 <details${Object.keys(draft.variants).length ? ' open' : ''}><summary>Copy for one network or one profile</summary>
 ${variantFields}
 </details>

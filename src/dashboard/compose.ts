@@ -4,6 +4,7 @@ import { looksLikeVideo } from '../domain/network-rules.js'
 import { isNetwork, type Network } from '../domain/networks.js'
 import { type ConnectionInfo, resolveCopy } from '../domain/post-plan.js'
 import { lengthOn } from '../domain/text-length.js'
+import { deliveryItems, itemLabel, itemLimit } from '../domain/thread-items.js'
 import { type PrivacyStatus, resolveYouTubeDetails } from '../domain/youtube-details.js'
 import { httpStatusFor, toAppError } from '../errors.js'
 import type { FormBody } from '../lib/form.js'
@@ -80,8 +81,25 @@ function readDraft(body: FormBody): Draft {
     date: one(body, 'date'),
     time: one(body, 'time'),
     timezone: one(body, 'timezone') || 'UTC',
+    thread: readThread(body),
+    firstComment: one(body, 'firstComment'),
   }
 }
+
+/** The thread's posts in order (`threadContent` and `threadMedia` side by side); empty ones are left out. */
+function readThread(body: FormBody): Draft['thread'] {
+  const contents = list(body, 'threadContent')
+  const media = list(body, 'threadMedia')
+  return contents
+    .map((content, i) => ({ content, mediaUrls: media[i] ?? '' }))
+    .filter((item) => item.content.trim() !== '' || item.mediaUrls.trim() !== '')
+}
+
+const urlsOf = (text: string) =>
+  text
+    .split(/\s+/)
+    .map((u) => u.trim())
+    .filter(Boolean)
 
 const mediaList = (draft: Draft) =>
   draft.mediaUrls
@@ -107,6 +125,15 @@ function toolArguments(draft: Draft) {
     targetAccounts,
     ...(mediaUrls.length ? { mediaUrls } : {}),
     ...(Object.keys(draft.variants).length ? { variants: draft.variants } : {}),
+    ...(draft.thread.length
+      ? {
+          thread: draft.thread.map((item) => ({
+            content: item.content,
+            ...(urlsOf(item.mediaUrls).length ? { mediaUrls: urlsOf(item.mediaUrls) } : {}),
+          })),
+        }
+      : {}),
+    ...(draft.firstComment.trim() ? { firstComment: draft.firstComment } : {}),
     ...(targetsYouTube(draft) ? { youtube: youtubeDetails(draft) } : {}),
     ...(draft.when === 'now'
       ? { publishImmediately: true, timezone: draft.timezone }
@@ -130,15 +157,41 @@ function readPreflight(app: AppContext, draft: Draft, preflight: Preflight) {
     const connection: ConnectionInfo = { id: '', status: 'active', ...t }
     return { ...t, copy: resolveCopy(connection, undefined, draft.variants, draft.content) }
   })
+  const mediaOf = (urls: string[]) =>
+    urls.map((url) => ({
+      url,
+      video: looksLikeVideo(url),
+      ...(app.media.isHostedUrl(url) ? { src: new URL(url).pathname } : {}),
+    }))
+  // Issue 26: each target's thread posts and first comment, counted and previewed as its network takes them.
+  const itemsOf = (platform: Network) =>
+    deliveryItems(
+      platform,
+      draft.thread.map((item) => ({ content: item.content, mediaUrls: urlsOf(item.mediaUrls) })),
+      draft.firstComment.trim() ? draft.firstComment : undefined,
+    )
   const checked: Checked = {
     ok: preflight.ok,
-    counts: targets.map((t) => ({
-      platform: t.platform,
-      profileId: t.profileId,
-      username: t.username,
-      count: lengthOn(t.platform, t.copy),
-      limit: preflight.limits[t.platform],
-    })),
+    counts: targets.flatMap((t) => {
+      const items = itemsOf(t.platform)
+      return [
+        {
+          platform: t.platform,
+          profileId: t.profileId,
+          username: t.username,
+          count: lengthOn(t.platform, t.copy),
+          limit: preflight.limits[t.platform],
+        },
+        ...items.map((item, i) => ({
+          platform: t.platform,
+          profileId: t.profileId,
+          username: t.username,
+          count: lengthOn(t.platform, item.content),
+          limit: itemLimit(t.platform, item.role),
+          what: itemLabel(item, i, items),
+        })),
+      ]
+    }),
     blockers: preflight.blockers,
     warnings: preflight.warnings,
     credits: preflight.credits,
@@ -149,6 +202,11 @@ function readPreflight(app: AppContext, draft: Draft, preflight: Preflight) {
     copy: t.copy,
     media,
     youtube: t.platform === 'youtube' ? resolveYouTubeDetails(t.copy, youtubeDetails(draft)) : null,
+    items: itemsOf(t.platform).map((item, i, all) => ({
+      label: itemLabel(item, i, all).replace(/^./, (c) => c.toUpperCase()),
+      copy: item.content,
+      media: mediaOf(item.mediaUrls),
+    })),
   }))
   return { checked, preview }
 }
@@ -171,6 +229,8 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     date: '',
     time: '',
     timezone: 'UTC',
+    thread: [],
+    firstComment: '',
   })
 
   scope.get('/dashboard/compose.js', async (_request, reply) =>

@@ -152,6 +152,23 @@ ${(analytics?.notes ?? []).map((n) => `<p class="muted">${escapeHtml(n)}</p>`).j
 <button type="submit">Refresh analytics now (costs 1 credit)</button></form>`
 }
 
+/**
+ * Issue 26: a target's thread posts and first comment, one row each under it, with their own delivery
+ * (status, link, the network's words when one was refused).
+ */
+function itemRows(items: NonNullable<PostView['targets'][number]['items']>): string {
+  let threadPost = 1
+  return items
+    .map((item) => {
+      const what = item.kind === 'firstComment' ? 'First comment' : `Thread post ${++threadPost}`
+      return `\n<tr class="item"><td></td><td>↳ ${escapeHtml(what)}</td>
+<td>${escapeHtml(item.status)}</td>
+<td>${item.url ? `<a href="${escapeHtml(item.url)}" rel="noopener noreferrer">${escapeHtml(item.url)}</a>` : ''}</td>
+<td>${escapeHtml(item.error ?? '')}</td></tr>`
+    })
+    .join('')
+}
+
 function postPage(
   app: AppContext,
   who: SignedIn,
@@ -167,7 +184,7 @@ function postPage(
       ) => `<tr><td>${escapeHtml(label(t.platform))}</td><td>@${escapeHtml(t.username.replace(/^@+/, ''))}</td>
 <td>${escapeHtml(t.status)}</td>
 <td>${t.url ? `<a href="${escapeHtml(t.url)}" rel="noopener noreferrer">${escapeHtml(t.url)}</a>` : ''}</td>
-<td>${escapeHtml([t.error, t.uploadError].filter(Boolean).join(' · '))}</td></tr>`,
+<td>${escapeHtml([t.error, t.uploadError].filter(Boolean).join(' · '))}</td></tr>${itemRows(t.items ?? [])}`,
     )
     .join('\n')
   const notice = message?.notice

@@ -128,10 +128,15 @@ export const countMentions = (text: string): number =>
  * What the targets still owe for their creation: a post that waited for approval was not charged when it
  * was created; its targets pay their network price when it is approved (or otherwise queued).
  */
-export function unpaidPrice(targets: { platform: string; paid?: number | undefined }[]): number {
+export function unpaidPrice(
+  targets: { platform: string; paid?: number | undefined; items?: string | null | undefined }[],
+): number {
   return targets
     .filter((t) => t.paid === 0)
-    .reduce((sum, t) => sum + networkRules[t.platform as Network].price, 0)
+    .reduce(
+      (sum, t) => sum + networkRules[t.platform as Network].price * (1 + itemsStillToSend(t.items).length),
+      0,
+    )
 }
 
 /**
@@ -139,8 +144,34 @@ export function unpaidPrice(targets: { platform: string; paid?: number | undefin
  * price, whichever tool re-arms it (publish_post_now, reschedule_post, update_post back to scheduled); a
  * target already paid and never sent costs nothing more.
  */
-export function resendPrice(targets: { platform: string; status: string }[]): number {
+export function resendPrice(
+  targets: {
+    platform: string
+    status: string
+    remote_id?: string | null
+    items?: string | null | undefined
+  }[],
+): number {
+  // Issue 26: a re-send pays for what is still to go out, the post when it is not live and each item of
+  // its thread or first comment not yet live.
   return targets
     .filter((t) => t.status === 'failed')
-    .reduce((sum, t) => sum + networkRules[t.platform as Network].price, 0)
+    .reduce(
+      (sum, t) =>
+        sum +
+        networkRules[t.platform as Network].price *
+          ((t.remote_id ? 0 : 1) + itemsStillToSend(t.items).length),
+      0,
+    )
+}
+
+/** The items of a target (issue 26) not yet live on the network. */
+function itemsStillToSend(raw: string | null | undefined): { status: string }[] {
+  if (!raw) return []
+  try {
+    const items = JSON.parse(raw) as { status: string }[]
+    return Array.isArray(items) ? items.filter((i) => i.status !== 'published') : []
+  } catch {
+    return []
+  }
 }

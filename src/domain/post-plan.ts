@@ -9,6 +9,16 @@ import {
 import type { Network } from './networks.js'
 import { containsLink, lengthOn } from './text-length.js'
 import {
+  type DeliveryItem,
+  deliveryItems,
+  itemBlockers,
+  itemsPrice,
+  type PostItems,
+  type ThreadItemInput,
+  takesThreads,
+  threadNetworks,
+} from './thread-items.js'
+import {
   type ResolvedYouTubeDetails,
   resolveYouTubeDetails,
   type YouTubeDetailsInput,
@@ -36,6 +46,8 @@ export interface TargetRequest {
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
   youtube?: YouTubeDetailsInput | undefined
+  thread?: ThreadItemInput[] | undefined
+  firstComment?: string | undefined
 }
 
 export interface PlanInput {
@@ -46,6 +58,11 @@ export interface PlanInput {
   youtube?: YouTubeDetailsInput | undefined
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
+  /** Issue 26: a thread and a first comment, shared, per network or profile, or per target request. */
+  thread?: ThreadItemInput[] | undefined
+  firstComment?: string | undefined
+  threadVariants?: Record<string, ThreadItemInput[]> | undefined
+  firstCommentVariants?: Record<string, string> | undefined
 }
 
 export interface TargetOverrides {
@@ -60,6 +77,10 @@ export interface PlannedTarget {
   content: string
   mediaUrls: string[]
   youtube: ResolvedYouTubeDetails | null
+  /** The thread items and first comment delivered after the post (issue 26), in order. */
+  items: DeliveryItem[]
+  /** The thread and first comment as resolved for this profile, kept on its post. */
+  postItems: PostItems
 }
 
 export interface UnknownTarget {
@@ -192,8 +213,40 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
       connection.platform === 'youtube'
         ? resolveYouTubeDetails(content, { ...input.youtube, ...overrides.youtube })
         : null
-    return { connection, overrides, content, mediaUrls, youtube }
+    const key = `${connection.platform}:${connection.profileId}`
+    const ownThread =
+      request?.thread ?? input.threadVariants?.[key] ?? input.threadVariants?.[connection.platform]
+    const thread = ownThread ?? input.thread
+    const firstComment =
+      request?.firstComment ??
+      input.firstCommentVariants?.[key] ??
+      input.firstCommentVariants?.[connection.platform] ??
+      input.firstComment
+    // A thread named for this profile or network that the network cannot take is refused; the shared one
+    // is left out of such networks with a warning (below).
+    if (ownThread && ownThread.length > 0 && !takesThreads(connection.platform))
+      blockers.push(
+        `${request?.thread ? 'targetAccounts[].thread' : 'threadVariants'}: ${label(connection)}: ${connection.platform} takes no threads (only ${threadNetworks.join(', ')})`,
+      )
+    const items = deliveryItems(connection.platform, thread, firstComment)
+    const postItems: PostItems = {
+      ...(thread && thread.length > 0 && takesThreads(connection.platform) ? { thread } : {}),
+      ...(firstComment ? { firstComment } : {}),
+    }
+    return { connection, overrides, content, mediaUrls, youtube, items, postItems }
   })
+  if (input.thread && input.thread.length > 0) {
+    const without = targets.filter((t) => !takesThreads(t.connection.platform))
+    if (without.length === targets.length && targets.length > 0)
+      blockers.push(
+        `thread: none of the profiles takes a thread (${without.map((t) => label(t.connection)).join(', ')}); threads go to ${threadNetworks.join(', ')}`,
+      )
+    else
+      for (const t of without)
+        warnings.push(
+          `${label(t.connection)}: ${t.connection.platform} takes no threads; the thread is left out there (first comments go to every network)`,
+        )
+  }
 
   let hasLink = false
   let mediaCount: number | undefined
@@ -239,6 +292,8 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
         `${who}: YouTube Shorts needs a video; ${mediaUrls.find((u) => !looksLikeVideo(u))} does not look like one (mp4, mov, webm)`,
       )
     }
+    blockers.push(...itemBlockers(connection.platform, who, target.items))
+    if (target.items.some((item) => containsLink(item.content))) hasLink = true
     if (target.youtube && target.youtube.title === '')
       blockers.push(`${who}: the video needs a title (give youtube.title or a first line of copy)`)
     if (mediaUrls.length > 1) {
@@ -261,8 +316,11 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
   if (hasLink)
     warnings.push(`The copy holds a link: a one-off surcharge of ${LINK_SURCHARGE} credits applies`)
   const cost =
-    targets.reduce((sum, t) => sum + networkRules[t.connection.platform].price, 0) +
-    (hasLink && targets.length > 0 ? LINK_SURCHARGE : 0)
+    targets.reduce(
+      (sum, t) =>
+        sum + networkRules[t.connection.platform].price + itemsPrice(t.connection.platform, t.items),
+      0,
+    ) + (hasLink && targets.length > 0 ? LINK_SURCHARGE : 0)
   return {
     targets,
     unknownTargets: unknown,

@@ -122,6 +122,38 @@ export type LookupAnswer =
   | { kind: 'absent' }
   | { kind: 'ambiguous'; reason: string }
 
+/**
+ * One item delivered after a target's post (issue 26): a thread item, a reply to the item before it, or
+ * a first comment, a comment on (or reply to) the post. Each is its own network call, made once.
+ */
+export interface ItemRequest {
+  targetId: string
+  /** 0-based position among the target's items: stable across attempts (Bluesky derives its record key from it). */
+  index: number
+  role: 'thread' | 'firstComment'
+  profile: Profile
+  credentials: Credentials
+  content: string
+  mediaUrls: string[]
+  /** The target's own post. */
+  root: { remoteId: string; url: string }
+  /** What the item answers: the item before it (thread) or the post (first comment). */
+  parent: { remoteId: string; url: string }
+  signal: AbortSignal
+  /** What an earlier attempt of this item recorded (a Threads container), as for a target. */
+  progress?: Record<string, string>
+  /** Records the item's network-side work before the next call (see {@link PublishRequest.saveProgress}). */
+  saveProgress?(progress: Record<string, string>): Promise<void>
+}
+
+/** What an adapter is given to look for an item whose call went unanswered: a reply found under its parent. */
+export interface ItemLookupRequest extends ItemRequest {
+  /** Epoch ms when the unanswered call was about to be made. */
+  since: number
+  /** Remote ids of the target's other items: never a match. */
+  excludeRemoteIds: readonly string[]
+}
+
 export interface PublishResult {
   /** The network's id of the new post (tweet id, video id, at:// URI, ...). */
   remoteId: string
@@ -247,6 +279,17 @@ export interface NetworkAdapter {
    * no way to look: such targets stay stuck until reset_stuck_post.
    */
   findPublished?(request: LookupRequest): Promise<LookupAnswer>
+  /**
+   * Issue 26: publishes a thread item (a reply to `parent`) or a first comment (a comment on, or reply
+   * to, the post). Absent where the network takes neither.
+   */
+  publishItem?(request: ItemRequest): Promise<PublishResult>
+  /**
+   * Issue 26: resolves an item's unknown outcome by looking under its parent for a reply or comment with
+   * the item's copy made since the call: found, absent with certainty, or ambiguous. Throws a
+   * {@link PublishFailure} when the network could not be asked.
+   */
+  findItem?(request: ItemLookupRequest): Promise<LookupAnswer>
   /**
    * Present where the network meters posts per profile over a rolling window it reports (Instagram's
    * `content_publishing_limit`): posts used and allowed now, for preflight's "nearly used" warning.

@@ -120,3 +120,42 @@ const LINK = /\bhttps?:\/\/\S+/gi
 
 /** True when the copy holds something besides links and spacing to tell one post from another. */
 export const isDistinctive = (text: string): boolean => normaliseCopy(text.replace(LINK, ' ')) !== ''
+
+/** How far a network's clock may be behind Herald's when a reply or comment is looked up. */
+const REPLY_CLOCK_SLACK_MS = 2 * 60_000
+
+/**
+ * Issue 26: an item (a reply, a comment) whose call went unanswered, looked for among what its parent
+ * holds (the replies or comments the network lists under it), by its copy and the time it was made: one
+ * match of distinctive copy is found, several or copy that says nothing is ambiguous, none is absent.
+ */
+export async function findAmongReplies<Row>(input: {
+  rows: Row[]
+  /** Where a person would look, in words: "the replies to https://…". */
+  where: string
+  content: string
+  since: number
+  exclude: readonly string[]
+  idOf(row: Row): string | undefined
+  textOf(row: Row): string
+  /** Epoch ms the row was made; NaN when the network does not say. */
+  timeOf(row: Row): number
+  result(row: Row): PublishResult
+}): Promise<LookupAnswer> {
+  const wanted = normaliseCopy(input.content)
+  const from = input.since - REPLY_CLOCK_SLACK_MS
+  const answer = await lookUpRecent<Row>({
+    where: input.where,
+    readPage: async () => ({ rows: input.rows }),
+    idOf: input.idOf,
+    urlOf: (row) => input.result(row).url,
+    isMatch: (row) => {
+      const time = input.timeOf(row)
+      return normaliseCopy(input.textOf(row)) === wanted && (Number.isNaN(time) || time >= from)
+    },
+    distinctive: isDistinctive(input.content),
+    exclude: input.exclude,
+    isOlder: () => false,
+  })
+  return toLookupAnswer(answer, input.result)
+}

@@ -101,7 +101,7 @@ export interface ImportContext {
     args: Record<string, unknown>,
     options?: { idempotencyKey?: string; knownConnections?: ConnectionInfo[] },
   ): Promise<unknown>
-  /** Whether create_post takes `firstComment` in this build (a field added by another change). */
+  /** Whether create_post takes `firstComment` in this build (issue 26 added it). */
   supportsFirstComment: boolean
   /** True when the importing person's posts wait for an owner (their cost is charged at approval). */
   waitsForApproval: boolean
@@ -298,6 +298,7 @@ function readProfiles(cell: string, connections: ConnectionInfo[], problems: Row
 /** Which column a preflight blocker is about, by what it says. */
 function columnOf(blocker: string, preflight: Preflight): ColumnName | undefined {
   if (preflight.unknownTargets.some((u) => u.reason === blocker)) return 'profiles'
+  if (/^firstComment/.test(blocker)) return 'first comment'
   if (/posting queue|posting time/.test(blocker)) return 'queue'
   if (/attachment|media|video|image|items in a set/i.test(blocker)) return 'media URLs'
   if (/characters|copy|hashtags|mentions|nothing to publish/i.test(blocker)) return 'content'

@@ -1,6 +1,7 @@
 import { approvalVersion } from '../domain/approval.js'
 import type { Network } from '../domain/networks.js'
 import { STUCK_MESSAGE } from '../domain/post-status.js'
+import { readItems, readPostItems } from '../domain/thread-items.js'
 import type { PostRow, TargetRow } from '../store/posts.js'
 import type { PostView } from './schemas.js'
 
@@ -46,6 +47,10 @@ export function presentPost(post: PostRow, targets: TargetRow[], now: number): P
           },
         }
       : {}),
+    ...(readPostItems(post.items).thread ? { thread: readPostItems(post.items).thread } : {}),
+    ...(readPostItems(post.items).firstComment !== undefined
+      ? { firstComment: readPostItems(post.items).firstComment }
+      : {}),
     ...(post.from_queue ? { queued: true } : {}),
   }
 }
@@ -62,7 +67,21 @@ export function presentTarget(t: TargetRow, now: number): PostView['targets'][nu
     ...(t.error ? { error: t.error } : isStuck(t, now) ? { error: STUCK_MESSAGE } : {}),
     ...(t.upload_error ? { uploadError: t.upload_error } : {}),
     ...(t.published_at ? { publishedAt: iso(t.published_at) } : {}),
+    ...(t.items ? { items: presentItems(t.items) } : {}),
   }
+}
+
+/** A target's thread items and first comment as the API shows them (issue 26). */
+function presentItems(raw: string) {
+  return readItems(raw).map((item) => ({
+    kind: item.role,
+    content: item.content,
+    status: item.status,
+    ...(item.remoteId ? { postId: item.remoteId } : {}),
+    ...(item.url ? { url: item.url } : {}),
+    ...(item.error ? { error: item.error } : {}),
+    ...(item.publishedAt ? { publishedAt: iso(item.publishedAt) } : {}),
+  }))
 }
 
 /** Groups targets by post id, keeping their order. */

@@ -31,7 +31,8 @@ export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<
 /** A queue row for one planned target. `runAt` null keeps it out of the queue (draft). */
 export function targetRow(
   input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
-  target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'>,
+  target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'> &
+    Partial<Pick<PlannedTarget, 'items'>>,
 ): TargetRow {
   return {
     id: newId(input.now),
@@ -61,6 +62,7 @@ export function targetRow(
     unknown_outcome_at: null,
     created_at: input.now,
     updated_at: input.now,
+    items: target.items && target.items.length > 0 ? JSON.stringify(target.items) : null,
   }
 }
 

@@ -46,6 +46,61 @@ export const youtubeSchema = z
 
 export const contentSchema = z.string().max(MAX_CONTENT)
 
+/**
+ * Issue 26. The schema takes up to 100 items so that a longer thread is reported with its field path
+ * (create_post 400, preflight blocker: "a thread takes at most 25") rather than as a malformed request.
+ */
+export const MAX_THREAD_INPUT = 100
+
+export const threadItemSchema = z
+  .strictObject({
+    content: contentSchema.describe('Copy of this item, counted as the network counts a post.'),
+    mediaUrls: mediaUrlsSchema
+      .optional()
+      .describe('Attachments of this item (as for a post on its network).'),
+  })
+  .describe('One follow-up post of a thread.')
+
+export const threadSchema = z
+  .array(threadItemSchema)
+  .max(MAX_THREAD_INPUT)
+  .describe(
+    'Optional thread (an addition to the spec): follow-up posts published in order after the post, each a reply to the one before, on twitter, bluesky and threads (other networks take none). At most 25 items. Example: [{"content": "2/ The details"}, {"content": "3/ Read more", "mediaUrls": ["https://example.com/chart.png"]}]. Each item costs what a post costs on its network.',
+  )
+
+export const firstCommentSchema = z
+  .string()
+  .max(MAX_CONTENT)
+  .describe(
+    'Optional first comment (an addition to the spec): posted right after the post as a comment on facebook, instagram, linkedin and youtube, and as a reply on twitter, bluesky and threads. Comment limits: instagram 2,196, linkedin 1,250, facebook 8,000, youtube 10,000 characters; replies take the post limit. Example: "Link in the article: https://example.com". Costs what a post costs on its network.',
+  )
+
+export const threadVariantsSchema = z
+  .record(
+    z
+      .string()
+      .regex(
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        'keys are a network value or <platform>:<profileId>',
+      ),
+    threadSchema,
+  )
+  .describe('Optional thread per network or per profile (keys as in variants); wins over thread.')
+
+export const firstCommentVariantsSchema = z
+  .record(
+    z
+      .string()
+      .regex(
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        'keys are a network value or <platform>:<profileId>',
+      ),
+    firstCommentSchema,
+  )
+  .describe(
+    'Optional first comment per network or per profile (keys as in variants); wins over firstComment.',
+  )
+
 export const targetAccountSchema = z
   .strictObject({
     platform: networkSchema,
@@ -67,6 +122,12 @@ export const targetAccountSchema = z
     youtube: youtubeSchema
       .optional()
       .describe('Upload details for this profile only (merged over the shared youtube object).'),
+    thread: threadSchema
+      .optional()
+      .describe('Thread for this profile only; wins over threadVariants and thread.'),
+    firstComment: firstCommentSchema
+      .optional()
+      .describe('First comment for this profile only; wins over firstCommentVariants and firstComment.'),
   })
   .describe('One exact profile to post to.')
 
@@ -99,6 +160,24 @@ export const targetViewSchema = z.object({
   error: z.string().optional().describe('Why delivery failed, on failure.'),
   uploadError: z.string().optional().describe('A media upload that failed while the post still shipped.'),
   publishedAt: z.string().optional().describe('When this profile received it (ISO 8601).'),
+  items: z
+    .array(
+      z.object({
+        kind: z
+          .enum(['thread', 'firstComment'])
+          .describe('thread: a reply to the item before; firstComment: a comment on (or reply to) the post.'),
+        content: z.string().describe('Copy of the item.'),
+        status: z.enum(targetStatuses).describe('pending, published or failed.'),
+        postId: z.string().optional().describe('Remote id of the item, once live.'),
+        url: z.string().optional().describe('Live URL of the item.'),
+        error: z.string().optional().describe('Why the network refused it.'),
+        publishedAt: z.string().optional().describe('When it went out (ISO 8601).'),
+      }),
+    )
+    .optional()
+    .describe(
+      "Issue 26: the thread items and first comment delivered after the post, in order, each with its own status; the target's url stays the post's. Absent when there are none.",
+    ),
 })
 
 export const postViewSchema = z.object({
@@ -145,6 +224,11 @@ export const postViewSchema = z.object({
     .describe(
       "Approval, in workspaces where owners approve editors' posts (an addition to the spec; absent when the post never needed one).",
     ),
+  thread: z
+    .array(z.object({ content: z.string(), mediaUrls: z.array(z.string()).optional() }))
+    .optional()
+    .describe('The thread as given for this post (an addition to the spec); absent when none.'),
+  firstComment: z.string().optional().describe('The first comment as given for this post; absent when none.'),
   queued: z
     .boolean()
     .optional()

@@ -15,6 +15,7 @@ import { createRefreshLeaseMigration } from './migrations/006-refresh-lease.js'
 import { createMediaLifetimeMigration } from './migrations/007-cache-media-lifetime.js'
 import { createOAuthServerMigration } from './migrations/011-oauth-server.js'
 import { createEventsWebhooksMigration } from './migrations/012-events-webhooks.js'
+import { createThreadItemsMigration } from './migrations/013-thread-items.js'
 import { createTeamWorkflowMigration } from './migrations/014-team-workflow.js'
 import type { Database } from './schema.js'
 
@@ -148,6 +149,7 @@ export async function migrate(store: Store): Promise<void> {
       '007-cache-media-lifetime': createMediaLifetimeMigration(),
       '011-oauth-server': createOAuthServerMigration(),
       '012-events-webhooks': createEventsWebhooksMigration(store.dialect),
+      '013-thread-items': createThreadItemsMigration(),
       '014-team-workflow': createTeamWorkflowMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),

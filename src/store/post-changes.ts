@@ -24,6 +24,8 @@ export async function rewriteTarget(
     content: string
     mediaUrls: string[]
     youtube: unknown
+    /** Issue 26: the target's thread items and first comment (the live ones kept as they are). */
+    items: readonly unknown[]
     runAt: number | null
     retry: boolean
     now: number
@@ -35,6 +37,7 @@ export async function rewriteTarget(
       content: change.content,
       media_urls: JSON.stringify(change.mediaUrls),
       youtube: change.youtube ? JSON.stringify(change.youtube) : null,
+      items: change.items.length > 0 ? JSON.stringify(change.items) : null,
       run_at: target.status === 'pending' || change.retry ? change.runAt : null,
       ...(change.retry ? { status: 'pending', error: null } : {}),
       updated_at: change.now,

@@ -75,6 +75,7 @@ const insertPostRows = compiledInsertRows('posts', [
   'approval',
   'charge_group',
   'from_queue',
+  'items',
 ])
 
 const insertTargetRows = compiledInsertRows('targets', [
@@ -103,6 +104,7 @@ const insertTargetRows = compiledInsertRows('targets', [
   'created_at',
   'updated_at',
   'paid',
+  'items',
 ])
 
 /**
@@ -112,11 +114,11 @@ const insertTargetRows = compiledInsertRows('targets', [
 export async function insertPosts(db: Db, posts: PostRow[], targets: TargetRow[]) {
   await insertPostRows(
     db,
-    posts.map((post) => ({ approval: null, charge_group: null, from_queue: 0, ...post })),
+    posts.map((post) => ({ approval: null, charge_group: null, from_queue: 0, items: null, ...post })),
   )
   await insertTargetRows(
     db,
-    targets.map((target) => ({ paid: 1, ...target })),
+    targets.map((target) => ({ paid: 1, items: null, ...target })),
   )
 }
 

@@ -21,12 +21,16 @@ import { resolveCreateSchedule } from '../posts/schedule-input.js'
 import {
   contentSchema,
   dateSchema,
+  firstCommentSchema,
+  firstCommentVariantsSchema,
   MAX_TARGETS,
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
   postViewSchema,
   targetAccountSchema,
+  threadSchema,
+  threadVariantsSchema,
   timeSchema,
   timezoneSchema,
   variantsSchema,
@@ -50,6 +54,10 @@ export const createPostInput = toolInput({
     .optional()
     .describe('Whole networks; each expands to every connected profile on it.'),
   variants: variantsSchema.optional(),
+  thread: threadSchema.optional(),
+  firstComment: firstCommentSchema.optional(),
+  threadVariants: threadVariantsSchema.optional(),
+  firstCommentVariants: firstCommentVariantsSchema.optional(),
   youtube: youtubeSchema.optional(),
   publishImmediately: z
     .boolean()
@@ -129,7 +137,7 @@ async function create(
   if (plan.blockers.length > 0)
     throw invalid(`The post cannot be published: ${plan.blockers.join('; ')}`, { blockers: plan.blockers })
   await refuseUnfetchableMedia(
-    plan.targets.flatMap((t) => t.mediaUrls),
+    plan.targets.flatMap((t) => [...t.mediaUrls, ...t.items.flatMap((item) => item.mediaUrls)]),
     ctx.app.config,
     (url) => ctx.app.media.isHostedUrl(url),
   )
@@ -197,6 +205,7 @@ async function create(
         approval: waits ? 'pending' : null,
         charge_group: chargeGroup,
         from_queue: opening ? 1 : 0,
+        items: Object.keys(target.postItems).length > 0 ? JSON.stringify(target.postItems) : null,
       }
       const row = targetRow(
         { postId: id, workspaceId, position: 0, runAt: waits ? null : slot.dueAt, now },
@@ -281,7 +290,7 @@ export const createPost = defineTool({
   name: 'create_post',
   title: 'Create post',
   description:
-    "Queue or broadcast a post. Each targeted profile gets its own post with its own id. Refused with 400 (listing the blockers) when preflight_post would block it (except its 24-hour repeated-copy check, which only preflight_post makes), 402 when the balance cannot pay; nothing is created or charged then. Price: 5 credits per X profile, 1 per other profile, plus a one-off 50 when the copy holds a link. With queue: true each profile's post takes that profile's next free posting time. When the workspace requires approval, an editor's posts are created as drafts waiting for an owner (approval.state pending) and nothing is charged until an owner approves them.",
+    "Queue or broadcast a post. Each targeted profile gets its own post with its own id. Optional additions: thread (follow-up posts, each replying to the one before, on twitter, bluesky and threads; at most 25) and firstComment (a comment on facebook, instagram, linkedin and youtube, a reply on twitter, bluesky and threads), per profile in targetAccounts and per network in threadVariants/firstCommentVariants; each item costs what a post costs on its network and is delivered once, in order. Refused with 400 (listing the blockers) when preflight_post would block it (except its 24-hour repeated-copy check, which only preflight_post makes), 402 when the balance cannot pay; nothing is created or charged then. Price: 5 credits per X profile, 1 per other profile, plus a one-off 50 when the copy holds a link. With queue: true each profile's post takes that profile's next free posting time. When the workspace requires approval, an editor's posts are created as drafts waiting for an owner (approval.state pending) and nothing is charged until an owner approves them.",
   access: 'write',
   category: 'Publishing',
   input: createPostInput,

@@ -42,7 +42,7 @@ export const preflightPost = defineTool({
   name: 'preflight_post',
   title: 'Preflight post',
   description:
-    'Dry run of create_post: checks copy length as each network counts it, profiles not connected or needing reconnect, networks that require media, attachment sets against each target, the schedule (or, with queue: true, the slot each profile would take), the same copy sent to the same profile within 24 hours (a warning naming the post; a blocker on X, which refuses it), and the price against the balance. Publishes nothing, costs nothing. Takes the same arguments as create_post.',
+    'Dry run of create_post: checks copy length as each network counts it, profiles not connected or needing reconnect, networks that require media, attachment sets against each target, the schedule (or, with queue: true, the slot each profile would take), the same copy sent to the same profile within 24 hours (a warning naming the post; a blocker on X, which refuses it), and the price against the balance. With a thread or firstComment (additions to the spec) it also checks the length of each item as its network counts it (X 280 per thread post, Bluesky 300, Threads 500; comments: Instagram 2,196, LinkedIn 1,250, Facebook 8,000, YouTube 10,000), the media of each item, at most 25 thread items, warns where a shared thread cannot go (threads go to twitter, bluesky and threads; first comments to every network), and prices each item as a post on its network. Publishes nothing, costs nothing. Takes the same arguments as create_post.',
   access: 'read',
   category: 'Publishing',
   input: preflightInput,

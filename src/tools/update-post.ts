@@ -3,6 +3,7 @@ import { isPending, WAITING_MESSAGE } from '../domain/approval.js'
 import { networkRules, resendPrice } from '../domain/network-rules.js'
 import { type ConnectionInfo, planPost } from '../domain/post-plan.js'
 import { editableStatuses, isInFlight, settableStatuses } from '../domain/post-status.js'
+import { type DeliveryItem, itemsPrice, readItems, readPostItems } from '../domain/thread-items.js'
 import type { YouTubeDetailsInput } from '../domain/youtube-details.js'
 import { conflict, invalid } from '../errors.js'
 import { postView } from '../posts/load.js'
@@ -13,11 +14,13 @@ import { resolveSlot } from '../posts/schedule-input.js'
 import {
   contentSchema,
   dateSchema,
+  firstCommentSchema,
   MAX_TARGETS,
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
   postViewSchema,
+  threadSchema,
   timeSchema,
   timezoneSchema,
   youtubeSchema,
@@ -47,7 +50,7 @@ export const updatePost = defineTool({
   name: 'update_post',
   title: 'Update post',
   description:
-    "Patch a scheduled, draft or failed post: only the fields sent change. targetAccounts or platforms replace the target list (added profiles cost their network price); mediaUrls [] removes all media; youtube fields merge; status moves between scheduled, draft and failed (draft takes the post out of the queue). Publishing or published posts are a 409. With approvals on, an editor's status scheduled, or change of the copy, media or profiles of a scheduled post, makes it wait for an owner (approval.state pending); a pending post stays pending (status draft withdraws it).",
+    "Patch a scheduled, draft or failed post: only the fields sent change. targetAccounts or platforms replace the target list (added profiles cost their network price); mediaUrls [] removes all media; youtube fields merge; status moves between scheduled, draft and failed (draft takes the post out of the queue). Publishing or published posts are a 409. thread and firstComment (additions to the spec) replace the post's; on a post whose thread stopped at a refused item, the items already live must be sent unchanged and the ones after may change, then publish_post_now sends from the refused item. With approvals on, an editor's status scheduled, or change of the copy, media or profiles of a scheduled post, makes it wait for an owner (approval.state pending); a pending post stays pending (status draft withdraws it).",
   access: 'write',
   category: 'Publishing',
   input: toolInput({
@@ -74,6 +77,14 @@ export const updatePost = defineTool({
       .optional()
       .describe('title, description, privacyStatus; omitted fields keep their value.'),
     status: z.enum(settableStatuses).optional().describe('scheduled, draft or failed.'),
+    thread: threadSchema
+      .optional()
+      .describe(
+        'Replacement thread for every profile of the post ([] removes it). Items already live must be sent unchanged; the ones after them may change (fix a refused item, then publish_post_now sends from it).',
+      ),
+    firstComment: firstCommentSchema
+      .optional()
+      .describe('Replacement first comment ("" removes it); refused once it is live.'),
   }),
   output: z.object({
     success: z.boolean().describe('True when the patch was applied.'),
@@ -87,7 +98,10 @@ export const updatePost = defineTool({
     if (input.mediaUrl !== undefined && input.mediaUrls !== undefined)
       throw invalid('Send mediaUrl or mediaUrls, not both')
     await refuseUnfetchableMedia(
-      input.mediaUrls ?? (input.mediaUrl ? [input.mediaUrl] : []),
+      [
+        ...(input.mediaUrls ?? (input.mediaUrl ? [input.mediaUrl] : [])),
+        ...(input.thread ?? []).flatMap((item) => item.mediaUrls ?? []),
+      ],
       ctx.app.config,
       (url) => ctx.app.media.isHostedUrl(url),
     )
@@ -114,6 +128,14 @@ export const updatePost = defineTool({
           ? JSON.parse(post.youtube)
           : undefined
 
+      // Issue 26: the thread and first comment sent replace the post's; otherwise the post keeps its own.
+      const kept = readPostItems(post.items)
+      const postItems = {
+        ...((input.thread ?? kept.thread)?.length ? { thread: input.thread ?? kept.thread } : {}),
+        ...((input.firstComment ?? kept.firstComment)
+          ? { firstComment: input.firstComment ?? kept.firstComment }
+          : {}),
+      }
       const replacing = input.targetAccounts !== undefined || input.platforms !== undefined
       const targetRequest = replacing
         ? { targetAccounts: input.targetAccounts, platforms: input.platforms }
@@ -125,7 +147,10 @@ export const updatePost = defineTool({
               ...(input.content === undefined ? { content: t.content } : {}),
             })),
           }
-      const plan = planPost({ content, variants, mediaUrls, youtube, ...targetRequest }, connections)
+      const plan = planPost(
+        { content, variants, mediaUrls, youtube, ...postItems, ...targetRequest },
+        connections,
+      )
       if (plan.unknownTargets.length > 0)
         throw invalid(`Not connected: ${plan.unknownTargets.map((u) => u.reason).join('; ')}`, {
           unknownTargets: plan.unknownTargets,
@@ -143,7 +168,9 @@ export const updatePost = defineTool({
         replacing ||
         input.mediaUrl !== undefined ||
         input.mediaUrls !== undefined ||
-        input.youtube !== undefined
+        input.youtube !== undefined ||
+        input.thread !== undefined ||
+        input.firstComment !== undefined
       const asks =
         ctx.workspace.role === 'editor' &&
         requested === 'scheduled' &&
@@ -180,19 +207,69 @@ export const updatePost = defineTool({
           : post.due_at
       const runAt = queued ? dueAt : null
 
-      const kept = new Map(current.map((t) => [t.connection_id, t]))
+      // A target whose post is live (its thread or first comment stopped partway) keeps its post and the
+      // items already live: they are on the network and cannot change; only what follows them may.
+      const changesLivePost =
+        input.content !== undefined ||
+        input.mediaUrl !== undefined ||
+        input.mediaUrls !== undefined ||
+        input.youtube !== undefined
+      const itemsFor = new Map<string, DeliveryItem[]>()
+      for (const target of plan.targets) {
+        const existing = current.find((t) => t.connection_id === target.connection.id)
+        if (!existing) continue
+        const live = readItems(existing.items).filter((i) => i.status === 'published')
+        if (existing.remote_id && changesLivePost)
+          throw conflict(
+            `${existing.platform} @${existing.username} has this post live already; only its thread items and first comment that are not live may change`,
+          )
+        for (const [i, item] of live.entries()) {
+          const next = target.items[i]
+          if (!next || next.role !== item.role || next.content !== item.content)
+            throw conflict(
+              `${existing.platform} @${existing.username}: ${item.role === 'thread' ? `thread item ${i + 1}` : 'the first comment'} is live already (${item.url ?? item.remoteId}) and cannot change; send the live items unchanged`,
+            )
+        }
+        itemsFor.set(existing.id, [...live, ...target.items.slice(live.length)])
+      }
+      const itemsChanged = input.thread !== undefined || input.firstComment !== undefined
+      const keptTargets = new Map(current.map((t) => [t.connection_id, t]))
       const wanted = new Set(plan.targets.map((t) => t.connection.id))
       const removed = current.filter((t) => !wanted.has(t.connection_id))
-      if (removed.some((t) => t.status === 'published'))
+      // A target whose post is live (published, or a thread stopped partway) stays: it is on the network.
+      if (removed.some((t) => t.status === 'published' || t.remote_id !== null))
         throw conflict('A profile that already received this post cannot be removed from it')
-      const added = plan.targets.filter((t) => !kept.has(t.connection.id))
-      const rearmed = queued ? current.filter((t) => wanted.has(t.connection_id)) : []
+      const added = plan.targets.filter((t) => !keptTargets.has(t.connection.id))
+      const rearmed = (queued ? current.filter((t) => wanted.has(t.connection_id)) : []).map((t) => ({
+        ...t,
+        items: itemsFor.has(t.id) ? JSON.stringify(itemsFor.get(t.id)) : t.items,
+      }))
       // A post not paid for yet (waiting for approval, or rejected) pays for added profiles with the rest,
       // when it is queued; a queued post pays what it still owes now.
       const deferred = !queued && (approval === 'pending' || approval === 'rejected')
-      const addedPrice = added.reduce((sum, t) => sum + networkRules[t.connection.platform].price, 0)
+      const addedPrice = added.reduce(
+        (sum, t) =>
+          sum + networkRules[t.connection.platform].price + itemsPrice(t.connection.platform, t.items),
+        0,
+      )
+      // Items added to a kept target that is paid and not being re-sent are paid for now (a re-sent one
+      // pays for all it still sends through resendPrice).
+      const itemsDelta = itemsChanged
+        ? current
+            .filter((t) => t.paid !== 0 && t.status === 'pending' && itemsFor.has(t.id))
+            .reduce(
+              (sum, t) =>
+                sum +
+                Math.max(
+                  0,
+                  itemsPrice(t.platform as ConnectionInfo['platform'], itemsFor.get(t.id) ?? []) -
+                    itemsPrice(t.platform as ConnectionInfo['platform'], readItems(t.items)),
+                ),
+              0,
+            )
+        : 0
       const owed = queued ? await owedOnQueueing(tx, post, rearmed, now) : 0
-      const price = (deferred ? 0 : addedPrice) + resendPrice(rearmed) + owed
+      const price = (deferred ? 0 : addedPrice + itemsDelta) + resendPrice(rearmed) + owed
       if (price > 0)
         await charge(
           tx,
@@ -214,6 +291,7 @@ export const updatePost = defineTool({
         updated_at: now,
         approval,
         publish_immediately: publishImmediately,
+        items: Object.keys(postItems).length > 0 ? JSON.stringify(postItems) : null,
       }
       if (status !== post.status && status !== 'failed') patch.last_error = ''
       await updatePostRow(tx, post.id, patch)
@@ -224,7 +302,7 @@ export const updatePost = defineTool({
       const resolvedFor = { content, mediaUrls, variants, youtube }
       let position = Math.max(-1, ...current.map((t) => t.position)) + 1
       for (const target of plan.targets) {
-        const existing = kept.get(target.connection.id)
+        const existing = keptTargets.get(target.connection.id)
         const resolved = resolveForPost(
           target.connection,
           resolvedFor,
@@ -233,7 +311,7 @@ export const updatePost = defineTool({
         if (!existing) {
           const row = targetRow(
             { postId: post.id, workspaceId: ctx.workspace.id, position: position++, runAt, now },
-            resolved,
+            { ...resolved, items: target.items },
           )
           if (deferred) row.paid = 0
           await insertTarget(tx, row)
@@ -242,6 +320,7 @@ export const updatePost = defineTool({
             content: resolved.content,
             mediaUrls: resolved.mediaUrls,
             youtube: resolved.youtube,
+            items: itemsFor.get(existing.id) ?? [],
             runAt,
             retry: status === 'scheduled' && existing.status === 'failed',
             now,

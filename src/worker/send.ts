@@ -8,10 +8,12 @@ import {
   type FailureKind,
   type NetworkAdapter,
   PublishFailure,
+  type PublishResult,
 } from '../networks/adapter.js'
 import { type ConnectionRow, findConnection, markNeedsReconnect } from '../store/connections.js'
 import type { TargetRow } from '../store/posts.js'
 import { releaseQuota, reserveQuota } from '../store/quota.js'
+import { chainItems, chainWriter, deliverChain } from './items.js'
 import { progressSaver, readProgress } from './progress.js'
 import type { Outcome } from './settle.js'
 
@@ -66,7 +68,9 @@ export async function sendTarget(
   }
   // An app-wide quota (YouTube's daily units) is reserved before the network is called, and refused
   // there when the day's quota would be exceeded; a failure that did not spend it gives the units back.
-  const quota = adapter.capabilities.quota
+  // A post already live (its thread or first comment still going out) spends no more publishing quota.
+  const headLive = target.remote_id !== null && chainItems(target).some((item) => item.status !== 'published')
+  const quota = headLive ? undefined : adapter.capabilities.quota
   const slot = quota
     ? { key: quota.key, day: quota.dayOf(deps.now()), units: quota.unitsPerPublish }
     : undefined
@@ -92,49 +96,78 @@ export async function sendTarget(
 
   let refreshed = false
   let lookedUp = false
+  // Issue 26: a target with a thread or first comment delivers its items after its post. The post may be
+  // live from an earlier attempt (its remote id is on the target): it is never published again.
+  const items = chainItems(target)
+  const chained = items.some((item) => item.status !== 'published')
+  const writer = chainWriter(deps.db, target)
+  let head: PublishResult | undefined =
+    target.remote_id && chained ? { remoteId: target.remote_id, url: target.url ?? '' } : undefined
   for (;;) {
     let credentials: Credentials
     try {
       credentials = await usableCredentials(deps, adapter, connection, { force: refreshed })
     } catch (error) {
       // Nothing reached the publishing call: the quota it reserved is given back.
-      if (quota && slot) await releaseQuota(deps.db, slot)
+      if (quota && slot && !head) await releaseQuota(deps.db, slot)
       if (error instanceof PublishFailure) return classify(deps, target, connection.id, error, signal)
       // The vault or the database failed before any network call: nothing was sent, so retry.
       deps.logger.error({ err: error, targetId: target.id }, 'could not read the profile credentials')
       return notSent(deps, target, connectionId, 'Herald could not read the profile credentials')
     }
     try {
-      if (target.unknown_outcome_at !== null && adapter.findPublished && !lookedUp) {
-        // An earlier attempt's publishing call went unanswered: ask the network before sending again.
-        const answer = await adapter.findPublished({
-          ...request,
-          credentials,
-          since: target.attempt_started_at ?? target.unknown_outcome_at,
-        })
-        lookedUp = true
-        if (answer.kind === 'found') {
-          deps.logger.info({ targetId: target.id }, 'unanswered attempt found on the network')
-          return {
-            outcome: { kind: 'published', remoteId: answer.result.remoteId, url: answer.result.url },
-            kind: 'ok',
-            connectionId,
-          }
+      if (!head) {
+        if (target.unknown_outcome_at !== null && adapter.findPublished && !lookedUp) {
+          // An earlier attempt's publishing call went unanswered: ask the network before sending again.
+          const answer = await adapter.findPublished({
+            ...request,
+            credentials,
+            since: target.attempt_started_at ?? target.unknown_outcome_at,
+          })
+          lookedUp = true
+          if (answer.kind === 'found') {
+            deps.logger.info({ targetId: target.id }, 'unanswered attempt found on the network')
+            head = answer.result
+          } else if (answer.kind === 'ambiguous')
+            return {
+              outcome: { kind: 'unknown', error: answer.reason },
+              kind: 'unknown_outcome',
+              connectionId,
+            }
+          else
+            deps.logger.info(
+              { targetId: target.id },
+              'unanswered attempt not found on the network; sending again',
+            )
         }
-        if (answer.kind === 'ambiguous')
-          return { outcome: { kind: 'unknown', error: answer.reason }, kind: 'unknown_outcome', connectionId }
-        deps.logger.info(
-          { targetId: target.id },
-          'unanswered attempt not found on the network; sending again',
-        )
+        if (!head) head = await adapter.publish({ ...request, credentials })
+        // The post is live: recorded before any item is sent, so no later attempt publishes it again.
+        if (chained) await writer.saveHead(head, deps.now())
       }
-      const result = await adapter.publish({ ...request, credentials })
+      if (chained) {
+        const end = await deliverChain({
+          adapter,
+          items,
+          target,
+          profile,
+          credentials,
+          head,
+          writer,
+          now: deps.now,
+          signal,
+        })
+        if (end.kind === 'refused')
+          return { outcome: { kind: 'failed', error: end.error }, kind: 'invalid_content', connectionId }
+        if (end.kind === 'unknown')
+          return { outcome: { kind: 'unknown', error: end.error }, kind: 'unknown_outcome', connectionId }
+        if (end.kind === 'failure') throw end.failure
+      }
       return {
         outcome: {
           kind: 'published',
-          remoteId: result.remoteId,
-          url: result.url,
-          uploadError: result.uploadError,
+          remoteId: head.remoteId,
+          url: head.url,
+          uploadError: head.uploadError ?? (target.upload_error || undefined),
         },
         kind: 'ok',
         connectionId,
@@ -145,10 +178,12 @@ export async function sendTarget(
         refreshed = true
         continue
       }
-      if (quota && slot && error instanceof PublishFailure && !quota.spent(error))
+      if (quota && slot && !head && error instanceof PublishFailure && !quota.spent(error))
         await releaseQuota(deps.db, slot)
       const result = await classify(deps, target, connection.id, error, signal)
-      return result.outcome.kind === 'unknown' ? lookLater(deps, adapter, target, result) : result
+      // Once the post is live, what is unknown is an item's outcome: it is looked up under its parent.
+      const canLook = head ? Boolean(adapter.findItem) : Boolean(adapter.findPublished)
+      return result.outcome.kind === 'unknown' && canLook ? lookLater(deps, target, result) : result
     }
   }
 }
@@ -216,14 +251,8 @@ async function classify(
  * when the post is there, or sends again when it is not. Once the attempts are used up, or while the
  * worker is stopping, the target is left stuck for a person, as before.
  */
-function lookLater(
-  deps: SendDeps,
-  adapter: NetworkAdapter,
-  target: TargetRow,
-  result: SendResult,
-): SendResult {
-  if (!adapter.findPublished || target.attempts >= MAX_ATTEMPTS || result.outcome.kind !== 'unknown')
-    return result
+function lookLater(deps: SendDeps, target: TargetRow, result: SendResult): SendResult {
+  if (target.attempts >= MAX_ATTEMPTS || result.outcome.kind !== 'unknown') return result
   const now = deps.now()
   const runAt = now + (deps.unknownOutcomeCheckMs ?? 60_000)
   return {

@@ -227,7 +227,7 @@ describe('the connect flow', () => {
       expect(row.profile_id).toMatch(/^UC/)
     })
 
-    it('refuses a grant without the upload scope and says so', async () => {
+    it('refuses a grant without any scope that can upload (upload and force-ssl unticked) and says so', async () => {
       // A Google account that never granted upload before (Google's incremental consent would report
       // an earlier grant of the scope again).
       const created = await fetch(`${h.baseUrl}/sandbox/youtube/_sandbox/accounts`, {
@@ -241,9 +241,11 @@ describe('the connect flow', () => {
       expect(created.status).toBe(201)
       const { consent: page } = await begin('youtube')
       const upload = 'https://www.googleapis.com/auth/youtube.upload'
+      // youtube.force-ssl (asked for first comments, issue 26) also allows uploads: untick it too.
+      const forceSsl = 'https://www.googleapis.com/auth/youtube.force-ssl'
       const callback = await consent(
         page,
-        consentForm(page, { set: { account: 'careful@example.com' }, untick: [upload] }),
+        consentForm(page, { set: { account: 'careful@example.com' }, untick: [upload, forceSsl] }),
       )
       const answer = await browser.get(callback)
       expect(answer.status).toBe(400)

@@ -258,6 +258,52 @@ describe('the Compose page', () => {
     expect(rows.find((r) => r.platform === 'twitter')?.content).toBe('Hello from the dashboard')
   })
 
+  it('adds thread posts and a first comment: each counted and previewed per profile, created with the post, listed on its page', async () => {
+    const fields = {
+      content: ['Our new oven 1/'],
+      profile: ['twitter:tw-1', 'linkedin:li-1'],
+      threadContent: ['Our new oven 2/ forty loaves an hour', 'Our new oven 3/ come and taste', ''],
+      threadMedia: ['', '', ''],
+      firstComment: ['Open daily from eight'],
+      when: ['schedule'],
+      date: ['2031-06-02'],
+      time: ['10:00'],
+      timezone: ['UTC'],
+    }
+    const { body: check } = await liveCheck(fields)
+    expect(check.ok, JSON.stringify(check)).toBe(true)
+    expect(check.checkHtml).toContain('X @acme, thread post 2 of 3: <strong>36</strong> / 280 characters')
+    expect(check.checkHtml).toContain(
+      'LinkedIn @acme-li, first comment: <strong>21</strong> / 1250 characters',
+    )
+    expect(check.warnings.join(' ')).toMatch(/linkedin @acme-li: linkedin takes no threads/)
+    // X: the post, two thread posts and the comment at 5; LinkedIn: the post and its comment at 1.
+    expect(check.credits.cost).toBe(5 * 4 + 2)
+    expect(check.previewHtml).toContain('Thread post 3 of 3')
+    expect(check.previewHtml).toContain('First comment')
+    const form = await browser.get('/compose')
+    expect(form.text).toContain('Add to thread')
+    expect(form.text).toContain('name="firstComment"')
+    const created = await compose({ intent: ['create'], ...fields })
+    expect(created.status, created.text).toBe(303)
+    const location = created.headers.get('location') ?? ''
+    const posts = (await h.call('list_posts', {})).body.posts as Array<{
+      id: string
+      content: string
+      thread?: Array<{ content: string }>
+      firstComment?: string
+    }>
+    const onX = posts.find((p) => p.content === 'Our new oven 1/' && p.thread)
+    expect(onX?.thread?.map((i) => i.content)).toEqual([
+      'Our new oven 2/ forty loaves an hour',
+      'Our new oven 3/ come and taste',
+    ])
+    expect(onX?.firstComment).toBe('Open daily from eight')
+    const page = await browser.get(location.startsWith('/posts/') ? location : `/posts/${onX!.id}`)
+    expect(page.text).toContain('↳ Thread post 2')
+    expect(page.text).toContain('↳ First comment')
+  })
+
   it('sends copy for one profile as variants["linkedin:<profileId>"], and that profile’s post gets it', async () => {
     const created = await compose({
       intent: ['create'],
@@ -514,7 +560,8 @@ describe('the Compose page', () => {
               const box = image.getBoundingClientRect()
               return Math.round((box.width / box.height) * 100) / 100
             })
-        await expect.poll(() => shape('Preview on Instagram @acme-ig')).toBe(0.8)
+        // The preview follows the upload and a debounced check: give a loaded machine time.
+        await expect.poll(() => shape('Preview on Instagram @acme-ig'), { timeout: 10_000 }).toBe(0.8)
         expect(await shape('Preview on X @acme')).toBe(1.78)
         expect(errors).toEqual([])
       } finally {

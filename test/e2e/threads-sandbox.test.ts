@@ -51,7 +51,7 @@ describe('Threads in sandbox mode, end to end', () => {
     const authorize = new URL(start.location!)
     expect(`${authorize.origin}${authorize.pathname}`).toBe(`${threads()}/oauth/authorize`)
     expect(authorize.searchParams.get('scope')).toBe(
-      'threads_basic,threads_content_publish,threads_manage_insights',
+      'threads_basic,threads_content_publish,threads_manage_insights,threads_manage_replies',
     )
     const consentForm: Record<string, string[]> = { username: ['Pier Bakery'], decision: ['authorize'] }
     for (const [key, value] of authorize.searchParams) consentForm[key] = [value]

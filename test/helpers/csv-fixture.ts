@@ -55,9 +55,9 @@ export function teamCsv(options: { good: number; from: string; queueRows?: numbe
       reason: /not an http\(s\) URL/,
     },
     {
-      cells: ['With a comment', 'linkedin:acme-li', day(6), '10:00', 'UTC', '', 'First!', ''],
+      cells: ['With a long comment', 'linkedin:acme-li', day(6), '10:00', 'UTC', '', 'x'.repeat(1300), ''],
       column: 'first comment',
-      reason: /first comment is not supported by this Herald yet/,
+      reason: /the first comment is 1300 characters; linkedin allows 1250/,
     },
   ]
   const total = options.good + badRows.length

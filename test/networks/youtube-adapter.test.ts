@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { FakeClock } from '../../src/lib/clock.js'
 import { PublishFailure } from '../../src/networks/adapter.js'
 import {
+  COMMENT_SCOPE,
   failureSpentQuota,
   NO_CHANNEL_MESSAGE,
   nextPacificMidnight,
@@ -70,7 +71,7 @@ afterEach(() => {
 })
 
 describe('connecting a YouTube channel', () => {
-  it('builds the Google authorize URL with both scopes, offline access, forced consent, incremental auth, PKCE S256 and state', () => {
+  it('builds the Google authorize URL with the upload, read-only and comment scopes, offline access, forced consent, incremental auth, PKCE S256 and state', () => {
     const url = new URL(
       adapter.oauth!.authorizeUrl({ state: 's-1', codeChallenge: 'c'.repeat(43), redirectUri: REDIRECT_URI }),
     )
@@ -79,7 +80,7 @@ describe('connecting a YouTube channel', () => {
       client_id: CLIENT.id,
       redirect_uri: REDIRECT_URI,
       response_type: 'code',
-      scope: `${UPLOAD_SCOPE} ${READONLY_SCOPE}`,
+      scope: `${UPLOAD_SCOPE} ${READONLY_SCOPE} ${COMMENT_SCOPE}`,
       access_type: 'offline',
       prompt: 'consent',
       include_granted_scopes: 'true',
@@ -87,12 +88,12 @@ describe('connecting a YouTube channel', () => {
       code_challenge: 'c'.repeat(43),
       code_challenge_method: 'S256',
     })
-    expect(adapter.oauth!.scopes).toEqual([UPLOAD_SCOPE, READONLY_SCOPE])
+    expect(adapter.oauth!.scopes).toEqual([UPLOAD_SCOPE, READONLY_SCOPE, COMMENT_SCOPE])
   })
 
   it('connects through the consent page: the code is exchanged with the PKCE verifier and the channel resolved', async () => {
     const { credentials, profile, grantedScopes } = await connectAccount(world, adapter)
-    expect(grantedScopes.sort()).toEqual([READONLY_SCOPE, UPLOAD_SCOPE].sort())
+    expect(grantedScopes.sort()).toEqual([READONLY_SCOPE, UPLOAD_SCOPE, COMMENT_SCOPE].sort())
     expect(youtubeGrantProblem(grantedScopes, credentials)).toBeNull()
     expect(credentials.accessToken).toMatch(/^ya29\./)
     expect(credentials.refreshToken).toMatch(/^1\/\//)

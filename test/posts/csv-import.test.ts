@@ -149,6 +149,27 @@ describe.each(backends)('CSV import over REST on $name', (backend) => {
     expect(res.body.rows[2].blockers[0].message).toMatch(/2 cells and the header 4/)
   })
 
+  it('imports a row with a first comment as a post carrying it (create_post takes firstComment since issue 26)', async () => {
+    const csv = [
+      csvLine(['content', 'profiles', 'date', 'time', 'first comment']),
+      csvLine([
+        'Hiring, again',
+        'linkedin:acme-li',
+        '2030-04-01',
+        '10:00',
+        'Apply: https://example.com/jobs',
+      ]),
+    ].join('\n')
+    const res = await upload(csv)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.summary).toMatchObject({ created: 1, blocked: 0 })
+    const post = await h.call('get_post', { id: res.body.rows[0].postIds[0] })
+    expect(post.body.firstComment).toBe('Apply: https://example.com/jobs')
+    expect(post.body.targets[0].items).toEqual([
+      { kind: 'firstComment', content: 'Apply: https://example.com/jobs', status: 'pending' },
+    ])
+  })
+
   it('blocks a row that repeats an earlier row’s copy to X within 24 hours', async () => {
     const csv = [
       'content,profiles,date,time',

@@ -1,7 +1,7 @@
 import type { LookupFn } from '../../media/safe-fetch.js'
 import type { AdapterDeps, Credentials, NetworkAdapter, Profile } from '../adapter.js'
 import { readPostMetrics, readProfileMetrics } from './metrics.js'
-import { findPost, publishPost } from './post.js'
+import { findPost, findReply, publishPost, publishReply } from './post.js'
 import { createSession, refreshSession, resolveProfile, type SessionContext } from './session.js'
 import { createXrpc } from './xrpc.js'
 
@@ -70,6 +70,8 @@ export function createBlueskyAdapter(settings: BlueskySettings, deps: AdapterDep
     resolveProfile: (credentials) => resolveProfile(session, credentials),
     publish: (request) => publishPost({ xrpc, media: deps.media, logger, now: deps.now }, request),
     findPublished: (request) => findPost({ xrpc, media: deps.media, logger, now: deps.now }, request),
+    publishItem: (request) => publishReply({ xrpc, media: deps.media, logger, now: deps.now }, request),
+    findItem: (request) => findReply({ xrpc, media: deps.media, logger, now: deps.now }, request),
     postMetrics: (input) => readPostMetrics(xrpc, input),
     profileMetrics: (input) => readProfileMetrics(xrpc, input),
   }

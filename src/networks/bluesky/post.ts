@@ -1,6 +1,8 @@
 import type { Logger } from '../../logger.js'
 import type { MediaPort, PreparedMedia } from '../../media/port.js'
 import {
+  type ItemLookupRequest,
+  type ItemRequest,
   type LookupAnswer,
   type LookupRequest,
   PublishFailure,
@@ -69,7 +71,7 @@ async function resolveMentions(
 }
 
 /** Checks the copy and media count against the lexicon before any call is made. */
-function checkRequest(request: PublishRequest): void {
+function checkRequest(request: Pick<PublishRequest, 'content' | 'mediaUrls'>): void {
   const textProblem = textLimitProblem(request.content)
   if (textProblem) throw new PublishFailure('invalid_content', textProblem, { code: 'TextTooLong' })
   const countProblem = mediaCountProblem(request.mediaUrls.length)
@@ -79,7 +81,15 @@ function checkRequest(request: PublishRequest): void {
   }
 }
 
-export async function publishPost(ctx: PostContext, request: PublishRequest): Promise<PublishResult> {
+type PostRequest = Pick<PublishRequest, 'targetId' | 'credentials' | 'content' | 'mediaUrls' | 'signal'>
+type StrongRef = { uri: string; cid: string }
+
+export async function publishPost(
+  ctx: PostContext,
+  request: PostRequest,
+  /** Issue 26: a reply's record key seed (`<target id>:<item index>`) and its root and parent refs. */
+  reply?: { keySeed: string; root: StrongRef; parent: StrongRef },
+): Promise<PublishResult> {
   checkRequest(request)
   const session = sessionOf(request.credentials)
   const { signal } = request
@@ -106,8 +116,9 @@ export async function publishPost(ctx: PostContext, request: PublishRequest): Pr
     createdAt: new Date(ctx.now()).toISOString(),
     ...(facets.length > 0 ? { facets } : {}),
     ...(embed ? { embed } : {}),
+    ...(reply ? { reply: { root: reply.root, parent: reply.parent } } : {}),
   }
-  const rkey = recordKeyFor(request.targetId)
+  const rkey = recordKeyFor(reply?.keySeed ?? request.targetId)
   let created: { uri: string; cid: string }
   try {
     created = await ctx.xrpc<{ uri: string; cid: string }>({
@@ -187,4 +198,54 @@ export async function findPost(ctx: PostContext, request: LookupRequest): Promis
   if (!parsed) throw new PublishFailure('unknown_outcome', 'Bluesky getRecord answered without a post URI')
   const handle = session.handle && session.handle !== 'handle.invalid' ? session.handle : session.did
   return foundByKey({ remoteId: record.uri, url: postUrl(handle, parsed.rkey) }, request.excludeRemoteIds)
+}
+
+/** The record key seed of a target's item: every attempt of the item writes the same key. */
+export const itemKeySeed = (request: Pick<ItemRequest, 'targetId' | 'index'>) =>
+  `${request.targetId}:item:${request.index}`
+
+/** A post's strong ref (`uri` and the `cid` its record has now), read from the PDS. */
+async function strongRef(ctx: PostContext, request: ItemRequest, uri: string): Promise<StrongRef> {
+  const session = sessionOf(request.credentials)
+  const parsed = parsePostUri(uri)
+  if (!parsed) throw new PublishFailure('invalid_content', `${uri} is not a Bluesky post`)
+  return ctx.xrpc<StrongRef>({
+    service: session.pdsUrl,
+    nsid: 'com.atproto.repo.getRecord',
+    params: { repo: parsed.did, collection: 'app.bsky.feed.post', rkey: parsed.rkey },
+    token: session.accessJwt,
+    signal: request.signal,
+  })
+}
+
+/**
+ * Issue 26: a thread item or first comment is a post whose `reply` names the thread's first post (`root`)
+ * and the post it answers (`parent`), with their cids; its facets are detected on its own text, and its
+ * record key is derived from the target id and the item's position, so a repeated write cannot make it twice.
+ */
+export async function publishReply(ctx: PostContext, request: ItemRequest): Promise<PublishResult> {
+  const root = await strongRef(ctx, request, request.root.remoteId)
+  const parent =
+    request.parent.remoteId === request.root.remoteId
+      ? root
+      : await strongRef(ctx, request, request.parent.remoteId)
+  return publishPost(ctx, request, {
+    keySeed: itemKeySeed(request),
+    root: { uri: root.uri, cid: root.cid },
+    parent: { uri: parent.uri, cid: parent.cid },
+  })
+}
+
+/** Issue 26: an unanswered reply is looked up by the record key its item always writes. */
+export function findReply(ctx: PostContext, request: ItemLookupRequest): Promise<LookupAnswer> {
+  return findPost(ctx, {
+    targetId: itemKeySeed(request),
+    profile: request.profile,
+    credentials: request.credentials,
+    content: request.content,
+    mediaUrls: request.mediaUrls,
+    since: request.since,
+    excludeRemoteIds: request.excludeRemoteIds,
+    signal: request.signal,
+  })
 }

@@ -1,4 +1,5 @@
 import { type AdapterDeps, type NetworkAdapter, PublishFailure } from '../adapter.js'
+import { FACEBOOK_COMMENTS, findComment, publishComment } from '../meta/comments.js'
 import { createFacebookLogin } from '../meta/facebook-login.js'
 import { callGraph } from '../meta/graph.js'
 import { facebookGraph, type MetaSettings } from '../meta/settings.js'
@@ -49,6 +50,8 @@ export function createFacebookAdapter(settings: MetaSettings, deps: AdapterDeps)
     },
     publish: (request) => publishToPage(ctx, request),
     findPublished: (request) => findPagePost(ctx, request),
+    publishItem: (request) => publishComment(FACEBOOK_COMMENTS, ctx.graph, request),
+    findItem: (request) => findComment(FACEBOOK_COMMENTS, ctx.graph, request),
     postMetrics: ({ credentials, remoteId }) => readPostMetrics(ctx, { credentials, remoteId }),
     profileMetrics: ({ credentials, profile }) => readPageMetrics(ctx, { credentials, profile }),
   }

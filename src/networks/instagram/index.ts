@@ -1,4 +1,5 @@
 import { type AdapterDeps, type NetworkAdapter, PublishFailure } from '../adapter.js'
+import { findComment, INSTAGRAM_COMMENTS, publishComment } from '../meta/comments.js'
 import { callGraph } from '../meta/graph.js'
 import { facebookGraph, instagramGraph, type MetaSettings } from '../meta/settings.js'
 import { createInstagramLogin, refreshInstagramToken, resolveInstagramLoginProfile } from './login.js'
@@ -65,6 +66,8 @@ export function createInstagramAdapter(settings: MetaSettings, deps: AdapterDeps
     },
     publish: (request) => publishToInstagram(ctx, request),
     findPublished: (request) => findInstagramPost(ctx, request),
+    publishItem: (request) => publishComment(INSTAGRAM_COMMENTS, graphFor(ctx, request.credentials), request),
+    findItem: (request) => findComment(INSTAGRAM_COMMENTS, graphFor(ctx, request.credentials), request),
     async publishingAllowance({ credentials, profile }) {
       const limit = await readAllowance(
         { graph: graphFor(ctx, credentials), token: credentials.accessToken },

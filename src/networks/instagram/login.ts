@@ -24,6 +24,8 @@ export const INSTAGRAM_LOGIN_SCOPES = [
   'instagram_business_basic',
   'instagram_business_content_publish',
   'instagram_business_manage_insights',
+  // Issue 26: a first comment on the post.
+  'instagram_business_manage_comments',
 ] as const
 
 export const REFRESH_AHEAD_MS = 10 * 24 * 60 * 60 * 1000

@@ -217,6 +217,33 @@ export const linkedinContract: readonly ContractEntry[] = [
     }),
   },
   {
+    // Issue 26: a first comment [reference A.4: `POST /rest/socialActions/{encoded post URN}/comments`
+    // with actor, object and message.text]; 1,250 characters [reference D, third-party].
+    name: 'socialActions comments create',
+    method: 'POST',
+    path: /^\/rest\/socialActions\/urn%3Ali%3A(?:share|ugcPost)%3A\d+\/comments$/,
+    headers: restJsonHeaders,
+    query: noQuery,
+    body: z.strictObject({
+      actor: author,
+      object: z.union([urn('share'), urn('ugcPost')]),
+      message: z.strictObject({ text: z.string().min(1).max(1250) }),
+    }),
+  },
+  {
+    name: 'socialActions comments list',
+    method: 'GET',
+    path: /^\/rest\/socialActions\/urn%3Ali%3A(?:share|ugcPost)%3A\d+\/comments$/,
+    headers: restHeaders,
+    query: z.strictObject({
+      start: z.string().regex(/^\d+$/).optional(),
+      count: z
+        .string()
+        .regex(/^(?:[1-9]\d?|100)$/, 'count between 1 and 100')
+        .optional(),
+    }),
+  },
+  {
     name: 'organizationalEntityShareStatistics',
     method: 'GET',
     path: /^\/rest\/organizationalEntityShareStatistics$/,

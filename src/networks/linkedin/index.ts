@@ -10,7 +10,7 @@ import {
   tokenCredentials,
   tokenRequest,
 } from './oauth.js'
-import { findPost, publishPost } from './publish.js'
+import { findComment, findPost, publishComment, publishPost } from './publish.js'
 import type { LinkedInSettings } from './settings.js'
 
 export type { LinkedInSettings } from './settings.js'
@@ -74,6 +74,8 @@ export function createLinkedInAdapter(
     },
     publish: (request) => publishPost(ctx, publishOptions, request),
     findPublished: (request) => findPost(ctx, request),
+    publishItem: (request) => publishComment(ctx, request),
+    findItem: (request) => findComment(ctx, request),
     postMetrics: (input) => readPostMetrics(ctx, input),
     profileMetrics: (input) => readPageMetrics(ctx, input),
   }

@@ -1,8 +1,21 @@
 import type { PreparedMedia } from '../../media/port.js'
-import type { LookupAnswer, LookupRequest, PublishRequest, PublishResult } from '../adapter.js'
+import type {
+  ItemLookupRequest,
+  ItemRequest,
+  LookupAnswer,
+  LookupRequest,
+  PublishRequest,
+  PublishResult,
+} from '../adapter.js'
 import { PublishFailure } from '../adapter.js'
-import { isDistinctive, lookUpRecent, normaliseCopy, toLookupAnswer } from '../lookup-scan.js'
-import { type LinkedInContext, linkedinCall } from './client.js'
+import {
+  findAmongReplies,
+  isDistinctive,
+  lookUpRecent,
+  normaliseCopy,
+  toLookupAnswer,
+} from '../lookup-scan.js'
+import { enc, type LinkedInContext, linkedinCall } from './client.js'
 import { LINKEDIN_TEXT_LIMIT, linkedinLength, littleEscape, littleVisible } from './little.js'
 import { uploadImage, uploadVideo, waitForImages } from './media.js'
 import { authorOf } from './oauth.js'
@@ -211,4 +224,75 @@ export async function findPost(ctx: LinkedInContext, request: LookupRequest): Pr
 /** The image and video URNs a post's `content` names (one media, a multi-image set, an article thumbnail). */
 function assetUrns(content: Record<string, unknown>): string[] {
   return [...JSON.stringify(content).matchAll(/urn:li:(?:image|video):[A-Za-z0-9_-]+/g)].map((m) => m[0])
+}
+
+/** Comments read back when an unanswered comment is looked up (its post's newest first). */
+const COMMENTS_PAGE = 100
+
+/**
+ * Issue 26: a first comment on a LinkedIn post, `POST /rest/socialActions/{post URN}/comments` as the
+ * member or the page that posted it (`actor`), plain text; the comment's URN comes back in the body
+ * (`commentUrn`) or the `x-restli-id` header.
+ */
+export async function publishComment(ctx: LinkedInContext, request: ItemRequest): Promise<PublishResult> {
+  if (request.content.trim() === '')
+    throw new PublishFailure('invalid_content', 'A LinkedIn comment needs text')
+  if (request.mediaUrls.length > 0)
+    throw new PublishFailure('invalid_content', 'Herald posts LinkedIn first comments as text only')
+  const postUrn = request.root.remoteId
+  const answer = await linkedinCall(ctx, {
+    method: 'POST',
+    path: `/rest/socialActions/${enc(postUrn)}/comments`,
+    token: request.credentials.accessToken,
+    json: { actor: authorOf(request.profile), object: postUrn, message: { text: request.content } },
+    what: 'the first comment',
+    signal: request.signal,
+    sentIsCreate: true,
+  })
+  const urn =
+    (typeof answer.body.commentUrn === 'string' ? answer.body.commentUrn : undefined) ??
+    answer.headers.get('x-restli-id') ??
+    undefined
+  if (!urn)
+    throw new PublishFailure('unknown_outcome', 'LinkedIn accepted the comment but answered no comment URN')
+  return { remoteId: urn, url: commentUrl(request.root.url, urn) }
+}
+
+const commentUrl = (postUrl: string, urn: string) => `${postUrl}?commentUrn=${enc(urn)}`
+
+/** Issue 26: an unanswered comment is looked for among its post's comments, by its actor and copy. */
+export async function findComment(ctx: LinkedInContext, request: ItemLookupRequest): Promise<LookupAnswer> {
+  const actor = authorOf(request.profile)
+  const answer = await linkedinCall(ctx, {
+    method: 'GET',
+    path: `/rest/socialActions/${enc(request.root.remoteId)}/comments`,
+    query: [
+      ['start', '0'],
+      ['count', String(COMMENTS_PAGE)],
+    ],
+    token: request.credentials.accessToken,
+    what: 'the comments',
+    signal: request.signal,
+  })
+  type CommentRow = {
+    commentUrn?: unknown
+    actor?: unknown
+    message?: { text?: unknown }
+    created?: { time?: unknown }
+  }
+  const rows = (Array.isArray(answer.body.elements) ? answer.body.elements : []) as CommentRow[]
+  return findAmongReplies({
+    rows: rows.filter((row) => row.actor === actor),
+    where: `the comments on ${request.root.url}`,
+    content: request.content,
+    since: request.since,
+    exclude: request.excludeRemoteIds,
+    idOf: (row) => (typeof row.commentUrn === 'string' ? row.commentUrn : undefined),
+    textOf: (row) => String(row.message?.text ?? ''),
+    timeOf: (row) => (typeof row.created?.time === 'number' ? row.created.time : Number.NaN),
+    result: (row) => ({
+      remoteId: String(row.commentUrn),
+      url: commentUrl(request.root.url, String(row.commentUrn)),
+    }),
+  })
 }

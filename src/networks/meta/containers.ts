@@ -71,6 +71,8 @@ export interface ContainerNetwork {
   single: (file: PreparedMedia, caption: string | undefined) => { params: Params; what: string }
   /** A carousel item's container (without `is_carousel_item`). */
   item: (file: PreparedMedia) => Params
+  /** Parameters every post container carries besides its media (Threads' `reply_to_id` for a reply). */
+  containerExtra?: Params
   profileUrl: (username: string) => string
   postUrl: (id: string) => string
   messages: {
@@ -359,7 +361,10 @@ async function createContainers(
   }
   const caption = request.content || undefined
   if (request.mediaUrls.length === 0 && net.textContainer) {
-    const id = await create(net.textContainer(request.content, caption), 'the text container')
+    const id = await create(
+      { ...net.textContainer(request.content, caption), ...net.containerExtra },
+      'the text container',
+    )
     await save({ container: id })
     return id
   }
@@ -367,7 +372,7 @@ async function createContainers(
     const file = await prepare(flow, request.mediaUrls[0] as string, request)
     try {
       const { params, what } = net.single(file, caption)
-      const id = await create(params, what)
+      const id = await create({ ...params, ...net.containerExtra }, what)
       await save({ container: id })
       return id
     } finally {
@@ -396,12 +401,30 @@ async function createContainers(
   }
   for (const child of children) await waitFinished(flow, child)
   const id = await create(
-    { media_type: 'CAROUSEL', children: children.join(','), [net.captionKey]: caption },
+    {
+      media_type: 'CAROUSEL',
+      children: children.join(','),
+      [net.captionKey]: caption,
+      ...net.containerExtra,
+    },
     'the carousel container',
   )
   await save({ container: id })
   return id
 }
+
+/** A container's status code (`PUBLISHED`, `FINISHED`, `ERROR`, ...), asked with the given token. */
+export const statusOfContainer = (
+  net: ContainerNetwork,
+  ctx: ContainerContext,
+  token: string,
+  id: string,
+  signal?: AbortSignal,
+) =>
+  containerStatus(
+    { net, deps: ctx.deps, call: { graph: ctx.graph, token, ...(signal ? { signal } : {}) } },
+    id,
+  )
 
 async function containerStatus({ net, call }: Flow, id: string): Promise<{ code: string; message?: string }> {
   const body = await net.call(call.graph, {

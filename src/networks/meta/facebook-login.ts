@@ -26,6 +26,8 @@ export const INSTAGRAM_SCOPES = [
   'instagram_basic',
   'instagram_content_publish',
   'instagram_manage_insights',
+  // Issue 26: a first comment on an Instagram post.
+  'instagram_manage_comments',
 ] as const
 export const FACEBOOK_LOGIN_SCOPES = [...PAGE_SCOPES, ...INSTAGRAM_SCOPES] as const
 

@@ -3,6 +3,8 @@ import { readProfileMetrics, readThreadMetrics } from './metrics.js'
 import { createThreadsLogin, refreshThreadsToken, resolveThreadsProfile } from './oauth.js'
 import {
   findThreadsPost,
+  findThreadsReply,
+  publishThreadsReply,
   publishToThreads,
   readAllowance,
   type ThreadsContext,
@@ -38,6 +40,8 @@ export function createThreadsAdapter(settings: ThreadsSettings, deps: AdapterDep
     resolveProfile: (credentials) => resolveThreadsProfile(settings, deps, credentials),
     publish: (request) => publishToThreads(ctx, request),
     findPublished: (request) => findThreadsPost(ctx, request),
+    publishItem: (request) => publishThreadsReply(ctx, request),
+    findItem: (request) => findThreadsReply(ctx, request),
     async publishingAllowance({ credentials, profile }) {
       const limit = await readAllowance(
         { graph: ctx.graph, token: credentials.accessToken },

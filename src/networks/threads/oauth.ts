@@ -20,7 +20,13 @@ import { type ThreadsSettings, threadsGraph, threadsGraphRoot } from './settings
  * account health reads ("Expires in N days" counts down the 60 days, and starts again after each refresh).
  */
 
-export const THREADS_SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_insights'] as const
+export const THREADS_SCOPES = [
+  'threads_basic',
+  'threads_content_publish',
+  'threads_manage_insights',
+  // Issue 26: thread items and first comments are replies (`reply_to_id`).
+  'threads_manage_replies',
+] as const
 
 export const REFRESH_AHEAD_MS = 10 * 24 * 60 * 60 * 1000
 /** A token younger than this cannot be refreshed (Meta's rule), plus an hour of margin. */

@@ -1,16 +1,20 @@
 import {
+  type ItemLookupRequest,
+  type ItemRequest,
   type LookupAnswer,
   type LookupRequest,
   PublishFailure,
   type PublishRequest,
   type PublishResult,
 } from '../adapter.js'
+import { findAmongReplies, foundByKey } from '../lookup-scan.js'
 import {
   type ContainerContext,
   type ContainerNetwork,
   findContainerPost,
   publishThroughContainers,
   readContainerAllowance,
+  statusOfContainer,
 } from '../meta/containers.js'
 import type { GraphClient } from '../meta/graph.js'
 import { callThreads, HOSTED_MEDIA_UNREACHABLE, isFetchFailure, isPropagationLag } from './errors.js'
@@ -113,3 +117,63 @@ export const readAllowance = (call: { graph: GraphClient; token: string }, userI
 /** Resolves an unanswered `threads_publish` (see {@link findContainerPost}). */
 export const findThreadsPost = (ctx: ThreadsContext, request: LookupRequest): Promise<LookupAnswer> =>
   findContainerPost(THREADS, ctx, request, threadsUserIdOf(request))
+
+/**
+ * Issue 26: a thread item or first comment on Threads is a thread whose container names the post it
+ * answers (`reply_to_id`), published like any other (container, status, `threads_publish`), its container
+ * id saved as the item's progress so a retry publishes that container instead of making another.
+ */
+export async function publishThreadsReply(ctx: ThreadsContext, request: ItemRequest): Promise<PublishResult> {
+  if (request.mediaUrls.length > MAX_ITEMS)
+    throw new PublishFailure('invalid_content', `Threads takes at most ${MAX_ITEMS} items in a carousel`)
+  if (request.mediaUrls.length === 0 && request.content.trim() === '')
+    throw new PublishFailure('invalid_content', 'A Threads reply needs text or media')
+  const net = { ...THREADS, containerExtra: { reply_to_id: request.parent.remoteId } }
+  return publishThroughContainers(net, ctx, request as unknown as PublishRequest, threadsUserIdOf(request))
+}
+
+/**
+ * Issue 26: an unanswered reply is resolved by its container (never published: absent, and the retry
+ * publishes it) and otherwise looked for among its parent's replies (`GET /{thread-id}/replies`) by its copy.
+ */
+export async function findThreadsReply(
+  ctx: ThreadsContext,
+  request: ItemLookupRequest,
+): Promise<LookupAnswer> {
+  const token = request.credentials.accessToken
+  const url = (row: Record<string, unknown>) =>
+    typeof row.permalink === 'string' ? row.permalink : THREADS.postUrl(String(row.id))
+  if (request.progress?.published)
+    return foundByKey(
+      { remoteId: request.progress.published, url: THREADS.postUrl(request.progress.published) },
+      request.excludeRemoteIds,
+    )
+  const container = request.progress?.container
+  if (!container) return { kind: 'absent' }
+  const { code } = await statusOfContainer(THREADS, ctx, token, container, request.signal)
+  if (code !== 'PUBLISHED') return { kind: 'absent' }
+  const body = await callThreads(ctx.graph, {
+    method: 'GET',
+    path: `/${request.parent.remoteId}/replies`,
+    params: { fields: 'id,text,timestamp,permalink', reverse: 'true' },
+    token,
+    signal: request.signal,
+    what: 'the replies',
+  })
+  const rows = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []
+  const answer = await findAmongReplies({
+    rows,
+    where: `the replies to ${request.parent.url}`,
+    content: request.content,
+    since: request.since,
+    exclude: [request.root.remoteId, ...request.excludeRemoteIds],
+    idOf: (row) => (typeof row.id === 'string' ? row.id : undefined),
+    textOf: (row) => (typeof row.text === 'string' ? row.text : ''),
+    timeOf: (row) =>
+      typeof row.timestamp === 'string' ? Date.parse(row.timestamp.replace(/\+0000$/, 'Z')) : Number.NaN,
+    result: (row) => ({ remoteId: String(row.id), url: url(row) }),
+  })
+  if (answer.kind === 'absent')
+    throw new PublishFailure('unknown_outcome', THREADS.messages.publishedNotFound)
+  return answer
+}

@@ -1,7 +1,7 @@
 import type { AdapterDeps, NetworkAdapter } from '../adapter.js'
 import { createTwitterOAuth, refreshTwitterCredentials, resolveTwitterProfile } from './auth.js'
 import type { TwitterContext, TwitterSettings } from './client.js'
-import { findTweet } from './lookup.js'
+import { findReply, findTweet } from './lookup.js'
 import { readProfileMetrics, readTweetMetrics } from './metrics.js'
 import { publishTweet } from './publish.js'
 
@@ -35,6 +35,8 @@ export function createTwitterAdapter(settings: TwitterSettings, deps: AdapterDep
     resolveProfile: (credentials) => resolveTwitterProfile(ctx, credentials),
     publish: (request) => publishTweet(ctx, request),
     findPublished: (request) => findTweet(ctx, request),
+    publishItem: (request) => publishTweet(ctx, request, request.parent.remoteId),
+    findItem: (request) => findReply(ctx, request),
     postMetrics: ({ credentials, remoteId }) => readTweetMetrics(ctx, { credentials, remoteId }),
     profileMetrics: ({ credentials }) => readProfileMetrics(ctx, { credentials }),
   }

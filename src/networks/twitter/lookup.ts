@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type LookupAnswer, type LookupRequest, PublishFailure } from '../adapter.js'
+import { type ItemLookupRequest, type LookupAnswer, type LookupRequest, PublishFailure } from '../adapter.js'
 import { lookUpRecent, toLookupAnswer } from '../lookup-scan.js'
 import { API_TIMEOUT_MS, expectOk, sendToTwitter, type TwitterContext } from './client.js'
 import { copyTokens, hasWords, sameCopy, type TimelinePost } from './post-text.js'
@@ -17,6 +17,7 @@ const timeline = z.object({
         note_post: note,
         note_tweet: note,
         attachments: z.object({ media_keys: z.array(z.string()).optional() }).optional(),
+        conversation_id: z.string().optional(),
       }),
     )
     .optional(),
@@ -38,7 +39,12 @@ const PAGE_SIZE = 100
  * Copy of links alone, several matches, or a profile too busy to read back is `ambiguous`; posts other
  * targets hold never match.
  */
-export async function findTweet(ctx: TwitterContext, request: LookupRequest): Promise<LookupAnswer> {
+export async function findTweet(
+  ctx: TwitterContext,
+  request: LookupRequest,
+  /** Issue 26: only replies in this conversation (the thread's first post) match. */
+  conversationId?: string,
+): Promise<LookupAnswer> {
   const startTime = new Date(request.since - CLOCK_SLACK_MS).toISOString().replace(/\.\d{3}Z$/, 'Z')
   const mediaIds = (request.progress?.media ?? '').split(',').filter(Boolean)
   const urlOf = (id: string) => `https://x.com/${request.profile.username}/status/${id}`
@@ -52,7 +58,7 @@ export async function findTweet(ctx: TwitterContext, request: LookupRequest): Pr
           max_results: String(PAGE_SIZE),
           start_time: startTime,
           // The whole text of a long post is only in note_post; links only in entities.
-          'post.fields': 'created_at,entities,note_post,attachments',
+          'post.fields': `created_at,entities,note_post,attachments${conversationId ? ',conversation_id' : ''}`,
           ...(cursor ? { pagination_token: cursor } : {}),
         },
         bearer: request.credentials.accessToken,
@@ -67,7 +73,11 @@ export async function findTweet(ctx: TwitterContext, request: LookupRequest): Pr
           'unknown_outcome',
           "X answered the profile's recent posts in a form Herald could not read",
         )
-      return { rows: (body.data.data ?? []) as TimelinePost[], next: body.data.meta?.next_token }
+      const rows = (body.data.data ?? []) as Array<TimelinePost & { conversation_id?: string }>
+      return {
+        rows: conversationId ? rows.filter((row) => row.conversation_id === conversationId) : rows,
+        next: body.data.meta?.next_token,
+      }
     },
     idOf: (tweet) => tweet.id,
     urlOf: (tweet) => urlOf(tweet.id),
@@ -84,4 +94,25 @@ export async function findTweet(ctx: TwitterContext, request: LookupRequest): Pr
     isOlder: () => false,
   })
   return toLookupAnswer(answer, (tweet) => ({ remoteId: tweet.id, url: urlOf(tweet.id) }))
+}
+
+/**
+ * Issue 26: an unanswered reply (a thread item, a first comment) is looked for among the profile's posts
+ * since the call, in the conversation of the thread's first post (`conversation_id`), by its copy.
+ */
+export function findReply(ctx: TwitterContext, request: ItemLookupRequest): Promise<LookupAnswer> {
+  return findTweet(
+    ctx,
+    {
+      targetId: request.targetId,
+      profile: request.profile,
+      credentials: request.credentials,
+      content: request.content,
+      mediaUrls: request.mediaUrls,
+      since: request.since,
+      excludeRemoteIds: [request.root.remoteId, ...request.excludeRemoteIds],
+      signal: request.signal,
+    },
+    request.root.remoteId,
+  )
 }

@@ -18,7 +18,13 @@ const createResponse = z.object({ data: z.object({ id: z.string().regex(/^[0-9]{
  *    line and the failure is returned as `uploadError`.
  * 5. The copy is sent unchanged: no trimming or truncation; X enforces the length for the account.
  */
-export async function publishTweet(ctx: TwitterContext, request: PublishRequest): Promise<PublishResult> {
+export async function publishTweet(
+  ctx: TwitterContext,
+  request: Pick<PublishRequest, 'targetId' | 'profile' | 'credentials' | 'content' | 'mediaUrls' | 'signal'> &
+    Partial<Pick<PublishRequest, 'progress' | 'saveProgress'>>,
+  /** Issue 26: the post this one replies to (`reply.in_reply_to_tweet_id`), for thread items and first comments. */
+  inReplyTo?: string,
+): Promise<PublishResult> {
   const { credentials, signal } = request
   const secrets = [credentials.accessToken, credentials.refreshToken]
   const log = ctx.logger.child({ targetId: request.targetId })
@@ -69,8 +75,13 @@ export async function publishTweet(ctx: TwitterContext, request: PublishRequest)
   }
 
   const text = [request.content, ...failed.map((item) => item.url)].filter((part) => part !== '').join('\n')
-  const body: { text: string; media?: { media_ids: string[] } } = { text }
+  const body: {
+    text: string
+    media?: { media_ids: string[] }
+    reply?: { in_reply_to_tweet_id: string }
+  } = { text }
   if (mediaIds.length > 0) body.media = { media_ids: mediaIds }
+  if (inReplyTo) body.reply = { in_reply_to_tweet_id: inReplyTo }
 
   if (signal.aborted) throw cancelledBeforeSend()
   // The media ids are the lookup's key if the answer is lost: recorded before the post is sent (and

@@ -8,8 +8,14 @@ export type YouTubeSettings = NetworkSettings['youtube']
 
 export const UPLOAD_SCOPE = 'https://www.googleapis.com/auth/youtube.upload'
 export const READONLY_SCOPE = 'https://www.googleapis.com/auth/youtube.readonly'
-/** Requested at connect: upload to publish, read-only for the channel's title, handle, avatar and stats. */
-export const YOUTUBE_SCOPES = [UPLOAD_SCOPE, READONLY_SCOPE] as const
+/** Issue 26: `commentThreads.insert` (a first comment) takes this scope and no other. */
+export const COMMENT_SCOPE = 'https://www.googleapis.com/auth/youtube.force-ssl'
+/**
+ * Requested at connect: upload to publish, read-only for the channel's title, handle, avatar and stats,
+ * and force-ssl for first comments. Only upload and read-only are required: a channel whose owner unticks
+ * the comment permission still connects, and a first comment on it asks for a reconnect.
+ */
+export const YOUTUBE_SCOPES = [UPLOAD_SCOPE, READONLY_SCOPE, COMMENT_SCOPE] as const
 
 /**
  * Broader scopes that also authorise the call (the discovery document's `scopes` of videos.insert and

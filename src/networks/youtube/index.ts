@@ -7,6 +7,7 @@ import {
   YOUTUBE_SCOPES,
   type YouTubeSettings,
 } from './auth.js'
+import { findComment, publishComment } from './comments.js'
 import { quotaExceeded } from './errors.js'
 import { readPostMetrics, readProfileMetrics } from './metrics.js'
 import { pacificDay } from './quota.js'
@@ -19,6 +20,7 @@ import { failureSpentQuota, findUploadedVideo, publishVideo, type YouTubePublish
  */
 
 export {
+  COMMENT_SCOPE,
   NO_CHANNEL_MESSAGE,
   parseScopes,
   READONLY_SCOPE,
@@ -87,6 +89,8 @@ export function createYouTubeAdapter(settings: YouTubeSettings, deps: AdapterDep
     resolveProfile: (credentials) => resolveChannel(ctx, credentials),
     publish: (request) => publishVideo(ctx, request),
     findPublished: (request) => findUploadedVideo(ctx, request),
+    publishItem: (request) => publishComment(ctx, request),
+    findItem: (request) => findComment(ctx, request),
     postMetrics: (input) => readPostMetrics(ctx, input),
     profileMetrics: (input) => readProfileMetrics(ctx, input),
   }

@@ -40,7 +40,29 @@ export function postRecordProblem(state: BlueskySandboxState, did: string, recor
       if (problem) return `Record/facets/${i}${problem}`
     }
   }
+  if (record.reply !== undefined) {
+    const problem = replyProblem(state, record.reply)
+    if (problem) return problem
+  }
   if (record.embed !== undefined) return embedProblem(state, did, record.embed)
+  return undefined
+}
+
+/**
+ * `app.bsky.feed.post#replyRef`: `root` and `parent`, each a `com.atproto.repo.strongRef` (`uri`, `cid`).
+ * The lexicon asks only for the shape; the sandbox also holds each ref to a post it stores, with that
+ * post's cid, as the AppView needs to thread the reply.
+ */
+function replyProblem(state: BlueskySandboxState, reply: unknown): string | undefined {
+  if (!isRecord(reply)) return 'Record/reply must be an object'
+  for (const side of ['root', 'parent'] as const) {
+    const ref = reply[side]
+    if (!isRecord(ref) || typeof ref.uri !== 'string' || typeof ref.cid !== 'string')
+      return `Record/reply/${side} must be a strongRef with uri and cid`
+    const target = state.records.get(ref.uri)
+    if (target?.collection !== 'app.bsky.feed.post' || target.cid !== ref.cid)
+      return `Record/reply/${side} does not reference a post of this PDS with that cid`
+  }
   return undefined
 }
 

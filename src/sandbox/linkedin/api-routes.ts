@@ -362,6 +362,68 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
     return reply.code(201).header('x-restli-id', post.id).header('x-linkedin-id', post.id).send()
   })
 
+  // Issue 26: comments on a post, as the member or as a page they administer (w_member_social /
+  // w_organization_social, as for posts); `object` must be the post in the path.
+  app.post('/rest/socialActions/:urn/comments', async (request, reply) => {
+    const grant = authorize(request, reply)
+    if (!grant) return reply
+    const postUrn = (request.params as { urn: string }).urn
+    const body = request.body as { actor: string; object: string; message: { text: string } }
+    if (!mayActAs(grant, body.actor, 'w_member_social', 'w_organization_social'))
+      return forbidden(reply, 'comments.CREATE')
+    if (body.object !== postUrn || !state.posts.has(postUrn))
+      return err(reply, 404, {
+        serviceErrorCode: 100,
+        code: 'NOT_FOUND',
+        message: `Post ${postUrn} not found`,
+      })
+    const id = state.nextId()
+    const urn = `urn:li:comment:(${postUrn},${id})`
+    const comment = {
+      id,
+      urn,
+      object: postUrn,
+      actor: body.actor,
+      text: body.message.text,
+      createdAt: state.now(),
+    }
+    state.comments.set(urn, comment)
+    return reply
+      .code(201)
+      .header('x-restli-id', urn)
+      .send({
+        id,
+        commentUrn: urn,
+        actor: comment.actor,
+        object: postUrn,
+        message: { text: comment.text },
+        created: { actor: comment.actor, time: comment.createdAt },
+      })
+  })
+
+  app.get('/rest/socialActions/:urn/comments', async (request, reply) => {
+    const grant = authorize(request, reply)
+    if (!grant) return reply
+    const postUrn = (request.params as { urn: string }).urn
+    const q = queryOf(request)
+    const start = Number(q.start ?? 0)
+    const count = Number(q.count ?? 10)
+    const all = [...state.comments.values()]
+      .filter((c) => c.object === postUrn)
+      .sort((a, b) => b.createdAt - a.createdAt)
+    return {
+      paging: { start, count, total: all.length, links: [] },
+      elements: all.slice(start, start + count).map((c) => ({
+        id: c.id,
+        commentUrn: c.urn,
+        actor: c.actor,
+        object: c.object,
+        message: { text: c.text },
+        created: { actor: c.actor, time: c.createdAt },
+      })),
+    }
+  })
+
   app.get('/rest/posts', async (request, reply) => {
     const grant = authorize(request, reply)
     if (!grant) return reply

@@ -29,6 +29,8 @@ export const linkedinCalls: CallTable = {
   'PUT /dms-uploads/:id': { operation: 'upload', effectful: false },
   'POST /rest/posts': { operation: 'posts.create', effectful: true },
   'GET /rest/posts': { operation: 'posts.findByAuthor', effectful: false },
+  'POST /rest/socialActions/:urn/comments': { operation: 'comments.create', effectful: true },
+  'GET /rest/socialActions/:urn/comments': { operation: 'comments.list', effectful: false },
 }
 
 /** LinkedIn's own answer to an injected status: its `{status, message}` body, a throttle's service code for 429. */
@@ -105,6 +107,7 @@ export function registerLinkedInSandbox(
         members: [...state.members.values()].map((m) => ({ ...m, roles: Object.fromEntries(m.roles) })),
         organizations: [...state.organizations.values()],
         posts: [...state.posts.values()],
+        comments: [...state.comments.values()],
         assets: [...state.assets.values()],
         violations: state.violations,
         tokenCalls: state.tokenCalls,

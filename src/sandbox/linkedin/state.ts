@@ -107,6 +107,11 @@ export class LinkedInSandboxState {
   /** Video parts' bytes by asset URN, kept until finalize checks the whole file. */
   readonly videoBytes = new Map<string, Buffer[]>()
   readonly posts = new Map<string, SandboxPost>()
+  /** Comments by comment URN (`urn:li:comment:(<post urn>,<id>)`), in the order they were made. */
+  readonly comments = new Map<
+    string,
+    { id: string; urn: string; object: string; actor: string; text: string; createdAt: number }
+  >()
   readonly faults: Fault[] = []
   readonly violations: { method: string; path: string; problems: string[] }[] = []
   /** Calls of the token endpoint by grant type (`authorization_code`, `refresh_token`). */

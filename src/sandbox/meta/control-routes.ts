@@ -30,6 +30,7 @@ export function registerControlRoutes(app: FastifyInstance, state: MetaSandboxSt
     videos: [...state.videos.values()],
     containers: [...state.containers.values()].map(({ fetch: _fetch, ...rest }) => rest),
     media: [...state.media.values()],
+    comments: [...state.comments.values()],
     fetches: state.fetches,
     violations: state.violations,
   }))

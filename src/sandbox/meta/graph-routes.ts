@@ -392,6 +392,8 @@ async function objectCall(
   params: Params,
   method: string,
 ): Promise<unknown> {
+  if (edge === 'comments' && node !== 'Page' && !node.startsWith('IGUser') && node !== 'ShadowIGMediaBuilder')
+    return commentsCall(state, auth, node, id, params, method)
   switch (node) {
     case 'Page':
       return pageCall(state, auth, id, edge, params, method)
@@ -407,6 +409,71 @@ async function objectCall(
     default:
       return igMediaCall(state, auth, id, edge, params)
   }
+}
+
+/** Comment limits as the networks enforce them: Facebook 8,000 characters, Instagram 2,200. */
+const COMMENT_LIMITS = { facebook: 8_000, instagram: 2_200 } as const
+
+/**
+ * `POST /{object}/comments` (`message`) and `GET /{object}/comments` on a Facebook post, photo or video
+ * (`pages_manage_engagement`, as the Page) and on Instagram media (`instagram_manage_comments`, or
+ * `instagram_business_manage_comments` with Instagram Login, as the account).
+ */
+function commentsCall(
+  state: MetaSandboxState,
+  auth: SandboxToken,
+  node: string,
+  id: string,
+  params: Params,
+  method: string,
+) {
+  const instagram = node.startsWith('IGMedia')
+  const ownerId = instagram
+    ? state.media.get(id)!.igUserId
+    : node === 'PagePost'
+      ? state.posts.get(id)!.pageId
+      : node === 'Photo'
+        ? state.photos.get(id)!.pageId
+        : state.videos.get(id)!.pageId
+  if (instagram ? !canActOnIg(state, auth, ownerId) : !canActOnPage(state, auth, ownerId))
+    throw fail(403, 10, '(#10) Application does not have permission for this action')
+  if (method === 'POST') {
+    if (instagram) requireScope(auth, 'instagram_manage_comments', 'instagram_business_manage_comments')
+    else requireScope(auth, 'pages_manage_engagement')
+    const message = params.message ?? ''
+    if (message.trim() === '') throw fail(400, 100, '(#100) The parameter message is required')
+    const limit = COMMENT_LIMITS[instagram ? 'instagram' : 'facebook']
+    if ([...message].length > limit)
+      throw fail(400, 100, `(#100) The comment must be at most ${limit} characters`)
+    const comment = {
+      id: `${instagram ? '1790' : `${id.split('_').at(-1)}_`}${String(state.comments.size + 1).padStart(8, '0')}`,
+      objectId: id,
+      network: instagram ? ('instagram' as const) : ('facebook' as const),
+      fromId: ownerId,
+      message,
+      createdAt: state.now(),
+    }
+    state.comments.set(comment.id, comment)
+    return { id: comment.id }
+  }
+  const rows = [...state.comments.values()]
+    .filter((c) => c.objectId === id)
+    .sort((a, b) => b.createdAt - a.createdAt)
+    .map((c) =>
+      instagram
+        ? {
+            id: c.id,
+            text: c.message,
+            timestamp: new Date(c.createdAt).toISOString().replace(/\.\d{3}Z$/, '+0000'),
+          }
+        : {
+            id: c.id,
+            message: c.message,
+            created_time: new Date(c.createdAt).toISOString().replace(/\.\d{3}Z$/, '+0000'),
+            permalink_url: `https://www.facebook.com/${c.objectId}?comment_id=${c.id}`,
+          },
+    )
+  return { data: rows.map((row) => pick(row, params, ['id'])) }
 }
 
 async function pageCall(

@@ -27,12 +27,14 @@ export const FACEBOOK_SCOPES = [
   'instagram_basic',
   'instagram_content_publish',
   'instagram_manage_insights',
+  'instagram_manage_comments',
 ] as const
 
 export const INSTAGRAM_LOGIN_SCOPES = [
   'instagram_business_basic',
   'instagram_business_content_publish',
   'instagram_business_manage_insights',
+  'instagram_business_manage_comments',
 ] as const
 
 export interface SandboxUser {
@@ -113,6 +115,17 @@ export interface IgContainer {
   status: ContainerStatus
   mediaId?: string
 }
+/** A comment on a Facebook post, photo or video, or on an Instagram media (`POST /{object}/comments`). */
+export interface MetaComment {
+  id: string
+  /** The post, photo, video or media it is on. */
+  objectId: string
+  network: 'facebook' | 'instagram'
+  /** The Page or Instagram account that wrote it. */
+  fromId: string
+  message: string
+  createdAt: number
+}
 export interface IgMedia {
   id: string
   igUserId: string
@@ -184,6 +197,8 @@ export class MetaSandboxState extends MetaSimulatorState<MetaSandboxOptions, Fau
   readonly videos = new Map<string, FbVideo>()
   readonly containers = new Map<string, IgContainer>()
   readonly media = new Map<string, IgMedia>()
+  /** Comments by id, in the order they were made. */
+  readonly comments = new Map<string, MetaComment>()
   readonly businesses = new Map<string, { id: string; name: string; ownerId: string; pageIds: string[] }>()
   /** Every Graph call as `METHOD node/edge` with its parameters (tokens left out). */
   readonly calls: { method: string; path: string; node?: string; params: Record<string, string> }[] = []

@@ -63,7 +63,12 @@ export function registerApiRoutes(app: FastifyInstance, state: ThreadsSandboxSta
     delete params.access_token
     try {
       if (state.contract) {
-        const problems = validateThreadsCall(state.contract, { method: request.method, path, params })
+        const problems = validateThreadsCall(state.contract, {
+          method: request.method,
+          path,
+          params,
+          isOwnId: (id) => state.users.has(id),
+        })
         if (problems.length > 0) {
           state.violations.push(...problems)
           throw fail(400, 100, `(#100) ${problems.join('; ')}`)
@@ -153,6 +158,7 @@ async function dispatch(
       )
     if (method === 'POST' && edge === 'threads') {
       requireScope(auth, 'threads_content_publish')
+      if (params.reply_to_id) requireScope(auth, 'threads_manage_replies')
       return { id: createContainer(state, user.id, params).id }
     }
     if (method === 'POST' && edge === 'threads_publish') {
@@ -239,6 +245,18 @@ async function dispatch(
     if (thread.userId !== auth.userId)
       throw fail(400, 10, '(#10) Application does not have permission for this action')
     if (method === 'GET' && !edge) return pick(threadView(state, thread), params, ['id'])
+    if (method === 'GET' && edge === 'replies') {
+      // Direct replies, oldest first unless reverse=true (the collection's `reverse=false`).
+      const replies = [...state.threads.values()]
+        .filter((t) => t.replyToId === thread.id)
+        .sort((a, b) => a.createdAt - b.createdAt)
+      if (params.reverse === 'true') replies.reverse()
+      return {
+        data: replies.map((t) =>
+          pick({ ...threadView(state, t), is_reply: true, replied_to: { id: thread.id } }, params, ['id']),
+        ),
+      }
+    }
     if (method === 'GET' && edge === 'insights') {
       requireScope(auth, 'threads_manage_insights')
       const values: Record<string, number> = {
@@ -296,9 +314,13 @@ function createContainer(state: ThreadsSandboxState, userId: string, params: Par
     })
   const isItem = params.is_carousel_item === 'true'
   const type = params.media_type ?? ''
+  const replyTo = params.reply_to_id
+  if (replyTo !== undefined && !state.threads.has(replyTo))
+    throw fail(400, 100, `(#100) reply_to_id ${replyTo} does not name a thread`, { subcode: 2207051 })
   const save = (input: Omit<ThreadsContainer, 'id' | 'createdAt' | 'status'>) => {
     const container: ThreadsContainer = {
       ...input,
+      ...(replyTo && !isItem ? { replyToId: replyTo } : {}),
       id: state.newId('1791'),
       createdAt: state.now(),
       status: input.mediaType === 'TEXT' || input.mediaType === 'CAROUSEL' ? 'FINISHED' : 'IN_PROGRESS',
@@ -394,11 +416,13 @@ function publish(state: ThreadsSandboxState, userId: string, creationId: string)
     children: container.children,
     createdAt: state.now(),
     ...(container.linkAttachment ? { linkAttachment: container.linkAttachment } : {}),
+    ...(container.replyToId ? { replyToId: container.replyToId } : {}),
   }
   post.shortcode = Buffer.from(post.id).toString('base64url').slice(0, 11)
   state.threads.set(post.id, post)
   container.status = 'PUBLISHED'
   container.threadId = post.id
-  state.recordPublish(userId)
+  // Replies count against their own 1,000 a day, not the 250 posts.
+  if (!post.replyToId) state.recordPublish(userId)
   return post
 }

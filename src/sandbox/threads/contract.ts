@@ -36,6 +36,11 @@ export interface ThreadsCall {
   path: string
   /** Query and form parameters together, as sent (the token left out or in, either is fine). */
   params: Record<string, string>
+  /**
+   * Whether a numeric segment is a profile's own id (what `me` stands for). Without it any number
+   * matches `me`, which confuses `/{thread-id}/replies` with `/me/replies`.
+   */
+  isOwnId?: (id: string) => boolean
 }
 
 interface PostmanItem {
@@ -107,9 +112,9 @@ export function loadThreadsContract(file = defaultThreadsCollectionPath()): Thre
 }
 
 /** Whether a sent path segment matches a collection segment. */
-function segmentMatches(template: string, sent: string): boolean {
+function segmentMatches(template: string, sent: string, isOwnId?: (id: string) => boolean): boolean {
   if (isVariable(template)) return /^[A-Za-z0-9_-]+$/.test(sent)
-  if (template === 'me') return sent === 'me' || /^\d+$/.test(sent)
+  if (template === 'me') return sent === 'me' || (isOwnId ? isOwnId(sent) : /^\d+$/.test(sent))
   return template === sent
 }
 
@@ -123,7 +128,7 @@ export function validateThreadsCall(contract: ThreadsContract, call: ThreadsCall
     (e) =>
       e.method === method &&
       e.segments.length === segments.length &&
-      e.segments.every((t, i) => segmentMatches(t, segments[i]!)),
+      e.segments.every((t, i) => segmentMatches(t, segments[i]!, call.isOwnId)),
   )
   if (candidates.length === 0) return [`${where}: no such request in the Threads collection`]
   // A literal segment beats a variable one (`/me/threads` over `/{{thread_id}}/replies`).

@@ -15,7 +15,12 @@ import { loadThreadsContract, type ThreadsContract } from './contract.js'
  * checks the bytes are an image (JPEG/PNG up to 8 MB) or a video (MP4/MOV).
  */
 
-export const THREADS_SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_insights'] as const
+export const THREADS_SCOPES = [
+  'threads_basic',
+  'threads_content_publish',
+  'threads_manage_insights',
+  'threads_manage_replies',
+] as const
 
 const MB = 1024 * 1024
 
@@ -50,6 +55,8 @@ export interface ThreadsContainer {
   check?: FetchCheck
   status: ContainerStatus
   threadId?: string
+  /** `reply_to_id`: the thread this container answers when published. */
+  replyToId?: string
 }
 export interface ThreadsPost {
   id: string
@@ -60,6 +67,8 @@ export interface ThreadsPost {
   linkAttachment?: string
   children: string[]
   createdAt: number
+  /** The thread this one replies to (`reply_to_id` of its container). */
+  replyToId?: string
 }
 export type FaultOp = 'threads' | 'threads_publish' | 'container_status' | 'insights' | 'token' | 'any'
 export interface Fault {
@@ -145,9 +154,10 @@ export class ThreadsSandboxState extends MetaSimulatorState<ThreadsSandboxOption
   }
 
   /** A profile's threads, newest first. */
+  /** The profile's own threads, newest first (replies are under `/me/replies` and `/{thread}/replies`). */
   threadsOf(userId: string): ThreadsPost[] {
     return [...this.threads.values()]
-      .filter((t) => t.userId === userId)
+      .filter((t) => t.userId === userId && !t.replyToId)
       .sort((a, b) => b.createdAt - a.createdAt)
   }
 

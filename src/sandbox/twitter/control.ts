@@ -46,6 +46,8 @@ export const tweetView = (tweet: SandboxTweet) => ({
   mediaIds: tweet.mediaIds,
   clientId: tweet.clientId,
   createdAt: new Date(tweet.createdAt).toISOString(),
+  ...(tweet.inReplyToId ? { inReplyToId: tweet.inReplyToId } : {}),
+  conversationId: tweet.conversationId,
 })
 
 export const mediaView = (state: TwitterSandboxState, media: SandboxMedia) => ({

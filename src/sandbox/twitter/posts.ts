@@ -159,6 +159,7 @@ function tweetData(state: TwitterSandboxState, tweet: SandboxTweet, fields: stri
   const { rendered } = tweet
   const data: Record<string, unknown> = { id: tweet.id, text: rendered.text, [history]: [tweet.id] }
   if (fields.includes('created_at')) data.created_at = new Date(tweet.createdAt).toISOString()
+  if (fields.includes('conversation_id')) data.conversation_id = tweet.conversationId
   if (fields.includes('entities') && rendered.urls.length > 0) data.entities = { urls: rendered.urls }
   if (fields.includes('note_post') && rendered.note) {
     const note = { text: rendered.note.text, entities: { urls: rendered.note.urls } }
@@ -190,6 +191,38 @@ function checkMedia(state: TwitterSandboxState, ownerId: string, ids: unknown): 
   const single = media.filter((item) => item?.kind !== 'image')
   if (single.length > 0 && media.length > 1) throw invalid()
   return list as string[]
+}
+
+/**
+ * `reply` as `CreatePostsReply` declares it (`in_reply_to_tweet_id` required, `^[0-9]{1,19}$`, no other
+ * properties than `exclude_reply_user_ids` and `auto_populate_reply_metadata`); a post that does not exist
+ * is X's 403 for a reply to a post "deleted or not visible to you".
+ */
+function checkReply(state: TwitterSandboxState, reply: unknown): SandboxTweet {
+  if (typeof reply !== 'object' || reply === null || Array.isArray(reply))
+    throw new ProblemReply(400, problems.invalid('$.reply: must be an object.'))
+  const allowed = new Set(['in_reply_to_tweet_id', 'exclude_reply_user_ids', 'auto_populate_reply_metadata'])
+  const unknown = Object.keys(reply).filter((key) => !allowed.has(key))
+  if (unknown.length > 0)
+    throw new ProblemReply(
+      400,
+      problems.invalid(
+        `$.reply.${unknown[0]}: is not defined in the schema and the schema does not allow additional properties`,
+      ),
+    )
+  const id = (reply as { in_reply_to_tweet_id?: unknown }).in_reply_to_tweet_id
+  if (typeof id !== 'string' || !/^[0-9]{1,19}$/.test(id))
+    throw new ProblemReply(
+      400,
+      problems.invalid('$.reply.in_reply_to_tweet_id: does not match the regex pattern ^[0-9]{1,19}$'),
+    )
+  const parent = state.tweets.get(id)
+  if (!parent)
+    throw new ProblemReply(
+      403,
+      problems.forbidden('You attempted to reply to a Tweet that is deleted or not visible to you.'),
+    )
+  return parent
 }
 
 /** GET /2/users/me, POST /2/tweets and GET /2/tweets/{id}, mounted under `${prefix}/api`. */
@@ -244,7 +277,12 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
           ),
         )
       }
-      const { text: rawText = '', media } = body as { text?: unknown; media?: unknown }
+      const {
+        text: rawText = '',
+        media,
+        reply,
+      } = body as { text?: unknown; media?: unknown; reply?: unknown }
+      const parent = reply === undefined ? undefined : checkReply(state, reply)
       if (typeof rawText !== 'string')
         throw new ProblemReply(400, problems.invalid('$.text: must be a string.'))
       const text = rawText
@@ -284,6 +322,8 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
         mediaIds,
         clientId: auth!.grant.clientId,
         createdAt: state.now(),
+        conversationId: parent ? parent.conversationId : id,
+        ...(parent ? { inReplyToId: parent.id } : {}),
       }
       state.tweets.set(tweet.id, tweet)
       const history = state.options.legacyFieldNames ? 'edit_history_tweet_ids' : 'edit_history_post_ids'

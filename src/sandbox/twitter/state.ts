@@ -75,6 +75,10 @@ export interface SandboxTweet {
   mediaIds: string[]
   clientId: string
   createdAt: number
+  /** The post this one replies to (`reply.in_reply_to_tweet_id`), when it is a reply. */
+  inReplyToId?: string
+  /** The id of the conversation's first post (the post itself when it is not a reply). */
+  conversationId: string
 }
 
 export interface SandboxMedia {

@@ -1,6 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { applySimpleFault, bearerToken, partsOf, queryOf, sendGoogleError } from './http.js'
-import { type FaultOp, type SandboxChannel, type SandboxVideo, scopesFor } from './model.js'
+import {
+  type FaultOp,
+  type SandboxChannel,
+  type SandboxComment,
+  type SandboxVideo,
+  scopesFor,
+} from './model.js'
 import type { YouTubeSandbox } from './state.js'
 
 /**
@@ -100,6 +106,42 @@ function listResponse(kind: string, items: unknown[]) {
   }
 }
 
+/** A comment thread resource (`youtube#commentThread`) with its top-level comment, part=snippet. */
+function commentThreadResource(comment: SandboxComment) {
+  return {
+    kind: 'youtube#commentThread',
+    etag: etag(comment.id + comment.text),
+    id: comment.id,
+    snippet: {
+      channelId: comment.channelId,
+      videoId: comment.videoId,
+      topLevelComment: {
+        kind: 'youtube#comment',
+        etag: etag(comment.text),
+        id: comment.id,
+        snippet: {
+          channelId: comment.channelId,
+          videoId: comment.videoId,
+          textDisplay: comment.text,
+          textOriginal: comment.text,
+          authorChannelId: { value: comment.channelId },
+          canRate: true,
+          viewerRating: 'none',
+          likeCount: 0,
+          publishedAt: comment.publishedAt,
+          updatedAt: comment.publishedAt,
+        },
+      },
+      canReply: true,
+      totalReplyCount: 0,
+      isPublic: true,
+    },
+  }
+}
+
+/** Longest top-level comment YouTube takes. */
+const COMMENT_MAX = 10_000
+
 export function registerApiRoutes(app: FastifyInstance, sandbox: YouTubeSandbox): void {
   const fault = (request: FastifyRequest, reply: FastifyReply, op: FaultOp) =>
     applySimpleFault(request, reply, sandbox.takeFault(op))
@@ -151,5 +193,68 @@ export function registerApiRoutes(app: FastifyInstance, sandbox: YouTubeSandbox)
         videos.map((video) => videoResource(video, parts)),
       ),
     )
+  })
+
+  // Issue 26: commentThreads.insert (50 units, youtube.force-ssl) and commentThreads.list by videoId.
+  app.post('/youtube/v3/commentThreads', async (request, reply) => {
+    sandbox.record({ op: 'commentThreads.insert', method: 'POST', path: '/youtube/v3/commentThreads' })
+    if (fault(request, reply, 'commentThreads.insert')) return reply
+    const grant = authorize(sandbox, request, reply, 'commentThreads.insert')
+    if (!grant) return reply
+    const parts = partsOf(queryOf(request))
+    if (!checkParts(reply, parts, new Set(['id', 'snippet', 'replies']))) return reply
+    const body = (request.body ?? {}) as {
+      snippet?: {
+        videoId?: unknown
+        channelId?: unknown
+        topLevelComment?: { snippet?: { textOriginal?: unknown } }
+      }
+    }
+    const videoId = body.snippet?.videoId
+    const text = body.snippet?.topLevelComment?.snippet?.textOriginal
+    if (typeof videoId !== 'string' || typeof text !== 'string' || text.trim() === '')
+      return sendGoogleError(reply, 'required', {
+        message: 'snippet.videoId and snippet.topLevelComment.snippet.textOriginal are required',
+      })
+    if ([...text].length > COMMENT_MAX)
+      return sendGoogleError(reply, 'badContent', {
+        message: `The comment is longer than ${COMMENT_MAX} characters.`,
+      })
+    const video = sandbox.videos.get(videoId)
+    if (!video) return sendGoogleError(reply, 'notFound', { message: `Video ${videoId} not found.` })
+    const channel = sandbox.accounts.get(grant.email)?.channel
+    if (!channel) return sendGoogleError(reply, 'forbidden')
+    if (!sandbox.chargeQuota(50)) return sendGoogleError(reply, 'quotaExceeded')
+    const comment: SandboxComment = {
+      id: `Ugz${Buffer.from(`${videoId}:${sandbox.comments.size + 1}`)
+        .toString('base64url')
+        .slice(0, 20)}`,
+      videoId,
+      channelId: channel.id,
+      text,
+      publishedAt: new Date(sandbox.clock.now()).toISOString(),
+    }
+    sandbox.comments.set(comment.id, comment)
+    video.statistics.commentCount += 1
+    return reply.send(commentThreadResource(comment))
+  })
+
+  app.get('/youtube/v3/commentThreads', async (request, reply) => {
+    sandbox.record({ op: 'commentThreads.list', method: 'GET', path: '/youtube/v3/commentThreads' })
+    if (fault(request, reply, 'commentThreads.list')) return reply
+    const grant = authorize(sandbox, request, reply, 'commentThreads.list')
+    if (!grant) return reply
+    const query = queryOf(request)
+    const parts = partsOf(query)
+    if (!checkParts(reply, parts, new Set(['id', 'snippet', 'replies']))) return reply
+    if (!sandbox.chargeQuota(1)) return sendGoogleError(reply, 'quotaExceeded')
+    const videoId = query.get('videoId')
+    const max = Math.min(100, Number(query.get('maxResults') ?? 20))
+    const items = [...sandbox.comments.values()]
+      .filter((c) => c.videoId === videoId)
+      .reverse()
+      .slice(0, max)
+      .map(commentThreadResource)
+    return reply.send(listResponse('youtube#commentThreadListResponse', items))
   })
 }

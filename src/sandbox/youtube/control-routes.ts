@@ -54,6 +54,7 @@ export function registerControlRoutes(app: FastifyInstance, sandbox: YouTubeSand
     uploadLimitPerDay: sandbox.uploadLimitPerDay,
     accounts: [...sandbox.accounts.values()].map(accountView),
     uploads: sandbox.uploads.length,
+    comments: [...sandbox.comments.values()],
   }))
 
   app.post('/_sandbox/reset', async () => {

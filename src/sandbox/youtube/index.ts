@@ -138,6 +138,10 @@ export function youtubeCallKind(request: FastifyRequest, path: string): CallKind
       : { operation: 'upload', effectful: true }
   }
   if (path === '/youtube/v3/channels') return { operation: 'channels.list', effectful: false }
+  if (path === '/youtube/v3/commentThreads')
+    return request.method === 'POST'
+      ? { operation: 'commentThreads.insert', effectful: true }
+      : { operation: 'commentThreads.list', effectful: false }
   if (path === '/youtube/v3/videos')
     return {
       operation: request.method === 'GET' ? 'videos.list' : `videos.${request.method}`,

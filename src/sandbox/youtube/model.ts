@@ -17,6 +17,9 @@ export const scopesFor = {
   'videos.insert': [SCOPE.upload, SCOPE.youtube, SCOPE.forceSsl, SCOPE.partner],
   'channels.list': [SCOPE.readonly, SCOPE.youtube, SCOPE.forceSsl, SCOPE.partner],
   'videos.list': [SCOPE.readonly, SCOPE.youtube, SCOPE.forceSsl, SCOPE.partner],
+  // Issue 26: the discovery document lists youtube.force-ssl alone for both commentThreads methods.
+  'commentThreads.insert': [SCOPE.forceSsl],
+  'commentThreads.list': [SCOPE.forceSsl],
 } as const
 
 /** What Google's consent screen says for each scope (the discovery document's `auth.oauth2.scopes`). */
@@ -115,7 +118,24 @@ export interface UploadSession {
   createdAt: number
 }
 
-export type FaultOp = 'token' | 'channels.list' | 'videos.list' | 'videos.insert' | 'upload' | 'upload.status'
+export type FaultOp =
+  | 'token'
+  | 'channels.list'
+  | 'videos.list'
+  | 'videos.insert'
+  | 'upload'
+  | 'upload.status'
+  | 'commentThreads.insert'
+  | 'commentThreads.list'
+
+/** A top-level comment (a comment thread) on a video (issue 26). */
+export interface SandboxComment {
+  id: string
+  videoId: string
+  channelId: string
+  text: string
+  publishedAt: string
+}
 
 /**
  * A failure to inject into the next matching call(s):

@@ -7,6 +7,7 @@ import type {
   RequestRecord,
   SandboxAccount,
   SandboxChannel,
+  SandboxComment,
   SandboxUpload,
   SandboxVideo,
   TokenResponse,
@@ -41,6 +42,8 @@ export class YouTubeSandbox {
   private channelUploads = new Map<string, number>()
   sessions = new Map<string, UploadSession>()
   videos = new Map<string, SandboxVideo>()
+  /** Comment threads by id, in the order they were made. */
+  comments = new Map<string, SandboxComment>()
   uploads: SandboxUpload[] = []
   faults: Fault[] = []
   requests: RequestRecord[] = []
@@ -65,6 +68,7 @@ export class YouTubeSandbox {
     this.channelUploads.clear()
     this.sessions.clear()
     this.videos.clear()
+    this.comments.clear()
     this.uploads = []
     this.faults = []
     this.requests = []

@@ -1,0 +1,184 @@
+import { looksLikeVideo, networkRules } from './network-rules.js'
+import type { Network } from './networks.js'
+import { lengthOn } from './text-length.js'
+
+/**
+ * Threads of posts and first comments (issue 26): what follows a target's own post on its network, each
+ * item delivered once, in order, after the post it answers. A thread item replies to the item before it
+ * (the first one to the post); a first comment answers the post itself.
+ */
+
+/** The most follow-up items one thread may hold (X, Bluesky and Threads take longer ones; readers do not). */
+export const MAX_THREAD_ITEMS = 25
+
+/** Networks that publish a thread as a chain of replies. */
+export const threadNetworks: readonly Network[] = ['twitter', 'bluesky', 'threads']
+
+/**
+ * How each network takes a first comment: as a comment on the post, or as a reply to it (X, Bluesky and
+ * Threads have no comments apart from replies). Every network takes one.
+ */
+export const firstCommentShape: Record<Network, 'comment' | 'reply'> = {
+  facebook: 'comment',
+  instagram: 'comment',
+  linkedin: 'comment',
+  youtube: 'comment',
+  twitter: 'reply',
+  bluesky: 'reply',
+  threads: 'reply',
+}
+
+/**
+ * The longest comment each commenting network takes, as it counts it: Instagram 2,196 characters and
+ * LinkedIn 1,250 (reference D), Facebook 8,000 and YouTube 10,000 (their comment APIs). Replies on X,
+ * Bluesky and Threads are posts and take the network's post limit.
+ */
+export const commentLimits: Record<'facebook' | 'instagram' | 'linkedin' | 'youtube', number> = {
+  facebook: 8_000,
+  instagram: 2_196,
+  linkedin: 1_250,
+  youtube: 10_000,
+}
+
+/** X counts a reply like any post: 280 on standard access (what preflight holds a thread item to). */
+const replyLimits: Record<'twitter' | 'bluesky' | 'threads', number> = {
+  twitter: 280,
+  bluesky: 300,
+  threads: 500,
+}
+
+export const takesThreads = (network: Network) => threadNetworks.includes(network)
+
+/** One thread item as a request gives it. */
+export interface ThreadItemInput {
+  content: string
+  mediaUrls?: string[] | undefined
+}
+
+/** Where an item stands on the network; stored per item on its target (`targets.items`). */
+export interface DeliveryItem {
+  /** `thread` (a reply to the item before) or `firstComment` (a comment on, or reply to, the post). */
+  role: 'thread' | 'firstComment'
+  content: string
+  mediaUrls: string[]
+  status: 'pending' | 'published' | 'failed'
+  remoteId?: string
+  url?: string
+  error?: string
+  /**
+   * When the call that creates this item was last about to be made (epoch ms), saved before the call. An
+   * item with `startedAt` and no `remoteId` may be on the network already: it is looked up, never resent
+   * blindly.
+   */
+  startedAt?: number
+  publishedAt?: number
+  /** What the adapter recorded mid-call (a Threads container id), so a retry reuses it. */
+  progress?: Record<string, string>
+}
+
+/** The items a target delivers after its post: its thread, then its first comment. */
+export function deliveryItems(
+  network: Network,
+  thread: readonly ThreadItemInput[] | undefined,
+  firstComment: string | undefined,
+): DeliveryItem[] {
+  const items: DeliveryItem[] = []
+  if (takesThreads(network))
+    for (const item of thread ?? [])
+      items.push({
+        role: 'thread',
+        content: item.content,
+        mediaUrls: item.mediaUrls ?? [],
+        status: 'pending',
+      })
+  if (firstComment !== undefined && firstComment !== '')
+    items.push({ role: 'firstComment', content: firstComment, mediaUrls: [], status: 'pending' })
+  return items
+}
+
+export function readItems(raw: string | null | undefined): DeliveryItem[] {
+  if (!raw) return []
+  try {
+    const parsed = JSON.parse(raw) as unknown
+    return Array.isArray(parsed) ? (parsed as DeliveryItem[]) : []
+  } catch {
+    return []
+  }
+}
+
+/** What a post keeps of the request, to give profiles added later (update_post) the same items. */
+export interface PostItems {
+  thread?: ThreadItemInput[]
+  firstComment?: string
+}
+
+export const readPostItems = (raw: string | null | undefined): PostItems => {
+  if (!raw) return {}
+  try {
+    return JSON.parse(raw) as PostItems
+  } catch {
+    return {}
+  }
+}
+
+/** The longest an item may be on a network, as that network counts it. */
+export function itemLimit(network: Network, role: DeliveryItem['role']): number {
+  if (role === 'firstComment' && firstCommentShape[network] === 'comment')
+    return commentLimits[network as keyof typeof commentLimits]
+  return replyLimits[network as keyof typeof replyLimits] ?? networkRules[network].textLimit
+}
+
+/**
+ * An item named for messages, counting the post itself as the thread's first: "thread post 3 of 4", or
+ * "first comment".
+ */
+export const itemLabel = (item: Pick<DeliveryItem, 'role'>, index: number, items: DeliveryItem[]) =>
+  item.role === 'firstComment'
+    ? 'first comment'
+    : `thread post ${items.slice(0, index + 1).filter((i) => i.role === 'thread').length + 1} of ${items.filter((i) => i.role === 'thread').length + 1}`
+
+/** The request path of an item, for field-named refusals: `thread[2]` or `firstComment`. */
+export const itemPath = (item: Pick<DeliveryItem, 'role'>, index: number, items: DeliveryItem[]) =>
+  item.role === 'firstComment'
+    ? 'firstComment'
+    : `thread[${items.slice(0, index + 1).filter((i) => i.role === 'thread').length - 1}]`
+
+/**
+ * Why each item of a target cannot go out (empty, too long as the network counts it, too much media), as
+ * blocker messages naming the field path. `who` names the profile.
+ */
+export function itemBlockers(network: Network, who: string, items: DeliveryItem[]): string[] {
+  const blockers: string[] = []
+  const threadCount = items.filter((i) => i.role === 'thread').length
+  if (threadCount > MAX_THREAD_ITEMS)
+    blockers.push(`thread: ${who}: ${threadCount} thread items; a thread takes at most ${MAX_THREAD_ITEMS}`)
+  const rules = networkRules[network]
+  items.forEach((item, index) => {
+    const path = itemPath(item, index, items)
+    const what = itemLabel(item, index, items)
+    if (item.content.trim() === '' && item.mediaUrls.length === 0) {
+      blockers.push(`${path}: ${who}: the ${what} is empty`)
+      return
+    }
+    const length = lengthOn(network, item.content)
+    const limit = itemLimit(network, item.role)
+    if (length > limit)
+      blockers.push(`${path}: ${who}: the ${what} is ${length} characters; ${network} allows ${limit}`)
+    if (item.mediaUrls.length > rules.maxMedia)
+      blockers.push(
+        `${path}: ${who}: the ${what} has ${item.mediaUrls.length} attachments; ${network} takes at most ${rules.maxMedia}`,
+      )
+    if (item.mediaUrls.length > 1 && !rules.mixesVideoInSet && item.mediaUrls.some(looksLikeVideo))
+      blockers.push(`${path}: ${who}: ${network} does not mix video into a set of several`)
+  })
+  return blockers
+}
+
+/**
+ * Credits (DESIGN.md price list, issue 26): every item Herald sends costs what a post costs on its network
+ * (X 5, any other 1), so a 4-item X thread after its post costs 25 and a first comment on LinkedIn 1. A
+ * re-send pays for what is still to go out: the post when it is not live, and each item not yet live.
+ */
+export function itemsPrice(network: Network, items: readonly DeliveryItem[]): number {
+  return items.filter((i) => i.status !== 'published').length * networkRules[network].price
+}

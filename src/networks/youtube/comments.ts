@@ -1,0 +1,113 @@
+import type { ItemLookupRequest, ItemRequest, LookupAnswer, PublishResult } from '../adapter.js'
+import { PublishFailure } from '../adapter.js'
+import { findAmongReplies } from '../lookup-scan.js'
+import type { ApiContext } from './api.js'
+import { withTimeout } from './auth.js'
+import { classifyGoogleError } from './errors.js'
+
+/**
+ * Issue 26: a first comment on a YouTube video is a comment thread, `commentThreads.insert?part=snippet`
+ * with `snippet.videoId` and `snippet.topLevelComment.snippet.textOriginal` (50 quota units). Google lists
+ * only `youtube.force-ssl` for it, so the connect flow asks for that scope too; a channel connected before
+ * is told to reconnect when Google refuses the scope.
+ */
+
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
+
+const commentUrl = (videoId: string, commentId: string) =>
+  `https://www.youtube.com/watch?v=${encodeURIComponent(videoId)}&lc=${encodeURIComponent(commentId)}`
+
+export async function publishComment(ctx: ApiContext, request: ItemRequest): Promise<PublishResult> {
+  if (request.content.trim() === '')
+    throw new PublishFailure('invalid_content', 'A YouTube comment needs text')
+  if (request.mediaUrls.length > 0)
+    throw new PublishFailure('invalid_content', 'YouTube comments take text only')
+  const videoId = request.root.remoteId
+  const url = new URL(`${ctx.settings.apiUrl}/youtube/v3/commentThreads`)
+  url.searchParams.set('part', 'snippet')
+  let response: Response
+  try {
+    response = await ctx.deps.http(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${request.credentials.accessToken}`,
+        accept: 'application/json',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        snippet: { videoId, topLevelComment: { snippet: { textOriginal: request.content } } },
+      }),
+      signal: withTimeout(request.signal, 30_000),
+    })
+  } catch (error) {
+    // The request may have reached Google: the comment may exist.
+    throw new PublishFailure(
+      'unknown_outcome',
+      `YouTube did not answer the comment: ${(error as Error).message}`,
+    )
+  }
+  const body = await response.json().catch(() => undefined)
+  if (!response.ok) {
+    const failure = classifyGoogleError(response.status, body, {
+      now: ctx.deps.now(),
+      retryAfter: response.headers.get('retry-after'),
+    })
+    // A 5xx after the request arrived may have made the comment.
+    if (response.status >= 500 && failure.kind === 'transient')
+      throw new PublishFailure('unknown_outcome', failure.message, { status: response.status })
+    if (failure.kind === 'auth_expired' && response.status === 403)
+      throw new PublishFailure(
+        'auth_expired',
+        'YouTube refused the comment: the channel was connected without the comment permission (youtube.force-ssl, "See, edit, and permanently delete your YouTube videos, ratings, comments and captions"); reconnect it',
+        { status: 403 },
+      )
+    throw failure
+  }
+  const id = record(body).id
+  if (typeof id !== 'string')
+    throw new PublishFailure('unknown_outcome', 'YouTube accepted the comment but answered no comment id')
+  return { remoteId: id, url: commentUrl(videoId, id) }
+}
+
+/** Issue 26: an unanswered comment is looked for among the video's newest comment threads, by its copy. */
+export async function findComment(ctx: ApiContext, request: ItemLookupRequest): Promise<LookupAnswer> {
+  const videoId = request.root.remoteId
+  const url = new URL(`${ctx.settings.apiUrl}/youtube/v3/commentThreads`)
+  for (const [key, value] of Object.entries({ part: 'snippet', videoId, maxResults: '100', order: 'time' }))
+    url.searchParams.set(key, value)
+  let response: Response
+  try {
+    response = await ctx.deps.http(url, {
+      headers: { authorization: `Bearer ${request.credentials.accessToken}`, accept: 'application/json' },
+      signal: withTimeout(request.signal, 30_000),
+    })
+  } catch (error) {
+    throw new PublishFailure('transient', `Could not reach YouTube: ${(error as Error).message}`)
+  }
+  const body = await response.json().catch(() => undefined)
+  if (!response.ok)
+    throw classifyGoogleError(response.status, body, {
+      now: ctx.deps.now(),
+      retryAfter: response.headers.get('retry-after'),
+    })
+  const items = Array.isArray(record(body).items) ? (record(body).items as unknown[]) : []
+  const top = (item: unknown) => record(record(record(item).snippet).topLevelComment)
+  return findAmongReplies({
+    rows: items,
+    where: `the comments on ${request.root.url}`,
+    content: request.content,
+    since: request.since,
+    exclude: request.excludeRemoteIds,
+    idOf: (item) => {
+      const id = record(item).id
+      return typeof id === 'string' ? id : undefined
+    },
+    textOf: (item) => String(record(top(item).snippet).textOriginal ?? ''),
+    timeOf: (item) => Date.parse(String(record(top(item).snippet).publishedAt ?? '')),
+    result: (item) => ({
+      remoteId: String(record(item).id),
+      url: commentUrl(videoId, String(record(item).id)),
+    }),
+  })
+}
