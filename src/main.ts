@@ -9,7 +9,7 @@ import { createMediaSweeper, sweepHostedMedia } from './media/media-lifetime.js'
 import { connectUnavailable } from './networks/registry.js'
 import { buildServer } from './server.js'
 import { createWebhookWorker, type WebhookWorker } from './webhooks/delivery-worker.js'
-import { createWorker, type Worker } from './worker/worker.js'
+import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
 
 /** The webhook delivery loop with the settings from the config (it runs wherever the worker runs). */
 export function createAppWebhookWorker(app: AppContext, overrides: { id?: string } = {}): WebhookWorker {
@@ -37,7 +37,7 @@ export function createAppWebhookWorker(app: AppContext, overrides: { id?: string
 /** The publishing worker with the settings from the config and the adapters of the app. */
 export function createAppWorker(
   app: AppContext,
-  overrides: { id?: string; mediaSweepMs?: number; webhooks?: boolean } = {},
+  overrides: Partial<WorkerOptions> & { mediaSweepMs?: number; webhooks?: boolean } = {},
 ): Worker {
   const { mediaSweepMs, webhooks: withWebhooks = true, ...workerOverrides } = overrides
   const worker = createWorker(

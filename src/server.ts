@@ -24,7 +24,7 @@ import { registerMcpRoutes } from './transports/mcp.js'
 import { buildOpenApi } from './transports/openapi.js'
 import { registerRestRoutes } from './transports/rest.js'
 import { registerWebhookRoutes } from './transports/webhook-routes.js'
-import { countStuck, queueDepth } from './worker/leases.js'
+import { lookupAndStuckGauges, queueDepth } from './worker/leases.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -153,9 +153,9 @@ export function buildServer(
   })
   server.get('/metrics', async (_request, reply) => {
     const now = app.clock.now()
-    const [depth, stuck, hosted, cached, pending, disabledEndpoints] = await Promise.all([
+    const [depth, gauges, hosted, cached, pending, disabledEndpoints] = await Promise.all([
       queueDepth(app.store, now),
-      countStuck(app.store, now),
+      lookupAndStuckGauges(app.store, now),
       hostedMediaUsage(app.store.db),
       app.media.cache.usage(),
       countPendingDeliveries(app.store),
@@ -167,10 +167,14 @@ export function buildServer(
       cacheBytes: cached.bytes,
       cacheCount: cached.count,
     }
+    const stuck = Object.values(gauges.stuck).reduce((n, count) => n + count, 0)
     reply.type('text/plain; version=0.0.4').send(
       app.metrics.render({
         queueDepth: depth,
         stuck,
+        stuckByReason: gauges.stuck,
+        lookupsPending: gauges.lookupsPending,
+        lookupsFailed: gauges.lookupsFailed,
         media,
         webhooks: { pending, disabledEndpoints },
       }),

@@ -32,3 +32,17 @@ export function nextAttemptAt(input: {
   const after = input.now + backoffDelay(input.attempt, input.policy, input.random)
   return input.resetAt !== undefined ? Math.max(after, input.resetAt) : after
 }
+
+/**
+ * Lookups of an unknown outcome have their own schedule, apart from the send attempts: the first one after
+ * `firstMs` (HERALD_UNKNOWN_OUTCOME_CHECK_MS, a minute by default), each one that could not ask the network
+ * followed by one twice as late, at most an hour apart, for a day from the unanswered call. Past that the
+ * target is stuck for a person (reason `lookups_exhausted`).
+ */
+export const LOOKUP_CAP_MS = 60 * 60_000
+export const LOOKUP_WINDOW_MS = 24 * 60 * 60_000
+
+/** Delay before the next lookup after `failed` lookups that could not ask the network. */
+export function lookupDelay(failed: number, firstMs: number): number {
+  return Math.min(LOOKUP_CAP_MS, firstMs * 2 ** Math.max(0, failed))
+}

@@ -21,6 +21,23 @@ export function settledStatus(targets: readonly { status: string }[]): 'publishe
   return targets.some((t) => t.status === 'published') ? 'published' : 'failed'
 }
 
+/**
+ * Why a target is stuck (`targets.stuck_reason`, the `reason` label of `herald_stuck_targets`). Stuck means
+ * the outcome of a publishing call is unknown and nothing Herald can do will settle it: a person checks the
+ * profile, then reset_stuck_post (and publish_post_now to send it again if it is not there).
+ */
+export const STUCK_REASONS = {
+  /** The worker sending it went away (lease ran out) and its network has no lookup. */
+  worker_lost: 'worker_lost',
+  /** The publishing call went unanswered and its network has no lookup. */
+  no_lookup: 'no_lookup',
+  /** A lookup read the profile but could not tell whether one of its posts is this one. */
+  ambiguous: 'ambiguous',
+  /** Lookups could not ask the network for a whole day (LOOKUP_WINDOW_MS). */
+  lookups_exhausted: 'lookups_exhausted',
+} as const
+export type StuckReason = keyof typeof STUCK_REASONS
+
 /** The message a stuck target carries, and reset_stuck_post writes when it releases one. */
 export const STUCK_MESSAGE =
   'Publishing stopped mid-send (the worker holding it went away); the outcome is unknown. Check the profile, then reset_stuck_post and publish_post_now to retry.'

@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import type { Config } from '../config.js'
 import type { Network } from '../domain/networks.js'
 import type { Clock } from '../lib/clock.js'
+import { guardedHttp } from '../lib/send-guard.js'
 import type { Logger } from '../logger.js'
 import type { MediaPort } from '../media/port.js'
 import type { AdapterDeps, NetworkAdapter } from './adapter.js'
@@ -226,7 +227,8 @@ export const canLogin = (adapter: NetworkAdapter | undefined): adapter is Bluesk
  */
 export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapters {
   const adapterDeps: AdapterDeps = {
-    http: deps.http ?? ((input, init) => fetch(input, init)),
+    // Every call an adapter makes for a send first checks that the worker still holds the target's lease.
+    http: guardedHttp(deps.http ?? ((input, init) => fetch(input, init))),
     logger: deps.logger.child({ subsystem: 'networks' }),
     now: () => deps.clock.now(),
     sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined),

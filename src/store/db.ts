@@ -13,6 +13,7 @@ import { createUnknownOutcomesMigration } from './migrations/004-unknown-outcome
 import { createPendingGrantsMigration } from './migrations/005-pending-grants.js'
 import { createRefreshLeaseMigration } from './migrations/006-refresh-lease.js'
 import { createMediaLifetimeMigration } from './migrations/007-cache-media-lifetime.js'
+import { createLookupsAndStuckReasonsMigration } from './migrations/008-lookups-and-stuck-reasons.js'
 import { createOAuthServerMigration } from './migrations/011-oauth-server.js'
 import { createEventsWebhooksMigration } from './migrations/012-events-webhooks.js'
 import { createThreadItemsMigration } from './migrations/013-thread-items.js'
@@ -81,7 +82,11 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
   const cache = new Map<string, SqliteDatabase.Statement>()
   return {
     close: () => database.close(),
-    prepare(sqlText: string) {
+    prepare(text: string) {
+      // Every transaction Kysely opens (`begin`) starts as BEGIN IMMEDIATE: it takes the write lock before
+      // its first read, so a transaction that reads and then writes cannot fail with SQLITE_BUSY because
+      // another process wrote in between (busy_timeout does not cover that upgrade; issue 22, path 10).
+      const sqlText = text === 'begin' ? 'begin immediate' : text
       let statement = cache.get(sqlText)
       if (statement) {
         cache.delete(sqlText)
@@ -147,12 +152,16 @@ export async function migrate(store: Store): Promise<void> {
       '005-pending-grants': createPendingGrantsMigration(),
       '006-refresh-lease': createRefreshLeaseMigration(),
       '007-cache-media-lifetime': createMediaLifetimeMigration(),
+      '008-lookups-and-stuck-reasons': createLookupsAndStuckReasonsMigration(),
       '011-oauth-server': createOAuthServerMigration(),
       '012-events-webhooks': createEventsWebhooksMigration(store.dialect),
       '013-thread-items': createThreadItemsMigration(),
       '014-team-workflow': createTeamWorkflowMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
+    // Migration numbers are handed out per change in parallel work, so a database may already hold a later
+    // one (011, 014) when an earlier number (008) lands; each migration only adds what it names.
+    allowUnorderedMigrations: true,
   })
   // Kysely locks migrations on Postgres but not on SQLite (one connection per process). When two processes
   // (`herald api` and `herald worker`) start on a new SQLite file at once, the loser's migration fails

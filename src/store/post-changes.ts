@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { STUCK_REASONS } from '../domain/post-status.js'
 import type { Db } from './db.js'
 import type { TargetRow } from './posts.js'
 
@@ -39,7 +40,8 @@ export async function rewriteTarget(
       youtube: change.youtube ? JSON.stringify(change.youtube) : null,
       items: change.items.length > 0 ? JSON.stringify(change.items) : null,
       run_at: target.status === 'pending' || change.retry ? change.runAt : null,
-      ...(change.retry ? { status: 'pending', error: null } : {}),
+      // A re-armed failed target starts a fresh attempt budget.
+      ...(change.retry ? { status: 'pending', error: null, attempts: 0 } : {}),
       updated_at: change.now,
     })
     .where('id', '=', target.id)
@@ -49,7 +51,9 @@ export async function rewriteTarget(
 
 /**
  * Releases stuck targets as failed with `reason`. The send may have reached the network, so they are
- * marked for a lookup (`unknown_outcome_at`, from when the attempt began) before any re-send.
+ * marked for a lookup (`unknown_outcome_at`, from when the attempt began) before any re-send, except where
+ * a lookup already read the profile and could not decide (`ambiguous`): the person who resets it has
+ * checked the posts the lookup named, and a re-send is their decision.
  */
 export async function releaseStuckTargets(tx: Db, ids: string[], reason: string, now: number) {
   if (ids.length === 0) return
@@ -62,7 +66,10 @@ export async function releaseStuckTargets(tx: Db, ids: string[], reason: string,
       lease_expires_at: null,
       run_at: null,
       stuck_at: null,
-      unknown_outcome_at: sql`coalesce(attempt_started_at, ${now})`,
+      stuck_reason: null,
+      lookups: 0,
+      lookup_failed_at: null,
+      unknown_outcome_at: sql`CASE WHEN stuck_reason = ${STUCK_REASONS.ambiguous} THEN NULL ELSE coalesce(attempt_started_at, ${now}) END`,
       updated_at: now,
     })
     .where('id', 'in', ids)

@@ -141,6 +141,8 @@ export async function requeueTargets(
       status: 'pending',
       run_at: runAt,
       error: sql<string | null>`case when status = 'failed' then null else error end`,
+      // A re-armed failed target starts a fresh attempt budget (a paid re-send gets its retries).
+      attempts: sql<number>`case when status = 'failed' then 0 else attempts end`,
       updated_at: now,
     })
     .where('post_id', '=', postId)

@@ -153,6 +153,12 @@ export interface TargetsTable {
    * `DeliveryItem`, each with its own status and remote id; null when there are none.
    */
   items?: string | null
+  /** Lookups of the unknown outcome made so far (their own budget and backoff, not send attempts). */
+  lookups?: number
+  /** When the latest lookup could not ask the network; null once one answered. */
+  lookup_failed_at?: number | null
+  /** Why the target is stuck (a STUCK_REASONS code); null when it is not. */
+  stuck_reason?: string | null
 }
 
 export interface PostCountsTable {

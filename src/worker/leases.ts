@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Network } from '../domain/networks.js'
+import { STUCK_REASONS } from '../domain/post-status.js'
 import { presentTarget } from '../posts/present.js'
 import type { Store } from '../store/db.js'
 import { recordEvent } from '../store/events.js'
@@ -22,34 +23,63 @@ export interface ClaimInput {
 
 /**
  * Claims up to `limit` due targets with a lease and records the attempt (target and post) before any
- * network is called. Postgres does it in one statement: the rows are picked once in a CTE with
- * `FOR UPDATE SKIP LOCKED` (an IN (subquery) may be re-run per row, which would ignore the LIMIT), so
- * workers claim side by side without ever taking the same row. SQLite has one writer at a time, so a short
- * transaction of UPDATE ... WHERE id IN (SELECT ...) is just as atomic.
+ * network is called. Due targets are taken in turns across workspaces (each workspace's earliest first).
+ * Postgres does it in one statement: candidates are ranked once in a materialised CTE (four times the
+ * limit, so a worker racing another still finds unlocked ones), then locked with `FOR UPDATE SKIP LOCKED`
+ * (an IN (subquery) may be re-run per row, which would ignore the LIMIT), so workers claim side by side
+ * without ever taking the same row. SQLite has one writer at a time, so a short transaction of
+ * UPDATE ... WHERE id IN (SELECT ...) is just as atomic.
  */
 /** A claimed target; `onlyTarget` says its post has no other target (Postgres settles those in one statement). */
 export type ClaimedTarget = TargetRow & { onlyTarget: boolean }
 
 export async function claimDueTargets(store: Store, input: ClaimInput): Promise<ClaimedTarget[]> {
   if (input.limit <= 0 || input.platforms.length === 0) return []
-  const due = sql`
-    SELECT id FROM targets
-     WHERE lease_owner IS NULL AND status = 'pending' AND run_at <= ${input.now}
-       AND platform IN (${sql.join(input.platforms)})
-       AND NOT EXISTS (
-         SELECT 1 FROM connections c
-          WHERE c.id = targets.connection_id AND c.throttled_until > ${input.now})
-     ORDER BY run_at
-     LIMIT ${input.limit}`
+  // Fair across workspaces: first the earliest due target of every workspace that has one (turn 0, by
+  // due time), then the rest by due time (turn 1). One workspace's backlog of thousands never delays another
+  // workspace's single post. Each workspace's earliest is one seek on `targets_claimable_by_workspace`.
+  const claimable = (t: string) => sql`
+    ${sql.ref(`${t}.lease_owner`)} IS NULL AND ${sql.ref(`${t}.status`)} = 'pending'
+    AND ${sql.ref(`${t}.run_at`)} <= ${input.now}
+    AND ${sql.ref(`${t}.platform`)} IN (${sql.join(input.platforms)})
+    AND NOT EXISTS (
+      SELECT 1 FROM connections c
+       WHERE c.id = ${sql.ref(`${t}.connection_id`)} AND c.throttled_until > ${input.now})`
+  const earliestOf = (column: 'id' | 'run_at') => sql`(
+    SELECT ${sql.ref(`t.${column}`)} FROM targets t
+     WHERE t.workspace_id = w.id AND ${claimable('t')}
+     ORDER BY t.run_at LIMIT 1)`
+  const due = (limit: number) => sql`
+    SELECT id, min(turn) AS turn, min(run_at) AS run_at FROM (
+      SELECT id, 0 AS turn, run_at FROM (
+        SELECT ${earliestOf('id')} AS id, ${earliestOf('run_at')} AS run_at FROM workspaces w
+      ) firsts WHERE id IS NOT NULL
+      UNION ALL
+      SELECT id, 1 AS turn, run_at FROM (
+        SELECT id, run_at FROM targets WHERE ${claimable('targets')} ORDER BY run_at LIMIT ${limit}
+      ) rest
+    ) candidates
+    GROUP BY id
+    ORDER BY min(turn), min(run_at)
+    LIMIT ${limit}`
   const lease = sql`
     lease_owner = ${input.workerId},
     lease_expires_at = ${input.now + input.leaseMs},
-    attempts = attempts + 1,
+    attempts = attempts + CASE WHEN unknown_outcome_at IS NULL THEN 1 ELSE 0 END,
+    lookups = lookups + CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE 1 END,
+    stuck_at = NULL,
+    stuck_reason = NULL,
     attempt_started_at = CASE WHEN unknown_outcome_at IS NULL THEN ${input.now} ELSE attempt_started_at END,
     updated_at = ${input.now}`
   if (store.dialect === 'postgres') {
     const claimed = await sql<TargetRow & { siblings: number }>`
-      WITH due AS (${due} FOR UPDATE SKIP LOCKED),
+      WITH picked AS MATERIALIZED (${due(input.limit * 4)}),
+      due AS (
+        SELECT t.id FROM targets t JOIN picked p ON p.id = t.id
+         WHERE t.lease_owner IS NULL
+         ORDER BY p.turn, p.run_at
+         LIMIT ${input.limit}
+        FOR UPDATE OF t SKIP LOCKED),
       claimed AS (
         UPDATE targets SET ${lease} FROM due
          WHERE targets.id = due.id AND targets.lease_owner IS NULL
@@ -68,7 +98,7 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
   return store.db.transaction().execute(async (tx) => {
     const claimed = await sql<TargetRow>`
       UPDATE targets SET ${lease}
-       WHERE id IN (${due}) AND lease_owner IS NULL
+       WHERE id IN (SELECT id FROM (${due(input.limit)}) due) AND lease_owner IS NULL
       RETURNING *`.execute(tx)
     const rows = claimed.rows.map(normalise)
     const claimsPerPost = new Map<string, number>()
@@ -91,10 +121,16 @@ function normalise(row: TargetRow): TargetRow {
   return { ...row, attempts: Number(row.attempts), run_at: row.run_at === null ? null : Number(row.run_at) }
 }
 
+/**
+ * Extends this worker's leases on `ids` to `until`. Only a lease that is still this worker's, has not run
+ * out by `now` and is not marked stuck is renewed: a worker that stalled past its lease has lost the
+ * target (the sweep may have handed it to a lookup or marked it stuck) and must not revive it.
+ */
 export async function renewLeases(
   store: Store,
   workerId: string,
   ids: string[],
+  now: number,
   until: number,
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
@@ -103,6 +139,8 @@ export async function renewLeases(
     .set({ lease_expires_at: until })
     .where('id', 'in', ids)
     .where('lease_owner', '=', workerId)
+    .where('lease_expires_at', '>=', now)
+    .where('stuck_at', 'is', null)
     .returning('id')
     .execute()
   return new Set(renewed.map((r) => r.id))
@@ -148,33 +186,62 @@ export async function queueDepth(store: Store, now: number): Promise<number> {
 }
 
 /**
- * Marks targets whose lease ran out as stuck: their worker died mid-send, so the outcome is unknown and
- * they are never claimed again until reset_stuck_post. The worker's sweep calls this.
+ * What the sweep does with leases that ran out (their worker died or stalled mid-send, so the outcome is
+ * unknown). On a network Herald can ask (`lookupPlatforms`), the target becomes a lookup: unleased, due
+ * now, marked unknown since its attempt began, so the next claim asks the network before any send. Elsewhere
+ * it is marked stuck (`worker_lost`) and never claimed again until reset_stuck_post. The worker's sweep calls
+ * this.
  */
-export async function markStuck(
+export async function sweepExpiredLeases(
   store: Store,
   now: number,
-  message: string,
-): Promise<{ id: string; post_id: string; platform: string }[]> {
-  // The mark and its `target.stuck` events commit together (the outbox).
-  return store.db.transaction().execute(async (tx) => {
-    const fresh = await tx
+  lookupPlatforms: readonly string[],
+  messages: { stuck: string; lookup: (platform: string) => string },
+): Promise<{
+  stuck: { id: string; post_id: string; platform: string }[]
+  lookups: { id: string; post_id: string; platform: string }[]
+}> {
+  const lookups: { id: string; post_id: string; platform: string }[] = []
+  for (const platform of lookupPlatforms) {
+    const rows = await store.db
       .updateTable('targets')
-      .set({ stuck_at: now })
+      .set({
+        lease_owner: null,
+        lease_expires_at: null,
+        unknown_outcome_at: sql`coalesce(unknown_outcome_at, attempt_started_at, ${now})`,
+        lookups: sql`CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE lookups END`,
+        run_at: now,
+        error: messages.lookup(platform),
+        updated_at: now,
+      })
+      .where('platform', '=', platform)
+      .where('status', '=', 'pending')
+      .where('lease_owner', 'is not', null)
+      .where('lease_expires_at', '<', now)
+      .where('stuck_at', 'is', null)
+      .returning(['id', 'post_id', 'platform'])
+      .execute()
+    lookups.push(...rows)
+  }
+  // The stuck mark and its `target.stuck` events commit together (the outbox).
+  const fresh = await store.db.transaction().execute(async (tx) => {
+    const marked = await tx
+      .updateTable('targets')
+      .set({ stuck_at: now, stuck_reason: STUCK_REASONS.worker_lost })
       .where('lease_owner', 'is not', null)
       .where('lease_expires_at', '<', now)
       .where('stuck_at', 'is', null)
       .returningAll()
       .execute()
-    const postIds = [...new Set(fresh.map((r) => r.post_id))]
+    const postIds = [...new Set(marked.map((r) => r.post_id))]
     if (postIds.length > 0) {
       await tx
         .updateTable('posts')
-        .set({ last_error: message, updated_at: now })
+        .set({ last_error: messages.stuck, updated_at: now })
         .where('id', 'in', postIds)
         .execute()
     }
-    for (const target of fresh)
+    for (const target of marked)
       await recordEvent(tx, {
         workspaceId: target.workspace_id,
         type: 'target.stuck',
@@ -183,23 +250,65 @@ export async function markStuck(
           postId: target.post_id,
           postStatus: 'processing',
           target: presentTarget(target, now),
-          reason: message,
+          reason: messages.stuck,
           action: STUCK_ACTION,
         },
         ids: { postId: target.post_id, profileId: target.profile_id, platform: target.platform },
         now,
       })
-    return fresh
+    return marked.map((t) => ({ id: t.id, post_id: t.post_id, platform: t.platform }))
   })
+  return { stuck: fresh, lookups }
+}
+
+/** Marks every lease that ran out as stuck (`worker_lost`), whatever its network: the sweep without lookups. */
+export async function markStuck(store: Store, now: number, message: string) {
+  return (await sweepExpiredLeases(store, now, [], { stuck: message, lookup: () => message })).stuck
 }
 
 /** Targets stuck now (marked, or with a lease that ran out and no sweep yet): the stuck gauge. A read only. */
 export async function countStuck(store: Store, now: number): Promise<number> {
+  const byReason = await countStuckByReason(store, now)
+  return Object.values(byReason).reduce((n, count) => n + count, 0)
+}
+
+/**
+ * Stuck targets by reason (a STUCK_REASONS code; `lease_expired` for a lease that ran out and that no sweep
+ * has looked at yet), and the lookups: due or waiting (`pending`), and of those, the ones whose latest
+ * lookup could not ask the network (`failed`). Reads only; `/metrics` shows them.
+ */
+export async function lookupAndStuckGauges(
+  store: Store,
+  now: number,
+): Promise<{ stuck: Record<string, number>; lookupsPending: number; lookupsFailed: number }> {
+  const stuck = await countStuckByReason(store, now)
   const row = await store.db
     .selectFrom('targets')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select((eb) => [
+      eb.fn.countAll<number>().as('pending'),
+      eb.fn.count<number>('lookup_failed_at').as('failed'),
+    ])
+    .where('status', '=', 'pending')
+    .where('unknown_outcome_at', 'is not', null)
+    .where('stuck_at', 'is', null)
+    .executeTakeFirstOrThrow()
+  return { stuck, lookupsPending: Number(row.pending), lookupsFailed: Number(row.failed) }
+}
+
+async function countStuckByReason(store: Store, now: number): Promise<Record<string, number>> {
+  const rows = await store.db
+    .selectFrom('targets')
+    .select((eb) => [
+      sql<string>`CASE WHEN stuck_at IS NULL THEN 'lease_expired' ELSE coalesce(stuck_reason, 'worker_lost') END`.as(
+        'reason',
+      ),
+      eb.fn.countAll<number>().as('n'),
+    ])
     .where('lease_owner', 'is not', null)
     .where((eb) => eb.or([eb('stuck_at', 'is not', null), eb('lease_expires_at', '<', now)]))
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
+    .groupBy(
+      sql`CASE WHEN stuck_at IS NULL THEN 'lease_expired' ELSE coalesce(stuck_reason, 'worker_lost') END`,
+    )
+    .execute()
+  return Object.fromEntries(rows.map((r) => [r.reason, Number(r.n)]))
 }

@@ -23,6 +23,10 @@ export interface Metrics {
   render(gauges: {
     queueDepth: number
     stuck: number
+    /** Stuck targets by reason code; every known reason is shown, 0 when none. */
+    stuckByReason?: Record<string, number>
+    lookupsPending?: number
+    lookupsFailed?: number
     media?: MediaGauges
     webhooks?: { pending: number; disabledEndpoints: number }
   }): string
@@ -79,6 +83,17 @@ export function createMetrics(): Metrics {
         '# HELP herald_stuck_targets Targets whose send was interrupted (outcome unknown) awaiting reset_stuck_post.',
         '# TYPE herald_stuck_targets gauge',
         `herald_stuck_targets ${gauges.stuck}`,
+        ...(gauges.stuckByReason ? stuckLines(gauges.stuckByReason) : []),
+        ...(gauges.lookupsPending !== undefined
+          ? [
+              '# HELP herald_lookups_pending Targets whose publishing call went unanswered, waiting for a lookup on their network before anything is sent again.',
+              '# TYPE herald_lookups_pending gauge',
+              `herald_lookups_pending ${gauges.lookupsPending}`,
+              '# HELP herald_lookups_failed Of those, the targets whose latest lookup could not ask the network (retried on the lookup backoff).',
+              '# TYPE herald_lookups_failed gauge',
+              `herald_lookups_failed ${gauges.lookupsFailed ?? 0}`,
+            ]
+          : []),
         ...(gauges.media ? mediaLines(gauges.media) : []),
         '# HELP herald_webhook_attempts_total Webhook delivery attempts by outcome.',
         '# TYPE herald_webhook_attempts_total counter',
@@ -108,6 +123,17 @@ export function createMetrics(): Metrics {
     },
   }
 }
+
+/** Reasons always shown (0 when none), so an alert can watch each; `lease_expired` is one no sweep has seen yet. */
+const STUCK_REASON_LABELS = ['worker_lost', 'no_lookup', 'ambiguous', 'lookups_exhausted', 'lease_expired']
+
+const stuckLines = (byReason: Record<string, number>) => [
+  '# HELP herald_stuck_targets_by_reason Stuck targets by why they are stuck (docs/decisions.md, issue 22 worker side).',
+  '# TYPE herald_stuck_targets_by_reason gauge',
+  ...[...new Set([...STUCK_REASON_LABELS, ...Object.keys(byReason)])].map(
+    (reason) => `herald_stuck_targets_by_reason{reason="${escapeLabel(reason)}"} ${byReason[reason] ?? 0}`,
+  ),
+]
 
 const mediaLines = (media: MediaGauges) => [
   '# HELP herald_hosted_media_bytes Bytes of media Herald hosts (converted copies, uploads, generated images).',

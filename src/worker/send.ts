@@ -1,11 +1,20 @@
 import { type CredentialDeps, usableCredentials } from '../connect/credentials.js'
-import { type BackoffPolicy, MAX_ATTEMPTS, nextAttemptAt } from '../domain/backoff.js'
+import {
+  type BackoffPolicy,
+  LOOKUP_WINDOW_MS,
+  lookupDelay,
+  MAX_ATTEMPTS,
+  nextAttemptAt,
+} from '../domain/backoff.js'
 import type { Network } from '../domain/networks.js'
+import { STUCK_REASONS } from '../domain/post-status.js'
 import type { Logger } from '../logger.js'
 import { MediaError } from '../media/port.js'
 import {
   type Credentials,
   type FailureKind,
+  type LookupAnswer,
+  type LookupRequest,
   type NetworkAdapter,
   PublishFailure,
   type PublishResult,
@@ -32,6 +41,8 @@ export interface SendResult {
   /** A rate-limit reset to apply to the profile's other targets. */
   throttleUntil?: number
   connectionId: string
+  /** Added to the target's send attempts when the outcome is recorded (see SettleInput). */
+  attemptsDelta?: number
 }
 
 /** Sends one claimed target through its network's adapter and turns what happened into an {@link Outcome}. */
@@ -51,20 +62,27 @@ export async function sendTarget(
   const adapter = deps.adapters[target.platform as Network]
   if (!adapter)
     return fail('invalid_content', `Publishing to ${target.platform} is not available in this Herald build`)
+  // A target whose outcome is unknown is never failed or retried as a send before its lookup answers.
+  const mustLookUp = target.unknown_outcome_at !== null && adapter.findPublished !== undefined
+  const notLookedUp = (reason: string): SendResult => ({
+    ...lookupFailed(deps, target, new PublishFailure('transient', reason)),
+    connectionId,
+  })
   let connection: ConnectionRow | undefined
   try {
     connection = known ?? (await findConnection(deps.db, connectionId))
   } catch (error) {
     deps.logger.error({ err: error, targetId: target.id }, 'could not read the target connection')
+    if (mustLookUp) return notLookedUp('Herald could not read the profile connection')
     return notSent(deps, target, connectionId, 'Herald could not read the profile connection')
   }
-  if (!connection || connection.status === 'removed')
-    return fail('auth_expired', `The ${target.platform} profile @${target.username} is no longer connected`)
+  if (!connection || connection.status === 'removed') {
+    const reason = `The ${target.platform} profile @${target.username} is no longer connected`
+    return mustLookUp ? notLookedUp(reason) : fail('auth_expired', reason)
+  }
   if (connection.status === 'needs_reconnect') {
-    return fail(
-      'auth_expired',
-      `The ${target.platform} profile @${target.username} needs to be reconnected: ${connection.last_error ?? 'authorisation lost'}`,
-    )
+    const reason = `The ${target.platform} profile @${target.username} needs to be reconnected: ${connection.last_error ?? 'authorisation lost'}`
+    return mustLookUp ? notLookedUp(reason) : fail('auth_expired', reason)
   }
   // An app-wide quota (YouTube's daily units) is reserved before the network is called, and refused
   // there when the day's quota would be exceeded; a failure that did not spend it gives the units back.
@@ -74,9 +92,6 @@ export async function sendTarget(
   const slot = quota
     ? { key: quota.key, day: quota.dayOf(deps.now()), units: quota.unitsPerPublish }
     : undefined
-  if (quota && slot && !(await reserveQuota(deps.db, { ...slot, limit: quota.dailyLimit }))) {
-    return classify(deps, target, connectionId, quota.exceeded(deps.now()), signal)
-  }
   const profile = {
     profileId: connection.profile_id,
     username: connection.username,
@@ -94,15 +109,55 @@ export async function sendTarget(
     signal,
   }
 
+  // While an earlier attempt's outcome is unknown, nothing is sent until a lookup has answered, with
+  // certainty, that the post is not there. A lookup that cannot ask keeps the mark and is tried again on
+  // its own schedule (`lookupFailed`); an ambiguous answer leaves the target stuck for a person.
   let refreshed = false
-  let lookedUp = false
+  let counted = true
   // Issue 26: a target with a thread or first comment delivers its items after its post. The post may be
-  // live from an earlier attempt (its remote id is on the target): it is never published again.
+  // live from an earlier attempt (its remote id is on the target): it is never published again, and what
+  // is unknown then is an item's outcome, looked up under its parent while the chain is delivered.
   const items = chainItems(target)
   const chained = items.some((item) => item.status !== 'published')
   const writer = chainWriter(deps.db, target)
   let head: PublishResult | undefined =
     target.remote_id && chained ? { remoteId: target.remote_id, url: target.url ?? '' } : undefined
+  let found = false
+  if (!head && target.unknown_outcome_at !== null && adapter.findPublished) {
+    const answer = await lookUp(deps, adapter, target, connection, request, signal)
+    if ('outcome' in answer) return { ...answer, connectionId }
+    if (answer.kind === 'found') {
+      deps.logger.info({ targetId: target.id }, 'unanswered attempt found on the network')
+      if (!chained)
+        return {
+          outcome: { kind: 'published', remoteId: answer.result.remoteId, url: answer.result.url },
+          kind: 'ok',
+          connectionId,
+        }
+      head = answer.result
+      found = true
+    } else if (answer.kind === 'ambiguous')
+      return {
+        outcome: { kind: 'unknown', error: answer.reason, reason: STUCK_REASONS.ambiguous },
+        kind: 'unknown_outcome',
+        connectionId,
+      }
+    else {
+      deps.logger.info({ targetId: target.id }, 'unanswered attempt not found on the network; sending again')
+      // The claim counted a lookup, not a send: this send is an attempt of its own.
+      counted = false
+      refreshed = answer.refreshed
+    }
+  }
+  const sent = { ...target, attempts: target.attempts + (counted ? 0 : 1) }
+  const withAttempt = (result: SendResult): SendResult => ({
+    ...result,
+    attemptsDelta: (result.attemptsDelta ?? 0) + (counted ? 0 : 1),
+  })
+  if (!head && quota && slot && !(await reserveQuota(deps.db, { ...slot, limit: quota.dailyLimit }))) {
+    return withAttempt(await classify(deps, sent, connectionId, quota.exceeded(deps.now()), signal))
+  }
+
   for (;;) {
     let credentials: Credentials
     try {
@@ -110,39 +165,18 @@ export async function sendTarget(
     } catch (error) {
       // Nothing reached the publishing call: the quota it reserved is given back.
       if (quota && slot && !head) await releaseQuota(deps.db, slot)
-      if (error instanceof PublishFailure) return classify(deps, target, connection.id, error, signal)
+      if (error instanceof PublishFailure)
+        return withAttempt(await classify(deps, sent, connection.id, error, signal))
       // The vault or the database failed before any network call: nothing was sent, so retry.
       deps.logger.error({ err: error, targetId: target.id }, 'could not read the profile credentials')
-      return notSent(deps, target, connectionId, 'Herald could not read the profile credentials')
+      return withAttempt(notSent(deps, sent, connectionId, 'Herald could not read the profile credentials'))
     }
     try {
-      if (!head) {
-        if (target.unknown_outcome_at !== null && adapter.findPublished && !lookedUp) {
-          // An earlier attempt's publishing call went unanswered: ask the network before sending again.
-          const answer = await adapter.findPublished({
-            ...request,
-            credentials,
-            since: target.attempt_started_at ?? target.unknown_outcome_at,
-          })
-          lookedUp = true
-          if (answer.kind === 'found') {
-            deps.logger.info({ targetId: target.id }, 'unanswered attempt found on the network')
-            head = answer.result
-          } else if (answer.kind === 'ambiguous')
-            return {
-              outcome: { kind: 'unknown', error: answer.reason },
-              kind: 'unknown_outcome',
-              connectionId,
-            }
-          else
-            deps.logger.info(
-              { targetId: target.id },
-              'unanswered attempt not found on the network; sending again',
-            )
-        }
+      if (!head || found) {
         if (!head) head = await adapter.publish({ ...request, credentials })
         // The post is live: recorded before any item is sent, so no later attempt publishes it again.
         if (chained) await writer.saveHead(head, deps.now())
+        found = false
       }
       if (chained) {
         const end = await deliverChain({
@@ -157,12 +191,24 @@ export async function sendTarget(
           signal,
         })
         if (end.kind === 'refused')
-          return { outcome: { kind: 'failed', error: end.error }, kind: 'invalid_content', connectionId }
+          return withAttempt({
+            outcome: { kind: 'failed', error: end.error },
+            kind: 'invalid_content',
+            connectionId,
+          })
         if (end.kind === 'unknown')
-          return { outcome: { kind: 'unknown', error: end.error }, kind: 'unknown_outcome', connectionId }
+          return withAttempt({
+            outcome: {
+              kind: 'unknown',
+              error: end.error,
+              reason: adapter.findItem ? STUCK_REASONS.ambiguous : STUCK_REASONS.no_lookup,
+            },
+            kind: 'unknown_outcome',
+            connectionId,
+          })
         if (end.kind === 'failure') throw end.failure
       }
-      return {
+      return withAttempt({
         outcome: {
           kind: 'published',
           remoteId: head.remoteId,
@@ -171,7 +217,7 @@ export async function sendTarget(
         },
         kind: 'ok',
         connectionId,
-      }
+      })
     } catch (error) {
       if (error instanceof PublishFailure && error.kind === 'auth_expired' && !refreshed && !signal.aborted) {
         // One refresh on a 401, then the connection is marked for reconnecting.
@@ -180,11 +226,97 @@ export async function sendTarget(
       }
       if (quota && slot && !head && error instanceof PublishFailure && !quota.spent(error))
         await releaseQuota(deps.db, slot)
-      const result = await classify(deps, target, connection.id, error, signal)
+      const result = await classify(deps, sent, connection.id, error, signal)
       // Once the post is live, what is unknown is an item's outcome: it is looked up under its parent.
       const canLook = head ? Boolean(adapter.findItem) : Boolean(adapter.findPublished)
-      return result.outcome.kind === 'unknown' && canLook ? lookLater(deps, target, result) : result
+      return withAttempt(result.outcome.kind === 'unknown' ? lookLater(deps, sent, canLook, result) : result)
     }
+  }
+}
+
+/**
+ * Asks the network whether an unanswered attempt went out. Answers the lookup's conclusion (with whether
+ * the credentials were refreshed on the way), or, when the network could not be asked, the outcome to
+ * record: the next lookup on the lookup schedule, or stuck once lookups have failed for a whole day.
+ */
+async function lookUp(
+  deps: SendDeps,
+  adapter: NetworkAdapter,
+  target: TargetRow,
+  connection: ConnectionRow,
+  request: Omit<LookupRequest, 'credentials' | 'since'> & { mediaUrls: string[] },
+  signal: AbortSignal,
+): Promise<(LookupAnswer & { refreshed: boolean }) | Omit<SendResult, 'connectionId'>> {
+  const find = adapter.findPublished as NonNullable<NetworkAdapter['findPublished']>
+  let refreshed = false
+  for (;;) {
+    try {
+      const credentials = await usableCredentials(deps, adapter, connection, { force: refreshed })
+      const excludeRemoteIds = await remoteIdsHeldBesides(deps, target)
+      const answer = await find({
+        ...request,
+        credentials,
+        since: target.attempt_started_at ?? (target.unknown_outcome_at as number),
+        ...(excludeRemoteIds.length > 0 ? { excludeRemoteIds } : {}),
+      })
+      return { ...answer, refreshed }
+    } catch (error) {
+      if (error instanceof PublishFailure && error.kind === 'auth_expired' && !refreshed && !signal.aborted) {
+        refreshed = true
+        continue
+      }
+      if (error instanceof PublishFailure && error.kind === 'auth_expired')
+        await markNeedsReconnect(deps.db, connection.id, error.message, deps.now())
+      return lookupFailed(deps, target, error)
+    }
+  }
+}
+
+/** Remote ids other targets of the same connection hold: a lookup never takes one of them for this post. */
+async function remoteIdsHeldBesides(deps: SendDeps, target: TargetRow): Promise<string[]> {
+  const rows = await deps.db
+    .selectFrom('targets')
+    .select('remote_id')
+    .where('connection_id', '=', target.connection_id)
+    .where('id', '!=', target.id)
+    .where('remote_id', 'is not', null)
+    .where('published_at', '>=', target.attempt_started_at ?? (target.unknown_outcome_at as number))
+    .execute()
+  return rows.map((row) => row.remote_id as string)
+}
+
+/**
+ * A lookup that could not ask the network (an error, a timeout, a 429, the profile needing reconnection):
+ * the unknown-outcome mark stays and the lookup is tried again after its own backoff (and never before a
+ * rate limit's reset); after a day of that the target is stuck for a person.
+ */
+function lookupFailed(deps: SendDeps, target: TargetRow, error: unknown): Omit<SendResult, 'connectionId'> {
+  const now = deps.now()
+  const since = target.unknown_outcome_at ?? now
+  const reason = error instanceof Error ? error.message : String(error)
+  const kind: FailureKind = error instanceof PublishFailure ? error.kind : 'transient'
+  if (now - since >= LOOKUP_WINDOW_MS)
+    return {
+      outcome: {
+        kind: 'unknown',
+        reason: STUCK_REASONS.lookups_exhausted,
+        error: `Herald could not ask ${target.platform} whether the post went out for ${Math.round((now - since) / 3_600_000)} hours (last: ${reason}); the outcome is unknown. Check the profile: if the post is there, nothing is needed; if not, reset_stuck_post and publish_post_now to send it again.`,
+      },
+      kind,
+    }
+  const failed = Math.max(0, (target.lookups ?? 1) - 1)
+  let runAt = now + lookupDelay(failed, deps.unknownOutcomeCheckMs ?? 60_000)
+  if (error instanceof PublishFailure && error.options.resetAt !== undefined)
+    runAt = Math.max(runAt, error.options.resetAt)
+  return {
+    outcome: {
+      kind: 'check',
+      error: `Herald could not look for the post on ${target.platform} (${reason}); it looks again at ${new Date(runAt).toISOString()} and sends nothing until it knows`,
+      runAt,
+      unknownSince: since,
+      lookupFailed: true,
+    },
+    kind,
   }
 }
 
@@ -204,7 +336,11 @@ async function classify(
     const message = signal.aborted
       ? 'The send was interrupted at shutdown; the outcome is unknown'
       : `Unexpected error while sending: ${(error as Error)?.message ?? error}`
-    return { outcome: { kind: 'unknown', error: message }, kind: 'unknown_outcome', connectionId }
+    return {
+      outcome: { kind: 'unknown', error: message, reason: STUCK_REASONS.no_lookup },
+      kind: 'unknown_outcome',
+      connectionId,
+    }
   }
   switch (error.kind) {
     case 'auth_expired':
@@ -213,9 +349,29 @@ async function classify(
     case 'invalid_content':
       return { outcome: { kind: 'failed', error: error.message }, kind: error.kind, connectionId }
     case 'unknown_outcome':
-      return { outcome: { kind: 'unknown', error: error.message }, kind: error.kind, connectionId }
+      return {
+        outcome: { kind: 'unknown', error: error.message, reason: STUCK_REASONS.no_lookup },
+        kind: error.kind,
+        connectionId,
+      }
     case 'rate_limited':
     case 'transient': {
+      const resetAt = error.options.resetAt
+      if (error.kind === 'rate_limited' && resetAt !== undefined && resetAt > now) {
+        // A rate limit or an allowance with a reset time is a wait, not an attempt: back at that time,
+        // with the claim's attempt given back.
+        return {
+          outcome: {
+            kind: 'retry',
+            error: `${error.message}; waiting until ${new Date(resetAt).toISOString()} as ${target.platform} asks`,
+            runAt: resetAt,
+          },
+          kind: error.kind,
+          connectionId,
+          throttleUntil: resetAt,
+          attemptsDelta: -1,
+        }
+      }
       if (target.attempts >= MAX_ATTEMPTS) {
         return {
           outcome: { kind: 'failed', error: `${error.message} (gave up after ${target.attempts} attempts)` },
@@ -248,11 +404,12 @@ async function classify(
 /**
  * An unknown outcome on a network Herald can ask: instead of leaving the target stuck, queue a lookup
  * after a safe delay (the network needs a moment to show a new post). The lookup publishes the target
- * when the post is there, or sends again when it is not. Once the attempts are used up, or while the
- * worker is stopping, the target is left stuck for a person, as before.
+ * when the post is there, or sends again when it is not. Lookups have their own budget (see
+ * {@link lookupDelay}), so this holds whatever send attempts are left; where the network cannot be asked
+ * the target is stuck (`no_lookup`) for a person.
  */
-function lookLater(deps: SendDeps, target: TargetRow, result: SendResult): SendResult {
-  if (target.attempts >= MAX_ATTEMPTS || result.outcome.kind !== 'unknown') return result
+function lookLater(deps: SendDeps, target: TargetRow, canLook: boolean, result: SendResult): SendResult {
+  if (!canLook || result.outcome.kind !== 'unknown') return result
   const now = deps.now()
   const runAt = now + (deps.unknownOutcomeCheckMs ?? 60_000)
   return {
@@ -261,7 +418,8 @@ function lookLater(deps: SendDeps, target: TargetRow, result: SendResult): SendR
       kind: 'check',
       error: `${result.outcome.error}; Herald will look for the post on ${target.platform} at ${new Date(runAt).toISOString()} before sending again`,
       runAt,
-      unknownSince: target.unknown_outcome_at ?? now,
+      unknownSince: now,
+      fresh: true,
     },
   }
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { STUCK_MESSAGE } from '../domain/post-status.js'
+import { STUCK_MESSAGE, type StuckReason } from '../domain/post-status.js'
 import { postSettledEvent } from '../domain/webhook-events.js'
 import { presentPost, presentTarget } from '../posts/present.js'
 import type { Db, Store } from '../store/db.js'
@@ -14,10 +14,24 @@ export type Outcome =
   | { kind: 'published'; remoteId: string; url: string; uploadError?: string | undefined }
   | { kind: 'failed'; error: string }
   | { kind: 'retry'; error: string; runAt: number }
-  /** The network may or may not have the post: keep the lease, expire it, and let a person decide. */
-  | { kind: 'unknown'; error: string }
-  /** The network may have the post and can be asked: look for it at `runAt` instead of sending again. */
-  | { kind: 'check'; error: string; runAt: number; unknownSince: number }
+  /** The network may or may not have the post and no lookup can decide: stuck (lease kept, expired) for a person. */
+  | { kind: 'unknown'; error: string; reason: StuckReason }
+  /**
+   * The network may have the post and can be asked: look for it at `runAt` instead of sending again.
+   * `lookupFailed` says the lookup just made could not ask the network; `fresh` starts a new unknown outcome
+   * (its lookups counted from zero).
+   */
+  | {
+      kind: 'check'
+      error: string
+      runAt: number
+      unknownSince: number
+      lookupFailed?: boolean
+      fresh?: boolean
+    }
+
+/** A target whose outcome is settled has no lookup pending and is not stuck. */
+const settledLookups = { lookups: 0, lookup_failed_at: null, stuck_at: null, stuck_reason: null }
 
 /** The target columns an outcome writes. */
 function targetChanges(outcome: Outcome, now: number): Partial<TargetRow> {
@@ -31,6 +45,7 @@ function targetChanges(outcome: Outcome, now: number): Partial<TargetRow> {
         error: null,
         published_at: now,
         unknown_outcome_at: null,
+        ...settledLookups,
         run_at: null,
         lease_owner: null,
         lease_expires_at: null,
@@ -41,6 +56,7 @@ function targetChanges(outcome: Outcome, now: number): Partial<TargetRow> {
         status: 'failed',
         error: outcome.error,
         unknown_outcome_at: null,
+        ...settledLookups,
         run_at: null,
         lease_owner: null,
         lease_expires_at: null,
@@ -50,6 +66,7 @@ function targetChanges(outcome: Outcome, now: number): Partial<TargetRow> {
       return {
         error: outcome.error,
         unknown_outcome_at: null,
+        ...settledLookups,
         run_at: outcome.runAt,
         lease_owner: null,
         lease_expires_at: null,
@@ -59,13 +76,23 @@ function targetChanges(outcome: Outcome, now: number): Partial<TargetRow> {
       return {
         error: outcome.error,
         unknown_outcome_at: outcome.unknownSince,
+        lookup_failed_at: outcome.lookupFailed ? now : null,
+        ...(outcome.fresh ? { lookups: 0 } : {}),
+        stuck_at: null,
+        stuck_reason: null,
         run_at: outcome.runAt,
         lease_owner: null,
         lease_expires_at: null,
         updated_at: now,
       }
     case 'unknown':
-      return { error: outcome.error, stuck_at: now, lease_expires_at: now - 1, updated_at: now }
+      return {
+        error: outcome.error,
+        stuck_at: now,
+        stuck_reason: outcome.reason,
+        lease_expires_at: now - 1,
+        updated_at: now,
+      }
   }
 }
 
@@ -77,6 +104,11 @@ export interface SettleInput {
   outcome: Outcome
   /** True when the post has no other target (known at claim time; a post's targets cannot change while one is leased). */
   onlyTarget?: boolean
+  /**
+   * Added to the target's send attempts: +1 for a send the claim did not count (it was claimed for a
+   * lookup that answered absent), -1 for a claim that turned out to be a rate-limit wait, not an attempt.
+   */
+  attemptsDelta?: number
 }
 
 /** Records an attempt's outcome and re-derives the post's status. Returns false when the lease was lost. */
@@ -96,9 +128,10 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
       await sql`SELECT id FROM targets WHERE post_id = ${postId} ORDER BY position FOR UPDATE`.execute(tx)
       await sql`SELECT id FROM posts WHERE id = ${postId} FOR UPDATE`.execute(tx)
     }
+    const delta = input.attemptsDelta ?? 0
     const target = await tx
       .updateTable('targets')
-      .set(changes)
+      .set({ ...changes, ...(delta !== 0 ? { attempts: sql`attempts + ${delta}` } : {}) })
       .where('id', '=', targetId)
       .where('lease_owner', '=', workerId)
       .returningAll()
@@ -176,7 +209,11 @@ async function settleOnlyTarget(
 ) {
   const columns = Object.keys(changes)
   const values: unknown[] = Object.values(changes)
-  const assignments = columns.map((column, i) => `${column} = $${i + 1}`).join(', ')
+  const delta = Math.trunc(input.attemptsDelta ?? 0)
+  const assignments = [
+    ...columns.map((column, i) => `${column} = $${i + 1}`),
+    ...(delta !== 0 ? [`attempts = attempts + (${delta})`] : []),
+  ].join(', ')
   const n = columns.length
   const text = `
     WITH settled AS (
@@ -192,7 +229,7 @@ async function settleOnlyTarget(
     RETURNING posts.id`
   const pool = store.pgPool as NonNullable<Store['pgPool']>
   const result = await pool.query({
-    name: `herald_settle_${input.outcome.kind}`,
+    name: `herald_settle_${input.outcome.kind}_${columns.length}_${delta}`,
     text,
     values: [...values, input.targetId, input.workerId, lastError ?? null, input.now],
   })

@@ -5,11 +5,18 @@ import type { BackoffPolicy } from '../domain/backoff.js'
 import { type Network, networks } from '../domain/networks.js'
 import { STUCK_MESSAGE } from '../domain/post-status.js'
 import type { Clock } from '../lib/clock.js'
+import { LeaseExpiredError, runGuarded } from '../lib/send-guard.js'
 import type { Logger } from '../logger.js'
 import type { NetworkAdapter } from '../networks/adapter.js'
 import type { ConnectionRow } from '../store/connections.js'
 import type { Store } from '../store/db.js'
-import { type ClaimedTarget, claimDueTargets, markStuck, releaseUnstarted, renewLeases } from './leases.js'
+import {
+  type ClaimedTarget,
+  claimDueTargets,
+  releaseUnstarted,
+  renewLeases,
+  sweepExpiredLeases,
+} from './leases.js'
 import type { Metrics } from './metrics.js'
 import type { QueueSignal } from './queue-signal.js'
 import { type SendResult, sendTarget } from './send.js'
@@ -69,7 +76,17 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   const waiting = new Map<Network, ClaimedTarget[]>()
   const inFlight = new Map<Network, number>()
   const connectionOf = new Map<string, ConnectionRow>()
+  /**
+   * Until when this worker may trust each lease it holds: the start of its last successful claim or
+   * renewal plus the lease, less a margin for clocks. Past it (or once a renewal found the lease gone) the
+   * target is in `lost`, and the send stops before its next network call (src/lib/send-guard.ts).
+   */
+  const trustedUntil = new Map<string, number>()
+  const lost = new Set<string>()
+  const margin = Math.min(1_000, Math.floor(options.leaseMs / 10))
   let stopping = false
+  /** True once start() ran; a worker driven by tick() alone (tests) never claims on its own. */
+  let started = false
   let timer: NodeJS.Timeout | undefined
   let timerAt = Number.POSITIVE_INFINITY
   let heartbeat: NodeJS.Timeout | undefined
@@ -120,34 +137,52 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
           notifyIdle()
           // Claim again once a useful batch of slots is free, so a drain does not claim one target per
           // statement; a short delay otherwise lets a few more finish first.
-          if (!stopping) schedule(freeSlots() >= claimThreshold ? 0 : CLAIM_COALESCE_MS)
+          // A worker driven by tick() (tests) only starts the targets it already claimed.
+          if (!stopping && started) schedule(freeSlots() >= claimThreshold ? 0 : CLAIM_COALESCE_MS)
+          else if (!stopping) dispatch()
         })
         running.set(target.id, { target, controller, done })
       }
     }
   }
 
+  const guard = (targetId: string) => () => {
+    if (!lost.has(targetId) && deps.clock.now() < (trustedUntil.get(targetId) ?? 0) - margin) return
+    lost.add(targetId)
+    throw new LeaseExpiredError(
+      'This worker no longer holds the lease on the target (it stalled or could not renew it); the send stops here',
+    )
+  }
+
   const send = async (target: ClaimedTarget, signal: AbortSignal, current: () => boolean) => {
     const started = deps.clock.now()
     deps.metrics.observeFireLag((started - (target.run_at ?? started)) / 1000)
     try {
-      const result = await sendTarget(
-        {
-          ...deps,
-          db: deps.store.db,
-          now: () => deps.clock.now(),
-          logger: log,
-          ...(options.backoff ? { backoff: options.backoff } : {}),
-          unknownOutcomeCheckMs: options.unknownOutcomeCheckMs ?? 60_000,
-        },
-        target,
-        signal,
-        connectionOf.get(target.id),
+      const result = await runGuarded(guard(target.id), () =>
+        sendTarget(
+          {
+            ...deps,
+            db: deps.store.db,
+            now: () => deps.clock.now(),
+            logger: log,
+            ...(options.backoff ? { backoff: options.backoff } : {}),
+            unknownOutcomeCheckMs: options.unknownOutcomeCheckMs ?? 60_000,
+          },
+          target,
+          signal,
+          connectionOf.get(target.id),
+        ),
       )
       connectionOf.delete(target.id)
       deps.metrics.countOutcome(target.platform, result.kind)
       if (!current()) {
         log.warn({ targetId: target.id }, 'superseded attempt ended; its outcome is not recorded')
+        return
+      }
+      if (lost.has(target.id) && result.outcome.kind !== 'published') {
+        // The lease may be someone else's now (a lookup, another worker): what this attempt saw is not
+        // recorded; the sweep turns the lapsed lease into a lookup (or stuck where none can decide).
+        log.warn({ targetId: target.id }, 'lease lapsed during the send; its outcome is not recorded here')
         return
       }
       const now = deps.clock.now()
@@ -160,6 +195,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         now,
         outcome: result.outcome,
         onlyTarget: target.onlyTarget,
+        ...(result.attemptsDelta ? { attemptsDelta: result.attemptsDelta } : {}),
       })
       if (!kept)
         log.warn(
@@ -170,8 +206,13 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       if (result.outcome.kind !== 'retry' && result.outcome.kind !== 'check')
         deps.queue.settled(target.post_id)
     } catch (error) {
-      // Recording the outcome failed (database down): leave the lease to expire so the target shows as stuck.
+      // Recording the outcome failed (database down): leave the lease to expire so the sweep takes it.
       log.error({ err: error, targetId: target.id }, 'could not record the outcome of a send')
+    } finally {
+      if (current()) {
+        trustedUntil.delete(target.id)
+        lost.delete(target.id)
+      }
     }
   }
 
@@ -182,13 +223,18 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     const open = networks.filter(
       (network) => (inFlight.get(network) ?? 0) + (waiting.get(network)?.length ?? 0) < networkLimit(network),
     )
+    const claimedAt = deps.clock.now()
     const claimed = await claimDueTargets(deps.store, {
       workerId: id,
-      now: deps.clock.now(),
+      now: claimedAt,
       leaseMs: options.leaseMs,
       limit: Math.min(options.batch, free),
       platforms: open,
     })
+    for (const target of claimed) {
+      trustedUntil.set(target.id, claimedAt + options.leaseMs)
+      lost.delete(target.id)
+    }
     if (claimed.length > 0) {
       // One read for the whole batch instead of one per send.
       // When it fails, each send reads its own connection (and retries if that fails too): a claimed
@@ -254,10 +300,15 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     const ids = held()
     if (ids.length === 0) return
     try {
-      const kept = await renewLeases(deps.store, id, ids, deps.clock.now() + options.leaseMs)
+      const began = deps.clock.now()
+      const kept = await renewLeases(deps.store, id, ids, began, began + options.leaseMs)
       // Only targets held when the renewal began: one claimed meanwhile was not in it.
       for (const targetId of ids) {
-        if (kept.has(targetId)) continue
+        if (kept.has(targetId)) {
+          if (!lost.has(targetId)) trustedUntil.set(targetId, began + options.leaseMs)
+          continue
+        }
+        lost.add(targetId)
         for (const [network, list] of waiting) {
           const rest = list.filter((t) => t.id !== targetId)
           if (rest.length !== list.length) waiting.set(network, rest)
@@ -274,14 +325,25 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     }
   }
 
+  const lookupPlatforms = networks.filter((network) => deps.adapters[network]?.findPublished)
   const sweep = async () => {
     try {
-      const stuck = await markStuck(deps.store, deps.clock.now(), STUCK_MESSAGE)
+      const { stuck, lookups } = await sweepExpiredLeases(deps.store, deps.clock.now(), lookupPlatforms, {
+        stuck: STUCK_MESSAGE,
+        lookup: (platform) =>
+          `The worker sending this went away mid-send (its lease ran out); Herald looks for the post on ${platform} before sending anything again`,
+      })
       for (const target of stuck)
         log.warn(
           { postId: target.post_id, targetId: target.id, network: target.platform, reason: STUCK_MESSAGE },
           'target stuck',
         )
+      for (const target of lookups)
+        log.warn(
+          { postId: target.post_id, targetId: target.id, network: target.platform },
+          'lease ran out mid-send; the target will be looked up on its network',
+        )
+      if (lookups.length > 0) schedule(0)
     } catch (error) {
       log.error({ err: error }, 'stuck sweep failed')
     }
@@ -292,6 +354,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     tick,
     start() {
       stopping = false
+      started = true
       unsubscribe = deps.queue.onWake(() => schedule(0))
       heartbeat = setInterval(() => void renew(), Math.max(50, Math.floor(options.leaseMs / 3)))
       sweeper = setInterval(

@@ -39,13 +39,25 @@ describe.each(backends)('a lookup that cannot read back to the attempt, on $name
   })
   afterAll(() => h.close())
 
+  /** A worker pass; the worker also claims on its own timer after a send, so wait until no lease is held. */
   const run = async () => {
     const n = await worker.tick()
+    await worker.idle()
+    for (let i = 0; i < 100; i++) {
+      const leased = await h.app.store.db
+        .selectFrom('targets')
+        .select('id')
+        .where('lease_owner', 'is not', null)
+        .where('stuck_at', 'is', null)
+        .executeTakeFirst()
+      if (!leased) break
+      await new Promise((r) => setTimeout(r, 20))
+    }
     await worker.idle()
     return n
   }
 
-  it('never sends the post again: it looks again later, then leaves the post stuck for a person', async () => {
+  it('never sends the post again: it looks again on its own backoff for a day, then leaves the post stuck for a person', async () => {
     const created = await h.call('create_post', {
       content: 'Posted on a busy profile',
       targetAccounts: [{ platform: 'twitter', profileId: 'tw-busy' }],
@@ -55,12 +67,24 @@ describe.each(backends)('a lookup that cannot read back to the attempt, on $name
     const id = created.body.postIds[0] as string
     twitter.script.push(fail('unknown_outcome', 'timed out after sending'))
     await run()
-    for (let i = 0; i < 10; i++) {
-      clock.advance(61_000)
+    const row = () =>
+      h.app.store.db.selectFrom('targets').selectAll().where('post_id', '=', id).executeTakeFirstOrThrow()
+    const gaps: number[] = []
+    for (let i = 0; i < 40; i++) {
+      const before = await row()
+      if (before.stuck_at !== null) break
+      gaps.push((before.run_at as number) - clock.now())
+      clock.set(before.run_at as number)
       await run()
     }
-    expect(lookups).toBeGreaterThan(0)
+    // One minute, then twice as long after each failed lookup, at most an hour apart; the send attempts
+    // are untouched (one send, counted once).
+    expect(gaps.slice(0, 8)).toEqual([60, 60, 120, 240, 480, 960, 1920, 3600].map((s) => s * 1000))
     expect(twitter.calls).toHaveLength(1)
+    const stuck = await row()
+    expect(stuck).toMatchObject({ attempts: 1, stuck_reason: 'lookups_exhausted', status: 'pending' })
+    expect(lookups).toBe(stuck.lookups)
+    expect(clock.now() - T0).toBeGreaterThanOrEqual(24 * 3_600_000)
     const post = (await h.call('get_post', { id })).body
     expect(post.status).toBe('processing')
     expect(post.targets[0].error).toContain('too many posts since the attempt')

@@ -47,7 +47,13 @@ describe('a worker process SIGKILLed while publishing to Instagram', () => {
       sandbox: true,
       credits: 500,
       backend: { name: 'sqlite', open: () => openStore({ sqlitePath: path.join(dir, 'herald.sqlite') }) },
-      env: { HERALD_DATA_DIR: dir, HERALD_ALLOW_PRIVATE_MEDIA: '1', HERALD_IMMEDIATE_WAIT_MS: '0' },
+      env: {
+        HERALD_DATA_DIR: dir,
+        HERALD_ALLOW_PRIVATE_MEDIA: '1',
+        HERALD_IMMEDIATE_WAIT_MS: '0',
+        // A lookup that cannot ask (the hung status poll) is tried again soon, not in a minute.
+        HERALD_UNKNOWN_OUTCOME_CHECK_MS: '200',
+      },
     })
     await connectMetaGrant(h, 'Kill Bakery')
   }, 60_000)
