@@ -181,14 +181,20 @@ export async function migrate(store: Store): Promise<void> {
 /**
  * Kysely's migrator reads the catalog of every schema (table and schema introspection) before it takes its
  * lock. A schema or table that another session drops at that moment fails the read with "schema … does not
- * exist" (3F000) or "relation … does not exist" (42P01) naming that other schema's object, or with "cache
- * lookup failed" (XX000); nothing was written, so the migration is tried again.
+ * exist" (3F000), "relation … does not exist" (42P01) or "column … of relation … does not exist" (42703)
+ * naming that other schema's object, or with "cache lookup failed" (XX000); nothing was written, so the
+ * migration is tried again.
  */
 export function catalogRace(error: unknown, ownSchema: string | undefined): boolean {
   const { code, message } = error as { code?: string; message?: string }
   const text = String(message)
   if (!ownSchema || text.includes(`"${ownSchema}"`) || text.includes(`${ownSchema}.`)) return false
-  return code === '3F000' || code === '42P01' || (code === 'XX000' && text.includes('cache lookup failed'))
+  return (
+    code === '3F000' ||
+    code === '42P01' ||
+    code === '42703' ||
+    (code === 'XX000' && text.includes('cache lookup failed'))
+  )
 }
 
 /** True when the database answers a trivial query (readiness probe). */

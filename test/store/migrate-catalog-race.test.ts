@@ -11,6 +11,7 @@ describe('which migration failures are another session dropping its objects unde
   it.each([
     [{ code: '3F000', message: 'schema "herald_test_bbbbbbbbbbbb" does not exist' }, true],
     [{ code: '42P01', message: 'relation "race_97cfcc2c.t4" does not exist' }, true],
+    [{ code: '42703', message: 'column "attempts" of relation "posts" does not exist' }, true],
     [{ code: 'XX000', message: 'cache lookup failed for relation 123456' }, true],
     [{ code: '3F000', message: `schema "${own}" does not exist` }, false],
     [{ code: '42P01', message: `relation "${own}.posts" does not exist` }, false],
