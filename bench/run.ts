@@ -222,7 +222,7 @@ if (videos.length > 0) {
   lines.push(
     '## Video conversion',
     '',
-    'Probe, plan and ffmpeg (the shipped `@ffmpeg-installer/ffmpeg` build, x264 `veryfast`) as a child process',
+    'Probe, plan and ffmpeg (the system build on PATH, x264 `veryfast`, under its CPU and memory limits) as a child process',
     "from one temporary file to another. Node's RSS is sampled every 50 ms; ffmpeg's peak is its VmHWM from",
     '/proc. The sources are made by ffmpeg first (not timed).',
     '',

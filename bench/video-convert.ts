@@ -54,7 +54,8 @@ function ffmpegHighWater(target: string): number | undefined {
 
 export async function measureVideoConversion(testCase: VideoConvertCase): Promise<VideoConvertResult> {
   const ffmpeg = await findFfmpeg()
-  if (!ffmpeg) throw new Error('no ffmpeg: the video benchmark needs the shipped one or one on PATH')
+  if (!ffmpeg)
+    throw new Error('no ffmpeg 5.1 or newer on PATH: the video benchmark needs one (apt-get install ffmpeg)')
   const dir = await mkdtemp(path.join(tmpdir(), 'herald-bench-video-'))
   try {
     const { seconds, width, height, fps, args, extension } = testCase.source

@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// The `herald` command: the compiled CLI (`npm install` builds dist/ through the `prepare` script).
-import { main } from '../dist/cli.js'
+// The `herald` command: the compiled CLI (`npm install` builds dist/ through the `prepare` script). The
+// Node version is checked before the CLI (and its native modules) is loaded.
+import { requireSupportedNode } from './node-check.js'
 
+requireSupportedNode()
+const { main } = await import('../dist/cli.js')
 main(process.argv.slice(2))

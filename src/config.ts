@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import { isIP } from 'node:net'
 import path from 'node:path'
 import { parseEnv } from 'node:util'
 import { z } from 'zod'
@@ -49,6 +50,8 @@ const envSchema = z.object({
   HERALD_FFMPEG_PATH: z.string().optional(),
   HERALD_VIDEO_CONVERT_TIMEOUT_MS: positiveInt(600_000),
   HERALD_VIDEO_CONVERT_CONCURRENCY: positiveInt(2),
+  HERALD_VIDEO_CONVERT_CPU_SECONDS: z.coerce.number().int().positive().optional(),
+  HERALD_VIDEO_CONVERT_MEMORY_MB: positiveInt(4096),
   HERALD_WORKER_CONCURRENCY: positiveInt(16),
   HERALD_WORKER_BATCH: positiveInt(32),
   HERALD_WORKER_POLL_MS: positiveInt(250),
@@ -102,6 +105,18 @@ const envSchema = z.object({
   HERALD_BLUESKY_PLC_URL: z.url().default('https://plc.directory'),
   HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
   HERALD_SESSION_TTL_HOURS: positiveInt(12),
+  HERALD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  HERALD_METRICS_LISTEN: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464')
+    .optional(),
+  HERALD_TRUST_PROXY: z
+    .string()
+    .optional()
+    .refine(
+      (value) => value === undefined || parseTrustProxy(value) !== undefined,
+      'a hop count (e.g. 1), or a comma-separated list of proxy addresses or CIDR ranges (e.g. 10.0.0.0/8), or off',
+    ),
   HERALD_MCP_ALLOWED_ORIGINS: z.string().optional(),
   HERALD_MEDIA_STORAGE: z.enum(['local', 's3']).default('local'),
   HERALD_S3_BUCKET: z.string().optional(),
@@ -149,7 +164,15 @@ export interface Config {
    * Video conversion: the ffmpeg to use (undefined: the shipped one, else PATH; `none`: off), the time limit
    * of one conversion, and how many run at once per process.
    */
-  videoConversion: { ffmpegPath: string | undefined; timeoutMs: number; concurrency: number }
+  videoConversion: {
+    ffmpegPath: string | undefined
+    timeoutMs: number
+    concurrency: number
+    /** ffmpeg's CPU-time limit; undefined: the timeout's seconds times the cores. */
+    cpuSeconds?: number | undefined
+    /** ffmpeg's address-space limit. */
+    memoryMb: number
+  }
   worker: {
     concurrency: number
     batch: number
@@ -175,6 +198,16 @@ export interface Config {
   mcpAllowedOrigins: string[]
   /** Dashboard sign-in: session lifetime, and Secure cookies when PUBLIC_BASE_URL is https. */
   dashboard: { sessionTtlMs: number; secureCookies: boolean }
+  /**
+   * Which `X-Forwarded-For` hops to believe (HERALD_TRUST_PROXY): false (default) uses the socket's address;
+   * a number trusts that many proxies in front; a list trusts those addresses and CIDR ranges.
+   */
+  trustProxy: false | number | string[]
+  /**
+   * /metrics: on the public port only with a bearer token (HERALD_METRICS_TOKEN); on a listener of its own
+   * with HERALD_METRICS_LISTEN (host and port). Neither: not served.
+   */
+  metrics: { token: string | undefined; listen: { host: string; port: number } | undefined }
   media:
     | { driver: 'local'; dir: string }
     | {
@@ -301,6 +334,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ffmpegPath: e.HERALD_FFMPEG_PATH,
       timeoutMs: e.HERALD_VIDEO_CONVERT_TIMEOUT_MS,
       concurrency: e.HERALD_VIDEO_CONVERT_CONCURRENCY,
+      ...(e.HERALD_VIDEO_CONVERT_CPU_SECONDS ? { cpuSeconds: e.HERALD_VIDEO_CONVERT_CPU_SECONDS } : {}),
+      memoryMb: e.HERALD_VIDEO_CONVERT_MEMORY_MB,
     },
     worker: {
       concurrency: e.HERALD_WORKER_CONCURRENCY,
@@ -371,6 +406,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       sessionTtlMs: e.HERALD_SESSION_TTL_HOURS * 3_600_000,
       secureCookies: publicBaseUrl.startsWith('https:'),
     },
+    trustProxy: parseTrustProxy(e.HERALD_TRUST_PROXY ?? 'off') ?? false,
+    metrics: {
+      token: e.HERALD_METRICS_TOKEN,
+      listen: e.HERALD_METRICS_LISTEN ? parseListen(e.HERALD_METRICS_LISTEN) : undefined,
+    },
     media:
       e.HERALD_MEDIA_STORAGE === 's3'
         ? {
@@ -405,6 +445,31 @@ function parseOrigins(value: string | undefined): string[] {
         )
       return origin
     })
+}
+
+/**
+ * HERALD_TRUST_PROXY: `off`/`false`/`0` (or unset) trusts no proxy; a whole number is how many proxies stand
+ * in front; anything else is a comma-separated list of addresses and CIDR ranges. Undefined when malformed.
+ */
+export function parseTrustProxy(value: string): false | number | string[] | undefined {
+  const text = value.trim().toLowerCase()
+  if (['', 'off', 'false', 'no', '0'].includes(text)) return false
+  if (/^\d+$/.test(text)) return Number(text) <= 32 ? Number(text) : undefined
+  const entries = text.split(',').map((entry) => entry.trim())
+  const valid = entries.every((entry) => {
+    const [address, prefix, ...rest] = entry.split('/')
+    const family = isIP(address ?? '')
+    if (family === 0 || rest.length > 0) return false
+    if (prefix === undefined) return true
+    const bits = Number(prefix)
+    return /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128)
+  })
+  return valid ? entries : undefined
+}
+
+function parseListen(value: string): { host: string; port: number } {
+  const at = value.lastIndexOf(':')
+  return { host: value.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(value.slice(at + 1)) }
 }
 
 function parseKeyList(value: string | undefined): Buffer[] {

@@ -43,7 +43,7 @@ const SECRET_TEXT: Array<[RegExp, string]> = [
   [/\bhk_[A-Za-z0-9_-]{6,}/g, `hk_${REDACTED}`],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, `$1 ${REDACTED}`],
   [
-    /([?&#]|\b)((?:apikey|api_key|code|state|access_token|refresh_token|client_secret|code_verifier|password)=)[^&#\s"']*/gi,
+    /([?&#]|\b)((?:apikey|api_key|code|state|access_token|refresh_token|client_secret|code_verifier|password|csrf|sessionId|session_id)=)[^&#\s"']*/gi,
     `$1$2${REDACTED}`,
   ],
 ]

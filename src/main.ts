@@ -4,10 +4,10 @@ import type { AppContext } from './app-context.js'
 import { type Config, ConfigError, loadConfigFromProcess, type Role } from './config.js'
 import { networks } from './domain/networks.js'
 import { createProcessLogger } from './logger.js'
-import { describeFfmpeg } from './media/ffmpeg.js'
+import { describeFfmpeg, MIN_FFMPEG_VERSION } from './media/ffmpeg.js'
 import { createMediaSweeper, sweepHostedMedia } from './media/media-lifetime.js'
 import { connectUnavailable } from './networks/registry.js'
-import { buildServer } from './server.js'
+import { buildMetricsServer, buildServer } from './server.js'
 import { createWebhookWorker, type WebhookWorker } from './webhooks/delivery-worker.js'
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
 
@@ -114,9 +114,17 @@ export async function startService(role: Role = 'all') {
   const app = await createAppContext(config, { logger })
   const http = buildServer(app, { role })
   await http.server.listen({ port: config.port, host: config.host })
+  const metrics = config.metrics.listen ? buildMetricsServer(app) : undefined
+  if (metrics && config.metrics.listen) await metrics.listen(config.metrics.listen)
   const worker = role === 'api' ? undefined : createAppWorker(app)
   worker?.start()
-  const ffmpeg = describeFfmpeg(await app.media.ffmpeg())
+  const found = await app.media.ffmpegLookup()
+  const ffmpeg = describeFfmpeg(found)
+  if (!found.ffmpeg && config.videoConversion.ffmpegPath?.trim().toLowerCase() !== 'none')
+    logger.warn(
+      { ffmpeg },
+      `No usable ffmpeg (${MIN_FFMPEG_VERSION.join('.')} or newer): videos that need converting are refused until one is installed (apt-get install ffmpeg) or HERALD_FFMPEG_PATH names one; HERALD_FFMPEG_PATH=none silences this`,
+    )
   logger.info(
     startSummary(config, role, app.store.dialect, ffmpeg),
     `Herald is running at ${config.publicBaseUrl}`,
@@ -129,6 +137,7 @@ export async function startService(role: Role = 'all') {
     logger.info({ signal }, 'stopping: no new claims; in-flight sends get the grace period')
     await worker?.stop()
     await http.close()
+    await metrics?.close()
     await app.store.destroy()
     process.exit(0)
   }
@@ -136,8 +145,9 @@ export async function startService(role: Role = 'all') {
   process.on('SIGINT', () => void stop('SIGINT'))
 }
 
-if (path.resolve(process.argv[1] ?? '') === path.resolve(import.meta.filename)) {
-  startService().catch((error) => {
+/** Starts the service as a program: a bad configuration or a failed start is one message and exit 1. */
+export function runService(role: Role = 'all') {
+  startService(role).catch((error) => {
     process.stderr.write(
       error instanceof ConfigError
         ? `${error.message}\n`
@@ -146,3 +156,5 @@ if (path.resolve(process.argv[1] ?? '') === path.resolve(import.meta.filename)) 
     process.exit(1)
   })
 }
+
+if (path.resolve(process.argv[1] ?? '') === path.resolve(import.meta.filename)) runService()

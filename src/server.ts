@@ -6,6 +6,7 @@ import Fastify, {
   LogController,
 } from 'fastify'
 import type { AppContext } from './app-context.js'
+import { safeEqual } from './auth/sessions.js'
 import type { Role } from './config.js'
 import { registerDashboard } from './dashboard/plugin.js'
 import { AppError, toAppError } from './errors.js'
@@ -82,6 +83,69 @@ function requestLine(request: FastifyRequest, status: number, elapsedMs: number)
 }
 
 /**
+ * One scrape's text. Counters and histograms are kept in memory as they happen; the gauges that need the
+ * database (queue depth, stuck targets, hosted media, cache use) are read once per scrape, and scrapes that
+ * arrive together share one reading.
+ */
+function metricsScraper(app: AppContext): () => Promise<string> {
+  let inFlight: Promise<string> | undefined
+  const read = async () => {
+    const now = app.clock.now()
+    const [depth, gauges, hosted, cached, pending, disabledEndpoints] = await Promise.all([
+      queueDepth(app.store, now),
+      lookupAndStuckGauges(app.store, now),
+      hostedMediaUsage(app.store.db),
+      app.media.cache.usage(),
+      countPendingDeliveries(app.store),
+      countDisabledEndpoints(app.store),
+    ])
+    const media = {
+      hostedBytes: hosted.bytes,
+      hostedCount: hosted.count,
+      cacheBytes: cached.bytes,
+      cacheCount: cached.count,
+    }
+    const stuck = Object.values(gauges.stuck).reduce((n, count) => n + count, 0)
+    return app.metrics.render({
+      queueDepth: depth,
+      stuck,
+      stuckByReason: gauges.stuck,
+      lookupsPending: gauges.lookupsPending,
+      lookupsFailed: gauges.lookupsFailed,
+      media,
+      webhooks: { pending, disabledEndpoints },
+    })
+  }
+  return () => {
+    inFlight ??= read().finally(() => {
+      inFlight = undefined
+    })
+    return inFlight
+  }
+}
+
+/** HERALD_METRICS_LISTEN: `/metrics` alone, without a token, on its own address (e.g. 127.0.0.1:9464). */
+export function buildMetricsServer(app: AppContext): FastifyInstance {
+  const server = Fastify({ logger: false })
+  const scrape = metricsScraper(app)
+  server.get('/metrics', async (_request, reply) =>
+    reply.type('text/plain; version=0.0.4').send(await scrape()),
+  )
+  return server
+}
+
+/**
+ * HERALD_TRUST_PROXY for Fastify. A hop count believes that many `X-Forwarded-For` entries counted from
+ * the socket (Fastify refuses bare numbers, since a direct client could then spoof the header: safe only
+ * when Herald's port is reachable through the proxy alone, which docs/security.md says); a list is
+ * handed over as is (proxy-addr checks each hop against it).
+ */
+function trustProxyOption(trust: false | number | string[]) {
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust
+  return trust
+}
+
+/**
  * The HTTP server. A worker-only process (`role: 'worker'`) serves just the health and metrics routes. In
  * sandbox mode the simulators are mounted too (`sandboxes`), asking `sandboxFaults` about every call when a
  * test gives one.
@@ -102,7 +166,7 @@ export function buildServer(
       disableRequestLogging: app.config.logLevel !== 'debug' && app.config.logLevel !== 'trace',
     }),
     bodyLimit: BODY_LIMIT,
-    trustProxy: false,
+    trustProxy: trustProxyOption(app.config.trustProxy),
   })
   const routes: string[] = []
   server.addHook('onRoute', (route) => {
@@ -151,35 +215,23 @@ export function buildServer(
     const ready = await isReachable(app.store)
     reply.code(ready ? 200 : 503).send({ ok: ready, database: ready ? 'reachable' : 'unreachable' })
   })
-  server.get('/metrics', async (_request, reply) => {
-    const now = app.clock.now()
-    const [depth, gauges, hosted, cached, pending, disabledEndpoints] = await Promise.all([
-      queueDepth(app.store, now),
-      lookupAndStuckGauges(app.store, now),
-      hostedMediaUsage(app.store.db),
-      app.media.cache.usage(),
-      countPendingDeliveries(app.store),
-      countDisabledEndpoints(app.store),
-    ])
-    const media = {
-      hostedBytes: hosted.bytes,
-      hostedCount: hosted.count,
-      cacheBytes: cached.bytes,
-      cacheCount: cached.count,
-    }
-    const stuck = Object.values(gauges.stuck).reduce((n, count) => n + count, 0)
-    reply.type('text/plain; version=0.0.4').send(
-      app.metrics.render({
-        queueDepth: depth,
-        stuck,
-        stuckByReason: gauges.stuck,
-        lookupsPending: gauges.lookupsPending,
-        lookupsFailed: gauges.lookupsFailed,
-        media,
-        webhooks: { pending, disabledEndpoints },
-      }),
-    )
-  })
+  // /metrics is off the public port unless HERALD_METRICS_TOKEN is set (then it takes that bearer token);
+  // HERALD_METRICS_LISTEN serves it on a listener of its own (buildMetricsServer).
+  const metricsToken = app.config.metrics.token
+  if (metricsToken) {
+    const scrape = metricsScraper(app)
+    server.get('/metrics', async (request, reply) => {
+      const sent = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? ''
+      if (!sent || !safeEqual(sent, metricsToken))
+        return reply
+          .code(401)
+          .header('www-authenticate', 'Bearer realm="herald-metrics"')
+          .send(
+            new AppError('unauthorized', 'The metrics need HERALD_METRICS_TOKEN as a bearer token').toBody(),
+          )
+      return reply.type('text/plain; version=0.0.4').send(await scrape())
+    })
+  }
   if (options.role === 'worker') return { server, close: () => server.close(), routes }
 
   const openapi = buildOpenApi(tools, app.config.publicBaseUrl)

@@ -19,6 +19,7 @@ function start(role: 'api' | 'worker'): {
       PORT: '0',
       LOG_LEVEL: 'info',
       HERALD_SECRET_KEY: '',
+      HERALD_METRICS_TOKEN: 'metrics-token-for-tests-0123456789',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -45,7 +46,13 @@ describe('herald api and herald worker as separate processes', () => {
 
     expect((await fetch(`${apiUp.url}/api/tools/list_workspaces`, { method: 'POST' })).status).toBe(401)
     expect((await fetch(`${workerUp.url}/healthz`)).status).toBe(200)
-    expect(await (await fetch(`${workerUp.url}/metrics`)).text()).toContain('herald_queue_depth')
+    expect(
+      await (
+        await fetch(`${workerUp.url}/metrics`, {
+          headers: { authorization: 'Bearer metrics-token-for-tests-0123456789' },
+        })
+      ).text(),
+    ).toContain('herald_queue_depth')
     expect((await fetch(`${workerUp.url}/api/tools/list_workspaces`, { method: 'POST' })).status).toBe(404)
 
     const files = readdirSync(dataDir)

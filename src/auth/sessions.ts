@@ -8,6 +8,15 @@ import type { Db } from '../store/db.js'
  */
 
 export const SESSION_COOKIE = 'herald_session'
+
+/**
+ * The session cookie's name: with the `__Host-` prefix behind https (the browser then takes it only with
+ * Secure, Path=/ and no Domain, so a sibling subdomain cannot plant or overwrite it), plain over http,
+ * where browsers refuse the prefix.
+ */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE
+}
 /** Double-submit CSRF cookie of the sign-in form (there is no session yet to hold a token). */
 export const LOGIN_CSRF_COOKIE = 'herald_login_csrf'
 

@@ -5,6 +5,7 @@ import type { Credentials, GrantProfile, NetworkAdapter, Profile } from '../netw
 import { PublishFailure } from '../networks/adapter.js'
 import { canLogin, connectUnavailable } from '../networks/registry.js'
 import { READONLY_SCOPE, UPLOAD_SCOPE, youtubeGrantProblem } from '../networks/youtube/index.js'
+import { findMembership } from '../store/accounts.js'
 import { upsertConnection } from '../store/connections.js'
 import { holdGrant } from './choose-profiles.js'
 import { consumeState, issueState, type StateRefusal } from './state.js'
@@ -216,6 +217,13 @@ export async function finishConnect(
   )
   if (!state.ok) return refused(400, stateMessages[state.reason].title, stateMessages[state.reason].message)
   const connector = { userId: who.userId, workspaceId: state.row.workspace_id }
+  // The person may have left (or been removed from) the workspace since the flow began.
+  if (!(await findMembership(app.store.db, connector.workspaceId, who.userId)))
+    return refused(
+      403,
+      'Not a member',
+      `You are no longer a member of the workspace this connection was started in. ${NOTHING}`,
+    )
 
   if (query.error === 'access_denied') {
     return refused(

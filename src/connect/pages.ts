@@ -14,8 +14,20 @@ import type { Refusal } from './flow.js'
 /** Bluesky's connect form: a handle and an app password (never the account password), sent once. */
 export function blueskyFormPage(
   csrf: string,
-  options: PageOptions & { identifier?: string; simulatorUrl?: string } = {},
+  options: PageOptions & {
+    identifier?: string
+    simulatorUrl?: string
+    /** The workspace the profile is connected into (named on the form, sent with it). */
+    workspace?: { id: string; name: string }
+  } = {},
 ) {
+  const workspace = options.workspace
+    ? `<p>The profile is connected into the workspace <strong>${escapeHtml(options.workspace.name)}</strong>: its members can post as it.</p>
+`
+    : ''
+  const workspaceField = options.workspace
+    ? `<input type="hidden" name="workspaceId" value="${escapeHtml(options.workspace.id)}">`
+    : ''
   // In sandbox mode the form signs in to the simulator, whose accounts and app passwords come from its
   // control route (or `sandbox connect`, which fills in this form).
   const simulator = options.simulatorUrl
@@ -29,10 +41,33 @@ or run <code>npx herald sandbox connect --network bluesky --username U</code>, w
     `<h1>Connect Bluesky</h1>
 <p>Bluesky has no OAuth for apps like Herald: sign in with an <strong>app password</strong>, made in the Bluesky
 app under Settings → Privacy and security → App passwords. Herald uses it once to open a session and does not keep it.</p>
-${simulator}<form method="post" action="/connect/bluesky">${csrfField(csrf)}
+${workspace}${simulator}<form method="post" action="/connect/bluesky">${csrfField(csrf)}${workspaceField}
 <label>Handle (for example you.bsky.social) <input type="text" name="identifier" autocomplete="username" required value="${escapeHtml(options.identifier ?? '')}"></label>
 <label>App password (xxxx-xxxx-xxxx-xxxx) <input type="password" name="appPassword" autocomplete="off" required></label>
 <button type="submit">Connect</button>
+</form>
+<p><a href="/channels">Back to channels</a></p>`,
+    options,
+  )
+}
+
+/**
+ * `GET /connect/<network>`: what starting the connection will do, and where, as a form. Only its POST
+ * (with the session's CSRF token) starts the flow, so a link from elsewhere can neither start a connect
+ * nor change the workspace it lands in (issue 23 finding 1).
+ */
+export function confirmConnectPage(
+  input: { network: Network; csrf: string; workspace: { id: string; name: string } },
+  options: PageOptions = {},
+) {
+  const label = networkLabels[input.network]
+  const name = escapeHtml(input.workspace.name)
+  return page(
+    `Connect ${label}`,
+    `<h1>Connect ${escapeHtml(label)} to ${name}</h1>
+<p>You are about to connect a ${escapeHtml(label)} profile into the workspace <strong>${name}</strong>. Every member of ${name} will be able to publish as that profile. Continue only if you meant to.</p>
+<form method="post" action="/connect/${escapeHtml(input.network)}">${csrfField(input.csrf)}<input type="hidden" name="workspaceId" value="${escapeHtml(input.workspace.id)}">
+<button type="submit">Continue to ${escapeHtml(label)}</button>
 </form>
 <p><a href="/channels">Back to channels</a></p>`,
     options,

@@ -22,13 +22,13 @@ import {
   startConnect,
   storeConnection,
 } from './flow.js'
-import { blueskyFormPage, chooseProfilesPage, refusalPage } from './pages.js'
+import { blueskyFormPage, chooseProfilesPage, confirmConnectPage, refusalPage } from './pages.js'
 
 const pageOptions = (who: SignedIn | undefined) => (who ? { signedIn: account(who) } : {})
 
 /**
- * `GET /connect/<network>` (signed in; `?workspaceId=` picks the workspace) redirects to the network's
- * consent page; `GET /connect/<network>/callback` finishes the connection and returns to `/channels`.
+ * `GET /connect/<network>` (signed in; `?workspaceId=` picks the workspace) shows a page naming the
+ * workspace, whose form (`POST /connect/<network>`, CSRF) redirects to the network's consent page; `GET /connect/<network>/callback` finishes the connection and returns to `/channels`.
  * Bluesky: `GET /connect/bluesky` is a form, `POST /connect/bluesky` connects with an app password.
  */
 export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
@@ -45,6 +45,23 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
         ? reply.redirect(`/connect/${outcome.network}/choose/${encodeURIComponent(outcome.grantId)}`, 303)
         : sendHtml(reply, outcome.status, refusalPage(outcome, pageOptions(who)))
 
+  /**
+   * The workspace a connect acts in: the one asked for (`workspaceId`, query or form) when the person is a
+   * member of it, else the session's. Undefined when they asked for one they are not a member of.
+   */
+  const targetWorkspace = async (who: SignedIn, wanted: string | undefined) => {
+    if (!wanted || wanted === who.workspace.id) return { id: who.workspace.id, name: who.workspace.name }
+    const membership = await findMembership(db, wanted, who.user.id)
+    return membership ? { id: membership.id, name: membership.name } : undefined
+  }
+  const notMember = (reply: Parameters<typeof sendHtml>[0], who: SignedIn) =>
+    sendHtml(
+      reply,
+      404,
+      problemPage('Workspace not found', 'You are not a member of that workspace.', pageOptions(who)),
+    )
+
+  // A page, never an action: it names the workspace and offers a form; only the form's POST starts.
   scope.get<{ Params: { network: string }; Querystring: { workspaceId?: string } }>(
     '/connect/:network',
     async (request, reply) => {
@@ -58,18 +75,8 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
       }
       const who = await signedIn(app, request)
       if (!who) return redirectToLogin(reply, `/connect/${network}`)
-      const wanted = request.query.workspaceId
-      if (wanted && wanted !== who.workspace.id) {
-        const membership = await findMembership(db, wanted, who.user.id)
-        if (!membership)
-          return sendHtml(
-            reply,
-            404,
-            problemPage('Workspace not found', 'You are not a member of that workspace.', pageOptions(who)),
-          )
-        await setSessionWorkspace(db, who.session.id, wanted)
-        who.workspace = { id: membership.id, name: membership.name, role: membership.role }
-      }
+      const workspace = await targetWorkspace(who, request.query.workspaceId)
+      if (!workspace) return notMember(reply, who)
       if (network === 'bluesky') {
         const unavailable = connectUnavailable(app.config, 'bluesky')
         if (unavailable)
@@ -84,15 +91,33 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
           200,
           blueskyFormPage(who.session.csrfToken, {
             ...pageOptions(who),
+            workspace,
             ...(simulated ? { simulatorUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}` } : {}),
           }),
         )
       }
-      const started = await startConnect(app, { userId: who.user.id, workspaceId: who.workspace.id }, network)
-      if (started.kind === 'redirect') return reply.redirect(started.url, 302)
-      return sendHtml(reply, started.status, refusalPage(started, pageOptions(who)))
+      return sendHtml(
+        reply,
+        200,
+        confirmConnectPage({ network, csrf: who.session.csrfToken, workspace }, pageOptions(who)),
+      )
     },
   )
+
+  scope.post<{ Params: { network: string } }>('/connect/:network', async (request, reply) => {
+    const { network } = request.params
+    if (!isNetwork(network) || network === 'bluesky')
+      return sendHtml(reply, 404, problemPage('Unknown network', 'This is not a Herald connect address.'))
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, `/connect/${network}`)
+    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const workspace = await targetWorkspace(who, field(request, 'workspaceId') || undefined)
+    if (!workspace) return notMember(reply, who)
+    if (workspace.id !== who.workspace.id) await setSessionWorkspace(db, who.session.id, workspace.id)
+    const started = await startConnect(app, { userId: who.user.id, workspaceId: workspace.id }, network)
+    if (started.kind === 'redirect') return reply.redirect(started.url, 303)
+    return sendHtml(reply, started.status, refusalPage(started, pageOptions(who)))
+  })
 
   scope.get<{ Params: { network: string }; Querystring: Record<string, string | undefined> }>(
     '/connect/:network/callback',
@@ -135,6 +160,7 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
       if (!who) return redirectToLogin(reply, request.url)
       const grant = await readGrant(app, request.params.id, who.user.id)
       if (!grant || grant.network !== request.params.network) return expiredGrant(reply, who)
+      if (!(await findMembership(db, grant.workspaceId, who.user.id))) return notMember(reply, who)
       return sendHtml(
         reply,
         200,
@@ -178,6 +204,8 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
             pageOptions(who),
           ),
         )
+      // Membership is checked again as the profiles are chosen: it may have ended since the flow began.
+      if (!(await findMembership(db, grant.workspaceId, who.user.id))) return notMember(reply, who)
       if (!(await spendGrant(app, grant.id, who.user.id))) return expiredGrant(reply, who)
       const connector = { userId: who.user.id, workspaceId: grant.workspaceId }
       let first: ConnectOutcome | undefined
@@ -200,9 +228,11 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/connect/bluesky')
     if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const workspace = await targetWorkspace(who, field(request, 'workspaceId') || undefined)
+    if (!workspace) return notMember(reply, who)
     const outcome = await connectWithAppPassword(
       app,
-      { userId: who.user.id, workspaceId: who.workspace.id },
+      { userId: who.user.id, workspaceId: workspace.id },
       { identifier: field(request, 'identifier'), appPassword: field(request, 'appPassword') },
     )
     return answer(reply, who, outcome)

@@ -1,5 +1,5 @@
 import type { AppContext } from '../app-context.js'
-import { createSession, deleteSession, SESSION_COOKIE } from '../auth/sessions.js'
+import { createSession, deleteSession, sessionCookieName } from '../auth/sessions.js'
 import { AppError, invalid, notFound } from '../errors.js'
 import { sandboxPrefixes } from '../networks/registry.js'
 
@@ -62,7 +62,7 @@ export async function sandboxConnect(
     { userId: owner.user_id, workspaceId: input.workspaceId, ttlMs: SESSION_TTL_MS },
     app.clock.now(),
   )
-  const cookie = `${SESSION_COOKIE}=${encodeURIComponent(token)}`
+  const cookie = `${sessionCookieName(app.config.dashboard.secureCookies)}=${encodeURIComponent(token)}`
   const send = async (url: string, init: RequestInit = {}) => {
     try {
       return await http(url, { ...init, redirect: 'manual' })
@@ -87,8 +87,13 @@ export async function sandboxConnect(
         { workspaceId: input.workspaceId, network },
         await signInWithAppPassword(app, send, cookie, input.username),
       )
-    const start = await send(`${base}/connect/${network}`, { headers: { cookie } })
-    const authorize = locationOf(start, `GET /connect/${network}`)
+    // Starting is the confirmation page's form: a POST with the session's CSRF token.
+    const start = await send(`${base}/connect/${network}`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: session.csrfToken, workspaceId: input.workspaceId }).toString(),
+    })
+    const authorize = locationOf(start, `POST /connect/${network}`)
     if (authorize.startsWith(`${base}/login`))
       throw invalid(
         `The Herald at ${base} does not share this command's database (${describeDatabase(app)}): run this command with the server's HERALD_DATA_DIR (or DATABASE_URL).`,

@@ -1,24 +1,43 @@
+import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { createLoginThrottle, type LoginAttempt } from '../auth/login-throttle.js'
 import { hashPassword, verifyPassword } from '../auth/passwords.js'
-import { createRateLimiter } from '../auth/rate-limit.js'
 import {
   createSession,
   deleteSession,
+  findSession,
   LOGIN_CSRF_COOKIE,
   parseCookies,
   purgeExpiredSessions,
   randomToken,
-  SESSION_COOKIE,
+  safeEqual,
   serializeCookie,
+  sessionCookieName,
 } from '../auth/sessions.js'
 import { findUserByEmail } from '../store/accounts.js'
+import { answerInvitation, invitationsFor } from '../store/invitations.js'
 import { escapeHtml, page, problemPage, sendHtml } from './html.js'
 import { csrfMatches, field, localPath, refuseCsrf, sessionCookie, signedIn } from './request.js'
 
-/** Sign-in attempts allowed per address and e-mail per minute (argon2id makes each one cost ~15 ms). */
-const LOGIN_ATTEMPTS_PER_MINUTE = 20
 const LOGIN_CSRF_MAX_AGE_S = 3600
+/** The cookie a browser gets on signing in, so its own attempts are counted apart (src/auth/login-throttle.ts). */
+export const DEVICE_COOKIE = 'herald_device'
+const DEVICE_MAX_AGE_S = 365 * 86_400
+
+const INVITATION_TOKEN_TTL_MS = 15 * 60_000
+
+/** Proof, handed out after the password matched, that this person may answer this invitation. */
+function invitationToken(app: AppContext, invitationId: string, userId: string, issued: string): string {
+  const id = `inv-${createHash('sha256').update(`${invitationId}|${userId}|${issued}`).digest('base64url').slice(0, 40)}`
+  return app.signer.sign(id)
+}
+
+/** The signed device token for one account (an HMAC under a key derived from the vault key). */
+function deviceToken(app: AppContext, userId: string): string {
+  const id = `device-${createHash('sha256').update(userId).digest('base64url').slice(0, 40)}`
+  return app.signer.sign(id)
+}
 
 function loginPage(input: { csrf: string; next: string; email?: string; problem?: string }) {
   const problem = input.problem ? `<div class="problem"><p>${escapeHtml(input.problem)}</p></div>` : ''
@@ -39,7 +58,7 @@ function loginPage(input: { csrf: string; next: string; email?: string; problem?
 export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
   const db = app.store.db
   const secure = app.config.dashboard.secureCookies
-  const limiter = createRateLimiter(LOGIN_ATTEMPTS_PER_MINUTE)
+  const throttle = createLoginThrottle()
   // Unknown e-mails are checked against a real hash too, so timing does not tell which e-mails exist.
   let dummyHash: Promise<string> | undefined
 
@@ -74,7 +93,14 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
     const next = localPath(field(request, 'next'))
     const email = field(request, 'email').trim().toLowerCase()
     const password = field(request, 'password')
-    const wait = limiter.hit(`${request.ip}|${email}`, app.clock.now())
+    const user = email ? await findUserByEmail(db, email) : undefined
+    const device = parseCookies(request.headers.cookie)[DEVICE_COOKIE]
+    const attempt: LoginAttempt = {
+      address: request.ip,
+      account: email,
+      knownDevice: Boolean(user && device && safeEqual(device, deviceToken(app, user.id))),
+    }
+    const wait = throttle.admit(attempt, app.clock.now())
     if (wait > 0) {
       reply.header('retry-after', String(wait))
       return showLogin(reply, 429, {
@@ -83,10 +109,11 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
         problem: `Too many attempts. Try again in ${wait} seconds.`,
       })
     }
-    const user = email && password ? await findUserByEmail(db, email) : undefined
     dummyHash ??= hashPassword(randomToken())
-    const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), password)
+    const matches = await verifyPassword(user?.password_hash ?? (await dummyHash), password)
+    const ok = matches && password !== ''
     if (!user || !ok) {
+      throttle.failed(attempt, app.clock.now())
       request.log.info({ event: 'login_failed' }, 'dashboard sign-in refused')
       return showLogin(reply, 401, {
         next,
@@ -102,19 +129,50 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
       .execute()
     const first = memberships.find((m) => m.role === 'owner') ?? memberships[0]
     if (!first) {
+      // Someone with no workspace yet may have been invited: they answer here, proven by the password.
+      const invitations = await invitationsFor(db, user.email)
+      if (invitations.length > 0) {
+        throttle.succeeded(attempt)
+        const csrf = parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE] ?? ''
+        const issued = app.clock.now().toString(36)
+        const rows = invitations
+          .map((i) => {
+            const token = invitationToken(app, i.id, user.id, issued)
+            return `<li><strong>${escapeHtml(i.workspaceName)}</strong> invites you as ${escapeHtml(i.role)}${i.invitedByEmail ? ` (from ${escapeHtml(i.invitedByEmail)})` : ''}.
+<form method="post" action="/login/invitation" class="inline"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="invitation" value="${escapeHtml(i.id)}"><input type="hidden" name="issued" value="${escapeHtml(issued)}"><button type="submit">Accept and join ${escapeHtml(i.workspaceName)}</button></form></li>`
+          })
+          .join('\n')
+        return sendHtml(
+          reply,
+          200,
+          page(
+            'Invitations',
+            `<h1>Invitations</h1><p>You are not a member of any workspace yet. You join one only if you accept its invitation.</p><ul>${rows}</ul><p><a href="/login">Back</a></p>`,
+          ),
+        )
+      }
       return sendHtml(
         reply,
         403,
         problemPage(
           'No workspace',
-          'Your account is not a member of any workspace yet. Ask an owner to add you.',
+          'Your account is not a member of any workspace yet. Ask an owner to invite you, or an admin to add you with the herald CLI.',
           {
             next: '<p><a href="/login">Back</a></p>',
           },
         ),
       )
     }
+    throttle.succeeded(attempt)
     const now = app.clock.now()
+    // Signing in always starts a new session and ends the one the browser came with, if any: a session
+    // token planted in the browser before sign-in (session fixation) never becomes a signed-in one.
+    const previous = await findSession(
+      db,
+      parseCookies(request.headers.cookie)[sessionCookieName(secure)],
+      now,
+    )
+    if (previous) await deleteSession(db, previous.id)
     await purgeExpiredSessions(db, now)
     const ttl = app.config.dashboard.sessionTtlMs
     const { token } = await createSession(
@@ -125,8 +183,56 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
     reply.header('set-cookie', [
       sessionCookie(app, token, ttl),
       serializeCookie(LOGIN_CSRF_COOKIE, '', { maxAge: 0, secure }),
+      serializeCookie(DEVICE_COOKIE, deviceToken(app, user.id), { maxAge: DEVICE_MAX_AGE_S, secure }),
     ])
     return reply.redirect(next, 303)
+  })
+
+  // Accepting an invitation from the sign-in page (a person with no workspace yet): the token was handed
+  // out only after the password matched, is bound to the invitation and the person, and lasts 15 minutes.
+  scope.post('/login/invitation', async (request, reply) => {
+    if (!csrfMatches(request, parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE]))
+      return refuseCsrf(reply)
+    const invitation = field(request, 'invitation')
+    const issued = field(request, 'issued')
+    const token = field(request, 'token')
+    const issuedAt = Number.parseInt(issued, 36)
+    const now = app.clock.now()
+    const row = /^[0-9a-f]{32}$/.test(invitation)
+      ? await db
+          .selectFrom('invitations')
+          .innerJoin('users', 'users.email', 'invitations.email')
+          .select(['users.id as userId', 'users.email as email'])
+          .where('invitations.id', '=', invitation)
+          .executeTakeFirst()
+      : undefined
+    const valid =
+      row &&
+      Number.isFinite(issuedAt) &&
+      now - issuedAt < INVITATION_TOKEN_TTL_MS &&
+      safeEqual(token, invitationToken(app, invitation, row.userId, issued))
+    if (!row || !valid)
+      return sendHtml(
+        reply,
+        400,
+        problemPage('Invitation expired', 'Sign in again to see your invitations.', {
+          next: '<p><a href="/login">Sign in</a></p>',
+        }),
+      )
+    const workspaceId = await answerInvitation(
+      db,
+      { id: invitation, user: { id: row.userId, email: row.email }, accept: true },
+      now,
+    )
+    if (!workspaceId) return reply.redirect('/login', 303)
+    const ttl = app.config.dashboard.sessionTtlMs
+    const { token: session } = await createSession(db, { userId: row.userId, workspaceId, ttlMs: ttl }, now)
+    reply.header('set-cookie', [
+      sessionCookie(app, session, ttl),
+      serializeCookie(LOGIN_CSRF_COOKIE, '', { maxAge: 0, secure }),
+      serializeCookie(DEVICE_COOKIE, deviceToken(app, row.userId), { maxAge: DEVICE_MAX_AGE_S, secure }),
+    ])
+    return reply.redirect('/workspace', 303)
   })
 
   scope.post('/logout', async (request, reply) => {
@@ -135,7 +241,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
       if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
       await deleteSession(db, who.session.id)
     }
-    reply.header('set-cookie', serializeCookie(SESSION_COOKIE, '', { maxAge: 0, secure }))
+    reply.header('set-cookie', serializeCookie(sessionCookieName(secure), '', { maxAge: 0, secure }))
     return reply.redirect('/login', 303)
   })
 }

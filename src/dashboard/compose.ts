@@ -1,5 +1,7 @@
+import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { safeEqual } from '../auth/sessions.js'
 import { looksLikeVideo } from '../domain/network-rules.js'
 import { isNetwork, type Network } from '../domain/networks.js'
 import { type ConnectionInfo, resolveCopy } from '../domain/post-plan.js'
@@ -8,6 +10,7 @@ import { deliveryItems, itemLabel, itemLimit } from '../domain/thread-items.js'
 import { type PrivacyStatus, resolveYouTubeDetails } from '../domain/youtube-details.js'
 import { httpStatusFor, toAppError } from '../errors.js'
 import type { FormBody } from '../lib/form.js'
+import { detectType } from '../media/detect-type.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
 import { COMPOSE_SCRIPT } from './compose-script.js'
@@ -26,6 +29,7 @@ import {
 } from './compose-view.js'
 import { sendHtml } from './html.js'
 import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+import { ReceivedUpload } from './upload-body.js'
 
 /**
  * Compose: the copy, the profiles, media by URL or upload, copy per network or per profile, YouTube details
@@ -35,7 +39,6 @@ import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } fro
  */
 
 export { UPLOAD_TYPES }
-export const UPLOAD_LIMIT = 100 * 1024 * 1024
 
 interface Preflight {
   ok: boolean
@@ -237,23 +240,33 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     reply.header('content-type', 'text/javascript; charset=utf-8').send(COMPOSE_SCRIPT),
   )
 
-  // The file's bytes as the body, its type as the content type; the CSRF token travels in the query.
+  // The file's bytes as the body, its type as the content type; the CSRF token travels in the query and was
+  // checked, with the session, before the body was read (src/dashboard/upload-body.ts). The stored type and
+  // the file name's extension come from the bytes, never from what the browser claimed.
   scope.post<{ Querystring: { name?: string; csrf?: string } }>('/compose/upload', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return reply.code(401).send({ message: 'Sign in again, then upload.' })
     const sent = request.query.csrf ?? ''
-    if (!sent || sent !== who.session.csrfToken)
+    if (!sent || !safeEqual(sent, who.session.csrfToken))
       return reply.code(403).send({ message: 'This page expired; reload it and upload again.' })
-    const type = String(request.headers['content-type'] ?? '')
-      .split(';')[0]!
-      .trim()
-    const bytes = request.body
-    if (!UPLOAD_TYPES.includes(type) || !Buffer.isBuffer(bytes) || bytes.length === 0)
-      return reply
-        .code(415)
-        .send({ message: 'Upload an image (PNG, JPEG, GIF, WebP) or a video (MP4, MOV, WebM).' })
-    const name = (request.query.name ?? 'upload').replace(/[^A-Za-z0-9._-]+/g, '-').slice(-80) || 'upload'
-    const staged = await app.media.stage({ bytes, contentType: type, name, workspaceId: who.workspace.id })
+    const upload = request.body
+    const unsupported = () =>
+      reply.code(415).send({ message: 'Upload an image (PNG, JPEG, GIF, WebP) or a video (MP4, MOV, WebM).' })
+    if (!(upload instanceof ReceivedUpload) || upload.size === 0) return unsupported()
+    const requested = request.query.name ?? 'upload'
+    const detected = detectType(await upload.head(), path.extname(requested).toLowerCase())
+    if (!detected || !UPLOAD_TYPES.includes(detected.contentType)) return unsupported()
+    const stem = path
+      .basename(requested, path.extname(requested))
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .slice(-72)
+    const name = `${stem || 'upload'}.${detected.extension}`
+    const staged = await app.media.stage({
+      file: upload.file,
+      contentType: detected.contentType,
+      name,
+      workspaceId: who.workspace.id,
+    })
     try {
       await staged.commit(app.store.db)
     } catch (error) {

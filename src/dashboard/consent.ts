@@ -7,7 +7,15 @@ import type { OAuthServer } from '../oauth/service.js'
 import { findMembership, listWorkspacesForUser } from '../store/accounts.js'
 import { insertGrant, keepArtifact } from '../store/oauth.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from './html.js'
-import { csrfMatches, field, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+import {
+  account,
+  csrfMatches,
+  field,
+  redirectToLogin,
+  refuseCsrf,
+  type SignedIn,
+  signedIn,
+} from './request.js'
 
 /**
  * The consent page of Herald's OAuth server. The library sends the browser here with an interaction (its
@@ -108,7 +116,7 @@ ${error}${identity}
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>`,
-    { signedIn: { email: who.user.email, csrfToken: csrf } },
+    { signedIn: account(who) },
   )
 }
 

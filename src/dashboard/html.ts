@@ -37,22 +37,38 @@ export interface PageOptions {
    * The signed-in person's e-mail and the session's CSRF token: shows the sign-out button; and, for an
    * owner, how many posts wait for approval (shown in the navigation).
    */
-  signedIn?: { email: string; csrfToken: string; pendingApprovals?: number }
+  signedIn?: {
+    email: string
+    csrfToken: string
+    pendingApprovals?: number
+    /** The workspace the session acts in, named on every page (issue 23 finding 1). */
+    workspace?: string
+    /** Invitations waiting for this person: a notice linking to /invitations. */
+    invitations?: number
+  }
   /** CSS of this page only, after the shared rules. */
   style?: string
 }
 
 /** A whole page. `body` must already be escaped HTML. */
 export function page(title: string, body: string, options: PageOptions = {}): string {
+  const who = options.signedIn
+  const workspace = who?.workspace
+    ? `<p class="workspace">Workspace: <strong>${escapeHtml(who.workspace)}</strong> <a href="/workspaces">Switch</a></p>`
+    : ''
+  const invitations =
+    who?.invitations && who.invitations > 0
+      ? `<div class="notice" role="status"><p>You have ${who.invitations} invitation${who.invitations === 1 ? '' : 's'} to join a workspace. <a href="/invitations">Review ${who.invitations === 1 ? 'it' : 'them'}</a>: you join only if you accept.</p></div>`
+      : ''
   const account = options.signedIn
-    ? `<form method="post" action="/logout"><span class="muted">${escapeHtml(options.signedIn.email)}</span>
+    ? `${workspace}<form method="post" action="/logout"><span class="muted">${escapeHtml(options.signedIn.email)}</span>
 <input type="hidden" name="csrf" value="${escapeHtml(options.signedIn.csrfToken)}"> <button type="submit">Sign out</button></form>`
     : ''
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)} · Herald</title><style>${STYLE}${options.style ?? ''}</style></head>
 <body><header><p><strong>Herald</strong></p>${options.signedIn ? nav(options.signedIn.pendingApprovals ?? 0) : ''}${account}</header>
-${body}
+${invitations}${body}
 <footer><p class="muted">For developers: <a href="/docs">API reference</a> · <a href="/openapi.json">OpenAPI document</a> · MCP endpoint <code>/mcp</code></p></footer>
 </body></html>`
 }

@@ -7,17 +7,26 @@ import { registerAnalyticsRoutes } from './analytics.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import { registerCalendarRoutes } from './calendar.js'
 import { registerChannelRoutes } from './channels.js'
-import { registerComposeRoutes, UPLOAD_LIMIT, UPLOAD_TYPES } from './compose.js'
+import { registerComposeRoutes, UPLOAD_TYPES } from './compose.js'
 import { registerConsentRoutes } from './consent.js'
 import { problemPage, sendHtml } from './html.js'
 import { CSV_TYPES, MAX_IMPORT_BYTES, registerImportRoutes } from './import.js'
 import { registerIntegrationRoutes } from './integration.js'
+import { registerInvitationRoutes } from './invitations.js'
 import { registerPostRoutes } from './posts.js'
 import { registerQueueRoutes } from './queue.js'
+import {
+  FORM_BODY_LIMIT,
+  guardBody,
+  isImportUploadRoute,
+  isUploadRoute,
+  ReceivedUpload,
+  receiveUpload,
+  UPLOAD_LIMIT,
+  unsupportedType,
+} from './upload-body.js'
 import { registerWebhookPages } from './webhooks.js'
 import { registerWorkspaceRoutes } from './workspace.js'
-
-const FORM_BODY_LIMIT = 64 * 1024
 
 /**
  * The dashboard: sign-in, the channels page and the connect flow, in their own plugin scope. Only this
@@ -33,17 +42,25 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
       (_request, body, done) =>
         done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8'))),
     )
-    // Compose's upload sends a file's bytes as they are (see src/dashboard/compose.ts).
-    scope.addContentTypeParser(
-      UPLOAD_TYPES,
-      { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT },
-      (_request, body, done) => done(null, body),
-    )
+    // Compose's upload sends a file's bytes as they are: streamed to a temporary file, never held in memory,
+    // and only ever on /compose/upload (see src/dashboard/upload-body.ts).
+    scope.addContentTypeParser(UPLOAD_TYPES, (request, payload, done) => {
+      if (!isUploadRoute(request)) return done(unsupportedType(), undefined)
+      receiveUpload(payload, UPLOAD_LIMIT).then(
+        (upload) => done(null, upload),
+        (error: Error) => done(error, undefined),
+      )
+    })
+    scope.addHook('onRequest', (request, reply) => guardBody(app, request, reply))
+    scope.addHook('onResponse', async (request) => {
+      if (request.body instanceof ReceivedUpload) await request.body.dispose()
+    })
     // The import page's upload sends the CSV file's bytes as they are (see src/dashboard/import.ts).
     scope.addContentTypeParser(
       CSV_TYPES,
       { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES },
-      (_request, body, done) => done(null, body),
+      (request, body, done) =>
+        isImportUploadRoute(request) ? done(null, body) : done(unsupportedType(), undefined),
     )
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const status =
@@ -76,6 +93,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerAnalyticsRoutes(scope, app, runner)
     registerWorkspaceRoutes(scope, app)
     registerWebhookPages(scope, app)
+    registerInvitationRoutes(scope, app)
     registerQueueRoutes(scope, app, runner)
     registerImportRoutes(scope, app, runner)
     registerConnectRoutes(scope, app)

@@ -4,14 +4,15 @@ import {
   type DashboardSession,
   findSession,
   parseCookies,
-  SESSION_COOKIE,
   safeEqual,
   serializeCookie,
+  sessionCookieName,
   setSessionWorkspace,
 } from '../auth/sessions.js'
 import type { FormBody } from '../lib/form.js'
 import { findMembership, findUserById, type MemberRole } from '../store/accounts.js'
 import { countByApproval } from '../store/approvals.js'
+import { countInvitationsFor } from '../store/invitations.js'
 import { problemPage, sendHtml } from './html.js'
 
 /** Who is signed in to the dashboard, and the workspace their session acts in. */
@@ -21,6 +22,8 @@ export interface SignedIn {
   workspace: { id: string; name: string; role: MemberRole }
   /** Owners: posts waiting for their approval (the navigation shows it); 0 for editors. */
   pendingApprovals: number
+  /** Invitations to other workspaces waiting for this person's answer. */
+  invitations: number
 }
 
 /** What every page's header shows of the signed-in person. */
@@ -28,6 +31,8 @@ export const account = (who: SignedIn) => ({
   email: who.user.email,
   csrfToken: who.session.csrfToken,
   pendingApprovals: who.pendingApprovals,
+  workspace: who.workspace.name,
+  invitations: who.invitations,
 })
 
 /** One field of the request's form body ('' when absent). */
@@ -43,7 +48,7 @@ export function field(request: FastifyRequest, name: string): string {
  */
 export async function signedIn(app: AppContext, request: FastifyRequest): Promise<SignedIn | undefined> {
   const db = app.store.db
-  const token = parseCookies(request.headers.cookie)[SESSION_COOKIE]
+  const token = parseCookies(request.headers.cookie)[sessionCookieName(app.config.dashboard.secureCookies)]
   const session = await findSession(db, token, app.clock.now())
   if (!session) return undefined
   const user = await findUserById(db, session.userId)
@@ -62,13 +67,18 @@ export async function signedIn(app: AppContext, request: FastifyRequest): Promis
     membership = await findMembership(db, other.workspace_id, user.id)
     if (!membership) return undefined
   }
-  const pendingApprovals =
-    membership.role === 'owner' ? ((await countByApproval(db, membership.id)).pending ?? 0) : 0
+  const [pendingApprovals, invitations] = await Promise.all([
+    membership.role === 'owner'
+      ? countByApproval(db, membership.id).then((counts) => counts.pending ?? 0)
+      : Promise.resolve(0),
+    countInvitationsFor(db, user.email),
+  ])
   return {
     session,
     user: { id: user.id, email: user.email, name: user.name },
     workspace: { id: membership.id, name: membership.name, role: membership.role },
     pendingApprovals,
+    invitations,
   }
 }
 
@@ -100,7 +110,7 @@ export function redirectToLogin(reply: FastifyReply, next: string) {
 }
 
 export function sessionCookie(app: AppContext, token: string, maxAgeMs: number) {
-  return serializeCookie(SESSION_COOKIE, token, {
+  return serializeCookie(sessionCookieName(app.config.dashboard.secureCookies), token, {
     maxAge: maxAgeMs / 1000,
     secure: app.config.dashboard.secureCookies,
   })

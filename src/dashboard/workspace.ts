@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { httpStatusFor, toAppError } from '../errors.js'
 import { changeApprovalSetting } from '../posts/approvals.js'
-import { addMember, findMembership, findUserByEmail, listMembers, removeEditor } from '../store/accounts.js'
+import { listMembers, removeEditor } from '../store/accounts.js'
 import { requiresApproval } from '../store/approvals.js'
 import { currentBalance } from '../store/credits.js'
+import { invite, invitedTo } from '../store/invitations.js'
 import { actorOf } from './caller.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
 import {
@@ -18,9 +19,9 @@ import {
 } from './request.js'
 
 /**
- * The workspace: its people (an owner adds a Herald user by e-mail as an editor and removes editors) and,
- * for owners, the credit balance and the ledger (DESIGN.md "Security": owners manage members and see
- * credits; editors see who they work with).
+ * The workspace: its people (an owner invites a person by e-mail as an editor, who joins by accepting, and
+ * removes editors) and the credit balance (every member), with the ledger for owners (DESIGN.md "Security": owners manage
+ * members and credits; editors see who they work with and what the workspace can spend).
  */
 
 const LEDGER_ROWS = 50
@@ -43,18 +44,19 @@ async function workspacePage(
       return `<tr><td>${escapeHtml(m.name)}</td><td>${escapeHtml(m.email)}</td><td>${escapeHtml(m.role)}</td><td>${remove}</td></tr>`
     })
     .join('\n')
-  let credits = ''
+  // One rule for pages and tools (issue 23 finding 8): every member sees the balance (get_user_info,
+  // preflight_post and create_post tell any caller of the workspace); only owners see the ledger.
+  const balance = await currentBalance(db, who.workspace.id)
+  let credits = `<h2>Credits</h2>
+<p>Balance: <strong>${escapeHtml(balance)}</strong> credits.</p>`
   if (owner) {
-    const [balance, ledger] = await Promise.all([
-      currentBalance(db, who.workspace.id),
-      db
-        .selectFrom('credit_ledger')
-        .select(['delta', 'reason', 'reference', 'balance_after', 'created_at'])
-        .where('workspace_id', '=', who.workspace.id)
-        .orderBy('id', 'desc')
-        .limit(LEDGER_ROWS)
-        .execute(),
-    ])
+    const ledger = await db
+      .selectFrom('credit_ledger')
+      .select(['delta', 'reason', 'reference', 'balance_after', 'created_at'])
+      .where('workspace_id', '=', who.workspace.id)
+      .orderBy('id', 'desc')
+      .limit(LEDGER_ROWS)
+      .execute()
     const entries = ledger
       .map(
         (
@@ -63,12 +65,11 @@ async function workspacePage(
 <td>${Number(l.delta) > 0 ? '+' : ''}${escapeHtml(l.delta)}</td><td>${escapeHtml(l.reason)}</td><td>${l.reference ? `<a href="/posts/${escapeHtml(l.reference)}">${escapeHtml(l.reference)}</a>` : ''}</td><td>${escapeHtml(l.balance_after)}</td></tr>`,
       )
       .join('\n')
-    credits = `<h2>Credits</h2>
-<p>Balance: <strong>${escapeHtml(balance)}</strong> credits.</p>
+    credits += `
 <div class="scroll"><table><caption class="muted">The last ${LEDGER_ROWS} movements, newest first</caption>
 <thead><tr><th scope="col">When (UTC)</th><th scope="col">Change</th><th scope="col">Reason</th><th scope="col">For</th><th scope="col">Balance after</th></tr></thead><tbody>
 ${entries}</tbody></table></div>`
-  }
+  } else credits += '<p class="muted">Only an owner sees the ledger of credit movements.</p>'
   const requires = await requiresApproval(db, who.workspace.id)
   const approvals = owner
     ? `<h2>Approvals</h2>
@@ -77,13 +78,18 @@ ${entries}</tbody></table></div>`
 <p class="muted">An editor's post then waits as a draft until an owner approves it (charged then) or sends it back with a note. An owner's own posts never wait.</p>
 <button type="submit">Save</button></form>`
     : `<h2>Approvals</h2><p class="muted">${requires ? "Your posts wait for an owner's approval before they go out." : 'Your posts go out without approval.'} Only an owner changes this.</p>`
+  const invited = owner ? await invitedTo(db, who.workspace.id) : []
+  const waiting =
+    invited.length > 0
+      ? `<p class="muted">Invited, not yet accepted: ${invited.map((i) => escapeHtml(i.email)).join(', ')}.</p>`
+      : ''
   const add = owner
-    ? `<h2>Add a person</h2>
+    ? `<h2>Invite a person</h2>
 <form method="post" action="/workspace/members">${csrfField(csrf)}
 <label>E-mail of a Herald user <input type="email" name="email" required autocomplete="off"></label>
-<p class="muted">They join as an editor: they can connect profiles and publish, not manage members or credits.</p>
-<button type="submit">Add as editor</button></form>`
-    : '<p class="muted">Only an owner of this workspace adds or removes people and sees its credits.</p>'
+<p class="muted">They see the invitation on their dashboard and join as an editor only if they accept: then they can connect profiles and publish, not manage members or credits.</p>
+<button type="submit">Invite as editor</button></form>${waiting}`
+    : '<p class="muted">Only an owner of this workspace invites or removes people.</p>'
   return page(
     'Workspace',
     `<h1>${escapeHtml(who.workspace.name)}</h1>
@@ -119,19 +125,26 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
     if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
     if (who.workspace.role !== 'owner') return ownerOnly(reply, who)
     const email = field(request, 'email').trim().toLowerCase()
-    const person = email ? await findUserByEmail(db, email) : undefined
-    if (!person)
+    if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320)
       return sendHtml(
         reply,
         400,
-        await workspacePage(app, who, {
-          problem: `No Herald user has the e-mail ${email || '(empty)'}. Create them first (npm run herald -- users create).`,
-        }),
+        await workspacePage(app, who, { problem: 'Type the e-mail address of the person to invite.' }),
       )
-    if (await findMembership(db, who.workspace.id, person.id))
-      return sendHtml(reply, 200, await workspacePage(app, who, { notice: `${email} is already a member.` }))
-    await addMember(db, who.workspace.id, person.id, 'editor', app.clock.now())
-    return sendHtml(reply, 200, await workspacePage(app, who, { notice: `Added ${email} as an editor.` }))
+    // The same answer whether or not a Herald user has this e-mail (issue 23 finding 6), and no one joins
+    // without accepting (finding 1).
+    await invite(
+      db,
+      { workspaceId: who.workspace.id, email, role: 'editor', invitedBy: who.user.id },
+      app.clock.now(),
+    )
+    return sendHtml(
+      reply,
+      200,
+      await workspacePage(app, who, {
+        notice: `Invited ${email}. If they have a Herald account, they see the invitation when they sign in, and join as an editor once they accept.`,
+      }),
+    )
   })
 
   scope.post('/workspace/approvals', async (request, reply) => {

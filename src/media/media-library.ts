@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { writeFile } from 'node:fs/promises'
+import { stat, writeFile } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
 import type { Db } from '../store/db.js'
 import { hashFile } from './hash-file.js'
@@ -38,8 +38,8 @@ export interface HostedMedia {
   open(range?: { start: number; end: number }): Promise<Readable>
 }
 
-export interface StageInput {
-  bytes: Buffer
+/** What to stage: bytes in memory (generated images) or a file on disk (uploads, never read whole). */
+export type StageInput = ({ bytes: Buffer } | { file: string }) & {
   contentType: string
   name: string
   width?: number
@@ -198,21 +198,31 @@ export function createMediaLibrary(deps: {
       const id = newMediaId()
       const name = sanitizeFileName(input.name) || 'image.png'
       const storageKey = `${id}/${name}`
-      const temp = await createTempDir(deps.tempDir)
-      try {
-        const file = temp.file('staged')
-        await writeFile(file, input.bytes)
-        await storage.putFile(storageKey, file, { contentType: input.contentType, size: input.bytes.length })
-      } finally {
-        await temp.dispose()
+      let size: number
+      let sha256: string
+      if ('file' in input) {
+        size = (await stat(input.file)).size
+        sha256 = await hashFile(input.file)
+        await storage.putFile(storageKey, input.file, { contentType: input.contentType, size })
+      } else {
+        size = input.bytes.length
+        sha256 = createHash('sha256').update(input.bytes).digest('hex')
+        const temp = await createTempDir(deps.tempDir)
+        try {
+          const file = temp.file('staged')
+          await writeFile(file, input.bytes)
+          await storage.putFile(storageKey, file, { contentType: input.contentType, size })
+        } finally {
+          await temp.dispose()
+        }
       }
       const record: MediaRecord = {
         id,
         workspaceId: input.workspaceId,
         sourceUrl: null,
-        sha256: createHash('sha256').update(input.bytes).digest('hex'),
+        sha256,
         contentType: input.contentType,
-        size: input.bytes.length,
+        size,
         width: input.width ?? null,
         height: input.height ?? null,
         durationMs: null,

@@ -8,7 +8,7 @@ import { createConversionSlots } from './conversion-slots.js'
 import { convertImage } from './convert.js'
 import { convertVideo } from './convert-video.js'
 import { detectType } from './detect-type.js'
-import { type Ffmpeg, findFfmpeg } from './ffmpeg.js'
+import { type Ffmpeg, type FfmpegLookup, lookForFfmpeg } from './ffmpeg.js'
 import { createImageApiProvider } from './image-api.js'
 import { createCardImageProvider } from './image-card.js'
 import type { AspectRatio, GeneratedImage, ImageProvider } from './image-provider.js'
@@ -75,6 +75,8 @@ export interface MediaService extends MediaPort {
   isHostedUrl(url: string): boolean
   /** The ffmpeg videos are converted with, found once (the start line reports it); undefined: none. */
   ffmpeg(): Promise<Ffmpeg | undefined>
+  /** The same, with the ffmpeg found but not used (too old) when there is one. */
+  ffmpegLookup(): Promise<FfmpegLookup>
   readonly storage: MediaStorage
   readonly imageProvider: ImageProvider
   /** The fetch-once cache of media URL bytes shared by inspect and prepare. */
@@ -131,23 +133,26 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
   })
 
   const conversionSlots = createConversionSlots(config.videoConversion.concurrency)
-  let ffmpegFound: Promise<Ffmpeg | undefined> | undefined
-  const ffmpeg = () => {
+  let ffmpegFound: Promise<FfmpegLookup> | undefined
+  const ffmpegLookup = () => {
     ffmpegFound ??=
       deps.ffmpeg !== undefined
-        ? Promise.resolve(deps.ffmpeg ?? undefined)
-        : findFfmpeg({ configured: config.videoConversion.ffmpegPath })
+        ? Promise.resolve(deps.ffmpeg ? { ffmpeg: deps.ffmpeg } : {})
+        : lookForFfmpeg({ configured: config.videoConversion.ffmpegPath })
     return ffmpegFound
   }
+  const ffmpeg = async () => (await ffmpegLookup()).ffmpeg
 
   /** A video that needs converting needs ffmpeg: say so before anything is sent. */
   async function requireFfmpeg(rules: NetworkMediaRules, plan: MediaPlan): Promise<Ffmpeg | undefined> {
     if (plan.action !== 'convert' || plan.kind !== 'video') return undefined
-    const found = await ffmpeg()
+    const { ffmpeg: found, refused } = await ffmpegLookup()
     if (!found)
       throw new MediaError(
         'conversion_failed',
-        `${rules.label} needs this video converted (${plan.reasons.join(', ')}), and this Herald has no ffmpeg: install ffmpeg or set HERALD_FFMPEG_PATH`,
+        refused
+          ? `${rules.label} needs this video converted (${plan.reasons.join(', ')}), and this Herald's ffmpeg is not used: ${refused.reason}. Install a newer ffmpeg or set HERALD_FFMPEG_PATH`
+          : `${rules.label} needs this video converted (${plan.reasons.join(', ')}), and this Herald has no ffmpeg: install ffmpeg or set HERALD_FFMPEG_PATH`,
       )
     return found
   }
@@ -187,6 +192,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     generateImage: (input) => imageProvider.generate(input),
     linkPreview: (url, { signal }) => readLinkPreview(fetcher, url, signal),
     ffmpeg,
+    ffmpegLookup,
 
     cache,
 
@@ -244,6 +250,10 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
               convertVideo(fetched.path, plan, target, {
                 ffmpeg: converter.path,
                 timeoutMs: config.videoConversion.timeoutMs,
+                limits: {
+                  cpuSeconds: config.videoConversion.cpuSeconds,
+                  memoryMb: config.videoConversion.memoryMb,
+                },
                 ...(signal ? { signal } : {}),
               }),
             signal,

@@ -7,7 +7,7 @@ import { type AddressPolicyOptions, checkAddress, parseIpv6 } from './address-po
 import { MediaError } from './port.js'
 
 /**
- * One HTTP GET to an address that was already resolved and checked. The socket is opened to that exact
+ * One HTTP request (a GET, or a call with a small body) to an address that was already resolved and checked. The socket is opened to that exact
  * address (no second DNS lookup, so a rebinding resolver cannot swap it), and when it connects its
  * remote address is checked again before a single request byte is written.
  */
@@ -38,9 +38,10 @@ export interface PinnedRequestOptions {
   ca: string | undefined
   headers: Record<string, string>
   signal: AbortSignal
-  /** Default GET; a webhook delivery POSTs `body`. */
-  method?: 'GET' | 'POST'
-  body?: string
+  /** Default GET. */
+  method?: string
+  /** A request body, sent whole (XRPC calls, webhook deliveries; media fetches send none). */
+  body?: Uint8Array | string
 }
 
 const canonical = (address: string | undefined): string => {

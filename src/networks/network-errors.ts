@@ -6,6 +6,8 @@
 
 /** Error codes of failures that happen while connecting, before any byte of the request was sent. */
 export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  // The guarded request refused the host before connecting (src/networks/guarded-http.ts).
+  'HERALD_BLOCKED_ADDRESS',
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',

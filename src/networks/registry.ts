@@ -8,6 +8,7 @@ import type { MediaPort } from '../media/port.js'
 import type { AdapterDeps, NetworkAdapter } from './adapter.js'
 import { type BlueskyAdapter, type BlueskySettings, createBlueskyAdapter } from './bluesky/index.js'
 import { createFacebookAdapter } from './facebook/index.js'
+import { createGuardedHttp } from './guarded-http.js'
 import { createInstagramAdapter } from './instagram/index.js'
 import { createLinkedInAdapter, type LinkedInSettings } from './linkedin/index.js'
 import type { MetaSettings } from './meta/settings.js'
@@ -245,7 +246,11 @@ export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapte
       config.sandbox ? { personalImageGraceMs: SANDBOX_PERSONAL_IMAGE_GRACE_MS } : {},
     ),
     threads: createThreadsAdapter(threadsSettings(config), adapterDeps),
-    bluesky: createBlueskyAdapter(blueskySettings(config), adapterDeps),
+    // Bluesky talks to hosts a user's DID document names: through the guarded, address-pinned request.
+    bluesky: createBlueskyAdapter(blueskySettings(config), {
+      ...adapterDeps,
+      http: deps.http ?? createGuardedHttp({ allowPrivate: blueskySettings(config).allowLocalPds ?? false }),
+    }),
   }
   return adapters
 }

@@ -14,6 +14,7 @@ import { createPendingGrantsMigration } from './migrations/005-pending-grants.js
 import { createRefreshLeaseMigration } from './migrations/006-refresh-lease.js'
 import { createMediaLifetimeMigration } from './migrations/007-cache-media-lifetime.js'
 import { createLookupsAndStuckReasonsMigration } from './migrations/008-lookups-and-stuck-reasons.js'
+import { createInvitationsMigration } from './migrations/010-invitations.js'
 import { createOAuthServerMigration } from './migrations/011-oauth-server.js'
 import { createEventsWebhooksMigration } from './migrations/012-events-webhooks.js'
 import { createThreadItemsMigration } from './migrations/013-thread-items.js'
@@ -153,6 +154,7 @@ export async function migrate(store: Store): Promise<void> {
       '006-refresh-lease': createRefreshLeaseMigration(),
       '007-cache-media-lifetime': createMediaLifetimeMigration(),
       '008-lookups-and-stuck-reasons': createLookupsAndStuckReasonsMigration(),
+      '010-invitations': createInvitationsMigration(),
       '011-oauth-server': createOAuthServerMigration(),
       '012-events-webhooks': createEventsWebhooksMigration(store.dialect),
       '013-thread-items': createThreadItemsMigration(),

@@ -244,6 +244,18 @@ export interface QuotaUsageTable {
 }
 
 /** A multi-profile grant waiting on the choose-profiles page (migration 005). */
+/** An open invitation to a workspace (migration 010); deleted when accepted or declined. */
+export interface InvitationsTable {
+  id: string
+  workspace_id: string
+  /** Lowercased; the invitation reaches whoever signs in with this e-mail. */
+  email: string
+  role: 'owner' | 'editor'
+  /** The user id of the owner who invited. */
+  invited_by: string
+  created_at: number
+}
+
 export interface PendingGrantsTable {
   id: string
   user_id: string
@@ -343,6 +355,7 @@ export interface Database {
   sessions: SessionsTable
   quota_usage: QuotaUsageTable
   pending_grants: PendingGrantsTable
+  invitations: InvitationsTable
   oauth_artifacts: OauthArtifactsTable
   oauth_grants: OauthGrantsTable
   posting_queues: PostingQueuesTable

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { addMember } from '../helpers/team.js'
 
 /**
  * The choose-profiles page (DESIGN.md "Networks"), through /connect/facebook against the Meta simulator:
@@ -19,19 +20,19 @@ describe('the choose-profiles page', () => {
   afterAll(() => h.close())
 
   /** Signs in to the simulator's Facebook dialog as `username`, granting every scope; returns the choose page. */
-  const grant = async (username: string) => {
-    const start = await browser.get('/connect/facebook')
-    expect(start.status).toBe(302)
+  const grant = async (username: string, b: Browser = browser) => {
+    const start = await b.connect('/connect/facebook')
+    expect(start.status).toBe(303)
     const authorize = new URL(start.location!)
     const form: Record<string, string[]> = { username: [username], decision: ['authorize'] }
     for (const [key, value] of authorize.searchParams) form[key] = [...(form[key] ?? []), value]
     form.granted_scope = (authorize.searchParams.get('scope') ?? '').split(/[\s,]+/).filter(Boolean)
-    const consent = await browser.post(`${authorize.origin}${authorize.pathname}`, form)
+    const consent = await b.post(`${authorize.origin}${authorize.pathname}`, form)
     expect(consent.status).toBe(302)
-    const callback = await browser.get(consent.location!)
+    const callback = await b.get(consent.location!)
     expect(callback.status, callback.text).toBe(303)
     expect(callback.location).toMatch(/\/connect\/facebook\/choose\/[0-9a-f]{24}$/)
-    const page = await browser.get(callback.location!)
+    const page = await b.get(callback.location!)
     return page
   }
   const boxes = (html: string) =>
@@ -79,6 +80,28 @@ describe('the choose-profiles page', () => {
     const empty = await browser.post(new URL(action, h.baseUrl).toString(), { csrf: [browser.csrf(choose)] })
     expect(empty.status).toBe(400)
     expect(empty.text).toContain('Tick at least one profile')
+  })
+
+  it('re-checks membership as the profiles are chosen: an editor removed meanwhile connects nothing', async () => {
+    const editor = await addMember(h, 'leaving')
+    const other = createBrowser(h.baseUrl)
+    await other.login(editor.email, editor.password)
+    const choose = await grant('Leaving Shop', other)
+    expect(choose.status).toBe(200)
+    await h.app.store.db.deleteFrom('memberships').where('user_id', '=', editor.userId).execute()
+    await h.app.accounts.createWorkspace({ name: 'Elsewhere', ownerEmail: editor.email })
+    const action = /<form method="post" action="([^"]*\/choose\/[^"]+)"/.exec(choose.text)![1]!
+    const done = await other.post(new URL(action, h.baseUrl).toString(), {
+      csrf: [other.csrf(choose)],
+      profile: ['0'],
+    })
+    expect(done.status).toBe(404)
+    const rows = await h.app.store.db
+      .selectFrom('connections')
+      .select('id')
+      .where('name', 'like', 'Leaving Shop%')
+      .execute()
+    expect(rows).toHaveLength(0)
   })
 
   it('is what `sandbox connect --network facebook` ticks for the Page named after the user', async () => {

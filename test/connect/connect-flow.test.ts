@@ -39,8 +39,8 @@ describe('the connect flow', () => {
 
   /** GET /connect/<network> and the sandbox consent page it redirects to. */
   async function begin(network: 'twitter' | 'youtube', b: Browser = browser) {
-    const start = await b.get(`/connect/${network}`)
-    expect(start.status).toBe(302)
+    const start = await b.connect(`/connect/${network}`)
+    expect(start.status).toBe(303)
     const consent = await b.get(start.location!)
     expect(consent.status).toBe(200)
     return { start, consent }
@@ -402,14 +402,18 @@ describe('dashboard sign-in and forms', () => {
     })
     expect(switched.status).toBe(303)
     expect((await browser.get('/channels')).text).toContain('Channels of Second')
-    const start = await browser.get(`/connect/twitter?workspaceId=${h.workspaceId}`)
-    expect(start.status).toBe(302)
+    const confirm = await browser.get(`/connect/twitter?workspaceId=${h.workspaceId}`)
+    expect(confirm.text).toContain('Connect X to Acme')
+    // Opening the page changes nothing; submitting its form switches and starts.
+    expect((await browser.get('/channels')).text).toContain('Channels of Second')
+    const start = await browser.connect(`/connect/twitter?workspaceId=${h.workspaceId}`)
+    expect(start.status).toBe(303)
     expect((await browser.get('/channels')).text).toContain('Channels of Acme')
   })
 })
 
 describe('dashboard cookies behind https', () => {
-  it('marks the session cookie Secure when PUBLIC_BASE_URL is https', async () => {
+  it('names the session cookie __Host- and marks it Secure when PUBLIC_BASE_URL is https', async () => {
     const h = await startHarness({ env: { PUBLIC_BASE_URL: 'https://herald.example.com' } })
     try {
       const browser = createBrowser(h.baseUrl)
@@ -420,7 +424,12 @@ describe('dashboard cookies behind https', () => {
         email: h.email,
         password: h.password,
       })
-      expect(answer.headers.getSetCookie().find((c) => c.startsWith('herald_session='))).toContain('Secure')
+      const session = answer.headers.getSetCookie().find((c) => c.startsWith('__Host-herald_session='))
+      expect(session).toContain('Secure')
+      expect(session).toContain('Path=/')
+      expect(session).not.toContain('Domain=')
+      // The cookie is read back under that name.
+      expect((await browser.get('/posts')).status).toBe(200)
     } finally {
       await h.close()
     }

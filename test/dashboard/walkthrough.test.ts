@@ -105,11 +105,14 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
 
       // Connect sandbox X.
       await tab.goto(`${h.baseUrl}/connect/twitter`)
+      await keep(tab, 'connect-confirm')
+      await tab.getByRole('button', { name: 'Continue to X' }).click()
       await tab.getByLabel('Username').fill('walk_x')
       await tab.getByRole('button', { name: 'Authorize app' }).click()
       await tab.waitForURL(/\/channels/)
       // Connect a LinkedIn page through the choose-profiles page.
       await tab.goto(`${h.baseUrl}/connect/linkedin`)
+      await tab.getByRole('button', { name: 'Continue to LinkedIn' }).click()
       await tab.getByLabel('Member name').fill('Avery Quinn')
       await tab.getByRole('button', { name: 'Allow' }).click()
       await tab.waitForURL(/\/choose\//)

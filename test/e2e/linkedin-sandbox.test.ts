@@ -92,8 +92,8 @@ describe('LinkedIn in sandbox mode, end to end', () => {
   it('connects the member and a page, publishes a link card, three images and a video to each, and reads analytics', async () => {
     const browser = createBrowser(h.baseUrl)
     await browser.login(h.email, h.password)
-    const start = await browser.get('/connect/linkedin')
-    expect(start.status).toBe(302)
+    const start = await browser.connect('/connect/linkedin')
+    expect(start.status).toBe(303)
     const authorize = new URL(start.location!)
     expect(`${authorize.origin}${authorize.pathname}`).toBe(`${linkedin()}/oauth/v2/authorization`)
     expect(authorize.searchParams.get('scope')).toBe(

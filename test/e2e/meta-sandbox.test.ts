@@ -41,8 +41,8 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     // the Page and its linked Instagram account are both ticked.
     const browser = createBrowser(h.baseUrl)
     await browser.login(h.email, h.password)
-    const start = await browser.get('/connect/facebook')
-    expect(start.status).toBe(302)
+    const start = await browser.connect('/connect/facebook')
+    expect(start.status).toBe(303)
     const authorize = new URL(start.location!)
     const consentForm: Record<string, string[]> = { username: ['Harbour Cafe'], decision: ['authorize'] }
     for (const [key, value] of authorize.searchParams) consentForm[key] = [...(consentForm[key] ?? []), value]

@@ -68,8 +68,8 @@ describe('the sandbox demo, end to end', () => {
   })
 
   it('connects a sandbox X profile through /connect/twitter, following every redirect by hand', async () => {
-    const start = await browser.get('/connect/twitter')
-    expect(start.status).toBe(302)
+    const start = await browser.connect('/connect/twitter')
+    expect(start.status).toBe(303)
     expect(start.location).toContain(`${h.baseUrl}/sandbox/twitter/i/oauth2/authorize?`)
     const consentPage = await browser.get(start.location!)
     expect(consentPage.status).toBe(200)

@@ -46,8 +46,8 @@ describe('Threads in sandbox mode, end to end', () => {
     await browser.login(h.email, h.password)
     const channels = await browser.get('/channels')
     expect(channels.text).toContain('/connect/threads')
-    const start = await browser.get('/connect/threads')
-    expect(start.status).toBe(302)
+    const start = await browser.connect('/connect/threads')
+    expect(start.status).toBe(303)
     const authorize = new URL(start.location!)
     expect(`${authorize.origin}${authorize.pathname}`).toBe(`${threads()}/oauth/authorize`)
     expect(authorize.searchParams.get('scope')).toBe(

@@ -26,6 +26,11 @@ export interface Browser {
   login(email: string, password: string): Promise<Page>
   /** The CSRF token in a page's form. */
   csrf(page: Page): string
+  /**
+   * Starts a connect as a person does: opens `/connect/<network>` (the page naming the workspace) and
+   * submits its form. Answers the POST's response (303 to the network's consent page).
+   */
+  connect(path: string): Promise<Page>
 }
 
 export function createBrowser(baseUrl: string): Browser {
@@ -98,6 +103,17 @@ export function createBrowser(baseUrl: string): Browser {
       if (answer.status !== 303)
         throw new Error(`login answered ${answer.status}: ${answer.text.slice(0, 300)}`)
       return (await browser.follow(answer)).at(-1)!
+    },
+    async connect(path) {
+      const confirm = await browser.get(path)
+      if (confirm.status !== 200)
+        throw new Error(`${path} answered ${confirm.status}: ${confirm.text.slice(0, 300)}`)
+      const start = confirm.text.indexOf('<form method="post" action="/connect/')
+      if (start < 0) throw new Error(`${path} shows no connect form`)
+      const { action, fields } = formFields(confirm.text.slice(start))
+      const form: Record<string, string[]> = {}
+      for (const [name, value] of fields) form[name] = [...(form[name] ?? []), value]
+      return browser.post(action, form)
     },
     csrf(page) {
       const match = /name="csrf" value="([^"]+)"/.exec(page.text)

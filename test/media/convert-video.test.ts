@@ -134,7 +134,8 @@ describe('the video converter', () => {
     const plan = await planFor(webm, 'linkedin')
     const junk = path.join(dir, 'junk.webm')
     const { writeFileSync } = await import('node:fs')
-    writeFileSync(junk, Buffer.alloc(4096, 7))
+    // WebM's magic number, then junk: it passes the container check and fails inside ffmpeg.
+    writeFileSync(junk, Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.alloc(4092, 7)]))
     const error = await convertVideo(junk, plan, path.join(dir, 'junk.mp4'), {
       ffmpeg: ffmpegPath,
       timeoutMs: 60_000,

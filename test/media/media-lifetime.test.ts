@@ -10,6 +10,8 @@ import { startPostHarness } from '../posts/post-harness.js'
 import { solidImage } from './fixtures.js'
 import { startServer, type TestServer } from './servers.js'
 
+const METRICS_TOKEN = 'metrics-token-for-tests-0123456789'
+
 const HOUR = 3_600_000
 const RETENTION = 168 * HOUR
 const slot = { scheduleDate: '2031-02-01', scheduleTime: '09:30' }
@@ -25,7 +27,7 @@ describe.each(backends)('hosted media lifetime on $name', (backend) => {
     sources = await startServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(png.length) }).end(png)
     })
-    h = await startPostHarness(backend, { clock })
+    h = await startPostHarness(backend, { clock, env: { HERALD_METRICS_TOKEN: METRICS_TOKEN } })
     await connectProfile(h, 'twitter', 'tw-1', 'acme')
     await connectProfile(h, 'instagram', 'ig-1', 'harbourcafe')
   })
@@ -129,7 +131,9 @@ describe.each(backends)('hosted media lifetime on $name', (backend) => {
 
   it('shows the space hosted media and the fetch cache use in /metrics', async () => {
     const rows = await h.app.store.db.selectFrom('media').select(['size']).execute()
-    const text = await (await fetch(`${h.baseUrl}/metrics`)).text()
+    const text = await (
+      await fetch(`${h.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text()
     expect(text).toContain(`herald_hosted_media_files ${rows.length}`)
     expect(text).toContain(`herald_hosted_media_bytes ${rows.reduce((sum, r) => sum + Number(r.size), 0)}`)
     const cache = await h.app.media.cache.usage()

@@ -11,6 +11,8 @@ import { fail, type ScriptedAdapter, scriptedAdapter } from '../helpers/test-ada
 
 const T0 = Date.UTC(2033, 0, 1, 0, 0, 0)
 
+const METRICS_TOKEN = 'metrics-token-for-tests-0123456789'
+
 /** Issue 22: /metrics shows lookups pending, lookups failed and stuck targets by reason, counted exactly. */
 describe.each(backends)('lookup and stuck gauges on $name', (backend) => {
   let h: Harness
@@ -30,7 +32,11 @@ describe.each(backends)('lookup and stuck gauges on $name', (backend) => {
       backend,
       clock,
       adapters: { twitter, linkedin },
-      env: { HERALD_IMMEDIATE_WAIT_MS: '0', HERALD_UNKNOWN_OUTCOME_CHECK_MS: '60000' },
+      env: {
+        HERALD_IMMEDIATE_WAIT_MS: '0',
+        HERALD_UNKNOWN_OUTCOME_CHECK_MS: '60000',
+        HERALD_METRICS_TOKEN: METRICS_TOKEN,
+      },
       credits: 10_000,
     })
     await connectProfile(h, 'twitter', 'tw-gauges', 'gauges')
@@ -66,7 +72,9 @@ describe.each(backends)('lookup and stuck gauges on $name', (backend) => {
     return res.body.postIds[0] as string
   }
   const gauges = async () => {
-    const text = await (await fetch(`${h.baseUrl}/metrics`)).text()
+    const text = await (
+      await fetch(`${h.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text()
     return text.split('\n').filter((line) => /^herald_(stuck_targets|lookups_)/.test(line))
   }
 

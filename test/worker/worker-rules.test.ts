@@ -10,6 +10,8 @@ import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { fail, type ScriptedAdapter, scriptedAdapter } from '../helpers/test-adapters.js'
 
+const METRICS_TOKEN = 'metrics-token-for-tests-0123456789'
+
 const T0 = Date.UTC(2030, 0, 1, 0, 0, 0)
 
 describe.each(backends)('the worker under a fake clock on $name', (backend) => {
@@ -37,7 +39,7 @@ describe.each(backends)('the worker under a fake clock on $name', (backend) => {
       backend,
       clock,
       adapters: { twitter, linkedin, youtube },
-      env: { HERALD_IMMEDIATE_WAIT_MS: '0' },
+      env: { HERALD_IMMEDIATE_WAIT_MS: '0', HERALD_METRICS_TOKEN: METRICS_TOKEN },
       credits: 100_000,
     })
     await connectProfile(h, 'twitter', 'tw-1', 'acme')
@@ -316,7 +318,9 @@ describe.each(backends)('the worker under a fake clock on $name', (backend) => {
     await schedule({ publishImmediately: true })
     clock.advance(1500)
     await run()
-    const text = await (await fetch(`${h.baseUrl}/metrics`)).text()
+    const text = await (
+      await fetch(`${h.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text()
     expect(text).toContain('# TYPE herald_fire_lag_seconds histogram')
     expect(text).toMatch(/herald_fire_lag_seconds_bucket\{le="2.5"\} [1-9]/)
     expect(text).toMatch(/herald_publish_outcomes_total\{network="twitter",kind="ok"\} [1-9]/)
@@ -360,7 +364,9 @@ describe.each(backends)('the worker under a fake clock on $name', (backend) => {
       .execute()
     await h.app.store.db.updateTable('posts').set({ status: 'processing' }).where('id', '=', id).execute()
     expect(await run()).toBe(0)
-    const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text()
+    const metrics = await (
+      await fetch(`${h.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text()
     expect(metrics).toMatch(/herald_stuck_targets [1-9]/)
     const view = await post(id)
     expect(view.status).toBe('processing')

@@ -1,7 +1,11 @@
+import { isIP } from 'node:net'
 import type { Logger } from '../../logger.js'
+import { checkAddress } from '../../media/address-policy.js'
+import type { ResolvedAddress } from '../../media/pinned-request.js'
 import type { LookupFn } from '../../media/safe-fetch.js'
-import { mediaUrlRefusal } from '../../media/url-policy.js'
+import { defaultLookup } from '../../media/safe-fetch.js'
 import { type Credentials, type Profile, PublishFailure } from '../adapter.js'
+import { resolveStrictly } from '../guarded-http.js'
 import { isValidHandle } from './facets.js'
 import type { GetJson, Xrpc } from './xrpc.js'
 
@@ -33,11 +37,18 @@ export interface SessionContext {
 async function hostProblem(ctx: SessionContext, url: URL): Promise<string | undefined> {
   if (ctx.allowLocalPds) return undefined
   if (!isPublicPdsUrl(url)) return 'it is not on a public https address'
-  const refusal = await mediaUrlRefusal(url.toString(), {
-    allowPrivate: false,
-    ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
-  })
-  return refusal ? `${url.hostname} resolves to an address Herald does not connect to` : undefined
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  let answers: ResolvedAddress[]
+  try {
+    // A name that does not resolve, or not in time, is refused: "unknown" is never "allowed".
+    answers = isIP(host)
+      ? [{ address: host, family: isIP(host) as 4 | 6 }]
+      : await resolveStrictly(host, ctx.lookup ?? defaultLookup)
+  } catch {
+    return `${url.hostname} could not be resolved`
+  }
+  const refused = answers.some((entry) => !checkAddress(entry.address, { allowPrivate: false }).allowed)
+  return refused ? `${url.hostname} resolves to an address Herald does not connect to` : undefined
 }
 
 /** What Herald keeps about a session besides the tokens (`Credentials.extra`). */

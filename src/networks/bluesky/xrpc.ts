@@ -113,9 +113,11 @@ export function failureFromThrown(input: {
   const code = thrownErrorCode(error)
   const reason = timedOut
     ? 'timed out'
-    : (error as Error)?.name === 'AbortError'
-      ? 'was cancelled'
-      : `failed (${code ?? (error as Error)?.message ?? 'network error'})`
+    : code === 'HERALD_BLOCKED_ADDRESS'
+      ? `was not sent: ${(error as Error).message}`
+      : (error as Error)?.name === 'AbortError'
+        ? 'was cancelled'
+        : `failed (${code ?? 'network error'})`
   const sentBeforeFailing = !(code && NOT_SENT_CODES.has(code))
   if (effectful && sentBeforeFailing) {
     return new PublishFailure(
