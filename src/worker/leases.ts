@@ -1,8 +1,11 @@
 import { sql } from 'kysely'
 import type { Network } from '../domain/networks.js'
 import { STUCK_REASONS } from '../domain/post-status.js'
+import { presentTarget } from '../posts/present.js'
 import type { Store } from '../store/db.js'
+import { recordEvent } from '../store/events.js'
 import type { TargetRow } from '../store/posts.js'
+import { STUCK_ACTION } from './settle.js'
 
 /**
  * The queue's statements. The dialect-specific one (the claim) lives here and nowhere else; every other
@@ -223,22 +226,41 @@ export async function sweepExpiredLeases(
       .execute()
     lookups.push(...rows)
   }
-  const fresh = await store.db
-    .updateTable('targets')
-    .set({ stuck_at: now, stuck_reason: STUCK_REASONS.worker_lost })
-    .where('lease_owner', 'is not', null)
-    .where('lease_expires_at', '<', now)
-    .where('stuck_at', 'is', null)
-    .returning(['id', 'post_id', 'platform'])
-    .execute()
-  const postIds = [...new Set(fresh.map((r) => r.post_id))]
-  if (postIds.length > 0) {
-    await store.db
-      .updateTable('posts')
-      .set({ last_error: messages.stuck, updated_at: now })
-      .where('id', 'in', postIds)
+  // The stuck mark and its `target.stuck` events commit together (the outbox).
+  const fresh = await store.db.transaction().execute(async (tx) => {
+    const marked = await tx
+      .updateTable('targets')
+      .set({ stuck_at: now, stuck_reason: STUCK_REASONS.worker_lost })
+      .where('lease_owner', 'is not', null)
+      .where('lease_expires_at', '<', now)
+      .where('stuck_at', 'is', null)
+      .returningAll()
       .execute()
-  }
+    const postIds = [...new Set(marked.map((r) => r.post_id))]
+    if (postIds.length > 0) {
+      await tx
+        .updateTable('posts')
+        .set({ last_error: messages.stuck, updated_at: now })
+        .where('id', 'in', postIds)
+        .execute()
+    }
+    for (const target of marked)
+      await recordEvent(tx, {
+        workspaceId: target.workspace_id,
+        type: 'target.stuck',
+        orderKey: target.post_id,
+        data: {
+          postId: target.post_id,
+          postStatus: 'processing',
+          target: presentTarget(target, now),
+          reason: messages.stuck,
+          action: STUCK_ACTION,
+        },
+        ids: { postId: target.post_id, profileId: target.profile_id, platform: target.platform },
+        now,
+      })
+    return marked.map((t) => ({ id: t.id, post_id: t.post_id, platform: t.platform }))
+  })
   return { stuck: fresh, lookups }
 }
 
