@@ -23,6 +23,17 @@ import { listQueues, setQueue } from './posts/posting-queues.js'
 import { findMembership, findUserByEmail, firstOwner, type MemberRole } from './store/accounts.js'
 import { tools } from './tools/registry.js'
 import { createToolRunner } from './tools/runner.js'
+import {
+  createEndpoint,
+  deleteEndpoint,
+  listAttempts,
+  listEndpoints,
+  redeliver,
+  rotateSecret,
+  sendTestEvent,
+  updateEndpoint,
+  webhookDepsOf,
+} from './webhooks/endpoints.js'
 
 const USAGE = `Usage: herald <command> [options]   (npx herald ..., or npm run herald -- ...)
 
@@ -60,6 +71,14 @@ const USAGE = `Usage: herald <command> [options]   (npx herald ..., or npm run h
   approvals approve --workspace ID --id POST [--now] [--json]
   approvals reject --workspace ID --id POST --note TEXT [--json]
       Decide on a post waiting for approval (as the workspace's owner, or as owner E with --email).
+  webhooks list --workspace ID [--json]
+  webhooks add --workspace ID --url URL [--event TYPE ...] [--description TEXT] [--json]
+      Add an endpoint; prints its whsec_ secret once (keep it: it is never shown again).
+  webhooks update --workspace ID --id ENDPOINT [--url URL] [--event TYPE ...] [--description TEXT] [--enable|--disable] [--json]
+  webhooks remove|rotate|test --workspace ID --id ENDPOINT [--json]
+      rotate: a new secret (shown once; the old one also signs for 24 hours). test: send webhook.test.
+  webhooks log --workspace ID --id ENDPOINT [--json]
+  webhooks redeliver --workspace ID --id ENDPOINT --event-id EVENT [--json]
 
 Settings come from the environment (docs/configuration.md).`
 
@@ -83,6 +102,12 @@ const options = {
   profile: { type: 'string' },
   timezone: { type: 'string' },
   slot: { type: 'string', multiple: true },
+  url: { type: 'string' },
+  event: { type: 'string', multiple: true },
+  'event-id': { type: 'string' },
+  description: { type: 'string' },
+  enable: { type: 'boolean', default: false },
+  disable: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const
@@ -299,6 +324,70 @@ const commands: Record<string, Command> = {
     const { actor } = await actAs(app, v)
     const result = await rejectPost(app, actor, required(v, 'id'), required(v, 'note'))
     return { json: result, text: result.message }
+  },
+  async 'webhooks list'(app, v) {
+    const list = await listEndpoints(webhookDepsOf(app), (await actAs(app, v)).actor)
+    const lines = list.map(
+      (e) =>
+        `${e.id}  ${e.enabled ? 'enabled ' : 'disabled'}  ${e.url}  ${e.eventTypes.length > 0 ? e.eventTypes.join(',') : 'all events'}${e.disabledReason ? `  (${e.disabledReason})` : ''}`,
+    )
+    return { json: list, text: lines.length > 0 ? lines.join('\n') : 'No webhook endpoints.' }
+  },
+  async 'webhooks add'(app, v) {
+    const created = await createEndpoint(webhookDepsOf(app), (await actAs(app, v)).actor, {
+      url: required(v, 'url'),
+      description: v.description,
+      eventTypes: v.event,
+    })
+    return {
+      json: created,
+      text: `Added endpoint ${created.id} for ${created.url}.\nSecret (shown only now): ${created.secret}`,
+    }
+  },
+  async 'webhooks update'(app, v) {
+    if (v.enable && v.disable) throw new UsageError('--enable and --disable cannot be used together')
+    const updated = await updateEndpoint(webhookDepsOf(app), (await actAs(app, v)).actor, required(v, 'id'), {
+      url: v.url,
+      description: v.description,
+      eventTypes: v.event,
+      enabled: v.enable ? true : v.disable ? false : undefined,
+    })
+    return {
+      json: updated,
+      text: `Endpoint ${updated.id}: ${updated.enabled ? 'enabled' : 'disabled'}, ${updated.url}.`,
+    }
+  },
+  async 'webhooks remove'(app, v) {
+    const removed = await deleteEndpoint(webhookDepsOf(app), (await actAs(app, v)).actor, required(v, 'id'))
+    return { json: removed, text: `Removed endpoint ${removed.id}.` }
+  },
+  async 'webhooks rotate'(app, v) {
+    const rotated = await rotateSecret(webhookDepsOf(app), (await actAs(app, v)).actor, required(v, 'id'))
+    return {
+      json: rotated,
+      text: `New secret (shown only now): ${rotated.secret}\nThe previous one also signs until ${rotated.previousSecretValidUntil}.`,
+    }
+  },
+  async 'webhooks test'(app, v) {
+    const sent = await sendTestEvent(webhookDepsOf(app), (await actAs(app, v)).actor, required(v, 'id'))
+    return { json: sent, text: `Queued test event ${sent.eventId}; a running worker delivers it.` }
+  },
+  async 'webhooks log'(app, v) {
+    const attempts = await listAttempts(webhookDepsOf(app), (await actAs(app, v)).actor, required(v, 'id'))
+    const lines = attempts.map(
+      (a) =>
+        `${a.attemptedAt}  ${a.eventType}  ${a.eventId}  ${a.statusCode ?? '---'}  ${a.latencyMs} ms  ${a.outcome}`,
+    )
+    return { json: attempts, text: lines.length > 0 ? lines.join('\n') : 'No attempts yet.' }
+  },
+  async 'webhooks redeliver'(app, v) {
+    const queued = await redeliver(
+      webhookDepsOf(app),
+      (await actAs(app, v)).actor,
+      required(v, 'id'),
+      required(v, 'event-id'),
+    )
+    return { json: queued, text: `Queued event ${queued.eventId} again for endpoint ${queued.endpointId}.` }
   },
   async 'sandbox connect'(app, v) {
     const result = await sandboxConnect(app, {

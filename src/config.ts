@@ -59,6 +59,10 @@ const envSchema = z.object({
   HERALD_WORKER_GRACE_MS: nonNegativeInt(15_000),
   HERALD_UNKNOWN_OUTCOME_CHECK_MS: positiveInt(60_000),
   HERALD_DB_POOL_SIZE: positiveInt(20),
+  HERALD_ALLOW_PRIVATE_WEBHOOKS: flag.default(false),
+  HERALD_WEBHOOK_CONCURRENCY: positiveInt(32),
+  HERALD_WEBHOOK_POLL_MS: positiveInt(200),
+  HERALD_WEBHOOK_TIMEOUT_MS: positiveInt(15_000),
   HERALD_TWITTER_CLIENT_ID: z.string().optional(),
   HERALD_TWITTER_CLIENT_SECRET: z.string().optional(),
   HERALD_TWITTER_API_URL: z.url().default('https://api.x.com'),
@@ -177,6 +181,16 @@ export interface Config {
     graceMs: number
     /** How long after an unanswered publishing call Herald looks for the post on the network. */
     unknownOutcomeCheckMs: number
+  }
+  webhooks: {
+    /** HERALD_ALLOW_PRIVATE_WEBHOOKS=1, or sandbox mode: receivers on loopback/private addresses allowed. */
+    allowPrivate: boolean
+    /** Deliveries in flight at once per worker process (default 32). */
+    concurrency: number
+    /** How often the outbox is read when nothing wakes the delivery loop (default 200 ms). */
+    pollMs: number
+    /** A 2xx within this time is a success (default 15 s). */
+    timeoutMs: number
   }
   /** App credentials and base URLs per network; HERALD_SANDBOX=1 points the base URLs at `src/sandbox/`. */
   networks: NetworkSettings
@@ -330,6 +344,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       leaseMs: e.HERALD_WORKER_LEASE_MS,
       graceMs: e.HERALD_WORKER_GRACE_MS,
       unknownOutcomeCheckMs: e.HERALD_UNKNOWN_OUTCOME_CHECK_MS,
+    },
+    webhooks: {
+      allowPrivate: e.HERALD_ALLOW_PRIVATE_WEBHOOKS || e.HERALD_SANDBOX,
+      concurrency: e.HERALD_WEBHOOK_CONCURRENCY,
+      pollMs: e.HERALD_WEBHOOK_POLL_MS,
+      timeoutMs: e.HERALD_WEBHOOK_TIMEOUT_MS,
     },
     networks: {
       twitter: {

@@ -8,14 +8,38 @@ import { describeFfmpeg, MIN_FFMPEG_VERSION } from './media/ffmpeg.js'
 import { createMediaSweeper, sweepHostedMedia } from './media/media-lifetime.js'
 import { connectUnavailable } from './networks/registry.js'
 import { buildMetricsServer, buildServer } from './server.js'
+import { createWebhookWorker, type WebhookWorker } from './webhooks/delivery-worker.js'
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
+
+/** The webhook delivery loop with the settings from the config (it runs wherever the worker runs). */
+export function createAppWebhookWorker(app: AppContext, overrides: { id?: string } = {}): WebhookWorker {
+  return createWebhookWorker(
+    {
+      store: app.store,
+      vault: app.vault,
+      clock: app.clock,
+      logger: app.logger,
+      metrics: app.metrics,
+      queue: app.queue,
+    },
+    {
+      ...(overrides.id ? { id: `${overrides.id}:webhooks` } : {}),
+      concurrency: app.config.webhooks.concurrency,
+      pollMs: app.config.webhooks.pollMs,
+      client: {
+        policy: { allowPrivate: app.config.webhooks.allowPrivate },
+        timeoutMs: app.config.webhooks.timeoutMs,
+      },
+    },
+  )
+}
 
 /** The publishing worker with the settings from the config and the adapters of the app. */
 export function createAppWorker(
   app: AppContext,
-  overrides: Partial<WorkerOptions> & { mediaSweepMs?: number } = {},
+  overrides: Partial<WorkerOptions> & { mediaSweepMs?: number; webhooks?: boolean } = {},
 ): Worker {
-  const { mediaSweepMs, ...workerOverrides } = overrides
+  const { mediaSweepMs, webhooks: withWebhooks = true, ...workerOverrides } = overrides
   const worker = createWorker(
     {
       store: app.store,
@@ -34,15 +58,18 @@ export function createAppWorker(
     intervalMs: mediaSweepMs ?? app.config.mediaRetention.sweepIntervalMs,
     logger: app.logger,
   })
+  const webhooks = withWebhooks ? createAppWebhookWorker(app, workerOverrides) : undefined
   return {
     ...worker,
     start() {
       worker.start()
+      webhooks?.start()
       sweeper.start()
     },
     async stop() {
       await sweeper.stop()
       await worker.stop()
+      await webhooks?.stop()
     },
   }
 }

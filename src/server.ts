@@ -16,6 +16,7 @@ import { registerOAuthRoutes } from './oauth/routes.js'
 import type { FaultInjector } from './sandbox/fault-injector.js'
 import { type MountedSandboxes, mountSandboxes } from './sandbox/mount.js'
 import { isReachable } from './store/db.js'
+import { countDisabledEndpoints, countPendingDeliveries } from './store/webhooks.js'
 import { tools } from './tools/registry.js'
 import { createToolRunner } from './tools/runner.js'
 import { renderDocsPage } from './transports/docs-page.js'
@@ -23,6 +24,7 @@ import { registerManageRoutes } from './transports/manage-routes.js'
 import { registerMcpRoutes } from './transports/mcp.js'
 import { buildOpenApi } from './transports/openapi.js'
 import { registerRestRoutes } from './transports/rest.js'
+import { registerWebhookRoutes } from './transports/webhook-routes.js'
 import { lookupAndStuckGauges, queueDepth } from './worker/leases.js'
 
 export const BODY_LIMIT = 1024 * 1024
@@ -89,11 +91,13 @@ function metricsScraper(app: AppContext): () => Promise<string> {
   let inFlight: Promise<string> | undefined
   const read = async () => {
     const now = app.clock.now()
-    const [depth, gauges, hosted, cached] = await Promise.all([
+    const [depth, gauges, hosted, cached, pending, disabledEndpoints] = await Promise.all([
       queueDepth(app.store, now),
       lookupAndStuckGauges(app.store, now),
       hostedMediaUsage(app.store.db),
       app.media.cache.usage(),
+      countPendingDeliveries(app.store),
+      countDisabledEndpoints(app.store),
     ])
     const media = {
       hostedBytes: hosted.bytes,
@@ -109,6 +113,7 @@ function metricsScraper(app: AppContext): () => Promise<string> {
       lookupsPending: gauges.lookupsPending,
       lookupsFailed: gauges.lookupsFailed,
       media,
+      webhooks: { pending, disabledEndpoints },
     })
   }
   return () => {
@@ -236,6 +241,7 @@ export function buildServer(
 
   registerRestRoutes(server, app, runner)
   registerManageRoutes(server, app, runner)
+  registerWebhookRoutes(server, app)
   if (app.oauth) registerOAuthRoutes(server, app, app.oauth)
   registerMediaRoutes(server, app)
   // Sign-in, channels and the connect flow: HTML forms, in their own scope (see registerDashboard).
@@ -251,7 +257,15 @@ export function buildServer(
     ...(sandboxes ? { sandboxes } : {}),
     async close() {
       await mcp.closeAll()
-      await server.close()
+      // Requests in flight get a grace period; a client that holds one open (a stalled upload) is then cut off
+      // rather than keeping the process from stopping.
+      const deadline = setTimeout(() => server.server.closeAllConnections(), 10_000)
+      deadline.unref()
+      try {
+        await server.close()
+      } finally {
+        clearTimeout(deadline)
+      }
     },
   }
 }

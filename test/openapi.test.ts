@@ -210,3 +210,41 @@ describe('OpenAPI description', () => {
     for (const tool of tools) expect(html).toContain(`id="${tool.name}"`)
   })
 })
+
+describe('OpenAPI description of webhooks', () => {
+  let h: Harness
+  let doc: any
+  beforeAll(async () => {
+    h = await startHarness()
+    doc = await (await fetch(`${h.baseUrl}/openapi.json`)).json()
+  })
+  afterAll(() => h.close())
+
+  it('documents every event type with an example payload under webhooks', () => {
+    const types = Object.keys(doc.webhooks).sort()
+    expect(types).toEqual(
+      [
+        'account.needs_reconnect',
+        'credits.low',
+        'endpoint.disabled',
+        'post.failed',
+        'post.partially_published',
+        'post.published',
+        'target.failed',
+        'target.published',
+        'target.stuck',
+        'webhook.test',
+      ].sort(),
+    )
+    for (const type of types) {
+      const example = doc.webhooks[type].post.requestBody.content['application/json'].example
+      expect(example.type).toBe(type)
+      expect(JSON.stringify(example)).not.toMatch(/accessToken|refreshToken|credentials|whsec_/)
+    }
+  })
+
+  it('documents the endpoint management paths as owner operations that are not tools', () => {
+    expect(doc.paths['/api/webhooks/endpoints'].post.operationId).toBe('createWebhookEndpoint')
+    expect(doc.paths['/api/webhooks/endpoints/{id}/redeliver'].post.responses['403']).toBeDefined()
+  })
+})

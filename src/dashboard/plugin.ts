@@ -25,6 +25,7 @@ import {
   UPLOAD_LIMIT,
   unsupportedType,
 } from './upload-body.js'
+import { registerWebhookPages } from './webhooks.js'
 import { registerWorkspaceRoutes } from './workspace.js'
 
 /**
@@ -91,6 +92,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerCalendarRoutes(scope, app, runner)
     registerAnalyticsRoutes(scope, app, runner)
     registerWorkspaceRoutes(scope, app)
+    registerWebhookPages(scope, app)
     registerInvitationRoutes(scope, app)
     registerQueueRoutes(scope, app, runner)
     registerImportRoutes(scope, app, runner)

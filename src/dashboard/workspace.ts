@@ -100,6 +100,7 @@ ${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.no
 ${rows}</tbody></table></div>
 ${add}
 ${approvals}
+${owner ? `<h2>Webhooks</h2><p><a href="/webhooks">Webhook endpoints</a>: signed events sent to your systems when posts go out, fail or get stuck.</p>` : ''}
 ${credits}`,
     { signedIn: account(who) },
   )

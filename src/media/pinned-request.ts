@@ -40,8 +40,8 @@ export interface PinnedRequestOptions {
   signal: AbortSignal
   /** Default GET. */
   method?: string
-  /** A request body, sent whole (XRPC calls; media fetches send none). */
-  body?: Uint8Array
+  /** A request body, sent whole (XRPC calls, webhook deliveries; media fetches send none). */
+  body?: Uint8Array | string
 }
 
 const canonical = (address: string | undefined): string => {

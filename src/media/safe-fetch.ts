@@ -160,6 +160,44 @@ export const defaultLookup: LookupFn = async (hostname) => {
   return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }))
 }
 
+/**
+ * The one address a socket to `url` will be pinned to, after every address of the host passed the policy.
+ * Shared by every guarded request (media fetches, webhook deliveries). @throws {MediaError}
+ */
+export async function resolveCheckedAddress(
+  url: URL,
+  policy: AddressPolicyOptions,
+  lookup: LookupFn = defaultLookup,
+): Promise<ResolvedAddress> {
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  const literal = isIP(host)
+  let addresses: ResolvedAddress[]
+  if (literal) addresses = [{ address: host, family: literal === 6 ? 6 : 4 }]
+  else {
+    try {
+      addresses = await lookup(host)
+    } catch (error) {
+      throw new MediaError(
+        'fetch_failed',
+        `Could not resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? 'lookup failed'}`,
+      )
+    }
+    if (addresses.length === 0) throw new MediaError('fetch_failed', `${host} has no address`)
+  }
+  // Every address must pass: a host that also resolves inside the network is refused outright.
+  for (const entry of addresses) {
+    const verdict = checkAddress(entry.address, policy)
+    if (!verdict.allowed) {
+      // A name's answer is not echoed: it would map the inside of the network for whoever asked.
+      const why = literal
+        ? verdict.reason
+        : `${host} resolves to a ${categoryWords[verdict.category]} address`
+      throw new MediaError('blocked_address', `Refusing to fetch from ${url.host}: ${why}`)
+    }
+  }
+  return addresses[0]!
+}
+
 export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher {
   const policy: AddressPolicyOptions = { allowPrivate: options.allowPrivate ?? false }
   const lookup = options.lookup ?? defaultLookup
@@ -168,36 +206,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
   const idleTimeoutMs = options.idleTimeoutMs ?? 30_000
   const maxRedirects = options.maxRedirects ?? 5
 
-  /** The one address the socket will be pinned to, after every address of the host passed the policy. */
-  async function resolveTarget(url: URL): Promise<ResolvedAddress> {
-    const host = url.hostname.replace(/^\[|\]$/g, '')
-    const literal = isIP(host)
-    let addresses: ResolvedAddress[]
-    if (literal) addresses = [{ address: host, family: literal === 6 ? 6 : 4 }]
-    else {
-      try {
-        addresses = await lookup(host)
-      } catch (error) {
-        throw new MediaError(
-          'fetch_failed',
-          `Could not resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? 'lookup failed'}`,
-        )
-      }
-      if (addresses.length === 0) throw new MediaError('fetch_failed', `${host} has no address`)
-    }
-    // Every address must pass: a host that also resolves inside the network is refused outright.
-    for (const entry of addresses) {
-      const verdict = checkAddress(entry.address, policy)
-      if (!verdict.allowed) {
-        // A name's answer is not echoed: it would map the inside of the network for whoever asked.
-        const why = literal
-          ? verdict.reason
-          : `${host} resolves to a ${categoryWords[verdict.category]} address`
-        throw new MediaError('blocked_address', `Refusing to fetch from ${url.host}: ${why}`)
-      }
-    }
-    return addresses[0]!
-  }
+  const resolveTarget = (url: URL) => resolveCheckedAddress(url, policy, lookup)
 
   async function open(
     start: URL,

@@ -23,18 +23,7 @@ export function presentPost(post: PostRow, targets: TargetRow[], now: number): P
     id: post.id,
     content: post.content,
     platforms,
-    targets: targets.map((t) => ({
-      platform: t.platform as Network,
-      profileId: t.profile_id,
-      username: t.username,
-      status: t.status as 'pending' | 'published' | 'failed',
-      ...(t.remote_id ? { postId: t.remote_id } : {}),
-      ...(t.url ? { url: t.url } : {}),
-      ...(t.error ? { error: t.error } : isStuck(t, now) ? { error: STUCK_MESSAGE } : {}),
-      ...(t.upload_error ? { uploadError: t.upload_error } : {}),
-      ...(t.published_at ? { publishedAt: iso(t.published_at) } : {}),
-      ...(t.items ? { items: presentItems(t.items) } : {}),
-    })),
+    targets: targets.map((t) => presentTarget(t, now)),
     status: post.status as PostView['status'],
     scheduleDate: post.schedule_date ?? '',
     scheduleTime: post.schedule_time ?? '',
@@ -63,6 +52,22 @@ export function presentPost(post: PostRow, targets: TargetRow[], now: number): P
       ? { firstComment: readPostItems(post.items).firstComment }
       : {}),
     ...(post.from_queue ? { queued: true } : {}),
+  }
+}
+
+/** One target of a post as the API shows it (also the `target` of target events). */
+export function presentTarget(t: TargetRow, now: number): PostView['targets'][number] {
+  return {
+    platform: t.platform as Network,
+    profileId: t.profile_id,
+    username: t.username,
+    status: t.status as 'pending' | 'published' | 'failed',
+    ...(t.remote_id ? { postId: t.remote_id } : {}),
+    ...(t.url ? { url: t.url } : {}),
+    ...(t.error ? { error: t.error } : isStuck(t, now) ? { error: STUCK_MESSAGE } : {}),
+    ...(t.upload_error ? { uploadError: t.upload_error } : {}),
+    ...(t.published_at ? { publishedAt: iso(t.published_at) } : {}),
+    ...(t.items ? { items: presentItems(t.items) } : {}),
   }
 }
 

@@ -1,5 +1,6 @@
 import { newId } from '../lib/ids.js'
 import type { Db } from './db.js'
+import { recordEvent } from './events.js'
 import type { ConnectionsTable } from './schema.js'
 
 export type ConnectionRow = ConnectionsTable
@@ -75,10 +76,47 @@ export function findConnection(db: Db, id: string) {
   return db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+/**
+ * Marks a connection `needs_reconnect`. The first time (it was active) an `account.needs_reconnect` event is
+ * recorded in the same transaction.
+ */
 export async function markNeedsReconnect(db: Db, id: string, reason: string, now: number) {
-  await db
-    .updateTable('connections')
-    .set({ status: 'needs_reconnect', last_error: reason, updated_at: now })
-    .where('id', '=', id)
-    .execute()
+  const unit = async (tx: Db) => {
+    const changed = await tx
+      .updateTable('connections')
+      .set({ status: 'needs_reconnect', last_error: reason, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .returningAll()
+      .executeTakeFirst()
+    if (!changed) {
+      // Already marked (or removed): keep the newest reason, report nothing new.
+      await tx
+        .updateTable('connections')
+        .set({ last_error: reason, updated_at: now })
+        .where('id', '=', id)
+        .where('status', '=', 'needs_reconnect')
+        .execute()
+      return
+    }
+    await recordEvent(tx, {
+      workspaceId: changed.workspace_id,
+      type: 'account.needs_reconnect',
+      data: {
+        account: {
+          platform: changed.platform,
+          username: changed.username,
+          name: changed.name,
+          profileId: changed.profile_id,
+          isOrganization: changed.is_organization === 1,
+        },
+        reason,
+        action: 'Reconnect this profile from the dashboard (Channels) or with the connect link.',
+      },
+      ids: { profileId: changed.profile_id, platform: changed.platform },
+      now,
+    })
+  }
+  if (db.isTransaction) await unit(db)
+  else await db.transaction().execute(unit)
 }

@@ -3,6 +3,7 @@ import { AppError } from '../errors.js'
 import { newId } from '../lib/ids.js'
 import { compiledInsert, compiledOnce } from './compiled.js'
 import type { Db } from './db.js'
+import { recordEvent } from './events.js'
 
 export interface CreditMovement {
   workspaceId: string
@@ -17,7 +18,7 @@ const chargeQuery = compiledOnce(2, (db: Db, amount: number, workspaceId: string
     .set({ credit_balance: sql`credit_balance - ${amount}` })
     .where('id', '=', workspaceId)
     .where('credit_balance', '>=', amount)
-    .returning('credit_balance'),
+    .returning(['credit_balance', 'credits_low_threshold']),
 )
 
 const insertLedgerRow = compiledInsert('credit_ledger', [
@@ -65,7 +66,30 @@ export async function charge(
   const balance = Number(updated.credit_balance)
   await writeLedger(db, { ...movement, amount: -amount }, balance, now)
   await withCharge?.after(db, balance)
+  await reportLowCredits(db, movement, balance, updated.credits_low_threshold, now)
   return balance
+}
+
+/**
+ * The charge that takes the balance from at or above the owner's threshold to below it records
+ * `credits.low`, in the charge's own transaction (the outbox); once per crossing.
+ */
+async function reportLowCredits(
+  db: Db,
+  movement: CreditMovement,
+  after: number,
+  thresholdValue: number | string | null | undefined,
+  now: number,
+) {
+  if (thresholdValue === null || thresholdValue === undefined) return
+  const threshold = Number(thresholdValue)
+  if (!(after < threshold && after + movement.amount >= threshold)) return
+  await recordEvent(db, {
+    workspaceId: movement.workspaceId,
+    type: 'credits.low',
+    data: { credits: { balance: after, threshold }, reason: movement.reason },
+    now,
+  })
 }
 
 /**
@@ -81,11 +105,11 @@ async function chargeInOneStatement(
   withCharge: WithCharge | undefined,
 ): Promise<number> {
   const { workspaceId, amount } = movement
-  const { rows } = await sql<{ balance_after: number | string }>`
+  const { rows } = await sql<{ balance_after: number | string; threshold: number | string | null }>`
     WITH charged AS (
       UPDATE workspaces SET credit_balance = credit_balance - ${amount}
       WHERE id = ${workspaceId} AND credit_balance >= ${amount}
-      RETURNING credit_balance
+      RETURNING credit_balance, credits_low_threshold
     ),
     ledger AS (
       INSERT INTO credit_ledger (id, workspace_id, delta, reason, reference, balance_after, created_at)
@@ -94,9 +118,11 @@ async function chargeInOneStatement(
       FROM charged
       RETURNING balance_after
     )${withCharge ? sql`, also AS (${withCharge.inStatement})` : sql``}
-    SELECT balance_after FROM ledger`.execute(db)
+    SELECT ledger.balance_after, charged.credits_low_threshold AS threshold FROM ledger, charged`.execute(db)
   const row = rows[0]
   if (!row) throw await insufficient(db, workspaceId, amount)
+  // Only the rare charge that crosses the threshold adds a statement before the COMMIT.
+  await reportLowCredits(db, movement, Number(row.balance_after), row.threshold, now)
   return Number(row.balance_after)
 }
 

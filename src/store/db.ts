@@ -16,6 +16,7 @@ import { createMediaLifetimeMigration } from './migrations/007-cache-media-lifet
 import { createLookupsAndStuckReasonsMigration } from './migrations/008-lookups-and-stuck-reasons.js'
 import { createInvitationsMigration } from './migrations/010-invitations.js'
 import { createOAuthServerMigration } from './migrations/011-oauth-server.js'
+import { createEventsWebhooksMigration } from './migrations/012-events-webhooks.js'
 import { createThreadItemsMigration } from './migrations/013-thread-items.js'
 import { createTeamWorkflowMigration } from './migrations/014-team-workflow.js'
 import type { Database } from './schema.js'
@@ -155,6 +156,7 @@ export async function migrate(store: Store): Promise<void> {
       '008-lookups-and-stuck-reasons': createLookupsAndStuckReasonsMigration(),
       '010-invitations': createInvitationsMigration(),
       '011-oauth-server': createOAuthServerMigration(),
+      '012-events-webhooks': createEventsWebhooksMigration(store.dialect),
       '013-thread-items': createThreadItemsMigration(),
       '014-team-workflow': createTeamWorkflowMigration(),
     }),

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely'
+
 /**
  * Table types for Kysely. Timestamps are UTC epoch milliseconds (bigint in Postgres, read back as numbers);
  * flags are 0/1 integers on both backends; lists and objects are JSON text. Ids are 24-hex strings.
@@ -19,6 +21,8 @@ export interface WorkspacesTable {
   created_at: number
   /** 1: posts by editors wait for an owner's approval (migration 014). */
   requires_approval?: number
+  /** A charge that takes the balance below this sends credits.low (migration 012); null: never. */
+  credits_low_threshold?: number | null
 }
 
 export interface MembershipsTable {
@@ -358,4 +362,76 @@ export interface Database {
   paid_surcharges: PaidSurchargesTable
   import_rows: ImportRowsTable
   csv_uploads: CsvUploadsTable
+  events: EventsTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_attempts: WebhookAttemptsTable
+}
+
+/** The outbox (migration 012): one row per event, written in the transaction of the change it reports. */
+export interface EventsTable {
+  seq: Generated<number>
+  id: string
+  workspace_id: string
+  type: string
+  /** The post id for post and target events: their deliveries to one endpoint keep this order. */
+  order_key: string | null
+  /** The JSON body sent to receivers. */
+  payload: string
+  /** 1 once a delivery row exists for every endpoint subscribed when it was fanned out. */
+  fanned_out: number
+  created_at: number
+}
+
+export interface WebhookEndpointsTable {
+  id: string
+  workspace_id: string
+  url: string
+  description: string
+  /** JSON array of event types; [] means every type. */
+  event_types: string
+  enabled: number
+  /** `whsec_…`, sealed by the vault. */
+  secret: string
+  /** The secret before the last rotation (sealed); also signs until `previous_secret_until`. */
+  previous_secret: string | null
+  previous_secret_until: number | null
+  /** When the current run of failed attempts began; null after a success. */
+  failing_since: number | null
+  disabled_reason: string | null
+  disabled_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
+
+export interface WebhookDeliveriesTable {
+  id: string
+  event_seq: number
+  event_id: string
+  endpoint_id: string
+  workspace_id: string
+  order_key: string | null
+  status: DeliveryStatus
+  attempts: number
+  next_attempt_at: number
+  lease_owner: string | null
+  lease_expires_at: number | null
+  created_at: number
+  delivered_at: number | null
+}
+
+export interface WebhookAttemptsTable {
+  id: string
+  delivery_id: string
+  endpoint_id: string
+  event_id: string
+  event_type: string
+  attempted_at: number
+  status_code: number | null
+  latency_ms: number
+  /** `delivered`, `failed` (will retry), `gave_up`, `gone` (410). */
+  outcome: string
+  response_excerpt: string
 }

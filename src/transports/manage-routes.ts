@@ -33,7 +33,7 @@ import { authenticateRequest } from './rest.js'
  * src/posts decide; a CSV import runs preflight_post and create_post through the tool runner.
  */
 
-function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+export function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(body ?? {})
   if (!parsed.success) {
     const details = validationDetails(parsed.error)
@@ -46,7 +46,7 @@ function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.o
  * Who acts, in which workspace: as the tool runner decides it (an OAuth token acts only in the workspace of
  * its grant and within its scopes: reading needs posts:read, changing posts:write).
  */
-async function actorFor(
+export async function actorFor(
   app: AppContext,
   request: FastifyRequest,
   asked: string | undefined,

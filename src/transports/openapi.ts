@@ -1,5 +1,6 @@
 import { scopeFor, scopeWords } from '../oauth/scopes.js'
 import type { AnyTool } from '../tools/tool.js'
+import { eventSchema, openApiWebhooks } from '../webhooks/catalog.js'
 import {
   errorBodySchema,
   inputJsonSchema,
@@ -86,8 +87,10 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string) {
         description:
           'Approvals, posting queues and CSV imports: REST paths of their own beside the tools (not MCP tools).',
       },
+      { name: 'Webhooks', description: 'Webhook endpoints and settings (owners only; not MCP tools).' },
     ],
-    paths,
+    paths: { ...paths, ...webhookManagementPaths() },
+    webhooks: openApiWebhooks(),
     components: {
       securitySchemes: {
         ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Service API key.' },
@@ -106,7 +109,163 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string) {
           },
         },
       },
-      schemas: { Error: errorBodySchema },
+      schemas: { Error: errorBodySchema, Event: eventSchema },
+    },
+  }
+}
+
+/** The webhook endpoint management paths (owners only; not tools). */
+function webhookManagementPaths() {
+  const security = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { OAuth2: [scopeFor('write')] }]
+  const json = (schema: unknown) => ({ content: { 'application/json': { schema } } })
+  const endpoint = {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      url: { type: 'string' },
+      description: { type: 'string' },
+      eventTypes: { type: 'array', items: { type: 'string' }, description: '[] means every type.' },
+      enabled: { type: 'boolean' },
+      disabledReason: { type: 'string' },
+      disabledAt: { type: 'string', format: 'date-time' },
+      previousSecretValidUntil: { type: 'string', format: 'date-time' },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+  }
+  const withSecret = {
+    allOf: [
+      endpoint,
+      {
+        type: 'object',
+        properties: { secret: { type: 'string', description: 'whsec_…, shown only in this answer.' } },
+      },
+    ],
+  }
+  const input = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      workspaceId: { type: 'string' },
+      url: { type: 'string', maxLength: 2000 },
+      description: { type: 'string', maxLength: 500 },
+      eventTypes: { type: 'array', items: { type: 'string' } },
+      enabled: { type: 'boolean' },
+    },
+  }
+  const errors = Object.fromEntries(
+    ['400', '401', '403', '404', '409'].map((status) => [
+      status,
+      {
+        description:
+          status === '403'
+            ? 'Not an owner of the workspace.'
+            : (errorResponses as Record<string, string>)[status],
+        ...json({ $ref: '#/components/schemas/Error' }),
+      },
+    ]),
+  )
+  const op = (operationId: string, summary: string, extra: Record<string, unknown>) => ({
+    operationId,
+    summary,
+    tags: ['Webhooks'],
+    security,
+    ...extra,
+    responses: { ...(extra.responses as object), ...errors },
+  })
+  const id = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]
+  return {
+    '/api/webhooks/event-types': {
+      get: op('listWebhookEventTypes', 'The event catalog', {
+        responses: { '200': { description: 'Event types.', ...json({ type: 'object' }) } },
+      }),
+    },
+    '/api/webhooks/settings': {
+      get: op('getWebhookSettings', 'The credits.low threshold', {
+        responses: { '200': { description: 'Settings.', ...json({ type: 'object' }) } },
+      }),
+      post: op('changeWebhookSettings', 'Set the credits.low threshold (null: off)', {
+        requestBody: {
+          required: true,
+          ...json({
+            type: 'object',
+            required: ['creditsLowThreshold'],
+            properties: {
+              workspaceId: { type: 'string' },
+              creditsLowThreshold: { type: ['integer', 'null'], minimum: 1 },
+            },
+          }),
+        },
+        responses: { '200': { description: 'Settings.', ...json({ type: 'object' }) } },
+      }),
+    },
+    '/api/webhooks/endpoints': {
+      get: op('listWebhookEndpoints', 'List endpoints (never a secret)', {
+        responses: { '200': { description: 'Endpoints.', ...json({ type: 'array', items: endpoint }) } },
+      }),
+      post: op('createWebhookEndpoint', 'Add an endpoint; its secret is shown once', {
+        requestBody: { required: true, ...json({ ...input, required: ['url'] }) },
+        responses: { '201': { description: 'Created.', ...json(withSecret) } },
+      }),
+    },
+    '/api/webhooks/endpoints/{id}': {
+      get: op('getWebhookEndpoint', 'One endpoint', {
+        parameters: id,
+        responses: { '200': { description: 'The endpoint.', ...json(endpoint) } },
+      }),
+      patch: op('updateWebhookEndpoint', 'Change URL, description, event types or enabled', {
+        parameters: id,
+        requestBody: { required: true, ...json(input) },
+        responses: { '200': { description: 'The endpoint.', ...json(endpoint) } },
+      }),
+      delete: op('deleteWebhookEndpoint', 'Remove an endpoint and its log', {
+        parameters: id,
+        responses: { '200': { description: 'Deleted.', ...json({ type: 'object' }) } },
+      }),
+    },
+    '/api/webhooks/endpoints/{id}/rotate-secret': {
+      post: op('rotateWebhookSecret', 'A new secret (shown once); the old one also signs for 24 hours', {
+        parameters: id,
+        responses: { '200': { description: 'The endpoint with its new secret.', ...json(withSecret) } },
+      }),
+    },
+    '/api/webhooks/endpoints/{id}/test': {
+      post: op('sendWebhookTest', 'Send a webhook.test event', {
+        parameters: id,
+        responses: { '202': { description: 'Queued.', ...json({ type: 'object' }) } },
+      }),
+    },
+    '/api/webhooks/endpoints/{id}/attempts': {
+      get: op('listWebhookAttempts', 'The delivery log, newest first', {
+        parameters: [
+          ...id,
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            schema: { type: 'integer', minimum: 1, maximum: 500 },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'Attempts: time, event type, status code, latency, response excerpt, outcome.',
+            ...json({ type: 'array', items: { type: 'object' } }),
+          },
+        },
+      }),
+    },
+    '/api/webhooks/endpoints/{id}/redeliver': {
+      post: op('redeliverWebhookEvent', 'Send an event to this endpoint again (same webhook-id)', {
+        parameters: id,
+        requestBody: {
+          required: true,
+          ...json({
+            type: 'object',
+            required: ['eventId'],
+            properties: { workspaceId: { type: 'string' }, eventId: { type: 'string' } },
+          }),
+        },
+        responses: { '202': { description: 'Queued.', ...json({ type: 'object' }) } },
+      }),
     },
   }
 }

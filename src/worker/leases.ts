@@ -1,8 +1,11 @@
 import { sql } from 'kysely'
 import type { Network } from '../domain/networks.js'
 import { STUCK_REASONS } from '../domain/post-status.js'
+import { presentTarget } from '../posts/present.js'
 import type { Store } from '../store/db.js'
+import { recordEvent } from '../store/events.js'
 import type { TargetRow } from '../store/posts.js'
+import { STUCK_ACTION } from './settle.js'
 
 /**
  * The queue's statements. The dialect-specific one (the claim) lives here and nowhere else; every other
@@ -69,17 +72,20 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
     attempt_started_at = CASE WHEN unknown_outcome_at IS NULL THEN ${input.now} ELSE attempt_started_at END,
     updated_at = ${input.now}`
   if (store.dialect === 'postgres') {
+    // `picked` reads the statement's snapshot, which may be older than the lock: a target another worker
+    // claimed, sent and settled meanwhile looks unleased again. The lock re-reads the row's latest version
+    // (READ COMMITTED re-checks the WHERE of a row it locks), so the whole claimable test is repeated there.
     const claimed = await sql<TargetRow & { siblings: number }>`
       WITH picked AS MATERIALIZED (${due(input.limit * 4)}),
       due AS (
         SELECT t.id FROM targets t JOIN picked p ON p.id = t.id
-         WHERE t.lease_owner IS NULL
+         WHERE ${claimable('t')}
          ORDER BY p.turn, p.run_at
          LIMIT ${input.limit}
         FOR UPDATE OF t SKIP LOCKED),
       claimed AS (
         UPDATE targets SET ${lease} FROM due
-         WHERE targets.id = due.id AND targets.lease_owner IS NULL
+         WHERE targets.id = due.id AND targets.lease_owner IS NULL AND targets.status = 'pending'
         RETURNING targets.*),
       per_post AS (SELECT post_id, count(*) AS n FROM claimed GROUP BY post_id),
       touched AS (
@@ -220,22 +226,41 @@ export async function sweepExpiredLeases(
       .execute()
     lookups.push(...rows)
   }
-  const fresh = await store.db
-    .updateTable('targets')
-    .set({ stuck_at: now, stuck_reason: STUCK_REASONS.worker_lost })
-    .where('lease_owner', 'is not', null)
-    .where('lease_expires_at', '<', now)
-    .where('stuck_at', 'is', null)
-    .returning(['id', 'post_id', 'platform'])
-    .execute()
-  const postIds = [...new Set(fresh.map((r) => r.post_id))]
-  if (postIds.length > 0) {
-    await store.db
-      .updateTable('posts')
-      .set({ last_error: messages.stuck, updated_at: now })
-      .where('id', 'in', postIds)
+  // The stuck mark and its `target.stuck` events commit together (the outbox).
+  const fresh = await store.db.transaction().execute(async (tx) => {
+    const marked = await tx
+      .updateTable('targets')
+      .set({ stuck_at: now, stuck_reason: STUCK_REASONS.worker_lost })
+      .where('lease_owner', 'is not', null)
+      .where('lease_expires_at', '<', now)
+      .where('stuck_at', 'is', null)
+      .returningAll()
       .execute()
-  }
+    const postIds = [...new Set(marked.map((r) => r.post_id))]
+    if (postIds.length > 0) {
+      await tx
+        .updateTable('posts')
+        .set({ last_error: messages.stuck, updated_at: now })
+        .where('id', 'in', postIds)
+        .execute()
+    }
+    for (const target of marked)
+      await recordEvent(tx, {
+        workspaceId: target.workspace_id,
+        type: 'target.stuck',
+        orderKey: target.post_id,
+        data: {
+          postId: target.post_id,
+          postStatus: 'processing',
+          target: presentTarget(target, now),
+          reason: messages.stuck,
+          action: STUCK_ACTION,
+        },
+        ids: { postId: target.post_id, profileId: target.profile_id, platform: target.platform },
+        now,
+      })
+    return marked.map((t) => ({ id: t.id, post_id: t.post_id, platform: t.platform }))
+  })
   return { stuck: fresh, lookups }
 }
 

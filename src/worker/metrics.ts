@@ -15,6 +15,10 @@ export interface MediaGauges {
 export interface Metrics {
   observeFireLag(seconds: number): void
   countOutcome(network: string, kind: string): void
+  /** One webhook delivery attempt by outcome (`delivered`, `failed`, `gave_up`, `gone`, `lease_lost`). */
+  countWebhookAttempt(outcome: string): void
+  /** Seconds from the change an event reports to its receiver's 2xx. */
+  observeWebhookLag(seconds: number): void
   /** Prometheus exposition text; gauges are read when scraped. */
   render(gauges: {
     queueDepth: number
@@ -24,6 +28,7 @@ export interface Metrics {
     lookupsPending?: number
     lookupsFailed?: number
     media?: MediaGauges
+    webhooks?: { pending: number; disabledEndpoints: number }
   }): string
 }
 
@@ -32,7 +37,20 @@ export function createMetrics(): Metrics {
   let lagCount = 0
   let lagSum = 0
   const outcomes = new Map<string, number>()
+  const webhookAttempts = new Map<string, number>()
+  const webhookLag = { buckets: FIRE_LAG_BUCKETS.map(() => 0), count: 0, sum: 0 }
   return {
+    countWebhookAttempt(outcome) {
+      webhookAttempts.set(outcome, (webhookAttempts.get(outcome) ?? 0) + 1)
+    },
+    observeWebhookLag(seconds) {
+      const value = Math.max(0, seconds)
+      webhookLag.count += 1
+      webhookLag.sum += value
+      FIRE_LAG_BUCKETS.forEach((bound, i) => {
+        if (value <= bound) webhookLag.buckets[i] = (webhookLag.buckets[i] ?? 0) + 1
+      })
+    },
     observeFireLag(seconds) {
       const value = Math.max(0, seconds)
       lagCount += 1
@@ -77,6 +95,29 @@ export function createMetrics(): Metrics {
             ]
           : []),
         ...(gauges.media ? mediaLines(gauges.media) : []),
+        '# HELP herald_webhook_attempts_total Webhook delivery attempts by outcome.',
+        '# TYPE herald_webhook_attempts_total counter',
+        ...[...webhookAttempts.entries()].map(
+          ([outcome, n]) => `herald_webhook_attempts_total{outcome="${escapeLabel(outcome)}"} ${n}`,
+        ),
+        '# HELP herald_webhook_lag_seconds Time from the change an event reports to its delivery.',
+        '# TYPE herald_webhook_lag_seconds histogram',
+        ...FIRE_LAG_BUCKETS.map(
+          (bound, i) => `herald_webhook_lag_seconds_bucket{le="${bound}"} ${webhookLag.buckets[i]}`,
+        ),
+        `herald_webhook_lag_seconds_bucket{le="+Inf"} ${webhookLag.count}`,
+        `herald_webhook_lag_seconds_sum ${webhookLag.sum}`,
+        `herald_webhook_lag_seconds_count ${webhookLag.count}`,
+        ...(gauges.webhooks
+          ? [
+              '# HELP herald_webhook_events_pending Webhook deliveries waiting to succeed.',
+              '# TYPE herald_webhook_events_pending gauge',
+              `herald_webhook_events_pending ${gauges.webhooks.pending}`,
+              '# HELP herald_webhook_endpoints_disabled Webhook endpoints disabled (410 or 3 days of failures).',
+              '# TYPE herald_webhook_endpoints_disabled gauge',
+              `herald_webhook_endpoints_disabled ${gauges.webhooks.disabledEndpoints}`,
+            ]
+          : []),
       ]
       return `${lines.join('\n')}\n`
     },

@@ -1,6 +1,9 @@
 import { sql } from 'kysely'
-import type { StuckReason } from '../domain/post-status.js'
+import { STUCK_MESSAGE, type StuckReason } from '../domain/post-status.js'
+import { postSettledEvent } from '../domain/webhook-events.js'
+import { presentPost, presentTarget } from '../posts/present.js'
 import type { Db, Store } from '../store/db.js'
+import { recordEvent } from '../store/events.js'
 import type { TargetRow } from '../store/posts.js'
 
 /**
@@ -113,7 +116,9 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
   const { targetId, postId, workerId, now, outcome } = input
   const changes = targetChanges(outcome, now)
   const lastError = outcome.kind === 'published' ? undefined : outcome.error
-  if (store.pgPool && input.onlyTarget) return settleOnlyTarget(store, input, changes, lastError)
+  // The one-statement path writes no event: only outcomes that keep the target pending take it.
+  const quiet = outcome.kind === 'retry' || outcome.kind === 'check'
+  if (store.pgPool && input.onlyTarget && quiet) return settleOnlyTarget(store, input, changes, lastError)
   return store.db.transaction().execute(async (tx) => {
     // Targets of one post settle one at a time, so the last one sees every sibling's outcome and the post
     // status is derived from all of them (under READ COMMITTED two racing settles would each miss the other).
@@ -124,17 +129,72 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
       await sql`SELECT id FROM posts WHERE id = ${postId} FOR UPDATE`.execute(tx)
     }
     const delta = input.attemptsDelta ?? 0
-    const result = await tx
+    const target = await tx
       .updateTable('targets')
       .set({ ...changes, ...(delta !== 0 ? { attempts: sql`attempts + ${delta}` } : {}) })
       .where('id', '=', targetId)
       .where('lease_owner', '=', workerId)
+      .returningAll()
       .executeTakeFirst()
-    if (Number(result.numUpdatedRows) === 0) return false
+    if (!target) return false
     await refreshPostStatus(tx, postId, now, lastError)
+    if (!quiet) await recordSettleEvents(tx, target, input)
     return true
   })
 }
+
+/**
+ * The events of a settled attempt, in the transaction that records it: the target's own event, then the
+ * post's once its last target has settled (so a receiver sees them in that order).
+ */
+async function recordSettleEvents(tx: Db, target: TargetRow, input: SettleInput) {
+  const { now, outcome } = input
+  const type =
+    outcome.kind === 'published'
+      ? 'target.published'
+      : outcome.kind === 'failed'
+        ? 'target.failed'
+        : 'target.stuck'
+  const post = await tx
+    .selectFrom('posts')
+    .selectAll()
+    .where('id', '=', target.post_id)
+    .executeTakeFirstOrThrow()
+  const ids = { postId: post.id, profileId: target.profile_id, platform: target.platform }
+  await recordEvent(tx, {
+    workspaceId: target.workspace_id,
+    type,
+    orderKey: post.id,
+    data: {
+      postId: post.id,
+      postStatus: post.status,
+      target: presentTarget(target, now),
+      ...(type === 'target.stuck'
+        ? { reason: outcome.kind === 'unknown' ? outcome.error : STUCK_MESSAGE, action: STUCK_ACTION }
+        : {}),
+    },
+    ids,
+    now,
+  })
+  if (type === 'target.stuck') return
+  const targets = input.onlyTarget
+    ? [target]
+    : await tx.selectFrom('targets').selectAll().where('post_id', '=', post.id).orderBy('position').execute()
+  const settled = postSettledEvent(targets.map((t) => t.status))
+  if (!settled) return
+  await recordEvent(tx, {
+    workspaceId: post.workspace_id,
+    type: settled,
+    orderKey: post.id,
+    data: { post: presentPost(post, targets, now) },
+    ids: { postId: post.id },
+    now,
+  })
+}
+
+/** What a person does about a stuck target (sent with `target.stuck`). */
+export const STUCK_ACTION =
+  'Check the profile on the network. If the post is there, nothing to do; if not, call reset_stuck_post and then publish_post_now.'
 
 /**
  * Postgres, a post with a single target (create_post makes one post per profile): no sibling can race, so

@@ -1,0 +1,61 @@
+import type { EventType } from '../domain/webhook-events.js'
+import { MAX_PAYLOAD_BYTES } from '../domain/webhook-events.js'
+import { newId } from '../lib/ids.js'
+import type { Db } from './db.js'
+
+/**
+ * The outbox. An event is recorded with the `tx` of the change it reports, so it commits, or is rolled
+ * back, with that change: a crash can neither report a change that did not happen nor lose one that did.
+ * The worker fans each event out to the endpoints subscribed to it and delivers it (src/webhooks).
+ */
+
+export interface EventInput {
+  workspaceId: string
+  type: EventType
+  /** Deliveries that share this key (a post id) reach an endpoint in the order they were recorded. */
+  orderKey?: string | null
+  data: Record<string, unknown>
+  /** Ids kept when the data is too large to send whole. */
+  ids?: Record<string, string>
+  now: number
+}
+
+export interface EventEnvelope {
+  id: string
+  type: EventType
+  timestamp: string
+  workspaceId: string
+  data: Record<string, unknown>
+}
+
+/** The JSON body receivers get; cut down to the ids (with `truncated: true`) past 20 KB. */
+export function eventBody(id: string, input: EventInput): string {
+  const envelope: EventEnvelope = {
+    id,
+    type: input.type,
+    timestamp: new Date(input.now).toISOString(),
+    workspaceId: input.workspaceId,
+    data: input.data,
+  }
+  const body = JSON.stringify(envelope)
+  if (Buffer.byteLength(body) <= MAX_PAYLOAD_BYTES) return body
+  return JSON.stringify({ ...envelope, data: { ...(input.ids ?? {}), truncated: true } })
+}
+
+/** Writes one event into the outbox inside the caller's transaction; returns its id. */
+export async function recordEvent(tx: Db, input: EventInput): Promise<string> {
+  const id = newId(input.now)
+  await tx
+    .insertInto('events')
+    .values({
+      id,
+      workspace_id: input.workspaceId,
+      type: input.type,
+      order_key: input.orderKey ?? null,
+      payload: eventBody(id, input),
+      fanned_out: 0,
+      created_at: input.now,
+    })
+    .execute()
+  return id
+}

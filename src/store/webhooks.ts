@@ -1,0 +1,327 @@
+import { sql } from 'kysely'
+import { DISABLE_AFTER_FAILING_MS, type EventType, nextAttemptAt } from '../domain/webhook-events.js'
+import { newId } from '../lib/ids.js'
+import type { Db, Store } from './db.js'
+import { recordEvent } from './events.js'
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js'
+import { writeTransaction } from './write-transaction.js'
+
+/**
+ * Webhook endpoints and the delivery queue. A delivery is one (event, endpoint) pair; the worker claims it
+ * with a lease (like targets), and only the lease holder records an attempt's outcome.
+ */
+
+export type EndpointRow = WebhookEndpointsTable
+export type DeliveryRow = WebhookDeliveriesTable
+
+/** Any constant: Postgres serialises fan-out with this transaction-scoped advisory lock. */
+const FAN_OUT_LOCK = 250_012
+
+/**
+ * Turns events not yet fanned out into one pending delivery per enabled endpoint subscribed to their type,
+ * in one transaction. Serialised across workers, so the deliveries of one post are created in event order.
+ * Returns how many events it handled.
+ */
+export async function fanOutEvents(store: Store, now: number, limit = 500): Promise<number> {
+  return writeTransaction(store, async (tx) => {
+    if (store.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${FAN_OUT_LOCK})`.execute(tx)
+    const events = await tx
+      .selectFrom('events')
+      .select(['seq', 'id', 'workspace_id', 'type', 'order_key'])
+      .where('fanned_out', '=', 0)
+      .orderBy('seq')
+      .limit(limit)
+      .execute()
+    if (events.length === 0) return 0
+    const workspaces = [...new Set(events.map((e) => e.workspace_id))]
+    const endpoints = await tx
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'workspace_id', 'event_types'])
+      .where('workspace_id', 'in', workspaces)
+      .where('enabled', '=', 1)
+      .execute()
+    const subscribed = endpoints.map((e) => ({ ...e, types: JSON.parse(e.event_types) as string[] }))
+    const rows: DeliveryRow[] = []
+    for (const event of events)
+      for (const endpoint of subscribed) {
+        if (endpoint.workspace_id !== event.workspace_id) continue
+        if (event.type === 'webhook.test') continue
+        if (endpoint.types.length > 0 && !endpoint.types.includes(event.type)) continue
+        rows.push(pendingDelivery(event, endpoint.id, now))
+      }
+    for (let i = 0; i < rows.length; i += 500)
+      await tx
+        .insertInto('webhook_deliveries')
+        .values(rows.slice(i, i + 500))
+        .execute()
+    await tx
+      .updateTable('events')
+      .set({ fanned_out: 1 })
+      .where(
+        'seq',
+        'in',
+        events.map((e) => e.seq),
+      )
+      .execute()
+    return events.length
+  })
+}
+
+function pendingDelivery(
+  event: { seq: number; id: string; workspace_id: string; order_key: string | null },
+  endpointId: string,
+  now: number,
+): DeliveryRow {
+  return {
+    id: newId(now),
+    event_seq: Number(event.seq),
+    event_id: event.id,
+    endpoint_id: endpointId,
+    workspace_id: event.workspace_id,
+    order_key: event.order_key,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    lease_owner: null,
+    lease_expires_at: null,
+    created_at: now,
+    delivered_at: null,
+  }
+}
+
+export interface ClaimedDelivery {
+  id: string
+  eventId: string
+  eventType: string
+  endpointId: string
+  attempts: number
+  url: string
+  payload: string
+  /** Sealed secrets to sign with: the current one, and the previous one while its overlap lasts. */
+  secrets: string[]
+  createdAt: number
+}
+
+export interface ClaimDeliveriesInput {
+  workerId: string
+  now: number
+  leaseMs: number
+  limit: number
+  /** Endpoints that already have as many deliveries in flight here as they may. */
+  busyEndpoints: string[]
+}
+
+/**
+ * Claims due deliveries with a lease. A delivery waits while an earlier event of the same post is still
+ * pending for its endpoint (causal order per post), and while its endpoint is disabled. A lease that ran
+ * out (its worker died mid-call) is claimable again: delivery is at least once.
+ */
+export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput): Promise<ClaimedDelivery[]> {
+  const { workerId, now, leaseMs, limit } = input
+  if (limit <= 0) return []
+  const postgres = store.dialect === 'postgres'
+  const busy =
+    input.busyEndpoints.length > 0 ? sql`AND d.endpoint_id NOT IN (${sql.join(input.busyEndpoints)})` : sql``
+  const claim = (db: Db) =>
+    sql<DeliveryRow>`
+    UPDATE webhook_deliveries SET lease_owner = ${workerId}, lease_expires_at = ${now + leaseMs}
+    WHERE id IN (
+      SELECT d.id FROM webhook_deliveries d
+        JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}
+        AND (d.lease_owner IS NULL OR d.lease_expires_at < ${now})
+        ${busy}
+        AND (d.order_key IS NULL OR NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries p
+          WHERE p.endpoint_id = d.endpoint_id AND p.order_key = d.order_key
+            AND p.status = 'pending' AND p.event_seq < d.event_seq))
+      ORDER BY d.event_seq
+      LIMIT ${limit}
+      ${postgres ? sql`FOR UPDATE OF d SKIP LOCKED` : sql``})
+    RETURNING *`.execute(db)
+  const claimed = postgres
+    ? (await claim(store.db)).rows
+    : await writeTransaction(store, async (tx) => (await claim(tx)).rows)
+  if (claimed.length === 0) return []
+  const events = await store.db
+    .selectFrom('events')
+    .select(['id', 'type', 'payload', 'created_at'])
+    .where(
+      'id',
+      'in',
+      claimed.map((d) => d.event_id),
+    )
+    .execute()
+  const endpoints = await store.db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'url', 'secret', 'previous_secret', 'previous_secret_until'])
+    .where('id', 'in', [...new Set(claimed.map((d) => d.endpoint_id))])
+    .execute()
+  const eventById = new Map(events.map((e) => [e.id, e]))
+  const endpointById = new Map(endpoints.map((e) => [e.id, e]))
+  return claimed
+    .sort((a, b) => Number(a.event_seq) - Number(b.event_seq))
+    .map((d) => {
+      const event = eventById.get(d.event_id)!
+      const endpoint = endpointById.get(d.endpoint_id)!
+      const previous =
+        endpoint.previous_secret && Number(endpoint.previous_secret_until ?? 0) > now
+          ? [endpoint.previous_secret]
+          : []
+      return {
+        id: d.id,
+        eventId: d.event_id,
+        eventType: event.type,
+        endpointId: d.endpoint_id,
+        attempts: d.attempts,
+        url: endpoint.url,
+        payload: event.payload,
+        secrets: [endpoint.secret, ...previous],
+        createdAt: Number(event.created_at),
+      }
+    })
+}
+
+export interface AttemptResult {
+  /** The HTTP status, or null when no answer came (refused, timed out, reset). */
+  statusCode: number | null
+  latencyMs: number
+  /** The start of the response body, or what went wrong; never a secret. */
+  excerpt: string
+}
+
+export type AttemptVerdict = 'delivered' | 'failed' | 'gave_up' | 'gone' | 'lease_lost'
+
+/**
+ * Records one attempt of a claimed delivery, only while `workerId` holds its lease: a 2xx delivers it;
+ * 410 disables the endpoint at once; anything else schedules the next attempt (or gives up after the
+ * last). An endpoint failing for three days is disabled, and an `endpoint.disabled` event goes to the
+ * workspace's other endpoints, in the same transaction.
+ */
+export async function recordAttempt(
+  store: Store,
+  input: { delivery: ClaimedDelivery; workerId: string; now: number; result: AttemptResult },
+): Promise<AttemptVerdict> {
+  const { delivery, workerId, now, result } = input
+  const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
+  const gone = result.statusCode === 410
+  const attempts = delivery.attempts + 1
+  const retryAt = ok || gone ? undefined : nextAttemptAt(attempts, now)
+  const verdict: AttemptVerdict = ok
+    ? 'delivered'
+    : gone
+      ? 'gone'
+      : retryAt === undefined
+        ? 'gave_up'
+        : 'failed'
+  return writeTransaction(store, async (tx) => {
+    const updated = await tx
+      .updateTable('webhook_deliveries')
+      .set({
+        status: verdict === 'delivered' ? 'delivered' : verdict === 'failed' ? 'pending' : 'failed',
+        attempts,
+        next_attempt_at: retryAt ?? now,
+        delivered_at: ok ? now : null,
+        lease_owner: null,
+        lease_expires_at: null,
+      })
+      .where('id', '=', delivery.id)
+      .where('lease_owner', '=', workerId)
+      .executeTakeFirst()
+    if (Number(updated.numUpdatedRows) === 0) return 'lease_lost'
+    await tx
+      .insertInto('webhook_attempts')
+      .values({
+        id: newId(now),
+        delivery_id: delivery.id,
+        endpoint_id: delivery.endpointId,
+        event_id: delivery.eventId,
+        event_type: delivery.eventType,
+        attempted_at: now,
+        status_code: result.statusCode,
+        latency_ms: Math.max(0, Math.round(result.latencyMs)),
+        outcome: verdict,
+        response_excerpt: result.excerpt,
+      })
+      .execute()
+    if (ok) {
+      await tx
+        .updateTable('webhook_endpoints')
+        .set({ failing_since: null })
+        .where('id', '=', delivery.endpointId)
+        .where('failing_since', 'is not', null)
+        .execute()
+      return verdict
+    }
+    const endpoint = await tx
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', delivery.endpointId)
+      .executeTakeFirst()
+    if (endpoint?.enabled !== 1) return verdict
+    const failingSince = endpoint.failing_since === null ? now : Number(endpoint.failing_since)
+    const reason = gone
+      ? 'The receiver answered 410 Gone.'
+      : now - failingSince >= DISABLE_AFTER_FAILING_MS
+        ? 'Every delivery failed for 3 days.'
+        : undefined
+    if (!reason) {
+      if (endpoint.failing_since === null)
+        await tx
+          .updateTable('webhook_endpoints')
+          .set({ failing_since: now })
+          .where('id', '=', endpoint.id)
+          .execute()
+      return verdict
+    }
+    await disableEndpoint(tx, endpoint, reason, now)
+    return verdict
+  })
+}
+
+async function disableEndpoint(tx: Db, endpoint: EndpointRow, reason: string, now: number) {
+  await tx
+    .updateTable('webhook_endpoints')
+    .set({ enabled: 0, disabled_reason: reason, disabled_at: now, failing_since: null, updated_at: now })
+    .where('id', '=', endpoint.id)
+    .execute()
+  await recordEvent(tx, {
+    workspaceId: endpoint.workspace_id,
+    type: 'endpoint.disabled',
+    data: { endpoint: { id: endpoint.id, url: endpoint.url, description: endpoint.description }, reason },
+    ids: { endpointId: endpoint.id },
+    now,
+  })
+}
+
+/** Deliveries waiting (pending, not given up), the `herald_webhook_events_pending` gauge. */
+export async function countPendingDeliveries(store: Store): Promise<number> {
+  const row = await store.db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function countDisabledEndpoints(store: Store): Promise<number> {
+  const row = await store.db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('enabled', '=', 0)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** Re-arms every claimable delivery a worker still holds but never started (it is stopping). */
+export async function releaseDeliveries(store: Store, workerId: string, ids: string[]) {
+  if (ids.length === 0) return
+  await store.db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: null, lease_expires_at: null })
+    .where('id', 'in', ids)
+    .where('lease_owner', '=', workerId)
+    .execute()
+}
+
+export type { EventType }
