@@ -229,7 +229,10 @@ export async function sendTarget(
       const result = await classify(deps, sent, connection.id, error, signal)
       // Once the post is live, what is unknown is an item's outcome: it is looked up under its parent.
       const canLook = head ? Boolean(adapter.findItem) : Boolean(adapter.findPublished)
-      return withAttempt(result.outcome.kind === 'unknown' ? lookLater(deps, sent, canLook, result) : result)
+      if (result.outcome.kind === 'unknown') return withAttempt(lookLater(deps, sent, canLook, result))
+      if (!head && canLook && error instanceof PublishFailure && error.kind === 'rate_limited')
+        return withAttempt(lookAfterRateLimit(deps, sent, error, result))
+      return withAttempt(result)
     }
   }
 }
@@ -417,6 +420,32 @@ function lookLater(deps: SendDeps, target: TargetRow, canLook: boolean, result: 
     outcome: {
       kind: 'check',
       error: `${result.outcome.error}; Herald will look for the post on ${target.platform} at ${new Date(runAt).toISOString()} before sending again`,
+      runAt,
+      unknownSince: now,
+      fresh: true,
+    },
+  }
+}
+
+/**
+ * A 429 may answer the publishing call after the network took the post (a limit counted on the way out),
+ * and the adapter cannot tell which of its calls the limit answered. Where the network can be asked, the
+ * send waits for the reset the network gave, then looks before sending again, as for any unknown outcome;
+ * the wait keeps its throttle and gives its attempt back as classify decided.
+ */
+function lookAfterRateLimit(
+  deps: SendDeps,
+  target: TargetRow,
+  error: PublishFailure,
+  result: SendResult,
+): SendResult {
+  const now = deps.now()
+  const runAt = Math.max(now + (deps.unknownOutcomeCheckMs ?? 60_000), error.options.resetAt ?? 0)
+  return {
+    ...result,
+    outcome: {
+      kind: 'check',
+      error: `${error.message}; ${target.platform} may have taken the post before refusing, so Herald will look for it at ${new Date(runAt).toISOString()} before sending again`,
       runAt,
       unknownSince: now,
       fresh: true,

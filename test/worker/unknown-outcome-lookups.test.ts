@@ -80,6 +80,26 @@ describe.each(backends)('unknown outcomes and their lookups, on $name', (backend
     expect((await target(id)).remote_id).toBe(copy?.id)
   }, 60_000)
 
+  it('looks before sending again after a 429 that answered the post X had already made', async () => {
+    const content = 'Too many requests, said after the post was made'
+    faults.on(
+      { network: 'twitter', operation: 'createPosts' },
+      {
+        timing: 'after',
+        answer: {
+          kind: 'status',
+          status: 429,
+          headers: { 'x-rate-limit-reset': String(Math.ceil(Date.now() / 1000) + 1) },
+        },
+      },
+    )
+    const id = await create(content)
+    await runUntil(async () => (await target(id)).status === 'published', 'the lookup to find the post')
+    const [copy] = copies(content)
+    expect(copies(content)).toHaveLength(1)
+    expect((await target(id)).remote_id).toBe(copy?.id)
+  }, 60_000)
+
   it('sends again only after a lookup that answered: not there', async () => {
     const content = 'Refused before anything happened'
     faults.on({ network: 'twitter', operation: 'createPosts' }, before500)
