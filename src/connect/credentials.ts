@@ -31,7 +31,7 @@ export async function saveCredentials(deps: CredentialDeps, connectionId: string
 
 /** One refresh per connection at a time in this process: X rotates refresh tokens, so a second concurrent
  * refresh with the same token would be refused and wrongly mark the connection for reconnecting. */
-const refreshing = new Map<string, Promise<Credentials>>()
+const refreshingBy = new WeakMap<Db, Map<string, Promise<Credentials>>>()
 
 /**
  * The connection's credentials, refreshed first when they expire within {@link REFRESH_MARGIN_MS} (or when
@@ -56,6 +56,10 @@ export async function usableCredentials(
     }
     return credentials
   }
+  // Refreshes in flight are shared per database handle (one process's API and worker); another handle
+  // (another worker, as the fault simulation runs them side by side) goes through the refresh lease.
+  const refreshing = refreshingBy.get(deps.db) ?? new Map<string, Promise<Credentials>>()
+  refreshingBy.set(deps.db, refreshing)
   const running = refreshing.get(connection.id)
   if (running) return running
   const refresh = refreshOnce(deps, adapter, connection, credentials).finally(() =>
