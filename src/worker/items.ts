@@ -172,12 +172,10 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
         await writer.saveItems(items, input.now()).catch(() => undefined)
         return { kind: 'refused', error: refusal(index, error.message) }
       }
-      if (
-        error instanceof PublishFailure &&
-        (error.kind === 'transient' || error.kind === 'rate_limited') &&
-        sending
-      ) {
-        // Certainly did nothing: the item is not in doubt.
+      // Certainly did nothing: the item is not in doubt. A 429 is not certain: a network may count its
+      // limit on the way out, after it made the comment (simulation seed 2), so the item keeps `startedAt`
+      // and the next attempt looks for it before sending again, as a post's 429 does.
+      if (error instanceof PublishFailure && error.kind === 'transient' && sending) {
         delete item.startedAt
         await writer.saveItems(items, input.now()).catch(() => undefined)
       }

@@ -215,6 +215,35 @@ describe('threads and first comments on every network', () => {
     expect(state.violations).toEqual([])
   })
 
+  it('a LinkedIn first comment answered 429 after LinkedIn made it: looked up before sending again, one comment', async () => {
+    rig.fault((call) => call.network === 'linkedin' && call.operation === 'comments.create', {
+      timing: 'after',
+      answer: { kind: 'status', status: 429 },
+    })
+    const [throttled] = await publish({
+      content: 'Ovens are warm',
+      targetAccounts: [{ platform: 'linkedin', profileId: profiles.linkedin }],
+      firstComment: 'Fresh rolls at 7',
+    })
+    expect(rig.unapplied()).toBe(0)
+    // LinkedIn gives no reset for a 429: Herald waits until midnight UTC. Midnight comes.
+    await rig.h.app.store.db.updateTable('connections').set({ throttled_until: null }).execute()
+    await rig.h.app.store.db
+      .updateTable('targets')
+      .set({ run_at: Date.now() })
+      .where('post_id', '=', throttled.id)
+      .execute()
+    await rig.drain()
+    const post = await rig.post(throttled.id)
+    expect(post.status, JSON.stringify(post.targets)).toBe('published')
+    const state = await rig.state('/sandbox/linkedin')
+    const comments = (state.comments as Array<{ urn: string; text: string }>).filter(
+      (c) => c.text === 'Fresh rolls at 7',
+    )
+    expect(comments).toHaveLength(1)
+    expect(post.targets[0].items[0].postId).toBe(comments[0]!.urn)
+  })
+
   it('a first comment on YouTube: one comment thread on the uploaded Short, by the channel', async () => {
     const [post] = await publish({
       content: 'Bread in 9 seconds',

@@ -55,3 +55,51 @@ export function countCopies(h: Harness, network: Network, tag: string): Copy[] {
         .map((v) => ({ ids: [v.id], urlKeys: [v.id] }))
   }
 }
+
+/** One thread item or first comment a simulated network holds: its id and the id of what it answers. */
+export interface ItemCopy {
+  id: string
+  parent: string | undefined
+}
+
+/**
+ * The copies of one thread item or first comment the network holds, counted in the simulator's own state:
+ * every reply (X, Bluesky, Threads) or comment (Facebook, Instagram, LinkedIn, YouTube) whose text carries
+ * the item's unique tag, with the id of the post or item it answers.
+ */
+export function countItemCopies(h: Harness, network: Network, tag: string): ItemCopy[] {
+  const s = h.sandboxes
+  if (!s) throw new Error('the simulation needs sandbox mode')
+  const has = (text: unknown) => typeof text === 'string' && text.includes(tag)
+  switch (network) {
+    case 'twitter':
+      return s.twitter
+        .tweets()
+        .filter((t) => has(t.text))
+        .map((t) => ({ id: String(t.id), parent: t.inReplyToId }))
+    case 'bluesky':
+      return [...s.bluesky.records.values()]
+        .filter((r) => r.collection === 'app.bsky.feed.post' && has(r.value.text))
+        .map((r) => ({
+          id: r.uri,
+          parent: (r.value.reply as { parent?: { uri?: string } } | undefined)?.parent?.uri,
+        }))
+    case 'threads':
+      return [...s.threads.threads.values()]
+        .filter((t) => has(t.text))
+        .map((t) => ({ id: t.id, parent: t.replyToId }))
+    case 'facebook':
+    case 'instagram':
+      return [...s.meta.comments.values()]
+        .filter((c) => c.network === network && has(c.message))
+        .map((c) => ({ id: c.id, parent: c.objectId }))
+    case 'linkedin':
+      return [...s.linkedin.comments.values()]
+        .filter((c) => has(c.text))
+        .map((c) => ({ id: c.urn, parent: c.object }))
+    case 'youtube':
+      return [...s.youtube.comments.values()]
+        .filter((c) => has(c.text))
+        .map((c) => ({ id: c.id, parent: c.videoId }))
+  }
+}
