@@ -2,6 +2,7 @@ import type { KyselyPlugin } from 'kysely'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import type { Network } from '../../src/domain/networks.js'
 import { FakeClock } from '../../src/lib/clock.js'
+import { checkSendGuard } from '../../src/lib/send-guard.js'
 import { createAdapters } from '../../src/networks/registry.js'
 import type { Store } from '../../src/store/db.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
@@ -175,6 +176,9 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string): SimWorker {
       paused?.()
       await resumed
       if (dead) throw new Killed()
+      // The pause stands for a stall just before this call (SIGSTOP, a paused VM), so the call meets the
+      // send guard after it, as a real stalled worker would; the adapter's guard ran before the pause.
+      checkSendGuard()
     }
     if (killAt?.at === n && !killAt.after) {
       die()
