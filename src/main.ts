@@ -9,6 +9,7 @@ import { createMediaSweeper, sweepHostedMedia } from './media/media-lifetime.js'
 import { connectUnavailable } from './networks/registry.js'
 import { buildMetricsServer, buildServer } from './server.js'
 import { createWebhookWorker, type WebhookWorker } from './webhooks/delivery-worker.js'
+import { createExpiringSweeper, EXPIRING_SWEEP_MS, sweepExpiringConnections } from './worker/expiring.js'
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
 
 /** The webhook delivery loop with the settings from the config (it runs wherever the worker runs). */
@@ -37,9 +38,13 @@ export function createAppWebhookWorker(app: AppContext, overrides: { id?: string
 /** The publishing worker with the settings from the config and the adapters of the app. */
 export function createAppWorker(
   app: AppContext,
-  overrides: Partial<WorkerOptions> & { mediaSweepMs?: number; webhooks?: boolean } = {},
+  overrides: Partial<WorkerOptions> & {
+    mediaSweepMs?: number
+    expiringSweepMs?: number
+    webhooks?: boolean
+  } = {},
 ): Worker {
-  const { mediaSweepMs, webhooks: withWebhooks = true, ...workerOverrides } = overrides
+  const { mediaSweepMs, expiringSweepMs, webhooks: withWebhooks = true, ...workerOverrides } = overrides
   const worker = createWorker(
     {
       store: app.store,
@@ -58,6 +63,18 @@ export function createAppWorker(
     intervalMs: mediaSweepMs ?? app.config.mediaRetention.sweepIntervalMs,
     logger: app.logger,
   })
+  // account.expiring: connections whose authorisation ends within 7 days (then 1 day), on its own timer.
+  const expiring = createExpiringSweeper({
+    sweep: () =>
+      sweepExpiringConnections({
+        store: app.store,
+        vault: app.vault,
+        now: app.clock.now(),
+        logger: app.logger,
+      }),
+    intervalMs: expiringSweepMs ?? EXPIRING_SWEEP_MS,
+    logger: app.logger,
+  })
   const webhooks = withWebhooks ? createAppWebhookWorker(app, workerOverrides) : undefined
   return {
     ...worker,
@@ -65,9 +82,11 @@ export function createAppWorker(
       worker.start()
       webhooks?.start()
       sweeper.start()
+      expiring.start()
     },
     async stop() {
       await sweeper.stop()
+      await expiring.stop()
       await worker.stop()
       await webhooks?.stop()
     },

@@ -225,6 +225,7 @@ describe('OpenAPI description of webhooks', () => {
     expect(types).toEqual(
       [
         'account.needs_reconnect',
+        'account.expiring',
         'credits.low',
         'endpoint.disabled',
         'post.failed',

@@ -63,6 +63,20 @@ function statedRefreshExpiry(credentials: Credentials): number | undefined {
   return Number.isFinite(stated) && stated > 0 ? stated : undefined
 }
 
+/**
+ * When the connection stops working unless it is reconnected (epoch ms), by the rule above: the refresh
+ * token's end when there is a refresh token (undefined when it is opaque: lasts until revoked), else the
+ * access token's end (undefined: never expires). Also what `account.expiring` warns about.
+ */
+export function connectionEndsAt(
+  credentials: Credentials,
+  tokenExpiresAt: number | null,
+): number | undefined {
+  if (credentials.refreshToken)
+    return jwtExpiresAt(credentials.refreshToken) ?? statedRefreshExpiry(credentials)
+  return tokenExpiresAt ?? credentials.expiresAt ?? undefined
+}
+
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC'
 
 /** The health entry of a connection that is not fine, or undefined when it is. */
@@ -91,9 +105,7 @@ export function assessConnection(input: HealthInput, now: number): HealthEntry |
     }
   }
   const refreshable = Boolean(input.credentials.refreshToken)
-  const end = refreshable
-    ? (jwtExpiresAt(input.credentials.refreshToken) ?? statedRefreshExpiry(input.credentials))
-    : accessExpiry
+  const end = connectionEndsAt(input.credentials, input.tokenExpiresAt)
   if (end === undefined) return undefined
   const left = end - now
   if (left > EXPIRY_WARNING_DAYS * DAY_MS) return undefined

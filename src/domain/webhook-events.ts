@@ -11,6 +11,7 @@ export const eventTypes = Object.freeze([
   'target.failed',
   'target.stuck',
   'account.needs_reconnect',
+  'account.expiring',
   'credits.low',
   'endpoint.disabled',
   'webhook.test',

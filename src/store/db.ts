@@ -19,6 +19,7 @@ import { createOAuthServerMigration } from './migrations/011-oauth-server.js'
 import { createEventsWebhooksMigration } from './migrations/012-events-webhooks.js'
 import { createThreadItemsMigration } from './migrations/013-thread-items.js'
 import { createTeamWorkflowMigration } from './migrations/014-team-workflow.js'
+import { createExpiringNoticesMigration } from './migrations/016-expiring-notices.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -159,6 +160,7 @@ export async function migrate(store: Store): Promise<void> {
       '012-events-webhooks': createEventsWebhooksMigration(store.dialect),
       '013-thread-items': createThreadItemsMigration(),
       '014-team-workflow': createTeamWorkflowMigration(),
+      '016-expiring-notices': createExpiringNoticesMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later

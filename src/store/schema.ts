@@ -75,6 +75,10 @@ export interface ConnectionsTable {
   throttled_until: number | null
   /** While set in the future, one process is refreshing this connection's tokens (migration 006). */
   refreshing_until: number | null
+  /** The authorisation end the last `account.expiring` warning was about, and its stage (migration 016). */
+  expiring_notice_end?: number | null
+  /** 1: the 7-day warning went out for `expiring_notice_end`; 2: the 1-day one did. */
+  expiring_notice_stage?: number | null
   created_at: number
   updated_at: number
 }

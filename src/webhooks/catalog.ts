@@ -93,6 +93,18 @@ export const eventCatalog: Record<EventType, { summary: string; data: Record<str
       action: 'Reconnect this profile from the dashboard (Channels) or with the connect link.',
     },
   },
+  'account.expiring': {
+    summary:
+      "A connection's authorisation ends soon: sent 7 days and again 1 day before (once each per end; a reconnect that moves the end starts over).",
+    data: {
+      account,
+      expiresAt: '2026-12-03T15:04:05.000Z',
+      daysLeft: 6,
+      warning: '7d',
+      reason: 'The linkedin authorisation of this profile ends in 6 days; posts to it fail after that.',
+      action: 'Reconnect this profile from the dashboard (Channels) or with the connect link before then.',
+    },
+  },
   'credits.low': {
     summary: "A charge took the workspace's balance below the threshold its owner set.",
     data: { credits: { balance: 45, threshold: 50 }, reason: 'create_post' },
