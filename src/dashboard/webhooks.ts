@@ -4,10 +4,12 @@ import { eventTypes } from '../domain/webhook-events.js'
 import { httpStatusFor, toAppError } from '../errors.js'
 import type { FormBody } from '../lib/form.js'
 import {
+  changeWebhookSettings,
   createEndpoint,
   deleteEndpoint,
   type EndpointView,
   getEndpoint,
+  getWebhookSettings,
   listAttempts,
   listEndpoints,
   redeliver,
@@ -64,6 +66,7 @@ const status = (e: EndpointView) =>
 async function listPage(app: AppContext, who: SignedIn, m: Message = {}) {
   const csrf = who.session.csrfToken
   const endpoints = await listEndpoints(webhookDepsOf(app), actor(who))
+  const { creditsLowThreshold } = await getWebhookSettings(webhookDepsOf(app), actor(who))
   const disabled = endpoints.filter((e) => e.disabledReason)
   const rows = endpoints
     .map(
@@ -84,7 +87,13 @@ ${rows || '<tr><td colspan="4" class="muted">No endpoints yet.</td></tr>'}</tbod
 <label>URL <input type="url" name="url" required maxlength="2000" placeholder="https://example.com/herald-hook"></label>
 <label>Description <input type="text" name="description" maxlength="500"></label>
 ${typeBoxes([])}
-<button type="submit">Add endpoint</button></form>`,
+<button type="submit">Add endpoint</button></form>
+<h2>Low credits</h2>
+<p class="muted">${creditsLowThreshold === null ? 'Off: no <code>credits.low</code> event is sent.' : `A charge that takes the balance below ${creditsLowThreshold} credits sends <code>credits.low</code> (once per crossing).`}</p>
+<form method="post" action="/webhooks/settings">${csrfField(csrf)}
+<label>Send credits.low below this balance <input type="number" name="creditsLowThreshold" min="1" max="1000000000" step="1" inputmode="numeric" value="${creditsLowThreshold ?? ''}"></label>
+<p class="muted">Leave it empty to turn the event off.</p>
+<button type="submit">Save threshold</button></form>`,
     { signedIn: account(who) },
   )
 }
@@ -202,6 +211,19 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
       return {
         html: (w) => endpointPage(app, w, created.id, { notice: 'Endpoint added.', secret: created.secret }),
       }
+    }),
+  )
+  scope.post<{ Params: { id?: string } }>('/webhooks/settings', (request, reply) =>
+    change(request, reply, async (who) => {
+      const given = field(request, 'creditsLowThreshold').trim()
+      // Empty turns it off; anything but digits is refused by the same rule as the REST API.
+      const threshold = given === '' ? null : /^\d+$/.test(given) ? Number(given) : Number.NaN
+      const saved = await changeWebhookSettings(deps, actor(who), { creditsLowThreshold: threshold })
+      const notice =
+        saved.creditsLowThreshold === null
+          ? 'credits.low is off.'
+          : `credits.low is sent when a charge takes the balance below ${saved.creditsLowThreshold}.`
+      return { html: (w) => listPage(app, w, { notice }) }
     }),
   )
   scope.post<{ Params: { id: string } }>('/webhooks/:id', (request, reply) =>

@@ -1,9 +1,14 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWebhookWorker } from '../../src/main.js'
 import type { WebhookWorker } from '../../src/webhooks/delivery-worker.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
+import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { addMember } from '../helpers/team.js'
+import { addMember, manage } from '../helpers/team.js'
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js'
 
 /** The Webhooks page: an owner adds, tests, rotates and redelivers; an editor cannot. */
@@ -86,4 +91,142 @@ describe('the Webhooks page', () => {
     })
     expect(refused.status).toBe(403)
   })
+
+  const threshold = async () =>
+    (await manage(h, 'GET', '/api/webhooks/settings')).body.creditsLowThreshold as number | null
+
+  it('lets the owner set the credits.low threshold, which a charge crossing it then sends', async () => {
+    const lowReceiver = await startReceiver()
+    try {
+      expect(
+        (
+          await manage(h, 'POST', '/api/webhooks/endpoints', {
+            url: lowReceiver.url,
+            eventTypes: ['credits.low'],
+          })
+        ).status,
+      ).toBe(201)
+      const list = await owner.get('/webhooks')
+      expect(list.text).toContain('name="creditsLowThreshold"')
+      const balance = Number(
+        (
+          await h.app.store.db
+            .selectFrom('workspaces')
+            .select('credit_balance')
+            .where('id', '=', h.workspaceId)
+            .executeTakeFirstOrThrow()
+        ).credit_balance,
+      )
+      const saved = await owner.post(`${h.baseUrl}/webhooks/settings`, {
+        csrf: [owner.csrf(list)],
+        creditsLowThreshold: [String(balance)],
+      })
+      expect(saved.status).toBe(200)
+      expect(saved.text).toContain(`below ${balance}`)
+      expect(saved.text).toContain(
+        `name="creditsLowThreshold" min="1" max="1000000000" step="1" inputmode="numeric" value="${balance}"`,
+      )
+      expect(await threshold()).toBe(balance)
+
+      await connectProfile(h, 'twitter', 'tw-low', 'acme')
+      const created = await h.call('create_post', {
+        content: 'Charged below the threshold',
+        targetAccounts: [{ platform: 'twitter', profileId: 'tw-low' }],
+        scheduleDate: new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10),
+        scheduleTime: '10:00',
+        timezone: 'UTC',
+      })
+      expect(created.status).toBe(200)
+      await webhooks.drain()
+      const low = lowReceiver.accepted.filter((r) => r.event.type === 'credits.low')
+      expect(low).toHaveLength(1)
+      expect(low[0]?.event.data.credits.threshold).toBe(balance)
+
+      // Empty turns it off.
+      const off = await owner.post(`${h.baseUrl}/webhooks/settings`, {
+        csrf: [owner.csrf(saved)],
+        creditsLowThreshold: [''],
+      })
+      expect(off.status).toBe(200)
+      expect(off.text).toContain('credits.low is off.')
+      expect(await threshold()).toBeNull()
+    } finally {
+      await lowReceiver.close()
+    }
+  })
+
+  it('refuses a threshold that is not a whole number from 1, or comes without its CSRF token, changing nothing', async () => {
+    const list = await owner.get('/webhooks')
+    await owner.post(`${h.baseUrl}/webhooks/settings`, {
+      csrf: [owner.csrf(list)],
+      creditsLowThreshold: ['250'],
+    })
+    expect(await threshold()).toBe(250)
+    for (const value of ['0', '-5', '1.5', 'abc', '1e3', '10000000000']) {
+      const refused = await owner.post(`${h.baseUrl}/webhooks/settings`, {
+        csrf: [owner.csrf(list)],
+        creditsLowThreshold: [value],
+      })
+      expect(refused.status).toBe(400)
+      expect(refused.text).toContain('creditsLowThreshold must be a whole number')
+    }
+    const forged = await owner.post(`${h.baseUrl}/webhooks/settings`, { creditsLowThreshold: ['7'] })
+    expect(forged.status).toBe(403)
+    expect(await threshold()).toBe(250)
+  })
+
+  it('shows an editor no threshold form and refuses their change with a 403', async () => {
+    const member = await addMember(h, 'threshold-editor', 'editor')
+    const editor = createBrowser(h.baseUrl)
+    await editor.login(member.email, member.password)
+    const shown = await editor.get('/webhooks')
+    expect(shown.status).toBe(403)
+    expect(shown.text).not.toContain('creditsLowThreshold')
+    const workspace = await editor.get('/workspace')
+    const refused = await editor.post(`${h.baseUrl}/webhooks/settings`, {
+      csrf: [editor.csrf(workspace)],
+      creditsLowThreshold: ['5'],
+    })
+    expect(refused.status).toBe(403)
+    expect(await threshold()).toBe(250)
+  })
+
+  it.runIf(existsSync('/usr/bin/chromium'))(
+    'sets the threshold in Chromium',
+    async () => {
+      const profile = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
+      const context = await chromium.launchPersistentContext(profile, {
+        executablePath: '/usr/bin/chromium',
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      })
+      try {
+        const tab = await context.newPage()
+        const errors: string[] = []
+        tab.on('pageerror', (error) => errors.push(error.message))
+        await tab.goto(`${h.baseUrl}/login?next=%2Fwebhooks`)
+        await tab.getByLabel('Email').fill(h.email)
+        await tab.getByLabel('Password').fill(h.password)
+        await tab.getByRole('button', { name: /sign in/i }).click()
+        await tab.waitForURL(/\/webhooks$/)
+        await tab.getByLabel('Send credits.low below this balance').fill('40')
+        await tab.getByRole('button', { name: 'Save threshold' }).click()
+        await expect.poll(() => tab.getByRole('status').first().textContent()).toContain('below 40')
+        expect(await threshold()).toBe(40)
+        expect(errors).toEqual([])
+      } finally {
+        await context.close()
+        rmSync(profile, { recursive: true, force: true })
+      }
+    },
+    60_000,
+  )
 })
