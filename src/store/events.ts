@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events'
 import type { EventType } from '../domain/webhook-events.js'
 import { MAX_PAYLOAD_BYTES } from '../domain/webhook-events.js'
 import { newId } from '../lib/ids.js'
@@ -42,6 +43,19 @@ export function eventBody(id: string, input: EventInput): string {
   return JSON.stringify({ ...envelope, data: { ...(input.ids ?? {}), truncated: true } })
 }
 
+const recorded = new EventEmitter()
+recorded.setMaxListeners(0)
+
+/**
+ * Listens for events written in this process (the delivery loop looks at the outbox at once instead of
+ * at its next poll). Told while the writing transaction may still be open: a listener looks again shortly
+ * after (src/webhooks/delivery-worker.ts). Returns the function that stops listening.
+ */
+export function onEventRecorded(listener: () => void): () => void {
+  recorded.on('recorded', listener)
+  return () => recorded.off('recorded', listener)
+}
+
 /** Writes one event into the outbox inside the caller's transaction; returns its id. */
 export async function recordEvent(tx: Db, input: EventInput): Promise<string> {
   const id = newId(input.now)
@@ -57,5 +71,6 @@ export async function recordEvent(tx: Db, input: EventInput): Promise<string> {
       created_at: input.now,
     })
     .execute()
+  recorded.emit('recorded')
   return id
 }

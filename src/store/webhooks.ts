@@ -23,6 +23,14 @@ const FAN_OUT_LOCK = 250_012
  * Returns how many events it handled.
  */
 export async function fanOutEvents(store: Store, now: number, limit = 500): Promise<number> {
+  // A look without the write lock first: most passes of a busy delivery loop find nothing new.
+  const waiting = await store.db
+    .selectFrom('events')
+    .select('seq')
+    .where('fanned_out', '=', 0)
+    .limit(1)
+    .executeTakeFirst()
+  if (!waiting) return 0
   return writeTransaction(store, async (tx) => {
     if (store.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${FAN_OUT_LOCK})`.execute(tx)
     const events = await tx
@@ -109,6 +117,12 @@ export interface ClaimDeliveriesInput {
   limit: number
   /** Endpoints that already have as many deliveries in flight here as they may. */
   busyEndpoints: string[]
+  /**
+   * At most this many deliveries in flight per endpoint (with `inFlight`, those already under way here):
+   * the claim takes no more for an endpoint than it may start, so none is claimed only to be released.
+   */
+  perEndpoint?: number
+  inFlight?: Record<string, number>
 }
 
 /**
@@ -122,11 +136,8 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
   const postgres = store.dialect === 'postgres'
   const busy =
     input.busyEndpoints.length > 0 ? sql`AND d.endpoint_id NOT IN (${sql.join(input.busyEndpoints)})` : sql``
-  const claim = (db: Db) =>
-    sql<DeliveryRow>`
-    UPDATE webhook_deliveries SET lease_owner = ${workerId}, lease_expires_at = ${now + leaseMs}
-    WHERE id IN (
-      SELECT d.id FROM webhook_deliveries d
+  const candidates = sql`
+      SELECT d.id, d.endpoint_id, d.event_seq FROM webhook_deliveries d
         JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
       WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}
         AND (d.lease_owner IS NULL OR d.lease_expires_at < ${now})
@@ -137,7 +148,29 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
             AND p.status = 'pending' AND p.event_seq < d.event_seq))
       ORDER BY d.event_seq
       LIMIT ${limit}
-      ${postgres ? sql`FOR UPDATE OF d SKIP LOCKED` : sql``})
+      ${postgres ? sql`FOR UPDATE OF d SKIP LOCKED` : sql``}`
+  // Of the first `limit` candidates, each endpoint's earliest, as many as it has room for here.
+  const held = Object.entries(input.inFlight ?? {}).filter(([, n]) => n > 0)
+  const most = sql.lit(Math.floor(input.perEndpoint ?? limit))
+  const room =
+    held.length === 0
+      ? most
+      : sql`${most} - CASE c.endpoint_id ${sql.join(
+          held.map(([endpoint, n]) => sql`WHEN ${endpoint} THEN ${sql.lit(Math.floor(n))}`),
+          sql` `,
+        )} ELSE 0 END`
+  const chosen =
+    input.perEndpoint === undefined
+      ? candidates
+      : sql`SELECT w.id FROM (
+          SELECT c.id, c.event_seq,
+            ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.event_seq) AS rn, ${room} AS room
+          FROM (${candidates}) c) w
+        WHERE w.rn <= w.room`
+  const claim = (db: Db) =>
+    sql<DeliveryRow>`
+    UPDATE webhook_deliveries SET lease_owner = ${workerId}, lease_expires_at = ${now + leaseMs}
+    WHERE id IN (SELECT chosen.id FROM (${chosen}) chosen)
     RETURNING *`.execute(db)
   const claimed = postgres
     ? (await claim(store.db)).rows
@@ -276,6 +309,75 @@ export async function recordAttempt(
     }
     await disableEndpoint(tx, endpoint, reason, now)
     return verdict
+  })
+}
+
+/**
+ * Records the 2xx answers of many claimed deliveries in one transaction (the delivery loop batches those
+ * that finish together): each is delivered only while `workerId` still holds its lease, exactly as
+ * {@link recordAttempt} records one. Returns the ids recorded; the rest lost their lease meanwhile.
+ */
+export async function recordDelivered(
+  store: Store,
+  input: {
+    workerId: string
+    now: number
+    items: Array<{ delivery: ClaimedDelivery; result: AttemptResult }>
+  },
+): Promise<Set<string>> {
+  const { workerId, now, items } = input
+  if (items.length === 0) return new Set()
+  return writeTransaction(store, async (tx) => {
+    const kept = new Set<string>()
+    for (let i = 0; i < items.length; i += 200) {
+      const rows = await tx
+        .updateTable('webhook_deliveries')
+        .set({
+          status: 'delivered',
+          attempts: sql`attempts + 1`,
+          next_attempt_at: now,
+          delivered_at: now,
+          lease_owner: null,
+          lease_expires_at: null,
+        })
+        .where(
+          'id',
+          'in',
+          items.slice(i, i + 200).map((item) => item.delivery.id),
+        )
+        .where('lease_owner', '=', workerId)
+        .returning('id')
+        .execute()
+      for (const row of rows) kept.add(row.id)
+    }
+    const recorded = items.filter((item) => kept.has(item.delivery.id))
+    for (let i = 0; i < recorded.length; i += 100)
+      await tx
+        .insertInto('webhook_attempts')
+        .values(
+          recorded.slice(i, i + 100).map(({ delivery, result }) => ({
+            id: newId(now),
+            delivery_id: delivery.id,
+            endpoint_id: delivery.endpointId,
+            event_id: delivery.eventId,
+            event_type: delivery.eventType,
+            attempted_at: now,
+            status_code: result.statusCode,
+            latency_ms: Math.max(0, Math.round(result.latencyMs)),
+            outcome: 'delivered',
+            response_excerpt: result.excerpt,
+          })),
+        )
+        .execute()
+    const endpoints = [...new Set(recorded.map((item) => item.delivery.endpointId))]
+    if (endpoints.length > 0)
+      await tx
+        .updateTable('webhook_endpoints')
+        .set({ failing_since: null })
+        .where('id', 'in', endpoints)
+        .where('failing_since', 'is not', null)
+        .execute()
+    return kept
   })
 }
 

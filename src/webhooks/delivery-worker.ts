@@ -4,11 +4,15 @@ import type { Vault } from '../connect/vault.js'
 import { type Clock, systemClock } from '../lib/clock.js'
 import type { Logger } from '../logger.js'
 import type { Store } from '../store/db.js'
+import { onEventRecorded } from '../store/events.js'
 import {
+  type AttemptResult,
+  type AttemptVerdict,
   type ClaimedDelivery,
   claimDeliveries,
   fanOutEvents,
   recordAttempt,
+  recordDelivered,
   releaseDeliveries,
 } from '../store/webhooks.js'
 import type { Metrics } from '../worker/metrics.js'
@@ -18,6 +22,13 @@ import { signatureHeaders } from './signing.js'
 
 /** How long a busy delivery loop waits for more slots to free before claiming again. */
 const CLAIM_COALESCE_MS = 10
+/**
+ * After an event was written in this process, the loop looks at once and again this much later: the
+ * first look may come before the writing transaction commits (Postgres), the second finds it then.
+ */
+const RECORDED_RECHECK_MS = 20
+/** How long a 2xx waits for others to share its record's transaction while more answers are due. */
+const RECORD_COALESCE_MS = 5
 
 export interface WebhookWorkerOptions {
   id?: string
@@ -76,7 +87,78 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
   let timerAt = Number.POSITIVE_INFINITY
   let ticking: Promise<number> | undefined
   let again = false
+  /** An event was written in this process since the last pass began. */
+  let nudged = false
   let unsubscribe: (() => void) | undefined
+  let unlisten: (() => void) | undefined
+
+  /**
+   * 2xx answers waiting to be recorded. Those that arrive while a record is being written share the next
+   * transaction, so a busy loop writes one transaction per batch of deliveries, not one per delivery.
+   */
+  let toRecord: Array<{
+    delivery: ClaimedDelivery
+    result: AttemptResult
+    now: number
+    done: (verdict: AttemptVerdict) => void
+    failed: (error: unknown) => void
+  }> = []
+  let recording = false
+  let recordTimer: NodeJS.Timeout | undefined
+  /** Deliveries whose HTTP call is still under way (not yet waiting to be recorded). */
+  const calling = () => running.size - toRecord.length
+
+  const flushRecords = async () => {
+    const batch = toRecord
+    toRecord = []
+    try {
+      // One time for the batch: the latest answer's (each waited at most one transaction for it).
+      const now = Math.max(...batch.map((item) => item.now))
+      let kept: Set<string> | undefined
+      try {
+        kept = await recordDelivered(deps.store, { workerId: id, now, items: batch })
+      } catch (error) {
+        log.error({ err: error, deliveries: batch.length }, 'recording a batch of deliveries failed')
+      }
+      for (const item of batch) {
+        if (kept) {
+          item.done(kept.has(item.delivery.id) ? 'delivered' : 'lease_lost')
+          continue
+        }
+        // The batch failed as a whole: each is recorded on its own, so one cannot hold back the others.
+        try {
+          item.done(await recordAttempt(deps.store, { ...item, workerId: id }))
+        } catch (error) {
+          item.failed(error)
+        }
+      }
+    } finally {
+      recording = false
+      if (toRecord.length > 0) scheduleRecord()
+    }
+  }
+
+  /**
+   * Records at once when no other answer is coming (every delivery in flight is waiting to be recorded),
+   * otherwise within {@link RECORD_COALESCE_MS}, so the answers of one claim share one transaction.
+   */
+  const scheduleRecord = () => {
+    if (recording) return
+    const start = () => {
+      if (recordTimer) clearTimeout(recordTimer)
+      recordTimer = undefined
+      recording = true
+      void flushRecords()
+    }
+    if (calling() <= 0) start()
+    else recordTimer ??= setTimeout(start, RECORD_COALESCE_MS)
+  }
+
+  const recordSuccess = (delivery: ClaimedDelivery, result: AttemptResult, now: number) =>
+    new Promise<AttemptVerdict>((done, failed) => {
+      toRecord.push({ delivery, result, now, done, failed })
+      scheduleRecord()
+    })
 
   const inFlightTo = (endpointId: string) =>
     [...running.values()].filter((r) => r.delivery.endpointId === endpointId).length
@@ -102,7 +184,10 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
             "The endpoint's secret cannot be opened with this process's HERALD_SECRET_KEY; nothing was sent.",
         }
     const now = deps.clock.now()
-    const verdict = await recordAttempt(deps.store, { delivery, workerId: id, now, result })
+    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
+    const verdict = ok
+      ? await recordSuccess(delivery, result, now)
+      : await recordAttempt(deps.store, { delivery, workerId: id, now, result })
     deps.metrics.countWebhookAttempt(verdict)
     if (verdict === 'delivered') deps.metrics.observeWebhookLag((now - delivery.createdAt) / 1000)
     else if (verdict !== 'lease_lost')
@@ -148,6 +233,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       leaseMs,
       limit: free,
       busyEndpoints: busy,
+      perEndpoint,
+      inFlight: Object.fromEntries([...endpoints].map((e) => [e, inFlightTo(e)])),
     })
     // A claim may hold more for one endpoint than it may take at once: the rest go back.
     const counts = new Map<string, number>()
@@ -169,6 +256,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       again = true
       return
     }
+    const wasNudged = nudged
+    nudged = false
     try {
       ticking = tick()
       await ticking
@@ -177,7 +266,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     } finally {
       ticking = undefined
     }
-    schedule(again ? 0 : pollMs)
+    schedule(again ? 0 : wasNudged ? RECORDED_RECHECK_MS : pollMs)
     again = false
   }
 
@@ -211,12 +300,17 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     start() {
       stopping = false
       unsubscribe = deps.queue?.onSettled(() => schedule(0))
+      unlisten = onEventRecorded(() => {
+        nudged = true
+        schedule(0)
+      })
       schedule(0)
       log.info({ concurrency, perEndpoint }, 'webhook worker started')
     },
     async stop() {
       stopping = true
       unsubscribe?.()
+      unlisten?.()
       if (timer) clearTimeout(timer)
       if (ticking) await ticking.catch(() => 0)
       // In-flight deliveries end within the client timeout; their outcome is recorded.
