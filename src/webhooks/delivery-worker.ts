@@ -23,10 +23,19 @@ import { signatureHeaders } from './signing.js'
 /** How long a busy delivery loop waits for more slots to free before claiming again. */
 const CLAIM_COALESCE_MS = 10
 /**
- * After an event was written in this process, the loop looks at once and again this much later: the
- * first look may come before the writing transaction commits (Postgres), the second finds it then.
+ * A claim takes up to this many times the slots (per endpoint, and in all), and keeps those it cannot
+ * start at once in a local queue that starts them as slots free: a fast receiver gets its deliveries from
+ * a quarter as many claims and records. A queued delivery starts only while its lease still covers a
+ * whole call (the client's timeout); otherwise it goes back unclaimed.
  */
-const RECORDED_RECHECK_MS = 20
+const CLAIM_AHEAD = 4
+const LEASE_MARGIN_MS = 1_000
+/**
+ * After an event was written in this process, the loop looks at once and again after each of these
+ * pauses (unless its poll comes sooner): the first look may come before the writing transaction commits
+ * (Postgres), a later one finds it then.
+ */
+const RECORDED_RECHECKS_MS = Object.freeze([20, 100, 250])
 /** How long a 2xx waits for others to share its record's transaction while more answers are due. */
 const RECORD_COALESCE_MS = 5
 
@@ -81,14 +90,22 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
   const leaseMs = options.leaseMs ?? 2 * options.client.timeoutMs
   const signingClock = deps.signingClock ?? systemClock
   const running = new Map<string, { delivery: ClaimedDelivery; done: Promise<void> }>()
+  /** Claimed here, in event order, waiting for a slot (with when the claim was made). */
+  let queued: Array<{ delivery: ClaimedDelivery; claimedAt: number }> = []
+  const queueBudgetMs = leaseMs - options.client.timeoutMs - LEASE_MARGIN_MS
+  const ahead = queueBudgetMs > 0 ? CLAIM_AHEAD : 1
   const idleWaiters: Array<() => void> = []
   let stopping = true
+  /** stop() was called: a claim that comes back after it goes straight back (tick() may run unstarted). */
+  let stopped = false
   let timer: NodeJS.Timeout | undefined
   let timerAt = Number.POSITIVE_INFINITY
   let ticking: Promise<number> | undefined
   let again = false
   /** An event was written in this process since the last pass began. */
   let nudged = false
+  /** The looks still due after the last such event. */
+  let rechecks: number[] = []
   let unsubscribe: (() => void) | undefined
   let unlisten: (() => void) | undefined
 
@@ -162,6 +179,27 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
 
   const inFlightTo = (endpointId: string) =>
     [...running.values()].filter((r) => r.delivery.endpointId === endpointId).length
+  const heldFor = (endpointId: string) =>
+    inFlightTo(endpointId) + queued.filter((q) => q.delivery.endpointId === endpointId).length
+
+  /** Starts queued deliveries while slots are free; those whose lease no longer covers a call go back. */
+  const pump = () => {
+    const now = deps.clock.now()
+    const expired: string[] = []
+    const rest: typeof queued = []
+    for (const q of queued) {
+      if (q.claimedAt + queueBudgetMs < now) expired.push(q.delivery.id)
+      else if (running.size < concurrency && inFlightTo(q.delivery.endpointId) < perEndpoint)
+        start(q.delivery)
+      else rest.push(q)
+    }
+    queued = rest
+    if (running.size === 0 && queued.length === 0) for (const resolve of idleWaiters.splice(0)) resolve()
+    if (expired.length > 0)
+      releaseDeliveries(deps.store, id, expired).catch((error) =>
+        log.error({ err: error }, 'releasing queued webhook deliveries failed'),
+      )
+  }
 
   const deliver = async (delivery: ClaimedDelivery) => {
     let secrets: string[] | undefined
@@ -212,10 +250,11 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       )
       .finally(() => {
         running.delete(delivery.id)
-        if (running.size === 0) for (const resolve of idleWaiters.splice(0)) resolve()
+        pump()
         // The next event of the same post may be claimable now. Claim at once when a useful batch of
-        // slots is free; otherwise a few more finish first, so a busy loop does not claim one at a time.
-        schedule(concurrency - running.size >= Math.min(8, concurrency) ? 0 : CLAIM_COALESCE_MS)
+        // room is free; otherwise a few more finish first, so a busy loop does not claim one at a time.
+        const room = concurrency * ahead - running.size - queued.length
+        schedule(room >= Math.min(8, concurrency) ? 0 : CLAIM_COALESCE_MS)
       })
     running.set(delivery.id, { delivery, done })
   }
@@ -223,30 +262,34 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
   const tick = async (): Promise<number> => {
     const now = deps.clock.now()
     while ((await fanOutEvents(deps.store, now)) >= 500) {}
-    const free = concurrency - running.size
+    const free = concurrency * ahead - running.size - queued.length
     if (free <= 0) return 0
-    const endpoints = new Set([...running.values()].map((r) => r.delivery.endpointId))
-    const busy = [...endpoints].filter((e) => inFlightTo(e) >= perEndpoint)
+    const endpoints = new Set([
+      ...[...running.values()].map((r) => r.delivery.endpointId),
+      ...queued.map((q) => q.delivery.endpointId),
+    ])
+    const most = perEndpoint * ahead
+    const busy = [...endpoints].filter((e) => heldFor(e) >= most)
     const claimed = await claimDeliveries(deps.store, {
       workerId: id,
       now,
       leaseMs,
       limit: free,
       busyEndpoints: busy,
-      perEndpoint,
-      inFlight: Object.fromEntries([...endpoints].map((e) => [e, inFlightTo(e)])),
+      perEndpoint: most,
+      inFlight: Object.fromEntries([...endpoints].map((e) => [e, heldFor(e)])),
     })
-    // A claim may hold more for one endpoint than it may take at once: the rest go back.
-    const counts = new Map<string, number>()
-    const released: string[] = []
-    for (const delivery of claimed) {
-      const n = (counts.get(delivery.endpointId) ?? inFlightTo(delivery.endpointId)) + 1
-      counts.set(delivery.endpointId, n)
-      if (n > perEndpoint) released.push(delivery.id)
-      else start(delivery)
+    if (stopped && claimed.length > 0) {
+      await releaseDeliveries(
+        deps.store,
+        id,
+        claimed.map((d) => d.id),
+      )
+      return 0
     }
-    await releaseDeliveries(deps.store, id, released)
-    return claimed.length - released.length
+    for (const delivery of claimed) queued.push({ delivery, claimedAt: now })
+    pump()
+    return claimed.length
   }
 
   const loop = async () => {
@@ -256,7 +299,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       again = true
       return
     }
-    const wasNudged = nudged
+    if (nudged) rechecks = [...RECORDED_RECHECKS_MS]
     nudged = false
     try {
       ticking = tick()
@@ -266,7 +309,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     } finally {
       ticking = undefined
     }
-    schedule(again ? 0 : wasNudged ? RECORDED_RECHECK_MS : pollMs)
+    const recheck = again ? undefined : rechecks.shift()
+    schedule(again ? 0 : Math.min(recheck ?? pollMs, pollMs))
     again = false
   }
 
@@ -280,7 +324,9 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
   }
 
   const idle = () =>
-    running.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))
+    running.size === 0 && queued.length === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => idleWaiters.push(resolve))
 
   return {
     id,
@@ -299,6 +345,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     },
     start() {
       stopping = false
+      stopped = false
       unsubscribe = deps.queue?.onSettled(() => schedule(0))
       unlisten = onEventRecorded(() => {
         nudged = true
@@ -309,10 +356,17 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     },
     async stop() {
       stopping = true
+      stopped = true
       unsubscribe?.()
       unlisten?.()
       if (timer) clearTimeout(timer)
       if (ticking) await ticking.catch(() => 0)
+      // Claimed but not started: back to the outbox for any worker.
+      const unstarted = queued.map((q) => q.delivery.id)
+      queued = []
+      await releaseDeliveries(deps.store, id, unstarted).catch((error) =>
+        log.error({ err: error }, 'releasing queued webhook deliveries failed'),
+      )
       // In-flight deliveries end within the client timeout; their outcome is recorded.
       await Promise.all([...running.values()].map((r) => r.done))
       log.info('webhook worker stopped')
