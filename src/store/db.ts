@@ -19,7 +19,7 @@ import { createOAuthServerMigration } from './migrations/011-oauth-server.js'
 import { createEventsWebhooksMigration } from './migrations/012-events-webhooks.js'
 import { createThreadItemsMigration } from './migrations/013-thread-items.js'
 import { createTeamWorkflowMigration } from './migrations/014-team-workflow.js'
-import { type Binder, createBoundSecretsMigration } from './migrations/017-bound-secrets.js'
+import { type Binder, createBoundSecretsMigration, VaultKeyNeeded } from './migrations/017-bound-secrets.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -175,7 +175,9 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest()
     if (!error) return
-    if ((store.dialect === 'sqlite' || catalogRace(error, schema)) && attempt < 10) {
+    const race =
+      !(error instanceof VaultKeyNeeded) && (store.dialect === 'sqlite' || catalogRace(error, schema))
+    if (race && attempt < 10) {
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
       continue
     }

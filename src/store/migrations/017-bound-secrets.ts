@@ -27,6 +27,11 @@ export const SEALED_COLUMNS_017 = [
 
 const PAGE = 500
 
+/** Unbound values exist and the store was opened without the vault: not a race, so not retried. */
+export class VaultKeyNeeded extends Error {
+  override name = 'VaultKeyNeeded'
+}
+
 export function createBoundSecretsMigration(binder: Binder | undefined) {
   return {
     async up(db: Kysely<unknown>) {
@@ -39,7 +44,7 @@ export function createBoundSecretsMigration(binder: Binder | undefined) {
             ORDER BY id LIMIT ${PAGE}`.execute(db)
           if (rows.length === 0) break
           if (!binder)
-            throw new Error(
+            throw new VaultKeyNeeded(
               `Migration 017 re-seals the vault's stored values and needs the vault key (${table}.${column} holds unbound values); start Herald (herald api, herald worker) to run it`,
             )
           for (const row of rows) {
