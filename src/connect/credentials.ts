@@ -16,8 +16,9 @@ export interface CredentialDeps {
 /**
  * The connection's credentials as stored. A value the vault refuses for this row (sealed for another
  * connection or column, altered, or in the unbound pre-017 format) marks the connection `needs_reconnect`
- * and fails with `auth_expired`, as a refused refresh does; only a missing key (an operator's
- * configuration, see HERALD_OLD_SECRET_KEYS) is thrown as it is.
+ * and fails with `auth_expired`, as a refused refresh does. A missing key (an operator's configuration,
+ * see HERALD_OLD_SECRET_KEYS) or a value that is no ciphertext at all is thrown as it is: publishing
+ * retries, nothing is sent.
  */
 export async function openCredentials(
   deps: CredentialDeps,
@@ -26,7 +27,8 @@ export async function openCredentials(
   try {
     return deps.vault.openJson<Credentials>(connectionCredentials(connection.id), connection.credentials)
   } catch (error) {
-    if (!(error instanceof VaultError) || error.reason === 'unknown_key') throw error
+    if (!(error instanceof VaultError) || (error.reason !== 'misplaced' && error.reason !== 'unbound'))
+      throw error
     const reason = `The stored ${connection.platform} tokens do not belong to this connection (${error.reason === 'unbound' ? 'an unbound value from before migration 017' : 'sealed for another row or column, or altered'}); reconnect the profile`
     await markNeedsReconnect(deps.db, connection.id, reason, deps.now())
     throw new PublishFailure('auth_expired', reason)
