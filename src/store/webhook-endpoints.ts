@@ -92,7 +92,7 @@ export async function rotateEndpointSecret(
       .set({
         secret: sealed.secret,
         previous_secret: sealed.previous,
-        previous_secret_until: overlapUntil,
+        previous_secret_until: sealed.previous === null ? null : overlapUntil,
         updated_at: now,
       })
       .where('id', '=', id)

@@ -160,6 +160,8 @@ describe.each(backends)('a sealed token copied into another row or column, on $n
       .where('id', '=', created.id)
       .executeTakeFirstOrThrow()
     expect(after.previous_secret).toBeNull()
+    expect(after.previous_secret_until).toBeNull()
+    expect(again.previousSecretValidUntil).toBeUndefined()
     expect(h.app.vault.open(webhookSecretAt(created.id, 'secret'), after.secret)).toBe(again.secret)
   })
 })
