@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
+import { encodeMultipart } from '../../src/lib/multipart.js'
+
+/** Runs a fixture as its own Node process: its exit code, stdout and stderr. */
+function runProcess(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk
+  })
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk
+  })
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })))
+}
+
+describe('uploads cut short', () => {
+  // Before: X's APPEND went out as a FormData that undici streams from an unawaited loop; a cancel while it
+  // still read the Blob made it throw `ERR_INVALID_STATE: ReadableStream is already closed` into no promise,
+  // and the process died (every "cancelled" run, most "timeout" runs).
+  it('end an X media upload with an error of the send, never by ending the process', async () => {
+    const run = await runProcess('test/fixtures/interrupted-upload-process.ts')
+    expect(run.stderr).not.toMatch(/ERR_INVALID_STATE|already closed/)
+    expect(run.code).toBe(0)
+    const outcomes = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, string[]>
+    // A cancelled send or a client timeout is the send's cancellation; a reset is a failed media step.
+    expect(outcomes.cancelled).toEqual(Array(2).fill(expect.stringMatching(/^PublishFailure: .*cancelled/)))
+    expect(outcomes.reset).toEqual(Array(3).fill(expect.stringMatching(/^TwitterMediaError: .*ECONNRESET/)))
+    expect(outcomes.timeout).toEqual(Array(6).fill(expect.stringMatching(/^PublishFailure: .*cancelled/)))
+  }, 60_000)
+})
+
+describe('encodeMultipart', () => {
+  it('encodes a form that a multipart parser reads back field for field, file bytes intact', async () => {
+    const bytes = Buffer.from([0, 1, 2, 13, 10, 255, 45, 45])
+    const form = new FormData()
+    form.append('media', new Blob([bytes], { type: 'video/mp4' }), 'a "clip".mp4')
+    form.append('segment_index', '3')
+    form.append('note', 'two\nlines')
+    const { body, contentType } = await encodeMultipart(form)
+    const parsed = await new Response(body, { headers: { 'content-type': contentType } }).formData()
+    const media = parsed.get('media') as File
+    expect(media.name).toBe('a "clip".mp4')
+    expect(media.type).toBe('video/mp4')
+    expect(Buffer.from(await media.arrayBuffer())).toEqual(bytes)
+    expect(parsed.get('segment_index')).toBe('3')
+    expect(parsed.get('note')).toBe('two\r\nlines')
+  })
+})
