@@ -20,7 +20,7 @@ describe('uploads cut short', () => {
   // Before: X's APPEND went out as a FormData that undici streams from an unawaited loop; a cancel while it
   // still read the Blob made it throw `ERR_INVALID_STATE: ReadableStream is already closed` into no promise,
   // and the process died (every "cancelled" run, most "timeout" runs).
-  it("end the X adapter's send with its own outcome, never by ending the process", async () => {
+  it("end the X and YouTube adapters' sends with their own outcomes, never by ending the process", async () => {
     const run = await runProcess('test/fixtures/interrupted-upload-process.ts')
     expect(run.stderr).not.toMatch(/ERR_INVALID_STATE|already closed/)
     expect(run.code).toBe(0)
@@ -35,6 +35,18 @@ describe('uploads cut short', () => {
     expect(outcomes['answer cut']).toEqual(
       Array(3).fill(
         expect.stringMatching(/^PublishFailure unknown_outcome: .*may or may not have been published/),
+      ),
+    )
+    // YouTube's streamed PUT: reset twice, the session says it holds part of the file (no video: resent
+    // later); cancelled mid-body, nothing was asked, so the outcome is unknown (the session lookup decides).
+    expect(outcomes['youtube reset']).toEqual(
+      Array(2).fill(
+        expect.stringMatching(/^PublishFailure transient: The upload stopped after \d+ of 3145728 bytes/),
+      ),
+    )
+    expect(outcomes['youtube timeout']).toEqual(
+      Array(3).fill(
+        expect.stringMatching(/^PublishFailure unknown_outcome: The upload to YouTube was interrupted/),
       ),
     )
   }, 60_000)
