@@ -20,6 +20,7 @@ import { createEventsWebhooksMigration } from './migrations/012-events-webhooks.
 import { createThreadItemsMigration } from './migrations/013-thread-items.js'
 import { createTeamWorkflowMigration } from './migrations/014-team-workflow.js'
 import { createExpiringNoticesMigration } from './migrations/016-expiring-notices.js'
+import { type Binder, createBoundSecretsMigration, VaultKeyNeeded } from './migrations/017-bound-secrets.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -41,6 +42,8 @@ export interface StoreOptions {
   /** Postgres only: the schema to create and use (tests isolate themselves this way). */
   schema?: string
   poolSize?: number
+  /** The vault, for migration 017 (re-seals stored values bound to their row); see that migration. */
+  vault?: Binder
 }
 
 const INT8_OID = 20
@@ -49,7 +52,7 @@ const NUMERIC_OID = 1700
 /** Opens the database, runs pending migrations and returns the store. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store = options.databaseUrl ? await openPostgres(options) : openSqlite(options)
-  await migrate(store)
+  await migrate(store, options.vault)
   return store
 }
 
@@ -137,7 +140,7 @@ class StaticMigrations implements MigrationProvider {
   }
 }
 
-export async function migrate(store: Store): Promise<void> {
+export async function migrate(store: Store, vault?: Binder): Promise<void> {
   // Postgres: keep Kysely's bookkeeping in the schema in use; its existence check would otherwise find the
   // migration table of another schema in the same database and skip creating this one's.
   const schema =
@@ -161,6 +164,7 @@ export async function migrate(store: Store): Promise<void> {
       '013-thread-items': createThreadItemsMigration(),
       '014-team-workflow': createTeamWorkflowMigration(),
       '016-expiring-notices': createExpiringNoticesMigration(),
+      '017-bound-secrets': createBoundSecretsMigration(vault),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later
@@ -173,7 +177,9 @@ export async function migrate(store: Store): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest()
     if (!error) return
-    if ((store.dialect === 'sqlite' || catalogRace(error, schema)) && attempt < 10) {
+    const race =
+      !(error instanceof VaultKeyNeeded) && (store.dialect === 'sqlite' || catalogRace(error, schema))
+    if (race && attempt < 10) {
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
       continue
     }

@@ -1,5 +1,5 @@
 import { connectionEndsAt } from '../connect/health.js'
-import type { Vault } from '../connect/vault.js'
+import { connectionCredentials, type Vault } from '../connect/vault.js'
 import type { Logger } from '../logger.js'
 import type { Credentials } from '../networks/adapter.js'
 import type { Store } from '../store/db.js'
@@ -73,7 +73,7 @@ export async function sweepExpiringConnections(deps: ExpiringDeps): Promise<numb
     for (const row of rows) {
       let credentials: Credentials
       try {
-        credentials = vault.openJson<Credentials>(row.credentials)
+        credentials = vault.openJson<Credentials>(connectionCredentials(row.id), row.credentials)
       } catch {
         // Sealed under a key this process does not hold: get_account_health reports it; nothing to warn.
         continue

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { FakeClock } from '../../src/lib/clock.js'
 import { createAppWebhookWorker } from '../../src/main.js'
 import type { Credentials } from '../../src/networks/adapter.js'
@@ -30,7 +31,7 @@ describe.each(backends)('account.expiring on $name', (backend) => {
         username: profileId,
         name: `Profile ${profileId}`,
         isOrganization: false,
-        credentials: h.app.vault.sealJson(credentials),
+        sealCredentials: (id) => h.app.vault.sealJson(connectionCredentials(id), credentials),
         tokenExpiresAt: credentials.expiresAt ?? null,
       },
       clock.now(),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createVault } from '../../src/connect/vault.js'
+import { connectionCredentials, createVault, webhookSecretAt } from '../../src/connect/vault.js'
 import { upsertConnection } from '../../src/store/connections.js'
 import type { Store } from '../../src/store/db.js'
 import { insertEndpoint } from '../../src/store/webhook-endpoints.js'
@@ -41,14 +41,18 @@ describe.each(databases.map((make) => ({ make, name: make.name.replace('shared',
         .insertInto('workspaces')
         .values({ id: WORKSPACE, name: 'Expiring', plan: 'free', credit_balance: 0, created_at: now })
         .execute()
+      const endpointId = 'e1e2e3e4e5e6e7e8e9e0e1e3'
       await insertEndpoint(store.db, {
-        id: 'e1e2e3e4e5e6e7e8e9e0e1e3',
+        id: endpointId,
         workspace_id: WORKSPACE,
         url: receiver.url,
         description: '',
         event_types: '["account.expiring"]',
         enabled: 1,
-        secret: createVault(Buffer.alloc(32, 7)).seal(generateSecret()),
+        secret: createVault(Buffer.alloc(32, 7)).seal(
+          webhookSecretAt(endpointId, 'secret'),
+          generateSecret(),
+        ),
         created_at: now,
         updated_at: now,
       })
@@ -80,12 +84,13 @@ describe.each(databases.map((make) => ({ make, name: make.name.replace('shared',
             username: `li${i}`,
             name: `LinkedIn ${i}`,
             isOrganization: false,
-            credentials: vault.sealJson({
-              accessToken: `li-access-${i}`,
-              refreshToken: `li-refresh-${i}`,
-              expiresAt: now + 30 * DAY,
-              extra: { refreshTokenExpiresAt: String(now + 3 * DAY) },
-            }),
+            sealCredentials: (id) =>
+              vault.sealJson(connectionCredentials(id), {
+                accessToken: `li-access-${i}`,
+                refreshToken: `li-refresh-${i}`,
+                expiresAt: now + 30 * DAY,
+                extra: { refreshTokenExpiresAt: String(now + 3 * DAY) },
+              }),
             tokenExpiresAt: now + 30 * DAY,
           },
           now,
