@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { KyselyPlugin } from 'kysely'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import type { Network } from '../../src/domain/networks.js'
@@ -66,14 +67,20 @@ export interface SimWorker {
 
 const originalTimeout = AbortSignal.timeout.bind(AbortSignal)
 let timeoutPatched = false
-/** Connecting profiles (no faults then) keeps the real timeouts: a loaded machine may be slow to answer. */
-let connecting = 0
+/**
+ * Connecting profiles (no faults then) keeps the real timeouts: a loaded machine may be slow to answer.
+ * Scoped to the connect's own calls: a process-wide count let another world's connect give a send of this
+ * world the real timeout (seed 127 of the npm test lanes: a YouTube byte PUT answered late held its seed
+ * for the upload's two minutes while another lane reconnected a profile).
+ */
+const connecting = new AsyncLocalStorage<true>()
 
 /** Every client timeout in this process becomes {@link CLIENT_TIMEOUT_MS}, so a late answer costs little. */
 function shortenClientTimeouts() {
   if (timeoutPatched) return
   timeoutPatched = true
-  AbortSignal.timeout = (ms: number) => originalTimeout(connecting > 0 ? ms : Math.min(ms, CLIENT_TIMEOUT_MS))
+  AbortSignal.timeout = (ms: number) =>
+    originalTimeout(connecting.getStore() ? ms : Math.min(ms, CLIENT_TIMEOUT_MS))
 }
 
 export async function startWorld(): Promise<World> {
@@ -102,15 +109,11 @@ export async function startWorld(): Promise<World> {
     createAdapters(h.app.config, { logger: h.app.logger, clock, media: h.app.media, sleep }),
   )
   const connections = new Map<Network, { connectionId: string; profileId: string }>()
-  const connect = async (network: Network, username: string) => {
-    connecting += 1
-    try {
+  const connect = (network: Network, username: string) =>
+    connecting.run(true, async () => {
       const connected = await sandboxConnect(h.app, { workspaceId: h.workspaceId, network, username })
       connections.set(network, { connectionId: connected.connectionId, profileId: connected.profileId })
-    } finally {
-      connecting -= 1
-    }
-  }
+    })
   for (const { network, username } of PROFILES) await connect(network, username)
 
   return {
