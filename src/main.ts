@@ -3,6 +3,7 @@ import { createAppContext } from './app.js'
 import type { AppContext } from './app-context.js'
 import { type Config, ConfigError, loadConfigFromProcess, type Role } from './config.js'
 import { networks } from './domain/networks.js'
+import { guardStrayFetchErrors } from './lib/stray-fetch-errors.js'
 import { createProcessLogger } from './logger.js'
 import { describeFfmpeg, MIN_FFMPEG_VERSION } from './media/ffmpeg.js'
 import { createMediaSweeper, sweepHostedMedia } from './media/media-lifetime.js'
@@ -111,6 +112,8 @@ export function startSummary(config: Config, role: Role, database: string, ffmpe
 export async function startService(role: Role = 'all') {
   const config = loadConfigFromProcess()
   const logger = createProcessLogger(config)
+  // An error Node's fetch throws into no promise after a request ended must not end every send with it.
+  guardStrayFetchErrors(logger)
   const app = await createAppContext(config, { logger })
   const http = buildServer(app, { role })
   await http.server.listen({ port: config.port, host: config.host })

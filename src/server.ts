@@ -26,6 +26,7 @@ import { buildOpenApi } from './transports/openapi.js'
 import { registerRestRoutes } from './transports/rest.js'
 import { registerWebhookRoutes } from './transports/webhook-routes.js'
 import { lookupAndStuckGauges, queueDepth } from './worker/leases.js'
+import { METRICS_CONTENT_TYPE } from './worker/metrics.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -128,9 +129,7 @@ function metricsScraper(app: AppContext): () => Promise<string> {
 export function buildMetricsServer(app: AppContext): FastifyInstance {
   const server = Fastify({ logger: false })
   const scrape = metricsScraper(app)
-  server.get('/metrics', async (_request, reply) =>
-    reply.type('text/plain; version=0.0.4').send(await scrape()),
-  )
+  server.get('/metrics', async (_request, reply) => reply.type(METRICS_CONTENT_TYPE).send(await scrape()))
   return server
 }
 
@@ -229,7 +228,7 @@ export function buildServer(
           .send(
             new AppError('unauthorized', 'The metrics need HERALD_METRICS_TOKEN as a bearer token').toBody(),
           )
-      return reply.type('text/plain; version=0.0.4').send(await scrape())
+      return reply.type(METRICS_CONTENT_TYPE).send(await scrape())
     })
   }
   if (options.role === 'worker') return { server, close: () => server.close(), routes }

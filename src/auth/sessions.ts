@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { parseCookie, stringifySetCookie } from 'cookie'
 import type { Db } from '../store/db.js'
 
 /**
@@ -104,21 +105,12 @@ export async function purgeExpiredSessions(db: Db, now: number) {
   await db.deleteFrom('sessions').where('expires_at', '<=', now).execute()
 }
 
-/** The cookies of a `Cookie` header (first value wins for a repeated name; undecodable values are skipped). */
+/** The cookies of a `Cookie` header (first value wins for a repeated name), read by the `cookie` package (jshttp). */
 export function parseCookies(header: string | undefined): Record<string, string> {
   const cookies: Record<string, string> = {}
   if (!header) return cookies
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=')
-    if (eq < 0) continue
-    const name = part.slice(0, eq).trim()
-    if (!name || name in cookies) continue
-    let value = part.slice(eq + 1).trim()
-    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1)
-    try {
-      cookies[name] = decodeURIComponent(value)
-    } catch {}
-  }
+  for (const [name, value] of Object.entries(parseCookie(header)))
+    if (value !== undefined) cookies[name] = value
   return cookies
 }
 
@@ -131,13 +123,13 @@ export interface CookieOptions {
 
 /** A `Set-Cookie` value: always httpOnly and SameSite=Lax, Secure when the service is served over https. */
 export function serializeCookie(name: string, value: string, options: CookieOptions): string {
-  const parts = [
-    `${name}=${encodeURIComponent(value)}`,
-    `Path=${options.path ?? '/'}`,
-    'HttpOnly',
-    'SameSite=Lax',
-  ]
-  if (options.maxAge !== undefined) parts.push(`Max-Age=${Math.max(0, Math.floor(options.maxAge))}`)
-  if (options.secure) parts.push('Secure')
-  return parts.join('; ')
+  return stringifySetCookie({
+    name,
+    value,
+    path: options.path ?? '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    ...(options.maxAge !== undefined ? { maxAge: Math.max(0, Math.floor(options.maxAge)) } : {}),
+    secure: options.secure,
+  })
 }

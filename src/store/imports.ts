@@ -24,14 +24,17 @@ export async function importedRows(
 
 /**
  * Remembers imported rows for good (create_post's idempotency key covers only 24 hours), several in one
- * statement; a row already remembered (two imports of one file at once) is left as it is.
+ * statement; a row already remembered (two imports of one file at once) is left as it is. Rows go in key
+ * order: two imports of one file finish their rows in different orders, and on Postgres two statements
+ * taking the same keys in opposite orders deadlock.
  */
 export async function recordImportedRows(
   db: Db,
   workspaceId: string,
-  rows: ReadonlyArray<{ key: string; postIds: string[] }>,
+  unordered: ReadonlyArray<{ key: string; postIds: string[] }>,
   now: number,
 ) {
+  const rows = [...unordered].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   for (let start = 0; start < rows.length; start += 500)
     await db
       .insertInto('import_rows')

@@ -280,12 +280,6 @@ export async function markStuck(store: Store, now: number, message: string) {
   return (await sweepExpiredLeases(store, now, [], { stuck: message, lookup: () => message })).stuck
 }
 
-/** Targets stuck now (marked, or with a lease that ran out and no sweep yet): the stuck gauge. A read only. */
-export async function countStuck(store: Store, now: number): Promise<number> {
-  const byReason = await countStuckByReason(store, now)
-  return Object.values(byReason).reduce((n, count) => n + count, 0)
-}
-
 /**
  * Stuck targets by reason (a STUCK_REASONS code; `lease_expired` for a lease that ran out and that no sweep
  * has looked at yet), and the lookups: due or waiting (`pending`), and of those, the ones whose latest

@@ -90,34 +90,29 @@ describe.each(backends)('CSV import over REST on $name', (backend) => {
     expect(await count()).toBe(before)
   })
 
-  // Known open bug (closing note of 2026-11-26): on Postgres, one of two imports of the same file at the same
-  // moment sometimes answers 500 (about one full run in four), so this case runs on SQLite only until fixed.
-  it.skipIf(backend.name === 'postgres')(
-    'creates each row once and charges once when the same file is imported twice at the same moment',
-    async () => {
-      const rows = Array.from({ length: 24 }, (_, i) =>
-        csvLine([`Twice at once ${i}`, 'linkedin', '2030-06-01', `${String(i % 24).padStart(2, '0')}:30`]),
-      )
-      const csv = [
-        'content,profiles,date,time,queue',
-        ...rows.map((r) => `${r},`),
-        'Twice queued,linkedin,,,yes',
-      ].join('\n')
-      const before = await balance()
-      const posts = await count()
-      const [a, b] = await Promise.all([upload(csv), upload(csv)])
-      expect(a.status, JSON.stringify(a.body).slice(0, 300)).toBe(200)
-      expect(b.status, JSON.stringify(b.body).slice(0, 300)).toBe(200)
-      expect(await count()).toBe(posts + 25)
-      expect(await balance()).toBe(before - 25)
-      // Both answers name the same posts for each row.
-      const ids = (answer: typeof a) => answer.body.rows.map((r: { postIds: string[] }) => r.postIds.join())
-      expect(ids(a)).toEqual(ids(b))
-      const again = await upload(csv)
-      expect(again.body.summary).toMatchObject({ created: 0, alreadyImported: 25 })
-      expect(await count()).toBe(posts + 25)
-    },
-  )
+  it('creates each row once and charges once when the same file is imported twice at the same moment', async () => {
+    const rows = Array.from({ length: 24 }, (_, i) =>
+      csvLine([`Twice at once ${i}`, 'linkedin', '2030-06-01', `${String(i % 24).padStart(2, '0')}:30`]),
+    )
+    const csv = [
+      'content,profiles,date,time,queue',
+      ...rows.map((r) => `${r},`),
+      'Twice queued,linkedin,,,yes',
+    ].join('\n')
+    const before = await balance()
+    const posts = await count()
+    const [a, b] = await Promise.all([upload(csv), upload(csv)])
+    expect(a.status, JSON.stringify(a.body).slice(0, 300)).toBe(200)
+    expect(b.status, JSON.stringify(b.body).slice(0, 300)).toBe(200)
+    expect(await count()).toBe(posts + 25)
+    expect(await balance()).toBe(before - 25)
+    // Both answers name the same posts for each row.
+    const ids = (answer: typeof a) => answer.body.rows.map((r: { postIds: string[] }) => r.postIds.join())
+    expect(ids(a)).toEqual(ids(b))
+    const again = await upload(csv)
+    expect(again.body.summary).toMatchObject({ created: 0, alreadyImported: 25 })
+    expect(await count()).toBe(posts + 25)
+  })
 
   it('refuses a file over the 5 MB limit with a 413 naming that limit, and a body of another type with a 415 naming the types it takes', async () => {
     const before = await count()

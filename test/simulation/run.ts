@@ -24,11 +24,19 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
     stop.abort()
   })
 
+// An exception nothing caught (in a real worker process it would take the process down) is printed and
+// counted, and the run goes on: a long run is not lost to one, and the summary says how many there were.
+let uncaught = 0
+process.on('uncaughtException', (error) => {
+  uncaught += 1
+  process.stdout.write(`uncaught exception (${uncaught}): ${error.stack ?? error}\n`)
+})
+
 const summary = await runSeeds(seeds, {
   verbose,
   signal: stop.signal,
   lanes: value('--lanes') ?? 1,
   progress: (line) => process.stdout.write(`${line}\n`),
 })
-process.stdout.write(`${summary.text}\n`)
-process.exit(summary.failed.length > 0 ? 1 : 0)
+process.stdout.write(`${summary.text}\n  uncaught exceptions: ${uncaught}\n`)
+process.exit(summary.failed.length > 0 || uncaught > 0 ? 1 : 0)

@@ -71,10 +71,11 @@ export async function runSeeds(seeds: readonly number[], options: RunOptions = {
           }
           const current = world
           const trace: string[] = []
-          const report = await withWatchdog(runSeed(current, seed, trace), seed, () => [
-            ...trace,
-            ...current.faults.log,
-          ]).catch(
+          const report = await withWatchdog(
+            current.within(() => runSeed(current, seed, trace)),
+            seed,
+            () => [...trace, ...current.faults.log],
+          ).catch(
             (error: Error): SeedReport => ({
               seed,
               deliveries: 0,

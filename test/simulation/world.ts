@@ -44,6 +44,8 @@ export interface World {
   /** Reconnects a profile whose connection broke (a refresh lost to a fault); answers the networks reconnected. */
   heal(): Promise<Network[]>
   worker(id: string): SimWorker
+  /** Runs `run` in the world's async context (a seed: its workers' client timeouts are the world's). */
+  within<T>(run: () => Promise<T>): Promise<T>
   close(): Promise<void>
 }
 
@@ -69,22 +71,28 @@ const originalTimeout = AbortSignal.timeout.bind(AbortSignal)
 let timeoutPatched = false
 /**
  * Connecting profiles (no faults then) keeps the real timeouts: a loaded machine may be slow to answer.
- * Scoped to the connect's own calls: a process-wide count let another world's connect give a send of this
- * world the real timeout (seed 127 of the npm test lanes: a YouTube byte PUT answered late held its seed
- * for the upload's two minutes while another lane reconnected a profile).
+ * It is known per world, not per process: lanes run worlds side by side, and a world connecting must not
+ * give another lane's send a real timeout (seed 87 hung in CI on a YouTube upload that way). Everything of a
+ * world runs in its async context: its server was started there, so the requests it serves (the connect
+ * flows' token exchanges among them) see it too, and so do the seeds {@link World.within} runs.
  */
-const connecting = new AsyncLocalStorage<true>()
+const worldScope = new AsyncLocalStorage<{ connecting: number }>()
 
 /** Every client timeout in this process becomes {@link CLIENT_TIMEOUT_MS}, so a late answer costs little. */
 function shortenClientTimeouts() {
   if (timeoutPatched) return
   timeoutPatched = true
   AbortSignal.timeout = (ms: number) =>
-    originalTimeout(connecting.getStore() ? ms : Math.min(ms, CLIENT_TIMEOUT_MS))
+    originalTimeout(worldScope.getStore()?.connecting ? ms : Math.min(ms, CLIENT_TIMEOUT_MS))
 }
 
-export async function startWorld(): Promise<World> {
+export function startWorld(): Promise<World> {
   shortenClientTimeouts()
+  const scope = { connecting: 0 }
+  return worldScope.run(scope, () => buildWorld(scope))
+}
+
+async function buildWorld(scope: { connecting: number }): Promise<World> {
   const clock = new FakeClock(Date.UTC(2026, 7, 3, 9))
   const faults = new SimulatedFaults()
   const media = await serveJpegOrVideo(
@@ -109,11 +117,15 @@ export async function startWorld(): Promise<World> {
     createAdapters(h.app.config, { logger: h.app.logger, clock, media: h.app.media, sleep }),
   )
   const connections = new Map<Network, { connectionId: string; profileId: string }>()
-  const connect = (network: Network, username: string) =>
-    connecting.run(true, async () => {
+  const connect = async (network: Network, username: string) => {
+    scope.connecting += 1
+    try {
       const connected = await sandboxConnect(h.app, { workspaceId: h.workspaceId, network, username })
       connections.set(network, { connectionId: connected.connectionId, profileId: connected.profileId })
-    })
+    } finally {
+      scope.connecting -= 1
+    }
+  }
   for (const { network, username } of PROFILES) await connect(network, username)
 
   return {
@@ -134,6 +146,7 @@ export async function startWorld(): Promise<World> {
       return broken
     },
     worker: (id) => simulatedWorker(h, clock, id),
+    within: (run) => worldScope.run(scope, run),
     async close() {
       await h.close()
       await media.close()

@@ -1,3 +1,4 @@
+import { encodeMultipart } from '../../lib/multipart.js'
 import type { AdapterDeps } from '../adapter.js'
 import {
   failureFromAnswer,
@@ -61,7 +62,7 @@ export async function sendToTwitter(ctx: TwitterContext, request: TwitterRequest
     const pair = `${encodeURIComponent(request.basicAuth.user)}:${encodeURIComponent(request.basicAuth.password)}`
     headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`
   }
-  let body: string | URLSearchParams | FormData | undefined
+  let body: string | URLSearchParams | Uint8Array | undefined
   if (request.json !== undefined) {
     headers['content-type'] = 'application/json'
     body = JSON.stringify(request.json)
@@ -69,8 +70,11 @@ export async function sendToTwitter(ctx: TwitterContext, request: TwitterRequest
     headers['content-type'] = 'application/x-www-form-urlencoded'
     body = request.form
   } else if (request.multipart) {
-    // fetch sets the multipart boundary itself.
-    body = request.multipart
+    // Encoded to bytes here, never streamed by fetch from the FormData: see src/lib/multipart.ts (an upload
+    // cut short would otherwise end the worker process).
+    const encoded = await encodeMultipart(request.multipart)
+    headers['content-type'] = encoded.contentType
+    body = encoded.body
   }
   const timeout = AbortSignal.timeout(request.timeoutMs)
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout
