@@ -4,6 +4,7 @@ import path from 'node:path'
 import { Writable } from 'node:stream'
 import { createAppContext } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
+import { connectionCredentials } from '../src/connect/vault.js'
 import { createLogger } from '../src/logger.js'
 import { importContextFor, importCsv } from '../src/posts/csv-import.js'
 import { upsertConnection } from '../src/store/connections.js'
@@ -64,7 +65,8 @@ export async function benchCsvImport(
           username,
           name: username,
           isOrganization: false,
-          credentials: app.vault.sealJson({ accessToken: 'a', refreshToken: 'r' }),
+          sealCredentials: (id) =>
+            app.vault.sealJson(connectionCredentials(id), { accessToken: 'a', refreshToken: 'r' }),
           tokenExpiresAt: null,
         },
         Date.now(),

@@ -9,6 +9,7 @@ import path from 'node:path'
 import Fastify from 'fastify'
 import { createAppContext } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
+import { connectionCredentials } from '../src/connect/vault.js'
 import { createLogger } from '../src/logger.js'
 import { buildServer } from '../src/server.js'
 import { upsertConnection } from '../src/store/connections.js'
@@ -41,7 +42,7 @@ const connectionId = await upsertConnection(
     username: 'bench',
     name: 'Bench',
     isOrganization: false,
-    credentials: app.vault.sealJson({ accessToken: 'bench-access' }),
+    sealCredentials: (id) => app.vault.sealJson(connectionCredentials(id), { accessToken: 'bench-access' }),
     tokenExpiresAt: null,
   },
   Date.now(),

@@ -226,11 +226,11 @@ if (videos.length > 0) {
     "from one temporary file to another. Node's RSS is sampled every 50 ms; ffmpeg's peak is its VmHWM from",
     '/proc. The sources are made by ffmpeg first (not timed).',
     '',
-    '| case | source MB | output MB | seconds | Node peak RSS growth MB | ffmpeg peak RSS MB |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| case | source MB | output MB | seconds | ffmpeg CPU s | load (1 min) start → end | Node peak RSS growth MB | ffmpeg peak RSS MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...videos.map(
       (v) =>
-        `| ${v.name} | ${v.sourceMb} | ${v.outputMb} | ${v.seconds} | ${v.nodePeakRssGrowthMb} | ${v.ffmpegPeakRssMb ?? 'n/a'} |`,
+        `| ${v.name} | ${v.sourceMb} | ${v.outputMb} | ${v.seconds} | ${v.ffmpegCpuSeconds ?? 'n/a'} | ${v.loadAverage[0]} → ${v.loadAverage[1]} | ${v.nodePeakRssGrowthMb} | ${v.ffmpegPeakRssMb ?? 'n/a'} |`,
     ),
     '',
     ...videos.map((v) => `- ${v.name}: ${v.reasons.join('; ')}.`),

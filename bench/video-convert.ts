@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, open, rm, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
@@ -35,16 +35,29 @@ export interface VideoConvertResult {
   seconds: number
   nodePeakRssGrowthMb: number
   ffmpegPeakRssMb: number | undefined
+  /** ffmpeg's user + system CPU seconds (last /proc sample): unlike the wall time, hardly moved by the
+   * machine's other load. */
+  ffmpegCpuSeconds: number | undefined
+  /** The 1-minute load average when the conversion started and when it ended. */
+  loadAverage: [number, number]
 }
 
-/** ffmpeg's peak RSS so far, from /proc/<pid>/status, for the process writing `target`. */
-function ffmpegHighWater(target: string): number | undefined {
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100
+
+/** ffmpeg's peak RSS so far (/proc/<pid>/status) and CPU seconds so far (/proc/<pid>/stat), for the
+ * process writing `target`. */
+function ffmpegUsage(target: string): { hwm: number; cpuSeconds: number } | undefined {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
     try {
       if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(target)) continue
       const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))
-      if (hwm) return Number(hwm[1]) * 1024
+      // After the command name's closing parenthesis: field 3 (state) onwards; utime and stime are 14, 15.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const ticks = Number(fields[11]) + Number(fields[12])
+      if (hwm) return { hwm: Number(hwm[1]) * 1024, cpuSeconds: ticks / USER_HZ }
     } catch {
       // Gone while we looked.
     }
@@ -77,10 +90,14 @@ export async function measureVideoConversion(testCase: VideoConvertCase): Promis
     const baseline = process.memoryUsage.rss()
     let peak = baseline
     let ffmpegPeak: number | undefined
+    let ffmpegCpu: number | undefined
+    const loadAtStart = loadavg()[0]!
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage.rss())
-      const hwm = ffmpegHighWater(target)
-      if (hwm !== undefined) ffmpegPeak = Math.max(ffmpegPeak ?? 0, hwm)
+      const usage = ffmpegUsage(target)
+      if (usage === undefined) return
+      ffmpegPeak = Math.max(ffmpegPeak ?? 0, usage.hwm)
+      ffmpegCpu = Math.max(ffmpegCpu ?? 0, usage.cpuSeconds)
     }, 50)
     const started = performance.now()
     let reasons: string[] = []
@@ -114,6 +131,8 @@ export async function measureVideoConversion(testCase: VideoConvertCase): Promis
       seconds: round((performance.now() - started) / 1000),
       nodePeakRssGrowthMb: round((peak - baseline) / MB),
       ffmpegPeakRssMb: ffmpegPeak === undefined ? undefined : round(ffmpegPeak / MB),
+      ffmpegCpuSeconds: ffmpegCpu === undefined ? undefined : round(ffmpegCpu),
+      loadAverage: [round(loadAtStart), round(loadavg()[0]!)],
     }
   } finally {
     await rm(dir, { recursive: true, force: true })

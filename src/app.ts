@@ -35,15 +35,16 @@ export interface AppOptions {
 export async function createAppContext(config: Config, options: AppOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config.logLevel)
   const clock = options.clock ?? systemClock
+  const secretKey = resolveSecretKey(config.secretKey, config.dataDir, logger)
+  const vault = createVault(secretKey, config.oldSecretKeys)
   const store =
     options.store ??
     (await openStore({
       databaseUrl: config.databaseUrl,
       poolSize: config.dbPoolSize,
       sqlitePath: path.join(config.dataDir, 'herald.sqlite'),
+      vault,
     }))
-  const secretKey = resolveSecretKey(config.secretKey, config.dataDir, logger)
-  const vault = createVault(secretKey, config.oldSecretKeys)
   const revocations = createRevocations()
   const media = createMediaService({ config, db: store.db, logger, now: () => clock.now() })
   return {

@@ -226,15 +226,21 @@ const commands: Record<string, Command> = {
     const report = await rotateSecrets(app.store.db, app.vault)
     const line = (what: string, c: typeof report.connections) =>
       `${what}: ${c.total} sealed, ${c.rotated} re-sealed, ${c.current} already current, ${c.failed} unreadable${c.failed ? ` (${c.failedIds.join(', ')})` : ''}`
-    const failed = report.connections.failed + report.oauthStates.failed
+    const failed =
+      report.connections.failed +
+      report.oauthStates.failed +
+      report.pendingGrants.failed +
+      report.webhookSecrets.failed
     return {
       json: report,
       text: [
         `Current key ${report.keyId}.`,
         line('Connections', report.connections),
         line('OAuth states', report.oauthStates),
+        line('Pending connect grants', report.pendingGrants),
+        line('Webhook secrets', report.webhookSecrets),
         failed
-          ? 'Some values open with none of the configured keys: add the key that sealed them to HERALD_OLD_SECRET_KEYS, or reconnect those profiles.'
+          ? 'Some values open with none of the configured keys, or were not sealed for the row they are in: add the key that sealed them to HERALD_OLD_SECRET_KEYS, or reconnect those profiles.'
           : 'Every sealed value is under the current key; HERALD_OLD_SECRET_KEYS can be removed.',
       ].join('\n'),
       exitCode: failed ? 1 : 0,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectionCredentials } from '../src/connect/vault.js'
 import { upsertConnection } from '../src/store/connections.js'
 import { backends } from './helpers/backends.js'
 import { type Harness, startHarness } from './helpers/harness.js'
@@ -67,7 +68,6 @@ describe.each(backends)('workspaces and account tools on $name', (backend) => {
   it('lists only connections with a live authorisation', async () => {
     const now = Date.now()
     const db = h.app.store.db
-    const sealed = h.app.vault.sealJson({ accessToken: 'secret-access' })
     await upsertConnection(
       db,
       {
@@ -77,7 +77,8 @@ describe.each(backends)('workspaces and account tools on $name', (backend) => {
         username: 'acme',
         name: 'Acme',
         isOrganization: false,
-        credentials: sealed,
+        sealCredentials: (id) =>
+          h.app.vault.sealJson(connectionCredentials(id), { accessToken: 'secret-access' }),
         tokenExpiresAt: null,
       },
       now,
@@ -91,7 +92,8 @@ describe.each(backends)('workspaces and account tools on $name', (backend) => {
         username: 'acme-co',
         name: 'Acme Co',
         isOrganization: true,
-        credentials: sealed,
+        sealCredentials: (id) =>
+          h.app.vault.sealJson(connectionCredentials(id), { accessToken: 'secret-access' }),
         tokenExpiresAt: null,
       },
       now,

@@ -3,6 +3,7 @@ import { networkLabels } from '../dashboard/html.js'
 import type { Network } from '../domain/networks.js'
 import { newId } from '../lib/ids.js'
 import type { GrantProfile } from '../networks/adapter.js'
+import { VaultError } from './vault.js'
 
 /**
  * The choose-profiles step (DESIGN.md "Networks"): a grant that reaches several profiles (a LinkedIn
@@ -12,6 +13,8 @@ import type { GrantProfile } from '../networks/adapter.js'
  */
 
 const LIFETIME_MS = 15 * 60_000
+
+const grantAt = (id: string) => ({ table: 'pending_grants', column: 'sealed', id })
 
 interface Sealed {
   profiles: GrantProfile[]
@@ -47,7 +50,7 @@ export async function holdGrant(
       user_id: input.userId,
       workspace_id: input.workspaceId,
       platform: input.network,
-      sealed: app.vault.sealJson(sealed),
+      sealed: app.vault.sealJson(grantAt(id), sealed),
       expires_at: now + LIFETIME_MS,
       created_at: now,
     })
@@ -69,7 +72,18 @@ export async function readGrant(
     .where('expires_at', '>', app.clock.now())
     .executeTakeFirst()
   if (!row) return undefined
-  const sealed = app.vault.openJson<Sealed>(row.sealed)
+  let sealed: Sealed
+  try {
+    sealed = app.vault.openJson<Sealed>(grantAt(row.id), row.sealed)
+  } catch (error) {
+    // Not sealed for this grant (copied from another row, or altered): there is no grant to offer.
+    if (!(error instanceof VaultError)) throw error
+    app.logger.warn(
+      { subsystem: 'connect', grantId: row.id, reason: error.reason },
+      'pending grant refused by the vault',
+    )
+    return undefined
+  }
   return {
     id: row.id,
     network: row.platform as Network,

@@ -2,7 +2,7 @@ import type { Credentials, NetworkAdapter } from '../networks/adapter.js'
 import { PublishFailure } from '../networks/adapter.js'
 import { type ConnectionRow, markNeedsReconnect } from '../store/connections.js'
 import type { Db } from '../store/db.js'
-import type { Vault } from './vault.js'
+import { connectionCredentials, type Vault, VaultError } from './vault.js'
 
 /** Access tokens this close to expiry are refreshed before use. */
 export const REFRESH_MARGIN_MS = 5 * 60_000
@@ -13,15 +13,33 @@ export interface CredentialDeps {
   now(): number
 }
 
-export function openCredentials(vault: Vault, connection: ConnectionRow): Credentials {
-  return vault.openJson<Credentials>(connection.credentials)
+/**
+ * The connection's credentials as stored. A value the vault refuses for this row (sealed for another
+ * connection or column, altered, or in the unbound pre-017 format) marks the connection `needs_reconnect`
+ * and fails with `auth_expired`, as a refused refresh does. A missing key (an operator's configuration,
+ * see HERALD_OLD_SECRET_KEYS) or a value that is no ciphertext at all is thrown as it is: publishing
+ * retries, nothing is sent.
+ */
+export async function openCredentials(
+  deps: CredentialDeps,
+  connection: Pick<ConnectionRow, 'id' | 'platform' | 'credentials'>,
+): Promise<Credentials> {
+  try {
+    return deps.vault.openJson<Credentials>(connectionCredentials(connection.id), connection.credentials)
+  } catch (error) {
+    if (!(error instanceof VaultError) || (error.reason !== 'misplaced' && error.reason !== 'unbound'))
+      throw error
+    const reason = `The stored ${connection.platform} tokens do not belong to this connection (${error.reason === 'unbound' ? 'an unbound value from before migration 017' : 'sealed for another row or column, or altered'}); reconnect the profile`
+    await markNeedsReconnect(deps.db, connection.id, reason, deps.now())
+    throw new PublishFailure('auth_expired', reason)
+  }
 }
 
 export async function saveCredentials(deps: CredentialDeps, connectionId: string, credentials: Credentials) {
   await deps.db
     .updateTable('connections')
     .set({
-      credentials: deps.vault.sealJson(credentials),
+      credentials: deps.vault.sealJson(connectionCredentials(connectionId), credentials),
       token_expires_at: credentials.expiresAt ?? null,
       updated_at: deps.now(),
     })
@@ -44,7 +62,7 @@ export async function usableCredentials(
   connection: ConnectionRow,
   options: { force?: boolean } = {},
 ): Promise<Credentials> {
-  const credentials = openCredentials(deps.vault, connection)
+  const credentials = await openCredentials(deps, connection)
   const expiring =
     credentials.expiresAt !== undefined && credentials.expiresAt - deps.now() < REFRESH_MARGIN_MS
   if (!options.force && !expiring) return credentials
@@ -148,7 +166,7 @@ async function refreshedElsewhere(
       'auth_expired',
       latest.last_error ?? `The ${connection.platform} profile needs reconnecting`,
     )
-  const current = deps.vault.openJson<Credentials>(latest.credentials)
+  const current = await openCredentials(deps, { ...connection, credentials: latest.credentials })
   if (
     (current.refreshToken !== seen.refreshToken || current.accessToken !== seen.accessToken) &&
     (current.expiresAt ?? Number.POSITIVE_INFINITY) - deps.now() >= REFRESH_MARGIN_MS

@@ -9,6 +9,7 @@ import { findMembership } from '../store/accounts.js'
 import { upsertConnection } from '../store/connections.js'
 import { holdGrant } from './choose-profiles.js'
 import { consumeState, issueState, type StateRefusal } from './state.js'
+import { connectionCredentials } from './vault.js'
 
 /**
  * The connect flow shared by every network, independent of HTTP: start (authorize URL with a signed,
@@ -171,7 +172,7 @@ export async function storeConnection(
       name: profile.name,
       isOrganization: profile.isOrganization,
       avatarUrl: profile.avatarUrl ?? null,
-      credentials: app.vault.sealJson(credentials),
+      sealCredentials: (id) => app.vault.sealJson(connectionCredentials(id), credentials),
       scopes,
       tokenExpiresAt: credentials.expiresAt ?? null,
     },

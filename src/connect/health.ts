@@ -1,4 +1,5 @@
 import type { Credentials } from '../networks/adapter.js'
+import type { VaultRefusal } from './vault.js'
 
 /**
  * Account health (spec §2 Account health entry, §4 get_account_health): which connections need the
@@ -40,6 +41,8 @@ export interface HealthInput {
   tokenExpiresAt: number | null
   /** The opened credentials; undefined when the vault could not open them. */
   credentials: Credentials | undefined
+  /** Why the vault refused them (src/connect/vault.ts), when it did. */
+  refusal?: VaultRefusal
 }
 
 /** Epoch ms of a JWT's `exp`, or undefined for an opaque token (the signature is not checked here). */
@@ -76,7 +79,9 @@ export function assessConnection(input: HealthInput, now: number): HealthEntry |
       expired: false,
       daysLeft: 0,
       reason:
-        'The stored tokens cannot be decrypted with the configured keys (HERALD_SECRET_KEY, HERALD_OLD_SECRET_KEYS); restore the old key or reconnect the profile',
+        input.refusal === 'misplaced' || input.refusal === 'unbound'
+          ? 'The stored tokens do not belong to this connection (sealed for another row or column, altered, or unbound from before migration 017); reconnect the profile'
+          : 'The stored tokens cannot be decrypted with the configured keys (HERALD_SECRET_KEY, HERALD_OLD_SECRET_KEYS); restore the old key or reconnect the profile',
     }
   }
   if (input.status === 'needs_reconnect') {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Db } from '../store/db.js'
 import type { Vault } from './vault.js'
 
@@ -29,24 +30,36 @@ export interface RotationReport {
   keyId: string
   connections: RotationCounts
   oauthStates: RotationCounts
+  /** Connect grants waiting on the choose-profiles page. */
+  pendingGrants: RotationCounts
+  /** Webhook signing secrets (current and previous; an endpoint's id can be listed twice). */
+  webhookSecrets: RotationCounts
 }
 
-/** One sealed column: how to page through it and swap one value for another. */
+/** One sealed column; each table's key is `id`. */
 interface SealedColumn {
-  page(afterId: string): Promise<Array<{ id: string; sealed: string }>>
-  read(id: string): Promise<string | undefined>
-  /** Replaces `from` with `to`; false when the row no longer holds `from`. */
-  swap(id: string, from: string, to: string): Promise<boolean>
+  table: 'connections' | 'oauth_states' | 'pending_grants' | 'webhook_endpoints'
+  column: string
 }
 
-async function rotateColumn(vault: Vault, column: SealedColumn): Promise<RotationCounts> {
-  const counts: RotationCounts = { total: 0, rotated: 0, current: 0, failed: 0, failedIds: [] }
+async function rotateColumn(db: Db, vault: Vault, column: SealedColumn, counts: RotationCounts) {
+  const { table } = column
+  const ref = sql.ref(column.column)
+  const read = async (id: string) =>
+    (
+      await sql<{
+        sealed: string | null
+      }>`SELECT ${ref} AS sealed FROM ${sql.table(table)} WHERE id = ${id}`.execute(db)
+    ).rows[0]?.sealed ?? undefined
   let after = ''
   for (;;) {
-    const rows = await column.page(after)
-    if (rows.length === 0) return counts
+    const { rows } = await sql<{ id: string; sealed: string }>`
+      SELECT id, ${ref} AS sealed FROM ${sql.table(table)}
+      WHERE ${ref} IS NOT NULL AND id > ${after} ORDER BY id LIMIT ${PAGE}`.execute(db)
+    if (rows.length === 0) return
     for (const row of rows) {
       counts.total++
+      const at = { table, column: column.column, id: row.id }
       let sealed: string | undefined = row.sealed
       let outcome: 'rotated' | 'current' | 'failed' = 'failed'
       for (let attempt = 0; attempt < ATTEMPTS && sealed !== undefined; attempt++) {
@@ -56,17 +69,21 @@ async function rotateColumn(vault: Vault, column: SealedColumn): Promise<Rotatio
         }
         let plaintext: string
         try {
-          plaintext = vault.open(sealed)
+          // Bound to this row and column: a value copied here from elsewhere does not open, and is listed.
+          plaintext = vault.open(at, sealed)
         } catch {
           outcome = 'failed'
           break
         }
-        if (await column.swap(row.id, sealed, vault.seal(plaintext))) {
+        const swapped = await sql`
+          UPDATE ${sql.table(table)} SET ${ref} = ${vault.seal(at, plaintext)}
+          WHERE id = ${row.id} AND ${ref} = ${sealed}`.execute(db)
+        if (Number(swapped.numAffectedRows) === 1) {
           outcome = 'rotated'
           break
         }
         // Changed under us (a token refresh): look again.
-        sealed = await column.read(row.id)
+        sealed = await read(row.id)
         if (sealed === undefined) outcome = 'current'
       }
       if (outcome === 'failed') {
@@ -78,54 +95,20 @@ async function rotateColumn(vault: Vault, column: SealedColumn): Promise<Rotatio
   }
 }
 
+const none = (): RotationCounts => ({ total: 0, rotated: 0, current: 0, failed: 0, failedIds: [] })
+
 export async function rotateSecrets(db: Db, vault: Vault): Promise<RotationReport> {
-  const connections = await rotateColumn(vault, {
-    page: async (afterId) =>
-      (
-        await db
-          .selectFrom('connections')
-          .select(['id', 'credentials'])
-          .where('id', '>', afterId)
-          .orderBy('id')
-          .limit(PAGE)
-          .execute()
-      ).map((row) => ({ id: row.id, sealed: row.credentials })),
-    read: async (id) =>
-      (await db.selectFrom('connections').select('credentials').where('id', '=', id).executeTakeFirst())
-        ?.credentials,
-    swap: async (id, from, to) => {
-      const result = await db
-        .updateTable('connections')
-        .set({ credentials: to })
-        .where('id', '=', id)
-        .where('credentials', '=', from)
-        .executeTakeFirst()
-      return Number(result.numUpdatedRows) === 1
-    },
-  })
-  const oauthStates = await rotateColumn(vault, {
-    page: async (afterId) =>
-      (
-        await db
-          .selectFrom('oauth_states')
-          .select(['id', 'code_verifier'])
-          .where('id', '>', afterId)
-          .orderBy('id')
-          .limit(PAGE)
-          .execute()
-      ).map((row) => ({ id: row.id, sealed: row.code_verifier })),
-    read: async (id) =>
-      (await db.selectFrom('oauth_states').select('code_verifier').where('id', '=', id).executeTakeFirst())
-        ?.code_verifier,
-    swap: async (id, from, to) => {
-      const result = await db
-        .updateTable('oauth_states')
-        .set({ code_verifier: to })
-        .where('id', '=', id)
-        .where('code_verifier', '=', from)
-        .executeTakeFirst()
-      return Number(result.numUpdatedRows) === 1
-    },
-  })
-  return { keyId: vault.currentKeyId, connections, oauthStates }
+  const report: RotationReport = {
+    keyId: vault.currentKeyId,
+    connections: none(),
+    oauthStates: none(),
+    pendingGrants: none(),
+    webhookSecrets: none(),
+  }
+  await rotateColumn(db, vault, { table: 'connections', column: 'credentials' }, report.connections)
+  await rotateColumn(db, vault, { table: 'oauth_states', column: 'code_verifier' }, report.oauthStates)
+  await rotateColumn(db, vault, { table: 'pending_grants', column: 'sealed' }, report.pendingGrants)
+  for (const column of ['secret', 'previous_secret'])
+    await rotateColumn(db, vault, { table: 'webhook_endpoints', column }, report.webhookSecrets)
+  return report
 }

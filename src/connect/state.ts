@@ -4,7 +4,7 @@ import type { Network } from '../domain/networks.js'
 import type { Db } from '../store/db.js'
 import type { OauthStatesTable } from '../store/schema.js'
 import { codeChallengeS256, createCodeVerifier } from './pkce.js'
-import type { Vault } from './vault.js'
+import { type Vault, VaultError } from './vault.js'
 
 /**
  * The OAuth `state` of the connect flow: `<id>.<mac>`, where `id` names an `oauth_states` row (who
@@ -37,6 +37,8 @@ export function createStateSigner(secretKey: Buffer): StateSigner {
   }
 }
 
+const verifierAt = (id: string) => ({ table: 'oauth_states', column: 'code_verifier', id })
+
 export interface StateDeps {
   db: Db
   vault: Vault
@@ -63,7 +65,7 @@ export async function issueState(
       workspace_id: input.workspaceId,
       user_id: input.userId,
       platform: input.platform,
-      code_verifier: deps.vault.seal(verifier),
+      code_verifier: deps.vault.seal(verifierAt(id), verifier),
       redirect_uri: input.redirectUri,
       created_at: now,
       expires_at: now + STATE_TTL_MS,
@@ -105,5 +107,11 @@ export async function consumeState(
     .executeTakeFirst()
   if (Number(spent.numUpdatedRows) !== 1) return { ok: false, reason: 'replayed' }
   if (row.user_id !== input.userId) return { ok: false, reason: 'wrong_user' }
-  return { ok: true, row, codeVerifier: deps.vault.open(row.code_verifier) }
+  try {
+    return { ok: true, row, codeVerifier: deps.vault.open(verifierAt(id), row.code_verifier) }
+  } catch (error) {
+    // A verifier not sealed for this state (copied from another row, or altered) proves nothing.
+    if (error instanceof VaultError) return { ok: false, reason: 'forged' }
+    throw error
+  }
 }

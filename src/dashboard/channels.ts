@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { setSessionWorkspace } from '../auth/sessions.js'
+import { connectionCredentials } from '../connect/vault.js'
 import { isNetwork, type Network } from '../domain/networks.js'
 import { connectUnavailable } from '../networks/registry.js'
 import { findMembership, listWorkspacesForUser } from '../store/accounts.js'
@@ -224,7 +225,9 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
       .updateTable('connections')
       .set({
         status: 'removed',
-        credentials: app.vault.sealJson({ accessToken: '' }),
+        credentials: app.vault.sealJson(connectionCredentials(field(request, 'connectionId')), {
+          accessToken: '',
+        }),
         token_expires_at: null,
         last_error: 'Disconnected from the dashboard',
         updated_at: now,

@@ -31,7 +31,10 @@ export async function allowanceWarnings(
     if (!row) continue
     const who = `${target.connection.platform} @${target.connection.username}`
     try {
-      const credentials = openCredentials(app.vault, row)
+      const credentials = await openCredentials(
+        { db: app.store.db, vault: app.vault, now: () => app.clock.now() },
+        row,
+      )
       const profile = {
         profileId: row.profile_id,
         username: row.username,

@@ -13,8 +13,8 @@ export interface NewConnection {
   name: string
   isOrganization: boolean
   avatarUrl?: string | null
-  /** Vault ciphertext, sealed by the caller. */
-  credentials: string
+  /** Seals the credentials for the row they are stored in (the vault binds each value to its row). */
+  sealCredentials(connectionId: string): string
   scopes?: string[]
   tokenExpiresAt: number | null
 }
@@ -28,12 +28,13 @@ export async function upsertConnection(db: Db, input: NewConnection, now: number
     .where('platform', '=', input.platform)
     .where('profile_id', '=', input.profileId)
     .executeTakeFirst()
+  const id = existing?.id ?? newId(now)
   const values = {
     username: input.username,
     name: input.name,
     is_organization: input.isOrganization ? 1 : 0,
     avatar_url: input.avatarUrl ?? null,
-    credentials: input.credentials,
+    credentials: input.sealCredentials(id),
     scopes: (input.scopes ?? []).join(' '),
     token_expires_at: input.tokenExpiresAt,
     status: 'active' as const,
@@ -42,10 +43,9 @@ export async function upsertConnection(db: Db, input: NewConnection, now: number
     updated_at: now,
   }
   if (existing) {
-    await db.updateTable('connections').set(values).where('id', '=', existing.id).execute()
-    return existing.id
+    await db.updateTable('connections').set(values).where('id', '=', id).execute()
+    return id
   }
-  const id = newId(now)
   await db
     .insertInto('connections')
     .values({

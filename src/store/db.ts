@@ -19,6 +19,7 @@ import { createOAuthServerMigration } from './migrations/011-oauth-server.js'
 import { createEventsWebhooksMigration } from './migrations/012-events-webhooks.js'
 import { createThreadItemsMigration } from './migrations/013-thread-items.js'
 import { createTeamWorkflowMigration } from './migrations/014-team-workflow.js'
+import { type Binder, createBoundSecretsMigration, VaultKeyNeeded } from './migrations/017-bound-secrets.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -40,6 +41,8 @@ export interface StoreOptions {
   /** Postgres only: the schema to create and use (tests isolate themselves this way). */
   schema?: string
   poolSize?: number
+  /** The vault, for migration 017 (re-seals stored values bound to their row); see that migration. */
+  vault?: Binder
 }
 
 const INT8_OID = 20
@@ -48,7 +51,7 @@ const NUMERIC_OID = 1700
 /** Opens the database, runs pending migrations and returns the store. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store = options.databaseUrl ? await openPostgres(options) : openSqlite(options)
-  await migrate(store)
+  await migrate(store, options.vault)
   return store
 }
 
@@ -136,7 +139,7 @@ class StaticMigrations implements MigrationProvider {
   }
 }
 
-export async function migrate(store: Store): Promise<void> {
+export async function migrate(store: Store, vault?: Binder): Promise<void> {
   // Postgres: keep Kysely's bookkeeping in the schema in use; its existence check would otherwise find the
   // migration table of another schema in the same database and skip creating this one's.
   const schema =
@@ -159,6 +162,7 @@ export async function migrate(store: Store): Promise<void> {
       '012-events-webhooks': createEventsWebhooksMigration(store.dialect),
       '013-thread-items': createThreadItemsMigration(),
       '014-team-workflow': createTeamWorkflowMigration(),
+      '017-bound-secrets': createBoundSecretsMigration(vault),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later
@@ -171,7 +175,9 @@ export async function migrate(store: Store): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest()
     if (!error) return
-    if ((store.dialect === 'sqlite' || catalogRace(error, schema)) && attempt < 10) {
+    const race =
+      !(error instanceof VaultKeyNeeded) && (store.dialect === 'sqlite' || catalogRace(error, schema))
+    if (race && attempt < 10) {
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
       continue
     }

@@ -79,18 +79,20 @@ export async function rotateEndpointSecret(
   store: Store,
   workspaceId: string,
   id: string,
-  sealedSecret: string,
+  /** The sealed new secret, and the current one re-sealed for `previous_secret`. */
+  seal: (currentSealed: string) => { secret: string; previous: string | null },
   overlapUntil: number,
   now: number,
 ) {
   await writeTransaction(store, async (tx) => {
     const row = await findEndpointRow(tx, workspaceId, id)
+    const sealed = seal(row.secret)
     await tx
       .updateTable('webhook_endpoints')
       .set({
-        secret: sealedSecret,
-        previous_secret: row.secret,
-        previous_secret_until: overlapUntil,
+        secret: sealed.secret,
+        previous_secret: sealed.previous,
+        previous_secret_until: sealed.previous === null ? null : overlapUntil,
         updated_at: now,
       })
       .where('id', '=', id)

@@ -97,8 +97,9 @@ export interface ClaimedDelivery {
   attempts: number
   url: string
   payload: string
-  /** Sealed secrets to sign with: the current one, and the previous one while its overlap lasts. */
-  secrets: string[]
+  /** Sealed secrets to sign with (each with its column): the current one, and the previous one while its
+   * overlap lasts. */
+  secrets: Array<{ column: 'secret' | 'previous_secret'; sealed: string }>
   createdAt: number
 }
 
@@ -166,7 +167,7 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
       const endpoint = endpointById.get(d.endpoint_id)!
       const previous =
         endpoint.previous_secret && Number(endpoint.previous_secret_until ?? 0) > now
-          ? [endpoint.previous_secret]
+          ? [{ column: 'previous_secret' as const, sealed: endpoint.previous_secret }]
           : []
       return {
         id: d.id,
@@ -176,7 +177,7 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
         attempts: d.attempts,
         url: endpoint.url,
         payload: event.payload,
-        secrets: [endpoint.secret, ...previous],
+        secrets: [{ column: 'secret' as const, sealed: endpoint.secret }, ...previous],
         createdAt: Number(event.created_at),
       }
     })

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { assessConnection, EXPIRY_WARNING_DAYS, type HealthEntry, healthMessage } from '../connect/health.js'
+import { connectionCredentials, VaultError, type VaultRefusal } from '../connect/vault.js'
 import type { Credentials } from '../networks/adapter.js'
 import { networkSchema } from '../posts/schemas.js'
 import { listConnections } from '../store/connections.js'
@@ -49,10 +50,11 @@ export const getAccountHealth = defineTool({
     const entries: HealthEntry[] = []
     for (const row of rows) {
       let credentials: Credentials | undefined
+      let refusal: VaultRefusal | undefined
       try {
-        credentials = app.vault.openJson<Credentials>(row.credentials)
-      } catch {
-        credentials = undefined
+        credentials = app.vault.openJson<Credentials>(connectionCredentials(row.id), row.credentials)
+      } catch (error) {
+        if (error instanceof VaultError) refusal = error.reason
       }
       const entry = assessConnection(
         {
@@ -63,6 +65,7 @@ export const getAccountHealth = defineTool({
           lastError: row.last_error,
           tokenExpiresAt: row.token_expires_at === null ? null : Number(row.token_expires_at),
           credentials,
+          ...(refusal ? { refusal } : {}),
         },
         now,
       )

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
-import type { Vault } from '../connect/vault.js'
+import { type Vault, webhookSecretAt } from '../connect/vault.js'
 import { type Clock, systemClock } from '../lib/clock.js'
 import type { Logger } from '../logger.js'
 import type { Store } from '../store/db.js'
@@ -84,9 +84,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
   const deliver = async (delivery: ClaimedDelivery) => {
     let secrets: string[] | undefined
     try {
-      secrets = delivery.secrets.map((sealed) => deps.vault.open(sealed))
+      secrets = delivery.secrets.map(({ column, sealed }) =>
+        deps.vault.open(webhookSecretAt(delivery.endpointId, column), sealed),
+      )
     } catch {
-      // Sealed under a key this process does not hold: nothing is sent unsigned; the attempt fails visibly.
+      // Sealed under a key this process does not hold, or not for this endpoint: nothing is sent unsigned;
+      // the attempt fails visibly.
     }
     const result = secrets
       ? await postWebhook(
@@ -99,7 +102,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
           statusCode: null,
           latencyMs: 0,
           excerpt:
-            "The endpoint's secret cannot be opened with this process's HERALD_SECRET_KEY; nothing was sent.",
+            "The endpoint's secret cannot be opened with this process's HERALD_SECRET_KEY (or was not sealed for this endpoint); nothing was sent.",
         }
     const now = deps.clock.now()
     const verdict = await recordAttempt(deps.store, { delivery, workerId: id, now, result })

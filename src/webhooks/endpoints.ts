@@ -1,5 +1,5 @@
 import type { AppContext } from '../app-context.js'
-import type { Vault } from '../connect/vault.js'
+import { type Vault, VaultError, webhookSecretAt } from '../connect/vault.js'
 import {
   eventTypes,
   isEventType,
@@ -157,7 +157,7 @@ export async function createEndpoint(deps: WebhookDeps, actor: WebhookActor, inp
     description: input.description ?? '',
     event_types: JSON.stringify(types),
     enabled: input.enabled === false ? 0 : 1,
-    secret: deps.vault.seal(secret),
+    secret: deps.vault.seal(webhookSecretAt(id, 'secret'), secret),
     created_at: now,
     updated_at: now,
   })
@@ -190,6 +190,20 @@ export async function deleteEndpoint(deps: WebhookDeps, actor: WebhookActor, id:
   return { id, deleted: true }
 }
 
+/** The current secret re-sealed for `previous_secret`; null when it does not open here (it could not
+ * sign anything anyway). */
+function resealPrevious(vault: Vault, id: string, current: string): string | null {
+  try {
+    return vault.seal(
+      webhookSecretAt(id, 'previous_secret'),
+      vault.open(webhookSecretAt(id, 'secret'), current),
+    )
+  } catch (error) {
+    if (error instanceof VaultError) return null
+    throw error
+  }
+}
+
 /** A new secret (shown once); the old one keeps signing alongside it for 24 hours. */
 export async function rotateSecret(deps: WebhookDeps, actor: WebhookActor, id: string) {
   ownersOnly(actor)
@@ -199,7 +213,12 @@ export async function rotateSecret(deps: WebhookDeps, actor: WebhookActor, id: s
     deps.store,
     actor.workspaceId,
     id,
-    deps.vault.seal(secret),
+    // The current secret moves to `previous_secret`: re-sealed there, since each value opens only in its
+    // own column.
+    (current) => ({
+      secret: deps.vault.seal(webhookSecretAt(id, 'secret'), secret),
+      previous: resealPrevious(deps.vault, id, current),
+    }),
     now + SECRET_OVERLAP_MS,
     now,
   )

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import type { Credentials } from '../../src/networks/adapter.js'
 import { startTestPds, type TestPds } from '../helpers/bluesky-pds.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
@@ -49,8 +50,8 @@ describe('connecting Bluesky with an app password', () => {
     const row = await h.app.store.db.selectFrom('connections').selectAll().executeTakeFirstOrThrow()
     expect(row).toMatchObject({ platform: 'bluesky', username: 'carol.test', status: 'active' })
     expect(row.profile_id).toMatch(/^did:plc:/)
-    expect(row.credentials.startsWith('v1.')).toBe(true)
-    const credentials = h.app.vault.openJson<Credentials>(row.credentials)
+    expect(row.credentials.startsWith('v2.')).toBe(true)
+    const credentials = h.app.vault.openJson<Credentials>(connectionCredentials(row.id), row.credentials)
     expect(credentials.extra).toMatchObject({ pdsUrl: pds.url, handle: 'carol.test' })
     for (const secret of [appPassword, accountPassword, credentials.accessToken, credentials.refreshToken!]) {
       expect(

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { STATE_TTL_MS } from '../../src/connect/state.js'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { FakeClock } from '../../src/lib/clock.js'
 import { type Browser, createBrowser, decodeEntities, formFields, type Page } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -78,11 +79,11 @@ describe('the connect flow', () => {
 
     const row = (await connections()).find((c) => c.username === 'acme_news')!
     expect(row).toMatchObject({ platform: 'twitter', status: 'active', workspace_id: h.workspaceId })
-    expect(row.credentials.startsWith('v1.')).toBe(true)
+    expect(row.credentials.startsWith('v2.')).toBe(true)
     expect(row.scopes.split(' ').sort()).toEqual([...TWITTER_SCOPES].sort())
     expect(Number(row.token_expires_at)).toBe(clock.now() + 7200 * 1000)
     const state = await h.app.store.db.selectFrom('oauth_states').selectAll().executeTakeFirstOrThrow()
-    expect(state.code_verifier.startsWith('v1.')).toBe(true)
+    expect(state.code_verifier.startsWith('v2.')).toBe(true)
     expect(state.used_at).not.toBeNull()
 
     const accounts = await h.call('get_connected_accounts')
@@ -309,7 +310,9 @@ describe('the connect flow', () => {
     expect(answer.status).toBe(303)
     const after = (await connections()).find((c) => c.id === row.id)!
     expect(after.status).toBe('removed')
-    expect(h.app.vault.openJson(after.credentials)).toEqual({ accessToken: '' })
+    expect(h.app.vault.openJson(connectionCredentials(after.id), after.credentials)).toEqual({
+      accessToken: '',
+    })
     expect((await h.call('get_connected_accounts')).body.some((a: any) => a.username === 'replay_me')).toBe(
       false,
     )

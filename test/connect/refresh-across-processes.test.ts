@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { refreshOnce } from '../../src/connect/credentials.js'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { type Credentials, PublishFailure } from '../../src/networks/adapter.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
@@ -39,7 +40,7 @@ describe.each(backends)('refreshing a rotating token from two processes on $name
     }
     await h.app.store.db
       .updateTable('connections')
-      .set({ credentials: h.app.vault.sealJson(seen) })
+      .set({ credentials: h.app.vault.sealJson(connectionCredentials(connectionId), seen) })
       .where('id', '=', connectionId)
       .execute()
     const row = await h.app.store.db
@@ -63,6 +64,8 @@ describe.each(backends)('refreshing a rotating token from two processes on $name
       .executeTakeFirstOrThrow()
     expect(after.status).toBe('active')
     expect(after.refreshing_until).toBeNull()
-    expect(h.app.vault.openJson<Credentials>(after.credentials).refreshToken).toBe('refresh-1')
+    expect(
+      h.app.vault.openJson<Credentials>(connectionCredentials(connectionId), after.credentials).refreshToken,
+    ).toBe('refresh-1')
   })
 })

@@ -1,10 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createAccounts } from '../../src/auth/accounts.js'
 import { rotateSecrets } from '../../src/connect/rotate.js'
-import { createVault, keyIdOf, type Vault } from '../../src/connect/vault.js'
+import {
+  connectionCredentials,
+  createVault,
+  keyIdOf,
+  type Vault,
+  webhookSecretAt,
+} from '../../src/connect/vault.js'
 import { systemClock } from '../../src/lib/clock.js'
 import { upsertConnection } from '../../src/store/connections.js'
 import { openStore, type Store } from '../../src/store/db.js'
@@ -15,7 +21,14 @@ const oldKey = Buffer.alloc(32, 1)
 const newKey = Buffer.alloc(32, 2)
 const strangerKey = Buffer.alloc(32, 3)
 
-/** A workspace with three connections (two under the old key, one already under the new) and an OAuth state. */
+const stateAt = { table: 'oauth_states', column: 'code_verifier', id: 'state-1' }
+const grantAt = { table: 'pending_grants', column: 'sealed', id: 'grant-1' }
+const ENDPOINT = 'e0e1e2e3e4e5e6e7e8e9eaeb'
+
+/**
+ * A workspace with three connections (two under the old key, one already under the new), an OAuth state,
+ * a pending connect grant and a webhook endpoint with a current and a previous secret.
+ */
 async function seed(store: Store, email: string) {
   const accounts = createAccounts(store.db, systemClock)
   const { workspaceId, userId } = await accounts.bootstrap({
@@ -35,10 +48,11 @@ async function seed(store: Store, email: string) {
         username: profileId,
         name: profileId,
         isOrganization: false,
-        credentials: vault.sealJson({
-          accessToken: `access-${profileId}`,
-          refreshToken: `refresh-${profileId}`,
-        }),
+        sealCredentials: (id) =>
+          vault.sealJson(connectionCredentials(id), {
+            accessToken: `access-${profileId}`,
+            refreshToken: `refresh-${profileId}`,
+          }),
         tokenExpiresAt: null,
       },
       Date.now(),
@@ -54,11 +68,42 @@ async function seed(store: Store, email: string) {
       workspace_id: workspaceId,
       user_id: userId,
       platform: 'twitter',
-      code_verifier: old.seal('the-pkce-verifier-of-state-1'),
+      code_verifier: old.seal(stateAt, 'the-pkce-verifier-of-state-1'),
       redirect_uri: 'http://127.0.0.1/connect/twitter/callback',
       created_at: Date.now(),
       expires_at: Date.now() + 600_000,
       used_at: null,
+    })
+    .execute()
+  await store.db
+    .insertInto('pending_grants')
+    .values({
+      id: 'grant-1',
+      user_id: userId,
+      workspace_id: workspaceId,
+      platform: 'linkedin',
+      sealed: old.sealJson(grantAt, { profiles: [], scopes: ['w_member_social'] }),
+      expires_at: Date.now() + 600_000,
+      created_at: Date.now(),
+    })
+    .execute()
+  await store.db
+    .insertInto('webhook_endpoints')
+    .values({
+      id: ENDPOINT,
+      workspace_id: workspaceId,
+      url: 'https://hooks.example.com/herald',
+      description: '',
+      event_types: '[]',
+      enabled: 1,
+      secret: old.seal(webhookSecretAt(ENDPOINT, 'secret'), 'whsec_current'),
+      previous_secret: old.seal(webhookSecretAt(ENDPOINT, 'previous_secret'), 'whsec_previous'),
+      previous_secret_until: Date.now() + 600_000,
+      failing_since: null,
+      disabled_reason: null,
+      disabled_at: null,
+      created_at: Date.now(),
+      updated_at: Date.now(),
     })
     .execute()
   return { workspaceId, ids }
@@ -67,19 +112,27 @@ async function seed(store: Store, email: string) {
 async function expectOnlyNewKeyOpens(store: Store) {
   const newOnly = createVault(newKey)
   const oldOnly = createVault(oldKey)
-  const rows = await store.db.selectFrom('connections').select(['profile_id', 'credentials']).execute()
+  const rows = await store.db.selectFrom('connections').select(['id', 'profile_id', 'credentials']).execute()
   expect(rows).toHaveLength(3)
   for (const row of rows) {
     expect(row.credentials.split('.')[1]).toBe(keyIdOf(newKey))
-    expect(newOnly.openJson(row.credentials)).toEqual({
+    expect(newOnly.openJson(connectionCredentials(row.id), row.credentials)).toEqual({
       accessToken: `access-${row.profile_id}`,
       refreshToken: `refresh-${row.profile_id}`,
     })
-    expect(() => oldOnly.open(row.credentials)).toThrow()
+    expect(() => oldOnly.open(connectionCredentials(row.id), row.credentials)).toThrow()
   }
   const state = await store.db.selectFrom('oauth_states').selectAll().executeTakeFirstOrThrow()
-  expect(newOnly.open(state.code_verifier)).toBe('the-pkce-verifier-of-state-1')
-  expect(() => oldOnly.open(state.code_verifier)).toThrow()
+  expect(newOnly.open(stateAt, state.code_verifier)).toBe('the-pkce-verifier-of-state-1')
+  expect(() => oldOnly.open(stateAt, state.code_verifier)).toThrow()
+  const grant = await store.db.selectFrom('pending_grants').selectAll().executeTakeFirstOrThrow()
+  expect(newOnly.openJson(grantAt, grant.sealed)).toEqual({ profiles: [], scopes: ['w_member_social'] })
+  const endpoint = await store.db.selectFrom('webhook_endpoints').selectAll().executeTakeFirstOrThrow()
+  expect(newOnly.open(webhookSecretAt(ENDPOINT, 'secret'), endpoint.secret)).toBe('whsec_current')
+  expect(newOnly.open(webhookSecretAt(ENDPOINT, 'previous_secret'), endpoint.previous_secret!)).toBe(
+    'whsec_previous',
+  )
+  expect(() => oldOnly.open(webhookSecretAt(ENDPOINT, 'secret'), endpoint.secret)).toThrow()
 }
 
 describe.each(backends)('secrets rotate on $name', (backend) => {
@@ -96,6 +149,8 @@ describe.each(backends)('secrets rotate on $name', (backend) => {
       keyId: keyIdOf(newKey),
       connections: { total: 3, rotated: 2, current: 1, failed: 0, failedIds: [] },
       oauthStates: { total: 1, rotated: 1, current: 0, failed: 0, failedIds: [] },
+      pendingGrants: { total: 1, rotated: 1, current: 0, failed: 0, failedIds: [] },
+      webhookSecrets: { total: 2, rotated: 2, current: 0, failed: 0, failedIds: [] },
     })
     await expectOnlyNewKeyOpens(store)
 
@@ -106,11 +161,40 @@ describe.each(backends)('secrets rotate on $name', (backend) => {
     // A value sealed with a key that is not configured is reported, not lost.
     await store.db
       .updateTable('connections')
-      .set({ credentials: createVault(strangerKey).sealJson({ accessToken: 'x' }) })
+      .set({
+        credentials: createVault(strangerKey).sealJson(connectionCredentials(ids['old-1']!), {
+          accessToken: 'x',
+        }),
+      })
       .where('id', '=', ids['old-1']!)
       .execute()
     const stranger = await rotateSecrets(store.db, createVault(newKey, [oldKey]))
     expect(stranger.connections).toMatchObject({ failed: 1, failedIds: [ids['old-1']] })
+  })
+
+  it('does not launder a value copied from another row into a value sealed for its new row', async () => {
+    const store = await backend.open()
+    onTestFinished(() => store.destroy())
+    const { ids } = await seed(store, `rotate-copy-${backend.name}@example.com`)
+    const victim = await store.db
+      .selectFrom('connections')
+      .select('credentials')
+      .where('id', '=', ids['old-2']!)
+      .executeTakeFirstOrThrow()
+    // An attacker with write access to the database puts old-2's tokens into old-1.
+    await store.db
+      .updateTable('connections')
+      .set({ credentials: victim.credentials })
+      .where('id', '=', ids['old-1']!)
+      .execute()
+    const report = await rotateSecrets(store.db, createVault(newKey, [oldKey]))
+    expect(report.connections.failedIds).toEqual([ids['old-1']])
+    const copied = await store.db
+      .selectFrom('connections')
+      .select('credentials')
+      .where('id', '=', ids['old-1']!)
+      .executeTakeFirstOrThrow()
+    expect(copied.credentials).toBe(victim.credentials)
   })
 })
 
@@ -135,6 +219,8 @@ describe('`npm run herald -- secrets rotate`', () => {
     const report = JSON.parse(stdout.trim().split('\n').at(-1)!)
     expect(report.connections).toEqual({ total: 3, rotated: 2, current: 1, failed: 0, failedIds: [] })
     expect(report.oauthStates).toMatchObject({ total: 1, rotated: 1 })
+    expect(report.pendingGrants).toMatchObject({ total: 1, rotated: 1 })
+    expect(report.webhookSecrets).toMatchObject({ total: 2, rotated: 2 })
 
     const after = await openStore({ sqlitePath: file })
     try {

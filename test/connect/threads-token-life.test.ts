@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { FakeClock } from '../../src/lib/clock.js'
 import type { Credentials } from '../../src/networks/adapter.js'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
@@ -38,7 +39,10 @@ describe('a Threads token over its life', () => {
       .selectAll()
       .where('id', '=', connectionId)
       .executeTakeFirstOrThrow()
-    return { row, credentials: h.app.vault.openJson<Credentials>(row.credentials) }
+    return {
+      row,
+      credentials: h.app.vault.openJson<Credentials>(connectionCredentials(row.id), row.credentials),
+    }
   }
   const readProfile = async () => {
     const { status, body } = await h.call('get_profile_analytics', {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { addMember } from '../../src/store/accounts.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
@@ -19,7 +20,12 @@ describe('the Channels page', () => {
     const li = await connectProfile(h, 'linkedin', 'li-soon', 'soon-page', { tokenExpiresAt: soon })
     await h.app.store.db
       .updateTable('connections')
-      .set({ credentials: h.app.vault.sealJson({ accessToken: 'short-lived', expiresAt: soon }) })
+      .set({
+        credentials: h.app.vault.sealJson(connectionCredentials(li), {
+          accessToken: 'short-lived',
+          expiresAt: soon,
+        }),
+      })
       .where('id', '=', li)
       .execute()
     await connectProfile(h, 'youtube', 'yt-dead', 'dead-channel', { status: 'needs_reconnect' })

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { chromium, type Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { createAppWorker } from '../../src/main.js'
 import type { Credentials } from '../../src/networks/adapter.js'
 import type { Worker } from '../../src/worker/worker.js'
@@ -216,9 +217,9 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
     }
 
     // No page showed a network token.
-    const rows = await h.app.store.db.selectFrom('connections').select('credentials').execute()
+    const rows = await h.app.store.db.selectFrom('connections').select(['id', 'credentials']).execute()
     const tokens = rows.flatMap((r) => {
-      const c = h.app.vault.openJson<Credentials>(r.credentials)
+      const c = h.app.vault.openJson<Credentials>(connectionCredentials(r.id), r.credentials)
       return [c.accessToken, c.refreshToken].filter((t): t is string => Boolean(t))
     })
     expect(tokens.length).toBeGreaterThanOrEqual(2)

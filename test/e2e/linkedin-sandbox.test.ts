@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { createAppWorker } from '../../src/main.js'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
 import type { Worker } from '../../src/worker/worker.js'
@@ -202,11 +203,14 @@ describe('LinkedIn in sandbox mode, end to end', () => {
     const tokens = (
       await h.app.store.db
         .selectFrom('connections')
-        .select('credentials')
+        .select(['id', 'credentials'])
         .where('platform', '=', 'linkedin')
         .execute()
     ).flatMap((r) => {
-      const c = h.app.vault.openJson<{ accessToken: string; refreshToken?: string }>(r.credentials)
+      const c = h.app.vault.openJson<{ accessToken: string; refreshToken?: string }>(
+        connectionCredentials(r.id),
+        r.credentials,
+      )
       return [c.accessToken, c.refreshToken ?? '']
     })
     expect(tokens.filter(Boolean).length).toBeGreaterThanOrEqual(2)
@@ -369,7 +373,10 @@ describe('LinkedIn in sandbox mode, end to end', () => {
       .selectAll()
       .where('id', '=', connectionId)
       .executeTakeFirstOrThrow()
-    const credentials = h.app.vault.openJson<{ refreshToken?: string; expiresAt?: number }>(row.credentials)
+    const credentials = h.app.vault.openJson<{ refreshToken?: string; expiresAt?: number }>(
+      connectionCredentials(row.id),
+      row.credentials,
+    )
     expect(credentials.refreshToken).toBeUndefined()
     // Fifty-five days later: the 60-day token has five days and a bit left.
     const expiresAt = h.app.clock.now() + 5 * 86_400_000 + 3_600_000

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { createBrowser } from '../helpers/browser.js'
 import type { Harness } from '../helpers/harness.js'
 import { useSandboxPublishing } from '../helpers/sandbox-publishing.js'
@@ -113,11 +114,13 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     // No token in any response, log line or plaintext column.
     const tokens = [
       ...new Set(
-        (await h.app.store.db.selectFrom('connections').select('credentials').execute()).map(
-          (r) => r.credentials,
+        (await h.app.store.db.selectFrom('connections').select(['id', 'credentials']).execute()).map(
+          (r) =>
+            h.app.vault.openJson<{ accessToken: string }>(connectionCredentials(r.id), r.credentials)
+              .accessToken,
         ),
       ),
-    ].map((sealed) => h.app.vault.openJson<{ accessToken: string }>(sealed).accessToken)
+    ]
     expect(tokens.length).toBeGreaterThan(0)
     const columns = JSON.stringify(
       await h.app.store.db
@@ -161,6 +164,7 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
       .where('id', '=', connected.connectionId)
       .executeTakeFirstOrThrow()
     const credentials = h.app.vault.openJson<{ extra?: Record<string, string>; expiresAt?: number }>(
+      connectionCredentials(row.id),
       row.credentials,
     )
     expect(credentials.extra?.host).toBe('instagram')

@@ -1,6 +1,7 @@
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { createAppWorker } from '../../src/main.js'
 import type { Credentials } from '../../src/networks/adapter.js'
 import type { Worker } from '../../src/worker/worker.js'
@@ -152,11 +153,17 @@ describe('the sandbox demo, end to end', () => {
     // and 5 hours: it cannot renew itself, so it is listed as expiring.
     const db = h.app.store.db
     const row = await db.selectFrom('connections').selectAll().executeTakeFirstOrThrow()
-    const { refreshToken: _dropped, ...rest } = h.app.vault.openJson<Credentials>(row.credentials)
+    const { refreshToken: _dropped, ...rest } = h.app.vault.openJson<Credentials>(
+      connectionCredentials(row.id),
+      row.credentials,
+    )
     const expiresAt = Date.now() + 3 * DAY + 5 * 3_600_000
     await db
       .updateTable('connections')
-      .set({ credentials: h.app.vault.sealJson({ ...rest, expiresAt }), token_expires_at: expiresAt })
+      .set({
+        credentials: h.app.vault.sealJson(connectionCredentials(row.id), { ...rest, expiresAt }),
+        token_expires_at: expiresAt,
+      })
       .where('id', '=', row.id)
       .execute()
     const health = await call('get_account_health')
@@ -206,7 +213,7 @@ describe('the sandbox demo, end to end', () => {
     const connections = await db.selectFrom('connections').select(['credentials']).execute()
     expect(connections.length).toBe(2)
     for (const { credentials } of connections) {
-      expect(credentials.startsWith('v1.')).toBe(true)
+      expect(credentials.startsWith('v2.')).toBe(true)
       for (const token of tokens) expect(credentials.includes(token)).toBe(false)
     }
     // Every table, not only connections.

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { assessConnection } from '../../src/connect/health.js'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import type { Credentials } from '../../src/networks/adapter.js'
 import { createBrowser } from '../helpers/browser.js'
 import type { Harness } from '../helpers/harness.js'
@@ -70,7 +71,7 @@ describe('Threads in sandbox mode, end to end', () => {
       .executeTakeFirstOrThrow()
     expect(row).toMatchObject({ username: 'pierbakery', name: 'Pier Bakery', status: 'active' })
     // Account health counts down the 60-day token: nothing to say now, "expires in 4 days" at day 55.
-    const credentials = h.app.vault.openJson<Credentials>(row.credentials)
+    const credentials = h.app.vault.openJson<Credentials>(connectionCredentials(row.id), row.credentials)
     const input = {
       platform: 'threads',
       profileId: row.profile_id,

@@ -1,3 +1,4 @@
+import { connectionCredentials } from '../../src/connect/vault.js'
 import type { Network } from '../../src/domain/networks.js'
 import { upsertConnection } from '../../src/store/connections.js'
 import type { Harness } from './harness.js'
@@ -25,10 +26,11 @@ export async function connectProfile(
       username,
       name: `${username} (${platform})`,
       isOrganization: options.isOrganization ?? false,
-      credentials: h.app.vault.sealJson({
-        accessToken: `access-${platform}-${profileId}`,
-        refreshToken: `refresh-${platform}-${profileId}`,
-      }),
+      sealCredentials: (id) =>
+        h.app.vault.sealJson(connectionCredentials(id), {
+          accessToken: `access-${platform}-${profileId}`,
+          refreshToken: `refresh-${platform}-${profileId}`,
+        }),
       tokenExpiresAt: options.tokenExpiresAt ?? null,
     },
     Date.now(),

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import type { GrantProfile } from '../../src/networks/adapter.js'
 import { upsertConnection } from '../../src/store/connections.js'
 import type { Harness } from './harness.js'
@@ -33,7 +34,7 @@ export async function connectMetaGrant(h: Harness, username: string): Promise<Gr
         name: grant.profile.name,
         isOrganization: grant.profile.isOrganization,
         avatarUrl: null,
-        credentials: h.app.vault.sealJson(grant.credentials),
+        sealCredentials: (id) => h.app.vault.sealJson(connectionCredentials(id), grant.credentials),
         scopes: [...oauth.scopes],
         tokenExpiresAt: grant.credentials.expiresAt ?? null,
       },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import type { Network } from '../../src/domain/networks.js'
 import type {
   Credentials,
@@ -43,7 +44,7 @@ export async function connectSandboxProfile(
       name: row.name,
       isOrganization: row.is_organization === 1,
     },
-    credentials: h.app.vault.openJson<Credentials>(row.credentials),
+    credentials: h.app.vault.openJson<Credentials>(connectionCredentials(row.id), row.credentials),
   }
 }
 

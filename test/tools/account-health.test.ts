@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { FakeClock } from '../../src/lib/clock.js'
 import type { Credentials } from '../../src/networks/adapter.js'
 import { upsertConnection } from '../../src/store/connections.js'
@@ -24,7 +25,11 @@ describe.each(backends)('get_account_health on $name', (backend) => {
     platform: 'twitter' | 'youtube' | 'bluesky',
     username: string,
     credentials: Credentials,
-    options: { status?: 'needs_reconnect'; lastError?: string; sealed?: string } = {},
+    options: {
+      status?: 'needs_reconnect'
+      lastError?: string
+      sealed?: string | ((id: string) => string)
+    } = {},
   ) => {
     const db = h.app.store.db
     const id = await upsertConnection(
@@ -36,7 +41,10 @@ describe.each(backends)('get_account_health on $name', (backend) => {
         username,
         name: username,
         isOrganization: false,
-        credentials: options.sealed ?? h.app.vault.sealJson(credentials),
+        sealCredentials: (id) =>
+          typeof options.sealed === 'string'
+            ? options.sealed
+            : (options.sealed?.(id) ?? h.app.vault.sealJson(connectionCredentials(id), credentials)),
         tokenExpiresAt: credentials.expiresAt ?? null,
       },
       clock.now(),
@@ -100,7 +108,7 @@ describe.each(backends)('get_account_health on $name', (backend) => {
       refreshToken: jwt(T0 + 5 * DAY + HOUR),
     })
     await connect('bluesky', 'jwt_far', { accessToken: jwt(T0 + 2 * HOUR), refreshToken: jwt(T0 + 60 * DAY) })
-    await connect('twitter', 'undecryptable', { accessToken: 'a' }, { sealed: 'v1.deadbeef.aaaa.bbbb.cccc' })
+    await connect('twitter', 'undecryptable', { accessToken: 'a' }, { sealed: 'v2.deadbeef.aaaa.bbbb.cccc' })
 
     const body = await health()
     expect(body.healthy).toBe(false)

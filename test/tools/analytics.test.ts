@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import type { Network } from '../../src/domain/networks.js'
 import { FakeClock } from '../../src/lib/clock.js'
 import {
@@ -309,9 +310,9 @@ describe.each(backends)('analytics tools on $name', (backend) => {
       expect(row.status).toBe('needs_reconnect')
       expect(row.last_error).toBe('Access token for twitter is missing or invalid')
       // The refreshed token was kept (sealed), as publishing keeps it.
-      expect(h.app.vault.openJson<Credentials>(row.credentials).accessToken).toBe(
-        'access-twitter-tw-flaky-r1',
-      )
+      expect(
+        h.app.vault.openJson<Credentials>(connectionCredentials(row.id), row.credentials).accessToken,
+      ).toBe('access-twitter-tw-flaky-r1')
 
       // The next refresh does not call the network for it, so it costs nothing.
       const again = await analytics({ id, refresh: true })

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createVault } from '../../src/connect/vault.js'
+import { createVault, webhookSecretAt } from '../../src/connect/vault.js'
 import type { Store } from '../../src/store/db.js'
 import { recordEvent } from '../../src/store/events.js'
 import { insertEndpoint } from '../../src/store/webhook-endpoints.js'
@@ -61,14 +61,15 @@ describe.each(databases.map((make) => ({ make, name: make.name.replace('shared',
         .insertInto('workspaces')
         .values({ id: WORKSPACE, name: 'Processes', plan: 'free', credit_balance: 0, created_at: now })
         .execute()
+      const id = 'e1e2e3e4e5e6e7e8e9e0e1e2'
       await insertEndpoint(store.db, {
-        id: 'e1e2e3e4e5e6e7e8e9e0e1e2',
+        id,
         workspace_id: WORKSPACE,
         url: receiver.url,
         description: '',
         event_types: '[]',
         enabled: 1,
-        secret: vault.seal(secret),
+        secret: vault.seal(webhookSecretAt(id, 'secret'), secret),
         created_at: now,
         updated_at: now,
       })

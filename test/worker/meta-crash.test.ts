@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { readProgress } from '../../src/worker/progress.js'
 import { sendTarget } from '../../src/worker/send.js'
 import { backends } from '../helpers/backends.js'
@@ -61,7 +62,10 @@ describe.each(backends)('an Instagram target whose worker dies mid-publish ($nam
       .selectAll()
       .where('id', '=', lookedUp.connection_id)
       .executeTakeFirstOrThrow()
-    const credentials = h.app.vault.openJson<{ accessToken: string }>(connection.credentials)
+    const credentials = h.app.vault.openJson<{ accessToken: string }>(
+      connectionCredentials(connection.id),
+      connection.credentials,
+    )
     const found = await lookupMatch(real)({
       targetId: lookedUp.id,
       profile: {

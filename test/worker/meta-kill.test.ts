@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { createAppWorker } from '../../src/main.js'
 import { sandboxPrefixes } from '../../src/networks/registry.js'
 import { openStore } from '../../src/store/db.js'
@@ -183,7 +184,7 @@ describe('a worker process SIGKILLed while publishing to Instagram', () => {
         name: connection.name,
         isOrganization: false,
       },
-      credentials: h.app.vault.openJson(connection.credentials),
+      credentials: h.app.vault.openJson(connectionCredentials(connection.id), connection.credentials),
       content: row.content,
       mediaUrls: JSON.parse(row.media_urls),
       since,

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { connectionCredentials } from '../../src/connect/vault.js'
 import { postgresTestUrl } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -91,7 +92,7 @@ describe('worker processes', () => {
       await h.app.store.db
         .updateTable('connections')
         .set({
-          credentials: h.app.vault.sealJson({
+          credentials: h.app.vault.sealJson(connectionCredentials(connectionId), {
             accessToken: 'access-0',
             refreshToken: 'refresh-0',
             expiresAt: Date.now() + 1_000,
