@@ -19,6 +19,13 @@ export interface ClaimInput {
   limit: number
   /** Only these networks (the ones with free send slots in this worker). */
   platforms: Network[]
+  /**
+   * Targets this worker must not take: those it is still sending. A send that outlived its lease (a stall,
+   * a slow call) is still running here; claimed again by the same worker, both attempts would write under
+   * one `lease_owner`, and the older one's writes (an item's in-flight mark cleared) would pass as the new
+   * attempt's. Another worker may take them.
+   */
+  exclude?: readonly string[]
 }
 
 /**
@@ -41,7 +48,11 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
   const claimable = (t: string) => sql`
     ${sql.ref(`${t}.lease_owner`)} IS NULL AND ${sql.ref(`${t}.status`)} = 'pending'
     AND ${sql.ref(`${t}.run_at`)} <= ${input.now}
-    AND ${sql.ref(`${t}.platform`)} IN (${sql.join(input.platforms)})
+    AND ${sql.ref(`${t}.platform`)} IN (${sql.join(input.platforms)})${
+      input.exclude && input.exclude.length > 0
+        ? sql` AND ${sql.ref(`${t}.id`)} NOT IN (${sql.join(input.exclude)})`
+        : sql``
+    }
     AND NOT EXISTS (
       SELECT 1 FROM connections c
        WHERE c.id = ${sql.ref(`${t}.connection_id`)} AND c.throttled_until > ${input.now})`

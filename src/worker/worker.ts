@@ -120,8 +120,8 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         const target = list.shift() as ClaimedTarget
         inFlight.set(network, (inFlight.get(network) ?? 0) + 1)
         const controller = new AbortController()
-        // This worker claimed the target again while an older attempt of it still runs here (its lease
-        // ran out, the target was reset and re-armed): the older attempt stops and records nothing.
+        // An older attempt of this target still running here: the claim leaves such targets to other
+        // workers (ClaimInput.exclude), so this is a last guard: the older attempt stops, records nothing.
         const older = running.get(target.id)
         if (older) {
           log.warn({ targetId: target.id }, 'an older attempt of this target is superseded; stopping it')
@@ -230,6 +230,9 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       leaseMs: options.leaseMs,
       limit: Math.min(options.batch, free),
       platforms: open,
+      // A send of this worker that outlived its lease is still running: another worker may take the
+      // target, this one not until that send has ended (see ClaimInput.exclude).
+      exclude: [...running.keys()],
     })
     for (const target of claimed) {
       trustedUntil.set(target.id, claimedAt + options.leaseMs)

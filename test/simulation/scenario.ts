@@ -41,7 +41,8 @@ const DOCUMENTED_PRICE = (network: Network) => (network === 'twitter' ? 5 : 1)
 const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE
 const THREAD_NETWORKS = new Set<Network>(['twitter', 'bluesky', 'threads'])
-const CHAINS = process.env.HERALD_SIMULATION_CHAINS === '1'
+/** Threads and first comments are on unless HERALD_SIMULATION_CHAINS=0. */
+const CHAINS = process.env.HERALD_SIMULATION_CHAINS !== '0'
 const OK_STATUSES = new Set([200, 400, 404, 409])
 
 /** Runs one seed against the world and checks what the networks hold afterwards. */
@@ -120,14 +121,10 @@ export async function runSeed(world: World, seed: number, trace: string[] = []):
           ? [`${world.media.url}/photo-${tag}.jpg`]
           : []
     const now = pick.chance(0.75)
-    // Threads gets no chain for now: with a 2-item thread and a 429 after `threads_publish`, the item's
-    // lookup finds the container published but never the reply among its parent's replies, and the target
-    // waits on lookups past the drain (seeds 145 and 213 of the npm test lanes; they pass replayed alone, so
-    // they cannot be kept as `open` seeds). Reported to the lead with issue 26.
-    // Chains run only when asked (HERALD_SIMULATION_CHAINS=1): they still find items sent twice (seed 137
-    // of the npm test lanes: an X thread item answered late after X made it, with a paused worker), so the
-    // seeds in npm test run without them until those are fixed (docs/simulation.md).
-    const chained = CHAINS && chains.chance(0.4) && network !== 'threads'
+    // About 40% of posts carry a thread (X, Bluesky, Threads) or a first comment (the others);
+    // HERALD_SIMULATION_CHAINS=0 leaves them out (they draw from a stream of their own, so the rest of a
+    // seed's schedule does not change).
+    const chained = chains.chance(0.4) && CHAINS
     const role = !chained ? undefined : THREAD_NETWORKS.has(network) ? 'thread' : 'firstComment'
     const items = Array.from({ length: role === 'thread' ? chains.int(2, 4) : role ? 1 : 0 }, (_, k) =>
       tag.replace(/^s/, 'r').replace(/z$/, `i${k}q`),
@@ -175,6 +172,7 @@ export async function runSeed(world: World, seed: number, trace: string[] = []):
     note(
       `create_post ${network} ${tag}${role ? ` +${items.length} ${role}` : ''} ${now ? 'now' : 'scheduled'} -> ${id}`,
     )
+    if (role) count(role === 'thread' ? 'post with a thread' : 'post with a first comment')
   }
 
   /** One tool call from the agent, on a post of this seed. */

@@ -46,6 +46,8 @@ describe('the fault simulation', () => {
       'reschedule_post',
       'delete_post',
       'multicall',
+      'post with a thread',
+      'post with a first comment',
     ])
       expect(summary.events[kind] ?? 0, kind).toBeGreaterThan(0)
     for (const kind of [

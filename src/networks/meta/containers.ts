@@ -73,6 +73,11 @@ export interface ContainerNetwork {
   item: (file: PreparedMedia) => Params
   /** Parameters every post container carries besides its media (Threads' `reply_to_id` for a reply). */
   containerExtra?: Params
+  /**
+   * Finds what a saved container Meta reports `PUBLISHED` became, where that is not among the account's
+   * recent posts (a Threads reply is listed with the profile's replies, never with its threads).
+   */
+  findPublished?: () => Promise<LookupAnswer>
   profileUrl: (username: string) => string
   postUrl: (id: string) => string
   messages: {
@@ -127,7 +132,9 @@ export async function publishThroughContainers(
     const status = await containerStatus(flow, containerId)
     if (status.code === 'PUBLISHED') {
       // The earlier attempt's publish went through: find that post instead of posting again.
-      const answer = await findRecent(flow, userId, request, 0, undefined)
+      const answer = net.findPublished
+        ? await net.findPublished()
+        : await findRecent(flow, userId, request, 0, undefined)
       if (answer.kind === 'found') return answer.result
       throw new PublishFailure(
         'unknown_outcome',

@@ -7,7 +7,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from '../adapter.js'
-import { findAmongReplies, foundByKey } from '../lookup-scan.js'
+import { foundByKey, isDistinctive, lookUpRecent, normaliseCopy, toLookupAnswer } from '../lookup-scan.js'
 import {
   type ContainerContext,
   type ContainerNetwork,
@@ -121,28 +121,31 @@ export const findThreadsPost = (ctx: ThreadsContext, request: LookupRequest): Pr
 /**
  * Issue 26: a thread item or first comment on Threads is a thread whose container names the post it
  * answers (`reply_to_id`), published like any other (container, status, `threads_publish`), its container
- * id saved as the item's progress so a retry publishes that container instead of making another.
+ * id saved as the item's progress so a retry publishes that container instead of making another. A saved
+ * container Meta already reports `PUBLISHED` is looked for among the profile's replies (a reply is never
+ * listed with its threads).
  */
 export async function publishThreadsReply(ctx: ThreadsContext, request: ItemRequest): Promise<PublishResult> {
   if (request.mediaUrls.length > MAX_ITEMS)
     throw new PublishFailure('invalid_content', `Threads takes at most ${MAX_ITEMS} items in a carousel`)
   if (request.mediaUrls.length === 0 && request.content.trim() === '')
     throw new PublishFailure('invalid_content', 'A Threads reply needs text or media')
-  const net = { ...THREADS, containerExtra: { reply_to_id: request.parent.remoteId } }
+  const net: ContainerNetwork = {
+    ...THREADS,
+    containerExtra: { reply_to_id: request.parent.remoteId },
+    findPublished: () => findOwnReply(ctx, request, undefined, [request.root.remoteId]),
+  }
   return publishThroughContainers(net, ctx, request as unknown as PublishRequest, threadsUserIdOf(request))
 }
 
 /**
  * Issue 26: an unanswered reply is resolved by its container (never published: absent, and the retry
- * publishes it) and otherwise looked for among its parent's replies (`GET /{thread-id}/replies`) by its copy.
+ * publishes it) and otherwise looked for among the profile's own replies since the call.
  */
 export async function findThreadsReply(
   ctx: ThreadsContext,
   request: ItemLookupRequest,
 ): Promise<LookupAnswer> {
-  const token = request.credentials.accessToken
-  const url = (row: Record<string, unknown>) =>
-    typeof row.permalink === 'string' ? row.permalink : THREADS.postUrl(String(row.id))
   if (request.progress?.published)
     return foundByKey(
       { remoteId: request.progress.published, url: THREADS.postUrl(request.progress.published) },
@@ -150,30 +153,76 @@ export async function findThreadsReply(
     )
   const container = request.progress?.container
   if (!container) return { kind: 'absent' }
-  const { code } = await statusOfContainer(THREADS, ctx, token, container, request.signal)
+  const { code } = await statusOfContainer(
+    THREADS,
+    ctx,
+    request.credentials.accessToken,
+    container,
+    request.signal,
+  )
   if (code !== 'PUBLISHED') return { kind: 'absent' }
-  const body = await callThreads(ctx.graph, {
-    method: 'GET',
-    path: `/${request.parent.remoteId}/replies`,
-    params: { fields: 'id,text,timestamp,permalink', reverse: 'true' },
-    token,
-    signal: request.signal,
-    what: 'the replies',
-  })
-  const rows = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []
-  const answer = await findAmongReplies({
-    rows,
-    where: `the replies to ${request.parent.url}`,
-    content: request.content,
-    since: request.since,
-    exclude: [request.root.remoteId, ...request.excludeRemoteIds],
-    idOf: (row) => (typeof row.id === 'string' ? row.id : undefined),
-    textOf: (row) => (typeof row.text === 'string' ? row.text : ''),
-    timeOf: (row) =>
-      typeof row.timestamp === 'string' ? Date.parse(row.timestamp.replace(/\+0000$/, 'Z')) : Number.NaN,
-    result: (row) => ({ remoteId: String(row.id), url: url(row) }),
-  })
+  const answer = await findOwnReply(ctx, request, request.since, [
+    request.root.remoteId,
+    ...request.excludeRemoteIds,
+  ])
   if (answer.kind === 'absent')
     throw new PublishFailure('unknown_outcome', THREADS.messages.publishedNotFound)
   return answer
+}
+
+/** Replies read per page of the profile's replies. */
+const REPLIES_PAGE_SIZE = 100
+/** How far Threads' clock may be behind Herald's when a reply is looked up. */
+const REPLY_CLOCK_SLACK_MS = 2 * 60_000
+
+/**
+ * The profile's reply to the item's parent with the item's copy, among the profile's own replies
+ * (`GET /{threads-user-id}/replies`, newest first, from `since` less a clock margin when given, page after
+ * page with `after`): one match is found, several or copy that says nothing ambiguous, none absent. Replies
+ * to other posts and other people's replies never match.
+ */
+async function findOwnReply(
+  ctx: ThreadsContext,
+  request: Pick<ItemRequest, 'profile' | 'credentials' | 'parent' | 'content' | 'signal'>,
+  since: number | undefined,
+  exclude: readonly string[],
+): Promise<LookupAnswer> {
+  const from = since === undefined ? undefined : since - REPLY_CLOCK_SLACK_MS
+  const wanted = normaliseCopy(request.content)
+  const timeOf = (row: Record<string, unknown>) =>
+    typeof row.timestamp === 'string' ? Date.parse(row.timestamp.replace(/\+0000$/, 'Z')) : Number.NaN
+  const url = (row: Record<string, unknown>) =>
+    typeof row.permalink === 'string' ? row.permalink : THREADS.postUrl(String(row.id))
+  const answer = await lookUpRecent<Record<string, unknown>>({
+    where: `@${request.profile.username}'s replies on Threads`,
+    readPage: async (cursor) => {
+      const body = await callThreads(ctx.graph, {
+        method: 'GET',
+        path: `/${threadsUserIdOf(request)}/replies`,
+        params: {
+          fields: 'id,text,timestamp,permalink,replied_to',
+          limit: String(REPLIES_PAGE_SIZE),
+          ...(from !== undefined ? { since: String(Math.floor(from / 1000)) } : {}),
+          ...(cursor ? { after: cursor } : {}),
+        },
+        token: request.credentials.accessToken,
+        signal: request.signal,
+        what: "the profile's replies",
+      })
+      const rows = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []
+      const paging = body.paging as { cursors?: { after?: unknown }; next?: unknown } | undefined
+      const after = paging?.cursors?.after
+      // Meta leaves `next` out on the last page, even when it still names an `after` cursor.
+      return { rows, next: typeof paging?.next === 'string' && typeof after === 'string' ? after : undefined }
+    },
+    idOf: (row) => (typeof row.id === 'string' ? row.id : undefined),
+    urlOf: url,
+    isMatch: (row) =>
+      (row.replied_to as { id?: unknown } | undefined)?.id === request.parent.remoteId &&
+      normaliseCopy(typeof row.text === 'string' ? row.text : '') === wanted,
+    distinctive: isDistinctive(request.content),
+    exclude,
+    isOlder: (row) => from !== undefined && timeOf(row) < from,
+  })
+  return toLookupAnswer(answer, (row) => ({ remoteId: String(row.id), url: url(row) }))
 }

@@ -176,6 +176,22 @@ async function dispatch(
       if (!page) throw fail(400, 100, '(#100) The after cursor is not valid for this edge')
       return { data: page.rows.map((t) => pick(threadView(state, t), params, ['id'])), paging: page.paging }
     }
+    if (method === 'GET' && edge === 'replies') {
+      // The profile's own replies (reference: "Get a List of All a User's Replies"), newest first, in the
+      // since/until window, paged like its threads.
+      const since = params.since ? graphTime(params.since) : Number.NEGATIVE_INFINITY
+      const until = params.until ? graphTime(params.until) : Number.POSITIVE_INFINITY
+      const page = graphPage(
+        state.repliesOf(user.id).filter((t) => t.createdAt >= since && t.createdAt <= until),
+        params,
+        `/${user.id}/replies`,
+      )
+      if (!page) throw fail(400, 100, '(#100) The after cursor is not valid for this edge')
+      return {
+        data: page.rows.map((t) => pick(replyView(state, t, auth.userId), params, ['id'])),
+        paging: page.paging,
+      }
+    }
     if (method === 'GET' && edge === 'threads_publishing_limit')
       return {
         data: [
@@ -246,16 +262,13 @@ async function dispatch(
       throw fail(400, 10, '(#10) Application does not have permission for this action')
     if (method === 'GET' && !edge) return pick(threadView(state, thread), params, ['id'])
     if (method === 'GET' && edge === 'replies') {
-      // Direct replies, oldest first unless reverse=true (the collection's `reverse=false`).
+      // Direct replies, newest first unless reverse=false ("reverse chronological order. The default is
+      // true if not specified", reference collection).
       const replies = [...state.threads.values()]
         .filter((t) => t.replyToId === thread.id)
-        .sort((a, b) => a.createdAt - b.createdAt)
-      if (params.reverse === 'true') replies.reverse()
-      return {
-        data: replies.map((t) =>
-          pick({ ...threadView(state, t), is_reply: true, replied_to: { id: thread.id } }, params, ['id']),
-        ),
-      }
+        .sort((a, b) => b.createdAt - a.createdAt)
+      if (params.reverse === 'false') replies.reverse()
+      return { data: replies.map((t) => pick(replyView(state, t, auth.userId), params, ['id'])) }
     }
     if (method === 'GET' && edge === 'insights') {
       requireScope(auth, 'threads_manage_insights')
@@ -304,6 +317,14 @@ const threadView = (state: ThreadsSandboxState, t: ThreadsPost) => ({
   has_replies: false,
   ...(t.linkAttachment ? { link_attachment_url: t.linkAttachment } : {}),
   ...(t.children.length > 0 ? { children: { data: t.children.map((c) => ({ id: c })) } } : {}),
+})
+
+/** A reply as the replies edges give it: the thread's fields and where it sits in its conversation. */
+const replyView = (state: ThreadsSandboxState, t: ThreadsPost, viewer: string) => ({
+  ...threadView(state, t),
+  is_reply: true,
+  is_reply_owned_by_me: t.userId === viewer,
+  ...(t.replyToId ? { replied_to: { id: t.replyToId }, root_post: { id: state.rootOf(t).id } } : {}),
 })
 
 function createContainer(state: ThreadsSandboxState, userId: string, params: Params): ThreadsContainer {

@@ -153,12 +153,29 @@ export class ThreadsSandboxState extends MetaSimulatorState<ThreadsSandboxOption
     for (let i = 0; i < (fault.times ?? 1); i++) this.faults.push({ ...fault, times: 1 })
   }
 
-  /** A profile's threads, newest first. */
   /** The profile's own threads, newest first (replies are under `/me/replies` and `/{thread}/replies`). */
   threadsOf(userId: string): ThreadsPost[] {
     return [...this.threads.values()]
       .filter((t) => t.userId === userId && !t.replyToId)
       .sort((a, b) => b.createdAt - a.createdAt)
+  }
+
+  /** The profile's own replies, newest first (`/me/replies`). */
+  repliesOf(userId: string): ThreadsPost[] {
+    return [...this.threads.values()]
+      .filter((t) => t.userId === userId && t.replyToId !== undefined)
+      .sort((a, b) => b.createdAt - a.createdAt)
+  }
+
+  /** The thread that opens the conversation a reply belongs to (`root_post`). */
+  rootOf(thread: ThreadsPost): ThreadsPost {
+    let at = thread
+    while (at.replyToId) {
+      const parent = this.threads.get(at.replyToId)
+      if (!parent) break
+      at = parent
+    }
+    return at
   }
 
   /**
