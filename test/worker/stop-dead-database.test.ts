@@ -1,5 +1,5 @@
 import type { KyselyPlugin } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { PublishResult } from '../../src/networks/adapter.js'
 import { createWorker } from '../../src/worker/worker.js'
 import { backends } from '../helpers/backends.js'
@@ -65,6 +65,8 @@ describe.each(backends)('a worker whose database is gone on $name', (backend) =>
     )
     // One send runs (the network allows one at a time here); the other claim waits its turn.
     expect(await worker.tick()).toBe(2)
+    // The database goes once the first send is at the network (opening its credentials is async now).
+    await vi.waitFor(() => expect(answer).toBeTypeOf('function'))
     gone = true
     const stopping = worker.stop()
     answer({ remoteId: '1', url: 'https://x.example/1' })
