@@ -56,6 +56,22 @@ export function onEventRecorded(listener: () => void): () => void {
   return () => recorded.off('recorded', listener)
 }
 
+/**
+ * Whether any enabled endpoint of the workspace may want its events, read in the caller's transaction. A
+ * busy path (a settle) asks first and writes nothing for a workspace without one: the fan-out would turn
+ * such an event into no delivery, and writing it cost a third of the worker's publish rate.
+ */
+export async function eventsWanted(tx: Db, workspaceId: string): Promise<boolean> {
+  const endpoint = await tx
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('enabled', '=', 1)
+    .limit(1)
+    .executeTakeFirst()
+  return endpoint !== undefined
+}
+
 /** Writes one event into the outbox inside the caller's transaction; returns its id. */
 export async function recordEvent(tx: Db, input: EventInput): Promise<string> {
   const id = newId(input.now)

@@ -3,7 +3,7 @@ import { STUCK_MESSAGE, type StuckReason } from '../domain/post-status.js'
 import { postSettledEvent } from '../domain/webhook-events.js'
 import { presentPost, presentTarget } from '../posts/present.js'
 import type { Db, Store } from '../store/db.js'
-import { recordEvent } from '../store/events.js'
+import { eventsWanted, recordEvent } from '../store/events.js'
 import type { TargetRow } from '../store/posts.js'
 
 /**
@@ -118,7 +118,12 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
   const lastError = outcome.kind === 'published' ? undefined : outcome.error
   // The one-statement path writes no event: only outcomes that keep the target pending take it.
   const quiet = outcome.kind === 'retry' || outcome.kind === 'check'
-  if (store.pgPool && input.onlyTarget && quiet) return settleOnlyTarget(store, input, changes, lastError)
+  if (store.pgPool && input.onlyTarget) {
+    // An outcome that reports an event takes the one statement only when the workspace has no enabled
+    // endpoint; otherwise (or when the lease is lost) the transaction below decides, events and all.
+    if (quiet) return settleOnlyTarget(store, input, changes, lastError, false)
+    if (await settleOnlyTarget(store, input, changes, lastError, true)) return true
+  }
   return store.db.transaction().execute(async (tx) => {
     // Targets of one post settle one at a time, so the last one sees every sibling's outcome and the post
     // status is derived from all of them (under READ COMMITTED two racing settles would each miss the other).
@@ -145,9 +150,11 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
 
 /**
  * The events of a settled attempt, in the transaction that records it: the target's own event, then the
- * post's once its last target has settled (so a receiver sees them in that order).
+ * post's once its last target has settled (so a receiver sees them in that order). None for a workspace
+ * with no enabled endpoint: an endpoint hears of the changes made while it is there.
  */
 async function recordSettleEvents(tx: Db, target: TargetRow, input: SettleInput) {
+  if (!(await eventsWanted(tx, target.workspace_id))) return
   const { now, outcome } = input
   const type =
     outcome.kind === 'published'
@@ -206,6 +213,8 @@ async function settleOnlyTarget(
   input: SettleInput,
   changes: Partial<TargetRow>,
   lastError: string | undefined,
+  /** Only where no enabled webhook endpoint would want the event this outcome reports. */
+  unlessEndpoint: boolean,
 ) {
   const columns = Object.keys(changes)
   const values: unknown[] = Object.values(changes)
@@ -218,7 +227,13 @@ async function settleOnlyTarget(
   const text = `
     WITH settled AS (
       UPDATE targets SET ${assignments}
-       WHERE id = $${n + 1} AND lease_owner = $${n + 2}
+       WHERE id = $${n + 1} AND lease_owner = $${n + 2}${
+         unlessEndpoint
+           ? `
+         AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e
+                          WHERE e.workspace_id = targets.workspace_id AND e.enabled = 1)`
+           : ''
+       }
       RETURNING post_id, status, published_at)
     UPDATE posts SET
       status = CASE WHEN settled.status = 'pending' THEN posts.status ELSE settled.status END,
@@ -229,7 +244,7 @@ async function settleOnlyTarget(
     RETURNING posts.id`
   const pool = store.pgPool as NonNullable<Store['pgPool']>
   const result = await pool.query({
-    name: `herald_settle_${input.outcome.kind}_${columns.length}_${delta}`,
+    name: `herald_settle_${input.outcome.kind}_${columns.length}_${delta}${unlessEndpoint ? '_quiet' : ''}`,
     text,
     values: [...values, input.targetId, input.workerId, lastError ?? null, input.now],
   })
