@@ -4,6 +4,7 @@ import path from 'node:path'
 import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, createBrowser } from '../helpers/browser.js'
+import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { screenshotDir } from '../helpers/reference.js'
@@ -73,18 +74,8 @@ describe('the Analytics page', () => {
     async () => {
       const profile = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
       const context = await chromium.launchPersistentContext(profile, {
-        executablePath: '/usr/bin/chromium',
+        ...CHROMIUM,
         viewport: { width: 1280, height: 900 },
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
       })
       try {
         const tab = await context.newPage()

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import { FakeClock } from '../../src/lib/clock.js'
 import { createAppWorker } from '../../src/main.js'
+import { CHROMIUM } from '../helpers/chromium.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { screenshotDir } from '../helpers/reference.js'
 import { addMember, ledger, type Member } from '../helpers/team.js'
@@ -37,16 +38,9 @@ describe.runIf(existsSync('/usr/bin/chromium'))('approvals in the dashboard', ()
     const dir = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
     profiles.push(dir)
     const context = await chromium.launchPersistentContext(dir, {
-      executablePath: '/usr/bin/chromium',
+      ...CHROMIUM,
       viewport: { width: 1280, height: 900 },
       timezoneId: 'Europe/Lisbon',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
     })
     return { context, tab: await context.newPage() }
   }

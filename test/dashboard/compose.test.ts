@@ -5,6 +5,7 @@ import { chromium } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, createBrowser } from '../helpers/browser.js'
+import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { screenshotDir } from '../helpers/reference.js'
@@ -413,19 +414,9 @@ describe('the Compose page', () => {
     async () => {
       const profile = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
       const context = await chromium.launchPersistentContext(profile, {
-        executablePath: '/usr/bin/chromium',
+        ...CHROMIUM,
         viewport: { width: 1280, height: 900 },
         timezoneId: 'America/New_York',
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
       })
       try {
         const tab = await context.newPage()

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWorker } from '../../src/main.js'
 import { emptyPostSummary } from '../../src/networks/adapter.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
+import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { screenshotDir } from '../helpers/reference.js'
@@ -137,18 +138,8 @@ describe('the Posts pages', () => {
       const id = await create('A post to look at, with its delivery below')
       const profile = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
       const context = await chromium.launchPersistentContext(profile, {
-        executablePath: '/usr/bin/chromium',
+        ...CHROMIUM,
         viewport: { width: 1280, height: 900 },
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
       })
       try {
         const tab = await context.newPage()

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, createBrowser } from '../helpers/browser.js'
+import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { teamCsv } from '../helpers/csv-fixture.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -32,16 +33,9 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the Queue and Import pages', ()
     const dir = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
     dirs.push(dir)
     context = await chromium.launchPersistentContext(dir, {
-      executablePath: '/usr/bin/chromium',
+      ...CHROMIUM,
       viewport: { width: 1280, height: 900 },
       timezoneId: 'Europe/Berlin',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
     })
     tab = await context.newPage()
     await tab.goto(`${h.baseUrl}/login`)

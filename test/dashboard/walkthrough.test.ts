@@ -8,6 +8,7 @@ import { connectionCredentials } from '../../src/connect/vault.js'
 import { createAppWorker } from '../../src/main.js'
 import type { Credentials } from '../../src/networks/adapter.js'
 import type { Worker } from '../../src/worker/worker.js'
+import { CHROMIUM } from '../helpers/chromium.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { screenshotDir } from '../helpers/reference.js'
 import { startServer, type TestServer } from '../media/servers.js'
@@ -63,19 +64,9 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
   it('goes from sign-in to published posts and a revoked key', async () => {
     const profile = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
     const context = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
+      ...CHROMIUM,
       viewport: { width: 1280, height: 900 },
       timezoneId: 'Europe/Lisbon',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
     })
     const tab = await context.newPage()
     const errors: string[] = []

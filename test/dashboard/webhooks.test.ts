@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWebhookWorker } from '../../src/main.js'
 import type { WebhookWorker } from '../../src/webhooks/delivery-worker.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
+import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { addMember, manage } from '../helpers/team.js'
@@ -196,17 +197,7 @@ describe('the Webhooks page', () => {
     async () => {
       const profile = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
       const context = await chromium.launchPersistentContext(profile, {
-        executablePath: '/usr/bin/chromium',
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        ...CHROMIUM,
       })
       try {
         const tab = await context.newPage()

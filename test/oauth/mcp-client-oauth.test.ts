@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/client'
 import { type BrowserContext, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import {
@@ -111,18 +112,8 @@ describe.runIf(hasChromium).each([
     await h.app.accounts.createWorkspace({ name: 'Side project', ownerEmail: h.email })
     profileDir = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
     context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: '/usr/bin/chromium',
+      ...CHROMIUM,
       viewport: { width: 1280, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
     })
   })
   afterAll(async () => {
