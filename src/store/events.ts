@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events'
 import type { EventType } from '../domain/webhook-events.js'
 import { MAX_PAYLOAD_BYTES } from '../domain/webhook-events.js'
 import { newId } from '../lib/ids.js'
+import { compiledOnce } from './compiled.js'
 import type { Db } from './db.js'
 
 /**
@@ -62,15 +63,18 @@ export function onEventRecorded(listener: () => void): () => void {
  * such an event into no delivery, and writing it cost a third of the worker's publish rate.
  */
 export async function eventsWanted(tx: Db, workspaceId: string): Promise<boolean> {
-  const endpoint = await tx
+  const { rows } = await enabledEndpointQuery(tx, workspaceId)
+  return rows.length > 0
+}
+
+const enabledEndpointQuery = compiledOnce(1, (db: Db, workspaceId: string) =>
+  db
     .selectFrom('webhook_endpoints')
     .select('id')
     .where('workspace_id', '=', workspaceId)
     .where('enabled', '=', 1)
-    .limit(1)
-    .executeTakeFirst()
-  return endpoint !== undefined
-}
+    .limit(1),
+)
 
 /** Writes one event into the outbox inside the caller's transaction; returns its id. */
 export async function recordEvent(tx: Db, input: EventInput): Promise<string> {

@@ -14,6 +14,22 @@ import { writeTransaction } from './write-transaction.js'
 export type EndpointRow = WebhookEndpointsTable
 export type DeliveryRow = WebhookDeliveriesTable
 
+/**
+ * Whether the delivery loop has anything to do: an event not yet fanned out, or a delivery due now that no
+ * live lease holds. One read, without the write lock, so an idle loop's poll costs a single short query.
+ */
+export async function outboxWaiting(db: Db, now: number): Promise<{ events: boolean; deliveries: boolean }> {
+  const { rows } = await sql<{ event: unknown; delivery: unknown }>`
+    SELECT
+      (SELECT seq FROM events WHERE fanned_out = 0 LIMIT 1) AS event,
+      (SELECT id FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= ${now}
+          AND (lease_owner IS NULL OR lease_expires_at < ${now})
+        LIMIT 1) AS delivery`.execute(db)
+  const row = rows[0]
+  return { events: row?.event != null, deliveries: row?.delivery != null }
+}
+
 /** Any constant: Postgres serialises fan-out with this transaction-scoped advisory lock. */
 const FAN_OUT_LOCK = 250_012
 

@@ -11,6 +11,7 @@ import {
   type ClaimedDelivery,
   claimDeliveries,
   fanOutEvents,
+  outboxWaiting,
   recordAttempt,
   recordDelivered,
   releaseDeliveries,
@@ -264,7 +265,9 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
 
   const tick = async (): Promise<number> => {
     const now = deps.clock.now()
-    while ((await fanOutEvents(deps.store, now)) >= 500) {}
+    const waiting = await outboxWaiting(deps.store.db, now)
+    if (!waiting.events && !waiting.deliveries) return 0
+    if (waiting.events) while ((await fanOutEvents(deps.store, now)) >= 500) {}
     const free = concurrency * ahead - running.size - queued.length
     if (free <= 0) return 0
     const endpoints = new Set([

@@ -1,8 +1,9 @@
-import { sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import type { Network } from '../domain/networks.js'
 import { STUCK_REASONS } from '../domain/post-status.js'
 import { presentTarget } from '../posts/present.js'
-import type { Store } from '../store/db.js'
+import { compiledOnce } from '../store/compiled.js'
+import type { Db, Store } from '../store/db.js'
 import { recordEvent } from '../store/events.js'
 import type { TargetRow } from '../store/posts.js'
 import { STUCK_ACTION } from './settle.js'
@@ -42,25 +43,80 @@ export type ClaimedTarget = TargetRow & { onlyTarget: boolean }
 
 export async function claimDueTargets(store: Store, input: ClaimInput): Promise<ClaimedTarget[]> {
   if (input.limit <= 0 || input.platforms.length === 0) return []
+  const exclude = input.exclude ?? []
+  const leaseUntil = input.now + input.leaseMs
+  if (store.dialect === 'postgres') {
+    const claimed = await postgresClaim(
+      store.db,
+      input.now,
+      [...input.platforms],
+      [...exclude],
+      input.limit * 4,
+      input.limit,
+      input.workerId,
+      leaseUntil,
+    )
+    return (claimed.rows as Array<TargetRow & { siblings: number }>).map(({ siblings, ...row }) => ({
+      ...normalise(row),
+      onlyTarget: Number(siblings) === 1,
+    }))
+  }
+  return store.db.transaction().execute(async (tx) => {
+    const claimed = await sqliteClaim(
+      tx,
+      input.now,
+      JSON.stringify(input.platforms),
+      JSON.stringify(exclude),
+      input.limit,
+      input.workerId,
+      leaseUntil,
+    )
+    const rows = (claimed.rows as TargetRow[]).map(normalise)
+    const claimsPerPost = new Map<string, number>()
+    for (const row of rows) claimsPerPost.set(row.post_id, (claimsPerPost.get(row.post_id) ?? 0) + 1)
+    const byCount = new Map<number, string[]>()
+    for (const [postId, n] of claimsPerPost) byCount.set(n, [...(byCount.get(n) ?? []), postId])
+    for (const [n, postIds] of byCount) await markProcessing(tx, n, input.now, JSON.stringify(postIds))
+    return rows.map((row) => ({ ...row, onlyTarget: false }))
+  })
+}
+
+/**
+ * The claim's SQL depends on nothing but the dialect (lists are bound as one array or JSON value), so each
+ * dialect's is compiled once and SQLite prepares it once: a busy worker claims many times a second.
+ */
+interface ClaimSql {
+  now: unknown
+  /** Postgres: a text[]; SQLite: a JSON array. */
+  platforms: unknown
+  exclude: unknown
+  candidates: unknown
+  limit: unknown
+  workerId: unknown
+  leaseUntil: unknown
+}
+
+function claimParts(dialect: 'sqlite' | 'postgres', a: ClaimSql) {
+  const inList = (column: RawBuilder<unknown>, list: unknown) =>
+    dialect === 'postgres'
+      ? sql`${column} = ANY (${list}::text[])`
+      : sql`${column} IN (SELECT value FROM json_each(${list}))`
   // Fair across workspaces: first the earliest due target of every workspace that has one (turn 0, by
   // due time), then the rest by due time (turn 1). One workspace's backlog of thousands never delays another
   // workspace's single post. Each workspace's earliest is one seek on `targets_claimable_by_workspace`.
   const claimable = (t: string) => sql`
     ${sql.ref(`${t}.lease_owner`)} IS NULL AND ${sql.ref(`${t}.status`)} = 'pending'
-    AND ${sql.ref(`${t}.run_at`)} <= ${input.now}
-    AND ${sql.ref(`${t}.platform`)} IN (${sql.join(input.platforms)})${
-      input.exclude && input.exclude.length > 0
-        ? sql` AND ${sql.ref(`${t}.id`)} NOT IN (${sql.join(input.exclude)})`
-        : sql``
-    }
+    AND ${sql.ref(`${t}.run_at`)} <= ${a.now}
+    AND ${inList(sql.ref(`${t}.platform`), a.platforms)}
+    AND NOT (${inList(sql.ref(`${t}.id`), a.exclude)})
     AND NOT EXISTS (
       SELECT 1 FROM connections c
-       WHERE c.id = ${sql.ref(`${t}.connection_id`)} AND c.throttled_until > ${input.now})`
+       WHERE c.id = ${sql.ref(`${t}.connection_id`)} AND c.throttled_until > ${a.now})`
   const earliestOf = (column: 'id' | 'run_at') => sql`(
     SELECT ${sql.ref(`t.${column}`)} FROM targets t
      WHERE t.workspace_id = w.id AND ${claimable('t')}
      ORDER BY t.run_at LIMIT 1)`
-  const due = (limit: number) => sql`
+  const due = (limit: unknown) => sql`
     SELECT id, min(turn) AS turn, min(run_at) AS run_at FROM (
       SELECT id, 0 AS turn, run_at FROM (
         SELECT ${earliestOf('id')} AS id, ${earliestOf('run_at')} AS run_at FROM workspaces w
@@ -74,61 +130,87 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
     ORDER BY min(turn), min(run_at)
     LIMIT ${limit}`
   const lease = sql`
-    lease_owner = ${input.workerId},
-    lease_expires_at = ${input.now + input.leaseMs},
+    lease_owner = ${a.workerId},
+    lease_expires_at = ${a.leaseUntil},
     attempts = attempts + CASE WHEN unknown_outcome_at IS NULL THEN 1 ELSE 0 END,
     lookups = lookups + CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE 1 END,
     stuck_at = NULL,
     stuck_reason = NULL,
-    attempt_started_at = CASE WHEN unknown_outcome_at IS NULL THEN ${input.now} ELSE attempt_started_at END,
-    updated_at = ${input.now}`
-  if (store.dialect === 'postgres') {
+    attempt_started_at = CASE WHEN unknown_outcome_at IS NULL THEN ${a.now} ELSE attempt_started_at END,
+    updated_at = ${a.now}`
+  return { claimable, due, lease }
+}
+
+const postgresClaim = compiledOnce(
+  7,
+  (db: Db, now, platforms, exclude, candidates, limit, workerId, leaseUntil) => {
+    const { claimable, due, lease } = claimParts('postgres', {
+      now,
+      platforms,
+      exclude,
+      candidates,
+      limit,
+      workerId,
+      leaseUntil,
+    })
     // `picked` reads the statement's snapshot, which may be older than the lock: a target another worker
     // claimed, sent and settled meanwhile looks unleased again. The lock re-reads the row's latest version
     // (READ COMMITTED re-checks the WHERE of a row it locks), so the whole claimable test is repeated there.
-    const claimed = await sql<TargetRow & { siblings: number }>`
-      WITH picked AS MATERIALIZED (${due(input.limit * 4)}),
+    // `picked` ranks four times the limit, so a worker racing another still finds unlocked ones; they are
+    // locked one by one in rank order until the limit (a join would have the planner hash every due
+    // target when its statistics are stale, as they are right after a large schedule lands), and the
+    // update finds its rows by primary key for the same reason.
+    return {
+      compile: () =>
+        sql`
+      WITH picked AS MATERIALIZED (${due(candidates)}),
       due AS (
-        SELECT t.id FROM targets t JOIN picked p ON p.id = t.id
-         WHERE ${claimable('t')}
-         ORDER BY p.turn, p.run_at
-         LIMIT ${input.limit}
-        FOR UPDATE OF t SKIP LOCKED),
+        SELECT locked.id FROM (SELECT id, turn, run_at FROM picked ORDER BY turn, run_at) p
+          CROSS JOIN LATERAL (
+            SELECT t.id FROM targets t WHERE t.id = p.id AND ${claimable('t')}
+            FOR UPDATE OF t SKIP LOCKED) locked
+         LIMIT ${limit}),
       claimed AS (
-        UPDATE targets SET ${lease} FROM due
-         WHERE targets.id = due.id AND targets.lease_owner IS NULL AND targets.status = 'pending'
+        UPDATE targets SET ${lease}
+         WHERE targets.id = ANY (ARRAY(SELECT id FROM due))
         RETURNING targets.*),
       per_post AS (SELECT post_id, count(*) AS n FROM claimed GROUP BY post_id),
       touched AS (
-        UPDATE posts SET status = 'processing', attempts = posts.attempts + per_post.n, updated_at = ${input.now}
+        UPDATE posts SET status = 'processing', attempts = posts.attempts + per_post.n, updated_at = ${now}
           FROM per_post WHERE posts.id = per_post.post_id)
       SELECT claimed.*, (SELECT count(*) FROM targets s WHERE s.post_id = claimed.post_id) AS siblings
-        FROM claimed`.execute(store.db)
-    return claimed.rows.map(({ siblings, ...row }) => ({
-      ...normalise(row),
-      onlyTarget: Number(siblings) === 1,
-    }))
-  }
-  return store.db.transaction().execute(async (tx) => {
-    const claimed = await sql<TargetRow>`
-      UPDATE targets SET ${lease}
-       WHERE id IN (SELECT id FROM (${due(input.limit)}) due) AND lease_owner IS NULL
-      RETURNING *`.execute(tx)
-    const rows = claimed.rows.map(normalise)
-    const claimsPerPost = new Map<string, number>()
-    for (const row of rows) claimsPerPost.set(row.post_id, (claimsPerPost.get(row.post_id) ?? 0) + 1)
-    const byCount = new Map<number, string[]>()
-    for (const [postId, n] of claimsPerPost) byCount.set(n, [...(byCount.get(n) ?? []), postId])
-    for (const [n, postIds] of byCount) {
-      await tx
-        .updateTable('posts')
-        .set({ status: 'processing', attempts: sql`attempts + ${n}`, updated_at: input.now })
-        .where('id', 'in', postIds)
-        .execute()
+        FROM claimed`.compile(db),
     }
-    return rows.map((row) => ({ ...row, onlyTarget: false }))
+  },
+)
+
+/** SQLite has one writer at a time, so a short transaction of UPDATE ... WHERE id IN (SELECT ...) is just as atomic. */
+const sqliteClaim = compiledOnce(6, (db: Db, now, platforms, exclude, limit, workerId, leaseUntil) => {
+  const { due, lease } = claimParts('sqlite', {
+    now,
+    platforms,
+    exclude,
+    candidates: limit,
+    limit,
+    workerId,
+    leaseUntil,
   })
-}
+  return {
+    compile: () =>
+      sql`
+      UPDATE targets SET ${lease}
+       WHERE id IN (SELECT id FROM (${due(limit)}) due) AND lease_owner IS NULL
+      RETURNING *`.compile(db),
+  }
+})
+
+/** SQLite: the claimed targets' posts (a JSON array of ids), each claimed `n` times, are being sent. */
+const markProcessing = compiledOnce(3, (db: Db, n, now, postIds) =>
+  db
+    .updateTable('posts')
+    .set({ status: 'processing', attempts: sql`attempts + ${n}`, updated_at: now as number })
+    .where('id', 'in', sql<string>`(SELECT value FROM json_each(${postIds}))`),
+)
 
 /** Raw RETURNING rows skip Kysely's driver conversions on Postgres; int8 already maps to number there. */
 function normalise(row: TargetRow): TargetRow {

@@ -1,7 +1,8 @@
-import { sql } from 'kysely'
+import { type QueryResult, type RawBuilder, sql } from 'kysely'
 import { STUCK_MESSAGE, type StuckReason } from '../domain/post-status.js'
 import { postSettledEvent } from '../domain/webhook-events.js'
 import { presentPost, presentTarget } from '../posts/present.js'
+import { compiledOnce } from '../store/compiled.js'
 import type { Db, Store } from '../store/db.js'
 import { eventsWanted, recordEvent } from '../store/events.js'
 import type { TargetRow } from '../store/posts.js'
@@ -133,19 +134,51 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
       await sql`SELECT id FROM targets WHERE post_id = ${postId} ORDER BY position FOR UPDATE`.execute(tx)
       await sql`SELECT id FROM posts WHERE id = ${postId} FOR UPDATE`.execute(tx)
     }
-    const delta = input.attemptsDelta ?? 0
-    const target = await tx
-      .updateTable('targets')
-      .set({ ...changes, ...(delta !== 0 ? { attempts: sql`attempts + ${delta}` } : {}) })
-      .where('id', '=', targetId)
-      .where('lease_owner', '=', workerId)
-      .returningAll()
-      .executeTakeFirst()
+    const target = await updateLeasedTarget(tx, targetId, workerId, changes, input.attemptsDelta ?? 0)
     if (!target) return false
     await refreshPostStatus(tx, postId, now, lastError)
     if (!quiet) await recordSettleEvents(tx, target, input)
     return true
   })
+}
+
+/** The target's update under its lease, compiled once per set of columns (a settle is the worker's hot path). */
+const leasedTargetUpdates = new Map<string, (db: Db, ...args: unknown[]) => Promise<QueryResult<TargetRow>>>()
+
+async function updateLeasedTarget(
+  tx: Db,
+  targetId: string,
+  workerId: string,
+  changes: Partial<TargetRow>,
+  attemptsDelta: number,
+): Promise<TargetRow | undefined> {
+  const columns = Object.keys(changes) as Array<keyof TargetRow>
+  const counted = attemptsDelta !== 0
+  const shape = `${columns.join(',')}${counted ? '+attempts' : ''}`
+  let update = leasedTargetUpdates.get(shape)
+  if (!update) {
+    const n = columns.length
+    update = compiledOnce(n + 3, (db: Db, ...args: unknown[]) =>
+      db
+        .updateTable('targets')
+        .set({
+          ...Object.fromEntries(columns.map((column, i) => [column, args[i]])),
+          ...(counted ? { attempts: sql`attempts + ${args[n]}` } : {}),
+        })
+        .where('id', '=', args[n + 1] as string)
+        .where('lease_owner', '=', args[n + 2] as string)
+        .returningAll(),
+    )
+    leasedTargetUpdates.set(shape, update)
+  }
+  const { rows } = await update(
+    tx,
+    ...columns.map((column) => changes[column]),
+    attemptsDelta,
+    targetId,
+    workerId,
+  )
+  return rows[0]
 }
 
 /**
@@ -256,17 +289,26 @@ async function settleOnlyTarget(
  * Derived in the UPDATE itself, from the targets as they stand inside the caller's transaction.
  */
 export async function refreshPostStatus(db: Db, postId: string, now: number, lastError?: string) {
-  await sql`
+  if (lastError === undefined) await refreshKeepingError(db, postId, now)
+  else await refreshWithError(db, postId, now, lastError)
+}
+
+const postStatusUpdate = (postId: unknown, now: unknown, lastError: RawBuilder<unknown>) => sql`
     UPDATE posts SET
       status = CASE
         WHEN EXISTS (SELECT 1 FROM targets WHERE post_id = ${postId} AND status = 'pending') THEN status
         WHEN EXISTS (SELECT 1 FROM targets WHERE post_id = ${postId} AND status = 'published') THEN 'published'
         ELSE 'failed' END,
       published_at = (SELECT min(published_at) FROM targets WHERE post_id = ${postId}),
-      last_error = ${lastError === undefined ? sql`last_error` : sql`${lastError}`},
+      last_error = ${lastError},
       updated_at = ${now}
-    WHERE id = ${postId}`.execute(db)
-}
+    WHERE id = ${postId}`
+const refreshKeepingError = compiledOnce(2, (db: Db, postId: string, now: number) => ({
+  compile: () => postStatusUpdate(postId, now, sql`last_error`).compile(db),
+}))
+const refreshWithError = compiledOnce(3, (db: Db, postId: string, now: number, lastError: string) => ({
+  compile: () => postStatusUpdate(postId, now, sql`${lastError}`).compile(db),
+}))
 
 /** Pushes a throttled profile's other waiting targets past its rate-limit reset. */
 export async function deferProfile(db: Db, connectionId: string, until: number, now: number) {
