@@ -21,6 +21,7 @@ import { createThreadItemsMigration } from './migrations/013-thread-items.js'
 import { createTeamWorkflowMigration } from './migrations/014-team-workflow.js'
 import { createExpiringNoticesMigration } from './migrations/016-expiring-notices.js'
 import { type Binder, createBoundSecretsMigration, VaultKeyNeeded } from './migrations/017-bound-secrets.js'
+import { createClaimablePendingOnlyMigration } from './migrations/018-claimable-pending-only.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -165,6 +166,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
       '014-team-workflow': createTeamWorkflowMigration(),
       '016-expiring-notices': createExpiringNoticesMigration(),
       '017-bound-secrets': createBoundSecretsMigration(vault),
+      '018-claimable-pending-only': createClaimablePendingOnlyMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later

@@ -38,7 +38,7 @@ export interface ClaimInput {
  * without ever taking the same row. SQLite has one writer at a time, so a short transaction of
  * UPDATE ... WHERE id IN (SELECT ...) is just as atomic.
  */
-/** A claimed target; `onlyTarget` says its post has no other target (Postgres settles those in one statement). */
+/** A claimed target; `onlyTarget` says its post has no other target (its settle need not look at siblings). */
 export type ClaimedTarget = TargetRow & { onlyTarget: boolean }
 
 export async function claimDueTargets(store: Store, input: ClaimInput): Promise<ClaimedTarget[]> {
@@ -71,13 +71,16 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
       input.workerId,
       leaseUntil,
     )
-    const rows = (claimed.rows as TargetRow[]).map(normalise)
+    const rows = (claimed.rows as Array<TargetRow & { siblings: number }>).map(({ siblings, ...row }) => ({
+      ...normalise(row),
+      onlyTarget: Number(siblings) === 1,
+    }))
     const claimsPerPost = new Map<string, number>()
     for (const row of rows) claimsPerPost.set(row.post_id, (claimsPerPost.get(row.post_id) ?? 0) + 1)
     const byCount = new Map<number, string[]>()
     for (const [postId, n] of claimsPerPost) byCount.set(n, [...(byCount.get(n) ?? []), postId])
     for (const [n, postIds] of byCount) await markProcessing(tx, n, input.now, JSON.stringify(postIds))
-    return rows.map((row) => ({ ...row, onlyTarget: false }))
+    return rows
   })
 }
 
@@ -157,9 +160,10 @@ const postgresClaim = compiledOnce(
     // claimed, sent and settled meanwhile looks unleased again. The lock re-reads the row's latest version
     // (READ COMMITTED re-checks the WHERE of a row it locks), so the whole claimable test is repeated there.
     // `picked` ranks four times the limit, so a worker racing another still finds unlocked ones; they are
-    // locked one by one in rank order until the limit (a join would have the planner hash every due
-    // target when its statistics are stale, as they are right after a large schedule lands), and the
-    // update finds its rows by primary key for the same reason.
+    // locked one by one, by primary key, in rank order until the limit, and the claimable test reads the
+    // locked (latest) version. A join, or the test inside the locking subquery (its LIMIT keeps the test
+    // out), lets the planner pick a claim index scan per candidate when its statistics are stale, as they
+    // are right after a large schedule lands; the update finds its rows by primary key for the same reason.
     return {
       compile: () =>
         sql`
@@ -167,8 +171,10 @@ const postgresClaim = compiledOnce(
       due AS (
         SELECT locked.id FROM (SELECT id, turn, run_at FROM picked ORDER BY turn, run_at) p
           CROSS JOIN LATERAL (
-            SELECT t.id FROM targets t WHERE t.id = p.id AND ${claimable('t')}
+            SELECT t.id, t.lease_owner, t.status, t.run_at, t.platform, t.connection_id
+              FROM targets t WHERE t.id = p.id LIMIT 1
             FOR UPDATE OF t SKIP LOCKED) locked
+         WHERE ${claimable('locked')}
          LIMIT ${limit}),
       claimed AS (
         UPDATE targets SET ${lease}
@@ -200,7 +206,9 @@ const sqliteClaim = compiledOnce(6, (db: Db, now, platforms, exclude, limit, wor
       sql`
       UPDATE targets SET ${lease}
        WHERE id IN (SELECT id FROM (${due(limit)}) due) AND lease_owner IS NULL
-      RETURNING *`.compile(db),
+      RETURNING *, (SELECT count(*) FROM targets s WHERE s.post_id = targets.post_id) AS siblings`.compile(
+        db,
+      ),
   }
 })
 

@@ -136,7 +136,8 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
     }
     const target = await updateLeasedTarget(tx, targetId, workerId, changes, input.attemptsDelta ?? 0)
     if (!target) return false
-    await refreshPostStatus(tx, postId, now, lastError)
+    if (input.onlyTarget) await followOnlyTarget(tx, target, now, lastError)
+    else await refreshPostStatus(tx, postId, now, lastError)
     if (!quiet) await recordSettleEvents(tx, target, input)
     return true
   })
@@ -309,6 +310,35 @@ const refreshKeepingError = compiledOnce(2, (db: Db, postId: string, now: number
 const refreshWithError = compiledOnce(3, (db: Db, postId: string, now: number, lastError: string) => ({
   compile: () => postStatusUpdate(postId, now, sql`${lastError}`).compile(db),
 }))
+
+/**
+ * {@link refreshPostStatus} for a post whose one target has just settled: the post takes the target's
+ * status (it stays as it is while the target is still pending), without looking at other targets.
+ */
+async function followOnlyTarget(db: Db, target: TargetRow, now: number, lastError: string | undefined) {
+  await followOnlyTargetQuery(db, target.status, target.published_at, lastError ?? null, now, target.post_id)
+}
+
+const followOnlyTargetQuery = compiledOnce(
+  5,
+  (
+    db: Db,
+    status: string,
+    publishedAt: number | null,
+    lastError: string | null,
+    now: number,
+    postId: string,
+  ) =>
+    db
+      .updateTable('posts')
+      .set({
+        status: sql`CASE WHEN ${status} = 'pending' THEN status ELSE ${status} END`,
+        published_at: publishedAt,
+        last_error: sql`coalesce(${lastError}, last_error)`,
+        updated_at: now,
+      })
+      .where('id', '=', postId),
+)
 
 /** Pushes a throttled profile's other waiting targets past its rate-limit reset. */
 export async function deferProfile(db: Db, connectionId: string, until: number, now: number) {
