@@ -1,5 +1,5 @@
-import { sql } from 'kysely'
-import { compiledInsertRows } from './compiled.js'
+import { type QueryResult, sql } from 'kysely'
+import { compiledInsertRows, compiledOnce } from './compiled.js'
 import type { Db } from './db.js'
 import type { PostsTable, TargetsTable } from './schema.js'
 
@@ -16,42 +16,83 @@ export function findPost(db: Db, workspaceId: string, id: string) {
     .executeTakeFirst()
 }
 
-export function targetsOf(db: Db, postIds: string[]) {
-  if (postIds.length === 0) return Promise.resolve([] as TargetRow[])
-  return db
-    .selectFrom('targets')
-    .selectAll()
-    .where('post_id', 'in', postIds)
-    .orderBy('post_id')
-    .orderBy('position')
-    .execute()
+export async function targetsOf(db: Db, postIds: string[]): Promise<TargetRow[]> {
+  if (postIds.length === 0) return []
+  let query = targetsOfPosts.get(postIds.length)
+  if (!query) {
+    query = compiledOnce(postIds.length, (db: Db, ...ids: string[]) =>
+      db.selectFrom('targets').selectAll().where('post_id', 'in', ids).orderBy('post_id').orderBy('position'),
+    )
+    targetsOfPosts.set(postIds.length, query)
+  }
+  return (await query(db, ...postIds)).rows
 }
 
+/** The targets of n posts, compiled once per n (list_posts reads up to 100 posts' at a time). */
+const targetsOfPosts = new Map<number, (db: Db, ...ids: string[]) => Promise<QueryResult<TargetRow>>>()
+
 /** A page of posts, newest first (ids are time-ordered); served by (workspace_id[, status], id) indexes. */
-export function pagePosts(
+export async function pagePosts(
   db: Db,
   workspaceId: string,
   status: string | undefined,
   limit: number,
   offset: number,
   approval?: string,
-) {
-  let query = db.selectFrom('posts').selectAll().where('workspace_id', '=', workspaceId)
-  if (status) query = query.where('status', '=', status)
-  if (approval) query = query.where('approval', '=', approval as never)
-  return query.orderBy('id', 'desc').limit(limit).offset(offset).execute()
+): Promise<PostRow[]> {
+  const shape = `${status ? 'status' : ''}:${approval ? 'approval' : ''}`
+  let query = pageQueries.get(shape)
+  if (!query) {
+    query = compiledOnce(5, (db: Db, workspaceId, status, approval, limit, offset) => {
+      let page = db.selectFrom('posts').selectAll().where('workspace_id', '=', workspaceId)
+      if (shape.startsWith('status')) page = page.where('status', '=', status)
+      if (shape.endsWith('approval')) page = page.where('approval', '=', approval as never)
+      return page
+        .orderBy('id', 'desc')
+        .limit(limit as unknown as number)
+        .offset(offset as unknown as number)
+    })
+    pageQueries.set(shape, query)
+  }
+  return (await query(db, workspaceId, status ?? '', approval ?? '', limit, offset)).rows
 }
 
-/** Posts per status, from the trigger-maintained post_counts table (no scan of the posts). */
-export async function countPosts(db: Db, workspaceId: string): Promise<Record<string, number>> {
-  const rows = await db
-    .selectFrom('post_counts')
-    .select(['status', (eb) => eb.fn.sum<number>('n').as('n')])
-    .where('workspace_id', '=', workspaceId)
-    .groupBy('status')
-    .execute()
-  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
+const pageQueries = new Map<
+  string,
+  (
+    db: Db,
+    workspaceId: string,
+    status: string,
+    approval: string,
+    limit: number,
+    offset: number,
+  ) => Promise<QueryResult<PostRow>>
+>()
+
+/**
+ * Posts per status, from the trigger-maintained post_counts table (no scan of the posts), and per
+ * approval state (only posts that have one, on their partial index), in one statement.
+ */
+export async function countPosts(
+  db: Db,
+  workspaceId: string,
+): Promise<{ byStatus: Record<string, number>; byApproval: Record<string, number> }> {
+  const { rows } = await workspaceCounts(db, workspaceId)
+  const byStatus: Record<string, number> = {}
+  const byApproval: Record<string, number> = {}
+  for (const row of rows) (row.kind === 'status' ? byStatus : byApproval)[row.name] = Number(row.n)
+  return { byStatus, byApproval }
 }
+
+const workspaceCounts = compiledOnce(1, (db: Db, workspaceId: string) => ({
+  compile: () =>
+    sql<{ kind: 'status' | 'approval'; name: string; n: number }>`
+      SELECT 'status' AS kind, status AS name, sum(n) AS n FROM post_counts
+       WHERE workspace_id = ${workspaceId} GROUP BY status
+      UNION ALL
+      SELECT 'approval' AS kind, approval AS name, count(*) AS n FROM posts
+       WHERE workspace_id = ${workspaceId} AND approval IS NOT NULL GROUP BY approval`.compile(db),
+}))
 
 const insertPostRows = compiledInsertRows('posts', [
   'id',

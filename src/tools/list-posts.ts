@@ -64,7 +64,7 @@ export const listPosts = defineTool({
   }),
   async handler(input, ctx) {
     const { db } = ctx.app.store
-    const byStatus = await countPosts(db, ctx.workspace.id)
+    const { byStatus, byApproval } = await countPosts(db, ctx.workspace.id)
     const count = (s: string) => byStatus[s] ?? 0
     const counts = {
       all: postStatuses.reduce((sum, s) => sum + count(s), 0),
@@ -75,7 +75,6 @@ export const listPosts = defineTool({
       processing: count('processing'),
     }
     const status = input.status === 'all' ? undefined : input.status
-    const byApproval = await countByApproval(db, ctx.workspace.id)
     const approvals =
       Object.keys(byApproval).length > 0
         ? { pending: byApproval.pending ?? 0, rejected: byApproval.rejected ?? 0 }
