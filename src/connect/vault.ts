@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  type KeyObject,
+  randomBytes,
+} from 'node:crypto'
 
 /**
  * AES-256-GCM for network credentials and other secrets at rest. Each ciphertext names the key that
@@ -71,16 +78,19 @@ const where = (at: SealedAt) => `${at.table}.${at.column} of row ${at.id}`
 
 export function createVault(currentKey: Buffer, olderKeys: Buffer[] = []): Vault {
   if (currentKey.length !== 32) throw new VaultError('malformed', 'The vault key must be 32 bytes')
-  const keys = new Map<string, Buffer>()
-  for (const key of [currentKey, ...olderKeys]) keys.set(keyIdOf(key), key)
+  // Imported once: a raw key Buffer is imported again by every cipher made from it (a send opens its
+  // credentials, a webhook delivery its secret).
+  const keys = new Map<string, KeyObject>()
+  for (const key of [currentKey, ...olderKeys]) keys.set(keyIdOf(key), createSecretKey(key))
   const currentKeyId = keyIdOf(currentKey)
+  const sealingKey = keys.get(currentKeyId) as KeyObject
   // The associated data: the format, the key and the place, as one unambiguous string.
   const boundTo = (keyId: string, at: SealedAt) =>
     Buffer.from(JSON.stringify([BOUND, keyId, at.table, at.column, at.id]))
 
   const seal = (at: SealedAt, plaintext: string) => {
     const iv = randomBytes(12)
-    const cipher = createCipheriv('aes-256-gcm', currentKey, iv)
+    const cipher = createCipheriv('aes-256-gcm', sealingKey, iv)
     cipher.setAAD(boundTo(currentKeyId, at))
     const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
     return [

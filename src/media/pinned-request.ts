@@ -42,7 +42,19 @@ export interface PinnedRequestOptions {
   method?: string
   /** A request body, sent whole (XRPC calls, webhook deliveries; media fetches send none). */
   body?: Uint8Array | string
+  /**
+   * Keep the connection for the next request to the same checked address (webhook deliveries, many to
+   * one receiver). A kept socket was checked when it connected and stays pinned to that address; the
+   * caller must read the answer to its end, or destroy it, for the socket to be reused or let go.
+   */
+  keepAlive?: boolean
 }
+
+/** Idle kept connections close after this long. */
+const KEEP_ALIVE_IDLE_MS = 4_000
+/** Agents of kept connections, one per pinned route, connection settings and address policy. */
+const keptAgents = new Map<string, http.Agent>()
+const KEPT_AGENTS_MAX = 256
 
 const canonical = (address: string | undefined): string => {
   if (!address) return ''
@@ -103,11 +115,29 @@ export function pinnedRequest(options: PinnedRequestOptions): Promise<IncomingMe
     return socket
   }
 
+  const connection = options.keepAlive
+    ? {
+        agent: keptAgent(
+          [
+            secure,
+            route.host,
+            route.port,
+            hostname,
+            options.ca ?? '',
+            options.policy.allowPrivate === true,
+            dial !== undefined,
+          ].join('|'),
+          secure,
+          createConnection,
+        ),
+      }
+    : { createConnection }
+
   return new Promise((resolve, reject) => {
     const request = (secure ? https : http).request(url, {
       method: options.method ?? 'GET',
       headers: options.headers,
-      createConnection,
+      ...connection,
       signal,
     })
     let response: IncomingMessage | undefined
@@ -124,4 +154,20 @@ export function pinnedRequest(options: PinnedRequestOptions): Promise<IncomingMe
     request.once('error', reject)
     request.end(options.body)
   })
+}
+
+function keptAgent(key: string, secure: boolean, connect: () => net.Socket): http.Agent {
+  let agent = keptAgents.get(key)
+  if (agent) return agent
+  const Agent = secure ? https.Agent : http.Agent
+  agent = new Agent({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS, scheduling: 'lifo' })
+  // Every socket of this agent is opened to the pinned address and checked there, never by hostname.
+  agent.createConnection = () => connect()
+  if (keptAgents.size >= KEPT_AGENTS_MAX) {
+    const [oldest, old] = keptAgents.entries().next().value as [string, http.Agent]
+    keptAgents.delete(oldest)
+    old.destroy()
+  }
+  keptAgents.set(key, agent)
+  return agent
 }

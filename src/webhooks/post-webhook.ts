@@ -50,6 +50,7 @@ export async function postWebhook(
       signal: controller.signal,
       method: 'POST',
       body,
+      keepAlive: true,
       headers: {
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(body)),
@@ -64,7 +65,8 @@ export async function postWebhook(
     return { statusCode: null, latencyMs: elapsed(), excerpt: describe(reason) }
   } finally {
     clearTimeout(timer)
-    response?.destroy()
+    // An answer read to its end leaves its connection for the next delivery; any other is closed.
+    if (!response?.complete) response?.destroy()
   }
 }
 

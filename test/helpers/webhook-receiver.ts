@@ -51,7 +51,11 @@ export async function startReceiver(): Promise<Receiver> {
       }
       return { standard: tries(new Webhook(secret)), svix: tries(new SvixWebhook(secret)) }
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
   }
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -73,7 +77,6 @@ export async function startReceiver(): Promise<Receiver> {
       res.end(status >= 300 ? `answered ${status}` : '')
     })
   })
-  server.keepAliveTimeout = 1
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
   return receiver
