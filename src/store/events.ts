@@ -79,18 +79,37 @@ const enabledEndpointQuery = compiledOnce(1, (db: Db, workspaceId: string) =>
 /** Writes one event into the outbox inside the caller's transaction; returns its id. */
 export async function recordEvent(tx: Db, input: EventInput): Promise<string> {
   const id = newId(input.now)
-  await tx
-    .insertInto('events')
-    .values({
-      id,
-      workspace_id: input.workspaceId,
-      type: input.type,
-      order_key: input.orderKey ?? null,
-      payload: eventBody(id, input),
-      fanned_out: 0,
-      created_at: input.now,
-    })
-    .execute()
+  await insertEvent(
+    tx,
+    id,
+    input.workspaceId,
+    input.type,
+    input.orderKey ?? null,
+    eventBody(id, input),
+    input.now,
+  )
   recorded.emit('recorded')
   return id
 }
+
+const insertEvent = compiledOnce(
+  6,
+  (
+    db: Db,
+    id: string,
+    workspaceId: string,
+    type: EventType,
+    orderKey: string | null,
+    payload: string,
+    now: number,
+  ) =>
+    db.insertInto('events').values({
+      id,
+      workspace_id: workspaceId,
+      type,
+      order_key: orderKey,
+      payload,
+      fanned_out: 0,
+      created_at: now,
+    }),
+)

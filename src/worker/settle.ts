@@ -196,11 +196,8 @@ async function recordSettleEvents(tx: Db, target: TargetRow, input: SettleInput)
       : outcome.kind === 'failed'
         ? 'target.failed'
         : 'target.stuck'
-  const post = await tx
-    .selectFrom('posts')
-    .selectAll()
-    .where('id', '=', target.post_id)
-    .executeTakeFirstOrThrow()
+  const post = (await postById(tx, target.post_id)).rows[0]
+  if (!post) throw new Error(`Post ${target.post_id} of a settled target is missing`)
   const ids = { postId: post.id, profileId: target.profile_id, platform: target.platform }
   await recordEvent(tx, {
     workspaceId: target.workspace_id,
@@ -232,6 +229,10 @@ async function recordSettleEvents(tx: Db, target: TargetRow, input: SettleInput)
     now,
   })
 }
+
+const postById = compiledOnce(1, (db: Db, id: string) =>
+  db.selectFrom('posts').selectAll().where('id', '=', id),
+)
 
 /** What a person does about a stuck target (sent with `target.stuck`). */
 export const STUCK_ACTION =
