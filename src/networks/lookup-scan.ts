@@ -161,7 +161,6 @@ export async function findAmongReplies<Row>(input: {
   /** Epoch ms the row was made; NaN when the network does not say. */
   timeOf(row: Row): number
   result(row: Row): PublishResult
-  maxPages?: number
 }): Promise<LookupAnswer> {
   const wanted = normaliseCopy(input.content)
   const from = input.since - REPLY_CLOCK_SLACK_MS
@@ -182,7 +181,6 @@ export async function findAmongReplies<Row>(input: {
     distinctive: isDistinctive(input.content),
     exclude: input.exclude,
     isOlder: () => false,
-    ...(input.maxPages !== undefined ? { maxPages: input.maxPages } : {}),
     unread: (read, pages) =>
       `${input.where} are more than Herald reads back (${read} read in ${pages} pages, none of them the attempt's). Check the rest.`,
   })
