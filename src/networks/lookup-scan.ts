@@ -33,6 +33,11 @@ export interface RecentLookup<Row> {
   /** The profile's posts, in words, for a person: `@carol's posts on X`. */
   where: string
   maxPages?: number
+  /**
+   * Why the scan stopped short, for a person (the resolution is added after it); by default the profile
+   * has more posts since the attempt than Herald reads back.
+   */
+  unread?(read: number, maxPages: number): string
 }
 
 const RESOLVE =
@@ -82,7 +87,10 @@ export async function lookUpRecent<Row>(input: RecentLookup<Row>): Promise<Recen
   if (!complete)
     return {
       kind: 'ambiguous',
-      reason: `Herald cannot tell whether the unanswered attempt went out: ${input.where} have more posts since the attempt than Herald reads back (${read} in ${maxPages} pages). Check them. ${RESOLVE}`,
+      reason: `Herald cannot tell whether the unanswered attempt went out: ${
+        input.unread?.(read, maxPages) ??
+        `${input.where} have more posts since the attempt than Herald reads back (${read} in ${maxPages} pages). Check them.`
+      } ${RESOLVE}`,
     }
   return { kind: 'absent' }
 }
@@ -128,10 +136,22 @@ const REPLY_CLOCK_SLACK_MS = 2 * 60_000
  * Issue 26: an item (a reply, a comment) whose call went unanswered, looked for among what its parent
  * holds (the replies or comments the network lists under it), by its copy and the time it was made: one
  * match of distinctive copy is found, several or copy that says nothing is ambiguous, none is absent.
+ * Every page is read (up to the bound), or, on a listing newest first, every page until one ends before the
+ * attempt: a parent with more than Herald reads back and no match is ambiguous, never absent, since the
+ * item may be on a page not read, and absent sends it again.
  */
 export async function findAmongReplies<Row>(input: {
-  rows: Row[]
-  /** Where a person would look, in words: "the replies to https://…". */
+  /** One page of the parent's replies or comments; `next` absent on the last. */
+  readPage(cursor: string | undefined): Promise<LookupPage<Row>>
+  /**
+   * True when the listing is newest first (YouTube's `order=time`): a page whose last row was made before
+   * the attempt ends the scan. The last row, not the first older one, so a pinned comment out of order
+   * does not end it early.
+   */
+  newestFirst?: boolean
+  /** Rows that could be the item at all (LinkedIn: the comments by the item's actor). */
+  isCandidate?(row: Row): boolean
+  /** Where a person would look, in words: "the comments on https://…". */
   where: string
   content: string
   since: number
@@ -146,16 +166,23 @@ export async function findAmongReplies<Row>(input: {
   const from = input.since - REPLY_CLOCK_SLACK_MS
   const answer = await lookUpRecent<Row>({
     where: input.where,
-    readPage: async () => ({ rows: input.rows }),
+    readPage: async (cursor) => {
+      const page = await input.readPage(cursor)
+      const last = page.rows.at(-1)
+      return input.newestFirst && last !== undefined && input.timeOf(last) < from ? { rows: page.rows } : page
+    },
     idOf: input.idOf,
     urlOf: (row) => input.result(row).url,
     isMatch: (row) => {
+      if (input.isCandidate && !input.isCandidate(row)) return false
       const time = input.timeOf(row)
       return normaliseCopy(input.textOf(row)) === wanted && (Number.isNaN(time) || time >= from)
     },
     distinctive: isDistinctive(input.content),
     exclude: input.exclude,
     isOlder: () => false,
+    unread: (read, pages) =>
+      `${input.where} are more than Herald reads back (${read} read in ${pages} pages, none of them the attempt's). Check the rest.`,
   })
   return toLookupAnswer(answer, input.result)
 }

@@ -21,6 +21,8 @@ export interface ChainRig {
   readonly videoUrl: string
   /** Faults for the next calls matching `match`, applied once each, in order. */
   fault(match: (call: SimulatedCall) => boolean, fault: Fault): void
+  /** Runs `action` once, as the first call matching `match` arrives, before it is served: what others do meanwhile. */
+  meanwhile(match: (call: SimulatedCall) => boolean, action: () => void): void
   /** Scripted faults not applied yet. */
   unapplied(): number
   /** Every effectful call the simulators served, in order. */
@@ -42,9 +44,12 @@ export function useChainRig(backend?: Backend): ChainRig {
   let worker: Worker
   const scripted: Array<{ match: (call: SimulatedCall) => boolean; fault: Fault }> = []
   const calls: SimulatedCall[] = []
+  const hooks: Array<{ match: (call: SimulatedCall) => boolean; action: () => void }> = []
   const faults: FaultInjector = {
     decide(call) {
       if (call.effectful) calls.push(call)
+      const hook = hooks.findIndex((entry) => entry.match(call))
+      if (hook >= 0) hooks.splice(hook, 1)[0]!.action()
       const i = scripted.findIndex((s) => s.match(call))
       if (i < 0) return undefined
       const [entry] = scripted.splice(i, 1)
@@ -113,6 +118,7 @@ export function useChainRig(backend?: Backend): ChainRig {
     calls,
     unapplied: () => scripted.length,
     fault: (match, fault) => scripted.push({ match, fault }),
+    meanwhile: (match, action) => hooks.push({ match, action }),
     async drain() {
       // Until no target is due now or soon (a lookup or a retry queued a moment ahead) and none is held.
       for (let pass = 0; pass < 400; pass++) {

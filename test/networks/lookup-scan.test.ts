@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  findAmongReplies,
   isDistinctive,
   LOOKUP_MAX_PAGES,
   lookUpRecent,
@@ -103,6 +104,63 @@ describe('looking back through a profile for the post an unanswered attempt made
     )
     const answer = await scan(p, { isMatch: (row) => row.id === `p${2 * LOOKUP_MAX_PAGES - 1}` })
     expect(answer).toMatchObject({ kind: 'found', row: { id: `p${2 * LOOKUP_MAX_PAGES - 1}` } })
+  })
+})
+
+describe("looking for an unanswered item among its parent's comments", () => {
+  const since = 10 * 60_000
+  /** Comments, served `size` a page; `at` in minutes. */
+  const comments = (rows: Array<{ at: number; text: string }>, size: number) => {
+    const p = profile(
+      rows.map((r) => r.at * 60_000),
+      size,
+      (i) => rows[i]!.text,
+    )
+    return {
+      cursors: p.cursors,
+      find: (rest: { newestFirst?: boolean; content?: string } = {}) =>
+        findAmongReplies<Row>({
+          readPage: p.readPage,
+          where: 'the comments on https://example.com/p/1',
+          content: rest.content ?? 'Our comment',
+          since,
+          exclude: [],
+          ...(rest.newestFirst ? { newestFirst: true } : {}),
+          idOf: (row) => row.id,
+          textOf: (row) => row.text,
+          timeOf: (row) => row.at,
+          result: (row) => ({ remoteId: row.id, url: `https://example.com/c/${row.id}` }),
+        }),
+    }
+  }
+  const others = (n: number, at = 20) => Array.from({ length: n }, () => ({ at, text: 'Someone else' }))
+
+  it('finds the comment on the last page of a listing in no useful order', async () => {
+    const c = comments([...others(7), { at: 11, text: 'Our comment' }], 2)
+    expect(await c.find()).toMatchObject({ kind: 'found', result: { remoteId: 'p7' } })
+    expect(c.cursors).toEqual([undefined, '2', '4', '6'])
+  })
+
+  it('answers absent only after the last page', async () => {
+    const c = comments(others(7), 2)
+    expect(await c.find()).toEqual({ kind: 'absent' })
+    expect(c.cursors).toHaveLength(4)
+  })
+
+  it('is ambiguous, never absent, when the pages run past the bound without the comment', async () => {
+    const c = comments([...others(2 * LOOKUP_MAX_PAGES), { at: 11, text: 'Our comment' }], 2)
+    const answer = await c.find()
+    expect(answer).toMatchObject({ kind: 'ambiguous' })
+    expect((answer as { reason: string }).reason).toContain(
+      `the comments on https://example.com/p/1 are more than Herald reads back (${2 * LOOKUP_MAX_PAGES} read in ${LOOKUP_MAX_PAGES} pages`,
+    )
+    expect(c.cursors).toHaveLength(LOOKUP_MAX_PAGES)
+  })
+
+  it('newest first, stops after the page that ends before the attempt, a pinned old comment on top not counting', async () => {
+    const c = comments([{ at: 1, text: 'Pinned' }, ...others(3), { at: 2, text: 'Old' }, ...others(4, 1)], 2)
+    expect(await c.find({ newestFirst: true })).toEqual({ kind: 'absent' })
+    expect(c.cursors).toEqual([undefined, '2', '4'])
   })
 })
 

@@ -226,7 +226,7 @@ function assetUrns(content: Record<string, unknown>): string[] {
   return [...JSON.stringify(content).matchAll(/urn:li:(?:image|video):[A-Za-z0-9_-]+/g)].map((m) => m[0])
 }
 
-/** Comments read back when an unanswered comment is looked up (its post's newest first). */
+/** Comments read per page when an unanswered comment is looked up. */
 const COMMENTS_PAGE = 100
 
 /**
@@ -260,29 +260,39 @@ export async function publishComment(ctx: LinkedInContext, request: ItemRequest)
 
 const commentUrl = (postUrl: string, urn: string) => `${postUrl}?commentUrn=${enc(urn)}`
 
-/** Issue 26: an unanswered comment is looked for among its post's comments, by its actor and copy. */
+/**
+ * Issue 26: an unanswered comment is looked for among its post's comments, by its actor and copy, every
+ * page of them (`start`, `count`, until `paging.total`), relying on no order of LinkedIn's.
+ */
 export async function findComment(ctx: LinkedInContext, request: ItemLookupRequest): Promise<LookupAnswer> {
   const actor = authorOf(request.profile)
-  const answer = await linkedinCall(ctx, {
-    method: 'GET',
-    path: `/rest/socialActions/${enc(request.root.remoteId)}/comments`,
-    query: [
-      ['start', '0'],
-      ['count', String(COMMENTS_PAGE)],
-    ],
-    token: request.credentials.accessToken,
-    what: 'the comments',
-    signal: request.signal,
-  })
   type CommentRow = {
     commentUrn?: unknown
     actor?: unknown
     message?: { text?: unknown }
     created?: { time?: unknown }
   }
-  const rows = (Array.isArray(answer.body.elements) ? answer.body.elements : []) as CommentRow[]
-  return findAmongReplies({
-    rows: rows.filter((row) => row.actor === actor),
+  return findAmongReplies<CommentRow>({
+    readPage: async (cursor) => {
+      const start = Number(cursor ?? 0)
+      const { body } = await linkedinCall(ctx, {
+        method: 'GET',
+        path: `/rest/socialActions/${enc(request.root.remoteId)}/comments`,
+        query: [
+          ['start', String(start)],
+          ['count', String(COMMENTS_PAGE)],
+        ],
+        token: request.credentials.accessToken,
+        what: 'the comments',
+        signal: request.signal,
+      })
+      const rows = (Array.isArray(body.elements) ? body.elements : []) as CommentRow[]
+      // As for posts: without a `total`, read on until an empty page.
+      const total = (body.paging as { total?: unknown } | undefined)?.total
+      const more = typeof total === 'number' ? start + rows.length < total : rows.length > 0
+      return { rows, next: more ? String(start + rows.length) : undefined }
+    },
+    isCandidate: (row) => row.actor === actor,
     where: `the comments on ${request.root.url}`,
     content: request.content,
     since: request.since,

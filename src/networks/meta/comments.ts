@@ -61,22 +61,32 @@ export async function publishComment(
   return { remoteId: id, url: net.commentUrl(request.root.url, id) }
 }
 
+/**
+ * Reads every page of the object's comments (Graph's `after` cursors, 25 a page by default) and relies on
+ * no order of Graph's. Not `readAllPages`: it stops quietly at its bound, and a lookup must know whether
+ * it read everything before it may answer absent.
+ */
 export async function findComment(
   net: CommentNetwork,
   graph: GraphClient,
   request: ItemLookupRequest,
 ): Promise<LookupAnswer> {
-  const body = await callGraph(graph, {
-    method: 'GET',
-    path: `/${request.root.remoteId}/comments`,
-    params: { fields: `id,${net.textField},${net.timeField}` },
-    token: request.credentials.accessToken,
-    signal: request.signal,
-    what: 'the comments',
-  })
-  const rows = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []
-  return findAmongReplies({
-    rows,
+  const fields = `id,${net.textField},${net.timeField}`
+  return findAmongReplies<Record<string, unknown>>({
+    readPage: async (after) => {
+      const body = await callGraph(graph, {
+        method: 'GET',
+        path: `/${request.root.remoteId}/comments`,
+        params: after === undefined ? { fields } : { fields, after },
+        token: request.credentials.accessToken,
+        signal: request.signal,
+        what: 'the comments',
+      })
+      const rows = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []
+      const paging = body.paging as { next?: unknown; cursors?: { after?: unknown } } | undefined
+      const next = paging?.cursors?.after
+      return typeof paging?.next === 'string' && typeof next === 'string' ? { rows, next } : { rows }
+    },
     where: `the comments on ${request.root.url}`,
     content: request.content,
     since: request.since,

@@ -70,31 +70,20 @@ export async function publishComment(ctx: ApiContext, request: ItemRequest): Pro
   return { remoteId: id, url: commentUrl(videoId, id) }
 }
 
-/** Issue 26: an unanswered comment is looked for among the video's newest comment threads, by its copy. */
+/**
+ * Issue 26: an unanswered comment is looked for among the video's comment threads by its copy, newest first
+ * (`order=time`, 100 a page, `pageToken`), page after page until one ends before the attempt.
+ */
 export async function findComment(ctx: ApiContext, request: ItemLookupRequest): Promise<LookupAnswer> {
   const videoId = request.root.remoteId
-  const url = new URL(`${ctx.settings.apiUrl}/youtube/v3/commentThreads`)
-  for (const [key, value] of Object.entries({ part: 'snippet', videoId, maxResults: '100', order: 'time' }))
-    url.searchParams.set(key, value)
-  let response: Response
-  try {
-    response = await ctx.deps.http(url, {
-      headers: { authorization: `Bearer ${request.credentials.accessToken}`, accept: 'application/json' },
-      signal: withTimeout(request.signal, 30_000),
-    })
-  } catch (error) {
-    throw new PublishFailure('transient', `Could not reach YouTube: ${(error as Error).message}`)
-  }
-  const body = await response.json().catch(() => undefined)
-  if (!response.ok)
-    throw classifyGoogleError(response.status, body, {
-      now: ctx.deps.now(),
-      retryAfter: response.headers.get('retry-after'),
-    })
-  const items = Array.isArray(record(body).items) ? (record(body).items as unknown[]) : []
   const top = (item: unknown) => record(record(record(item).snippet).topLevelComment)
-  return findAmongReplies({
-    rows: items,
+  return findAmongReplies<unknown>({
+    readPage: async (pageToken) => {
+      const body = record(await listThreads(ctx, request, pageToken))
+      const rows = Array.isArray(body.items) ? (body.items as unknown[]) : []
+      return typeof body.nextPageToken === 'string' ? { rows, next: body.nextPageToken } : { rows }
+    },
+    newestFirst: true,
     where: `the comments on ${request.root.url}`,
     content: request.content,
     since: request.since,
@@ -110,4 +99,32 @@ export async function findComment(ctx: ApiContext, request: ItemLookupRequest): 
       url: commentUrl(videoId, String(record(item).id)),
     }),
   })
+}
+
+/** One page of `commentThreads.list` for the video (1 quota unit). */
+async function listThreads(
+  ctx: ApiContext,
+  request: ItemLookupRequest,
+  pageToken: string | undefined,
+): Promise<unknown> {
+  const url = new URL(`${ctx.settings.apiUrl}/youtube/v3/commentThreads`)
+  const query = { part: 'snippet', videoId: request.root.remoteId, maxResults: '100', order: 'time' }
+  for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value)
+  if (pageToken !== undefined) url.searchParams.set('pageToken', pageToken)
+  let response: Response
+  try {
+    response = await ctx.deps.http(url, {
+      headers: { authorization: `Bearer ${request.credentials.accessToken}`, accept: 'application/json' },
+      signal: withTimeout(request.signal, 30_000),
+    })
+  } catch (error) {
+    throw new PublishFailure('transient', `Could not reach YouTube: ${(error as Error).message}`)
+  }
+  const body = await response.json().catch(() => undefined)
+  if (!response.ok)
+    throw classifyGoogleError(response.status, body, {
+      now: ctx.deps.now(),
+      retryAfter: response.headers.get('retry-after'),
+    })
+  return body
 }

@@ -417,7 +417,8 @@ const COMMENT_LIMITS = { facebook: 8_000, instagram: 2_200 } as const
 /**
  * `POST /{object}/comments` (`message`) and `GET /{object}/comments` on a Facebook post, photo or video
  * (`pages_manage_engagement`, as the Page) and on Instagram media (`instagram_manage_comments`, or
- * `instagram_business_manage_comments` with Instagram Login, as the account).
+ * `instagram_business_manage_comments` with Instagram Login, as the account). The listing is paged as
+ * Graph pages edges: 25 a page unless `limit` says, `after` cursors, `paging.next` while more follow.
  */
 function commentsCall(
   state: MetaSandboxState,
@@ -456,7 +457,7 @@ function commentsCall(
     state.comments.set(comment.id, comment)
     return { id: comment.id }
   }
-  const rows = [...state.comments.values()]
+  const all = [...state.comments.values()]
     .filter((c) => c.objectId === id)
     .sort((a, b) => b.createdAt - a.createdAt)
     .map((c) =>
@@ -473,7 +474,8 @@ function commentsCall(
             permalink_url: `https://www.facebook.com/${c.objectId}?comment_id=${c.id}`,
           },
     )
-  return { data: rows.map((row) => pick(row, params, ['id'])) }
+  const page = pageOf(all, params, `/${id}/comments`)
+  return { data: page.rows.map((row) => pick(row, params, ['id'])), paging: page.paging }
 }
 
 async function pageCall(

@@ -139,6 +139,8 @@ function commentThreadResource(comment: SandboxComment) {
   }
 }
 
+const pageToken = (id: string) => Buffer.from(`after:${id}`).toString('base64url')
+
 /** Longest top-level comment YouTube takes. */
 const COMMENT_MAX = 10_000
 
@@ -250,11 +252,18 @@ export function registerApiRoutes(app: FastifyInstance, sandbox: YouTubeSandbox)
     if (!sandbox.chargeQuota(1)) return sendGoogleError(reply, 'quotaExceeded')
     const videoId = query.get('videoId')
     const max = Math.min(100, Number(query.get('maxResults') ?? 20))
-    const items = [...sandbox.comments.values()]
-      .filter((c) => c.videoId === videoId)
-      .reverse()
-      .slice(0, max)
-      .map(commentThreadResource)
-    return reply.send(listResponse('youtube#commentThreadListResponse', items))
+    // Newest first (order=time, the default), `maxResults` a page; a page token names the thread before
+    // the page, so threads added meanwhile do not shift it.
+    const all = [...sandbox.comments.values()].filter((c) => c.videoId === videoId).reverse()
+    const token = query.get('pageToken')
+    const from = token === null ? 0 : all.findIndex((c) => pageToken(c.id) === token) + 1
+    if (from === 0 && token !== null) return sendGoogleError(reply, 'invalidPageToken')
+    const page = all.slice(from, from + max)
+    const next = from + max < all.length ? pageToken(page.at(-1)!.id) : undefined
+    return reply.send({
+      ...listResponse('youtube#commentThreadListResponse', page.map(commentThreadResource)),
+      pageInfo: { totalResults: all.length, resultsPerPage: max },
+      ...(next ? { nextPageToken: next } : {}),
+    })
   })
 }

@@ -101,6 +101,13 @@ export const googleErrors = {
     location: 'uploadType',
     locationType: 'parameter',
   },
+  invalidPageToken: {
+    code: 400,
+    domain: 'youtube.commentThread',
+    message: 'The request specifies an invalid page token.',
+    location: 'pageToken',
+    locationType: 'parameter',
+  },
   parseError: {
     code: 400,
     domain: 'global',
