@@ -5,7 +5,7 @@ import { presentPost, presentTarget } from '../posts/present.js'
 import { compiledOnce } from '../store/compiled.js'
 import type { Db, Store } from '../store/db.js'
 import { eventsWanted, recordEvent } from '../store/events.js'
-import type { TargetRow } from '../store/posts.js'
+import type { PostRow, TargetRow } from '../store/posts.js'
 
 /**
  * How a claimed target ends an attempt. Every statement requires `lease_owner = <worker>`: a worker that
@@ -130,15 +130,18 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
     // status is derived from all of them (under READ COMMITTED two racing settles would each miss the other).
     // Locks are taken in the one order every writer uses (the post's targets by position, then the post),
     // so a settle and a tool changing the same post wait for each other instead of deadlocking.
-    if (store.dialect === 'postgres') {
+    // A post's only target has no sibling to race: its update and the post's, in that order, take the
+    // same locks in the same order.
+    if (store.dialect === 'postgres' && !input.onlyTarget) {
       await sql`SELECT id FROM targets WHERE post_id = ${postId} ORDER BY position FOR UPDATE`.execute(tx)
       await sql`SELECT id FROM posts WHERE id = ${postId} FOR UPDATE`.execute(tx)
     }
     const target = await updateLeasedTarget(tx, targetId, workerId, changes, input.attemptsDelta ?? 0)
     if (!target) return false
-    if (input.onlyTarget) await followOnlyTarget(tx, target, now, lastError)
+    let post: PostRow | undefined
+    if (input.onlyTarget) post = await followOnlyTarget(tx, target, now, lastError)
     else await refreshPostStatus(tx, postId, now, lastError)
-    if (!quiet) await recordSettleEvents(tx, target, input)
+    if (!quiet) await recordSettleEvents(tx, target, input, post)
     return true
   })
 }
@@ -187,7 +190,7 @@ async function updateLeasedTarget(
  * post's once its last target has settled (so a receiver sees them in that order). None for a workspace
  * with no enabled endpoint: an endpoint hears of the changes made while it is there.
  */
-async function recordSettleEvents(tx: Db, target: TargetRow, input: SettleInput) {
+async function recordSettleEvents(tx: Db, target: TargetRow, input: SettleInput, settledPost?: PostRow) {
   if (!(await eventsWanted(tx, target.workspace_id))) return
   const { now, outcome } = input
   const type =
@@ -196,7 +199,7 @@ async function recordSettleEvents(tx: Db, target: TargetRow, input: SettleInput)
       : outcome.kind === 'failed'
         ? 'target.failed'
         : 'target.stuck'
-  const post = (await postById(tx, target.post_id)).rows[0]
+  const post = settledPost ?? (await postById(tx, target.post_id)).rows[0]
   if (!post) throw new Error(`Post ${target.post_id} of a settled target is missing`)
   const ids = { postId: post.id, profileId: target.profile_id, platform: target.platform }
   await recordEvent(tx, {
@@ -316,8 +319,21 @@ const refreshWithError = compiledOnce(3, (db: Db, postId: string, now: number, l
  * {@link refreshPostStatus} for a post whose one target has just settled: the post takes the target's
  * status (it stays as it is while the target is still pending), without looking at other targets.
  */
-async function followOnlyTarget(db: Db, target: TargetRow, now: number, lastError: string | undefined) {
-  await followOnlyTargetQuery(db, target.status, target.published_at, lastError ?? null, now, target.post_id)
+async function followOnlyTarget(
+  db: Db,
+  target: TargetRow,
+  now: number,
+  lastError: string | undefined,
+): Promise<PostRow | undefined> {
+  const { rows } = await followOnlyTargetQuery(
+    db,
+    target.status,
+    target.published_at,
+    lastError ?? null,
+    now,
+    target.post_id,
+  )
+  return rows[0]
 }
 
 const followOnlyTargetQuery = compiledOnce(
@@ -338,7 +354,8 @@ const followOnlyTargetQuery = compiledOnce(
         last_error: sql`coalesce(${lastError}, last_error)`,
         updated_at: now,
       })
-      .where('id', '=', postId),
+      .where('id', '=', postId)
+      .returningAll(),
 )
 
 /** Pushes a throttled profile's other waiting targets past its rate-limit reset. */
