@@ -92,7 +92,7 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
       // Every transaction Kysely opens (`begin`) starts as BEGIN IMMEDIATE: it takes the write lock before
       // its first read, so a transaction that reads and then writes cannot fail with SQLITE_BUSY because
       // another process wrote in between (busy_timeout does not cover that upgrade; issue 22, path 10).
-      const sqlText = text === 'begin' && !process.env.HX_DEFERRED ? 'begin immediate' : text
+      const sqlText = text === 'begin' ? 'begin immediate' : text
       let statement = cache.get(sqlText)
       if (statement) {
         cache.delete(sqlText)
