@@ -39,14 +39,7 @@ const FAN_OUT_LOCK = 250_012
  * Returns how many events it handled.
  */
 export async function fanOutEvents(store: Store, now: number, limit = 500): Promise<number> {
-  // A look without the write lock first: most passes of a busy delivery loop find nothing new.
-  const waiting = await store.db
-    .selectFrom('events')
-    .select('seq')
-    .where('fanned_out', '=', 0)
-    .limit(1)
-    .executeTakeFirst()
-  if (!waiting) return 0
+  // The delivery loop calls this only when `outboxWaiting` (a look without the write lock) saw events.
   return writeTransaction(store, async (tx) => {
     if (store.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${FAN_OUT_LOCK})`.execute(tx)
     const events = await tx

@@ -93,8 +93,6 @@ interface ClaimSql {
   /** Postgres: a text[]; SQLite: a JSON array. */
   platforms: unknown
   exclude: unknown
-  candidates: unknown
-  limit: unknown
   workerId: unknown
   leaseUntil: unknown
 }
@@ -151,19 +149,16 @@ const postgresClaim = compiledOnce(
       now,
       platforms,
       exclude,
-      candidates,
-      limit,
       workerId,
       leaseUntil,
     })
-    // `picked` reads the statement's snapshot, which may be older than the lock: a target another worker
-    // claimed, sent and settled meanwhile looks unleased again. The lock re-reads the row's latest version
-    // (READ COMMITTED re-checks the WHERE of a row it locks), so the whole claimable test is repeated there.
-    // `picked` ranks four times the limit, so a worker racing another still finds unlocked ones; they are
-    // locked one by one, by primary key, in rank order until the limit, and the claimable test reads the
-    // locked (latest) version. A join, or the test inside the locking subquery (its LIMIT keeps the test
-    // out), lets the planner pick a claim index scan per candidate when its statistics are stale, as they
-    // are right after a large schedule lands; the update finds its rows by primary key for the same reason.
+    // `picked` ranks four times the limit, so a worker racing another still finds unlocked ones. It reads the
+    // statement's snapshot, which may be older than the lock: a target another worker claimed, sent and
+    // settled meanwhile looks unleased there. So candidates are locked one by one, by primary key, in rank
+    // order until the limit, and the claimable test is applied to what the lock returns, the row's latest
+    // version. A join, or the test inside the locking subquery (its LIMIT keeps the test out), lets the
+    // planner pick a claim index scan per candidate when its statistics are stale, as they are right after a
+    // large schedule lands; the update finds its rows by primary key for the same reason.
     return {
       compile: () =>
         sql`
@@ -192,15 +187,7 @@ const postgresClaim = compiledOnce(
 
 /** SQLite has one writer at a time, so a short transaction of UPDATE ... WHERE id IN (SELECT ...) is just as atomic. */
 const sqliteClaim = compiledOnce(6, (db: Db, now, platforms, exclude, limit, workerId, leaseUntil) => {
-  const { due, lease } = claimParts('sqlite', {
-    now,
-    platforms,
-    exclude,
-    candidates: limit,
-    limit,
-    workerId,
-    leaseUntil,
-  })
+  const { due, lease } = claimParts('sqlite', { now, platforms, exclude, workerId, leaseUntil })
   return {
     compile: () =>
       sql`

@@ -2,7 +2,7 @@ import { type AdapterDeps, type Credentials, type Profile, PublishFailure } from
 import { withTimeout, YouTubeConnectRefused, type YouTubeSettings } from './auth.js'
 import { classifyGoogleError } from './errors.js'
 
-/** Read calls to the YouTube Data API v3 (channels.list, videos.list), each costing 1 quota unit. */
+/** Read calls to the YouTube Data API v3 (channels.list, videos.list, commentThreads.list), each costing 1 quota unit. */
 
 export interface ApiContext {
   settings: YouTubeSettings
@@ -12,7 +12,7 @@ export interface ApiContext {
 /** GET `{apiUrl}/youtube/v3/<resource>?...` with the bearer token; Google errors become PublishFailures. */
 export async function getJson(
   ctx: ApiContext,
-  resource: 'channels' | 'videos',
+  resource: 'channels' | 'videos' | 'commentThreads',
   params: Record<string, string>,
   accessToken: string,
   signal?: AbortSignal,

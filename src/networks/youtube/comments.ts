@@ -1,7 +1,7 @@
 import type { ItemLookupRequest, ItemRequest, LookupAnswer, PublishResult } from '../adapter.js'
 import { PublishFailure } from '../adapter.js'
 import { findAmongReplies } from '../lookup-scan.js'
-import type { ApiContext } from './api.js'
+import { type ApiContext, getJson } from './api.js'
 import { withTimeout } from './auth.js'
 import { classifyGoogleError } from './errors.js'
 
@@ -79,7 +79,19 @@ export async function findComment(ctx: ApiContext, request: ItemLookupRequest): 
   const top = (item: unknown) => record(record(record(item).snippet).topLevelComment)
   return findAmongReplies<unknown>({
     readPage: async (pageToken) => {
-      const body = record(await listThreads(ctx, request, pageToken))
+      const body = await getJson(
+        ctx,
+        'commentThreads',
+        {
+          part: 'snippet',
+          videoId: request.root.remoteId,
+          maxResults: '100',
+          order: 'time',
+          ...(pageToken === undefined ? {} : { pageToken }),
+        },
+        request.credentials.accessToken,
+        request.signal,
+      )
       const rows = Array.isArray(body.items) ? (body.items as unknown[]) : []
       return typeof body.nextPageToken === 'string' ? { rows, next: body.nextPageToken } : { rows }
     },
@@ -99,32 +111,4 @@ export async function findComment(ctx: ApiContext, request: ItemLookupRequest): 
       url: commentUrl(videoId, String(record(item).id)),
     }),
   })
-}
-
-/** One page of `commentThreads.list` for the video (1 quota unit). */
-async function listThreads(
-  ctx: ApiContext,
-  request: ItemLookupRequest,
-  pageToken: string | undefined,
-): Promise<unknown> {
-  const url = new URL(`${ctx.settings.apiUrl}/youtube/v3/commentThreads`)
-  const query = { part: 'snippet', videoId: request.root.remoteId, maxResults: '100', order: 'time' }
-  for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value)
-  if (pageToken !== undefined) url.searchParams.set('pageToken', pageToken)
-  let response: Response
-  try {
-    response = await ctx.deps.http(url, {
-      headers: { authorization: `Bearer ${request.credentials.accessToken}`, accept: 'application/json' },
-      signal: withTimeout(request.signal, 30_000),
-    })
-  } catch (error) {
-    throw new PublishFailure('transient', `Could not reach YouTube: ${(error as Error).message}`)
-  }
-  const body = await response.json().catch(() => undefined)
-  if (!response.ok)
-    throw classifyGoogleError(response.status, body, {
-      now: ctx.deps.now(),
-      retryAfter: response.headers.get('retry-after'),
-    })
-  return body
 }
