@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events'
+import type pg from 'pg'
 import type { EventType } from '../domain/webhook-events.js'
 import { MAX_PAYLOAD_BYTES } from '../domain/webhook-events.js'
 import { newId } from '../lib/ids.js'
@@ -113,3 +114,29 @@ const insertEvent = compiledOnce(
       created_at: now,
     }),
 )
+
+/**
+ * {@link recordEvent} for several events at once, on a Postgres client inside its open transaction (the
+ * settle's raw statements): one prepared insert, rows in the given order (so their `seq` follows it).
+ */
+export async function recordEventsOn(client: pg.ClientBase, inputs: EventInput[]): Promise<string[]> {
+  if (inputs.length === 0) return []
+  const ids = inputs.map((input) => newId(input.now))
+  const rows = inputs.map(
+    (_, i) => `($${i * 6 + 1}, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}, 0, $${i * 6 + 6})`,
+  )
+  await client.query({
+    name: `herald_events_insert_${inputs.length}`,
+    text: `INSERT INTO events (id, workspace_id, type, order_key, payload, fanned_out, created_at) VALUES ${rows.join(', ')}`,
+    values: inputs.flatMap((input, i) => [
+      ids[i],
+      input.workspaceId,
+      input.type,
+      input.orderKey ?? null,
+      eventBody(ids[i] as string, input),
+      input.now,
+    ]),
+  })
+  recorded.emit('recorded')
+  return ids
+}

@@ -4,7 +4,7 @@ import { postSettledEvent } from '../domain/webhook-events.js'
 import { presentPost, presentTarget } from '../posts/present.js'
 import { compiledOnce } from '../store/compiled.js'
 import type { Db, Store } from '../store/db.js'
-import { eventsWanted, recordEvent } from '../store/events.js'
+import { type EventInput, eventsWanted, recordEvent, recordEventsOn } from '../store/events.js'
 import type { PostRow, TargetRow } from '../store/posts.js'
 
 /**
@@ -103,6 +103,8 @@ export interface SettleInput {
   workerId: string
   now: number
   outcome: Outcome
+  /** The target's workspace: lets a post's only target on Postgres guess which settle statement fits. */
+  workspaceId?: string
   /** True when the post has no other target (known at claim time; a post's targets cannot change while one is leased). */
   onlyTarget?: boolean
   /**
@@ -121,9 +123,15 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
   const quiet = outcome.kind === 'retry' || outcome.kind === 'check'
   if (store.pgPool && input.onlyTarget) {
     // An outcome that reports an event takes the one statement only when the workspace has no enabled
-    // endpoint; otherwise (or when the lease is lost) the transaction below decides, events and all.
+    // endpoint; otherwise a short transaction writes the settle and its events. Where neither applies
+    // (the lease was lost), the general transaction below decides.
     if (quiet) return settleOnlyTarget(store, input, changes, lastError, false)
-    if (await settleOnlyTarget(store, input, changes, lastError, true)) return true
+    const workspace = input.workspaceId
+    const likely = workspace !== undefined && endpointsLikely.get(workspace) === true
+    if (!likely && (await settleOnlyTarget(store, input, changes, lastError, true))) return true
+    const wanted = await settleOnlyTargetWithEvents(store, input, changes, lastError)
+    if (workspace !== undefined && wanted !== undefined) rememberEndpoints(workspace, wanted)
+    if (wanted !== undefined) return true
   }
   return store.db.transaction().execute(async (tx) => {
     // Targets of one post settle one at a time, so the last one sees every sibling's outcome and the post
@@ -192,45 +200,69 @@ async function updateLeasedTarget(
  */
 async function recordSettleEvents(tx: Db, target: TargetRow, input: SettleInput, settledPost?: PostRow) {
   if (!(await eventsWanted(tx, target.workspace_id))) return
-  const { now, outcome } = input
-  const type =
-    outcome.kind === 'published'
-      ? 'target.published'
-      : outcome.kind === 'failed'
-        ? 'target.failed'
-        : 'target.stuck'
   const post = settledPost ?? (await postById(tx, target.post_id)).rows[0]
   if (!post) throw new Error(`Post ${target.post_id} of a settled target is missing`)
-  const ids = { postId: post.id, profileId: target.profile_id, platform: target.platform }
-  await recordEvent(tx, {
-    workspaceId: target.workspace_id,
-    type,
-    orderKey: post.id,
-    data: {
-      postId: post.id,
-      postStatus: post.status,
-      target: presentTarget(target, now),
-      ...(type === 'target.stuck'
-        ? { reason: outcome.kind === 'unknown' ? outcome.error : STUCK_MESSAGE, action: STUCK_ACTION }
-        : {}),
+  const targets =
+    targetEventType(input.outcome) === 'target.stuck'
+      ? []
+      : input.onlyTarget
+        ? [target]
+        : await tx
+            .selectFrom('targets')
+            .selectAll()
+            .where('post_id', '=', post.id)
+            .orderBy('position')
+            .execute()
+  for (const event of settleEvents(target, post, targets, input)) await recordEvent(tx, event)
+}
+
+const targetEventType = (outcome: Outcome) =>
+  outcome.kind === 'published'
+    ? 'target.published'
+    : outcome.kind === 'failed'
+      ? 'target.failed'
+      : 'target.stuck'
+
+/**
+ * What a settle reports: the target's event, then the post's when `targets` (the post's targets, as they
+ * stand after the settle) are all settled. A stuck target reports only itself.
+ */
+function settleEvents(
+  target: TargetRow,
+  post: PostRow,
+  targets: TargetRow[],
+  input: SettleInput,
+): EventInput[] {
+  const { now, outcome } = input
+  const type = targetEventType(outcome)
+  const events: EventInput[] = [
+    {
+      workspaceId: target.workspace_id,
+      type,
+      orderKey: post.id,
+      data: {
+        postId: post.id,
+        postStatus: post.status,
+        target: presentTarget(target, now),
+        ...(type === 'target.stuck'
+          ? { reason: outcome.kind === 'unknown' ? outcome.error : STUCK_MESSAGE, action: STUCK_ACTION }
+          : {}),
+      },
+      ids: { postId: post.id, profileId: target.profile_id, platform: target.platform },
+      now,
     },
-    ids,
-    now,
-  })
-  if (type === 'target.stuck') return
-  const targets = input.onlyTarget
-    ? [target]
-    : await tx.selectFrom('targets').selectAll().where('post_id', '=', post.id).orderBy('position').execute()
-  const settled = postSettledEvent(targets.map((t) => t.status))
-  if (!settled) return
-  await recordEvent(tx, {
-    workspaceId: post.workspace_id,
-    type: settled,
-    orderKey: post.id,
-    data: { post: presentPost(post, targets, now) },
-    ids: { postId: post.id },
-    now,
-  })
+  ]
+  const settled = type === 'target.stuck' ? undefined : postSettledEvent(targets.map((t) => t.status))
+  if (settled)
+    events.push({
+      workspaceId: post.workspace_id,
+      type: settled,
+      orderKey: post.id,
+      data: { post: presentPost(post, targets, now) },
+      ids: { postId: post.id },
+      now,
+    })
+  return events
 }
 
 const postById = compiledOnce(1, (db: Db, id: string) =>
@@ -254,13 +286,7 @@ async function settleOnlyTarget(
   /** Only where no enabled webhook endpoint would want the event this outcome reports. */
   unlessEndpoint: boolean,
 ) {
-  const columns = Object.keys(changes)
-  const values: unknown[] = Object.values(changes)
-  const delta = Math.trunc(input.attemptsDelta ?? 0)
-  const assignments = [
-    ...columns.map((column, i) => `${column} = $${i + 1}`),
-    ...(delta !== 0 ? [`attempts = attempts + (${delta})`] : []),
-  ].join(', ')
+  const { columns, values, delta, assignments } = targetAssignments(input, changes)
   const n = columns.length
   const text = `
     WITH settled AS (
@@ -287,6 +313,89 @@ async function settleOnlyTarget(
     values: [...values, input.targetId, input.workerId, lastError ?? null, input.now],
   })
   return (result.rowCount ?? 0) > 0
+}
+
+/** The SET list of a target's settle as numbered parameters ($1…$n), for the raw Postgres statements. */
+function targetAssignments(input: SettleInput, changes: Partial<TargetRow>) {
+  const columns = Object.keys(changes)
+  const values: unknown[] = Object.values(changes)
+  const delta = Math.trunc(input.attemptsDelta ?? 0)
+  const assignments = [
+    ...columns.map((column, i) => `${column} = $${i + 1}`),
+    ...(delta !== 0 ? [`attempts = attempts + (${delta})`] : []),
+  ].join(', ')
+  return { columns, values, delta, assignments }
+}
+
+/**
+ * Workspaces whose last settle here found an enabled endpoint: their next settle goes straight to the
+ * transaction that writes events, instead of first trying the statement that refuses them. Only a guess
+ * about which path is cheaper; each path checks for endpoints itself.
+ */
+const endpointsLikely = new Map<string, boolean>()
+
+function rememberEndpoints(workspaceId: string, wanted: boolean) {
+  if (endpointsLikely.size >= 10_000 && !endpointsLikely.has(workspaceId)) endpointsLikely.clear()
+  endpointsLikely.set(workspaceId, wanted)
+}
+
+/**
+ * Postgres, a post's only target whose outcome reports events: the target and its post change in one
+ * statement that also answers whether the workspace has an enabled endpoint; the events follow in the
+ * same transaction. Four round trips of prepared statements, where the general path takes eight.
+ * Returns whether events were wanted, or undefined when nothing changed (the lease was lost, or the post
+ * is missing), for the general path to decide.
+ */
+async function settleOnlyTargetWithEvents(
+  store: Store,
+  input: SettleInput,
+  changes: Partial<TargetRow>,
+  lastError: string | undefined,
+): Promise<boolean | undefined> {
+  const { columns, values, delta, assignments } = targetAssignments(input, changes)
+  const n = columns.length
+  const text = `
+    WITH settled AS (
+      UPDATE targets SET ${assignments}
+       WHERE id = $${n + 1} AND lease_owner = $${n + 2}
+      RETURNING *),
+    post AS (
+      UPDATE posts SET
+        status = CASE WHEN settled.status = 'pending' THEN posts.status ELSE settled.status END,
+        published_at = settled.published_at,
+        last_error = coalesce($${n + 3}::text, posts.last_error),
+        updated_at = $${n + 4}
+        FROM settled WHERE posts.id = settled.post_id
+      RETURNING posts.*)
+    SELECT to_jsonb(settled) AS target, to_jsonb(post) AS post,
+      EXISTS (SELECT 1 FROM webhook_endpoints e
+               WHERE e.workspace_id = settled.workspace_id AND e.enabled = 1) AS wanted
+      FROM settled JOIN post ON post.id = settled.post_id`
+  const client = await (store.pgPool as NonNullable<Store['pgPool']>).connect()
+  let broken: Error | undefined
+  try {
+    await client.query('BEGIN')
+    const { rows } = await client.query<{ target: TargetRow; post: PostRow; wanted: boolean }>({
+      name: `herald_settle_events_${input.outcome.kind}_${columns.length}_${delta}`,
+      text,
+      values: [...values, input.targetId, input.workerId, lastError ?? null, input.now],
+    })
+    const row = rows[0]
+    if (!row) {
+      await client.query('ROLLBACK')
+      return undefined
+    }
+    if (row.wanted) await recordEventsOn(client, settleEvents(row.target, row.post, [row.target], input))
+    await client.query('COMMIT')
+    return row.wanted
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      broken = rollbackError
+    })
+    throw error
+  } finally {
+    client.release(broken)
+  }
 }
 
 /**

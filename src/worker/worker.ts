@@ -194,6 +194,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         workerId: id,
         now,
         outcome: result.outcome,
+        workspaceId: target.workspace_id,
         onlyTarget: target.onlyTarget,
         ...(result.attemptsDelta ? { attemptsDelta: result.attemptsDelta } : {}),
       })
