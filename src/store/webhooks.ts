@@ -177,52 +177,58 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
             ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.event_seq) AS rn, ${room} AS room
           FROM (${candidates}) c) w
         WHERE w.rn <= w.room`
+  // The lease, and with it what the delivery needs of its event and endpoint: one statement.
   const claim = (db: Db) =>
-    sql<DeliveryRow>`
+    sql<ClaimedRow>`
     UPDATE webhook_deliveries SET lease_owner = ${workerId}, lease_expires_at = ${now + leaseMs}
     WHERE id IN (SELECT chosen.id FROM (${chosen}) chosen)
-    RETURNING *`.execute(db)
+    RETURNING id, event_id, endpoint_id, event_seq, attempts,
+      (SELECT ev.type FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS event_type,
+      (SELECT ev.payload FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS payload,
+      (SELECT ev.created_at FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS event_created_at,
+      (SELECT ep.url FROM webhook_endpoints ep WHERE ep.id = webhook_deliveries.endpoint_id) AS url,
+      (SELECT ep.secret FROM webhook_endpoints ep WHERE ep.id = webhook_deliveries.endpoint_id) AS secret,
+      (SELECT ep.previous_secret FROM webhook_endpoints ep WHERE ep.id = webhook_deliveries.endpoint_id)
+        AS previous_secret,
+      (SELECT ep.previous_secret_until FROM webhook_endpoints ep WHERE ep.id = webhook_deliveries.endpoint_id)
+        AS previous_secret_until`.execute(db)
   const claimed = postgres
     ? (await claim(store.db)).rows
     : await writeTransaction(store, async (tx) => (await claim(tx)).rows)
-  if (claimed.length === 0) return []
-  const events = await store.db
-    .selectFrom('events')
-    .select(['id', 'type', 'payload', 'created_at'])
-    .where(
-      'id',
-      'in',
-      claimed.map((d) => d.event_id),
-    )
-    .execute()
-  const endpoints = await store.db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'url', 'secret', 'previous_secret', 'previous_secret_until'])
-    .where('id', 'in', [...new Set(claimed.map((d) => d.endpoint_id))])
-    .execute()
-  const eventById = new Map(events.map((e) => [e.id, e]))
-  const endpointById = new Map(endpoints.map((e) => [e.id, e]))
   return claimed
     .sort((a, b) => Number(a.event_seq) - Number(b.event_seq))
     .map((d) => {
-      const event = eventById.get(d.event_id)!
-      const endpoint = endpointById.get(d.endpoint_id)!
       const previous =
-        endpoint.previous_secret && Number(endpoint.previous_secret_until ?? 0) > now
-          ? [{ column: 'previous_secret' as const, sealed: endpoint.previous_secret }]
+        d.previous_secret && Number(d.previous_secret_until ?? 0) > now
+          ? [{ column: 'previous_secret' as const, sealed: d.previous_secret }]
           : []
       return {
         id: d.id,
         eventId: d.event_id,
-        eventType: event.type,
+        eventType: d.event_type,
         endpointId: d.endpoint_id,
-        attempts: d.attempts,
-        url: endpoint.url,
-        payload: event.payload,
-        secrets: [{ column: 'secret' as const, sealed: endpoint.secret }, ...previous],
-        createdAt: Number(event.created_at),
+        attempts: Number(d.attempts),
+        url: d.url,
+        payload: d.payload,
+        secrets: [{ column: 'secret' as const, sealed: d.secret }, ...previous],
+        createdAt: Number(d.event_created_at),
       }
     })
+}
+
+interface ClaimedRow {
+  id: string
+  event_id: string
+  endpoint_id: string
+  event_seq: number
+  attempts: number
+  event_type: string
+  payload: string
+  event_created_at: number
+  url: string
+  secret: string
+  previous_secret: string | null
+  previous_secret_until: number | null
 }
 
 export interface AttemptResult {
@@ -337,6 +343,7 @@ export async function recordDelivered(
 ): Promise<Set<string>> {
   const { workerId, now, items } = input
   if (items.length === 0) return new Set()
+  if (store.pgPool && items.length <= 200) return recordDeliveredPostgres(store.pgPool, input)
   return writeTransaction(store, async (tx) => {
     const kept = new Set<string>()
     for (let i = 0; i < items.length; i += 200) {
@@ -389,6 +396,51 @@ export async function recordDelivered(
         .execute()
     return kept
   })
+}
+
+/**
+ * {@link recordDelivered} on Postgres in one statement (one round trip, atomic on its own): the deliveries
+ * under this worker's lease turn delivered, their attempts are logged, and their endpoints stop failing.
+ * The attempts travel as one JSON parameter, so the statement is prepared once per connection.
+ */
+async function recordDeliveredPostgres(
+  pool: NonNullable<Store['pgPool']>,
+  input: Parameters<typeof recordDelivered>[1],
+): Promise<Set<string>> {
+  const { workerId, now, items } = input
+  const attempts = items.map(({ delivery, result }) => ({
+    id: newId(now),
+    delivery_id: delivery.id,
+    endpoint_id: delivery.endpointId,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    status_code: result.statusCode,
+    latency_ms: Math.max(0, Math.round(result.latencyMs)),
+    response_excerpt: result.excerpt,
+  }))
+  const { rows } = await pool.query<{ id: string }>({
+    name: 'herald_webhook_delivered',
+    text: `
+      WITH done AS (
+        UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, next_attempt_at = $2,
+          delivered_at = $2, lease_owner = NULL, lease_expires_at = NULL
+         WHERE id = ANY($3::text[]) AND lease_owner = $1
+        RETURNING id, endpoint_id),
+      logged AS (
+        INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, event_type, attempted_at,
+          status_code, latency_ms, outcome, response_excerpt)
+        SELECT a.id, a.delivery_id, a.endpoint_id, a.event_id, a.event_type, $2, a.status_code, a.latency_ms,
+          'delivered', a.response_excerpt
+          FROM json_to_recordset($4::json) AS a(id text, delivery_id text, endpoint_id text, event_id text,
+            event_type text, status_code int, latency_ms int, response_excerpt text)
+          JOIN done ON done.id = a.delivery_id),
+      healed AS (
+        UPDATE webhook_endpoints SET failing_since = NULL
+         WHERE id IN (SELECT endpoint_id FROM done) AND failing_since IS NOT NULL)
+      SELECT id FROM done`,
+    values: [workerId, now, items.map((item) => item.delivery.id), JSON.stringify(attempts)],
+  })
+  return new Set(rows.map((row) => row.id))
 }
 
 async function disableEndpoint(tx: Db, endpoint: EndpointRow, reason: string, now: number) {
