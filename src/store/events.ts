@@ -1,10 +1,12 @@
 import { EventEmitter } from 'node:events'
+import { PostgresAdapter } from 'kysely'
 import type pg from 'pg'
 import type { EventType } from '../domain/webhook-events.js'
 import { MAX_PAYLOAD_BYTES } from '../domain/webhook-events.js'
 import { newId } from '../lib/ids.js'
-import { compiledOnce } from './compiled.js'
+import { compiledInsertRows, compiledOnce } from './compiled.js'
 import type { Db } from './db.js'
+import type { WebhookDeliveriesTable } from './schema.js'
 
 /**
  * The outbox. An event is recorded with the `tx` of the change it reports, so it commits, or is rolled
@@ -58,43 +60,120 @@ export function onEventRecorded(listener: () => void): () => void {
   return () => recorded.off('recorded', listener)
 }
 
-/**
- * Whether any enabled endpoint of the workspace may want its events, read in the caller's transaction. A
- * busy path (a settle) asks first and writes nothing for a workspace without one: the fan-out would turn
- * such an event into no delivery, and writing it cost a third of the worker's publish rate.
- */
-export async function eventsWanted(tx: Db, workspaceId: string): Promise<boolean> {
-  const { rows } = await enabledEndpointQuery(tx, workspaceId)
-  return rows.length > 0
+/** An enabled endpoint of a workspace: its id, and the event types it takes (JSON; empty: every type). */
+export interface Subscriber {
+  id: string
+  eventTypes: string
 }
 
-const enabledEndpointQuery = compiledOnce(1, (db: Db, workspaceId: string) =>
+/**
+ * The workspace's enabled endpoints, read in the caller's transaction: the endpoints an event recorded in it
+ * is delivered to. A busy path (a settle) asks first and writes no event for a workspace without one. On
+ * Postgres the rows are key-share locked, so none can be deleted before its deliveries are inserted.
+ */
+export async function subscribersOf(tx: Db, workspaceId: string): Promise<Subscriber[]> {
+  const query = tx.getExecutor().adapter instanceof PostgresAdapter ? subscribersLocked : subscribers
+  const { rows } = await query(tx, workspaceId)
+  return rows.map((row) => ({ id: row.id, eventTypes: row.event_types }))
+}
+
+const subscribers = compiledOnce(1, (db: Db, workspaceId: string) =>
   db
     .selectFrom('webhook_endpoints')
-    .select('id')
+    .select(['id', 'event_types'])
     .where('workspace_id', '=', workspaceId)
     .where('enabled', '=', 1)
-    .limit(1),
+    .orderBy('id'),
+)
+const subscribersLocked = compiledOnce(1, (db: Db, workspaceId: string) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'event_types'])
+    .where('workspace_id', '=', workspaceId)
+    .where('enabled', '=', 1)
+    .orderBy('id')
+    .forKeyShare(),
 )
 
-/** Writes one event into the outbox inside the caller's transaction; returns its id. */
-export async function recordEvent(tx: Db, input: EventInput): Promise<string> {
+/** Whether an endpoint subscribed with these event types (JSON; empty: all but webhook.test) takes `type`. */
+export function subscribes(eventTypes: string, type: string): boolean {
+  if (type === 'webhook.test') return false
+  const types = JSON.parse(eventTypes) as string[]
+  return types.length === 0 || types.includes(type)
+}
+
+/** A new delivery of an event to one endpoint, due now. */
+export function pendingDelivery(
+  event: { seq: number; id: string; workspace_id: string; order_key: string | null },
+  endpointId: string,
+  now: number,
+): WebhookDeliveriesTable {
+  return {
+    id: newId(now),
+    event_seq: Number(event.seq),
+    event_id: event.id,
+    endpoint_id: endpointId,
+    workspace_id: event.workspace_id,
+    order_key: event.order_key,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    lease_owner: null,
+    lease_expires_at: null,
+    created_at: now,
+    delivered_at: null,
+  }
+}
+
+/**
+ * Writes one event into the outbox inside the caller's transaction; returns its id. On Postgres its
+ * delivery to each subscribed endpoint (`subscribers` when the caller has read them; otherwise read here)
+ * is inserted with it. On SQLite the worker's fan-out pass inserts the deliveries later, many events at a
+ * time: there every write holds the one write lock, and a settle that also wrote its deliveries cost the
+ * worker a tenth of its publish rate (docs/decisions.md). `webhook.test` goes to no subscriber: its
+ * caller makes its one delivery.
+ */
+export async function recordEvent(tx: Db, input: EventInput, subscribers?: Subscriber[]): Promise<string> {
   const id = newId(input.now)
-  await insertEvent(
+  const orderKey = input.orderKey ?? null
+  const body = eventBody(id, input)
+  if (!(tx.getExecutor().adapter instanceof PostgresAdapter)) {
+    await insertEvent(tx, id, input.workspaceId, input.type, orderKey, body, 0, input.now)
+    recorded.emit('recorded')
+    return id
+  }
+  const endpoints = (subscribers ?? (await subscribersOf(tx, input.workspaceId))).filter((endpoint) =>
+    subscribes(endpoint.eventTypes, input.type),
+  )
+  const { rows } = await insertEvent(tx, id, input.workspaceId, input.type, orderKey, body, 1, input.now)
+  if (endpoints.length === 0) return id
+  const event = { seq: Number(rows[0]?.seq), id, workspace_id: input.workspaceId, order_key: orderKey }
+  await insertDeliveries(
     tx,
-    id,
-    input.workspaceId,
-    input.type,
-    input.orderKey ?? null,
-    eventBody(id, input),
-    input.now,
+    endpoints.map((endpoint) => pendingDelivery(event, endpoint.id, input.now)),
   )
   recorded.emit('recorded')
   return id
 }
 
+const insertDeliveries = compiledInsertRows('webhook_deliveries', [
+  'id',
+  'event_seq',
+  'event_id',
+  'endpoint_id',
+  'workspace_id',
+  'order_key',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'lease_owner',
+  'lease_expires_at',
+  'created_at',
+  'delivered_at',
+])
+
 const insertEvent = compiledOnce(
-  6,
+  7,
   (
     db: Db,
     id: string,
@@ -102,41 +181,75 @@ const insertEvent = compiledOnce(
     type: EventType,
     orderKey: string | null,
     payload: string,
+    fannedOut: number,
     now: number,
   ) =>
-    db.insertInto('events').values({
-      id,
-      workspace_id: workspaceId,
-      type,
-      order_key: orderKey,
-      payload,
-      fanned_out: 0,
-      created_at: now,
-    }),
+    db
+      .insertInto('events')
+      .values({
+        id,
+        workspace_id: workspaceId,
+        type,
+        order_key: orderKey,
+        payload,
+        fanned_out: fannedOut,
+        created_at: now,
+      })
+      .returning('seq'),
 )
 
 /**
  * {@link recordEvent} for several events at once, on a Postgres client inside its open transaction (the
- * settle's raw statements): one prepared insert, rows in the given order (so their `seq` follows it).
+ * settle's raw statements), with their deliveries: one prepared statement, events in the given order (so
+ * their `seq` follows it).
  */
-export async function recordEventsOn(client: pg.ClientBase, inputs: EventInput[]): Promise<string[]> {
+export async function recordEventsOn(
+  client: pg.ClientBase,
+  inputs: EventInput[],
+  subscribers: Subscriber[],
+): Promise<string[]> {
   if (inputs.length === 0) return []
   const ids = inputs.map((input) => newId(input.now))
+  const deliveries = inputs.flatMap((input, i) =>
+    subscribers
+      .filter((endpoint) => subscribes(endpoint.eventTypes, input.type))
+      .map((endpoint) => ({
+        id: newId(input.now),
+        event_id: ids[i],
+        endpoint_id: endpoint.id,
+        workspace_id: input.workspaceId,
+        order_key: input.orderKey ?? null,
+        now: input.now,
+      })),
+  )
   const rows = inputs.map(
-    (_, i) => `($${i * 6 + 1}, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}, 0, $${i * 6 + 6})`,
+    (_, i) => `($${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6}, 1, $${i * 6 + 7})`,
   )
   await client.query({
     name: `herald_events_insert_${inputs.length}`,
-    text: `INSERT INTO events (id, workspace_id, type, order_key, payload, fanned_out, created_at) VALUES ${rows.join(', ')}`,
-    values: inputs.flatMap((input, i) => [
-      ids[i],
-      input.workspaceId,
-      input.type,
-      input.orderKey ?? null,
-      eventBody(ids[i] as string, input),
-      input.now,
-    ]),
+    text: `
+      WITH written AS (
+        INSERT INTO events (id, workspace_id, type, order_key, payload, fanned_out, created_at)
+        VALUES ${rows.join(', ')}
+        RETURNING seq, id)
+      INSERT INTO webhook_deliveries (id, event_seq, event_id, endpoint_id, workspace_id, order_key, status,
+        attempts, next_attempt_at, created_at)
+      SELECT d.id, written.seq, d.event_id, d.endpoint_id, d.workspace_id, d.order_key, 'pending', 0, d.now, d.now
+        FROM json_to_recordset($1::json) AS d(id text, event_id text, endpoint_id text, workspace_id text,
+          order_key text, now bigint)
+        JOIN written ON written.id = d.event_id`,
+    values: [
+      JSON.stringify(deliveries),
+      ...inputs.flatMap((input, i) => [
+        ids[i],
+        input.workspaceId,
+        input.type,
+        input.orderKey ?? null,
+        eventBody(ids[i] as string, input),
+        input.now,
+      ]),
+    ],
   })
-  recorded.emit('recorded')
+  if (deliveries.length > 0) recorded.emit('recorded')
   return ids
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { DISABLE_AFTER_FAILING_MS, type EventType, nextAttemptAt } from '../domain/webhook-events.js'
 import { newId } from '../lib/ids.js'
 import type { Db, Store } from './db.js'
-import { recordEvent } from './events.js'
+import { pendingDelivery, recordEvent, subscribes } from './events.js'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js'
 import { writeTransaction } from './write-transaction.js'
 
@@ -29,6 +29,11 @@ export async function outboxWaiting(db: Db, now: number): Promise<{ events: bool
   const row = rows[0]
   return { events: row?.event != null, deliveries: row?.delivery != null }
 }
+
+/**
+ * On Postgres events are written with their deliveries (src/store/events.ts); there this pass only fans out
+ * those written by an older version. On SQLite it fans out every event.
+ */
 
 /** Any constant: Postgres serialises fan-out with this transaction-scoped advisory lock. */
 const FAN_OUT_LOCK = 250_012
@@ -57,15 +62,11 @@ export async function fanOutEvents(store: Store, now: number, limit = 500): Prom
       .where('workspace_id', 'in', workspaces)
       .where('enabled', '=', 1)
       .execute()
-    const subscribed = endpoints.map((e) => ({ ...e, types: JSON.parse(e.event_types) as string[] }))
     const rows: DeliveryRow[] = []
     for (const event of events)
-      for (const endpoint of subscribed) {
-        if (endpoint.workspace_id !== event.workspace_id) continue
-        if (event.type === 'webhook.test') continue
-        if (endpoint.types.length > 0 && !endpoint.types.includes(event.type)) continue
-        rows.push(pendingDelivery(event, endpoint.id, now))
-      }
+      for (const endpoint of endpoints)
+        if (endpoint.workspace_id === event.workspace_id && subscribes(endpoint.event_types, event.type))
+          rows.push(pendingDelivery(event, endpoint.id, now))
     for (let i = 0; i < rows.length; i += 500)
       await tx
         .insertInto('webhook_deliveries')
@@ -82,28 +83,6 @@ export async function fanOutEvents(store: Store, now: number, limit = 500): Prom
       .execute()
     return events.length
   })
-}
-
-function pendingDelivery(
-  event: { seq: number; id: string; workspace_id: string; order_key: string | null },
-  endpointId: string,
-  now: number,
-): DeliveryRow {
-  return {
-    id: newId(now),
-    event_seq: Number(event.seq),
-    event_id: event.id,
-    endpoint_id: endpointId,
-    workspace_id: event.workspace_id,
-    order_key: event.order_key,
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: now,
-    lease_owner: null,
-    lease_expires_at: null,
-    created_at: now,
-    delivered_at: null,
-  }
 }
 
 export interface ClaimedDelivery {

@@ -4,7 +4,13 @@ import { postSettledEvent } from '../domain/webhook-events.js'
 import { presentPost, presentTarget } from '../posts/present.js'
 import { compiledOnce } from '../store/compiled.js'
 import type { Db, Store } from '../store/db.js'
-import { type EventInput, eventsWanted, recordEvent, recordEventsOn } from '../store/events.js'
+import {
+  type EventInput,
+  recordEvent,
+  recordEventsOn,
+  type Subscriber,
+  subscribersOf,
+} from '../store/events.js'
 import type { PostRow, TargetRow } from '../store/posts.js'
 
 /**
@@ -199,7 +205,8 @@ async function updateLeasedTarget(
  * with no enabled endpoint: an endpoint hears of the changes made while it is there.
  */
 async function recordSettleEvents(tx: Db, target: TargetRow, input: SettleInput, settledPost?: PostRow) {
-  if (!(await eventsWanted(tx, target.workspace_id))) return
+  const subscribers = await subscribersOf(tx, target.workspace_id)
+  if (subscribers.length === 0) return
   const post = settledPost ?? (await postById(tx, target.post_id)).rows[0]
   if (!post) throw new Error(`Post ${target.post_id} of a settled target is missing`)
   const targets =
@@ -213,7 +220,7 @@ async function recordSettleEvents(tx: Db, target: TargetRow, input: SettleInput,
             .where('post_id', '=', post.id)
             .orderBy('position')
             .execute()
-  for (const event of settleEvents(target, post, targets, input)) await recordEvent(tx, event)
+  for (const event of settleEvents(target, post, targets, input)) await recordEvent(tx, event, subscribers)
 }
 
 const targetEventType = (outcome: Outcome) =>
@@ -341,8 +348,8 @@ function rememberEndpoints(workspaceId: string, wanted: boolean) {
 
 /**
  * Postgres, a post's only target whose outcome reports events: the target and its post change in one
- * statement that also answers whether the workspace has an enabled endpoint; the events follow in the
- * same transaction. Four round trips of prepared statements, where the general path takes eight.
+ * statement that also reads the workspace's enabled endpoints; the events and their deliveries follow in
+ * the same transaction. Four round trips of prepared statements, where the general path takes eight.
  * Returns whether events were wanted, or undefined when nothing changed (the lease was lost, or the post
  * is missing), for the general path to decide.
  */
@@ -368,14 +375,16 @@ async function settleOnlyTargetWithEvents(
         FROM settled WHERE posts.id = settled.post_id
       RETURNING posts.*)
     SELECT to_jsonb(settled) AS target, to_jsonb(post) AS post,
-      EXISTS (SELECT 1 FROM webhook_endpoints e
-               WHERE e.workspace_id = settled.workspace_id AND e.enabled = 1) AS wanted
+      (SELECT coalesce(json_agg(json_build_object('id', e.id, 'eventTypes', e.event_types)), '[]')
+         FROM (SELECT id, event_types FROM webhook_endpoints
+                WHERE workspace_id = settled.workspace_id AND enabled = 1
+                ORDER BY id FOR KEY SHARE) e) AS subscribers
       FROM settled JOIN post ON post.id = settled.post_id`
   const client = await (store.pgPool as NonNullable<Store['pgPool']>).connect()
   let broken: Error | undefined
   try {
     await client.query('BEGIN')
-    const { rows } = await client.query<{ target: TargetRow; post: PostRow; wanted: boolean }>({
+    const { rows } = await client.query<{ target: TargetRow; post: PostRow; subscribers: Subscriber[] }>({
       name: `herald_settle_events_${input.outcome.kind}_${columns.length}_${delta}`,
       text,
       values: [...values, input.targetId, input.workerId, lastError ?? null, input.now],
@@ -385,9 +394,11 @@ async function settleOnlyTargetWithEvents(
       await client.query('ROLLBACK')
       return undefined
     }
-    if (row.wanted) await recordEventsOn(client, settleEvents(row.target, row.post, [row.target], input))
+    const wanted = row.subscribers.length > 0
+    if (wanted)
+      await recordEventsOn(client, settleEvents(row.target, row.post, [row.target], input), row.subscribers)
     await client.query('COMMIT')
-    return row.wanted
+    return wanted
   } catch (error) {
     await client.query('ROLLBACK').catch((rollbackError: Error) => {
       broken = rollbackError
