@@ -22,6 +22,7 @@ import { createTeamWorkflowMigration } from './migrations/014-team-workflow.js'
 import { createExpiringNoticesMigration } from './migrations/016-expiring-notices.js'
 import { type Binder, createBoundSecretsMigration, VaultKeyNeeded } from './migrations/017-bound-secrets.js'
 import { createClaimablePendingOnlyMigration } from './migrations/018-claimable-pending-only.js'
+import { createEventSnapshotsMigration } from './migrations/019-event-snapshots.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -167,6 +168,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
       '016-expiring-notices': createExpiringNoticesMigration(),
       '017-bound-secrets': createBoundSecretsMigration(vault),
       '018-claimable-pending-only': createClaimablePendingOnlyMigration(),
+      '019-event-snapshots': createEventSnapshotsMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later

@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events'
 import { PostgresAdapter } from 'kysely'
-import type pg from 'pg'
 import type { EventType } from '../domain/webhook-events.js'
 import { MAX_PAYLOAD_BYTES } from '../domain/webhook-events.js'
 import { newId } from '../lib/ids.js'
@@ -199,57 +198,9 @@ const insertEvent = compiledOnce(
 )
 
 /**
- * {@link recordEvent} for several events at once, on a Postgres client inside its open transaction (the
- * settle's raw statements), with their deliveries: one prepared statement, events in the given order (so
- * their `seq` follows it).
+ * Wakes this process's delivery loop for events written by a statement of its own (the Postgres settle),
+ * not through {@link recordEvent}.
  */
-export async function recordEventsOn(
-  client: pg.ClientBase,
-  inputs: EventInput[],
-  subscribers: Subscriber[],
-): Promise<string[]> {
-  if (inputs.length === 0) return []
-  const ids = inputs.map((input) => newId(input.now))
-  const deliveries = inputs.flatMap((input, i) =>
-    subscribers
-      .filter((endpoint) => subscribes(endpoint.eventTypes, input.type))
-      .map((endpoint) => ({
-        id: newId(input.now),
-        event_id: ids[i],
-        endpoint_id: endpoint.id,
-        workspace_id: input.workspaceId,
-        order_key: input.orderKey ?? null,
-        now: input.now,
-      })),
-  )
-  const rows = inputs.map(
-    (_, i) => `($${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6}, 1, $${i * 6 + 7})`,
-  )
-  await client.query({
-    name: `herald_events_insert_${inputs.length}`,
-    text: `
-      WITH written AS (
-        INSERT INTO events (id, workspace_id, type, order_key, payload, fanned_out, created_at)
-        VALUES ${rows.join(', ')}
-        RETURNING seq, id)
-      INSERT INTO webhook_deliveries (id, event_seq, event_id, endpoint_id, workspace_id, order_key, status,
-        attempts, next_attempt_at, created_at)
-      SELECT d.id, written.seq, d.event_id, d.endpoint_id, d.workspace_id, d.order_key, 'pending', 0, d.now, d.now
-        FROM json_to_recordset($1::json) AS d(id text, event_id text, endpoint_id text, workspace_id text,
-          order_key text, now bigint)
-        JOIN written ON written.id = d.event_id`,
-    values: [
-      JSON.stringify(deliveries),
-      ...inputs.flatMap((input, i) => [
-        ids[i],
-        input.workspaceId,
-        input.type,
-        input.orderKey ?? null,
-        eventBody(ids[i] as string, input),
-        input.now,
-      ]),
-    ],
-  })
-  if (deliveries.length > 0) recorded.emit('recorded')
-  return ids
+export function announceEvents() {
+  recorded.emit('recorded')
 }

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely'
+import type { ColumnType, Generated } from 'kysely'
 
 /**
  * Table types for Kysely. Timestamps are UTC epoch milliseconds (bigint in Postgres, read back as numbers);
@@ -380,8 +380,13 @@ export interface EventsTable {
   type: string
   /** The post id for post and target events: their deliveries to one endpoint keep this order. */
   order_key: string | null
-  /** The JSON body sent to receivers. */
+  /** The JSON body sent to receivers; empty when `snapshot` holds what it is rendered from. */
   payload: string
+  /**
+   * The rows a settle's event reports, as its statement left them (JSON), when the body is rendered at
+   * delivery (migration 019); null otherwise.
+   */
+  snapshot: ColumnType<string | null, string | null | undefined, string | null>
   /** 1 once a delivery row exists for every endpoint subscribed when it was fanned out. */
   fanned_out: number
   created_at: number

@@ -92,7 +92,9 @@ export interface ClaimedDelivery {
   endpointId: string
   attempts: number
   url: string
+  /** The body to send, unless the event was written as a `snapshot` to render it from. */
   payload: string
+  snapshot: string | null
   /** Sealed secrets to sign with (each with its column): the current one, and the previous one while its
    * overlap lasts. */
   secrets: Array<{ column: 'secret' | 'previous_secret'; sealed: string }>
@@ -164,6 +166,7 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
     RETURNING id, event_id, endpoint_id, event_seq, attempts,
       (SELECT ev.type FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS event_type,
       (SELECT ev.payload FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS payload,
+      (SELECT ev.snapshot FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS snapshot,
       (SELECT ev.created_at FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS event_created_at,
       (SELECT ep.url FROM webhook_endpoints ep WHERE ep.id = webhook_deliveries.endpoint_id) AS url,
       (SELECT ep.secret FROM webhook_endpoints ep WHERE ep.id = webhook_deliveries.endpoint_id) AS secret,
@@ -189,6 +192,7 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
         attempts: Number(d.attempts),
         url: d.url,
         payload: d.payload,
+        snapshot: d.snapshot,
         secrets: [{ column: 'secret' as const, sealed: d.secret }, ...previous],
         createdAt: Number(d.event_created_at),
       }
@@ -203,6 +207,7 @@ interface ClaimedRow {
   attempts: number
   event_type: string
   payload: string
+  snapshot: string | null
   event_created_at: number
   url: string
   secret: string

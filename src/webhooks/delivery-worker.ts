@@ -18,6 +18,7 @@ import {
 } from '../store/webhooks.js'
 import type { Metrics } from '../worker/metrics.js'
 import type { QueueSignal } from '../worker/queue-signal.js'
+import { renderSnapshot } from '../worker/settle-events.js'
 import { postWebhook, type WebhookClientOptions } from './post-webhook.js'
 import { signatureHeaders } from './signing.js'
 
@@ -45,6 +46,24 @@ const LEASE_MARGIN_MS = 1_000
 const RECORDED_RECHECKS_MS = Object.freeze([20, 100, 250])
 /** How long a 2xx waits for others to share its record's transaction while more answers are due. */
 const RECORD_COALESCE_MS = 5
+
+/** What a delivery sends: the event's body, rendered from its snapshot when it was written as one. */
+function bodyOf(delivery: ClaimedDelivery): { ok: true; text: string } | { ok: false; reason: string } {
+  if (delivery.snapshot === null) return { ok: true, text: delivery.payload }
+  try {
+    return {
+      ok: true,
+      text: renderSnapshot({
+        id: delivery.eventId,
+        type: delivery.eventType,
+        createdAt: delivery.createdAt,
+        snapshot: delivery.snapshot,
+      }),
+    }
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) }
+  }
+}
 
 export interface WebhookWorkerOptions {
   id?: string
@@ -218,19 +237,22 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       // Sealed under a key this process does not hold, or not for this endpoint: nothing is sent unsigned;
       // the attempt fails visibly.
     }
-    const result = secrets
-      ? await postWebhook(
-          delivery.url,
-          delivery.payload,
-          signatureHeaders(delivery.eventId, new Date(signingClock.now()), delivery.payload, secrets),
-          options.client,
-        )
-      : {
-          statusCode: null,
-          latencyMs: 0,
-          excerpt:
-            "The endpoint's secret cannot be opened with this process's HERALD_SECRET_KEY (or was not sealed for this endpoint); nothing was sent.",
-        }
+    const body = bodyOf(delivery)
+    const result =
+      secrets && body.ok
+        ? await postWebhook(
+            delivery.url,
+            body.text,
+            signatureHeaders(delivery.eventId, new Date(signingClock.now()), body.text, secrets),
+            options.client,
+          )
+        : {
+            statusCode: null,
+            latencyMs: 0,
+            excerpt: body.ok
+              ? "The endpoint's secret cannot be opened with this process's HERALD_SECRET_KEY (or was not sealed for this endpoint); nothing was sent."
+              : `The event's body could not be made from its snapshot (${body.reason}); nothing was sent.`,
+          }
     const now = deps.clock.now()
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
     const verdict = ok

@@ -6,7 +6,7 @@ import { compiledOnce } from '../store/compiled.js'
 import type { Db, Store } from '../store/db.js'
 import { recordEvent } from '../store/events.js'
 import type { TargetRow } from '../store/posts.js'
-import { STUCK_ACTION } from './settle.js'
+import { STUCK_ACTION } from './settle-events.js'
 
 /**
  * The queue's statements. The dialect-specific one (the claim) lives here and nowhere else; every other

@@ -1,17 +1,12 @@
 import { type QueryResult, type RawBuilder, sql } from 'kysely'
-import { STUCK_MESSAGE, type StuckReason } from '../domain/post-status.js'
+import type { StuckReason } from '../domain/post-status.js'
 import { postSettledEvent } from '../domain/webhook-events.js'
-import { presentPost, presentTarget } from '../posts/present.js'
+import { newId } from '../lib/ids.js'
 import { compiledOnce } from '../store/compiled.js'
 import type { Db, Store } from '../store/db.js'
-import {
-  type EventInput,
-  recordEvent,
-  recordEventsOn,
-  type Subscriber,
-  subscribersOf,
-} from '../store/events.js'
+import { announceEvents, recordEvent, subscribersOf } from '../store/events.js'
 import type { PostRow, TargetRow } from '../store/posts.js'
+import { settleEvents, type TargetEventType } from './settle-events.js'
 
 /**
  * How a claimed target ends an attempt. Every statement requires `lease_owner = <worker>`: a worker that
@@ -109,8 +104,6 @@ export interface SettleInput {
   workerId: string
   now: number
   outcome: Outcome
-  /** The target's workspace: lets a post's only target on Postgres guess which settle statement fits. */
-  workspaceId?: string
   /** True when the post has no other target (known at claim time; a post's targets cannot change while one is leased). */
   onlyTarget?: boolean
   /**
@@ -128,16 +121,10 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
   // The one-statement path writes no event: only outcomes that keep the target pending take it.
   const quiet = outcome.kind === 'retry' || outcome.kind === 'check'
   if (store.pgPool && input.onlyTarget) {
-    // An outcome that reports an event takes the one statement only when the workspace has no enabled
-    // endpoint; otherwise a short transaction writes the settle and its events. Where neither applies
-    // (the lease was lost), the general transaction below decides.
-    if (quiet) return settleOnlyTarget(store, input, changes, lastError, false)
-    const workspace = input.workspaceId
-    const likely = workspace !== undefined && endpointsLikely.get(workspace) === true
-    if (!likely && (await settleOnlyTarget(store, input, changes, lastError, true))) return true
-    const wanted = await settleOnlyTargetWithEvents(store, input, changes, lastError)
-    if (workspace !== undefined && wanted !== undefined) rememberEndpoints(workspace, wanted)
-    if (wanted !== undefined) return true
+    // One statement settles the target, its post, and (where an endpoint wants them) its events. When it
+    // changes nothing (the lease was lost), the general transaction below decides.
+    if (quiet) return settleOnlyTarget(store, input, changes, lastError)
+    if (await settleOnlyTargetWithEvents(store, input, changes, lastError)) return true
   }
   return store.db.transaction().execute(async (tx) => {
     // Targets of one post settle one at a time, so the last one sees every sibling's outcome and the post
@@ -220,91 +207,46 @@ async function recordSettleEvents(tx: Db, target: TargetRow, input: SettleInput,
             .where('post_id', '=', post.id)
             .orderBy('position')
             .execute()
-  for (const event of settleEvents(target, post, targets, input)) await recordEvent(tx, event, subscribers)
+  for (const event of settleEvents(target, post, targets, eventsInput(input)))
+    await recordEvent(tx, event, subscribers)
 }
 
-const targetEventType = (outcome: Outcome) =>
+const targetEventType = (outcome: Outcome): TargetEventType =>
   outcome.kind === 'published'
     ? 'target.published'
     : outcome.kind === 'failed'
       ? 'target.failed'
       : 'target.stuck'
 
-/**
- * What a settle reports: the target's event, then the post's when `targets` (the post's targets, as they
- * stand after the settle) are all settled. A stuck target reports only itself.
- */
-function settleEvents(
-  target: TargetRow,
-  post: PostRow,
-  targets: TargetRow[],
-  input: SettleInput,
-): EventInput[] {
-  const { now, outcome } = input
-  const type = targetEventType(outcome)
-  const events: EventInput[] = [
-    {
-      workspaceId: target.workspace_id,
-      type,
-      orderKey: post.id,
-      data: {
-        postId: post.id,
-        postStatus: post.status,
-        target: presentTarget(target, now),
-        ...(type === 'target.stuck'
-          ? { reason: outcome.kind === 'unknown' ? outcome.error : STUCK_MESSAGE, action: STUCK_ACTION }
-          : {}),
-      },
-      ids: { postId: post.id, profileId: target.profile_id, platform: target.platform },
-      now,
-    },
-  ]
-  const settled = type === 'target.stuck' ? undefined : postSettledEvent(targets.map((t) => t.status))
-  if (settled)
-    events.push({
-      workspaceId: post.workspace_id,
-      type: settled,
-      orderKey: post.id,
-      data: { post: presentPost(post, targets, now) },
-      ids: { postId: post.id },
-      now,
-    })
-  return events
-}
+/** The events input of a settle: its target's event, its time, and why a stuck target is stuck. */
+const eventsInput = ({ outcome, now }: SettleInput) => ({
+  type: targetEventType(outcome),
+  now,
+  stuckReason: outcome.kind === 'unknown' ? outcome.error : undefined,
+})
 
 const postById = compiledOnce(1, (db: Db, id: string) =>
   db.selectFrom('posts').selectAll().where('id', '=', id),
 )
 
-/** What a person does about a stuck target (sent with `target.stuck`). */
-export const STUCK_ACTION =
-  'Check the profile on the network. If the post is there, nothing to do; if not, call reset_stuck_post and then publish_post_now.'
-
 /**
- * Postgres, a post with a single target (create_post makes one post per profile): no sibling can race, so
- * the target and its post change in one statement, one round trip instead of five. It runs as a named
- * statement, which Postgres parses and plans once per connection rather than on every settle.
+ * Postgres, a post with a single target (create_post makes one post per profile) and an outcome that keeps
+ * it pending (retry, check: no event): no sibling can race, so the target and its post change in one
+ * statement, one round trip instead of five. It runs as a named statement, which Postgres parses and plans
+ * once per connection rather than on every settle.
  */
 async function settleOnlyTarget(
   store: Store,
   input: SettleInput,
   changes: Partial<TargetRow>,
   lastError: string | undefined,
-  /** Only where no enabled webhook endpoint would want the event this outcome reports. */
-  unlessEndpoint: boolean,
 ) {
   const { columns, values, delta, assignments } = targetAssignments(input, changes)
   const n = columns.length
   const text = `
     WITH settled AS (
       UPDATE targets SET ${assignments}
-       WHERE id = $${n + 1} AND lease_owner = $${n + 2}${
-         unlessEndpoint
-           ? `
-         AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e
-                          WHERE e.workspace_id = targets.workspace_id AND e.enabled = 1)`
-           : ''
-       }
+       WHERE id = $${n + 1} AND lease_owner = $${n + 2}
       RETURNING post_id, status, published_at)
     UPDATE posts SET
       status = CASE WHEN settled.status = 'pending' THEN posts.status ELSE settled.status END,
@@ -315,7 +257,7 @@ async function settleOnlyTarget(
     RETURNING posts.id`
   const pool = store.pgPool as NonNullable<Store['pgPool']>
   const result = await pool.query({
-    name: `herald_settle_${input.outcome.kind}_${columns.length}_${delta}${unlessEndpoint ? '_quiet' : ''}`,
+    name: `herald_settle_${input.outcome.kind}_${columns.length}_${delta}`,
     text,
     values: [...values, input.targetId, input.workerId, lastError ?? null, input.now],
   })
@@ -335,78 +277,86 @@ function targetAssignments(input: SettleInput, changes: Partial<TargetRow>) {
 }
 
 /**
- * Workspaces whose last settle here found an enabled endpoint: their next settle goes straight to the
- * transaction that writes events, instead of first trying the statement that refuses them. Only a guess
- * about which path is cheaper; each path checks for endpoints itself.
- */
-const endpointsLikely = new Map<string, boolean>()
-
-function rememberEndpoints(workspaceId: string, wanted: boolean) {
-  if (endpointsLikely.size >= 10_000 && !endpointsLikely.has(workspaceId)) endpointsLikely.clear()
-  endpointsLikely.set(workspaceId, wanted)
-}
-
-/**
- * Postgres, a post's only target whose outcome reports events: the target and its post change in one
- * statement that also reads the workspace's enabled endpoints; the events and their deliveries follow in
- * the same transaction. Four round trips of prepared statements, where the general path takes eight.
- * Returns whether events were wanted, or undefined when nothing changed (the lease was lost, or the post
- * is missing), for the general path to decide.
+ * Postgres, a post's only target whose outcome reports events (published, failed, stuck): one statement
+ * changes the target and its post and, when the workspace has an enabled endpoint, writes the events and
+ * their deliveries, one round trip where a transaction took eight. The events hold a snapshot of the rows
+ * as the statement left them (`events.snapshot`): their bodies need JavaScript (the tools' shapes), so the
+ * delivery renders them from it (src/worker/settle-events.ts). Endpoints are read `FOR KEY SHARE`, so none
+ * can be deleted before its deliveries are inserted. Returns false when nothing changed (the lease was lost).
  */
 async function settleOnlyTargetWithEvents(
   store: Store,
   input: SettleInput,
   changes: Partial<TargetRow>,
   lastError: string | undefined,
-): Promise<boolean | undefined> {
+): Promise<boolean> {
   const { columns, values, delta, assignments } = targetAssignments(input, changes)
+  const { type, stuckReason } = eventsInput(input)
+  // A post's only target decides the post: published or failed with it; a stuck one reports only itself.
+  const postEvent = type === 'target.stuck' ? undefined : postSettledEvent([String(changes.status)])
+  const events = postEvent ? 2 : 1
   const n = columns.length
+  const p = (i: number) => `$${n + i}`
   const text = `
     WITH settled AS (
       UPDATE targets SET ${assignments}
-       WHERE id = $${n + 1} AND lease_owner = $${n + 2}
+       WHERE id = ${p(1)} AND lease_owner = ${p(2)}
       RETURNING *),
     post AS (
       UPDATE posts SET
         status = CASE WHEN settled.status = 'pending' THEN posts.status ELSE settled.status END,
         published_at = settled.published_at,
-        last_error = coalesce($${n + 3}::text, posts.last_error),
-        updated_at = $${n + 4}
+        last_error = coalesce(${p(3)}::text, posts.last_error),
+        updated_at = ${p(4)}
         FROM settled WHERE posts.id = settled.post_id
-      RETURNING posts.*)
-    SELECT to_jsonb(settled) AS target, to_jsonb(post) AS post,
-      (SELECT coalesce(json_agg(json_build_object('id', e.id, 'eventTypes', e.event_types)), '[]')
-         FROM (SELECT id, event_types FROM webhook_endpoints
-                WHERE workspace_id = settled.workspace_id AND enabled = 1
-                ORDER BY id FOR KEY SHARE) e) AS subscribers
+      RETURNING posts.*),
+    subscribers AS (
+      SELECT e.id, e.event_types FROM webhook_endpoints e
+       WHERE e.workspace_id = (SELECT workspace_id FROM settled) AND e.enabled = 1
+       FOR KEY SHARE OF e),
+    written AS (
+      INSERT INTO events (id, workspace_id, type, order_key, payload, snapshot, fanned_out, created_at)
+      SELECT ev.id, settled.workspace_id, ev.type, settled.post_id, '',
+             json_build_object('target', to_jsonb(settled), 'post', to_jsonb(post),
+               'targetEvent', ${p(5)}::text, 'stuckReason', ${p(7)}::text)::text,
+             1, ${p(4)}
+        FROM settled JOIN post ON post.id = settled.post_id
+        CROSS JOIN (VALUES (${p(6)}::text, ${p(5)}::text, 1)${
+          events === 2 ? `, (${p(9)}::text, ${p(8)}::text, 2)` : ''
+        }) AS ev(id, type, n)
+       WHERE EXISTS (SELECT 1 FROM subscribers)
+       ORDER BY ev.n
+      RETURNING seq, id, type, workspace_id, order_key),
+    delivered AS (
+      INSERT INTO webhook_deliveries (id, event_seq, event_id, endpoint_id, workspace_id, order_key, status,
+        attempts, next_attempt_at, created_at)
+      SELECT substr(written.id, 1, 8) || substr(md5(written.id || s.id), 1, 16), written.seq, written.id, s.id,
+             written.workspace_id, written.order_key, 'pending', 0, ${p(4)}, ${p(4)}
+        FROM written CROSS JOIN subscribers s
+       WHERE jsonb_array_length(s.event_types::jsonb) = 0 OR s.event_types::jsonb @> to_jsonb(written.type)
+      RETURNING 1)
+    SELECT (SELECT count(*) FROM delivered) AS deliveries
       FROM settled JOIN post ON post.id = settled.post_id`
-  const client = await (store.pgPool as NonNullable<Store['pgPool']>).connect()
-  let broken: Error | undefined
-  try {
-    await client.query('BEGIN')
-    const { rows } = await client.query<{ target: TargetRow; post: PostRow; subscribers: Subscriber[] }>({
-      name: `herald_settle_events_${input.outcome.kind}_${columns.length}_${delta}`,
-      text,
-      values: [...values, input.targetId, input.workerId, lastError ?? null, input.now],
-    })
-    const row = rows[0]
-    if (!row) {
-      await client.query('ROLLBACK')
-      return undefined
-    }
-    const wanted = row.subscribers.length > 0
-    if (wanted)
-      await recordEventsOn(client, settleEvents(row.target, row.post, [row.target], input), row.subscribers)
-    await client.query('COMMIT')
-    return wanted
-  } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => {
-      broken = rollbackError
-    })
-    throw error
-  } finally {
-    client.release(broken)
-  }
+  const pool = store.pgPool as NonNullable<Store['pgPool']>
+  const { rows } = await pool.query<{ deliveries: number }>({
+    name: `herald_settle_events_${input.outcome.kind}_${columns.length}_${delta}_${events}`,
+    text,
+    values: [
+      ...values,
+      input.targetId,
+      input.workerId,
+      lastError ?? null,
+      input.now,
+      type,
+      newId(input.now),
+      stuckReason ?? null,
+      ...(postEvent ? [postEvent, newId(input.now)] : []),
+    ],
+  })
+  const row = rows[0]
+  if (!row) return false
+  if (Number(row.deliveries) > 0) announceEvents()
+  return true
 }
 
 /**

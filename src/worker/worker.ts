@@ -194,7 +194,6 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         workerId: id,
         now,
         outcome: result.outcome,
-        workspaceId: target.workspace_id,
         onlyTarget: target.onlyTarget,
         ...(result.attemptsDelta ? { attemptsDelta: result.attemptsDelta } : {}),
       })

@@ -111,6 +111,58 @@ describe.each(backends)('webhook delivery on $name', (backend) => {
     expect(duplicates(receiver.accepted)).toEqual([])
   })
 
+  it("reports a post's only target as published or failed in the very shapes get_post answers", async () => {
+    const before = receiver.requests.length
+    const schedule = {
+      scheduleDate: new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10),
+      scheduleTime: '12:00',
+      timezone: 'UTC',
+    }
+    const ok = await h.call('create_post', {
+      content: 'One network, it takes it',
+      targetAccounts: [{ platform: 'twitter', profileId: 'tw-1' }],
+      ...schedule,
+    })
+    const refused = await h.call('create_post', {
+      content: 'One network, it refuses',
+      targetAccounts: [{ platform: 'linkedin', profileId: 'li-1' }],
+      ...schedule,
+    })
+    const okId = ok.body.postIds[0] as string
+    const refusedId = refused.body.postIds[0] as string
+    linkedin.script.push(fail('invalid_content', 'LinkedIn refused the copy'))
+    for (const id of [okId, refusedId]) expect((await h.call('publish_post_now', { id })).status).toBe(200)
+    await publishAll(worker)
+    await webhooks.drain()
+
+    const got = receiver.requests.slice(before)
+    for (const [id, outcome] of [
+      [okId, 'published'],
+      [refusedId, 'failed'],
+    ] as const) {
+      const events = got.filter((r) => (r.event.data.postId ?? r.event.data.post?.id) === id)
+      expect(events.map((r) => r.event.type)).toEqual([`target.${outcome}`, `post.${outcome}`])
+      const answer = (await h.call('get_post', { id })).body
+      expect(answer.status).toBe(outcome)
+      expect(events[0]?.event.data).toEqual({ postId: id, postStatus: outcome, target: answer.targets[0] })
+      expect(events[1]?.event.data).toEqual({ post: answer })
+      for (const request of events) {
+        expect(receiver.verify(request, secret)).toEqual({ standard: true, svix: true })
+        expect(Date.parse(request.event.timestamp)).toBeGreaterThan(0)
+      }
+      // On Postgres the settle's one statement wrote them as snapshots, rendered when delivered.
+      const stored = await h.app.store.db
+        .selectFrom('events')
+        .select(['payload', 'snapshot'])
+        .where('order_key', '=', id)
+        .execute()
+      expect(stored.map((e) => e.snapshot !== null)).toEqual([
+        backend.name === 'postgres',
+        backend.name === 'postgres',
+      ])
+    }
+  })
+
   it('rejects a tampered body and a stale timestamp with both verifiers', async () => {
     const draft = await h.call('create_post', {
       content: 'Tamper with me',

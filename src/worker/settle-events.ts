@@ -1,0 +1,91 @@
+import { STUCK_MESSAGE } from '../domain/post-status.js'
+import { type EventType, postSettledEvent } from '../domain/webhook-events.js'
+import { presentPost, presentTarget } from '../posts/present.js'
+import { type EventInput, eventBody } from '../store/events.js'
+import type { PostRow, TargetRow } from '../store/posts.js'
+
+/** What a person does about a stuck target (sent with `target.stuck`). */
+export const STUCK_ACTION =
+  'Check the profile on the network. If the post is there, nothing to do; if not, call reset_stuck_post and then publish_post_now.'
+
+export type TargetEventType = 'target.published' | 'target.failed' | 'target.stuck'
+
+export interface SettleEventsInput {
+  /** The target's event: what its settle did. */
+  type: TargetEventType
+  now: number
+  /** Why a stuck target is stuck (the default: it may or may not be on the network). */
+  stuckReason?: string | undefined
+}
+
+/**
+ * What a settle reports: the target's event, then the post's when `targets` (the post's targets, as they
+ * stand after the settle) are all settled. A stuck target reports only itself.
+ */
+export function settleEvents(
+  target: TargetRow,
+  post: PostRow,
+  targets: TargetRow[],
+  input: SettleEventsInput,
+): EventInput[] {
+  const { type, now } = input
+  const events: EventInput[] = [
+    {
+      workspaceId: target.workspace_id,
+      type,
+      orderKey: post.id,
+      data: {
+        postId: post.id,
+        postStatus: post.status,
+        target: presentTarget(target, now),
+        ...(type === 'target.stuck'
+          ? { reason: input.stuckReason ?? STUCK_MESSAGE, action: STUCK_ACTION }
+          : {}),
+      },
+      ids: { postId: post.id, profileId: target.profile_id, platform: target.platform },
+      now,
+    },
+  ]
+  const settled = type === 'target.stuck' ? undefined : postSettledEvent(targets.map((t) => t.status))
+  if (settled)
+    events.push({
+      workspaceId: post.workspace_id,
+      type: settled,
+      orderKey: post.id,
+      data: { post: presentPost(post, targets, now) },
+      ids: { postId: post.id },
+      now,
+    })
+  return events
+}
+
+/** The rows a post's only target settled with, kept with its events (`events.snapshot`, migration 019). */
+export interface SettleSnapshot {
+  target: TargetRow
+  post: PostRow
+  targetEvent: TargetEventType
+  stuckReason: string | null
+}
+
+/**
+ * The body of an event written as a snapshot: exactly what {@link settleEvents} makes of the snapshot's
+ * rows at the event's time, so every attempt of a delivery sends the same bytes.
+ */
+export function renderSnapshot(event: {
+  id: string
+  type: string
+  createdAt: number
+  snapshot: string
+}): string {
+  const snapshot = JSON.parse(event.snapshot) as SettleSnapshot
+  const input = {
+    type: snapshot.targetEvent,
+    now: event.createdAt,
+    stuckReason: snapshot.stuckReason ?? undefined,
+  }
+  const rendered = settleEvents(snapshot.target, snapshot.post, [snapshot.target], input).find(
+    (candidate) => candidate.type === (event.type as EventType),
+  )
+  if (!rendered) throw new Error(`Event ${event.id} (${event.type}) is not among its snapshot's events`)
+  return eventBody(event.id, rendered)
+}
