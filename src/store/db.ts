@@ -23,6 +23,7 @@ import { createExpiringNoticesMigration } from './migrations/016-expiring-notice
 import { type Binder, createBoundSecretsMigration, VaultKeyNeeded } from './migrations/017-bound-secrets.js'
 import { createClaimablePendingOnlyMigration } from './migrations/018-claimable-pending-only.js'
 import { createEventSnapshotsMigration } from './migrations/019-event-snapshots.js'
+import { createOutboxPendingIndexesMigration } from './migrations/020-outbox-pending-indexes.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -169,6 +170,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
       '017-bound-secrets': createBoundSecretsMigration(vault),
       '018-claimable-pending-only': createClaimablePendingOnlyMigration(),
       '019-event-snapshots': createEventSnapshotsMigration(),
+      '020-outbox-pending-indexes': createOutboxPendingIndexesMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later

@@ -50,7 +50,8 @@ export async function fanOutEvents(store: Store, now: number, limit = 500): Prom
     const events = await tx
       .selectFrom('events')
       .select(['seq', 'id', 'workspace_id', 'type', 'order_key'])
-      .where('fanned_out', '=', 0)
+      // A literal, so SQLite uses the partial index (a bound value would not match its predicate).
+      .where(sql<boolean>`fanned_out = 0`)
       .orderBy('seq')
       .limit(limit)
       .execute()
@@ -447,7 +448,7 @@ export async function countPendingDeliveries(store: Store): Promise<number> {
   const row = await store.db
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', '=', 'pending')
+    .where(sql<boolean>`status = 'pending'`)
     .executeTakeFirstOrThrow()
   return Number(row.n)
 }
