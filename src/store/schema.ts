@@ -384,7 +384,8 @@ export interface EventsTable {
   payload: string
   /**
    * The rows a settle's event reports, as its statement left them (JSON), when the body is rendered at
-   * delivery (migration 019); null otherwise.
+   * delivery (migration 019); or `@` and the id of the event written by the same statement that holds
+   * them (a post event refers to its target event's snapshot); null otherwise.
    */
   snapshot: ColumnType<string | null, string | null | undefined, string | null>
   /** 1 once a delivery row exists for every endpoint subscribed when it was fanned out. */

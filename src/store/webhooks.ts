@@ -167,7 +167,10 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
     RETURNING id, event_id, endpoint_id, event_seq, attempts,
       (SELECT ev.type FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS event_type,
       (SELECT ev.payload FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS payload,
-      (SELECT ev.snapshot FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS snapshot,
+      (SELECT CASE WHEN ev.snapshot LIKE '@%'
+                THEN (SELECT first.snapshot FROM events first WHERE first.id = substr(ev.snapshot, 2))
+                ELSE ev.snapshot END
+         FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS snapshot,
       (SELECT ev.created_at FROM events ev WHERE ev.id = webhook_deliveries.event_id) AS event_created_at,
       (SELECT ep.url FROM webhook_endpoints ep WHERE ep.id = webhook_deliveries.endpoint_id) AS url,
       (SELECT ep.secret FROM webhook_endpoints ep WHERE ep.id = webhook_deliveries.endpoint_id) AS secret,

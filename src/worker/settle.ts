@@ -281,7 +281,8 @@ function targetAssignments(input: SettleInput, changes: Partial<TargetRow>) {
  * changes the target and its post and, when the workspace has an enabled endpoint, writes the events and
  * their deliveries, one round trip where a transaction took eight. The events hold a snapshot of the rows
  * as the statement left them (`events.snapshot`): their bodies need JavaScript (the tools' shapes), so the
- * delivery renders them from it (src/worker/settle-events.ts). Endpoints are read `FOR KEY SHARE`, so none
+ * delivery renders them from it (src/worker/settle-events.ts); the post's event refers to its target
+ * event's snapshot rather than storing a second copy. Endpoints are read `FOR KEY SHARE`, so none
  * can be deleted before its deliveries are inserted. Returns false when nothing changed (the lease was lost).
  */
 async function settleOnlyTargetWithEvents(
@@ -317,8 +318,9 @@ async function settleOnlyTargetWithEvents(
     written AS (
       INSERT INTO events (id, workspace_id, type, order_key, payload, snapshot, fanned_out, created_at)
       SELECT ev.id, settled.workspace_id, ev.type, settled.post_id, '',
-             json_build_object('target', to_jsonb(settled), 'post', to_jsonb(post),
-               'targetEvent', ${p(5)}::text, 'stuckReason', ${p(7)}::text)::text,
+             CASE WHEN ev.n = 1 THEN json_build_object('target', to_jsonb(settled), 'post', to_jsonb(post),
+               'targetEvent', ${p(5)}::text, 'stuckReason', ${p(7)}::text)::text
+             ELSE '@' || ${p(6)}::text END,
              1, ${p(4)}
         FROM settled JOIN post ON post.id = settled.post_id
         CROSS JOIN (VALUES (${p(6)}::text, ${p(5)}::text, 1)${
