@@ -1,7 +1,7 @@
 import { conflict, notFound } from '../errors.js'
 import { newId } from '../lib/ids.js'
 import type { Db, Store } from './db.js'
-import { recordEvent } from './events.js'
+import { announceEvents, recordEvent } from './events.js'
 import type { EndpointRow } from './webhooks.js'
 import { writeTransaction } from './write-transaction.js'
 
@@ -137,6 +137,8 @@ export async function recordTestEvent(store: Store, workspaceId: string, id: str
         delivered_at: null,
       })
       .execute()
+    // No subscriber took it, so recordEvent woke no one: the delivery loop looks now, not at its next poll.
+    announceEvents()
     return eventId
   })
 }

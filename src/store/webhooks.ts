@@ -227,6 +227,9 @@ export interface AttemptResult {
   excerpt: string
 }
 
+/** Postgres text cannot hold a NUL: an answer with one would keep its attempt from ever being recorded. */
+const storable = (excerpt: string) => excerpt.replaceAll('\u0000', '\ufffd')
+
 export type AttemptVerdict = 'delivered' | 'failed' | 'gave_up' | 'gone' | 'lease_lost'
 
 /**
@@ -278,7 +281,7 @@ export async function recordAttempt(
         status_code: result.statusCode,
         latency_ms: Math.max(0, Math.round(result.latencyMs)),
         outcome: verdict,
-        response_excerpt: result.excerpt,
+        response_excerpt: storable(result.excerpt),
       })
       .execute()
     if (ok) {
@@ -370,7 +373,7 @@ export async function recordDelivered(
             status_code: result.statusCode,
             latency_ms: Math.max(0, Math.round(result.latencyMs)),
             outcome: 'delivered',
-            response_excerpt: result.excerpt,
+            response_excerpt: storable(result.excerpt),
           })),
         )
         .execute()
@@ -404,7 +407,7 @@ async function recordDeliveredPostgres(
     event_type: delivery.eventType,
     status_code: result.statusCode,
     latency_ms: Math.max(0, Math.round(result.latencyMs)),
-    response_excerpt: result.excerpt,
+    response_excerpt: storable(result.excerpt),
   }))
   const { rows } = await pool.query<{ id: string }>({
     name: 'herald_webhook_delivered',

@@ -7,10 +7,9 @@ import { type Harness, startHarness } from '../helpers/harness.js'
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js'
 
 /**
- * Review: a `webhook.test` event (POST /webhooks/:id/test) used to wake the in-process delivery loop through
- * recordEvent's 'recorded' signal. On Postgres recordEvent now returns before the signal when no subscriber
- * takes the type (webhook.test goes to none; its caller inserts the one delivery), so the test delivery
- * waits for the next poll. The poll is a minute here, as in wake.test.ts.
+ * A `webhook.test` event (POST /webhooks/:id/test) goes to no subscriber (its caller inserts its one
+ * delivery), so recordEvent's signal does not wake the delivery loop for it on Postgres: recordTestEvent
+ * does, and the test event arrives at once, not at the next poll (a minute here, as in wake.test.ts).
  */
 describe.each(backends)('a test event wakes the delivery loop on $name', (backend) => {
   let h: Harness
@@ -25,7 +24,11 @@ describe.each(backends)('a test event wakes the delivery loop on $name', (backen
     })
     receiver = await startReceiver()
     endpointId = (
-      await createEndpoint(webhookDepsOf(h.app), { workspaceId: h.workspaceId, role: 'owner' }, { url: receiver.url })
+      await createEndpoint(
+        webhookDepsOf(h.app),
+        { workspaceId: h.workspaceId, role: 'owner' },
+        { url: receiver.url },
+      )
     ).id
     webhooks = createAppWebhookWorker(h.app, { id: 'wake' })
     webhooks.start()

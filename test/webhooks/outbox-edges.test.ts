@@ -10,7 +10,7 @@ import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js'
 
-/** Review of the one-statement settle and the outbox changes: edges. */
+/** The one-statement settle and the outbox at their edges. */
 describe.each(backends)('outbox edges on $name', (backend) => {
   let h: Harness
   let receiver: Receiver
@@ -91,7 +91,11 @@ describe.each(backends)('outbox edges on $name', (backend) => {
   const published: Outcome = { kind: 'published', remoteId: 'r', url: 'https://twitter.example/r' }
 
   it('writes no event for a workspace without an endpoint', async () => {
-    for (const outcome of [published, { kind: 'failed', error: 'no' }, { kind: 'unknown', error: 'u', reason: 'no_lookup' }] as Outcome[]) {
+    for (const outcome of [
+      published,
+      { kind: 'failed', error: 'no' },
+      { kind: 'unknown', error: 'u', reason: 'no_lookup' },
+    ] as Outcome[]) {
       const p = await claimedPost()
       expect(await settle(p, outcome)).toBe(true)
       expect(await eventsOf(p.postId)).toEqual([])
@@ -100,22 +104,58 @@ describe.each(backends)('outbox edges on $name', (backend) => {
 
   it('writes no event for a workspace whose only endpoint is disabled', async () => {
     const off = await createEndpoint(webhookDepsOf(h.app), owner(), { url: `${receiver.url}/off` })
-    await h.app.store.db.updateTable('webhook_endpoints').set({ enabled: 0 }).where('id', '=', off.id).execute()
+    await h.app.store.db
+      .updateTable('webhook_endpoints')
+      .set({ enabled: 0 })
+      .where('id', '=', off.id)
+      .execute()
     const p = await claimedPost()
     expect(await settle(p, published)).toBe(true)
     expect(await eventsOf(p.postId)).toEqual([])
-    expect((await h.app.store.db.selectFrom('targets').select('status').where('id', '=', p.targetId).executeTakeFirstOrThrow()).status).toBe('published')
+    expect(
+      (
+        await h.app.store.db
+          .selectFrom('targets')
+          .select('status')
+          .where('id', '=', p.targetId)
+          .executeTakeFirstOrThrow()
+      ).status,
+    ).toBe('published')
   })
 
   it('changes nothing, writes no event and returns false when the lease was lost (every outcome)', async () => {
     await createEndpoint(webhookDepsOf(h.app), owner(), { url: receiver.url })
-    for (const outcome of [published, { kind: 'failed', error: 'no' }, { kind: 'unknown', error: 'u', reason: 'no_lookup' }] as Outcome[]) {
+    for (const outcome of [
+      published,
+      { kind: 'failed', error: 'no' },
+      { kind: 'unknown', error: 'u', reason: 'no_lookup' },
+    ] as Outcome[]) {
       const p = await claimedPost('someone-else')
-      const before = await h.app.store.db.selectFrom('targets').selectAll().where('id', '=', p.targetId).executeTakeFirstOrThrow()
-      const postBefore = await h.app.store.db.selectFrom('posts').selectAll().where('id', '=', p.postId).executeTakeFirstOrThrow()
+      const before = await h.app.store.db
+        .selectFrom('targets')
+        .selectAll()
+        .where('id', '=', p.targetId)
+        .executeTakeFirstOrThrow()
+      const postBefore = await h.app.store.db
+        .selectFrom('posts')
+        .selectAll()
+        .where('id', '=', p.postId)
+        .executeTakeFirstOrThrow()
       expect(await settle(p, outcome)).toBe(false)
-      expect(await h.app.store.db.selectFrom('targets').selectAll().where('id', '=', p.targetId).executeTakeFirstOrThrow()).toEqual(before)
-      expect(await h.app.store.db.selectFrom('posts').selectAll().where('id', '=', p.postId).executeTakeFirstOrThrow()).toEqual(postBefore)
+      expect(
+        await h.app.store.db
+          .selectFrom('targets')
+          .selectAll()
+          .where('id', '=', p.targetId)
+          .executeTakeFirstOrThrow(),
+      ).toEqual(before)
+      expect(
+        await h.app.store.db
+          .selectFrom('posts')
+          .selectAll()
+          .where('id', '=', p.postId)
+          .executeTakeFirstOrThrow(),
+      ).toEqual(postBefore)
       expect(await eventsOf(p.postId)).toEqual([])
       expect(await deliveriesOf(p.postId)).toEqual([])
     }
@@ -167,7 +207,10 @@ describe.each(backends)('outbox edges on $name', (backend) => {
     })
     expect(next.filter((c) => c.eventType.startsWith('post.')).length).toBe(posts.length * endpoints.length)
     expect(postIds.size).toBe(20)
-    await h.app.store.db.updateTable('webhook_deliveries').set({ lease_owner: null, lease_expires_at: null }).execute()
+    await h.app.store.db
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: null, lease_expires_at: null })
+      .execute()
   })
 
   it('delivers only the subscribed types to an endpoint subscribed to some, and writes the same events either path', async () => {
@@ -182,7 +225,9 @@ describe.each(backends)('outbox edges on $name', (backend) => {
     const slow = await claimedPost()
     expect(await settle(slow, published, { ...h.app.store, pgPool: undefined } as Store)).toBe(true)
     // Same events written by both paths (types), no deliveries for either.
-    expect((await eventsOf(fast.postId)).map((e) => e.type)).toEqual((await eventsOf(slow.postId)).map((e) => e.type))
+    expect((await eventsOf(fast.postId)).map((e) => e.type)).toEqual(
+      (await eventsOf(slow.postId)).map((e) => e.type),
+    )
     expect(await deliveriesOf(fast.postId)).toEqual([])
     const failing = await claimedPost()
     expect(await settle(failing, { kind: 'failed', error: 'x' })).toBe(true)
@@ -204,7 +249,8 @@ describe.each(backends)('outbox edges on $name', (backend) => {
       ])
       const errors = results.filter((r) => r.status === 'rejected')
       expect(errors.map((e) => String((e as PromiseRejectedResult).reason))).toEqual([])
-      for (const r of results.slice(0, posts.length)) expect((r as PromiseFulfilledResult<boolean>).value).toBe(true)
+      for (const r of results.slice(0, posts.length))
+        expect((r as PromiseFulfilledResult<boolean>).value).toBe(true)
       const orphan = await h.app.store.db
         .selectFrom('webhook_deliveries')
         .select('id')

@@ -10,7 +10,7 @@ import { type Harness, startHarness } from '../helpers/harness.js'
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js'
 
 /**
- * Review: the body a snapshot event is rendered into at delivery must be exactly what the transactional
+ * The body a snapshot event is rendered into at delivery must be exactly what the transactional
  * path (recordSettleEvents -> recordEvent -> eventBody) writes for the same rows. Each case settles the
  * same post twice from the same starting rows: once through the one-statement path (Postgres), once
  * through the general path (the store without its pool), and compares the delivered bodies.
@@ -28,7 +28,11 @@ describe.each(backends)('snapshot rendering equivalence on $name', (backend) => 
     })
     await connectProfile(h, 'twitter', 'tw-1', 'acme')
     receiver = await startReceiver()
-    await createEndpoint(webhookDepsOf(h.app), { workspaceId: h.workspaceId, role: 'owner' }, { url: receiver.url })
+    await createEndpoint(
+      webhookDepsOf(h.app),
+      { workspaceId: h.workspaceId, role: 'owner' },
+      { url: receiver.url },
+    )
     webhooks = createAppWebhookWorker(h.app, { id: 'deliverer' })
   })
   afterAll(async () => {
@@ -76,15 +80,30 @@ describe.each(backends)('snapshot rendering equivalence on $name', (backend) => 
         lease_expires_at: now + 60_000,
         attempts: 2,
         items: JSON.stringify([
-          { role: 'main', content: 'first', status: 'published', remoteId: 'r1', url: 'https://x/1', publishedAt: now - 1000 },
+          {
+            role: 'main',
+            content: 'first',
+            status: 'published',
+            remoteId: 'r1',
+            url: 'https://x/1',
+            publishedAt: now - 1000,
+          },
           { role: 'thread', content: 'second', status: 'failed', error: 'nope' },
           { role: 'comment', content: 'a comment', status: 'pending' },
         ]),
       } as never)
       .where('post_id', '=', postId)
       .execute()
-    const target = await h.app.store.db.selectFrom('targets').selectAll().where('post_id', '=', postId).executeTakeFirstOrThrow()
-    const post = await h.app.store.db.selectFrom('posts').selectAll().where('id', '=', postId).executeTakeFirstOrThrow()
+    const target = await h.app.store.db
+      .selectFrom('targets')
+      .selectAll()
+      .where('post_id', '=', postId)
+      .executeTakeFirstOrThrow()
+    const post = await h.app.store.db
+      .selectFrom('posts')
+      .selectAll()
+      .where('id', '=', postId)
+      .executeTakeFirstOrThrow()
     return { postId, target, post }
   }
 
@@ -160,13 +179,20 @@ describe.each(backends)('snapshot rendering equivalence on $name', (backend) => 
   })
 
   it('renders stuck (reason and action) exactly as the transaction writes it', async () => {
-    const { viaFast } = await compare({ kind: 'unknown', error: 'No answer from the network', reason: 'no_lookup' })
+    const { viaFast } = await compare({
+      kind: 'unknown',
+      error: 'No answer from the network',
+      reason: 'no_lookup',
+    })
     expect(viaFast.map((r) => r.event.type)).toEqual(['target.stuck'])
     expect(viaFast[0]?.event.data).toMatchObject({ reason: 'No answer from the network' })
   })
 
   it('renders a post whose approval is still pending (approval version) exactly as the transaction writes it', async () => {
-    await compare({ kind: 'published', remoteId: 'r-2', url: 'https://twitter.example/2' }, { approval: 'pending' })
+    await compare(
+      { kind: 'published', remoteId: 'r-2', url: 'https://twitter.example/2' },
+      { approval: 'pending' },
+    )
   })
 
   it('renders a body too large to send (truncated) exactly as the transaction writes it', async () => {
@@ -174,10 +200,16 @@ describe.each(backends)('snapshot rendering equivalence on $name', (backend) => 
     const big = await claimedRichPost()
     await h.app.store.db
       .updateTable('targets')
-      .set({ items: JSON.stringify([{ role: 'main', content: 'x'.repeat(300_000), status: 'pending' }]) } as never)
+      .set({
+        items: JSON.stringify([{ role: 'main', content: 'x'.repeat(300_000), status: 'pending' }]),
+      } as never)
       .where('id', '=', big.target.id)
       .execute()
-    const target = await h.app.store.db.selectFrom('targets').selectAll().where('id', '=', big.target.id).executeTakeFirstOrThrow()
+    const target = await h.app.store.db
+      .selectFrom('targets')
+      .selectAll()
+      .where('id', '=', big.target.id)
+      .executeTakeFirstOrThrow()
     const now = Date.now()
     const input = {
       targetId: big.target.id,

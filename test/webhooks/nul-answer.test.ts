@@ -9,10 +9,10 @@ import { backends } from '../helpers/backends.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
 /**
- * Review: a receiver that takes an event (2xx) but answers a body holding a NUL byte. Postgres text cannot
- * hold NUL, so neither the batch record (json_to_recordset: "unsupported Unicode escape sequence") nor the
- * single-attempt fallback (invalid byte sequence 0x00) can record it: the delivery stays leased and is sent
- * again each time its lease runs out.
+ * A receiver that takes an event (2xx) but answers a body holding a NUL byte. Postgres text cannot hold
+ * NUL: before the excerpt replaced it, neither the batch record (json_to_recordset) nor the single-attempt
+ * fallback could record the answer, so the delivery stayed leased and was sent again each time its lease
+ * ran out. It is recorded once, as delivered.
  */
 describe.each(backends)('a 2xx answer with a NUL byte on $name', (backend) => {
   let h: Harness

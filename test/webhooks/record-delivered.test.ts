@@ -3,13 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeClock } from '../../src/lib/clock.js'
 import { migrate } from '../../src/store/db.js'
 import { recordEvent } from '../../src/store/events.js'
-import { claimDeliveries, countPendingDeliveries, fanOutEvents, recordAttempt, recordDelivered } from '../../src/store/webhooks.js'
+import {
+  claimDeliveries,
+  countPendingDeliveries,
+  fanOutEvents,
+  recordAttempt,
+  recordDelivered,
+} from '../../src/store/webhooks.js'
 import { writeTransaction } from '../../src/store/write-transaction.js'
 import { createEndpoint, webhookDepsOf } from '../../src/webhooks/endpoints.js'
 import { backends } from '../helpers/backends.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
-/** Review: the one-statement record of a batch of 2xx answers, and migration 020 over old rows. */
+/** The one-statement record of a batch of 2xx answers, and migration 020 over old rows. */
 describe.each(backends)('recording delivered batches on $name', (backend) => {
   let h: Harness
   const clock = new FakeClock(Date.now())
@@ -40,7 +46,13 @@ describe.each(backends)('recording delivered batches on $name', (backend) => {
     while ((await fanOutEvents(h.app.store, clock.now())) > 0) {}
   }
   const claim = (workerId: string) =>
-    claimDeliveries(h.app.store, { workerId, now: clock.now(), leaseMs: 60_000, limit: 500, busyEndpoints: [] })
+    claimDeliveries(h.app.store, {
+      workerId,
+      now: clock.now(),
+      leaseMs: 60_000,
+      limit: 500,
+      busyEndpoints: [],
+    })
 
   it('records only the deliveries still leased, logs each attempt once, and heals only endpoints with a kept delivery', async () => {
     for (let i = 0; i < 6; i++) await record(`p-${i}`)
@@ -54,7 +66,10 @@ describe.each(backends)('recording delivered batches on $name', (backend) => {
       .set({ lease_owner: 'w2' })
       .where('id', 'in', lost)
       .execute()
-    await h.app.store.db.updateTable('webhook_endpoints').set({ failing_since: clock.now() - 1000 }).execute()
+    await h.app.store.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: clock.now() - 1000 })
+      .execute()
     const kept = await recordDelivered(h.app.store, {
       workerId: 'w1',
       now: clock.now(),
@@ -63,11 +78,20 @@ describe.each(backends)('recording delivered batches on $name', (backend) => {
         result: { statusCode: 200 + (i % 3), latencyMs: 12.6, excerpt: `ok ${i} ✓` },
       })),
     })
-    expect([...kept].sort()).toEqual(claimed.filter((d) => !lost.includes(d.id)).map((d) => d.id).sort())
+    expect([...kept].sort()).toEqual(
+      claimed
+        .filter((d) => !lost.includes(d.id))
+        .map((d) => d.id)
+        .sort(),
+    )
     const attempts = await h.app.store.db
       .selectFrom('webhook_attempts')
       .selectAll()
-      .where('delivery_id', 'in', claimed.map((d) => d.id))
+      .where(
+        'delivery_id',
+        'in',
+        claimed.map((d) => d.id),
+      )
       .execute()
     expect(attempts.map((a) => a.delivery_id).sort()).toEqual([...kept].sort())
     for (const a of attempts) {
@@ -85,7 +109,11 @@ describe.each(backends)('recording delivered batches on $name', (backend) => {
     const rows = await h.app.store.db
       .selectFrom('webhook_deliveries')
       .selectAll()
-      .where('id', 'in', claimed.map((d) => d.id))
+      .where(
+        'id',
+        'in',
+        claimed.map((d) => d.id),
+      )
       .execute()
     for (const r of rows) {
       if (kept.has(r.id)) expect(r).toMatchObject({ status: 'delivered', attempts: 1, lease_owner: null })
@@ -102,7 +130,10 @@ describe.each(backends)('recording delivered batches on $name', (backend) => {
     const again = await recordDelivered(h.app.store, {
       workerId: 'w1',
       now: clock.now(),
-      items: claimed.map((delivery) => ({ delivery, result: { statusCode: 204, latencyMs: 1, excerpt: '' } })),
+      items: claimed.map((delivery) => ({
+        delivery,
+        result: { statusCode: 204, latencyMs: 1, excerpt: '' },
+      })),
     })
     expect(again.size).toBe(0)
     await h.app.store.db.deleteFrom('webhook_deliveries').execute()
@@ -141,7 +172,10 @@ describe.each(backends)('recording delivered batches on $name', (backend) => {
     }
     console.log('recordAttempt with NUL:', single)
     // Documenting: whether a 2xx with a NUL in its body can be recorded at all (old and new path alike).
-    expect({ error: error ? String(error) : null, kept: kept?.size }).toEqual({ error: null, kept: claimed.length })
+    expect({ error: error ? String(error) : null, kept: kept?.size }).toEqual({
+      error: null,
+      kept: claimed.length,
+    })
   })
 
   it('migration 020 over a database with old rows keeps fanning out and claiming them', async () => {

@@ -10,7 +10,7 @@ import { fail, type ScriptedAdapter, scriptedAdapter } from '../helpers/test-ada
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js'
 
 /**
- * Review: many single-target posts settled by two publishing workers at once while two delivery workers
+ * Many single-target posts settled by two publishing workers at once while two delivery workers
  * deliver to three endpoints (all types; post.* only; target.* only): every endpoint gets each post's
  * target event before its post event, exactly the types it subscribed to, and each body is what get_post
  * answers.
@@ -43,8 +43,14 @@ describe.each(backends)('causal order under load on $name', (backend) => {
         ...(eventTypes ? { eventTypes: [...eventTypes] } : {}),
       })
     }
-    workers = [createAppWorker(h.app, { id: 'pub-a', webhooks: false }), createAppWorker(h.app, { id: 'pub-b', webhooks: false })]
-    deliverers = [createAppWebhookWorker(h.app, { id: 'del-a' }), createAppWebhookWorker(h.app, { id: 'del-b' })]
+    workers = [
+      createAppWorker(h.app, { id: 'pub-a', webhooks: false }),
+      createAppWorker(h.app, { id: 'pub-b', webhooks: false }),
+    ]
+    deliverers = [
+      createAppWebhookWorker(h.app, { id: 'del-a' }),
+      createAppWebhookWorker(h.app, { id: 'del-b' }),
+    ]
   })
   afterAll(async () => {
     for (const w of workers) await w.stop()
@@ -94,8 +100,14 @@ describe.each(backends)('causal order under load on $name', (backend) => {
     }
     for (const id of postIds) {
       const answer = (await h.call('get_post', { id })).body
-      const events = receivers.all!.accepted.filter((r) => (r.event.data.postId ?? r.event.data.post?.id) === id)
-      expect(events[0]?.event.data).toEqual({ postId: id, postStatus: answer.status, target: answer.targets[0] })
+      const events = receivers.all!.accepted.filter(
+        (r) => (r.event.data.postId ?? r.event.data.post?.id) === id,
+      )
+      expect(events[0]?.event.data).toEqual({
+        postId: id,
+        postStatus: answer.status,
+        target: answer.targets[0],
+      })
       expect(events[1]?.event.data).toEqual({ post: answer })
     }
   }, 60_000)
