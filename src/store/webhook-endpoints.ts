@@ -1,7 +1,6 @@
 import { conflict, notFound } from '../errors.js'
-import { newId } from '../lib/ids.js'
 import type { Db, Store } from './db.js'
-import { announceEvents, recordEvent } from './events.js'
+import { announceEvents, pendingDelivery, recordEvent } from './events.js'
 import type { EndpointRow } from './webhooks.js'
 import { writeTransaction } from './write-transaction.js'
 
@@ -121,21 +120,7 @@ export async function recordTestEvent(store: Store, workspaceId: string, id: str
     await tx.updateTable('events').set({ fanned_out: 1 }).where('id', '=', eventId).execute()
     await tx
       .insertInto('webhook_deliveries')
-      .values({
-        id: newId(now),
-        event_seq: Number(event.seq),
-        event_id: eventId,
-        endpoint_id: id,
-        workspace_id: workspaceId,
-        order_key: null,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        lease_owner: null,
-        lease_expires_at: null,
-        created_at: now,
-        delivered_at: null,
-      })
+      .values(pendingDelivery({ ...event, seq: Number(event.seq) }, id, now))
       .execute()
     // No subscriber took it, so recordEvent woke no one: the delivery loop looks now, not at its next poll.
     announceEvents()
