@@ -76,22 +76,16 @@ export async function subscribersOf(tx: Db, workspaceId: string): Promise<Subscr
   return rows.map((row) => ({ id: row.id, eventTypes: row.event_types }))
 }
 
-const subscribers = compiledOnce(1, (db: Db, workspaceId: string) =>
-  db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'event_types'])
-    .where('workspace_id', '=', workspaceId)
-    .where('enabled', '=', 1)
-    .orderBy('id'),
-)
-const subscribersLocked = compiledOnce(1, (db: Db, workspaceId: string) =>
+const enabledEndpoints = (db: Db, workspaceId: string) =>
   db
     .selectFrom('webhook_endpoints')
     .select(['id', 'event_types'])
     .where('workspace_id', '=', workspaceId)
     .where('enabled', '=', 1)
     .orderBy('id')
-    .forKeyShare(),
+const subscribers = compiledOnce(1, enabledEndpoints)
+const subscribersLocked = compiledOnce(1, (db: Db, workspaceId: string) =>
+  enabledEndpoints(db, workspaceId).forKeyShare(),
 )
 
 /** Whether an endpoint subscribed with these event types (JSON; empty: all but webhook.test) takes `type`. */
