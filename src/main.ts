@@ -22,7 +22,6 @@ export function createAppWebhookWorker(app: AppContext, overrides: { id?: string
       clock: app.clock,
       logger: app.logger,
       metrics: app.metrics,
-      queue: app.queue,
     },
     {
       ...(overrides.id ? { id: `${overrides.id}:webhooks` } : {}),

@@ -17,7 +17,6 @@ import {
   releaseDeliveries,
 } from '../store/webhooks.js'
 import type { Metrics } from '../worker/metrics.js'
-import type { QueueSignal } from '../worker/queue-signal.js'
 import { renderSnapshot } from '../worker/settle-events.js'
 import { postWebhook, type WebhookClientOptions } from './post-webhook.js'
 import { signatureHeaders } from './signing.js'
@@ -87,7 +86,6 @@ export interface WebhookWorkerDeps {
   signingClock?: Clock
   logger: Logger
   metrics: Metrics
-  queue?: QueueSignal
 }
 
 export interface WebhookWorker {
@@ -132,7 +130,6 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
   let nudged = false
   /** The looks still due after the last such event. */
   let rechecks: number[] = []
-  let unsubscribe: (() => void) | undefined
   let unlisten: (() => void) | undefined
 
   /**
@@ -291,9 +288,22 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     running.set(delivery.id, { delivery, done })
   }
 
-  const tick = async (): Promise<number> => {
+  /** The last pass claimed something: the next one claims without asking first whether anything waits. */
+  let productive = false
+  /** When the last pass asked; a busy loop still asks once per poll, so old events get fanned out. */
+  let askedAt = Number.NEGATIVE_INFINITY
+
+  const tick = async (fresh = false): Promise<number> => {
     const now = deps.clock.now()
-    const waiting = await outboxWaiting(deps.store.db, now)
+    // An idle poll asks (one read) whether anything waits before the claim, a write. A pass that expects
+    // work (an event was just written here, or the last pass claimed some) skips the question.
+    const ask = !(fresh || productive) || now - askedAt >= pollMs
+    if (ask) askedAt = now
+    productive = false
+    const waiting = ask
+      ? await outboxWaiting(deps.store.db, now)
+      : // On Postgres events are written with their deliveries (only an older version's need fanning out).
+        { events: fresh && deps.store.dialect !== 'postgres', deliveries: true }
     if (!waiting.events && !waiting.deliveries) return 0
     if (waiting.events) while ((await fanOutEvents(deps.store, now)) >= 500) {}
     const free = concurrency * ahead - running.size - queued.length
@@ -322,6 +332,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       return 0
     }
     for (const delivery of claimed) queued.push({ delivery, claimedAt: now })
+    productive = claimed.length > 0
     pump()
     return claimed.length
   }
@@ -333,10 +344,11 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       again = true
       return
     }
+    const fresh = nudged
     if (nudged) rechecks = [...RECORDED_RECHECKS_MS]
     nudged = false
     try {
-      ticking = tick()
+      ticking = tick(fresh)
       await ticking
     } catch (error) {
       log.error({ err: error }, 'webhook delivery pass failed')
@@ -380,7 +392,6 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     start() {
       stopping = false
       stopped = false
-      unsubscribe = deps.queue?.onSettled(() => schedule(WAKE_COALESCE_MS))
       unlisten = onEventRecorded(() => {
         nudged = true
         schedule(WAKE_COALESCE_MS)
@@ -391,7 +402,6 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     async stop() {
       stopping = true
       stopped = true
-      unsubscribe?.()
       unlisten?.()
       if (timer) clearTimeout(timer)
       if (ticking) await ticking.catch(() => 0)

@@ -10,8 +10,6 @@ export interface QueueSignal {
   wake(): void
   onWake(listener: () => void): () => void
   settled(postId: string): void
-  /** Called after each `settled` (the webhook worker delivers the events a settle recorded at once). */
-  onSettled(listener: (postId: string) => void): () => void
   /** Waits until none of the posts is scheduled or processing, or the timeout passes. */
   waitForSettled(db: Db, postIds: string[], timeoutMs: number): Promise<void>
 }
@@ -28,10 +26,6 @@ export function createQueueSignal(): QueueSignal {
       return () => events.off('wake', listener)
     },
     settled: (postId) => events.emit('settled', postId),
-    onSettled(listener) {
-      events.on('settled', listener)
-      return () => events.off('settled', listener)
-    },
     async waitForSettled(db, postIds, timeoutMs) {
       if (postIds.length === 0 || timeoutMs <= 0) return
       const deadline = Date.now() + timeoutMs
