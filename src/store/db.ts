@@ -24,6 +24,7 @@ import { type Binder, createBoundSecretsMigration, VaultKeyNeeded } from './migr
 import { createClaimablePendingOnlyMigration } from './migrations/018-claimable-pending-only.js'
 import { createEventSnapshotsMigration } from './migrations/019-event-snapshots.js'
 import { createOutboxPendingIndexesMigration } from './migrations/020-outbox-pending-indexes.js'
+import { createDeliveriesDueIndexMigration } from './migrations/021-deliveries-due-index.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -171,6 +172,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
       '018-claimable-pending-only': createClaimablePendingOnlyMigration(),
       '019-event-snapshots': createEventSnapshotsMigration(),
       '020-outbox-pending-indexes': createOutboxPendingIndexesMigration(),
+      '021-deliveries-due-index': createDeliveriesDueIndexMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later

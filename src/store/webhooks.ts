@@ -128,11 +128,13 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
   const postgres = store.dialect === 'postgres'
   const busy =
     input.busyEndpoints.length > 0 ? sql`AND d.endpoint_id NOT IN (${sql.join(input.busyEndpoints)})` : sql``
+  // Disabled endpoints are left out by a list (read once), not a join: a join on the endpoint would let
+  // the planner walk all of that endpoint's pending deliveries, where the due index reads only those due.
   const candidates = sql`
       SELECT d.id, d.endpoint_id, d.event_seq FROM webhook_deliveries d
-        JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
       WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}
         AND (d.lease_owner IS NULL OR d.lease_expires_at < ${now})
+        AND d.endpoint_id NOT IN (SELECT e.id FROM webhook_endpoints e WHERE e.enabled = 0)
         ${busy}
         AND (d.order_key IS NULL OR NOT EXISTS (
           SELECT 1 FROM webhook_deliveries p
@@ -159,7 +161,20 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
             ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.event_seq) AS rn, ${room} AS room
           FROM (${candidates}) c) w
         WHERE w.rn <= w.room`
-  // The lease, and with it what the delivery needs of its event and endpoint: one statement.
+  // The lease, and with it what the delivery needs of its event and endpoint: one statement. Postgres
+  // joins the event and the endpoint once per delivery; SQLite's RETURNING cannot name joined tables.
+  const claimPostgres = (db: Db) =>
+    sql<ClaimedRow>`
+    UPDATE webhook_deliveries dl SET lease_owner = ${workerId}, lease_expires_at = ${now + leaseMs}
+      FROM events ev, webhook_endpoints ep
+    WHERE dl.id IN (SELECT chosen.id FROM (${chosen}) chosen)
+      AND ev.id = dl.event_id AND ep.id = dl.endpoint_id
+    RETURNING dl.id, dl.event_id, dl.endpoint_id, dl.event_seq, dl.attempts, ev.type AS event_type, ev.payload,
+      CASE WHEN ev.snapshot LIKE '@%'
+        THEN (SELECT first.snapshot FROM events first WHERE first.id = substr(ev.snapshot, 2))
+        ELSE ev.snapshot END AS snapshot,
+      ev.created_at AS event_created_at, ep.url, ep.secret, ep.previous_secret,
+      ep.previous_secret_until`.execute(db)
   const claim = (db: Db) =>
     sql<ClaimedRow>`
     UPDATE webhook_deliveries SET lease_owner = ${workerId}, lease_expires_at = ${now + leaseMs}
@@ -179,7 +194,7 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
       (SELECT ep.previous_secret_until FROM webhook_endpoints ep WHERE ep.id = webhook_deliveries.endpoint_id)
         AS previous_secret_until`.execute(db)
   const claimed = postgres
-    ? (await claim(store.db)).rows
+    ? (await claimPostgres(store.db)).rows
     : await writeTransaction(store, async (tx) => (await claim(tx)).rows)
   return claimed
     .sort((a, b) => Number(a.event_seq) - Number(b.event_seq))
@@ -267,8 +282,21 @@ export async function recordAttempt(
       })
       .where('id', '=', delivery.id)
       .where('lease_owner', '=', workerId)
+      .returning(['order_key', 'event_seq'])
       .executeTakeFirst()
-    if (Number(updated.numUpdatedRows) === 0) return 'lease_lost'
+    if (!updated) return 'lease_lost'
+    // The post's later events wait for this one (causal order): they are not due before its retry either,
+    // so the loop's look for due deliveries does not read them again and again while the receiver is down.
+    if (retryAt !== undefined && updated.order_key !== null)
+      await tx
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: retryAt })
+        .where('endpoint_id', '=', delivery.endpointId)
+        .where('order_key', '=', updated.order_key)
+        .where(sql<boolean>`status = 'pending'`)
+        .where('event_seq', '>', updated.event_seq)
+        .where('next_attempt_at', '<', retryAt)
+        .execute()
     await tx
       .insertInto('webhook_attempts')
       .values({

@@ -15,7 +15,7 @@ import { createEndpoint, webhookDepsOf } from '../../src/webhooks/endpoints.js'
 import { backends } from '../helpers/backends.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
-/** The one-statement record of a batch of 2xx answers, and migration 020 over old rows. */
+/** The one-statement record of a batch of 2xx answers, and migrations 020 and 021 over old rows. */
 describe.each(backends)('recording delivered batches on $name', (backend) => {
   let h: Harness
   const clock = new FakeClock(Date.now())
@@ -178,10 +178,10 @@ describe.each(backends)('recording delivered batches on $name', (backend) => {
     })
   })
 
-  it('migration 020 over a database with old rows keeps fanning out and claiming them', async () => {
+  it('migrations 020 and 021 over a database with old rows keeps fanning out and claiming them', async () => {
     const db = h.app.store.db
     await db.deleteFrom('webhook_deliveries').execute()
-    // Undo 019 and 020 as if the database were at 018, with rows of the older version in it.
+    // Undo 019, 020 and 021 as if the database were at 018, with rows of the older version in it.
     const old = await record('old-pending-fanout')
     await db.updateTable('events').set({ fanned_out: 0 }).where('id', '=', old).execute()
     await db.deleteFrom('webhook_deliveries').where('event_id', '=', old).execute()
@@ -193,7 +193,7 @@ describe.each(backends)('recording delivered batches on $name', (backend) => {
       .where('event_id', '=', delivered)
       .execute()
     await sql`DROP INDEX events_fan_out`.execute(db)
-    await sql`DROP INDEX webhook_deliveries_claim`.execute(db)
+    await sql`DROP INDEX webhook_deliveries_due`.execute(db)
     await sql`DROP INDEX webhook_deliveries_order`.execute(db)
     await sql`CREATE INDEX events_fan_out ON events (fanned_out, seq)`.execute(db)
     await sql`CREATE INDEX events_workspace ON events (workspace_id, seq)`.execute(db)
@@ -202,7 +202,7 @@ describe.each(backends)('recording delivered batches on $name', (backend) => {
       db,
     )
     await sql`ALTER TABLE events DROP COLUMN snapshot`.execute(db)
-    await sql`DELETE FROM kysely_migration WHERE name IN ('019-event-snapshots', '020-outbox-pending-indexes')`.execute(
+    await sql`DELETE FROM kysely_migration WHERE name IN ('019-event-snapshots', '020-outbox-pending-indexes', '021-deliveries-due-index')`.execute(
       db,
     )
     await migrate(h.app.store)
