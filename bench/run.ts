@@ -12,6 +12,7 @@ import { benchPreflight } from './preflight.js'
 import { benchScaleOut, type ScaleOutResult } from './scale-out.js'
 import { benchStartTime, type StartTimeResult } from './start-time.js'
 import { benchVideoConversion, type VideoConvertResult } from './video-convert.js'
+import { benchWebhookBacklog, type WebhookBacklogResult } from './webhook-backlog.js'
 import { benchWebhooks, type WebhookBenchResult } from './webhooks.js'
 import { type BurstResult, benchBurst, burstDatabases } from './worker-burst.js'
 
@@ -59,9 +60,12 @@ if (want('import'))
         : await benchCsvImport('Postgres', backend.open),
     )
 const hooks: WebhookBenchResult[] = []
+const backlogs: WebhookBacklogResult[] = []
 if (want('webhooks')) {
   hooks.push(await benchWebhooks('SQLite, 1 worker', burstDatabases.sharedSqlite))
   if (postgresTestUrl) hooks.push(await benchWebhooks('Postgres, 1 worker', burstDatabases.sharedPostgres))
+  backlogs.push(await benchWebhookBacklog('SQLite', burstDatabases.sharedSqlite))
+  if (postgresTestUrl) backlogs.push(await benchWebhookBacklog('Postgres', burstDatabases.sharedPostgres))
 }
 const starts: StartTimeResult[] = []
 if (want('start')) {
@@ -299,6 +303,20 @@ if (hooks.length > 0) {
       (r) =>
         `| ${r.name} | ${r.publishesPerSecondWithout} | ${r.publishesPerSecond} | ${verdict(r.publishesPerSecond >= 0.9 * r.publishesPerSecondWithout)} | ${r.pairs.map((p) => `${p.without}/${p.with}`).join(', ')} | ${r.eventsPerSecond} | ${r.lagP50Ms} | ${r.lagP99Ms} | ${verdict(r.lagP99Ms < 1_000)} | ${r.duplicates} |`,
     ),
+    '',
+  )
+}
+if (backlogs.length > 0) {
+  lines.push(
+    '### A receiver that is down',
+    '',
+    "50,000 posts' target events waiting an hour for their next attempt, each with its post event behind it",
+    '(100,000 pending deliveries): what one poll of the delivery loop costs, the look for due work and a claim',
+    'that finds nothing due (medians of 20).',
+    '',
+    '| database | waiting posts | look ms | claim ms |',
+    '|---|---:|---:|---:|',
+    ...backlogs.map((r) => `| ${r.name} | ${r.waiting} | ${r.lookMs} | ${r.claimMs} |`),
     '',
   )
 }
