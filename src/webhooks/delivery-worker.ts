@@ -200,8 +200,9 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       scheduleRecord()
     })
 
-  const inFlightTo = (endpointId: string) =>
-    [...running.values()].filter((r) => r.delivery.endpointId === endpointId).length
+  /** Deliveries in flight per endpoint (kept with `running`: the pump asks for every queued delivery). */
+  const inFlight = new Map<string, number>()
+  const inFlightTo = (endpointId: string) => inFlight.get(endpointId) ?? 0
   const heldFor = (endpointId: string) =>
     inFlightTo(endpointId) + queued.filter((q) => q.delivery.endpointId === endpointId).length
 
@@ -279,6 +280,9 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       )
       .finally(() => {
         running.delete(delivery.id)
+        const left = inFlightTo(delivery.endpointId) - 1
+        if (left > 0) inFlight.set(delivery.endpointId, left)
+        else inFlight.delete(delivery.endpointId)
         pump()
         // The next event of the same post may be claimable now. Claim at once when a useful batch of
         // room is free; otherwise a few more finish first, so a busy loop does not claim one at a time.
@@ -286,6 +290,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
         schedule(room >= Math.min(8, concurrency) ? 0 : CLAIM_COALESCE_MS)
       })
     running.set(delivery.id, { delivery, done })
+    inFlight.set(delivery.endpointId, inFlightTo(delivery.endpointId) + 1)
   }
 
   /** The last pass claimed something: the next one claims without asking first whether anything waits. */
