@@ -24,7 +24,7 @@ import { signatureHeaders } from './signing.js'
 /** How long a busy delivery loop waits for more slots to free before claiming again. */
 const CLAIM_COALESCE_MS = 10
 /**
- * How long the loop waits, once told of new work (an event written or a target settled here), before it
+ * How long the loop waits, once told of new work (an event written here, a settle's included), before it
  * looks: a busy worker settles hundreds of targets a second, and a look per settle spent more on claims
  * (a write transaction each) than on deliveries. Well inside the delivery lag anyone notices.
  */
