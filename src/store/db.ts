@@ -25,6 +25,7 @@ import { createClaimablePendingOnlyMigration } from './migrations/018-claimable-
 import { createEventSnapshotsMigration } from './migrations/019-event-snapshots.js'
 import { createOutboxPendingIndexesMigration } from './migrations/020-outbox-pending-indexes.js'
 import { createDeliveriesDueIndexMigration } from './migrations/021-deliveries-due-index.js'
+import { createDueIndexClaimOnlyMigration } from './migrations/022-due-index-claim-only.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -173,6 +174,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
       '019-event-snapshots': createEventSnapshotsMigration(),
       '020-outbox-pending-indexes': createOutboxPendingIndexesMigration(),
       '021-deliveries-due-index': createDeliveriesDueIndexMigration(),
+      '022-due-index-claim-only': createDueIndexClaimOnlyMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nextAttemptAt } from '../../src/domain/webhook-events.js'
 import { claimDeliveries, fanOutEvents, outboxWaiting, recordAttempt } from '../../src/store/webhooks.js'
@@ -65,6 +66,37 @@ describe.each(backends)('due deliveries on $name', (backend) => {
   const claim = (now: number) =>
     claimDeliveries(h.app.store, { workerId: 'loop', now, leaseMs: 30_000, limit: 10, busyEndpoints: [] })
   const failed = { statusCode: 503, latencyMs: 3, excerpt: 'down' }
+
+  /** The plan of `query`, as text, in a transaction that drops `dropped` first and is rolled back. */
+  async function planWithout(dropped: string, query: string): Promise<string> {
+    const postgres = h.app.store.dialect === 'postgres'
+    let plan = ''
+    const rolledBack = new Error('rolled back')
+    await h.app.store.db
+      .transaction()
+      .execute(async (tx) => {
+        await sql.raw(`DROP INDEX ${dropped}`).execute(tx)
+        // With sequential scans priced out, Postgres takes any index the query can use.
+        if (postgres) await sql`SET LOCAL enable_seqscan = off`.execute(tx)
+        const { rows } = await sql
+          .raw<Record<string, string>>(`EXPLAIN ${postgres ? '' : 'QUERY PLAN '}${query}`)
+          .execute(tx)
+        plan = rows.map((row) => row['QUERY PLAN'] ?? row.detail).join('\n')
+        throw rolledBack
+      })
+      .catch((error) => {
+        if (error !== rolledBack) throw error
+      })
+    return plan
+  }
+
+  it("looks for a post's earlier events through the order index only, never the due index", async () => {
+    const check = `SELECT 1 FROM webhook_deliveries p
+      WHERE p.endpoint_id = 'e' AND p.order_key = 'k' AND p.status = 'pending' AND p.event_seq < 5`
+    expect(await planWithout('webhook_deliveries_order', check)).not.toContain('webhook_deliveries_due')
+    const due = `SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= 5`
+    expect(await planWithout('webhook_deliveries_order', due)).toContain('webhook_deliveries_due')
+  })
 
   it("holds a post's later event back until its earlier one's retry, so nothing is due in between", async () => {
     const now = Date.now()
