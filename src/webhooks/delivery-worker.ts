@@ -19,7 +19,7 @@ import {
 import type { Metrics } from '../worker/metrics.js'
 import { renderSnapshot } from '../worker/settle-events.js'
 import { postWebhook, type WebhookClientOptions } from './post-webhook.js'
-import { signatureHeaders } from './signing.js'
+import { type Signer, signatureHeaders, signerOf } from './signing.js'
 
 /** How long a busy delivery loop waits for more slots to free before claiming again. */
 const CLAIM_COALESCE_MS = 10
@@ -45,6 +45,9 @@ const LEASE_MARGIN_MS = 1_000
 const RECORDED_RECHECKS_MS = Object.freeze([20, 100, 250])
 /** How long a 2xx waits for others to share its record's transaction while more answers are due. */
 const RECORD_COALESCE_MS = 5
+
+/** Opened endpoint secrets kept by one worker at most; past it the cache starts over. */
+const SIGNERS_KEPT = 1_000
 
 /** What a delivery sends: the event's body, rendered from its snapshot when it was written as one. */
 function bodyOf(delivery: ClaimedDelivery): { ok: true; text: string } | { ok: false; reason: string } {
@@ -145,8 +148,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
   }> = []
   let recording = false
   let recordTimer: NodeJS.Timeout | undefined
-  /** Deliveries whose HTTP call is still under way (not yet waiting to be recorded). */
-  const calling = () => running.size - toRecord.length
+  /**
+   * Deliveries whose HTTP call is under way. A delivery's slot (of `concurrency`, and of `perEndpoint`) is
+   * held by its call only: one whose answer waits to be recorded gives its slot to the next at once.
+   */
+  let calls = 0
+  const calling = () => calls
 
   const flushRecords = async () => {
     const batch = toRecord
@@ -200,7 +207,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       scheduleRecord()
     })
 
-  /** Deliveries in flight per endpoint (kept with `running`: the pump asks for every queued delivery). */
+  /** Calls under way per endpoint (kept with `calls`: the pump asks for every queued delivery). */
   const inFlight = new Map<string, number>()
   const inFlightTo = (endpointId: string) => inFlight.get(endpointId) ?? 0
   const heldFor = (endpointId: string) =>
@@ -213,8 +220,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     const rest: typeof queued = []
     for (const q of queued) {
       if (q.claimedAt + queueBudgetMs < now) expired.push(q.delivery.id)
-      else if (running.size < concurrency && inFlightTo(q.delivery.endpointId) < perEndpoint)
-        start(q.delivery)
+      else if (calls < concurrency && inFlightTo(q.delivery.endpointId) < perEndpoint) start(q.delivery)
       else rest.push(q)
     }
     queued = rest
@@ -225,32 +231,58 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       )
   }
 
-  const deliver = async (delivery: ClaimedDelivery) => {
-    let secrets: string[] | undefined
+  /**
+   * Each endpoint secret is opened once per sealed value (a rotation seals a new one) rather than once per
+   * delivery: opening and decoding it cost a busy loop more than signing.
+   */
+  const signers = new Map<string, Signer>()
+  const signerFor = (endpointId: string, column: 'secret' | 'previous_secret', sealed: string) => {
+    const key = `${endpointId}\u0000${column}\u0000${sealed}`
+    const kept = signers.get(key)
+    if (kept) return kept
+    const signer = signerOf(deps.vault.open(webhookSecretAt(endpointId, column), sealed))
+    if (signers.size >= SIGNERS_KEPT) signers.clear()
+    signers.set(key, signer)
+    return signer
+  }
+
+  /** The call to the receiver (or why none was made); its slot is free again when it resolves. */
+  const send = async (delivery: ClaimedDelivery): Promise<AttemptResult> => {
+    let secrets: Signer[] | undefined
     try {
-      secrets = delivery.secrets.map(({ column, sealed }) =>
-        deps.vault.open(webhookSecretAt(delivery.endpointId, column), sealed),
-      )
+      secrets = delivery.secrets.map(({ column, sealed }) => signerFor(delivery.endpointId, column, sealed))
     } catch {
       // Sealed under a key this process does not hold, or not for this endpoint: nothing is sent unsigned;
       // the attempt fails visibly.
     }
     const body = bodyOf(delivery)
-    const result =
-      secrets && body.ok
-        ? await postWebhook(
-            delivery.url,
-            body.text,
-            signatureHeaders(delivery.eventId, new Date(signingClock.now()), body.text, secrets),
-            options.client,
-          )
-        : {
-            statusCode: null,
-            latencyMs: 0,
-            excerpt: body.ok
-              ? "The endpoint's secret cannot be opened with this process's HERALD_SECRET_KEY (or was not sealed for this endpoint); nothing was sent."
-              : `The event's body could not be made from its snapshot (${body.reason}); nothing was sent.`,
-          }
+    return secrets && body.ok
+      ? await postWebhook(
+          delivery.url,
+          body.text,
+          signatureHeaders(delivery.eventId, new Date(signingClock.now()), body.text, secrets),
+          options.client,
+        )
+      : {
+          statusCode: null,
+          latencyMs: 0,
+          excerpt: body.ok
+            ? "The endpoint's secret cannot be opened with this process's HERALD_SECRET_KEY (or was not sealed for this endpoint); nothing was sent."
+            : `The event's body could not be made from its snapshot (${body.reason}); nothing was sent.`,
+        }
+  }
+
+  const deliver = async (delivery: ClaimedDelivery) => {
+    let result: AttemptResult
+    try {
+      result = await send(delivery)
+    } finally {
+      calls--
+      const left = inFlightTo(delivery.endpointId) - 1
+      if (left > 0) inFlight.set(delivery.endpointId, left)
+      else inFlight.delete(delivery.endpointId)
+      pump()
+    }
     const now = deps.clock.now()
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
     const verdict = ok
@@ -274,15 +306,14 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
   }
 
   const start = (delivery: ClaimedDelivery) => {
+    calls++
+    inFlight.set(delivery.endpointId, inFlightTo(delivery.endpointId) + 1)
     const done = deliver(delivery)
       .catch((error) =>
         log.error({ err: error, deliveryId: delivery.id }, 'recording a webhook attempt failed'),
       )
       .finally(() => {
         running.delete(delivery.id)
-        const left = inFlightTo(delivery.endpointId) - 1
-        if (left > 0) inFlight.set(delivery.endpointId, left)
-        else inFlight.delete(delivery.endpointId)
         pump()
         // The next event of the same post may be claimable now. Claim at once when a useful batch of
         // room is free; otherwise a few more finish first, so a busy loop does not claim one at a time.
@@ -290,7 +321,6 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
         schedule(room >= Math.min(8, concurrency) ? 0 : CLAIM_COALESCE_MS)
       })
     running.set(delivery.id, { delivery, done })
-    inFlight.set(delivery.endpointId, inFlightTo(delivery.endpointId) + 1)
   }
 
   /** The last pass claimed something: the next one claims without asking first whether anything waits. */

@@ -6,6 +6,11 @@ export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`
 }
 
+/** Signs with one endpoint secret: made once per secret, since decoding the secret is part of the cost. */
+export type Signer = Pick<Webhook, 'sign'>
+
+export const signerOf = (secret: string): Signer => new Webhook(secret)
+
 /**
  * The three Standard Webhooks headers for one attempt. Several secrets (during a rotation's overlap) give
  * one `v1,` signature each, space-separated, so a receiver holding either secret verifies the delivery.
@@ -14,13 +19,11 @@ export function signatureHeaders(
   messageId: string,
   timestamp: Date,
   body: string,
-  secrets: string[],
+  signers: Signer[],
 ): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
   return {
     'webhook-id': messageId,
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-    'webhook-signature': secrets
-      .map((secret) => new Webhook(secret).sign(messageId, timestamp, body))
-      .join(' '),
+    'webhook-signature': signers.map((signer) => signer.sign(messageId, timestamp, body)).join(' '),
   }
 }
