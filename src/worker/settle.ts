@@ -318,7 +318,7 @@ async function settleOnlyTargetWithEvents(
     written AS (
       INSERT INTO events (id, workspace_id, type, order_key, payload, snapshot, fanned_out, created_at)
       SELECT ev.id, settled.workspace_id, ev.type, settled.post_id, '',
-             CASE WHEN ev.n = 1 THEN json_build_object('target', to_jsonb(settled), 'post', to_jsonb(post),
+             CASE WHEN ev.n = 1 THEN json_build_object('target', row_to_json(settled), 'post', row_to_json(post),
                'targetEvent', ${p(5)}::text, 'stuckReason', ${p(7)}::text)::text
              ELSE '@' || ${p(6)}::text END,
              1, ${p(4)}
