@@ -141,7 +141,8 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
           WHERE p.endpoint_id = d.endpoint_id AND p.order_key = d.order_key
             AND p.status = 'pending' AND p.event_seq < d.event_seq))
       ORDER BY d.event_seq
-      LIMIT ${limit}`
+      LIMIT ${limit}
+      ${postgres ? sql`FOR UPDATE OF d SKIP LOCKED` : sql``}`
   // Of the first `limit` candidates, each endpoint's earliest, as many as it has room for here.
   const held = Object.entries(input.inFlight ?? {}).filter(([, n]) => n > 0)
   const most = sql.lit(Math.floor(input.perEndpoint ?? limit))
@@ -162,18 +163,11 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
         WHERE w.rn <= w.room`
   // The lease, and with it what the delivery needs of its event and endpoint: one statement. Postgres
   // joins the event and the endpoint once per delivery; SQLite's RETURNING cannot name joined tables.
-  // Postgres locks only the chosen rows, skipping those another worker is claiming, and checks each lease
-  // again on the row it locked: locking every candidate before the choice wrote a lock for each of up to
-  // `limit` rows where a busy endpoint took a few.
   const claimPostgres = (db: Db) =>
     sql<ClaimedRow>`
     UPDATE webhook_deliveries dl SET lease_owner = ${workerId}, lease_expires_at = ${now + leaseMs}
       FROM events ev, webhook_endpoints ep
-    WHERE dl.id IN (
-        SELECT x.id FROM webhook_deliveries x
-         WHERE x.id IN (SELECT chosen.id FROM (${chosen}) chosen)
-           AND x.status = 'pending' AND (x.lease_owner IS NULL OR x.lease_expires_at < ${now})
-         FOR UPDATE OF x SKIP LOCKED)
+    WHERE dl.id IN (SELECT chosen.id FROM (${chosen}) chosen)
       AND ev.id = dl.event_id AND ep.id = dl.endpoint_id
     RETURNING dl.id, dl.event_id, dl.endpoint_id, dl.event_seq, dl.attempts, ev.type AS event_type, ev.payload,
       CASE WHEN ev.snapshot LIKE '@%'
