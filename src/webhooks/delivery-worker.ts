@@ -219,7 +219,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     const expired: string[] = []
     const rest: typeof queued = []
     for (const q of queued) {
-      if (q.claimedAt + queueBudgetMs < now) expired.push(q.delivery.id)
+      // Without a budget (a timeout near the lease) a claim takes only what starts at once: nothing expires.
+      if (queueBudgetMs > 0 && q.claimedAt + queueBudgetMs < now) expired.push(q.delivery.id)
       else if (calls < concurrency && inFlightTo(q.delivery.endpointId) < perEndpoint) start(q.delivery)
       else rest.push(q)
     }
@@ -272,22 +273,36 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
         }
   }
 
+  /**
+   * A 2xx gives its slot to the next delivery as soon as it arrives: it waits for a batched record, one
+   * transaction for many. Any other answer keeps the slot until its own record commits, so a receiver
+   * failing fast cannot queue more than `concurrency` single-attempt transactions ahead of the settles.
+   */
   const deliver = async (delivery: ClaimedDelivery) => {
-    let result: AttemptResult
-    try {
-      result = await send(delivery)
-    } finally {
+    let slotHeld = true
+    const freeSlot = () => {
+      if (!slotHeld) return
+      slotHeld = false
       calls--
       const left = inFlightTo(delivery.endpointId) - 1
       if (left > 0) inFlight.set(delivery.endpointId, left)
       else inFlight.delete(delivery.endpointId)
       pump()
     }
-    const now = deps.clock.now()
-    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
-    const verdict = ok
-      ? await recordSuccess(delivery, result, now)
-      : await recordAttempt(deps.store, { delivery, workerId: id, now, result })
+    let result: AttemptResult
+    let verdict: AttemptVerdict
+    let now: number
+    try {
+      result = await send(delivery)
+      now = deps.clock.now()
+      const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
+      if (ok) freeSlot()
+      verdict = ok
+        ? await recordSuccess(delivery, result, now)
+        : await recordAttempt(deps.store, { delivery, workerId: id, now, result })
+    } finally {
+      freeSlot()
+    }
     deps.metrics.countWebhookAttempt(verdict)
     if (verdict === 'delivered') deps.metrics.observeWebhookLag((now - delivery.createdAt) / 1000)
     else if (verdict !== 'lease_lost')

@@ -17,7 +17,7 @@ describe.each(backends)('a slot freed by the answer on $name', (backend) => {
   let h: Harness
   let receiver: Receiver
   const clock = new FakeClock(Date.now())
-  let worker: WebhookWorker | undefined
+  const workers: WebhookWorker[] = []
   /** Lets the test's transaction end (also after a failure, so the worker can stop). */
   let release: () => void = () => {}
 
@@ -32,17 +32,29 @@ describe.each(backends)('a slot freed by the answer on $name', (backend) => {
   })
   afterAll(async () => {
     release()
-    await worker?.stop()
+    for (const w of workers) await w.stop()
     await receiver.close()
     await h.close()
   })
+
+  /** Requests the receiver got since `from` (the receiver is shared by the tests of a backend). */
+  const since = (from: number) => receiver.requests.length - from
 
   const waitUntil = async (check: () => boolean, what: string) => {
     for (let waited = 0; waited < 5_000 && !check(); waited += 10) await new Promise((r) => setTimeout(r, 10))
     if (!check()) throw new Error(`timed out waiting for ${what}`)
   }
 
-  it("sends the next delivery while the first one's answer waits for the database", async () => {
+  /**
+   * Two deliveries through one slot; the first is answered `firstAnswer` once the test holds the database,
+   * so its record waits. `whileHeld` runs then; the hold ends after it.
+   */
+  async function twoThroughOneSlot(
+    firstAnswer: number,
+    name: string,
+    whileHeld: (ids: string[]) => Promise<void>,
+  ) {
+    const before = receiver.requests.length
     const ids: string[] = []
     await writeTransaction(h.app.store, async (tx) => {
       for (const n of [1, 2])
@@ -50,7 +62,7 @@ describe.each(backends)('a slot freed by the answer on $name', (backend) => {
           await recordEvent(tx, {
             workspaceId: h.workspaceId,
             type: 'account.needs_reconnect',
-            data: { account: { platform: 'twitter', profileId: `slot-${n}` }, reason: 'test' },
+            data: { account: { platform: 'twitter', profileId: `${name}-${n}` }, reason: 'test' },
             now: clock.now(),
           }),
         )
@@ -64,22 +76,26 @@ describe.each(backends)('a slot freed by the answer on $name', (backend) => {
       release = resolve
     })
     receiver.answer = async (request) => {
-      if (request.id === ids[0]) await held
+      if (request.id === ids[0]) {
+        await held
+        return firstAnswer
+      }
       return 204
     }
-    worker = createWebhookWorker(
+    const worker = createWebhookWorker(
       { ...h.app, clock },
       {
-        id: 'slots',
+        id: name,
         concurrency: 1,
         perEndpoint: 1,
         leaseMs: 60_000,
         client: { policy: { allowPrivate: true }, timeoutMs: 5_000 },
       },
     )
+    workers.push(worker)
     // One slot: the claim takes both, starts the first and queues the second.
     expect(await worker.tick()).toBe(2)
-    await waitUntil(() => receiver.requests.length === 1, 'the first call')
+    await waitUntil(() => since(before) === 1, 'the first call')
 
     // SQLite: the open write transaction holds the one connection. Postgres: the row lock holds the
     // first delivery's record.
@@ -89,25 +105,74 @@ describe.each(backends)('a slot freed by the answer on $name', (backend) => {
       holding()
       await released
     })
-    await waitUntil(
-      () => receiver.requests.length === 2,
-      'the second call, while the first waits to be recorded',
-    )
-    expect(receiver.requests.map((r) => r.id)).toEqual(ids)
-
-    release()
-    await holder
+    try {
+      await whileHeld(ids)
+    } finally {
+      release()
+      await holder
+    }
+    await waitUntil(() => since(before) >= 2, 'the second call')
     await worker.idle()
-    const rows = await h.app.store.db
+    return ids
+  }
+
+  const statuses = (ids: string[]) =>
+    h.app.store.db
       .selectFrom('webhook_deliveries')
-      .select(['event_id', 'status', 'attempts'])
+      .select(['status', 'attempts'])
       .where('event_id', 'in', ids)
       .orderBy('event_seq')
       .execute()
-    expect(rows.map((r) => [r.status, Number(r.attempts)])).toEqual([
+      .then((rows) => rows.map((r) => [r.status, Number(r.attempts)]))
+
+  it("sends the next delivery while the first one's 2xx waits for the database", async () => {
+    const ids = await twoThroughOneSlot(204, 'answered', async (sent) => {
+      await waitUntil(
+        () => receiver.requests.slice(-1)[0]?.id === sent[1],
+        'the second call, while the first waits to be recorded',
+      )
+    })
+    expect(receiver.requests.slice(-2).map((r) => r.id)).toEqual(ids)
+    expect(await statuses(ids)).toEqual([
       ['delivered', 1],
       ['delivered', 1],
     ])
     expect(duplicates(receiver.accepted)).toEqual([])
+  })
+
+  it('keeps the slot of a failed attempt until that attempt is recorded', async () => {
+    const before = receiver.requests.length
+    const ids = await twoThroughOneSlot(503, 'failed', async () => {
+      await new Promise((r) => setTimeout(r, 300))
+      expect(receiver.requests.length - before).toBe(1)
+    })
+    expect(receiver.requests.slice(before).map((r) => r.id)).toEqual(ids)
+    expect(await statuses(ids)).toEqual([
+      ['pending', 1],
+      ['delivered', 1],
+    ])
+  })
+
+  it('delivers with a client timeout too short to leave a claim room to queue', async () => {
+    receiver.answer = () => 204
+    const [id] = await writeTransaction(h.app.store, async (tx) => [
+      await recordEvent(tx, {
+        workspaceId: h.workspaceId,
+        type: 'account.needs_reconnect',
+        data: { account: { platform: 'twitter', profileId: 'short-timeout' }, reason: 'test' },
+        now: clock.now(),
+      }),
+    ])
+    // The default lease is twice the timeout: 1 s, less than a call plus the margin for its record.
+    const short = createWebhookWorker(
+      { ...h.app, clock },
+      { id: 'short', client: { policy: { allowPrivate: true }, timeoutMs: 500 } },
+    )
+    try {
+      await short.drain()
+    } finally {
+      await short.stop()
+    }
+    expect(receiver.accepted.filter((r) => r.id === id)).toHaveLength(1)
   })
 })
