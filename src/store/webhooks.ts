@@ -131,7 +131,7 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
   // Disabled endpoints are left out by a list (read once), not a join: a join on the endpoint would let
   // the planner walk all of that endpoint's pending deliveries, where the due index reads only those due.
   const candidates = sql`
-      SELECT d.id, d.endpoint_id, d.event_seq FROM webhook_deliveries d
+      SELECT d.id, d.endpoint_id, d.event_seq, d.next_attempt_at FROM webhook_deliveries d
       WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}
         AND (d.lease_owner IS NULL OR d.lease_expires_at < ${now})
         AND d.endpoint_id NOT IN (SELECT e.id FROM webhook_endpoints e WHERE e.enabled = 0)
@@ -140,7 +140,7 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
           SELECT 1 FROM webhook_deliveries p
           WHERE p.endpoint_id = d.endpoint_id AND p.order_key = d.order_key
             AND p.status = 'pending' AND p.event_seq < d.event_seq))
-      ORDER BY d.event_seq
+      ORDER BY d.next_attempt_at, d.event_seq
       LIMIT ${limit}
       ${postgres ? sql`FOR UPDATE OF d SKIP LOCKED` : sql``}`
   // Of the first `limit` candidates, each endpoint's earliest, as many as it has room for here.
@@ -158,7 +158,8 @@ export async function claimDeliveries(store: Store, input: ClaimDeliveriesInput)
       ? candidates
       : sql`SELECT w.id FROM (
           SELECT c.id, c.event_seq,
-            ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.event_seq) AS rn, ${room} AS room
+            ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.event_seq) AS rn,
+            ${room} AS room
           FROM (${candidates}) c) w
         WHERE w.rn <= w.room`
   // The lease, and with it what the delivery needs of its event and endpoint: one statement. Postgres

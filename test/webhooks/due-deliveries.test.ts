@@ -76,8 +76,11 @@ describe.each(backends)('due deliveries on $name', (backend) => {
       .transaction()
       .execute(async (tx) => {
         await sql.raw(`DROP INDEX ${dropped}`).execute(tx)
-        // With sequential scans priced out, Postgres takes any index the query can use.
-        if (postgres) await sql`SET LOCAL enable_seqscan = off`.execute(tx)
+        // With sequential scans and sorts priced out, Postgres takes any index the query can use, in the
+        // query's order when it can.
+        if (postgres)
+          for (const setting of ['enable_seqscan', 'enable_bitmapscan', 'enable_sort'])
+            await sql.raw(`SET LOCAL ${setting} = off`).execute(tx)
         const { rows } = await sql
           .raw<Record<string, string>>(`EXPLAIN ${postgres ? '' : 'QUERY PLAN '}${query}`)
           .execute(tx)
@@ -96,6 +99,15 @@ describe.each(backends)('due deliveries on $name', (backend) => {
     expect(await planWithout('webhook_deliveries_order', check)).not.toContain('webhook_deliveries_due')
     const due = `SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= 5`
     expect(await planWithout('webhook_deliveries_order', due)).toContain('webhook_deliveries_due')
+  })
+
+  it("walks the due deliveries already in the claim's order, so a claim stops at its limit", async () => {
+    const walk = `SELECT d.id FROM webhook_deliveries d
+      WHERE d.status = 'pending' AND d.next_attempt_at <= 5
+      ORDER BY d.next_attempt_at, d.event_seq LIMIT 10`
+    const plan = await planWithout('webhook_deliveries_order', walk)
+    expect(plan).toContain('webhook_deliveries_due')
+    expect(plan).not.toMatch(/TEMP B-TREE|Sort/)
   })
 
   it("holds a post's later event back until its earlier one's retry, so nothing is due in between", async () => {
