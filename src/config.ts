@@ -60,7 +60,7 @@ const envSchema = z.object({
   HERALD_UNKNOWN_OUTCOME_CHECK_MS: positiveInt(60_000),
   HERALD_DB_POOL_SIZE: positiveInt(20),
   HERALD_ALLOW_PRIVATE_WEBHOOKS: flag.default(false),
-  HERALD_WEBHOOK_CONCURRENCY: positiveInt(32),
+  HERALD_WEBHOOK_CONCURRENCY: positiveInt(64),
   HERALD_WEBHOOK_POLL_MS: positiveInt(200),
   HERALD_WEBHOOK_TIMEOUT_MS: positiveInt(15_000),
   HERALD_TWITTER_CLIENT_ID: z.string().optional(),

@@ -69,9 +69,12 @@ function bodyOf(delivery: ClaimedDelivery): { ok: true; text: string } | { ok: f
 
 export interface WebhookWorkerOptions {
   id?: string
-  /** Deliveries in flight at once in this process (default 32). */
+  /** Deliveries in flight at once in this process (default 64). */
   concurrency?: number
-  /** Deliveries in flight at once to one endpoint (default 16), so a slow receiver never holds every slot. */
+  /**
+   * Deliveries in flight at once to one endpoint (default half of `concurrency`), so a slow receiver never
+   * holds every slot.
+   */
   perEndpoint?: number
   /** How often the outbox is looked at when nothing wakes the worker (default 200 ms). */
   pollMs?: number
@@ -111,8 +114,8 @@ export interface WebhookWorker {
 export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWorkerOptions): WebhookWorker {
   const id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}:webhooks`
   const log = deps.logger.child({ subsystem: 'webhooks', workerId: id })
-  const concurrency = options.concurrency ?? 32
-  const perEndpoint = options.perEndpoint ?? 16
+  const concurrency = options.concurrency ?? 64
+  const perEndpoint = options.perEndpoint ?? Math.max(1, Math.floor(concurrency / 2))
   const pollMs = options.pollMs ?? 200
   const leaseMs = options.leaseMs ?? 2 * options.client.timeoutMs
   const signingClock = deps.signingClock ?? systemClock

@@ -135,8 +135,8 @@ describe.each(databases.map((make) => ({ make, name: make.name.replace('shared',
       const ids = new Set(receiver.accepted.map((r) => r.id))
       expect([...ids].sort()).toEqual([...expected].sort())
       // At least once: only what the killed worker had in flight may have arrived twice.
-      // (at most the 16 a worker sends to one endpoint at once).
-      expect(duplicates(receiver.accepted).length).toBeLessThanOrEqual(16)
+      // (at most the 32 a worker sends to one endpoint at once: half of its 64 slots by default).
+      expect(duplicates(receiver.accepted).length).toBeLessThanOrEqual(32)
     })
   },
 )
