@@ -8,6 +8,7 @@ import { createEndpoint, webhookDepsOf } from '../../src/webhooks/endpoints.js'
 import { backends } from '../helpers/backends.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { duplicates, type Receiver, startReceiver } from '../helpers/webhook-receiver.js'
+import { waitFor } from '../helpers/worker-processes.js'
 
 /**
  * A delivery holds its slot for its call only. While its answer waits to be recorded (the database is
@@ -39,11 +40,6 @@ describe.each(backends)('a slot freed by the answer on $name', (backend) => {
 
   /** Requests the receiver got since `from` (the receiver is shared by the tests of a backend). */
   const since = (from: number) => receiver.requests.length - from
-
-  const waitUntil = async (check: () => boolean, what: string) => {
-    for (let waited = 0; waited < 5_000 && !check(); waited += 10) await new Promise((r) => setTimeout(r, 10))
-    if (!check()) throw new Error(`timed out waiting for ${what}`)
-  }
 
   /**
    * Two deliveries through one slot; the first is answered `firstAnswer` once the test holds the database,
@@ -95,7 +91,7 @@ describe.each(backends)('a slot freed by the answer on $name', (backend) => {
     workers.push(worker)
     // One slot: the claim takes both, starts the first and queues the second.
     expect(await worker.tick()).toBe(2)
-    await waitUntil(() => since(before) === 1, 'the first call')
+    await waitFor(async () => since(before) === 1, 5_000, 'the first call')
 
     // SQLite: the open write transaction holds the one connection. Postgres: the row lock holds the
     // first delivery's record.
@@ -111,7 +107,7 @@ describe.each(backends)('a slot freed by the answer on $name', (backend) => {
       release()
       await holder
     }
-    await waitUntil(() => since(before) >= 2, 'the second call')
+    await waitFor(async () => since(before) >= 2, 5_000, 'the second call')
     await worker.idle()
     return ids
   }
@@ -127,8 +123,9 @@ describe.each(backends)('a slot freed by the answer on $name', (backend) => {
 
   it("sends the next delivery while the first one's 2xx waits for the database", async () => {
     const ids = await twoThroughOneSlot(204, 'answered', async (sent) => {
-      await waitUntil(
-        () => receiver.requests.slice(-1)[0]?.id === sent[1],
+      await waitFor(
+        async () => receiver.requests.slice(-1)[0]?.id === sent[1],
+        5_000,
         'the second call, while the first waits to be recorded',
       )
     })
