@@ -42,19 +42,7 @@ export interface PinnedRequestOptions {
   method?: string
   /** A request body, sent whole (XRPC calls, webhook deliveries; media fetches send none). */
   body?: Uint8Array | string
-  /**
-   * Keep the connection for the next request to the same checked address (webhook deliveries, many to
-   * one receiver). A kept socket was checked when it connected and stays pinned to that address; the
-   * caller must read the answer to its end, or destroy it, for the socket to be reused or let go.
-   */
-  keepAlive?: boolean
 }
-
-/** Idle kept connections close after this long. */
-const KEEP_ALIVE_IDLE_MS = 4_000
-/** Agents of kept connections, one per pinned route, connection settings and address policy. */
-const keptAgents = new Map<string, http.Agent>()
-const KEPT_AGENTS_MAX = 256
 
 const canonical = (address: string | undefined): string => {
   if (!address) return ''
@@ -66,78 +54,92 @@ const canonical = (address: string | undefined): string => {
   return groups.map((g) => g.toString(16)).join(':')
 }
 
-export function pinnedRequest(options: PinnedRequestOptions): Promise<IncomingMessage> {
-  const { url, target, dial, signal } = options
+/** Where a request to `url`, resolved and checked to `target`, really connects (through `dial` in tests). */
+export function pinnedRoute(url: URL, target: ResolvedAddress, dial: DialFn | undefined) {
   const secure = url.protocol === 'https:'
   const port = Number(url.port) || (secure ? 443 : 80)
   const hostname = url.hostname.replace(/^\[|\]$/g, '')
   const route = dial ? dial({ hostname, address: target.address, port }) : { host: target.address, port }
+  return { secure, hostname, route }
+}
 
-  const createConnection = () => {
-    const socket = secure
-      ? tls.connect({
-          host: route.host,
-          port: route.port,
-          servername: net.isIP(hostname) ? undefined : hostname,
-          ALPNProtocols: ['http/1.1'],
-          ...(options.ca ? { ca: options.ca } : {}),
-        })
-      : net.connect({ host: route.host, port: route.port })
-    const timer = setTimeout(
-      () =>
-        socket.destroy(
-          new MediaError(
-            'timeout',
-            `Connecting to ${url.host} took longer than ${options.connectTimeoutMs} ms`,
-          ),
+/**
+ * A socket (TLS for https) opened to the pinned route, never by hostname. When it connects its remote
+ * address is checked again (the policy, unless a test dial routes it) before any request byte is written;
+ * a socket that reached anything else is destroyed with a `blocked_address` error.
+ */
+export function connectPinned(options: {
+  url: URL
+  route: { host: string; port: number }
+  hostname: string
+  secure: boolean
+  policy: AddressPolicyOptions
+  dialled: boolean
+  ca: string | undefined
+  connectTimeoutMs: number
+}): net.Socket {
+  const { url, route, hostname } = options
+  const socket = options.secure
+    ? tls.connect({
+        host: route.host,
+        port: route.port,
+        servername: net.isIP(hostname) ? undefined : hostname,
+        ALPNProtocols: ['http/1.1'],
+        ...(options.ca ? { ca: options.ca } : {}),
+      })
+    : net.connect({ host: route.host, port: route.port })
+  const timer = setTimeout(
+    () =>
+      socket.destroy(
+        new MediaError(
+          'timeout',
+          `Connecting to ${url.host} took longer than ${options.connectTimeoutMs} ms`,
         ),
-      options.connectTimeoutMs,
-    )
-    // Registered before the HTTP client queues its write, so this runs first when the socket connects.
-    socket.once('connect', () => {
-      clearTimeout(timer)
-      const remote = socket.remoteAddress
-      if (canonical(remote) !== canonical(route.host)) {
+      ),
+    options.connectTimeoutMs,
+  )
+  // Registered before the HTTP client queues its write, so this runs first when the socket connects.
+  socket.once('connect', () => {
+    clearTimeout(timer)
+    const remote = socket.remoteAddress
+    if (canonical(remote) !== canonical(route.host)) {
+      socket.destroy(
+        new MediaError('blocked_address', `The connection to ${url.host} reached an unexpected address`),
+      )
+      return
+    }
+    if (!options.dialled) {
+      const verdict = checkAddress(remote ?? '', options.policy)
+      if (!verdict.allowed)
         socket.destroy(
-          new MediaError('blocked_address', `The connection to ${url.host} reached an unexpected address`),
+          new MediaError('blocked_address', `Refusing to fetch from ${url.host}: ${verdict.reason}`),
         )
-        return
-      }
-      if (!dial) {
-        const verdict = checkAddress(remote ?? '', options.policy)
-        if (!verdict.allowed)
-          socket.destroy(
-            new MediaError('blocked_address', `Refusing to fetch from ${url.host}: ${verdict.reason}`),
-          )
-      }
-    })
-    socket.once('close', () => clearTimeout(timer))
-    return socket
-  }
+    }
+  })
+  socket.once('close', () => clearTimeout(timer))
+  return socket
+}
 
-  const connection = options.keepAlive
-    ? {
-        agent: keptAgent(
-          [
-            secure,
-            route.host,
-            route.port,
-            hostname,
-            options.ca ?? '',
-            options.policy.allowPrivate === true,
-            dial !== undefined,
-          ].join('|'),
-          secure,
-          createConnection,
-        ),
-      }
-    : { createConnection }
+export function pinnedRequest(options: PinnedRequestOptions): Promise<IncomingMessage> {
+  const { url, target, dial, signal } = options
+  const { secure, hostname, route } = pinnedRoute(url, target, dial)
+  const createConnection = () =>
+    connectPinned({
+      url,
+      route,
+      hostname,
+      secure,
+      policy: options.policy,
+      dialled: dial !== undefined,
+      ca: options.ca,
+      connectTimeoutMs: options.connectTimeoutMs,
+    })
 
   return new Promise((resolve, reject) => {
     const request = (secure ? https : http).request(url, {
       method: options.method ?? 'GET',
       headers: options.headers,
-      ...connection,
+      createConnection,
       signal,
     })
     let response: IncomingMessage | undefined
@@ -154,20 +156,4 @@ export function pinnedRequest(options: PinnedRequestOptions): Promise<IncomingMe
     request.once('error', reject)
     request.end(options.body)
   })
-}
-
-function keptAgent(key: string, secure: boolean, connect: () => net.Socket): http.Agent {
-  let agent = keptAgents.get(key)
-  if (agent) return agent
-  const Agent = secure ? https.Agent : http.Agent
-  agent = new Agent({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS, scheduling: 'lifo' })
-  // Every socket of this agent is opened to the pinned address and checked there, never by hostname.
-  agent.createConnection = () => connect()
-  if (keptAgents.size >= KEPT_AGENTS_MAX) {
-    const [oldest, old] = keptAgents.entries().next().value as [string, http.Agent]
-    keptAgents.delete(oldest)
-    old.destroy()
-  }
-  keptAgents.set(key, agent)
-  return agent
 }

@@ -1,12 +1,16 @@
-import type { IncomingMessage } from 'node:http'
+import { type Dispatcher, Pool } from 'undici'
 import type { AddressPolicyOptions } from '../media/address-policy.js'
-import { type DialFn, pinnedRequest } from '../media/pinned-request.js'
+import { connectPinned, type DialFn, pinnedRoute } from '../media/pinned-request.js'
 import { MediaError } from '../media/port.js'
 import { type LookupFn, resolveCheckedAddress } from '../media/safe-fetch.js'
 import type { AttemptResult } from '../store/webhooks.js'
 
 /** How much of a receiver's answer is kept in the delivery log. */
 const EXCERPT_BYTES = 1_024
+/** Idle kept connections close after this long. */
+const KEEP_ALIVE_IDLE_MS = 4_000
+/** Connection pools kept, one per pinned route, connection settings and address policy. */
+const POOLS_KEPT = 256
 
 export interface WebhookClientOptions {
   policy: AddressPolicyOptions
@@ -17,10 +21,72 @@ export interface WebhookClientOptions {
   ca?: string
 }
 
+const pools = new Map<string, Pool>()
+
+/**
+ * The kept connections to one receiver at one checked address. Every socket of the pool is opened by
+ * {@link connectPinned}: to that address, never by hostname, and checked again when it connects.
+ */
+function poolFor(
+  url: URL,
+  address: string,
+  options: WebhookClientOptions,
+  target: Parameters<typeof pinnedRoute>[1],
+) {
+  const { secure, hostname, route } = pinnedRoute(url, target, options.dial)
+  const key = [
+    url.origin,
+    address,
+    route.host,
+    route.port,
+    options.ca ?? '',
+    options.policy.allowPrivate === true,
+    options.dial !== undefined,
+  ].join('|')
+  const kept = pools.get(key)
+  if (kept) return kept
+  const pool = new Pool(url.origin, {
+    keepAliveTimeout: KEEP_ALIVE_IDLE_MS,
+    connect: (_, callback) => {
+      const socket = connectPinned({
+        url,
+        route,
+        hostname,
+        secure,
+        policy: options.policy,
+        dialled: options.dial !== undefined,
+        ca: options.ca,
+        connectTimeoutMs: options.timeoutMs,
+      })
+      let answered = false
+      const answer = (error: Error | null) => {
+        if (answered) return
+        answered = true
+        socket.off('error', answer)
+        if (error) callback(error, null)
+        else callback(null, socket)
+      }
+      socket.once(secure ? 'secureConnect' : 'connect', () => {
+        // The pinned check runs on `connect` first and destroys a socket that reached the wrong address.
+        if (!socket.destroyed) answer(null)
+      })
+      socket.once('error', answer)
+    },
+  })
+  if (pools.size >= POOLS_KEPT) {
+    const [oldest, old] = pools.entries().next().value as [string, Pool]
+    pools.delete(oldest)
+    void old.destroy().catch(() => undefined)
+  }
+  pools.set(key, pool)
+  return pool
+}
+
 /**
  * One POST of a signed event through the guarded client: the receiver's host is resolved and checked
  * like a media URL, the socket pinned to the checked address, redirects are not followed (a 3xx is a
- * failed attempt), and the whole call, body included, ends within the timeout. Never throws.
+ * failed attempt), and the whole call, body included, ends within the timeout. Connections are kept per
+ * pinned address for the next delivery (undici: half the CPU per call of node:http). Never throws.
  */
 export async function postWebhook(
   url: string,
@@ -35,73 +101,54 @@ export async function postWebhook(
     options.timeoutMs,
   )
   const elapsed = () => performance.now() - started
-  let response: IncomingMessage | undefined
   try {
     const parsed = new URL(url)
     const target = await resolveCheckedAddress(parsed, options.policy, options.lookup)
-    response = await pinnedRequest({
-      url: parsed,
-      target,
-      policy: options.policy,
-      dial: options.dial,
-      ca: options.ca,
-      connectTimeoutMs: options.timeoutMs,
-      idleTimeoutMs: options.timeoutMs,
-      signal: controller.signal,
+    const response = await poolFor(parsed, target.address, options, target).request({
+      path: `${parsed.pathname}${parsed.search}`,
       method: 'POST',
       body,
-      keepAlive: true,
-      headers: {
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(body)),
-        'user-agent': 'Herald webhooks',
-        ...headers,
-      },
+      headers: { 'content-type': 'application/json', 'user-agent': 'Herald webhooks', ...headers },
+      signal: controller.signal,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
     })
     const excerpt = await readExcerpt(response, controller.signal)
-    return { statusCode: response.statusCode ?? null, latencyMs: elapsed(), excerpt }
+    return { statusCode: response.statusCode, latencyMs: elapsed(), excerpt }
   } catch (error) {
     const reason = controller.signal.aborted ? controller.signal.reason : error
     return { statusCode: null, latencyMs: elapsed(), excerpt: describe(reason) }
   } finally {
     clearTimeout(timer)
-    // An answer read to its end leaves its connection for the next delivery; any other is closed.
-    if (!response?.complete) response?.destroy()
   }
 }
 
-/** The first bytes of the answer; the rest is never read (a huge body costs nothing). */
-function readExcerpt(response: IncomingMessage, signal: AbortSignal): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const finish = () => {
-      cleanup()
-      resolve(Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'))
+/**
+ * The first bytes of the answer; the rest is never read (a huge body costs nothing). An answer read to its
+ * end leaves its connection for the next delivery; one cut short closes it. The status already arrived, so
+ * a body that fails or times out midway still counts as the receiver's answer, with what came of it.
+ */
+async function readExcerpt(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  const text = () => Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8')
+  const onAbort = () => response.body.destroy(signal.reason as Error)
+  signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    for await (const chunk of response.body) {
+      chunks.push(chunk as Buffer)
+      size += (chunk as Buffer).length
+      if (size >= EXCERPT_BYTES) {
+        response.body.destroy()
+        break
+      }
     }
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk)
-      size += chunk.length
-      if (size >= EXCERPT_BYTES) finish()
-    }
-    const onError = (error: Error) => {
-      cleanup()
-      // The status already arrived: a body cut short still counts as the receiver's answer.
-      if (chunks.length > 0 || response.statusCode) resolve(Buffer.concat(chunks).toString('utf8'))
-      else reject(error)
-    }
-    const onAbort = () => onError(signal.reason as Error)
-    const cleanup = () => {
-      response.off('data', onData)
-      response.off('end', finish)
-      response.off('error', onError)
-      signal.removeEventListener('abort', onAbort)
-    }
-    response.on('data', onData)
-    response.once('end', finish)
-    response.once('error', onError)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
+  } catch {
+    // Cut short: what came is the excerpt.
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+  }
+  return text()
 }
 
 function describe(error: unknown): string {
