@@ -4,7 +4,12 @@
  * answers whenever events arrive. Prints `listening <url>`; on an IPC `report` message answers with what
  * arrived (webhook-id, arrival time, the event's timestamp), in arrival order; on `count`, with how many.
  */
+import { setPriority } from 'node:os'
 import { startReceiver } from '../test/helpers/webhook-receiver.js'
+
+// The lowest CPU priority: the receiver stands in for a system on another machine, so it takes only CPU
+// that Herald leaves idle (docs/benchmarks.md, Webhooks).
+setPriority(19)
 
 const receiver = await startReceiver()
 process.on('message', (message) => {
