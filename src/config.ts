@@ -63,6 +63,7 @@ const envSchema = z.object({
   HERALD_WEBHOOK_CONCURRENCY: positiveInt(64),
   HERALD_WEBHOOK_POLL_MS: positiveInt(200),
   HERALD_WEBHOOK_TIMEOUT_MS: positiveInt(15_000),
+  HERALD_WEBHOOK_RETENTION_DAYS: positiveInt(30),
   HERALD_TWITTER_CLIENT_ID: z.string().optional(),
   HERALD_TWITTER_CLIENT_SECRET: z.string().optional(),
   HERALD_TWITTER_API_URL: z.url().default('https://api.x.com'),
@@ -185,12 +186,14 @@ export interface Config {
   webhooks: {
     /** HERALD_ALLOW_PRIVATE_WEBHOOKS=1, or sandbox mode: receivers on loopback/private addresses allowed. */
     allowPrivate: boolean
-    /** Deliveries in flight at once per worker process (default 32). */
+    /** Deliveries in flight at once per worker process (default 64). */
     concurrency: number
     /** How often the outbox is read when nothing wakes the delivery loop (default 200 ms). */
     pollMs: number
     /** A 2xx within this time is a success (default 15 s). */
     timeoutMs: number
+    /** Delivered and given-up deliveries, their attempts and events go after this (default 30 days). */
+    retentionMs: number
   }
   /** App credentials and base URLs per network; HERALD_SANDBOX=1 points the base URLs at `src/sandbox/`. */
   networks: NetworkSettings
@@ -350,6 +353,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       concurrency: e.HERALD_WEBHOOK_CONCURRENCY,
       pollMs: e.HERALD_WEBHOOK_POLL_MS,
       timeoutMs: e.HERALD_WEBHOOK_TIMEOUT_MS,
+      retentionMs: e.HERALD_WEBHOOK_RETENTION_DAYS * 86_400_000,
     },
     networks: {
       twitter: {

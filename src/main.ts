@@ -6,11 +6,13 @@ import { networks } from './domain/networks.js'
 import { guardStrayFetchErrors } from './lib/stray-fetch-errors.js'
 import { createProcessLogger } from './logger.js'
 import { describeFfmpeg, MIN_FFMPEG_VERSION } from './media/ffmpeg.js'
-import { createMediaSweeper, sweepHostedMedia } from './media/media-lifetime.js'
+import { sweepHostedMedia } from './media/media-lifetime.js'
 import { connectUnavailable } from './networks/registry.js'
 import { buildMetricsServer, buildServer } from './server.js'
+import { pruneWebhookHistory } from './store/webhook-retention.js'
 import { createWebhookWorker, type WebhookWorker } from './webhooks/delivery-worker.js'
-import { createExpiringSweeper, EXPIRING_SWEEP_MS, sweepExpiringConnections } from './worker/expiring.js'
+import { EXPIRING_SWEEP_MS, sweepExpiringConnections } from './worker/expiring.js'
+import { createPeriodicSweep } from './worker/periodic-sweep.js'
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
 
 /** The webhook delivery loop with the settings from the config (it runs wherever the worker runs). */
@@ -58,13 +60,16 @@ export function createAppWorker(
     { ...app.config.worker, ...workerOverrides },
   )
   // Expired hosted media goes from the worker process, on its own timer.
-  const sweeper = createMediaSweeper({
+  const sweeper = createPeriodicSweep({
+    what: 'hosted media',
     sweep: () => sweepAppMedia(app),
     intervalMs: mediaSweepMs ?? app.config.mediaRetention.sweepIntervalMs,
     logger: app.logger,
   })
   // account.expiring: connections whose authorisation ends within 7 days (then 1 day), on its own timer.
-  const expiring = createExpiringSweeper({
+  const expiring = createPeriodicSweep({
+    what: 'expiring connections',
+    atStart: true,
     sweep: () =>
       sweepExpiringConnections({
         store: app.store,
@@ -75,6 +80,14 @@ export function createAppWorker(
     intervalMs: expiringSweepMs ?? EXPIRING_SWEEP_MS,
     logger: app.logger,
   })
+  // Webhook deliveries, their attempts and their events, once past the retention (HERALD_WEBHOOK_RETENTION_DAYS).
+  const history = createPeriodicSweep({
+    what: 'webhook history',
+    atStart: true,
+    sweep: () => sweepWebhookHistory(app),
+    intervalMs: WEBHOOK_HISTORY_SWEEP_MS,
+    logger: app.logger,
+  })
   const webhooks = withWebhooks ? createAppWebhookWorker(app, workerOverrides) : undefined
   return {
     ...worker,
@@ -83,14 +96,28 @@ export function createAppWorker(
       webhooks?.start()
       sweeper.start()
       expiring.start()
+      history.start()
     },
     async stop() {
       await sweeper.stop()
       await expiring.stop()
+      await history.stop()
       await worker.stop()
       await webhooks?.stop()
     },
   }
+}
+
+/** How often a worker prunes the webhook history. */
+const WEBHOOK_HISTORY_SWEEP_MS = 3_600_000
+
+/** One sweep of the webhook history past its retention; logs what went when anything did. */
+export async function sweepWebhookHistory(app: AppContext) {
+  const pruned = await pruneWebhookHistory(app.store, {
+    before: app.clock.now() - app.config.webhooks.retentionMs,
+  })
+  if (pruned.deliveries + pruned.events > 0) app.logger.info(pruned, 'webhook history pruned')
+  return pruned
 }
 
 /** One sweep of hosted media past its retention (the worker's timer and `herald media gc`). */

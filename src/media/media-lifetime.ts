@@ -120,29 +120,3 @@ export async function hostedMediaUsage(db: Db): Promise<{ bytes: number; count: 
 }
 
 const sumSizes = (removed: RemovedMedia[]) => removed.reduce((sum, media) => sum + media.size, 0)
-
-/** Runs {@link sweepHostedMedia} every `intervalMs` in the worker process. */
-export function createMediaSweeper(options: {
-  sweep(): Promise<SweepResult>
-  intervalMs: number
-  logger: Logger
-}) {
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<unknown> = Promise.resolve()
-  const run = () => {
-    running = options.sweep().catch((error: unknown) => {
-      options.logger.error({ err: error }, 'hosted media sweep failed')
-    })
-  }
-  return {
-    start() {
-      timer ??= setInterval(run, options.intervalMs)
-      timer.unref()
-    },
-    async stop() {
-      clearInterval(timer)
-      timer = undefined
-      await running
-    },
-  }
-}

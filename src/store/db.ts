@@ -26,6 +26,7 @@ import { createEventSnapshotsMigration } from './migrations/019-event-snapshots.
 import { createOutboxPendingIndexesMigration } from './migrations/020-outbox-pending-indexes.js'
 import { createDeliveriesDueIndexMigration } from './migrations/021-deliveries-due-index.js'
 import { createDueIndexClaimOnlyMigration } from './migrations/022-due-index-claim-only.js'
+import { createAttemptsByDeliveryMigration } from './migrations/023-attempts-by-delivery.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -175,6 +176,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
       '020-outbox-pending-indexes': createOutboxPendingIndexesMigration(),
       '021-deliveries-due-index': createDeliveriesDueIndexMigration(),
       '022-due-index-claim-only': createDueIndexClaimOnlyMigration(),
+      '023-attempts-by-delivery': createAttemptsByDeliveryMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later

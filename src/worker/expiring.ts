@@ -144,33 +144,3 @@ export async function sweepExpiringConnections(deps: ExpiringDeps): Promise<numb
     after = rows[rows.length - 1]!.id
   }
 }
-
-/** The worker's timer for {@link sweepExpiringConnections}: once at start, then every `intervalMs`. */
-export function createExpiringSweeper(options: {
-  sweep(): Promise<number>
-  intervalMs: number
-  logger: Logger
-}) {
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<unknown> = Promise.resolve()
-  const run = () => {
-    running = running.then(() =>
-      options.sweep().catch((error: unknown) => {
-        options.logger.error({ err: error }, 'expiring connections sweep failed')
-      }),
-    )
-  }
-  return {
-    start() {
-      if (timer) return
-      run()
-      timer = setInterval(run, options.intervalMs)
-      timer.unref()
-    },
-    async stop() {
-      clearInterval(timer)
-      timer = undefined
-      await running
-    },
-  }
-}
