@@ -376,18 +376,23 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       perEndpoint: most,
       inFlight: Object.fromEntries([...endpoints].map((e) => [e, heldFor(e)])),
     })
-    if (stopped && claimed.length > 0) {
+    // A call of this worker that outlived its lease (a stalled event loop) came back with it: the claim
+    // renewed the lease for the call under way, which records the outcome. Starting it again would send
+    // it twice from one worker.
+    const mine = new Set([...running.keys(), ...queued.map((q) => q.delivery.id)])
+    const started = claimed.filter((delivery) => !mine.has(delivery.id))
+    if (stopped && started.length > 0) {
       await releaseDeliveries(
         deps.store,
         id,
-        claimed.map((d) => d.id),
+        started.map((d) => d.id),
       )
       return 0
     }
-    for (const delivery of claimed) queued.push({ delivery, claimedAt: now })
-    productive = claimed.length > 0
+    for (const delivery of started) queued.push({ delivery, claimedAt: now })
+    productive = started.length > 0
     pump()
-    return claimed.length
+    return started.length
   }
 
   const loop = async () => {
