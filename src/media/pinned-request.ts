@@ -99,8 +99,9 @@ export function connectPinned(options: {
     options.connectTimeoutMs,
   )
   // Registered before the HTTP client queues its write, so this runs first when the socket connects.
+  // Over TLS the limit runs until the handshake is done: a peer that accepts and never finishes it is cut off.
+  socket.once(options.secure ? 'secureConnect' : 'connect', () => clearTimeout(timer))
   socket.once('connect', () => {
-    clearTimeout(timer)
     const remote = socket.remoteAddress
     if (canonical(remote) !== canonical(route.host)) {
       socket.destroy(

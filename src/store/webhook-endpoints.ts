@@ -153,13 +153,15 @@ export async function redeliverEvent(
 ) {
   return writeTransaction(store, async (tx) => {
     await findEndpointRow(tx, workspaceId, endpointId)
-    const delivery = await tx
+    let query = tx
       .selectFrom('webhook_deliveries')
       .selectAll()
       .where('event_id', '=', eventId)
       .where('endpoint_id', '=', endpointId)
       .where('workspace_id', '=', workspaceId)
-      .executeTakeFirst()
+    // Locked, so the retention sweep cannot delete it between this read and the re-arming below.
+    if (store.dialect === 'postgres') query = query.forUpdate()
+    const delivery = await query.executeTakeFirst()
     if (!delivery) throw notFound(`Event ${eventId} was not sent to this endpoint`)
     if (delivery.status === 'pending') throw conflict('This event is still waiting to be delivered')
     await tx

@@ -44,7 +44,11 @@ function poolFor(
     options.dial !== undefined,
   ].join('|')
   const kept = pools.get(key)
-  if (kept) return kept
+  if (kept) {
+    pools.delete(key)
+    pools.set(key, kept)
+    return kept
+  }
   const pool = new Pool(url.origin, {
     keepAliveTimeout: KEEP_ALIVE_IDLE_MS,
     connect: (_, callback) => {
@@ -74,9 +78,10 @@ function poolFor(
     },
   })
   if (pools.size >= POOLS_KEPT) {
+    // The least recently used goes, closing once its calls under way are over.
     const [oldest, old] = pools.entries().next().value as [string, Pool]
     pools.delete(oldest)
-    void old.destroy().catch(() => undefined)
+    void old.close().catch(() => undefined)
   }
   pools.set(key, pool)
   return pool
@@ -101,7 +106,7 @@ export async function postWebhook(
     options.timeoutMs,
   )
   const elapsed = () => performance.now() - started
-  try {
+  const call = async (): Promise<AttemptResult> => {
     const parsed = new URL(url)
     const target = await resolveCheckedAddress(parsed, options.policy, options.lookup)
     const response = await poolFor(parsed, target.address, options, target).request({
@@ -113,8 +118,22 @@ export async function postWebhook(
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     })
+    if (controller.signal.aborted) {
+      response.body.destroy()
+      throw controller.signal.reason
+    }
     const excerpt = await readExcerpt(response, controller.signal)
     return { statusCode: response.statusCode, latencyMs: elapsed(), excerpt }
+  }
+  // The timeout ends the call whatever it waits on: a lookup, a connection or a TLS handshake (which the
+  // pool's own connect limit cuts off too, closing the socket), the answer or its body.
+  const aborted = new Promise<never>((_, reject) =>
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
+  )
+  const work = call()
+  work.catch(() => undefined)
+  try {
+    return await Promise.race([work, aborted])
   } catch (error) {
     const reason = controller.signal.aborted ? controller.signal.reason : error
     return { statusCode: null, latencyMs: elapsed(), excerpt: describe(reason) }

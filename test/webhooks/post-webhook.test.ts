@@ -1,7 +1,9 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import net, { type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postWebhook, type WebhookClientOptions } from '../../src/webhooks/post-webhook.js'
+import { waitFor } from '../helpers/worker-processes.js'
+import { testCertificate } from '../media/tls-fixture.js'
 
 /** A local receiver that answers with `answer` and counts the connections it was given. */
 async function receiver(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
@@ -112,6 +114,72 @@ describe('one webhook call through the guarded client', () => {
       expect(result.latencyMs).toBeLessThan(1_500)
     } finally {
       await silent.close()
+    }
+  })
+
+  it('ends a call whose TLS handshake never finishes within the timeout, and lets go of the socket', async () => {
+    const sockets = new Set<net.Socket>()
+    const tarpit = net.createServer((socket) => {
+      sockets.add(socket)
+      socket.resume()
+      socket.on('close', () => sockets.delete(socket))
+      socket.on('error', () => undefined)
+    })
+    await new Promise<void>((resolve) => tarpit.listen(0, '127.0.0.1', resolve))
+    const port = (tarpit.address() as AddressInfo).port
+    try {
+      const options: WebhookClientOptions = {
+        policy: { allowPrivate: true },
+        timeoutMs: 300,
+        lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+        ca: testCertificate,
+      }
+      for (const _ of [1, 2]) {
+        const result = await postWebhook(`https://hooks.example.test:${port}/hooks`, '{}', {}, options)
+        expect(result.statusCode).toBeNull()
+        expect(result.latencyMs).toBeLessThan(1_500)
+      }
+      await waitFor(async () => sockets.size === 0, 3_000, 'the sockets to close')
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      tarpit.close()
+    }
+  })
+
+  it('ends a call whose name never resolves within the timeout', async () => {
+    const result = await postWebhook(
+      'http://hooks.example.test/hooks',
+      '{}',
+      {},
+      {
+        policy: {},
+        timeoutMs: 300,
+        lookup: () => new Promise(() => {}),
+      },
+    )
+    expect(result).toMatchObject({ statusCode: null, excerpt: expect.stringMatching(/within 300 ms/) })
+    expect(result.latencyMs).toBeLessThan(1_500)
+  })
+
+  it('lets a call under way finish when 256 other receivers push its pool out of the cache', async () => {
+    const slow = await receiver((_req, res) => setTimeout(() => res.writeHead(200).end('slow ok'), 500))
+    try {
+      const options: WebhookClientOptions = {
+        policy: { allowPrivate: true },
+        timeoutMs: 5_000,
+        lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+      }
+      const underWay = postWebhook(`http://busy.example.test:${slow.port}/hooks`, '{}', {}, options)
+      await waitFor(async () => slow.bodies.length === 1, 2_000, 'the slow call')
+      const others = await Promise.all(
+        Array.from({ length: 256 }, (_, i) =>
+          postWebhook(`http://r${i}.example.test:${ok.port}/hooks`, '{}', {}, options),
+        ),
+      )
+      expect(others.every((r) => r.statusCode === 200)).toBe(true)
+      expect(await underWay).toMatchObject({ statusCode: 200, excerpt: 'slow ok' })
+    } finally {
+      await slow.close()
     }
   })
 })
