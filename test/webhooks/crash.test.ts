@@ -4,10 +4,10 @@ import { createAppWebhookWorker } from '../../src/main.js'
 import { recordEvent } from '../../src/store/events.js'
 import { claimDeliveries, fanOutEvents } from '../../src/store/webhooks.js'
 import { writeTransaction } from '../../src/store/write-transaction.js'
-import { createEndpoint, webhookDepsOf } from '../../src/webhooks/endpoints.js'
 import { backends } from '../helpers/backends.js'
-import { type Harness, startHarness } from '../helpers/harness.js'
-import { duplicates, type Receiver, startReceiver } from '../helpers/webhook-receiver.js'
+import type { Harness } from '../helpers/harness.js'
+import { duplicates, type Receiver } from '../helpers/webhook-receiver.js'
+import { startWebhookRig } from '../helpers/webhook-rig.js'
 
 /** Records `n` events (no post order between them) the way a state change does: inside a transaction. */
 async function recordMany(h: Harness, n: number, now: number, tag: string): Promise<string[]> {
@@ -33,13 +33,7 @@ describe.each(backends)('webhook delivery through crashes and outages on $name',
   const clock = new FakeClock(Date.now())
 
   beforeAll(async () => {
-    h = await startHarness({ backend, clock, env: { HERALD_ALLOW_PRIVATE_WEBHOOKS: '1' } })
-    receiver = await startReceiver()
-    await createEndpoint(
-      webhookDepsOf(h.app),
-      { workspaceId: h.workspaceId, role: 'owner' },
-      { url: receiver.url },
-    )
+    ;({ h, receiver } = await startWebhookRig(backend, clock))
   })
   afterAll(async () => {
     await receiver.close()

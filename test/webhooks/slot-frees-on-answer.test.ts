@@ -4,10 +4,10 @@ import { FakeClock } from '../../src/lib/clock.js'
 import { recordEvent } from '../../src/store/events.js'
 import { writeTransaction } from '../../src/store/write-transaction.js'
 import { createWebhookWorker, type WebhookWorker } from '../../src/webhooks/delivery-worker.js'
-import { createEndpoint, webhookDepsOf } from '../../src/webhooks/endpoints.js'
 import { backends } from '../helpers/backends.js'
-import { type Harness, startHarness } from '../helpers/harness.js'
-import { duplicates, type Receiver, startReceiver } from '../helpers/webhook-receiver.js'
+import type { Harness } from '../helpers/harness.js'
+import { duplicates, type Receiver } from '../helpers/webhook-receiver.js'
+import { startWebhookRig } from '../helpers/webhook-rig.js'
 import { waitFor } from '../helpers/worker-processes.js'
 
 /**
@@ -23,13 +23,7 @@ describe.each(backends)('a slot freed by the answer on $name', (backend) => {
   let release: () => void = () => {}
 
   beforeAll(async () => {
-    h = await startHarness({ backend, clock, env: { HERALD_ALLOW_PRIVATE_WEBHOOKS: '1' } })
-    receiver = await startReceiver()
-    await createEndpoint(
-      webhookDepsOf(h.app),
-      { workspaceId: h.workspaceId, role: 'owner' },
-      { url: receiver.url },
-    )
+    ;({ h, receiver } = await startWebhookRig(backend, clock))
   })
   afterAll(async () => {
     release()
