@@ -100,7 +100,18 @@ export async function pruneWebhookHistory(
         .filter((r) => Number(r.fanned_out) === 1 && !kept.has(r.id) && !referenced.has(r.id))
         .map((r) => r.id)
       if (gone.length === 0) return { read: rows, deleted: 0 }
-      const result = await tx.deleteFrom('events').where('id', 'in', gone).executeTakeFirst()
+      // Again on the rows themselves: an event that gained a delivery since the read stays.
+      const result = await tx
+        .deleteFrom('events')
+        .where('id', 'in', gone)
+        .where(({ exists, not, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id'),
+            ),
+          ),
+        )
+        .executeTakeFirst()
       return { read: rows, deleted: Number(result.numDeletedRows) }
     })
     pruned.events += page.deleted

@@ -156,7 +156,6 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
    * held by its call only: one whose answer waits to be recorded gives its slot to the next at once.
    */
   let calls = 0
-  const calling = () => calls
 
   const flushRecords = async () => {
     const batch = toRecord
@@ -200,7 +199,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
       recording = true
       void flushRecords()
     }
-    if (calling() <= 0) start()
+    if (calls <= 0) start()
     else recordTimer ??= setTimeout(start, RECORD_COALESCE_MS)
   }
 
@@ -380,19 +379,19 @@ export function createWebhookWorker(deps: WebhookWorkerDeps, options: WebhookWor
     // renewed the lease for the call under way, which records the outcome. Starting it again would send
     // it twice from one worker.
     const mine = new Set([...running.keys(), ...queued.map((q) => q.delivery.id)])
-    const started = claimed.filter((delivery) => !mine.has(delivery.id))
-    if (stopped && started.length > 0) {
+    const taken = claimed.filter((delivery) => !mine.has(delivery.id))
+    if (stopped && taken.length > 0) {
       await releaseDeliveries(
         deps.store,
         id,
-        started.map((d) => d.id),
+        taken.map((d) => d.id),
       )
       return 0
     }
-    for (const delivery of started) queued.push({ delivery, claimedAt: now })
-    productive = started.length > 0
+    for (const delivery of taken) queued.push({ delivery, claimedAt: now })
+    productive = taken.length > 0
     pump()
-    return started.length
+    return taken.length
   }
 
   const loop = async () => {

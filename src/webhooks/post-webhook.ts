@@ -1,6 +1,6 @@
 import { type Dispatcher, Pool } from 'undici'
 import type { AddressPolicyOptions } from '../media/address-policy.js'
-import { connectPinned, type DialFn, pinnedRoute } from '../media/pinned-request.js'
+import { connectPinned, type DialFn, pinnedRoute, type ResolvedAddress } from '../media/pinned-request.js'
 import { MediaError } from '../media/port.js'
 import { type LookupFn, resolveCheckedAddress } from '../media/safe-fetch.js'
 import type { AttemptResult } from '../store/webhooks.js'
@@ -27,16 +27,11 @@ const pools = new Map<string, Pool>()
  * The kept connections to one receiver at one checked address. Every socket of the pool is opened by
  * {@link connectPinned}: to that address, never by hostname, and checked again when it connects.
  */
-function poolFor(
-  url: URL,
-  address: string,
-  options: WebhookClientOptions,
-  target: Parameters<typeof pinnedRoute>[1],
-) {
+function poolFor(url: URL, target: ResolvedAddress, options: WebhookClientOptions) {
   const { secure, hostname, route } = pinnedRoute(url, target, options.dial)
   const key = [
     url.origin,
-    address,
+    target.address,
     route.host,
     route.port,
     options.ca ?? '',
@@ -109,7 +104,7 @@ export async function postWebhook(
   const call = async (): Promise<AttemptResult> => {
     const parsed = new URL(url)
     const target = await resolveCheckedAddress(parsed, options.policy, options.lookup)
-    const response = await poolFor(parsed, target.address, options, target).request({
+    const response = await poolFor(parsed, target, options).request({
       path: `${parsed.pathname}${parsed.search}`,
       method: 'POST',
       body,
