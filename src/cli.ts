@@ -74,10 +74,11 @@ const USAGE = `Usage: herald <command> [options]   (npx herald ..., or npm run h
   webhooks list --workspace ID [--json]
   webhooks add --workspace ID --url URL [--event TYPE ...] [--description TEXT] [--json]
       Add an endpoint; prints its whsec_ secret once (keep it: it is never shown again).
-  webhooks update --workspace ID --id ENDPOINT [--url URL] [--event TYPE ...] [--description TEXT] [--enable|--disable] [--json]
+  webhooks update --workspace ID --id ENDPOINT [--url URL] [--event TYPE ... | --all-events] [--description TEXT] [--enable|--disable] [--json]
   webhooks remove|rotate|test --workspace ID --id ENDPOINT [--json]
       rotate: a new secret (shown once; the old one also signs for 24 hours). test: send webhook.test.
-  webhooks log --workspace ID --id ENDPOINT [--json]
+  webhooks log --workspace ID --id ENDPOINT [--limit N] [--json]
+      The newest N attempts (1 to 500, default 50).
   webhooks redeliver --workspace ID --id ENDPOINT --event-id EVENT [--json]
 
 Settings come from the environment (docs/configuration.md).`
@@ -104,6 +105,8 @@ const options = {
   slot: { type: 'string', multiple: true },
   url: { type: 'string' },
   event: { type: 'string', multiple: true },
+  'all-events': { type: 'boolean', default: false },
+  limit: { type: 'string' },
   'event-id': { type: 'string' },
   description: { type: 'string' },
   enable: { type: 'boolean', default: false },
@@ -352,10 +355,11 @@ const commands: Record<string, Command> = {
   },
   async 'webhooks update'(app, v) {
     if (v.enable && v.disable) throw new UsageError('--enable and --disable cannot be used together')
+    if (v['all-events'] && v.event) throw new UsageError('--event and --all-events cannot be used together')
     const updated = await updateEndpoint(webhookDepsOf(app), (await actAs(app, v)).actor, required(v, 'id'), {
       url: v.url,
       description: v.description,
-      eventTypes: v.event,
+      eventTypes: v['all-events'] ? [] : v.event,
       enabled: v.enable ? true : v.disable ? false : undefined,
     })
     return {
@@ -379,7 +383,15 @@ const commands: Record<string, Command> = {
     return { json: sent, text: `Queued test event ${sent.eventId}; a running worker delivers it.` }
   },
   async 'webhooks log'(app, v) {
-    const attempts = await listAttempts(webhookDepsOf(app), (await actAs(app, v)).actor, required(v, 'id'))
+    const limit = v.limit === undefined ? undefined : Number(v.limit)
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 500))
+      throw new UsageError('--limit takes a whole number from 1 to 500')
+    const attempts = await listAttempts(
+      webhookDepsOf(app),
+      (await actAs(app, v)).actor,
+      required(v, 'id'),
+      limit,
+    )
     const lines = attempts.map(
       (a) =>
         `${a.attemptedAt}  ${a.eventType}  ${a.eventId}  ${a.statusCode ?? '---'}  ${a.latencyMs} ms  ${a.outcome}`,

@@ -302,7 +302,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const dataDir = path.resolve(e.HERALD_DATA_DIR)
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST
-  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${publicHost}:${e.PORT}`).replace(/\/+$/, '')
+  // Normalised (scheme and host in lower case), so checks such as "served over https" hold however it was typed.
+  const publicBaseUrl = (
+    e.PUBLIC_BASE_URL ? new URL(e.PUBLIC_BASE_URL).href : `http://${publicHost}:${e.PORT}`
+  ).replace(/\/+$/, '')
   return {
     port: e.PORT,
     host: e.HOST,

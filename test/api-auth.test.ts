@@ -46,6 +46,12 @@ describe('API authentication', () => {
     expect(response.status).toBe(401)
   })
 
+  it('refuses an apikey query parameter sent twice on the SSE transport with a 401, not a 500', async () => {
+    const response = await fetch(`${h.baseUrl}/sse?apikey=${h.apiKey}&apikey=${h.apiKey}`)
+    expect(response.status).toBe(401)
+    expect((await json(response)).error.code).toBe('unauthorized')
+  })
+
   it('refuses a revoked key with 401', async () => {
     const owner = await h.app.store.db
       .selectFrom('users')

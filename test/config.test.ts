@@ -48,4 +48,10 @@ describe('configuration', () => {
     expect(config.secretKey?.length).toBe(32)
     expect(config.publicBaseUrl).toBe('https://herald.example.com')
   })
+
+  it('normalises PUBLIC_BASE_URL, so an upper-case scheme still means https', () => {
+    const config = loadConfig({ PUBLIC_BASE_URL: 'HTTPS://Herald.Example.com/base/' })
+    expect(config.publicBaseUrl).toBe('https://herald.example.com/base')
+    expect(config.dashboard.secureCookies).toBe(true)
+  })
 })

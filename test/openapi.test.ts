@@ -248,4 +248,32 @@ describe('OpenAPI description of webhooks', () => {
     expect(doc.paths['/api/webhooks/endpoints'].post.operationId).toBe('createWebhookEndpoint')
     expect(doc.paths['/api/webhooks/endpoints/{id}/redeliver'].post.responses['403']).toBeDefined()
   })
+
+  it('describes each management request as the route parses it: the workspace query, closed bodies, named event types', () => {
+    const paths = doc.paths as Record<string, Record<string, any>>
+    for (const [path, item] of Object.entries(paths).filter(([p]) => p.startsWith('/api/webhooks/'))) {
+      for (const [method, operation] of Object.entries(item)) {
+        const names = (operation.parameters ?? []).map((p: { name: string }) => p.name)
+        const body = operation.requestBody?.content['application/json'].schema
+        const where = `${method} ${path}`
+        if (path === '/api/webhooks/event-types') continue
+        // The workspace travels in the query of a GET or DELETE and in the body of the rest.
+        if (method === 'get' || method === 'delete') expect(names, where).toContain('workspaceId')
+        else expect(Object.keys(body.properties), where).toContain('workspaceId')
+        if (body) {
+          expect(body.additionalProperties, where).toBe(false)
+          expect(operation.responses['415'], where).toBeDefined()
+        }
+        expect(Boolean(operation.responses['409']), where).toBe(/\/(test|redeliver)$/.test(path))
+      }
+    }
+    const create = doc.paths['/api/webhooks/endpoints'].post.requestBody.content['application/json'].schema
+    expect(create.properties.url.maxLength).toBe(2000)
+    expect(create.properties.eventTypes.items.enum).toContain('post.published')
+    expect(create.properties.eventTypes.items.enum).not.toContain('webhook.test')
+    const limit = doc.paths['/api/webhooks/endpoints/{id}/attempts'].get.parameters.find(
+      (p: { name: string }) => p.name === 'limit',
+    )
+    expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 500 })
+  })
 })

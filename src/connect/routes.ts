@@ -12,6 +12,7 @@ import {
   signedIn,
 } from '../dashboard/request.js'
 import { isNetwork } from '../domain/networks.js'
+import { firstValue } from '../lib/form.js'
 import { connectUnavailable, sandboxPrefixes } from '../networks/registry.js'
 import { findMembership } from '../store/accounts.js'
 import { describeProfile, readGrant, spendGrant } from './choose-profiles.js'
@@ -75,7 +76,7 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
       }
       const who = await signedIn(app, request)
       if (!who) return redirectToLogin(reply, `/connect/${network}`)
-      const workspace = await targetWorkspace(who, request.query.workspaceId)
+      const workspace = await targetWorkspace(who, firstValue(request.query.workspaceId))
       if (!workspace) return notMember(reply, who)
       if (network === 'bluesky') {
         const unavailable = connectUnavailable(app.config, 'bluesky')

@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js'
 import { setSessionWorkspace } from '../auth/sessions.js'
 import { connectionCredentials } from '../connect/vault.js'
 import { isNetwork, type Network } from '../domain/networks.js'
+import { firstValue } from '../lib/form.js'
 import { connectUnavailable } from '../networks/registry.js'
 import { findMembership, listWorkspacesForUser } from '../store/accounts.js'
 import type { ConnectionRow } from '../store/connections.js'
@@ -127,13 +128,14 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
   scope.get('/channels', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/channels')
-    const query = request.query as Record<string, string | undefined>
+    const query = request.query as Record<string, unknown>
+    const connected = firstValue(query.connected)
     let notice = ''
-    if (query.connected) {
+    if (connected) {
       const row = await db
         .selectFrom('connections')
         .select(['platform', 'username'])
-        .where('id', '=', query.connected)
+        .where('id', '=', connected)
         .where('workspace_id', '=', who.workspace.id)
         .executeTakeFirst()
       if (row) {
@@ -192,7 +194,9 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/channels')
     if (who.workspace.role !== 'owner') return ownersOnly(reply, who)
-    const row = (await listConnections(db, who.workspace.id)).find((c) => c.id === request.query.connectionId)
+    const row = (await listConnections(db, who.workspace.id)).find(
+      (c) => c.id === firstValue(request.query.connectionId),
+    )
     if (!row)
       return sendHtml(
         reply,

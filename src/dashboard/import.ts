@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { httpStatusFor, toAppError } from '../errors.js'
+import { firstValue } from '../lib/form.js'
 import {
   type ImportReport,
   type ImportRowReport,
@@ -146,14 +147,15 @@ export function registerImportRoutes(scope: FastifyInstance, app: AppContext, ru
   scope.post<{ Querystring: { name?: string; csrf?: string } }>('/import/upload', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return reply.code(401).send({ message: 'Sign in again, then upload.' })
-    const sent = request.query.csrf ?? ''
+    const sent = firstValue(request.query.csrf) ?? ''
     if (!sent || sent !== who.session.csrfToken)
       return reply.code(403).send({ message: 'This page expired; reload it and upload again.' })
     const bytes = request.body
     if (!Buffer.isBuffer(bytes) || bytes.length === 0)
       return reply.code(400).send({ message: 'The file is empty.' })
     const name =
-      (request.query.name ?? 'import.csv').replace(/[^\p{L}\p{N}._ -]+/gu, '-').slice(-120) || 'import.csv'
+      (firstValue(request.query.name) ?? 'import.csv').replace(/[^\p{L}\p{N}._ -]+/gu, '-').slice(-120) ||
+      'import.csv'
     const id = await keep(who, name, bytes)
     return reply.code(201).send({ url: `/import/${id}` })
   })

@@ -9,3 +9,12 @@ export function parseForm(text: string): FormBody {
   }
   return out
 }
+
+/**
+ * One query or form value as a page reads it: the first when it was sent more than once, undefined when it
+ * was not sent as text. A page never passes an array on to a query that expects one value.
+ */
+export function firstValue(value: unknown): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value
+  return typeof first === 'string' ? first : undefined
+}

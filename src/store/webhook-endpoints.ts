@@ -73,7 +73,12 @@ export async function deleteEndpointRow(db: Db, workspaceId: string, id: string)
   if (Number(result.numDeletedRows) === 0) throw notFound(`Webhook endpoint ${id} not found`)
 }
 
-/** The new secret signs from now on; the one it replaces keeps signing too until `overlapUntil`. */
+/**
+ * The new secret signs from now on; the one it replaces keeps signing too until `overlapUntil`. A rotation
+ * while an overlap is still running replaces only the new secret: the secret in use before that overlap
+ * began (what a receiver that has not switched yet holds) keeps signing until the overlap's own end, and
+ * the secret in between, shown once and rotated away again, stops at once.
+ */
 export async function rotateEndpointSecret(
   store: Store,
   workspaceId: string,
@@ -86,12 +91,17 @@ export async function rotateEndpointSecret(
   await writeTransaction(store, async (tx) => {
     const row = await findEndpointRow(tx, workspaceId, id)
     const sealed = seal(row.secret)
+    const overlapping = row.previous_secret !== null && Number(row.previous_secret_until ?? 0) > now
     await tx
       .updateTable('webhook_endpoints')
       .set({
         secret: sealed.secret,
-        previous_secret: sealed.previous,
-        previous_secret_until: sealed.previous === null ? null : overlapUntil,
+        ...(overlapping
+          ? {}
+          : {
+              previous_secret: sealed.previous,
+              previous_secret_until: sealed.previous === null ? null : overlapUntil,
+            }),
         updated_at: now,
       })
       .where('id', '=', id)

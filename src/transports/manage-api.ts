@@ -47,7 +47,7 @@ export const importBody = z.strictObject({
   csv: z.string().max(MAX_IMPORT_BYTES).describe('The CSV file as text.'),
   dryRun: z.boolean().default(false).describe('Check every row and create nothing.'),
 })
-const workspaceQuery = z.object({ workspaceId })
+export const workspaceQuery = z.object({ workspaceId })
 export const importQuery = z.strictObject({
   workspaceId,
   dryRun: z

@@ -23,6 +23,7 @@ import {
   importQuery,
   queueBody,
   rejectBody,
+  workspaceQuery,
 } from './manage-api.js'
 import { authenticateRequest } from './rest.js'
 
@@ -99,9 +100,10 @@ export function registerManageRoutes(server: FastifyInstance, app: AppContext, r
       throw error
     })
 
-    scope.get<{ Querystring: { workspaceId?: string } }>('/api/approvals', async (request) =>
-      approvalSetting(app, await actorFor(app, request, request.query.workspaceId, READ_APPROVALS)),
-    )
+    scope.get('/api/approvals', async (request) => {
+      const query = parse(workspaceQuery, request.query, 'query')
+      return approvalSetting(app, await actorFor(app, request, query.workspaceId, READ_APPROVALS))
+    })
     scope.post('/api/approvals/settings', async (request) => {
       const body = parse(approvalSettingBody, request.body, 'approval setting')
       return changeApprovalSetting(
@@ -129,8 +131,9 @@ export function registerManageRoutes(server: FastifyInstance, app: AppContext, r
       )
     })
 
-    scope.get<{ Querystring: { workspaceId?: string } }>('/api/queues', async (request) => {
-      const actor = await actorFor(app, request, request.query.workspaceId, {
+    scope.get('/api/queues', async (request) => {
+      const query = parse(workspaceQuery, request.query, 'query')
+      const actor = await actorFor(app, request, query.workspaceId, {
         name: 'queues',
         access: 'read',
       })

@@ -307,9 +307,9 @@ export function registerMcpRoutes(
 }
 
 /** `?apikey=` holds an API key or nothing: anything else (an OAuth access token) is not read from a URL. */
-function queryApiKey(value: string | undefined): string | undefined {
-  if (!value) return undefined
-  if (!value.startsWith('hk_'))
+function queryApiKey(value: unknown): string | undefined {
+  if (value === undefined || value === '') return undefined
+  if (typeof value !== 'string' || !value.startsWith('hk_'))
     throw new AppError('unauthorized', 'The apikey query parameter takes an API key (hk_…) only')
   return value
 }

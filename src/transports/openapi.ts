@@ -1,3 +1,4 @@
+import { eventTypes } from '../domain/webhook-events.js'
 import { scopeFor, scopeWords } from '../oauth/scopes.js'
 import type { AnyTool } from '../tools/tool.js'
 import { eventSchema, openApiWebhooks } from '../webhooks/catalog.js'
@@ -8,7 +9,15 @@ import {
   outputJsonSchema,
   zodJsonSchema,
 } from './json-schema.js'
-import { type ManageOperation, manageOperations, openApiPath } from './manage-api.js'
+import { type ManageOperation, manageOperations, openApiPath, workspaceQuery } from './manage-api.js'
+import {
+  attemptsQuery,
+  endpointCreateBody,
+  endpointUpdateBody,
+  plainBody,
+  redeliverBody,
+  settingsBody,
+} from './webhook-api.js'
 
 const errorResponses = {
   '400': 'Invalid request: bad JSON, wrong types, unknown fields, or a rule of the tool broken.',
@@ -114,17 +123,22 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string) {
   }
 }
 
-/** The webhook endpoint management paths (owners only; not tools). */
+/** The webhook management paths (owners only; not tools), their requests from the schemas the routes parse. */
 function webhookManagementPaths() {
   const security = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { OAuth2: [scopeFor('write')] }]
   const json = (schema: unknown) => ({ content: { 'application/json': { schema } } })
+  const subscribable = eventTypes.filter((type) => type !== 'webhook.test')
   const endpoint = {
     type: 'object',
     properties: {
       id: { type: 'string' },
       url: { type: 'string' },
       description: { type: 'string' },
-      eventTypes: { type: 'array', items: { type: 'string' }, description: '[] means every type.' },
+      eventTypes: {
+        type: 'array',
+        items: { type: 'string', enum: subscribable },
+        description: '[] means every type.',
+      },
       enabled: { type: 'boolean' },
       disabledReason: { type: 'string' },
       disabledAt: { type: 'string', format: 'date-time' },
@@ -141,131 +155,181 @@ function webhookManagementPaths() {
       },
     ],
   }
-  const input = {
+  /** An endpoint's input as the route parses it, each event type named. */
+  const input = (schema: typeof endpointCreateBody | typeof endpointUpdateBody) => {
+    const body = zodJsonSchema(schema, 'input') as { properties: Record<string, Record<string, unknown>> }
+    const types = body.properties.eventTypes
+    if (types) types.items = { ...(types.items as object), enum: subscribable }
+    return body
+  }
+  const settings = {
     type: 'object',
-    additionalProperties: false,
+    properties: { creditsLowThreshold: { type: ['integer', 'null'], minimum: 1 } },
+  }
+  const attempt = {
+    type: 'object',
     properties: {
-      workspaceId: { type: 'string' },
-      url: { type: 'string', maxLength: 2000 },
-      description: { type: 'string', maxLength: 500 },
-      eventTypes: { type: 'array', items: { type: 'string' } },
-      enabled: { type: 'boolean' },
+      eventId: { type: 'string' },
+      eventType: { type: 'string' },
+      attemptedAt: { type: 'string', format: 'date-time' },
+      statusCode: { type: ['integer', 'null'], description: 'null: no answer (refused, timed out, reset).' },
+      latencyMs: { type: 'integer' },
+      outcome: { type: 'string', enum: ['delivered', 'failed', 'gave_up', 'gone'] },
+      responseExcerpt: { type: 'string', description: "The answer's first characters, or why none came." },
     },
   }
-  const errors = Object.fromEntries(
-    ['400', '401', '403', '404', '409'].map((status) => [
-      status,
-      {
-        description:
-          status === '403'
-            ? 'Not an owner of the workspace.'
-            : (errorResponses as Record<string, string>)[status],
-        ...json({ $ref: '#/components/schemas/Error' }),
-      },
-    ]),
-  )
-  const op = (operationId: string, summary: string, extra: Record<string, unknown>) => ({
+  const queued = {
+    type: 'object',
+    properties: {
+      eventId: { type: 'string' },
+      endpointId: { type: 'string' },
+      status: { type: 'string', enum: ['pending'] },
+    },
+  }
+  const op = (
+    operationId: string,
+    summary: string,
+    extra: { parameters?: unknown[]; requestBody?: unknown; responses: object },
+    conflicts = false,
+  ) => ({
     operationId,
     summary,
     tags: ['Webhooks'],
     security,
     ...extra,
-    responses: { ...(extra.responses as object), ...errors },
+    responses: {
+      ...extra.responses,
+      ...Object.fromEntries(
+        [
+          '400',
+          '401',
+          '403',
+          '404',
+          ...(conflicts ? ['409'] : []),
+          ...(extra.requestBody ? ['413', '415'] : []),
+          '429',
+          '500',
+        ].map((status) => [
+          status,
+          {
+            description:
+              status === '403'
+                ? 'Not an owner of the workspace.'
+                : (errorResponses as Record<string, string>)[status],
+            ...json({ $ref: '#/components/schemas/Error' }),
+          },
+        ]),
+      ),
+    },
   })
-  const id = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]
+  const body = (schema: Parameters<typeof zodJsonSchema>[0], required = true) => ({
+    required,
+    ...json(zodJsonSchema(schema, 'input')),
+  })
+  const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
+  const workspace = parameters(workspaceQuery, 'query')
   return {
     '/api/webhooks/event-types': {
       get: op('listWebhookEventTypes', 'The event catalog', {
-        responses: { '200': { description: 'Event types.', ...json({ type: 'object' }) } },
+        responses: {
+          '200': {
+            description: 'Event types.',
+            ...json({
+              type: 'object',
+              properties: { eventTypes: { type: 'array', items: { type: 'string', enum: subscribable } } },
+            }),
+          },
+        },
       }),
     },
     '/api/webhooks/settings': {
       get: op('getWebhookSettings', 'The credits.low threshold', {
-        responses: { '200': { description: 'Settings.', ...json({ type: 'object' }) } },
+        parameters: workspace,
+        responses: { '200': { description: 'Settings.', ...json(settings) } },
       }),
       post: op('changeWebhookSettings', 'Set the credits.low threshold (null: off)', {
-        requestBody: {
-          required: true,
-          ...json({
-            type: 'object',
-            required: ['creditsLowThreshold'],
-            properties: {
-              workspaceId: { type: 'string' },
-              creditsLowThreshold: { type: ['integer', 'null'], minimum: 1 },
-            },
-          }),
-        },
-        responses: { '200': { description: 'Settings.', ...json({ type: 'object' }) } },
+        requestBody: body(settingsBody),
+        responses: { '200': { description: 'Settings.', ...json(settings) } },
       }),
     },
     '/api/webhooks/endpoints': {
       get: op('listWebhookEndpoints', 'List endpoints (never a secret)', {
+        parameters: workspace,
         responses: { '200': { description: 'Endpoints.', ...json({ type: 'array', items: endpoint }) } },
       }),
       post: op('createWebhookEndpoint', 'Add an endpoint; its secret is shown once', {
-        requestBody: { required: true, ...json({ ...input, required: ['url'] }) },
+        requestBody: { required: true, ...json(input(endpointCreateBody)) },
         responses: { '201': { description: 'Created.', ...json(withSecret) } },
       }),
     },
     '/api/webhooks/endpoints/{id}': {
       get: op('getWebhookEndpoint', 'One endpoint', {
-        parameters: id,
+        parameters: [id, ...workspace],
         responses: { '200': { description: 'The endpoint.', ...json(endpoint) } },
       }),
       patch: op('updateWebhookEndpoint', 'Change URL, description, event types or enabled', {
-        parameters: id,
-        requestBody: { required: true, ...json(input) },
+        parameters: [id],
+        requestBody: { required: true, ...json(input(endpointUpdateBody)) },
         responses: { '200': { description: 'The endpoint.', ...json(endpoint) } },
       }),
       delete: op('deleteWebhookEndpoint', 'Remove an endpoint and its log', {
-        parameters: id,
-        responses: { '200': { description: 'Deleted.', ...json({ type: 'object' }) } },
+        parameters: [id, ...workspace],
+        responses: {
+          '200': {
+            description: 'Deleted.',
+            ...json({
+              type: 'object',
+              properties: { id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } },
+            }),
+          },
+        },
       }),
     },
     '/api/webhooks/endpoints/{id}/rotate-secret': {
-      post: op('rotateWebhookSecret', 'A new secret (shown once); the old one also signs for 24 hours', {
-        parameters: id,
-        responses: { '200': { description: 'The endpoint with its new secret.', ...json(withSecret) } },
-      }),
+      post: op(
+        'rotateWebhookSecret',
+        'A new secret (shown once); the old one also signs for 24 hours (rotating again within them replaces only the new one)',
+        {
+          parameters: [id],
+          requestBody: body(plainBody, false),
+          responses: { '200': { description: 'The endpoint with its new secret.', ...json(withSecret) } },
+        },
+      ),
     },
     '/api/webhooks/endpoints/{id}/test': {
-      post: op('sendWebhookTest', 'Send a webhook.test event', {
-        parameters: id,
-        responses: { '202': { description: 'Queued.', ...json({ type: 'object' }) } },
-      }),
+      post: op(
+        'sendWebhookTest',
+        'Send a webhook.test event (409 while the endpoint is disabled)',
+        {
+          parameters: [id],
+          requestBody: body(plainBody, false),
+          responses: { '202': { description: 'Queued.', ...json(queued) } },
+        },
+        true,
+      ),
     },
     '/api/webhooks/endpoints/{id}/attempts': {
       get: op('listWebhookAttempts', 'The delivery log, newest first', {
-        parameters: [
-          ...id,
-          {
-            name: 'limit',
-            in: 'query',
-            required: false,
-            schema: { type: 'integer', minimum: 1, maximum: 500 },
-          },
-        ],
+        parameters: [id, ...parameters(attemptsQuery, 'query')],
         responses: {
           '200': {
             description: 'Attempts: time, event type, status code, latency, response excerpt, outcome.',
-            ...json({ type: 'array', items: { type: 'object' } }),
+            ...json({ type: 'array', items: attempt }),
           },
         },
       }),
     },
     '/api/webhooks/endpoints/{id}/redeliver': {
-      post: op('redeliverWebhookEvent', 'Send an event to this endpoint again (same webhook-id)', {
-        parameters: id,
-        requestBody: {
-          required: true,
-          ...json({
-            type: 'object',
-            required: ['eventId'],
-            properties: { workspaceId: { type: 'string' }, eventId: { type: 'string' } },
-          }),
+      post: op(
+        'redeliverWebhookEvent',
+        'Send an event to this endpoint again (same webhook-id; 409 while it is still pending)',
+        {
+          parameters: [id],
+          requestBody: body(redeliverBody),
+          responses: { '202': { description: 'Queued.', ...json(queued) } },
         },
-        responses: { '202': { description: 'Queued.', ...json({ type: 'object' }) } },
-      }),
+        true,
+      ),
     },
   }
 }

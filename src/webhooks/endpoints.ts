@@ -111,6 +111,10 @@ export async function checkEndpointUrl(deps: WebhookDeps, raw: string): Promise<
   if (url.protocol === 'http:' && deps.publicBaseUrl.startsWith('https:'))
     throw invalid('The endpoint URL must use https, since Herald is served over https')
   if (url.username || url.password) throw invalid('The endpoint URL must not carry a user name or password')
+  if (url.port === '0') throw invalid('The endpoint URL names port 0, which nothing listens on')
+  // What is stored is the normalised form, which can be longer than what was sent (é becomes %C3%A9).
+  if (url.href.length > MAX_ENDPOINT_URL_LENGTH)
+    throw invalid(`The endpoint URL is longer than ${MAX_ENDPOINT_URL_LENGTH} characters once encoded`)
   try {
     await resolveCheckedAddress(url, { allowPrivate: deps.allowPrivate }, deps.lookup)
   } catch (error) {

@@ -120,4 +120,18 @@ describe('webhooks end to end in sandbox mode', { timeout: 120_000 }, () => {
     expect(log.stdout).toMatch(/webhook\.test .* 204 .* delivered/)
     expect(log.stdout).toMatch(/post\.partially_published/)
   })
+
+  it('narrows an endpoint to some events and back to all with `--event` and `--all-events`, and limits the log', async () => {
+    const args = ['webhooks', 'update', '--workspace', h.workspaceId, '--id', endpointId, '--json']
+    const narrowed = lastJsonLine((await cli.herald(...args, '--event', 'post.failed')).stdout)
+    expect(narrowed.eventTypes).toEqual(['post.failed'])
+    const all = lastJsonLine((await cli.herald(...args, '--all-events')).stdout)
+    expect(all.eventTypes).toEqual([])
+    const log = ['webhooks', 'log', '--workspace', h.workspaceId, '--id', endpointId]
+    expect(lastJsonLine((await cli.herald(...log, '--limit', '1', '--json')).stdout)).toHaveLength(1)
+    await expect(cli.herald(...log, '--limit', '0')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('1 to 500'),
+    })
+  })
 })

@@ -184,6 +184,78 @@ describe.each(backends)('the webhook endpoints REST paths on $name', (backend) =
     expect(receiver.verify(second!, newSecret)).toEqual({ standard: true, svix: true })
   })
 
+  it('rotating again during the overlap replaces only the new secret: the one from before keeps signing', async () => {
+    const created = await api(h, 'POST', '/api/webhooks/endpoints', { url: receiver.url })
+    const original = created.body.secret as string
+    const first = await api(h, 'POST', `/api/webhooks/endpoints/${created.body.id}/rotate-secret`, {})
+    clock.advance(3_600_000)
+    // A retried request, or a double click: the receiver never saw the first answer's secret.
+    const second = await api(h, 'POST', `/api/webhooks/endpoints/${created.body.id}/rotate-secret`, {})
+    expect(second.status).toBe(200)
+    expect(second.body.previousSecretValidUntil).toBe(first.body.previousSecretValidUntil)
+    const during = await api(h, 'POST', `/api/webhooks/endpoints/${created.body.id}/test`, {})
+    await webhooks.drain()
+    const got = receiver.accepted.find((r) => r.id === during.body.eventId)
+    expect(got).toBeDefined()
+    expect(receiver.verify(got!, original)).toEqual({ standard: true, svix: true })
+    expect(receiver.verify(got!, second.body.secret)).toEqual({ standard: true, svix: true })
+    expect(receiver.verify(got!, first.body.secret)).toEqual({ standard: false, svix: false })
+    // The overlap ends 24 hours after the first rotation, not the second.
+    clock.advance(23 * 3_600_000 + 1_000)
+    const after = await api(h, 'POST', `/api/webhooks/endpoints/${created.body.id}/test`, {})
+    await webhooks.drain()
+    const later = receiver.accepted.find((r) => r.id === after.body.eventId)
+    expect(receiver.verify(later!, original)).toEqual({ standard: false, svix: false })
+    expect(receiver.verify(later!, second.body.secret)).toEqual({ standard: true, svix: true })
+  })
+
+  it('answers a repeated or malformed query parameter with a 400, never a 500', async () => {
+    const created = await api(h, 'POST', '/api/webhooks/endpoints', { url: receiver.url })
+    const twice = `workspaceId=${h.workspaceId}&workspaceId=${h.workspaceId}`
+    for (const path of [
+      `/api/webhooks/endpoints?${twice}`,
+      `/api/webhooks/settings?${twice}`,
+      `/api/webhooks/endpoints/${created.body.id}?${twice}`,
+      `/api/webhooks/endpoints/${created.body.id}/attempts?${twice}`,
+      `/api/approvals?${twice}`,
+      `/api/queues?${twice}`,
+      ...['1.5', '0', '-5', '501', 'abc', ''].map(
+        (limit) => `/api/webhooks/endpoints/${created.body.id}/attempts?limit=${limit}`,
+      ),
+    ]) {
+      const answer = await api(h, 'GET', path)
+      expect({ path, status: answer.status, code: answer.body.error?.code }).toEqual({
+        path,
+        status: 400,
+        code: 'invalid_request',
+      })
+    }
+    const removal = await api(h, 'DELETE', `/api/webhooks/endpoints/${created.body.id}?${twice}`)
+    expect(removal.status).toBe(400)
+    expect((await api(h, 'GET', `/api/webhooks/endpoints/${created.body.id}`)).status).toBe(200)
+    const log = await api(h, 'GET', `/api/webhooks/endpoints/${created.body.id}/attempts?limit=2`)
+    expect(log.status).toBe(200)
+  })
+
+  it('refuses a URL over 2,000 characters once encoded, or on port 0, naming the limit, and stores nothing', async () => {
+    const before = await endpointCount(h)
+    // 1,922 characters as sent, 11,422 once each é is percent-encoded.
+    const encoded = await api(h, 'POST', '/api/webhooks/endpoints', {
+      url: `https://93.184.215.14/${'é'.repeat(1900)}`,
+    })
+    expect(encoded.status).toBe(400)
+    expect(encoded.body.error.message).toContain('2000')
+    const long = await api(h, 'POST', '/api/webhooks/endpoints', {
+      url: `https://93.184.215.14/${'a'.repeat(5000)}`,
+    })
+    expect(long.status).toBe(400)
+    expect(long.body.error.message).toContain('2000')
+    expect(long.body.error.message).not.toContain('2001')
+    const portZero = await api(h, 'POST', '/api/webhooks/endpoints', { url: 'https://93.184.215.14:0/hook' })
+    expect(portZero.status).toBe(400)
+    expect(await endpointCount(h)).toBe(before)
+  })
+
   it('edits, disables and deletes an endpoint', async () => {
     const created = await api(h, 'POST', '/api/webhooks/endpoints', { url: receiver.url })
     const edited = await api(h, 'PATCH', `/api/webhooks/endpoints/${created.body.id}`, {
