@@ -1,3 +1,4 @@
+import { PostgresAdapter } from 'kysely'
 import { conflict, notFound } from '../errors.js'
 import type { Db, Store } from './db.js'
 import { announceEvents, pendingDelivery, recordEvent } from './events.js'
@@ -35,13 +36,21 @@ export function listEndpointRows(db: Db, workspaceId: string) {
     .execute()
 }
 
-export async function findEndpointRow(db: Db, workspaceId: string, id: string): Promise<EndpointRow> {
-  const row = await db
+/** The endpoint, or a 404. `forUpdate`: locked until the caller's transaction ends (Postgres; SQLite's
+ * write transaction already holds the database). */
+export async function findEndpointRow(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<EndpointRow> {
+  const query = db
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('id', '=', id)
     .where('workspace_id', '=', workspaceId)
-    .executeTakeFirst()
+  const locked = options.forUpdate && db.getExecutor().adapter instanceof PostgresAdapter
+  const row = await (locked ? query.forUpdate() : query).executeTakeFirst()
   if (!row) throw notFound(`Webhook endpoint ${id} not found`)
   return row
 }
@@ -89,7 +98,8 @@ export async function rotateEndpointSecret(
   now: number,
 ) {
   await writeTransaction(store, async (tx) => {
-    const row = await findEndpointRow(tx, workspaceId, id)
+    // Locked: two rotations at once decide one after the other whether an overlap is running.
+    const row = await findEndpointRow(tx, workspaceId, id, { forUpdate: true })
     const sealed = seal(row.secret)
     const overlapping = row.previous_secret !== null && Number(row.previous_secret_until ?? 0) > now
     await tx
