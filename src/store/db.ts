@@ -27,6 +27,7 @@ import { createOutboxPendingIndexesMigration } from './migrations/020-outbox-pen
 import { createDeliveriesDueIndexMigration } from './migrations/021-deliveries-due-index.js'
 import { createDueIndexClaimOnlyMigration } from './migrations/022-due-index-claim-only.js'
 import { createAttemptsByDeliveryMigration } from './migrations/023-attempts-by-delivery.js'
+import { createWiderLedgerReferenceMigration } from './migrations/024-wider-ledger-reference.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -177,6 +178,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
       '021-deliveries-due-index': createDeliveriesDueIndexMigration(),
       '022-due-index-claim-only': createDueIndexClaimOnlyMigration(),
       '023-attempts-by-delivery': createAttemptsByDeliveryMigration(),
+      '024-wider-ledger-reference': createWiderLedgerReferenceMigration(store.dialect),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later

@@ -72,6 +72,23 @@ describe.each(backends)('accounts and credits store on $name', (backend) => {
     ])
   })
 
+  it('keeps the whole reference of a charge for many posts (create_post to 40 profiles)', async () => {
+    const accounts = createAccounts(store.db, clock)
+    const { workspaceId } = await accounts.bootstrap({
+      email: 'many@example.com',
+      password: 'password123',
+      workspace: 'M',
+      credits: 100,
+    })
+    const reference = Array.from({ length: 40 }, (_, i) => `post${String(i).padStart(20, '0')}`).join(',')
+    expect(reference.length).toBeGreaterThan(200)
+    await store.db
+      .transaction()
+      .execute((tx) => charge(tx, { workspaceId, amount: 40, reason: 'create_post', reference }, clock.now()))
+    const ledger = await ledgerFor(store.db, workspaceId)
+    expect(ledger.at(-1)?.reference).toBe(reference)
+  })
+
   it('refuses a charge the balance cannot pay and changes nothing', async () => {
     const accounts = createAccounts(store.db, clock)
     const { workspaceId } = await accounts.bootstrap({
