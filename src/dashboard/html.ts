@@ -21,6 +21,7 @@ export const networkLabels: Record<Network, string> = {
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#1d2430;line-height:1.45}
 header{display:flex;flex-wrap:wrap;gap:.2rem 1.2rem;justify-content:space-between;align-items:center;border-bottom:1px solid #dde3ea;margin-bottom:1.5rem}
 header nav{flex-basis:100%;order:3;margin:0 0 .6rem}header nav a{margin-right:.2rem}pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f5f7fa;padding:.6rem}
+.url,td code,.problem p{overflow-wrap:anywhere}h1.url{font-size:1.25rem}
 input[readonly]{width:100%;max-width:30rem;padding:.4rem;font-family:monospace}.scroll{overflow-x:auto}
 header form{margin:0}a{color:#1a56c4}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #eef1f5}
 label{display:block;margin:.6rem 0}input[type=text],input[type=email],input[type=password]{width:100%;max-width:22rem;padding:.4rem}

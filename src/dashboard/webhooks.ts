@@ -71,7 +71,7 @@ async function listPage(app: AppContext, who: SignedIn, m: Message = {}) {
   const rows = endpoints
     .map(
       (e) =>
-        `<tr><td><a href="/webhooks/${escapeHtml(e.id)}">${escapeHtml(e.url)}</a></td><td>${escapeHtml(e.description)}</td><td>${escapeHtml(e.eventTypes.length > 0 ? e.eventTypes.join(', ') : 'every event')}</td><td>${escapeHtml(status(e))}</td></tr>`,
+        `<tr><td class="url"><a href="/webhooks/${escapeHtml(e.id)}">${escapeHtml(e.url)}</a></td><td>${escapeHtml(e.description)}</td><td>${escapeHtml(e.eventTypes.length > 0 ? e.eventTypes.join(', ') : 'every event')}</td><td>${escapeHtml(status(e))}</td></tr>`,
     )
     .join('\n')
   return page(
@@ -113,7 +113,7 @@ async function endpointPage(app: AppContext, who: SignedIn, id: string, m: Messa
     .join('\n')
   return page(
     'Webhook endpoint',
-    `<h1>${escapeHtml(e.url)}</h1>
+    `<h1 class="url">${escapeHtml(e.url)}</h1>
 ${messages(m)}
 <p>Status: <strong>${escapeHtml(status(e))}</strong>${e.previousSecretValidUntil ? ` · the previous secret also signs until ${when(e.previousSecretValidUntil)} UTC` : ''}</p>
 <form method="post" action="${path}">${csrfField(csrf)}

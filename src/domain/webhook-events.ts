@@ -54,6 +54,7 @@ export const MAX_PAYLOAD_BYTES = 20_000
 export const SECRET_OVERLAP_MS = 24 * 3_600_000
 
 export const MAX_ENDPOINT_URL_LENGTH = 2_000
+export const MAX_ENDPOINT_DESCRIPTION_LENGTH = 500
 
 /** When attempt number `attempts` (1-based, just failed) should be followed by another, or undefined: give up. */
 export function nextAttemptAt(attempts: number, now: number): number | undefined {

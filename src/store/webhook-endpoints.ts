@@ -1,4 +1,4 @@
-import { PostgresAdapter } from 'kysely'
+import { PostgresAdapter, sql } from 'kysely'
 import { conflict, notFound } from '../errors.js'
 import type { Db, Store } from './db.js'
 import { announceEvents, pendingDelivery, recordEvent } from './events.js'
@@ -62,8 +62,18 @@ export async function updateEndpointRow(
   changes: Partial<Pick<EndpointRow, 'url' | 'description' | 'event_types' | 'enabled'>>,
   now: number,
 ) {
+  // Only turning a disabled endpoint back on clears its failure record: saving an enabled one (a form sends
+  // enabled with every save) must not restart the three days after which a failing endpoint is disabled.
+  const whenDisabled = <T>(column: string) =>
+    sql<T>`CASE WHEN enabled = 0 THEN NULL ELSE ${sql.ref(column)} END`
   const reenabled =
-    changes.enabled === 1 ? { disabled_reason: null, disabled_at: null, failing_since: null } : {}
+    changes.enabled === 1
+      ? {
+          disabled_reason: whenDisabled<string | null>('disabled_reason'),
+          disabled_at: whenDisabled<number | null>('disabled_at'),
+          failing_since: whenDisabled<number | null>('failing_since'),
+        }
+      : {}
   const result = await db
     .updateTable('webhook_endpoints')
     .set({ ...changes, ...reenabled, updated_at: now })

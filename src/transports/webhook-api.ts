@@ -1,5 +1,9 @@
 import { z } from 'zod'
-import { eventTypes, MAX_ENDPOINT_URL_LENGTH } from '../domain/webhook-events.js'
+import {
+  eventTypes,
+  MAX_ENDPOINT_DESCRIPTION_LENGTH,
+  MAX_ENDPOINT_URL_LENGTH,
+} from '../domain/webhook-events.js'
 
 /**
  * The webhook management REST paths' request schemas: webhook-routes.ts parses requests with them and
@@ -15,7 +19,7 @@ const eventTypesField = z
 export const endpointCreateBody = z.strictObject({
   workspaceId,
   url: z.string().max(MAX_ENDPOINT_URL_LENGTH).describe('Where events are POSTed (https; public address).'),
-  description: z.string().max(500).optional().describe('A note for people.'),
+  description: z.string().max(MAX_ENDPOINT_DESCRIPTION_LENGTH).optional().describe('A note for people.'),
   eventTypes: eventTypesField.optional(),
   enabled: z.boolean().optional().describe('Default true.'),
 })

@@ -3,6 +3,7 @@ import { type Vault, VaultError, webhookSecretAt } from '../connect/vault.js'
 import {
   eventTypes,
   isEventType,
+  MAX_ENDPOINT_DESCRIPTION_LENGTH,
   MAX_ENDPOINT_URL_LENGTH,
   SECRET_OVERLAP_MS,
 } from '../domain/webhook-events.js'
@@ -125,6 +126,13 @@ export async function checkEndpointUrl(deps: WebhookDeps, raw: string): Promise<
   return url.href
 }
 
+/** The dashboard's form reaches here without the REST schema: the same limit holds for both. */
+function checkDescription(description: string | undefined): string | undefined {
+  if (description !== undefined && description.length > MAX_ENDPOINT_DESCRIPTION_LENGTH)
+    throw invalid(`The description is longer than ${MAX_ENDPOINT_DESCRIPTION_LENGTH} characters`)
+  return description
+}
+
 function checkEventTypes(types: string[]): string[] {
   const unknown = types.filter((t) => !isEventType(t) || t === 'webhook.test')
   if (unknown.length > 0)
@@ -150,6 +158,7 @@ export async function createEndpoint(deps: WebhookDeps, actor: WebhookActor, inp
   ownersOnly(actor)
   if (!input.url) throw invalid('url is required')
   const url = await checkEndpointUrl(deps, input.url)
+  const description = checkDescription(input.description)
   const types = checkEventTypes(input.eventTypes ?? [])
   const now = deps.clock.now()
   const secret = generateSecret()
@@ -158,7 +167,7 @@ export async function createEndpoint(deps: WebhookDeps, actor: WebhookActor, inp
     id,
     workspace_id: actor.workspaceId,
     url,
-    description: input.description ?? '',
+    description: description ?? '',
     event_types: JSON.stringify(types),
     enabled: input.enabled === false ? 0 : 1,
     secret: deps.vault.seal(webhookSecretAt(id, 'secret'), secret),
@@ -175,10 +184,13 @@ export async function updateEndpoint(
   input: EndpointInput,
 ) {
   ownersOnly(actor)
-  await findEndpointRow(deps.store.db, actor.workspaceId, id)
+  const row = await findEndpointRow(deps.store.db, actor.workspaceId, id)
+  // A form sends the URL back unchanged with every save: it is checked again only when it changes, so an
+  // owner can still disable or describe an endpoint whose host stopped resolving.
+  const url = input.url !== undefined && input.url !== row.url ? input.url : undefined
   const changes = {
-    ...(input.url !== undefined ? { url: await checkEndpointUrl(deps, input.url) } : {}),
-    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(url !== undefined ? { url: await checkEndpointUrl(deps, url) } : {}),
+    ...(input.description !== undefined ? { description: checkDescription(input.description) } : {}),
     ...(input.eventTypes !== undefined
       ? { event_types: JSON.stringify(checkEventTypes(input.eventTypes)) }
       : {}),
