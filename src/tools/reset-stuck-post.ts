@@ -4,9 +4,12 @@ import { conflict } from '../errors.js'
 import { postView } from '../posts/load.js'
 import { isStuck } from '../posts/present.js'
 import { postViewSchema } from '../posts/schemas.js'
+import type { Db } from '../store/db.js'
+import { recordEvent, subscribersOf } from '../store/events.js'
 import { releaseStuckTargets, targetStatuses } from '../store/post-changes.js'
 import { updatePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
+import { settleEvents } from '../worker/settle-events.js'
 import { postIdField } from './get-post.js'
 import { defineTool, toolInput } from './tool.js'
 
@@ -44,6 +47,12 @@ export const resetStuckPost = defineTool({
         last_error: RESET_MESSAGE,
         updated_at: now,
       })
+      await recordResetEvents(
+        tx,
+        post.id,
+        stuck.map((t) => t.id),
+        now,
+      )
       return post
     })
     return {
@@ -53,3 +62,26 @@ export const resetStuckPost = defineTool({
     }
   },
 })
+
+/**
+ * What a reset reports, in the transaction that makes it: `target.failed` for each released target, then
+ * the post's event when it leaves every target settled, as a settle would have.
+ */
+async function recordResetEvents(tx: Db, postId: string, released: string[], now: number) {
+  const post = await tx.selectFrom('posts').selectAll().where('id', '=', postId).executeTakeFirstOrThrow()
+  const subscribers = await subscribersOf(tx, post.workspace_id)
+  if (subscribers.length === 0) return
+  const targets = await tx
+    .selectFrom('targets')
+    .selectAll()
+    .where('post_id', '=', postId)
+    .orderBy('position')
+    .execute()
+  const events = targets
+    .filter((target) => released.includes(target.id))
+    .flatMap((target, i, all) => {
+      const [targetEvent, postEvent] = settleEvents(target, post, targets, { type: 'target.failed', now })
+      return i === all.length - 1 ? [targetEvent, postEvent] : [targetEvent]
+    })
+  for (const event of events) if (event) await recordEvent(tx, event, subscribers)
+}
