@@ -21,6 +21,11 @@ export interface EventInput {
   data: Record<string, unknown>
   /** Ids kept when the data is too large to send whole. */
   ids?: Record<string, string>
+  /**
+   * What a cut-down body keeps besides the ids: what a receiver acts on (a stuck target's reason and what to
+   * do, the statuses), small by construction.
+   */
+  kept?: Record<string, unknown>
   now: number
 }
 
@@ -32,7 +37,10 @@ export interface EventEnvelope {
   data: Record<string, unknown>
 }
 
-/** The JSON body receivers get; cut down to the ids (with `truncated: true`) past 20 KB. */
+/**
+ * The JSON body receivers get. Past 20 KB it is cut down to the ids and what the event keeps for that case
+ * (`kept`), with `truncated: true`; should even that be too large, to the ids alone.
+ */
 export function eventBody(id: string, input: EventInput): string {
   const envelope: EventEnvelope = {
     id,
@@ -43,7 +51,10 @@ export function eventBody(id: string, input: EventInput): string {
   }
   const body = JSON.stringify(envelope)
   if (Buffer.byteLength(body) <= MAX_PAYLOAD_BYTES) return body
-  return JSON.stringify({ ...envelope, data: { ...(input.ids ?? {}), truncated: true } })
+  const ids = input.ids ?? {}
+  const cut = JSON.stringify({ ...envelope, data: { ...ids, ...(input.kept ?? {}), truncated: true } })
+  if (Buffer.byteLength(cut) <= MAX_PAYLOAD_BYTES) return cut
+  return JSON.stringify({ ...envelope, data: { ...ids, truncated: true } })
 }
 
 const recorded = new EventEmitter()

@@ -1,12 +1,11 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Network } from '../domain/networks.js'
 import { STUCK_REASONS } from '../domain/post-status.js'
-import { presentTarget } from '../posts/present.js'
 import { compiledOnce } from '../store/compiled.js'
 import type { Db, Store } from '../store/db.js'
 import { recordEvent } from '../store/events.js'
 import type { TargetRow } from '../store/posts.js'
-import { STUCK_ACTION } from './settle-events.js'
+import { targetEvent } from './settle-events.js'
 
 /**
  * The queue's statements. The dialect-specific one (the claim) lives here and nowhere else; every other
@@ -333,20 +332,10 @@ export async function sweepExpiredLeases(
         .execute()
     }
     for (const target of marked)
-      await recordEvent(tx, {
-        workspaceId: target.workspace_id,
-        type: 'target.stuck',
-        orderKey: target.post_id,
-        data: {
-          postId: target.post_id,
-          postStatus: 'processing',
-          target: presentTarget(target, now),
-          reason: messages.stuck,
-          action: STUCK_ACTION,
-        },
-        ids: { postId: target.post_id, profileId: target.profile_id, platform: target.platform },
-        now,
-      })
+      await recordEvent(
+        tx,
+        targetEvent(target, 'processing', { type: 'target.stuck', now, stuckReason: messages.stuck }),
+      )
     return marked.map((t) => ({ id: t.id, post_id: t.post_id, platform: t.platform }))
   })
   return { stuck: fresh, lookups }

@@ -29,34 +29,50 @@ export function settleEvents(
   input: SettleEventsInput,
 ): EventInput[] {
   const { type, now } = input
-  const events: EventInput[] = [
-    {
-      workspaceId: target.workspace_id,
-      type,
-      orderKey: post.id,
-      data: {
-        postId: post.id,
-        postStatus: post.status,
-        target: presentTarget(target, now),
-        ...(type === 'target.stuck'
-          ? { reason: input.stuckReason ?? STUCK_MESSAGE, action: STUCK_ACTION }
-          : {}),
-      },
-      ids: { postId: post.id, profileId: target.profile_id, platform: target.platform },
-      now,
-    },
-  ]
+  const events = [targetEvent(target, post.status, input)]
   const settled = type === 'target.stuck' ? undefined : postSettledEvent(targets.map((t) => t.status))
-  if (settled)
+  if (settled) {
+    const view = presentPost(post, targets, now)
     events.push({
       workspaceId: post.workspace_id,
       type: settled,
       orderKey: post.id,
-      data: { post: presentPost(post, targets, now) },
+      data: { post: view },
       ids: { postId: post.id },
+      // Cut down, the post keeps its place (`post.id`) and its outcome.
+      kept: {
+        post: {
+          id: view.id,
+          status: view.status,
+          ...(view.publishedAt ? { publishedAt: view.publishedAt } : {}),
+          ...(view.lastError ? { lastError: view.lastError } : {}),
+        },
+      },
       now,
     })
+  }
   return events
+}
+
+/**
+ * One target's event. Cut down (a long thread or first comment can pass 20 KB), it keeps the target
+ * without its items, the post's status and, when stuck, the reason and what to do.
+ */
+export function targetEvent(target: TargetRow, postStatus: string, input: SettleEventsInput): EventInput {
+  const { type, now } = input
+  const view = presentTarget(target, now)
+  const stuck =
+    type === 'target.stuck' ? { reason: input.stuckReason ?? STUCK_MESSAGE, action: STUCK_ACTION } : {}
+  const { items: _items, ...withoutItems } = view
+  return {
+    workspaceId: target.workspace_id,
+    type,
+    orderKey: target.post_id,
+    data: { postId: target.post_id, postStatus, target: view, ...stuck },
+    ids: { postId: target.post_id, profileId: target.profile_id, platform: target.platform },
+    kept: { postStatus, target: withoutItems, ...stuck },
+    now,
+  }
 }
 
 /** The rows a post's only target settled with, kept with its events (`events.snapshot`, migration 019). */

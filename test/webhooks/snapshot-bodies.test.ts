@@ -229,4 +229,73 @@ describe.each(backends)('snapshot rendering equivalence on $name', (backend) => 
     expect(viaFast.map((r) => r.event.data)).toEqual(viaGeneral.map((r) => r.event.data))
     expect(viaFast[0]?.event.data.truncated).toBe(true)
   })
+
+  /** A post whose target's first comment alone passes 20 KB (7,000 CJK characters, under the 8,000 limit). */
+  async function oversizedPost() {
+    const big = await claimedRichPost()
+    await h.app.store.db
+      .updateTable('targets')
+      .set({
+        items: JSON.stringify([
+          { role: 'main', content: 'first', status: 'pending' },
+          { role: 'comment', content: '漢'.repeat(7_000), status: 'pending' },
+        ]),
+      } as never)
+      .where('id', '=', big.target.id)
+      .execute()
+    return big
+  }
+
+  it('a cut-down target.stuck still says why and what to do, with the statuses', async () => {
+    const big = await oversizedPost()
+    const since = receiver.requests.length
+    const outcome: Outcome = { kind: 'unknown', error: 'No answer from the network', reason: 'no_lookup' }
+    const now = Date.now()
+    const input = {
+      targetId: big.target.id,
+      postId: big.postId,
+      workerId: 'w1',
+      now,
+      outcome,
+      onlyTarget: true,
+    }
+    expect(await settleTarget(h.app.store, input)).toBe(true)
+    const [stuck] = await deliveredFor(big.postId, since)
+    expect(stuck?.body.length).toBeLessThanOrEqual(20_000)
+    expect(stuck?.event.data).toMatchObject({
+      truncated: true,
+      postId: big.postId,
+      postStatus: 'processing',
+      reason: 'No answer from the network',
+      action: expect.stringContaining('reset_stuck_post'),
+      target: { platform: 'twitter', profileId: 'tw-1', status: 'pending' },
+    })
+    expect(stuck?.event.data.target.items).toBeUndefined()
+  })
+
+  it('a cut-down post event keeps the post where a whole one has it, with its status', async () => {
+    const big = await oversizedPost()
+    const since = receiver.requests.length
+    const outcome: Outcome = { kind: 'published', remoteId: 'remote-big', url: 'https://x.com/acme/status/9' }
+    const now = Date.now()
+    const input = {
+      targetId: big.target.id,
+      postId: big.postId,
+      workerId: 'w1',
+      now,
+      outcome,
+      onlyTarget: true,
+    }
+    expect(await settleTarget(h.app.store, input)).toBe(true)
+    const events = await deliveredFor(big.postId, since)
+    expect(events.map((r) => r.event.type)).toEqual(['target.published', 'post.published'])
+    expect(events[1]?.event.data).toMatchObject({
+      truncated: true,
+      post: { id: big.postId, status: 'published' },
+    })
+    expect(events[0]?.event.data.target).toMatchObject({
+      status: 'published',
+      url: 'https://x.com/acme/status/9',
+    })
+  })
 })
