@@ -244,6 +244,20 @@ describe('OpenAPI description of webhooks', () => {
     }
   })
 
+  it('shows examples a real event could be: a post names the platforms of its targets, nothing unpublished has a publish time', () => {
+    const example = (type: string) =>
+      doc.webhooks[type].post.requestBody.content['application/json'].example.data
+    for (const type of ['post.published', 'post.partially_published', 'post.failed']) {
+      const { post } = example(type)
+      expect(post.platforms, type).toEqual([...new Set(post.targets.map((t: any) => t.platform))])
+      if (post.targets.every((t: any) => t.status !== 'published'))
+        expect(post.publishedAt, type).toBeUndefined()
+    }
+    const { target } = example('target.stuck')
+    expect(target.status).toBe('pending')
+    for (const field of ['postId', 'url', 'publishedAt']) expect(target[field], field).toBeUndefined()
+  })
+
   it('documents the endpoint management paths as owner operations that are not tools', () => {
     expect(doc.paths['/api/webhooks/endpoints'].post.operationId).toBe('createWebhookEndpoint')
     expect(doc.paths['/api/webhooks/endpoints/{id}/redeliver'].post.responses['403']).toBeDefined()

@@ -87,7 +87,11 @@ async function reportLowCredits(
   await recordEvent(db, {
     workspaceId: movement.workspaceId,
     type: 'credits.low',
-    data: { credits: { balance: after, threshold }, reason: movement.reason },
+    data: {
+      credits: { balance: after, threshold },
+      reason: `A ${movement.reason} charge of ${movement.amount} credits took the balance to ${after}, below ${threshold}.`,
+      operation: movement.reason,
+    },
     now,
   })
 }

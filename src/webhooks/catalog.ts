@@ -45,6 +45,14 @@ const post = {
   lastError: 'LinkedIn refused the copy',
 }
 const target = post.targets[0]
+/** Nothing went out: no publishedAt, and only the refused profile. */
+const { publishedAt: _never, ...unpublished } = post
+const failedPost = {
+  ...unpublished,
+  status: 'failed',
+  platforms: ['linkedin'],
+  targets: [post.targets[1]],
+}
 const account = {
   platform: 'twitter',
   username: 'acme',
@@ -56,7 +64,14 @@ const account = {
 export const eventCatalog: Record<EventType, { summary: string; data: Record<string, unknown> }> = {
   'post.published': {
     summary: 'Every target of the post settled, all published.',
-    data: { post: { ...post, targets: [post.targets[0], post.targets[2]], lastError: '' } },
+    data: {
+      post: {
+        ...post,
+        platforms: ['twitter', 'bluesky'],
+        targets: [post.targets[0], post.targets[2]],
+        lastError: '',
+      },
+    },
   },
   'post.partially_published': {
     summary: 'Every target settled; some published, some failed.',
@@ -64,7 +79,7 @@ export const eventCatalog: Record<EventType, { summary: string; data: Record<str
   },
   'post.failed': {
     summary: 'Every target settled; none published.',
-    data: { post: { ...post, status: 'failed', targets: [post.targets[1]] } },
+    data: { post: failedPost },
   },
   'target.published': {
     summary: "One profile's copy went out.",
@@ -79,7 +94,13 @@ export const eventCatalog: Record<EventType, { summary: string; data: Record<str
     data: {
       postId: post.id,
       postStatus: 'processing',
-      target: { ...target, status: 'pending', error: 'Publishing stopped mid-send …' },
+      target: {
+        platform: 'twitter',
+        profileId: '1234',
+        username: 'acme',
+        status: 'pending',
+        error: 'Publishing stopped mid-send …',
+      },
       reason: 'Publishing stopped mid-send (the worker holding it went away); the outcome is unknown.',
       action:
         'Check the profile on the network. If the post is there, nothing to do; if not, call reset_stuck_post and then publish_post_now.',
@@ -107,7 +128,11 @@ export const eventCatalog: Record<EventType, { summary: string; data: Record<str
   },
   'credits.low': {
     summary: "A charge took the workspace's balance below the threshold its owner set.",
-    data: { credits: { balance: 45, threshold: 50 }, reason: 'create_post' },
+    data: {
+      credits: { balance: 45, threshold: 50 },
+      reason: 'A create_post charge of 10 credits took the balance to 45, below 50.',
+      operation: 'create_post',
+    },
   },
   'endpoint.disabled': {
     summary: 'Herald disabled another endpoint of the workspace (410 Gone, or 3 days of failures).',
