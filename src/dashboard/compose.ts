@@ -9,7 +9,7 @@ import { lengthOn } from '../domain/text-length.js'
 import { deliveryItems, itemLabel, itemLimit } from '../domain/thread-items.js'
 import { type PrivacyStatus, resolveYouTubeDetails } from '../domain/youtube-details.js'
 import { httpStatusFor, toAppError } from '../errors.js'
-import type { FormBody } from '../lib/form.js'
+import { type FormBody, firstValue } from '../lib/form.js'
 import { detectType } from '../media/detect-type.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
@@ -246,14 +246,14 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   scope.post<{ Querystring: { name?: string; csrf?: string } }>('/compose/upload', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return reply.code(401).send({ message: 'Sign in again, then upload.' })
-    const sent = request.query.csrf ?? ''
+    const sent = firstValue(request.query.csrf) ?? ''
     if (!sent || !safeEqual(sent, who.session.csrfToken))
       return reply.code(403).send({ message: 'This page expired; reload it and upload again.' })
     const upload = request.body
     const unsupported = () =>
       reply.code(415).send({ message: 'Upload an image (PNG, JPEG, GIF, WebP) or a video (MP4, MOV, WebM).' })
     if (!(upload instanceof ReceivedUpload) || upload.size === 0) return unsupported()
-    const requested = request.query.name ?? 'upload'
+    const requested = firstValue(request.query.name) ?? 'upload'
     const detected = detectType(await upload.head(), path.extname(requested).toLowerCase())
     if (!detected || !UPLOAD_TYPES.includes(detected.contentType)) return unsupported()
     const stem = path
@@ -285,7 +285,9 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/compose')
     const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
-    const { profile, date, time, timezone } = request.query
+    const [profile, date, time, timezone] = ['profile', 'date', 'time', 'timezone'].map((key) =>
+      firstValue(request.query[key]),
+    )
     const draft = emptyDraft()
     const slotGiven = Boolean(date && time)
     if (profile && accounts.some((a) => `${a.platform}:${a.profileId}` === profile))
