@@ -230,8 +230,11 @@ describe.each(backends)('snapshot rendering equivalence on $name', (backend) => 
     expect(viaFast[0]?.event.data.truncated).toBe(true)
   })
 
-  /** A post whose target's first comment alone passes 20 KB (7,000 CJK characters, under the 8,000 limit). */
-  async function oversizedPost() {
+  /**
+   * Settles a post whose target's first comment alone passes 20 KB (7,000 CJK characters, under the 8,000
+   * limit) with `outcome`; answers the post's id and the events delivered for it.
+   */
+  async function settleOversized(outcome: Outcome) {
     const big = await claimedRichPost()
     await h.app.store.db
       .updateTable('targets')
@@ -243,28 +246,23 @@ describe.each(backends)('snapshot rendering equivalence on $name', (backend) => 
       } as never)
       .where('id', '=', big.target.id)
       .execute()
-    return big
+    const since = receiver.requests.length
+    const input = { targetId: big.target.id, postId: big.postId, workerId: 'w1', now: Date.now(), outcome }
+    expect(await settleTarget(h.app.store, { ...input, onlyTarget: true })).toBe(true)
+    return { postId: big.postId, events: await deliveredFor(big.postId, since) }
   }
 
   it('a cut-down target.stuck still says why and what to do, with the statuses', async () => {
-    const big = await oversizedPost()
-    const since = receiver.requests.length
-    const outcome: Outcome = { kind: 'unknown', error: 'No answer from the network', reason: 'no_lookup' }
-    const now = Date.now()
-    const input = {
-      targetId: big.target.id,
-      postId: big.postId,
-      workerId: 'w1',
-      now,
-      outcome,
-      onlyTarget: true,
-    }
-    expect(await settleTarget(h.app.store, input)).toBe(true)
-    const [stuck] = await deliveredFor(big.postId, since)
+    const { postId, events } = await settleOversized({
+      kind: 'unknown',
+      error: 'No answer from the network',
+      reason: 'no_lookup',
+    })
+    const [stuck] = events
     expect(stuck?.body.length).toBeLessThanOrEqual(20_000)
     expect(stuck?.event.data).toMatchObject({
       truncated: true,
-      postId: big.postId,
+      postId,
       postStatus: 'processing',
       reason: 'No answer from the network',
       action: expect.stringContaining('reset_stuck_post'),
@@ -274,24 +272,15 @@ describe.each(backends)('snapshot rendering equivalence on $name', (backend) => 
   })
 
   it('a cut-down post event keeps the post where a whole one has it, with its status', async () => {
-    const big = await oversizedPost()
-    const since = receiver.requests.length
-    const outcome: Outcome = { kind: 'published', remoteId: 'remote-big', url: 'https://x.com/acme/status/9' }
-    const now = Date.now()
-    const input = {
-      targetId: big.target.id,
-      postId: big.postId,
-      workerId: 'w1',
-      now,
-      outcome,
-      onlyTarget: true,
-    }
-    expect(await settleTarget(h.app.store, input)).toBe(true)
-    const events = await deliveredFor(big.postId, since)
+    const { postId, events } = await settleOversized({
+      kind: 'published',
+      remoteId: 'remote-big',
+      url: 'https://x.com/acme/status/9',
+    })
     expect(events.map((r) => r.event.type)).toEqual(['target.published', 'post.published'])
     expect(events[1]?.event.data).toMatchObject({
       truncated: true,
-      post: { id: big.postId, status: 'published' },
+      post: { id: postId, status: 'published' },
     })
     expect(events[0]?.event.data.target).toMatchObject({
       status: 'published',
