@@ -9,7 +9,7 @@ import { recordEvent, subscribersOf } from '../store/events.js'
 import { releaseStuckTargets, targetStatuses } from '../store/post-changes.js'
 import { updatePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
-import { settleEvents } from '../worker/settle-events.js'
+import { settleEvents, targetEvent } from '../worker/settle-events.js'
 import { postIdField } from './get-post.js'
 import { defineTool, toolInput } from './tool.js'
 
@@ -77,11 +77,12 @@ async function recordResetEvents(tx: Db, postId: string, released: string[], now
     .where('post_id', '=', postId)
     .orderBy('position')
     .execute()
+  const input = { type: 'target.failed' as const, now }
   const events = targets
     .filter((target) => released.includes(target.id))
-    .flatMap((target, i, all) => {
-      const [targetEvent, postEvent] = settleEvents(target, post, targets, { type: 'target.failed', now })
-      return i === all.length - 1 ? [targetEvent, postEvent] : [targetEvent]
-    })
-  for (const event of events) if (event) await recordEvent(tx, event, subscribers)
+    .map((target) => targetEvent(target, post.status, input))
+  // The post's event once, after the last target's (settleEvents adds it only when every target is settled).
+  const last = targets.findLast((target) => released.includes(target.id))
+  if (last) events.push(...settleEvents(last, post, targets, input).slice(1))
+  for (const event of events) await recordEvent(tx, event, subscribers)
 }

@@ -8,7 +8,7 @@ import { networkSchema, postViewSchema } from '../posts/schemas.js'
  * tools. A path registered under /api without an entry here fails test/openapi.test.ts.
  */
 
-const workspaceId = z.string().max(64).optional().describe('Workspace; omitted: the key default.')
+export const workspaceId = z.string().max(64).optional().describe('Workspace; omitted: the key default.')
 
 export const approvalSettingBody = z.strictObject({
   workspaceId,

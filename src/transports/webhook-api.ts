@@ -4,13 +4,13 @@ import {
   MAX_ENDPOINT_DESCRIPTION_LENGTH,
   MAX_ENDPOINT_URL_LENGTH,
 } from '../domain/webhook-events.js'
+import { workspaceId } from './manage-api.js'
 
 /**
  * The webhook management REST paths' request schemas: webhook-routes.ts parses requests with them and
  * /openapi.json describes them (src/transports/openapi.ts), so the two cannot drift apart.
  */
 
-const workspaceId = z.string().max(64).optional().describe('Workspace; omitted: the key default.')
 const eventTypesField = z
   .array(z.string().max(64))
   .max(eventTypes.length)
