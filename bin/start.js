@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// `npm start`: checks the Node version first, then runs the compiled service (API and worker).
-import { requireSupportedNode } from './node-check.js'
+// `npm start`: on the Node Herald runs on (fetched once when this machine's is older), the compiled
+// service, API and worker in one process.
+import { relaunchOnPinnedNode } from './node-runtime.js'
 
-requireSupportedNode()
-const { runService } = await import('../dist/main.js')
-runService('all')
+if (!relaunchOnPinnedNode()) {
+  const { runService } = await import('../dist/main.js')
+  runService('all')
+}

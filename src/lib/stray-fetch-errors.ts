@@ -9,6 +9,10 @@ import type { Logger } from '../logger.js'
  * with it. Herald no longer gives fetch such a body (src/lib/multipart.ts); this guard makes sure a
  * dependency that does, or another path of the same bug, is logged instead of ending the process.
  *
+ * Which Nodes have the bug: the Node 24 releases whose undici is 7.20 to 7.29 (24.21.0, with 7.29.1, does);
+ * 24.22.3 (undici 7.30.2) and Node 22 (undici 6) do not. The guard stays while `engines` admits releases
+ * that have it: it costs one listener and recognises nothing else.
+ *
  * The request the error belongs to has already settled on its own (its fetch rejected, so its send took
  * an outcome); the stream was closed when the throw came, so there is nothing left to clean up. Any other
  * unhandled rejection is thrown again from the listener, which ends the process as Node's default does.
