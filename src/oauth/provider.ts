@@ -14,7 +14,10 @@ import { SCOPES } from './scopes.js'
 export const ACCESS_TOKEN_TTL_S = 3600
 const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600
 const CODE_TTL_S = 60
-/** Metadata documents fetched per requesting address per minute: Herald is nobody's request cannon. */
+/**
+ * Metadata documents fetched per requesting client per minute: Herald is nobody's request cannon. The client
+ * is its address as HERALD_TRUST_PROXY lets Herald see it (src/oauth/routes.ts hands it to the library).
+ */
 const DOCUMENT_FETCHES_PER_MINUTE = 30
 /** The consent page, one per interaction; the library's interaction cookie is scoped to this path. */
 export const consentPath = (uid: string) => `/oauth/consent/${uid}`
