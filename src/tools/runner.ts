@@ -59,7 +59,7 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
   ): Promise<unknown> => {
     const tool = byName.get(name)
     if (!tool) throw unknownTool(name)
-    const refusal = scopeRefusal(caller, tool)
+    const refusal = scopeRefusal(caller, tool, args)
     if (refusal) throw refusal
     const parsed = tool.input.safeParse(args === undefined ? {} : args)
     if (!parsed.success) {

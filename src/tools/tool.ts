@@ -45,6 +45,12 @@ export interface Tool<I extends z.ZodObject, O extends z.ZodType> {
   output: O
   /** Marks tools that delete data, for MCP's destructiveHint. */
   destructive?: boolean
+  /**
+   * A read tool whose call spends credits with some arguments (analytics `refresh: true`): names those
+   * arguments as sent, and is undefined for any other call. Such a call needs write access (an OAuth token's
+   * `posts:write`), so a token granted only `posts:read` never spends credits.
+   */
+  spendsWith?: (args: Readonly<Record<string, unknown>>) => string | undefined
   handler(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>>
 }
 
