@@ -17,7 +17,11 @@ export async function insertTarget(tx: Db, row: TargetRow) {
   await tx.insertInto('targets').values(row).execute()
 }
 
-/** A kept target's new copy and queue position; `retry` gives a failed target another go. */
+/**
+ * A kept target's new copy and queue position; `retry` gives a failed target another go. `settles` marks a
+ * target whose post is live and has nothing left to send published: it is on the network, and nothing
+ * re-arms it.
+ */
 export async function rewriteTarget(
   tx: Db,
   target: TargetRow,
@@ -25,13 +29,20 @@ export async function rewriteTarget(
     content: string
     mediaUrls: string[]
     youtube: unknown
-    /** Issue 26: the target's thread items and first comment (the live ones kept as they are). */
+    /** The target's thread items and first comment (the live and in-doubt ones kept as they are). */
     items: readonly unknown[]
     runAt: number | null
     retry: boolean
+    settles?: boolean
     now: number
   },
 ) {
+  const status = change.settles
+    ? { status: 'published', error: null, run_at: null, unknown_outcome_at: null }
+    : change.retry
+      ? // A re-armed failed target starts a fresh attempt budget.
+        { status: 'pending', error: null, attempts: 0, run_at: change.runAt }
+      : { run_at: target.status === 'pending' ? change.runAt : null }
   await tx
     .updateTable('targets')
     .set({
@@ -39,9 +50,7 @@ export async function rewriteTarget(
       media_urls: JSON.stringify(change.mediaUrls),
       youtube: change.youtube ? JSON.stringify(change.youtube) : null,
       items: change.items.length > 0 ? JSON.stringify(change.items) : null,
-      run_at: target.status === 'pending' || change.retry ? change.runAt : null,
-      // A re-armed failed target starts a fresh attempt budget.
-      ...(change.retry ? { status: 'pending', error: null, attempts: 0 } : {}),
+      ...status,
       updated_at: change.now,
     })
     .where('id', '=', target.id)

@@ -62,6 +62,21 @@ export async function sendTarget(
   const adapter = deps.adapters[target.platform as Network]
   if (!adapter)
     return fail('invalid_content', `Publishing to ${target.platform} is not available in this Herald build`)
+  // A post whose remote id is recorded is on the network: it is never published again, whatever became of
+  // its thread or first comment. With none of them left to send, it is published as it stands.
+  if (target.remote_id !== null && !chainItems(target).some((item) => item.status !== 'published')) {
+    deps.logger.info({ targetId: target.id }, 'post live already with nothing left to send')
+    return {
+      outcome: {
+        kind: 'published',
+        remoteId: target.remote_id,
+        url: target.url ?? '',
+        uploadError: target.upload_error || undefined,
+      },
+      kind: 'ok',
+      connectionId,
+    }
+  }
   // A target whose outcome is unknown is never failed or retried as a send before its lookup answers.
   const mustLookUp = target.unknown_outcome_at !== null && adapter.findPublished !== undefined
   const notLookedUp = (reason: string): SendResult => ({

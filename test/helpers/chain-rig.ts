@@ -29,6 +29,8 @@ export interface ChainRig {
   readonly calls: SimulatedCall[]
   /** Runs worker passes until no target of the posts is due or held (lookups included). */
   drain(): Promise<void>
+  /** One worker pass: what is due now is claimed and sent, and the pass's sends have settled. */
+  pass(): Promise<void>
   post(id: string): Promise<any>
   /** A simulator's state (`/_sandbox/state` or the route given). */
   state(prefix: string, path?: string): Promise<any>
@@ -119,6 +121,10 @@ export function useChainRig(backend?: Backend): ChainRig {
     unapplied: () => scripted.length,
     fault: (match, fault) => scripted.push({ match, fault }),
     meanwhile: (match, action) => hooks.push({ match, action }),
+    async pass() {
+      await worker.tick()
+      await worker.idle()
+    },
     async drain() {
       // Until no target is due now or soon (a lookup or a retry queued a moment ahead) and none is held.
       for (let pass = 0; pass < 400; pass++) {
