@@ -74,3 +74,10 @@ export function isLive(target: { status: string; remote_id: string | null }): bo
  */
 export const outcomeUnknown = (target: { unknown_outcome_at: number | null }) =>
   target.unknown_outcome_at !== null
+
+/**
+ * The status of a post re-armed to go out (publish_post_now, an approval): `scheduled` until a worker
+ * claims it, or `processing` when part of it is on the network already (it never goes back to the queue).
+ */
+export const rearmedStatus = (targets: readonly { status: string; remote_id: string | null }[]) =>
+  targets.some(isLive) ? 'processing' : 'scheduled'

@@ -91,3 +91,13 @@ export function refuseRemoval(removed: readonly TargetRow[]) {
       { platform: unknown.platform, profileId: unknown.profile_id, reason: 'outcome_unknown' },
     )
 }
+
+/** A 409 when a post with a live target would go back to the queue (`scheduled`) or out of it (`draft`). */
+export function refuseBackToQueue(targets: readonly TargetRow[], status: 'scheduled' | 'draft') {
+  const live = targets.find(isLive)
+  if (live)
+    throw conflict(
+      `${who(live)} has this post live on ${live.platform} already, so the post cannot go back to ${status}. To send what is left of it (its failed profiles, thread items or first comment), fix them with update_post and call publish_post_now.`,
+      { status, platform: live.platform, profileId: live.profile_id },
+    )
+}

@@ -5,6 +5,7 @@ import { type ConnectionInfo, type PlannedTarget, planPost } from '../domain/pos
 import {
   editableStatuses,
   isInFlight,
+  isLive,
   type PostStatus,
   settableStatuses,
   settledStatus,
@@ -12,7 +13,7 @@ import {
 import { itemsPrice, readItems, readPostItems } from '../domain/thread-items.js'
 import type { YouTubeDetailsInput } from '../domain/youtube-details.js'
 import { conflict, invalid } from '../errors.js'
-import { type KeptTarget, keptTarget, refuseRemoval } from '../posts/edit-guards.js'
+import { type KeptTarget, keptTarget, refuseBackToQueue, refuseRemoval } from '../posts/edit-guards.js'
 import { postView } from '../posts/load.js'
 import { refuseUnfetchableMedia } from '../posts/media-addresses.js'
 import { markPostPaid, owedOnQueueing } from '../posts/queueing-charge.js'
@@ -93,7 +94,7 @@ export const updatePost = defineTool({
   name: 'update_post',
   title: 'Update post',
   description:
-    "Patch a scheduled, draft or failed post: only the fields sent change. targetAccounts or platforms replace the target list (added profiles cost their network price); mediaUrls [] removes all media; youtube fields merge; status moves between scheduled, draft and failed (draft takes the post out of the queue). Publishing or published posts are a 409. thread and firstComment (additions to the spec) replace the post's; on a post whose thread stopped at a refused item, the items already live must be sent unchanged and the ones after may change, then publish_post_now sends from the refused item. While a profile's last send has an unknown outcome its copy, media, thread and first comment cannot change (409: publish_post_now looks for it first). With approvals on, an editor's status scheduled, or change of the copy, media or profiles of a scheduled post, makes it wait for an owner (approval.state pending); a pending post stays pending (status draft withdraws it).",
+    "Patch a scheduled, draft or failed post: only the fields sent change. targetAccounts or platforms replace the target list (added profiles cost their network price); mediaUrls [] removes all media; youtube fields merge; status moves between scheduled, draft and failed (draft takes the post out of the queue). Publishing or published posts are a 409. thread and firstComment (additions to the spec) replace the post's; on a post whose thread stopped at a refused item, the items already live must be sent unchanged and the ones after may change, then publish_post_now sends from the refused item. A post part of which is live cannot go back to scheduled or draft (409), and while a profile's last send has an unknown outcome its copy, media, thread and first comment cannot change (409: publish_post_now looks for it first). With approvals on, an editor's status scheduled, or change of the copy, media or profiles of a scheduled post, makes it wait for an owner (approval.state pending); a pending post stays pending (status draft withdraws it).",
   access: 'write',
   category: 'Publishing',
   input: updatePostInput,
@@ -143,8 +144,9 @@ async function applyUpdate(tx: Db, ctx: ToolContext, input: UpdateInput, now: nu
       status: shown,
     })
   }
+  if (input.status === 'scheduled' || input.status === 'draft') refuseBackToQueue(current, input.status)
   const edit = planEdit(input, post, current, await loadConnectionInfos(tx, ctx.workspace.id))
-  const decided = await decideStatus(tx, ctx, input, post, edit.changesWhatGoesOut)
+  const decided = await decideStatus(tx, ctx, input, post, current, edit.changesWhatGoesOut)
   const { approval } = decided
   let status: PostStatus = decided.status
   const queued = status === 'scheduled'
@@ -289,13 +291,14 @@ type Edit = ReturnType<typeof planEdit>
 /**
  * The status and approval state the edit leaves the post in (src/domain/approval.ts): a pending post stays
  * pending unless withdrawn; an editor's request to queue a post, or change what a queued post sends, waits
- * for an owner.
+ * for an owner. A post part of which is on the network stays out of `draft` while it waits.
  */
 async function decideStatus(
   tx: Db,
   ctx: ToolContext,
   input: UpdateInput,
   post: PostRow,
+  current: TargetRow[],
   changesWhatGoesOut: boolean,
 ): Promise<{ status: Settable; approval: PostRow['approval'] }> {
   const requested = input.status ?? (post.status as Settable)
@@ -308,7 +311,7 @@ async function decideStatus(
   if (isPending(post)) {
     const withdrawn = input.status === 'draft' || input.status === 'failed'
     if (withdrawn) return { status: input.status as Settable, approval: null }
-    return { status: 'draft', approval }
+    return { status: current.some(isLive) ? (post.status as Settable) : 'draft', approval }
   }
   if (asks) return { status: 'draft', approval: 'pending' }
   // Queued by an owner (or with approvals off): the rejection no longer applies.

@@ -236,27 +236,47 @@ export async function renewLeases(
   return new Set(renewed.map((r) => r.id))
 }
 
-/** Gives back targets that were claimed but never sent (shutdown): the attempt did not happen. */
+/**
+ * Gives back targets that were claimed but never sent (shutdown): what the claim counted did not happen, a
+ * send attempt or, for a target whose outcome was unknown, a lookup. A post left with no target held or
+ * settled goes back to `scheduled`, unless part of it is on the network already (a live post whose thread
+ * or first comment was to be retried): that one never returns to the queue, and stays `processing`.
+ */
 export async function releaseUnstarted(store: Store, workerId: string, ids: string[], now: number) {
   if (ids.length === 0) return
   await store.db.transaction().execute(async (tx) => {
     const released = await tx
       .updateTable('targets')
-      .set({ lease_owner: null, lease_expires_at: null, attempts: sql`attempts - 1`, updated_at: now })
+      .set({
+        lease_owner: null,
+        lease_expires_at: null,
+        attempts: sql`attempts - CASE WHEN unknown_outcome_at IS NULL THEN 1 ELSE 0 END`,
+        lookups: sql`lookups - CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE 1 END`,
+        updated_at: now,
+      })
       .where('id', 'in', ids)
       .where('lease_owner', '=', workerId)
       .returning('post_id')
       .execute()
-    for (const postId of new Set(released.map((r) => r.post_id))) {
+    const perPost = new Map<string, number>()
+    for (const { post_id } of released) perPost.set(post_id, (perPost.get(post_id) ?? 0) + 1)
+    for (const [postId, n] of perPost) {
       const open = await tx
         .selectFrom('targets')
         .select('id')
         .where('post_id', '=', postId)
-        .where((eb) => eb.or([eb('lease_owner', 'is not', null), eb('status', '!=', 'pending')]))
+        .where((eb) =>
+          eb.or([
+            eb('lease_owner', 'is not', null),
+            eb('status', '!=', 'pending'),
+            eb('remote_id', 'is not', null),
+          ]),
+        )
         .executeTakeFirst()
+      // The claim counted each of the post's claimed targets once.
       await tx
         .updateTable('posts')
-        .set({ attempts: sql`attempts - 1`, ...(open ? {} : { status: 'scheduled' }), updated_at: now })
+        .set({ attempts: sql`attempts - ${n}`, ...(open ? {} : { status: 'scheduled' }), updated_at: now })
         .where('id', '=', postId)
         .execute()
     }

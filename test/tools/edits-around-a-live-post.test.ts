@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import type { NetworkAdapter } from '../../src/networks/adapter.js'
-import { sweepExpiredLeases } from '../../src/worker/leases.js'
+import { claimDueTargets, releaseUnstarted, sweepExpiredLeases } from '../../src/worker/leases.js'
 import { backends } from '../helpers/backends.js'
 import { useChainRig } from '../helpers/chain-rig.js'
 
@@ -76,6 +76,24 @@ describe.each(backends)('edits around a post that is partly out ($name)', (backe
       throw new Error('SIGKILL')
     },
   })
+  /** A worker claims what is due on `network` (the post's target among it), then stops before sending any. */
+  const claimAndGiveBack = async (network: 'facebook' | 'twitter', postId: string) => {
+    const now = Date.now()
+    const claimed = await claimDueTargets(rig.h.app.store, {
+      workerId: 'stopping-worker',
+      now,
+      leaseMs: 60_000,
+      limit: 10,
+      platforms: [network],
+    })
+    expect(claimed.map((t) => t.post_id)).toContain(postId)
+    await releaseUnstarted(
+      rig.h.app.store,
+      'stopping-worker',
+      claimed.map((t) => t.id),
+      now,
+    )
+  }
   const crashAfter = async (id: string, adapter: NetworkAdapter, worker: string) => {
     await rig.sendAsCrashingWorker(id, adapter, worker)
     await rig.leaseRunsOut(id)
@@ -303,6 +321,115 @@ describe.each(backends)('edits around a post that is partly out ($name)', (backe
 
     expect((await tweets()).filter((t) => t.text.startsWith('Lookups ran out'))).toHaveLength(1)
     expect(callsSince(since, 'twitter', 'createPosts')).toBe(0)
+    expect((await rig.post(id)).status).toBe('published')
+  })
+
+  it('a failed post live on X cannot go back to draft or be deleted; publish now sends only what is left', async () => {
+    await create({
+      content: 'Already on X once',
+      targetAccounts: [{ platform: 'twitter', profileId: profiles.twitter }],
+      publishImmediately: true,
+    })
+    await rig.drain()
+    const id = await create({
+      content: 'Thread F 1/ the first post',
+      targetAccounts: [{ platform: 'twitter', profileId: profiles.twitter }],
+      thread: [{ content: 'Already on X once' }],
+      publishImmediately: true,
+    })
+    await rig.drain()
+    expect((await rig.post(id)).status).toBe('failed')
+
+    for (const status of ['draft', 'scheduled']) {
+      const back = await rig.h.call('update_post', { id, status })
+      expect(back.status, JSON.stringify(back.body)).toBe(409)
+      expect(back.body.error.message).toMatch(/live on twitter/)
+    }
+    const moved = await rig.h.call('reschedule_post', { id, scheduleDate: tomorrow(), scheduleTime: '10:00' })
+    expect(moved.status, JSON.stringify(moved.body)).toBe(409)
+    const deleted = await rig.h.call('delete_post', { id })
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(409)
+    expect(deleted.body.error.message).toMatch(/live on twitter/)
+
+    const fixed = await rig.h.call('update_post', { id, thread: [{ content: 'Thread F 2/ fixed' }] })
+    expect(fixed.status, JSON.stringify(fixed.body)).toBe(200)
+    const since = rig.calls.length
+    const again = await rig.h.call('publish_post_now', { id })
+    expect(again.status, JSON.stringify(again.body)).toBe(200)
+    expect(again.body.post.status).not.toBe('scheduled')
+    expect((await rig.h.call('delete_post', { id })).status).toBe(409)
+    await rig.drain()
+
+    expect(await tweetsStarting('Thread F')).toHaveLength(2)
+    expect(callsSince(since, 'twitter', 'createPosts')).toBe(1)
+    expect((await rig.post(id)).status).toBe('published')
+  })
+
+  it('a graceful stop that gives back a live post whose comment retry was claimed keeps it undeletable, and the comment goes out once', async () => {
+    rig.fault(facebookComment('POST'), { timing: 'before', answer: { kind: 'status', status: 503 } })
+    const id = await create({
+      content: 'Live, comment retry pending',
+      mediaUrls: [rig.imageUrl],
+      targetAccounts: [{ platform: 'facebook', profileId: profiles.facebook }],
+      firstComment: 'The comment after a retry',
+      publishImmediately: true,
+    })
+    const db = rig.h.app.store.db
+    // One pass: the post goes out, the comment call is refused before it did anything, a retry is queued.
+    await rig.pass()
+    expect(rig.unapplied()).toBe(0)
+    const target = await db
+      .selectFrom('targets')
+      .selectAll()
+      .where('post_id', '=', id)
+      .executeTakeFirstOrThrow()
+    expect(target).toMatchObject({ status: 'pending', lease_owner: null, remote_id: expect.any(String) })
+    const before = { post: (await rig.post(id)).attempts, target: target.attempts }
+    await db.updateTable('targets').set({ run_at: Date.now() }).where('post_id', '=', id).execute()
+    await claimAndGiveBack('facebook', id)
+
+    const released = await rig.post(id)
+    expect(released.status).toBe('processing')
+    const after = await db
+      .selectFrom('targets')
+      .selectAll()
+      .where('post_id', '=', id)
+      .executeTakeFirstOrThrow()
+    expect({ post: released.attempts, target: after.attempts }).toEqual(before)
+    const deleted = await rig.h.call('delete_post', { id })
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(409)
+    await rig.drain()
+
+    expect(fbPosts('Live, comment retry pending')).toHaveLength(1)
+    expect(fbComments('The comment after a retry')).toHaveLength(1)
+    expect((await rig.post(id)).status).toBe('published')
+  })
+
+  it("a graceful stop that gives back a lookup's claim gives back the lookup, not a send attempt", async () => {
+    const id = await create({
+      content: 'A lookup given back at shutdown',
+      targetAccounts: [{ platform: 'twitter', profileId: profiles.twitter }],
+      ...later,
+    })
+    await rig.sendAsCrashingWorker(id, diesAfterPost(rig.h.app.adapters.twitter!), 'doomed-x-claim')
+    await rig.leaseRunsOut(id)
+    await sweepExpiredLeases(rig.h.app.store, Date.now(), ['twitter'], {
+      stuck: 'stuck',
+      lookup: () => 'look',
+    })
+    const db = rig.h.app.store.db
+    const row = () => db.selectFrom('targets').selectAll().where('post_id', '=', id).executeTakeFirstOrThrow()
+    const before = await row()
+    const beforePost = (await rig.post(id)).attempts
+    await claimAndGiveBack('twitter', id)
+    const after = await row()
+    expect({ attempts: after.attempts, lookups: after.lookups }).toEqual({
+      attempts: before.attempts,
+      lookups: before.lookups,
+    })
+    expect((await rig.post(id)).attempts).toBe(beforePost)
+    await rig.drain()
+    expect(await tweetsStarting('A lookup given back')).toHaveLength(1)
     expect((await rig.post(id)).status).toBe('published')
   })
 })
