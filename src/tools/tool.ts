@@ -30,6 +30,11 @@ export interface ToolContext {
    * always reads them itself.
    */
   knownConnections?: ConnectionInfo[] | undefined
+  /**
+   * create_post only: the key of the CSV row this call imports. It is recorded in the transaction that
+   * creates the row's posts, so no crash can leave the posts without the record that the row was imported.
+   */
+  importRow?: string | undefined
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds tools of every input and output type.
