@@ -1,7 +1,8 @@
 /**
  * Approvals (issue 27): with the workspace setting on, what an editor asks to send out waits for an owner.
  * The approval state is an addition to the post record; the spec's statuses are unchanged (a post waiting
- * for approval, or rejected, is a `draft`: out of the queue, kept).
+ * for approval, or rejected, is a `draft`: out of the queue, kept; one part of which is live keeps its own
+ * status, since such a post never goes back to `draft`).
  *
  * The rules, in one place (docs/decisions.md "Approvals" has the table):
  * - An editor's request that would put a post into the publishing queue (create_post; update_post to

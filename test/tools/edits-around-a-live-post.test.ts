@@ -4,6 +4,7 @@ import type { NetworkAdapter } from '../../src/networks/adapter.js'
 import { claimDueTargets, releaseUnstarted, sweepExpiredLeases } from '../../src/worker/leases.js'
 import { backends } from '../helpers/backends.js'
 import { useChainRig } from '../helpers/chain-rig.js'
+import { addMember, manage } from '../helpers/team.js'
 
 /**
  * A person edits, resets, drafts or deletes a post that is partly on its network (its post live, an item
@@ -431,5 +432,44 @@ describe.each(backends)('edits around a post that is partly out ($name)', (backe
     await rig.drain()
     expect(await tweetsStarting('A lookup given back')).toHaveLength(1)
     expect((await rig.post(id)).status).toBe('published')
+  })
+
+  it("an editor's publish now of a failed post live on X waits for approval without going back to draft; approved, only what is left goes out", async () => {
+    await create({
+      content: 'Already said before approvals',
+      targetAccounts: [{ platform: 'twitter', profileId: profiles.twitter }],
+      publishImmediately: true,
+    })
+    await rig.drain()
+    const id = await create({
+      content: 'Thread G 1/ the first post',
+      targetAccounts: [{ platform: 'twitter', profileId: profiles.twitter }],
+      thread: [{ content: 'Already said before approvals' }],
+      publishImmediately: true,
+    })
+    await rig.drain()
+    expect((await rig.h.call('update_post', { id, thread: [{ content: 'Thread G 2/ fixed' }] })).status).toBe(
+      200,
+    )
+    const editor = await addMember(rig.h, `editor-${backend.name}`)
+    expect((await manage(rig.h, 'POST', '/api/approvals/settings', { requireApproval: true })).status).toBe(
+      200,
+    )
+    try {
+      const asked = await rig.h.call('publish_post_now', { id }, { key: editor.apiKey })
+      expect(asked.status, JSON.stringify(asked.body)).toBe(200)
+      expect(asked.body.post).toMatchObject({ status: 'failed', approval: { state: 'pending' } })
+      expect((await rig.h.call('delete_post', { id })).status).toBe(409)
+      const since = rig.calls.length
+      const approved = await manage(rig.h, 'POST', `/api/approvals/${id}/approve`, {})
+      expect(approved.status, JSON.stringify(approved.body)).toBe(200)
+      expect(approved.body.post.status).toBe('processing')
+      await rig.drain()
+      expect(await tweetsStarting('Thread G')).toHaveLength(2)
+      expect(callsSince(since, 'twitter', 'createPosts')).toBe(1)
+      expect((await rig.post(id)).status).toBe('published')
+    } finally {
+      await manage(rig.h, 'POST', '/api/approvals/settings', { requireApproval: false })
+    }
   })
 })
