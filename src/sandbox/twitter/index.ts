@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify'
 import { parseForm } from '../../lib/form.js'
 import { type CallTable, fromTable, installFaultHooks } from '../fault-hooks.js'
 import type { FaultInjector } from '../fault-injector.js'
-import { mediaView, registerControlRoutes, tweetView } from './control.js'
+import { mediaView, postOnX, registerControlRoutes, tweetView } from './control.js'
 import { send } from './endpoint.js'
 import { registerMediaRoutes } from './media.js'
 import { registerAuthorizeRoutes, registerTokenRoute } from './oauth.js'
@@ -101,6 +101,15 @@ export interface TwitterSandbox {
   ): void
   failNextProcessing(count?: number): void
   setRateLimit(endpoint: SandboxEndpoint, limit: number): void
+  /**
+   * A post the account makes on X itself, outside Herald (a busy profile, a reply written by hand);
+   * undefined when the account or the post replied to is unknown.
+   */
+  postOnX(input: {
+    username: string
+    text: string
+    inReplyToId?: string
+  }): ReturnType<typeof tweetView> | undefined
   tweets(): ReturnType<typeof tweetView>[]
   media(): ReturnType<typeof mediaView>[]
   reset(): void
@@ -224,6 +233,10 @@ export function registerTwitterSandbox(
     injectFailure: (endpoint, failure) => state.faults.injectFailure(endpoint, failure),
     failNextProcessing: (count = 1) => state.faults.failNextProcessing(count),
     setRateLimit: (endpoint, limit) => state.faults.setRateLimit(endpoint, limit),
+    postOnX: (input) => {
+      const tweet = postOnX(state, input)
+      return tweet && tweetView(tweet)
+    },
     tweets: () => [...state.tweets.values()].map(tweetView),
     media: () => [...state.media.values()].map((media) => mediaView(state, media)),
     reset: () => state.reset(),

@@ -225,6 +225,42 @@ function checkReply(state: TwitterSandboxState, reply: unknown): SandboxTweet {
   return parent
 }
 
+/** Stores a post (or a reply to `parent`) as X keeps it, with the next id and the clock's time. */
+export function saveTweet(
+  state: TwitterSandboxState,
+  input: {
+    account: SandboxAccount
+    text: string
+    mediaIds: string[]
+    clientId: string
+    parent?: SandboxTweet
+  },
+): SandboxTweet {
+  const { account, text, mediaIds, parent } = input
+  const id = state.nextId()
+  const mediaKeys = mediaIds.map((mediaId) => state.media.get(mediaId)?.mediaKey ?? mediaId)
+  const firstKind = mediaIds.length > 0 ? state.media.get(mediaIds[0]!)?.kind : undefined
+  const tweet: SandboxTweet = {
+    id,
+    text,
+    rendered: renderPost({
+      text,
+      mediaKeys,
+      mediaPath: `${account.username}/status/${id}/${firstKind === 'image' ? 'photo' : 'video'}/1`,
+      newTco: () => state.nextTco(),
+    }),
+    authorId: account.id,
+    username: account.username,
+    mediaIds,
+    clientId: input.clientId,
+    createdAt: state.now(),
+    conversationId: parent ? parent.conversationId : id,
+    ...(parent ? { inReplyToId: parent.id } : {}),
+  }
+  state.tweets.set(tweet.id, tweet)
+  return tweet
+}
+
 /** GET /2/users/me, POST /2/tweets and GET /2/tweets/{id}, mounted under `${prefix}/api`. */
 export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxState) {
   defineEndpoint(
@@ -305,27 +341,13 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
             throw new ProblemReply(403, problems.duplicate())
         }
       }
-      const id = state.nextId()
-      const mediaKeys = mediaIds.map((mediaId) => state.media.get(mediaId)?.mediaKey ?? mediaId)
-      const firstKind = mediaIds.length > 0 ? state.media.get(mediaIds[0]!)?.kind : undefined
-      const tweet: SandboxTweet = {
-        id,
+      const tweet = saveTweet(state, {
+        account,
         text,
-        rendered: renderPost({
-          text,
-          mediaKeys,
-          mediaPath: `${account.username}/status/${id}/${firstKind === 'image' ? 'photo' : 'video'}/1`,
-          newTco: () => state.nextTco(),
-        }),
-        authorId: account.id,
-        username: account.username,
         mediaIds,
         clientId: auth!.grant.clientId,
-        createdAt: state.now(),
-        conversationId: parent ? parent.conversationId : id,
-        ...(parent ? { inReplyToId: parent.id } : {}),
-      }
-      state.tweets.set(tweet.id, tweet)
+        ...(parent ? { parent } : {}),
+      })
       const history = state.options.legacyFieldNames ? 'edit_history_tweet_ids' : 'edit_history_post_ids'
       return {
         status: 201,
