@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module'
 import type { FastifyInstance } from 'fastify'
+import { servedRows } from '../fault-hooks.js'
 import { defineEndpoint } from './endpoint.js'
 import { ProblemReply, problems } from './problems.js'
 import { type SandboxAccount, type SandboxTweet, type TwitterSandboxState, textLimits } from './state.js'
@@ -478,10 +479,11 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
       const timeline = [...state.tweets.values()]
         .filter((tweet) => tweet.authorId === id && tweet.createdAt >= start)
         .sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id))
-      // X's next_token is opaque; here it names the last post of the page before, so a page starts after it.
+      // X's next_token is opaque; here it names the last post of the page before, so a page starts after it
+      // (the token of no post, after an empty first page, starts at the top).
       const token = query.pagination_token?.[0]
       let from = 0
-      if (token !== undefined) {
+      if (token !== undefined && token !== paginationToken('')) {
         const after = timeline.findIndex((tweet) => paginationToken(tweet.id) === token)
         if (after < 0) {
           throw new ProblemReply(
@@ -496,9 +498,15 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
         }
         from = after + 1
       }
-      const recent = timeline.slice(from, from + max)
-      if (recent.length === 0) return { status: 200, body: { meta: { result_count: 0 } } }
-      const more = from + max < timeline.length
+      // A page may hold fewer posts than asked, even none, with a next_token to the rest (X filters a page
+      // after reading it); the fault injector asks for such pages.
+      const size = Math.min(max, servedRows(request) ?? max)
+      const recent = timeline.slice(from, from + size)
+      const more = from + size < timeline.length
+      const next = more
+        ? { next_token: paginationToken(recent.at(-1)?.id ?? timeline[from - 1]?.id ?? '') }
+        : {}
+      if (recent.length === 0) return { status: 200, body: { meta: { result_count: 0, ...next } } }
       return {
         status: 200,
         body: {
@@ -507,7 +515,7 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
             result_count: recent.length,
             newest_id: recent[0]!.id,
             oldest_id: recent.at(-1)!.id,
-            ...(more ? { next_token: paginationToken(recent.at(-1)!.id) } : {}),
+            ...next,
           },
         },
       }
@@ -515,7 +523,7 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
   )
 }
 
-/** An opaque-looking page token for the timeline page that follows the post `id`. */
+/** An opaque-looking page token for the timeline page that follows the post `id` (the top for `''`). */
 function paginationToken(id: string): string {
   return Buffer.from(`after:${id}`).toString('base64url')
 }
