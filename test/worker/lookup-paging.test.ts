@@ -5,21 +5,20 @@ import { useChainRig } from '../helpers/chain-rig.js'
 
 /**
  * The worker's lookups after an unanswered call, on profiles whose pages do not say much: a busy X
- * profile whose newest posts all belong to other conversations. Counted on the simulators, never in
- * Herald's rows: what the network holds and how many publishing calls reached it.
+ * profile whose newest posts all belong to other conversations, a Page whose first page Graph answers
+ * empty with a cursor. Counted on the simulators, never in Herald's rows: what the network holds and how
+ * many publishing calls reached it.
  */
 describe.each(backends)('lookups that page past what does not match ($name)', (backend) => {
   const rig = useChainRig(backend)
   let xProfile = ''
+  let page = ''
 
   beforeAll(async () => {
-    xProfile = (
-      await sandboxConnect(rig.h.app, {
-        workspaceId: rig.h.workspaceId,
-        network: 'twitter',
-        username: 'busybee',
-      })
-    ).profileId
+    const connect = async (network: 'twitter' | 'facebook', username: string) =>
+      (await sandboxConnect(rig.h.app, { workspaceId: rig.h.workspaceId, network, username })).profileId
+    xProfile = await connect('twitter', 'busybee')
+    page = await connect('facebook', 'Filtered Bakery')
   })
 
   const x = () => rig.h.sandboxes!.twitter
@@ -61,5 +60,31 @@ describe.each(backends)('lookups that page past what does not match ($name)', (b
     const post = await rig.post(body.postIds[0])
     expect(post.status, JSON.stringify(post.targets)).toBe('published')
     expect(post.targets[0].items[0].url).toBe(`https://x.com/busybee/status/${replies[0]!.id}`)
+  })
+
+  it('a Page post whose answer was lost is found behind an empty page with a cursor, and posted once', async () => {
+    const feed = () => rig.calls.filter((call) => call.network === 'facebook' && call.operation === 'feed')
+    const before = feed().length
+    rig.fault((call) => call.network === 'facebook' && call.operation === 'feed', {
+      timing: 'after',
+      answer: { kind: 'status', status: 500 },
+    })
+    // Graph answers the lookup's first page empty, with a cursor to the rest, as it does when it filters.
+    rig.shortPages((call) => call.network === 'facebook' && call.operation === 'published_posts', 0)
+    const content = 'Fresh rye today, behind a filtered page'
+    const { status, body } = await rig.h.call('create_post', {
+      content,
+      targetAccounts: [{ platform: 'facebook', profileId: page }],
+      publishImmediately: true,
+    })
+    expect(status, JSON.stringify(body)).toBe(200)
+    await rig.drain()
+    expect(rig.unapplied()).toBe(0)
+    expect(feed().length - before).toBe(1)
+    const held = [...rig.h.sandboxes!.meta.posts.values()].filter((post) => post.message === content)
+    expect(held).toHaveLength(1)
+    const post = await rig.post(body.postIds[0])
+    expect(post.status, JSON.stringify(post.targets)).toBe('published')
+    expect(post.targets[0].postId).toBe(held[0]!.id)
   })
 })
