@@ -278,15 +278,17 @@ export async function queueDepth(store: Store, now: number): Promise<number> {
 /**
  * What the sweep does with leases that ran out (their worker died or stalled mid-send, so the outcome is
  * unknown). On a network Herald can ask (`lookupPlatforms`), the target becomes a lookup: unleased, due
- * now, marked unknown since its attempt began, so the next claim asks the network before any send. Elsewhere
- * it is marked stuck (`worker_lost`) and never claimed again until reset_stuck_post. The worker's sweep calls
- * this.
+ * `lookupDelayMs` from now (the delay every unknown outcome waits before its first lookup, so the network's
+ * lists have caught up with a post the dead worker's call made), marked unknown since its attempt began, so
+ * the next claim asks the network before any send. Elsewhere it is marked stuck (`worker_lost`) and never
+ * claimed again until reset_stuck_post. The worker's sweep calls this.
  */
 export async function sweepExpiredLeases(
   store: Store,
   now: number,
   lookupPlatforms: readonly string[],
   messages: { stuck: string; lookup: (platform: string) => string },
+  lookupDelayMs: number,
 ): Promise<{
   stuck: { id: string; post_id: string; platform: string }[]
   lookups: { id: string; post_id: string; platform: string }[]
@@ -300,7 +302,7 @@ export async function sweepExpiredLeases(
         lease_expires_at: null,
         unknown_outcome_at: sql`coalesce(unknown_outcome_at, attempt_started_at, ${now})`,
         lookups: sql`CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE lookups END`,
-        run_at: now,
+        run_at: now + lookupDelayMs,
         error: messages.lookup(platform),
         updated_at: now,
       })
@@ -343,7 +345,7 @@ export async function sweepExpiredLeases(
 
 /** Marks every lease that ran out as stuck (`worker_lost`), whatever its network: the sweep without lookups. */
 export async function markStuck(store: Store, now: number, message: string) {
-  return (await sweepExpiredLeases(store, now, [], { stuck: message, lookup: () => message })).stuck
+  return (await sweepExpiredLeases(store, now, [], { stuck: message, lookup: () => message }, 0)).stuck
 }
 
 /**

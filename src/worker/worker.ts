@@ -84,6 +84,11 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   const trustedUntil = new Map<string, number>()
   const lost = new Set<string>()
   const margin = Math.min(1_000, Math.floor(options.leaseMs / 10))
+  /**
+   * How long an unknown outcome waits for its first lookup (the network's lists catch up with a new post):
+   * after an unanswered call, and after a lease that ran out, which is an unknown outcome like any other.
+   */
+  const lookupDelayMs = options.unknownOutcomeCheckMs ?? 60_000
   let stopping = false
   /** True once start() ran; a worker driven by tick() alone (tests) never claims on its own. */
   let started = false
@@ -166,7 +171,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
             now: () => deps.clock.now(),
             logger: log,
             ...(options.backoff ? { backoff: options.backoff } : {}),
-            unknownOutcomeCheckMs: options.unknownOutcomeCheckMs ?? 60_000,
+            unknownOutcomeCheckMs: lookupDelayMs,
           },
           target,
           signal,
@@ -331,11 +336,17 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   const lookupPlatforms = networks.filter((network) => deps.adapters[network]?.findPublished)
   const sweep = async () => {
     try {
-      const { stuck, lookups } = await sweepExpiredLeases(deps.store, deps.clock.now(), lookupPlatforms, {
-        stuck: STUCK_MESSAGE,
-        lookup: (platform) =>
-          `The worker sending this went away mid-send (its lease ran out); Herald looks for the post on ${platform} before sending anything again`,
-      })
+      const { stuck, lookups } = await sweepExpiredLeases(
+        deps.store,
+        deps.clock.now(),
+        lookupPlatforms,
+        {
+          stuck: STUCK_MESSAGE,
+          lookup: (platform) =>
+            `The worker sending this went away mid-send (its lease ran out); Herald looks for the post on ${platform} before sending anything again`,
+        },
+        lookupDelayMs,
+      )
       for (const target of stuck)
         log.warn(
           { postId: target.post_id, targetId: target.id, network: target.platform, reason: STUCK_MESSAGE },

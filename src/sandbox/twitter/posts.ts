@@ -476,8 +476,11 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
       }
       const start = query.start_time?.[0] ? Date.parse(query.start_time[0]) : Number.NEGATIVE_INFINITY
       const fields = [...(query['post.fields'] ?? []), ...(query['tweet.fields'] ?? [])]
+      // A post shows in the timeline once X has caught up with it (`timelineLagMs` after it was made).
+      const lag = state.options.timelineLagMs
+      const shown = (tweet: SandboxTweet) => lag === 0 || tweet.createdAt <= state.now() - lag
       const timeline = [...state.tweets.values()]
-        .filter((tweet) => tweet.authorId === id && tweet.createdAt >= start)
+        .filter((tweet) => tweet.authorId === id && tweet.createdAt >= start && shown(tweet))
         .sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id))
       // X's next_token is opaque; here it names the last post of the page before, so a page starts after it
       // (the token of no post, after an empty first page, starts at the top).
