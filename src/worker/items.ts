@@ -1,3 +1,4 @@
+import type { RawBuilder } from 'kysely'
 import { type DeliveryItem, itemLabel, readItems } from '../domain/thread-items.js'
 import {
   type Credentials,
@@ -32,15 +33,22 @@ export interface ChainWriter {
   saveItems(items: DeliveryItem[], now: number): Promise<void>
 }
 
-/** Writes a target's chain progress, only while `target.lease_owner` holds an unexpired lease. */
-export function chainWriter(db: Db, target: Pick<TargetRow, 'id' | 'lease_owner'>): ChainWriter {
+/**
+ * Writes a target's chain progress, only while `target.lease_owner` holds a lease unexpired at `leaseTime`
+ * (the lease clock's now, in SQL).
+ */
+export function chainWriter(
+  db: Db,
+  target: Pick<TargetRow, 'id' | 'lease_owner'>,
+  leaseTime: () => RawBuilder<number>,
+): ChainWriter {
   const write = async (changes: Partial<TargetRow>, now: number) => {
     const updated = await db
       .updateTable('targets')
       .set({ ...changes, updated_at: now })
       .where('id', '=', target.id)
       .where('lease_owner', '=', target.lease_owner ?? '')
-      .where('lease_expires_at', '>', now)
+      .where('lease_expires_at', '>', leaseTime())
       .executeTakeFirst()
     if (Number(updated.numUpdatedRows) === 0)
       throw new LeaseLostError('The lease on this target was lost; the chain stops here')

@@ -4,12 +4,13 @@ import type { Vault } from '../connect/vault.js'
 import type { BackoffPolicy } from '../domain/backoff.js'
 import { type Network, networks } from '../domain/networks.js'
 import { STUCK_MESSAGE } from '../domain/post-status.js'
-import type { Clock } from '../lib/clock.js'
+import { type Clock, type LeaseClock, leaseClockOf } from '../lib/clock.js'
 import { LeaseExpiredError, runGuarded } from '../lib/send-guard.js'
 import type { Logger } from '../logger.js'
 import type { NetworkAdapter } from '../networks/adapter.js'
 import type { ConnectionRow } from '../store/connections.js'
 import type { Store } from '../store/db.js'
+import { leaseNow } from '../store/lease-clock.js'
 import {
   type ClaimedTarget,
   claimDueTargets,
@@ -41,6 +42,11 @@ export interface WorkerDeps {
   store: Store
   vault: Vault
   clock: Clock
+  /**
+   * The clock leases are written and compared with (default: the database's own, or `clock` when that is
+   * a fake): workers whose machines' clocks disagree never see each other's healthy leases as run out.
+   */
+  leaseClock?: LeaseClock
   logger: Logger
   queue: QueueSignal
   metrics: Metrics
@@ -89,6 +95,9 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
    * after an unanswered call, and after a lease that ran out, which is an unknown outcome like any other.
    */
   const lookupDelayMs = options.unknownOutcomeCheckMs ?? 60_000
+  const leaseClock = deps.leaseClock ?? leaseClockOf(deps.clock)
+  /** "Now" in the statements that write or compare this worker's leases (see {@link leaseNow}). */
+  const leaseTime = () => leaseNow(deps.store.dialect, leaseClock())
   let stopping = false
   /** True once start() ran; a worker driven by tick() alone (tests) never claims on its own. */
   let started = false
@@ -172,6 +181,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
             logger: log,
             ...(options.backoff ? { backoff: options.backoff } : {}),
             unknownOutcomeCheckMs: lookupDelayMs,
+            leaseTime,
           },
           target,
           signal,
@@ -232,6 +242,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     const claimed = await claimDueTargets(deps.store, {
       workerId: id,
       now: claimedAt,
+      leaseNow: leaseClock(),
       leaseMs: options.leaseMs,
       limit: Math.min(options.batch, free),
       platforms: open,
@@ -309,7 +320,10 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     if (ids.length === 0) return
     try {
       const began = deps.clock.now()
-      const kept = await renewLeases(deps.store, id, ids, began, began + options.leaseMs)
+      const kept = await renewLeases(deps.store, id, ids, {
+        leaseNow: leaseClock(),
+        leaseMs: options.leaseMs,
+      })
       // Only targets held when the renewal began: one claimed meanwhile was not in it.
       for (const targetId of ids) {
         if (kept.has(targetId)) {
@@ -346,6 +360,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
             `The worker sending this went away mid-send (its lease ran out); Herald looks for the post on ${platform} before sending anything again`,
         },
         lookupDelayMs,
+        leaseClock(),
       )
       for (const target of stuck)
         log.warn(
