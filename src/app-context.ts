@@ -6,7 +6,7 @@ import type { Config } from './config.js'
 import type { StateSigner } from './connect/state.js'
 import type { Vault } from './connect/vault.js'
 import type { Network } from './domain/networks.js'
-import type { Clock } from './lib/clock.js'
+import type { Clock, LeaseClock } from './lib/clock.js'
 import type { Logger } from './logger.js'
 import type { MediaService } from './media/media-service.js'
 import type { NetworkAdapter } from './networks/adapter.js'
@@ -21,6 +21,8 @@ export interface AppContext {
   logger: Logger
   store: Store
   clock: Clock
+  /** The clock leases are written and compared with: the database's own, unless the clock is a fake. */
+  leaseClock: LeaseClock
   vault: Vault
   /** Signs and checks the connect flow's OAuth `state` (a key derived from the vault key). */
   signer: StateSigner

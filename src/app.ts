@@ -8,7 +8,7 @@ import type { Config } from './config.js'
 import { createStateSigner } from './connect/state.js'
 import { createVault } from './connect/vault.js'
 import type { Network } from './domain/networks.js'
-import { type Clock, systemClock } from './lib/clock.js'
+import { type Clock, type LeaseClock, leaseClockOf, systemClock } from './lib/clock.js'
 import { createLogger, type Logger } from './logger.js'
 import { createMediaService } from './media/media-service.js'
 import type { NetworkAdapter } from './networks/adapter.js'
@@ -23,6 +23,8 @@ import { createQueueSignal } from './worker/queue-signal.js'
 export interface AppOptions {
   logger?: Logger
   clock?: Clock
+  /** The clock leases use; by default the database's own, or `clock` when that is not the system clock. */
+  leaseClock?: LeaseClock
   /** An already-open store (tests); otherwise one is opened from the config. */
   store?: Store
   /** Adapters to publish through (tests); otherwise the real ones, built from the config. */
@@ -52,6 +54,7 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     logger,
     store,
     clock,
+    leaseClock: options.leaseClock ?? leaseClockOf(clock),
     vault,
     signer: createStateSigner(secretKey),
     oauth: createOAuthServer({

@@ -52,6 +52,7 @@ export function createAppWorker(
       store: app.store,
       vault: app.vault,
       clock: app.clock,
+      leaseClock: app.leaseClock,
       logger: app.logger,
       queue: app.queue,
       metrics: app.metrics,

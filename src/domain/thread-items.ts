@@ -71,6 +71,12 @@ export interface DeliveryItem {
    * blindly.
    */
   startedAt?: number
+  /**
+   * When a person reset the target (reset_stuck_post) after this item's lookup could not decide whether its
+   * call went out (the posts it named were checked): their decision that it did not, so the next attempt
+   * sends the item without looking again. `startedAt` stays: what the item sent is still frozen for edits.
+   */
+  releasedAt?: number
   publishedAt?: number
   /** What the adapter recorded mid-call (a Threads container id), so a retry reuses it. */
   progress?: Record<string, string>

@@ -4,6 +4,7 @@ import { conflict } from '../errors.js'
 import { postView } from '../posts/load.js'
 import { isStuck } from '../posts/present.js'
 import { postViewSchema } from '../posts/schemas.js'
+import { readLeaseNow } from '../store/lease-clock.js'
 import { releaseStuckTargets, targetStatuses } from '../store/post-changes.js'
 import { updatePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
@@ -29,8 +30,10 @@ export const resetStuckPost = defineTool({
     const now = ctx.app.clock.now()
     const post = await writeTransaction(store, async (tx) => {
       const { post, targets } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
-      // Only leases that ran out are released; a live worker's lease is never stolen.
-      const stuck = targets.filter((t) => isStuck(t, now))
+      // Only leases that ran out are released; a live worker's lease is never stolen. Whether one ran out
+      // is read on the lease clock (the database's), never this process's.
+      const leaseNow = await readLeaseNow(tx, store.dialect, ctx.app.leaseClock())
+      const stuck = targets.filter((t) => isStuck(t, leaseNow))
       if (stuck.length === 0)
         throw conflict('The post is not stuck: no send of it was interrupted', { status: post.status })
       await releaseStuckTargets(

@@ -1,3 +1,4 @@
+import { type RawBuilder, sql } from 'kysely'
 import { type CredentialDeps, usableCredentials } from '../connect/credentials.js'
 import {
   type BackoffPolicy,
@@ -32,6 +33,11 @@ export interface SendDeps extends CredentialDeps {
   backoff?: BackoffPolicy
   /** Delay before an unanswered publishing call is looked up on the network. */
   unknownOutcomeCheckMs?: number
+  /**
+   * "Now" as the statements that check this worker's lease compare it: the database's clock in production
+   * (see `leaseNow`); by default the bound `now()`.
+   */
+  leaseTime?: () => RawBuilder<number>
 }
 
 export interface SendResult {
@@ -54,6 +60,7 @@ export async function sendTarget(
   known?: ConnectionRow,
 ): Promise<SendResult> {
   const connectionId = target.connection_id
+  const leaseTime = deps.leaseTime ?? (() => sql<number>`${deps.now()}`)
   const fail = (kind: FailureKind, error: string): SendResult => ({
     outcome: { kind: 'failed', error },
     kind,
@@ -120,7 +127,7 @@ export async function sendTarget(
     mediaUrls: JSON.parse(target.media_urls) as string[],
     ...(target.youtube ? { youtube: JSON.parse(target.youtube) } : {}),
     ...(readProgress(target.progress) ? { progress: readProgress(target.progress) } : {}),
-    saveProgress: progressSaver(deps.db, target, deps.now),
+    saveProgress: progressSaver(deps.db, target, deps.now, leaseTime),
     signal,
   }
 
@@ -134,7 +141,7 @@ export async function sendTarget(
   // is unknown then is an item's outcome, looked up under its parent while the chain is delivered.
   const items = chainItems(target)
   const chained = items.some((item) => item.status !== 'published')
-  const writer = chainWriter(deps.db, target)
+  const writer = chainWriter(deps.db, target, leaseTime)
   let head: PublishResult | undefined =
     target.remote_id && chained ? { remoteId: target.remote_id, url: target.url ?? '' } : undefined
   let found = false

@@ -295,10 +295,13 @@ describe.each(backends)('edits around a post that is partly out ($name)', (backe
     })
     await rig.sendAsCrashingWorker(id, diesAfterPost(rig.h.app.adapters.twitter!), 'doomed-x-lookups')
     await rig.leaseRunsOut(id)
-    await sweepExpiredLeases(rig.h.app.store, Date.now(), ['twitter'], {
-      stuck: 'stuck',
-      lookup: () => 'look',
-    })
+    await sweepExpiredLeases(
+      rig.h.app.store,
+      Date.now(),
+      ['twitter'],
+      { stuck: 'stuck', lookup: () => 'look' },
+      0,
+    )
     // A day of lookups that could not ask X: the last one fails too, and the target is stuck for a person.
     await rig.h.app.store.db
       .updateTable('targets')
@@ -414,10 +417,13 @@ describe.each(backends)('edits around a post that is partly out ($name)', (backe
     })
     await rig.sendAsCrashingWorker(id, diesAfterPost(rig.h.app.adapters.twitter!), 'doomed-x-claim')
     await rig.leaseRunsOut(id)
-    await sweepExpiredLeases(rig.h.app.store, Date.now(), ['twitter'], {
-      stuck: 'stuck',
-      lookup: () => 'look',
-    })
+    await sweepExpiredLeases(
+      rig.h.app.store,
+      Date.now(),
+      ['twitter'],
+      { stuck: 'stuck', lookup: () => 'look' },
+      0,
+    )
     const db = rig.h.app.store.db
     const row = () => db.selectFrom('targets').selectAll().where('post_id', '=', id).executeTakeFirstOrThrow()
     const before = await row()
