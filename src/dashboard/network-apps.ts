@@ -41,7 +41,8 @@ interface Message {
 const STYLE = `.network{border-top:1px solid #dde3ea;padding-top:.4rem;margin-top:1.4rem}
 .state{display:inline-block;padding:.05rem .5rem;border-radius:1em;font-size:.85em;vertical-align:middle;margin-left:.4rem}
 .ready{background:#e6f4ea;color:#1e5b2e}.missing{background:#fdecea;color:#8c1d18}.sandbox{background:#eef1f5;color:#33404f}
-details{margin:.6rem 0}summary{cursor:pointer;font-weight:600}ol{padding-left:1.4rem}.scopes code{display:inline-block;margin:.1rem .3rem .1rem 0}
+details{margin:.6rem 0}summary{cursor:pointer;font-weight:600}ol{padding-left:1.4rem}.scopes code{overflow-wrap:anywhere;margin-right:.4rem}
+.field input{display:block;width:100%;max-width:30rem;box-sizing:border-box;margin-top:.2rem}
 .actions form{display:inline-block;margin:.3rem .6rem .3rem 0}`
 
 function stateBadge(network: Network, app: ResolvedApp | undefined) {
@@ -66,9 +67,9 @@ function guide(app: AppContext, network: AppNetwork, open: boolean) {
     ? `<p class="scopes">With the Community Management API, also: ${scopes(g.pageScopes)}</p>`
     : ''
   return `<details${open ? ' open' : ''}><summary>How to make the ${escapeHtml(label)} app</summary>
-<p>Create it in the <a href="${escapeHtml(g.portal)}" rel="noreferrer">${escapeHtml(label)} developer portal</a>:</p>
+<p>Create it on <a href="${escapeHtml(g.portal)}" rel="noreferrer">${escapeHtml(g.portalName)}</a>:</p>
 <ol>${g.steps.map((step) => `<li>${escapeHtml(step)}</li>`).join('')}</ol>
-<label>Callback URL to paste <input type="text" readonly value="${escapeHtml(callbackUrl(app.config, network))}"></label>
+<label class="field">Callback URL to paste <input type="text" readonly value="${escapeHtml(callbackUrl(app.config, network))}"></label>
 <p class="scopes">Permissions Herald asks for: ${scopes(g.scopes)}</p>${pageScopes}
 </details>`
 }
@@ -96,8 +97,8 @@ function appForm(
     ? `<p class="muted">${escapeHtml(env.id)} is set in the environment, and the environment wins: what is saved here is used only once it is unset.</p>`
     : ''
   return `${overridden}<form method="post" action="/settings/networks/${network}">${csrfField(csrf)}
-<label>${escapeHtml(g.idName)} <input type="text" name="clientId" autocomplete="off" spellcheck="false" maxlength="200" required value="${escapeHtml(record?.clientId ?? '')}"></label>
-<label>${escapeHtml(g.secretName)}${secretRequired(network) ? '' : ' (optional)'} <input type="password" name="clientSecret" autocomplete="new-password" maxlength="500"${record?.secretSet || !secretRequired(network) ? '' : ' required'}></label>
+<label class="field">${escapeHtml(g.idName)} <input type="text" name="clientId" autocomplete="off" spellcheck="false" maxlength="200" required value="${escapeHtml(record?.clientId ?? '')}"></label>
+<label class="field">${escapeHtml(g.secretName)}${secretRequired(network) ? '' : ' (optional)'} <input type="password" name="clientSecret" autocomplete="new-password" maxlength="500"${record?.secretSet || !secretRequired(network) ? '' : ' required'}></label>
 ${secretState ? `<p class="muted">${escapeHtml(secretState)}</p>` : ''}${linkedin}
 <button type="submit">Save the ${escapeHtml(networkLabels[network])} app</button></form>`
 }
@@ -135,7 +136,7 @@ function networkSection(
   const record = records[network]
   const csrf = who.session.csrfToken
   return `<section class="network" id="${network}" aria-label="${label}">${heading}
-${messageFor(m, network)}${guide(app, network, !resolved || resolved.source === 'sandbox')}
+${messageFor(m, network)}${guide(app, network, !resolved)}
 ${appForm(network, csrf, record, resolved?.source === 'environment')}
 ${actions(app, network, csrf, record)}</section>`
 }

@@ -14,8 +14,9 @@ import { YOUTUBE_SCOPES } from '../networks/youtube/index.js'
  * drift from what the sign-in requests), and what the two values are called there.
  */
 export interface AppGuide {
-  /** The network's developer portal, where the app is created. */
+  /** The network's developer portal, where the app is created, and its name. */
   portal: string
+  portalName: string
   /** The steps in the portal, in order; `{callback}` is replaced by the exact callback URL. */
   steps: string[]
   /** The permissions (scopes) Herald's sign-in asks for; the app must be allowed each of them. */
@@ -30,6 +31,7 @@ export interface AppGuide {
 export const appGuides: Record<AppNetwork, AppGuide> = {
   twitter: {
     portal: 'https://developer.x.com/en/portal/dashboard',
+    portalName: 'X developer portal',
     steps: [
       'Create a project and an app in it.',
       'In the app’s “User authentication settings”, turn on OAuth 2.0, choose “Web App, Automated App or Bot” and the app permissions “Read and write”.',
@@ -42,6 +44,7 @@ export const appGuides: Record<AppNetwork, AppGuide> = {
   },
   youtube: {
     portal: 'https://console.cloud.google.com/apis/credentials',
+    portalName: 'Google Cloud console',
     steps: [
       'Create a Google Cloud project, and enable the “YouTube Data API v3” for it in the API library.',
       'Set up the OAuth consent screen (External) with the scopes below. While it is in “Testing”, add each channel owner as a test user: Google then ends their sign-in after 7 days.',
@@ -54,6 +57,7 @@ export const appGuides: Record<AppNetwork, AppGuide> = {
   },
   facebook: {
     portal: 'https://developers.facebook.com/apps',
+    portalName: 'Meta for Developers',
     steps: [
       'Create a Business app.',
       'Add the “Facebook Login for Business” product, and enter the callback URL below as a valid OAuth redirect URI.',
@@ -66,6 +70,7 @@ export const appGuides: Record<AppNetwork, AppGuide> = {
   },
   instagram: {
     portal: 'https://developers.facebook.com/apps',
+    portalName: 'Meta for Developers',
     steps: [
       'In a Meta app (the Facebook one can serve), add the Instagram product and choose “API setup with Instagram login”.',
       'Under business login settings, enter the callback URL below as the redirect URL.',
@@ -78,6 +83,7 @@ export const appGuides: Record<AppNetwork, AppGuide> = {
   },
   threads: {
     portal: 'https://developers.facebook.com/apps',
+    portalName: 'Meta for Developers',
     steps: [
       'Create a Meta app with the “Access the Threads API” use case.',
       'In the use case’s settings, enter the callback URL below as the redirect callback URL, and add the permissions below.',
@@ -89,6 +95,7 @@ export const appGuides: Record<AppNetwork, AppGuide> = {
   },
   linkedin: {
     portal: 'https://www.linkedin.com/developers/apps',
+    portalName: 'LinkedIn Developers',
     steps: [
       'Create an app (LinkedIn links it to a company page you administer).',
       'Under Products, add “Sign In with LinkedIn using OpenID Connect” and “Share on LinkedIn”. To post as pages, also apply for the “Community Management API”.',

@@ -91,9 +91,16 @@ describe('the connect flow with apps from the environment and the page', () => {
       adapters: {},
       initial: {},
     })
+    const form = await owner.get('/workspaces')
     await other.save('youtube', { clientId: 'page-google', clientSecret: 'page-google-secret' }, h.userId)
     expect(h.app.networkApps.canConnect('youtube')).toBe(false)
-    expect(await authorizeClientId('youtube')).toBe('page-google')
+    // Straight to the start, as a form left open before the change would.
+    const started = await owner.post('/connect/youtube', {
+      csrf: owner.csrf(form),
+      workspaceId: h.workspaceId,
+    })
+    expect(started.status).toBe(303)
+    expect(new URL(started.location!).searchParams.get('client_id')).toBe('page-google')
     await other.remove('youtube')
     const page = await owner.get('/connect/youtube')
     expect(page.status).toBe(404)
