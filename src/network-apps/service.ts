@@ -119,6 +119,21 @@ export async function readSavedApps(store: Store, vault: Vault, logger?: Logger)
   return saved
 }
 
+/** The form's values checked (a 400 naming the problem otherwise), the new secret sealed for its row. */
+function readInput(vault: Vault, network: AppNetwork, input: AppInput) {
+  const clientId = input.clientId.trim()
+  const clientSecret = input.clientSecret.trim()
+  if (!clientId) throw invalid('Enter the app’s client ID.')
+  if (clientId.length > 200 || !PRINTABLE.test(clientId))
+    throw invalid('The client ID is up to 200 letters, digits and signs, without spaces.')
+  if (clientSecret && (clientSecret.length > 500 || !PRINTABLE.test(clientSecret)))
+    throw invalid('The client secret is up to 500 letters, digits and signs, without spaces.')
+  const secret: SecretChange = clientSecret
+    ? { kind: 'new', sealed: vault.seal(networkAppSecretAt(network), clientSecret) }
+    : { kind: 'keep' }
+  return { clientId, secret }
+}
+
 /** A digest of what an adapter is built from, so a change of app (and only that) builds it again. */
 const fingerprint = (config: Config, network: Network, saved: SavedApps) =>
   createHash('sha256')
@@ -177,16 +192,7 @@ export function createNetworkApps(deps: NetworkAppsDeps): NetworkApps {
     },
 
     async save(network, input, by) {
-      const clientId = input.clientId.trim()
-      const clientSecret = input.clientSecret.trim()
-      if (!clientId) throw invalid('Enter the app’s client ID.')
-      if (clientId.length > 200 || !PRINTABLE.test(clientId))
-        throw invalid('The client ID is up to 200 letters, digits and signs, without spaces.')
-      if (clientSecret && (clientSecret.length > 500 || !PRINTABLE.test(clientSecret)))
-        throw invalid('The client secret is up to 500 letters, digits and signs, without spaces.')
-      const secret: SecretChange = clientSecret
-        ? { kind: 'new', sealed: vault.seal(networkAppSecretAt(network), clientSecret) }
-        : { kind: 'keep' }
+      const { clientId, secret } = readInput(vault, network, input)
       const outcome = await writeNetworkApp(store, {
         id: network,
         clientId,
