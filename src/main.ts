@@ -56,6 +56,7 @@ export function createAppWorker(
       queue: app.queue,
       metrics: app.metrics,
       adapters: app.adapters,
+      currentAdapter: (network) => app.networkApps.adapterFor(network),
     },
     { ...app.config.worker, ...workerOverrides },
   )

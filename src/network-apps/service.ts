@@ -39,6 +39,8 @@ export interface NetworkApps {
   refresh(): Promise<SavedApps>
   /** The app a network signs in with now (see {@link resolveApp}). */
   resolve(network: Network): ResolvedApp | undefined
+  /** The network's adapter with the app in force now (the saved apps read again first). */
+  adapterFor(network: string): Promise<NetworkAdapter | undefined>
   canConnect(network: Network): boolean
   /** What the page shows of each saved app: never the secret, only whether one is set. */
   records(): Promise<Partial<Record<AppNetwork, SavedAppRecord>>>
@@ -165,6 +167,10 @@ export function createNetworkApps(deps: NetworkAppsDeps): NetworkApps {
     saved: () => current,
     refresh,
     resolve: (network) => resolveApp(config, network, current),
+    async adapterFor(network) {
+      await refresh()
+      return deps.adapters[network as Network]
+    },
     canConnect: (network) => canConnect(config, network, current),
 
     async records() {
