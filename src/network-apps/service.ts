@@ -29,8 +29,8 @@ import { type AppCheck, checkApp } from './check.js'
  * resolved against the environment (which wins), and handed to the adapters. An adapter is built with its
  * app; when an app changes, {@link NetworkApps.refresh} builds that network's adapter again in the shared
  * adapter record, so the connect flow, the worker and the tools all sign in with the app in force. Every
- * process refreshes on each connect and every minute (src/main.ts), so a change made in one process
- * reaches the others.
+ * process refreshes on each connect, before each token refresh ({@link NetworkApps.adapterFor}) and every
+ * minute (src/main.ts), so a change made in one process reaches the others.
  */
 export interface NetworkApps {
   /** The saved apps as last read (at boot, after a change here, or at the last refresh). */
