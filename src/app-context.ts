@@ -9,6 +9,7 @@ import type { Network } from './domain/networks.js'
 import type { Clock, LeaseClock } from './lib/clock.js'
 import type { Logger } from './logger.js'
 import type { MediaService } from './media/media-service.js'
+import type { NetworkApps } from './network-apps/service.js'
 import type { NetworkAdapter } from './networks/adapter.js'
 import type { OAuthServer } from './oauth/service.js'
 import type { Store } from './store/db.js'
@@ -35,6 +36,8 @@ export interface AppContext {
   rateLimiter: RateLimiter
   /** One adapter per network this build can publish to. */
   adapters: Partial<Record<Network, NetworkAdapter>>
+  /** The networks' developer apps (environment, then the network apps page); rebuilds adapters on a change. */
+  networkApps: NetworkApps
   /** Worker measurements served at /metrics. */
   metrics: Metrics
   /** Wakes the worker and tells waiters when posts settle. */

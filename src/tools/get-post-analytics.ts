@@ -135,7 +135,12 @@ export const getPostAnalytics = defineTool({
         try {
           if (connection.status === 'active') networkCalls++
           reading = await callWithCredentials(
-            { db, vault: app.vault, now: () => app.clock.now() },
+            {
+              db,
+              vault: app.vault,
+              now: () => app.clock.now(),
+              currentAdapter: (network) => app.networkApps.adapterFor(network),
+            },
             adapter,
             connection,
             (credentials) =>

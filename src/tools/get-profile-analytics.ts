@@ -99,7 +99,12 @@ export const getProfileAnalytics = defineTool({
         price = ANALYTICS_REFRESH_PRICE
         try {
           const read = await callWithCredentials(
-            { db, vault: app.vault, now: () => app.clock.now() },
+            {
+              db,
+              vault: app.vault,
+              now: () => app.clock.now(),
+              currentAdapter: (network) => app.networkApps.adapterFor(network),
+            },
             adapter!,
             connection,
             (credentials) =>

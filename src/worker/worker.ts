@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
+import type { CredentialDeps } from '../connect/credentials.js'
 import type { Vault } from '../connect/vault.js'
 import type { BackoffPolicy } from '../domain/backoff.js'
 import { type Network, networks } from '../domain/networks.js'
@@ -51,6 +52,8 @@ export interface WorkerDeps {
   queue: QueueSignal
   metrics: Metrics
   adapters: Partial<Record<Network, NetworkAdapter>>
+  /** See {@link CredentialDeps.currentAdapter}. */
+  currentAdapter?: CredentialDeps['currentAdapter']
 }
 
 export interface Worker {

@@ -19,7 +19,8 @@ export const operationCommands: Command[] = [
         report.connections.failed +
         report.oauthStates.failed +
         report.pendingGrants.failed +
-        report.webhookSecrets.failed
+        report.webhookSecrets.failed +
+        report.networkApps.failed
       return {
         json: report,
         text: [
@@ -28,6 +29,7 @@ export const operationCommands: Command[] = [
           line('OAuth states', report.oauthStates),
           line('Pending connect grants', report.pendingGrants),
           line('Webhook secrets', report.webhookSecrets),
+          line('Network app secrets', report.networkApps),
           failed
             ? 'Some values open with none of the configured keys, or were not sealed for the row they are in: add the key that sealed them to HERALD_OLD_SECRET_KEYS, or reconnect those profiles.'
             : 'Every sealed value is under the current key; HERALD_OLD_SECRET_KEYS can be removed.',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { servedRows } from '../fault-hooks.js'
 import { storedCopy } from '../meta-common/text.js'
@@ -1130,7 +1131,21 @@ function igMediaCall(
 
 // ---- token endpoints --------------------------------------------------------------------------------
 
+/**
+ * An app access token (`client_credentials`): what any Facebook app may ask for with its id and secret.
+ * Meta refuses a wrong id (code 101) or secret (code 1) with a 400 OAuthException.
+ */
+function appAccessToken(state: MetaSandboxState, params: Params) {
+  if (!params.client_id || !/^\d+$|^herald-/.test(params.client_id))
+    throw fail(400, 101, 'Error validating application. Invalid application ID.', { type: 'OAuthException' })
+  const known = state.apps.get(params.client_id)
+  if (!params.client_secret || (known !== undefined && known !== params.client_secret))
+    throw fail(400, 1, 'Error validating client secret.', { type: 'OAuthException' })
+  return { access_token: `${params.client_id}|${randomBytes(12).toString('hex')}`, token_type: 'bearer' }
+}
+
 function facebookTokenExchange(state: MetaSandboxState, params: Params) {
+  if (params.grant_type === 'client_credentials') return appAccessToken(state, params)
   if (params.grant_type === 'fb_exchange_token') {
     const short = state.tokenInfo(params.fb_exchange_token)
     if (short?.kind !== 'user') throw fail(400, 190, 'Invalid OAuth access token.', { subcode: 467 })
