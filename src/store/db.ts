@@ -155,33 +155,35 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     store.dialect === 'postgres'
       ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(store.db)).rows[0]?.schema
       : undefined
+  const migrations: Record<string, Migration> = {
+    '001-init': createInitMigration(store.dialect),
+    '002-target-progress': createTargetProgressMigration(),
+    '003-target-profile-unique': createTargetProfileUniqueMigration(),
+    '004-unknown-outcomes': createUnknownOutcomesMigration(),
+    '005-pending-grants': createPendingGrantsMigration(),
+    '006-refresh-lease': createRefreshLeaseMigration(),
+    '007-cache-media-lifetime': createMediaLifetimeMigration(),
+    '008-lookups-and-stuck-reasons': createLookupsAndStuckReasonsMigration(),
+    '010-invitations': createInvitationsMigration(),
+    '011-oauth-server': createOAuthServerMigration(),
+    '012-events-webhooks': createEventsWebhooksMigration(store.dialect),
+    '013-thread-items': createThreadItemsMigration(),
+    '014-team-workflow': createTeamWorkflowMigration(),
+    '016-expiring-notices': createExpiringNoticesMigration(),
+    '017-bound-secrets': createBoundSecretsMigration(vault),
+    '018-claimable-pending-only': createClaimablePendingOnlyMigration(),
+    '019-event-snapshots': createEventSnapshotsMigration(),
+    '020-outbox-pending-indexes': createOutboxPendingIndexesMigration(),
+    '021-deliveries-due-index': createDeliveriesDueIndexMigration(),
+    '022-due-index-claim-only': createDueIndexClaimOnlyMigration(),
+    '023-attempts-by-delivery': createAttemptsByDeliveryMigration(),
+    '024-wider-ledger-reference': createWiderLedgerReferenceMigration(store.dialect),
+    '025-network-apps': createNetworkAppsMigration(),
+  }
+  if (await allApplied(store, Object.keys(migrations), schema)) return
   const migrator = new Migrator({
     db: store.db,
-    provider: new StaticMigrations({
-      '001-init': createInitMigration(store.dialect),
-      '002-target-progress': createTargetProgressMigration(),
-      '003-target-profile-unique': createTargetProfileUniqueMigration(),
-      '004-unknown-outcomes': createUnknownOutcomesMigration(),
-      '005-pending-grants': createPendingGrantsMigration(),
-      '006-refresh-lease': createRefreshLeaseMigration(),
-      '007-cache-media-lifetime': createMediaLifetimeMigration(),
-      '008-lookups-and-stuck-reasons': createLookupsAndStuckReasonsMigration(),
-      '010-invitations': createInvitationsMigration(),
-      '011-oauth-server': createOAuthServerMigration(),
-      '012-events-webhooks': createEventsWebhooksMigration(store.dialect),
-      '013-thread-items': createThreadItemsMigration(),
-      '014-team-workflow': createTeamWorkflowMigration(),
-      '016-expiring-notices': createExpiringNoticesMigration(),
-      '017-bound-secrets': createBoundSecretsMigration(vault),
-      '018-claimable-pending-only': createClaimablePendingOnlyMigration(),
-      '019-event-snapshots': createEventSnapshotsMigration(),
-      '020-outbox-pending-indexes': createOutboxPendingIndexesMigration(),
-      '021-deliveries-due-index': createDeliveriesDueIndexMigration(),
-      '022-due-index-claim-only': createDueIndexClaimOnlyMigration(),
-      '023-attempts-by-delivery': createAttemptsByDeliveryMigration(),
-      '024-wider-ledger-reference': createWiderLedgerReferenceMigration(store.dialect),
-      '025-network-apps': createNetworkAppsMigration(),
-    }),
+    provider: new StaticMigrations(migrations),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later
     // one (011, 014) when an earlier number (008) lands; each migration only adds what it names.
@@ -201,6 +203,23 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     }
     const failed = results?.find((r) => r.status === 'Error')?.migrationName
     throw new Error(`Database migration ${failed ?? ''} failed: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * Whether every migration is recorded already: the usual case at every start and every CLI command, answered
+ * with one query instead of Kysely's migrator, which reads the whole catalog (each table's columns) first.
+ */
+async function allApplied(store: Store, names: string[], schema: string | undefined): Promise<boolean> {
+  // On Postgres the table of the schema in use, never another schema's that the search path also reaches.
+  const table = schema ? sql.id(schema, 'kysely_migration') : sql.id('kysely_migration')
+  try {
+    const { rows } = await sql<{ name: string }>`SELECT name FROM ${table}`.execute(store.db)
+    const applied = new Set(rows.map((row) => row.name))
+    return names.every((name) => applied.has(name))
+  } catch {
+    // No migration table yet (a new database): the migrator creates it.
+    return false
   }
 }
 
