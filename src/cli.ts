@@ -3,11 +3,11 @@ import path from 'node:path'
 import type { AppContext } from './app-context.js'
 import { parseCommandLine, UsageError, type Values } from './cli/arguments.js'
 import type { Command, CommandResult } from './cli/command.js'
-import { openAppContext, openStoreContext, type StoreContext } from './cli/context.js'
+import type { StoreContext } from './cli/context.js'
 import { findCommand, helpText, usageOf } from './cli/registry.js'
-import { type Config, ConfigError, loadConfigFromProcess } from './config.js'
+import type { Config } from './config.js'
 import { AppError } from './errors.js'
-import { createProcessLogger } from './logger.js'
+import type { Logger } from './logger.js'
 
 const HELP_HINT = 'Run herald --help to see every command.'
 
@@ -59,6 +59,11 @@ export async function runCli(argv: string[]): Promise<number> {
 }
 
 async function runCommand(command: Exclude<Command, { opens: 'service' }>, values: Values, input: unknown) {
+  // Loaded once the command line is known to be right: a mistake is answered before any of this loads.
+  const [{ loadConfigFromProcess }, { createProcessLogger }] = await Promise.all([
+    import('./config.js'),
+    import('./logger.js'),
+  ])
   const config = loadConfigFromProcess()
   const logger = createProcessLogger(
     config,
@@ -86,12 +91,9 @@ async function runCommand(command: Exclude<Command, { opens: 'service' }>, value
   }
 }
 
-async function openContext(
-  command: Exclude<Command, { opens: 'service' }>,
-  config: Config,
-  logger: ReturnType<typeof createProcessLogger>,
-) {
+async function openContext(command: Exclude<Command, { opens: 'service' }>, config: Config, logger: Logger) {
   const fresh = !config.databaseUrl && !fs.existsSync(sqliteFileOf(config))
+  const { openAppContext, openStoreContext } = await import('./cli/context.js')
   const value =
     command.opens === 'store' ? await openStoreContext(config, logger) : await openAppContext(config, logger)
   return { value, fresh }
@@ -120,8 +122,11 @@ export function main(argv: string[]): void {
       if (code >= 0) process.exit(code)
     })
     .catch((error) => {
+      // A bad setting (ConfigError) is said in its one line; anything else is a bug, said with its stack.
       process.stderr.write(
-        error instanceof ConfigError ? `${error.message}\n` : `${(error as Error).stack ?? error}\n`,
+        (error as Error).name === 'ConfigError'
+          ? `${error.message}\n`
+          : `${(error as Error).stack ?? error}\n`,
       )
       process.exit(1)
     })

@@ -3,7 +3,7 @@ import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely'
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration'
-import pg from 'pg'
+import type pg from 'pg'
 import { createBatchedTransactions, type RunBatched } from './batched-transactions.js'
 import type { Dialect } from './dialect.js'
 import { createInitMigration } from './migrations/001-init.js'
@@ -114,6 +114,8 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
 }
 
 async function openPostgres(options: StoreOptions): Promise<Store> {
+  // Loaded here, so that a process on SQLite (the embedded default, every CLI command on it) never loads it.
+  const { default: pg } = await import('pg')
   const types = {
     getTypeParser: (oid: number, format?: 'text' | 'binary') =>
       // Counts and epoch-millisecond timestamps are int8; they fit in a double.
