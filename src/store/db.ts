@@ -28,6 +28,7 @@ import { createDeliveriesDueIndexMigration } from './migrations/021-deliveries-d
 import { createDueIndexClaimOnlyMigration } from './migrations/022-due-index-claim-only.js'
 import { createAttemptsByDeliveryMigration } from './migrations/023-attempts-by-delivery.js'
 import { createWiderLedgerReferenceMigration } from './migrations/024-wider-ledger-reference.js'
+import { createInstanceSetupMigration } from './migrations/026-instance-setup.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -179,6 +180,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
       '022-due-index-claim-only': createDueIndexClaimOnlyMigration(),
       '023-attempts-by-delivery': createAttemptsByDeliveryMigration(),
       '024-wider-ledger-reference': createWiderLedgerReferenceMigration(store.dialect),
+      '026-instance-setup': createInstanceSetupMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),
     // Migration numbers are handed out per change in parallel work, so a database may already hold a later
