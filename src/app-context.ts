@@ -6,9 +6,10 @@ import type { Config } from './config.js'
 import type { StateSigner } from './connect/state.js'
 import type { Vault } from './connect/vault.js'
 import type { Network } from './domain/networks.js'
-import type { Clock } from './lib/clock.js'
+import type { Clock, LeaseClock } from './lib/clock.js'
 import type { Logger } from './logger.js'
 import type { MediaService } from './media/media-service.js'
+import type { NetworkApps } from './network-apps/service.js'
 import type { NetworkAdapter } from './networks/adapter.js'
 import type { OAuthServer } from './oauth/service.js'
 import type { Store } from './store/db.js'
@@ -21,6 +22,8 @@ export interface AppContext {
   logger: Logger
   store: Store
   clock: Clock
+  /** The clock leases are written and compared with: the database's own, unless the clock is a fake. */
+  leaseClock: LeaseClock
   vault: Vault
   /** Signs and checks the connect flow's OAuth `state` (a key derived from the vault key). */
   signer: StateSigner
@@ -33,6 +36,8 @@ export interface AppContext {
   rateLimiter: RateLimiter
   /** One adapter per network this build can publish to. */
   adapters: Partial<Record<Network, NetworkAdapter>>
+  /** The networks' developer apps (environment, then the network apps page); rebuilds adapters on a change. */
+  networkApps: NetworkApps
   /** Worker measurements served at /metrics. */
   metrics: Metrics
   /** Wakes the worker and tells waiters when posts settle. */

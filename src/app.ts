@@ -8,11 +8,12 @@ import type { Config } from './config.js'
 import { createStateSigner } from './connect/state.js'
 import { createVault } from './connect/vault.js'
 import type { Network } from './domain/networks.js'
-import { type Clock, systemClock } from './lib/clock.js'
+import { type Clock, type LeaseClock, leaseClockOf, systemClock } from './lib/clock.js'
 import { createLogger, type Logger } from './logger.js'
 import { createMediaService } from './media/media-service.js'
+import { createNetworkApps, readSavedApps } from './network-apps/service.js'
 import type { NetworkAdapter } from './networks/adapter.js'
-import { createAdapters } from './networks/registry.js'
+import { createAdapter, createAdapters } from './networks/registry.js'
 import { createOAuthServer, type OAuthServerDeps } from './oauth/service.js'
 import { resolveSecretKey } from './secret-key.js'
 import { openStore, type Store } from './store/db.js'
@@ -23,6 +24,8 @@ import { createQueueSignal } from './worker/queue-signal.js'
 export interface AppOptions {
   logger?: Logger
   clock?: Clock
+  /** The clock leases use; by default the database's own, or `clock` when that is not the system clock. */
+  leaseClock?: LeaseClock
   /** An already-open store (tests); otherwise one is opened from the config. */
   store?: Store
   /** Adapters to publish through (tests); otherwise the real ones, built from the config. */
@@ -47,11 +50,26 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     }))
   const revocations = createRevocations()
   const media = createMediaService({ config, db: store.db, logger, now: () => clock.now() })
+  // The apps saved on the network apps page, read once here; the adapters are built with them.
+  const saved = await readSavedApps(store, vault, logger)
+  const factory = { logger, clock, media }
+  const adapters = options.adapters ?? createAdapters(config, factory, saved)
+  const networkApps = createNetworkApps({
+    config,
+    store,
+    vault,
+    clock,
+    logger,
+    adapters,
+    initial: saved,
+    ...(options.adapters ? {} : { build: (network, apps) => createAdapter(network, config, factory, apps) }),
+  })
   return {
     config,
     logger,
     store,
     clock,
+    leaseClock: options.leaseClock ?? leaseClockOf(clock),
     vault,
     signer: createStateSigner(secretKey),
     oauth: createOAuthServer({
@@ -69,7 +87,8 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     rateLimiter: createRateLimiter(config.rateLimitPerMinute),
     queue: createQueueSignal(),
     metrics: createMetrics(),
-    adapters: options.adapters ?? createAdapters(config, { logger, clock, media }),
+    adapters,
+    networkApps,
     media,
     toolNames: new Set(tools.map((tool) => tool.name)),
   }

@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module'
 import { type DestinationStream, type Logger, pino } from 'pino'
-import pretty from 'pino-pretty'
 
 export type { Logger }
 
@@ -106,6 +106,9 @@ export interface LoggerOptions {
   pretty?: boolean
 }
 
+/** pino-pretty, loaded only for a terminal: a JSON logger (the service, a CLI command) never pays for it. */
+const loadPretty = (): typeof import('pino-pretty') => createRequire(import.meta.url)('pino-pretty')
+
 export function createLogger(
   level: string,
   destination?: DestinationStream,
@@ -114,7 +117,7 @@ export function createLogger(
   const stream =
     destination ??
     (options.pretty
-      ? pretty({
+      ? loadPretty()({
           colorize: true,
           translateTime: 'SYS:HH:MM:ss',
           ignore: 'pid,hostname,service',

@@ -8,7 +8,7 @@ import { guardStrayFetchErrors } from './lib/stray-fetch-errors.js'
 import { createProcessLogger } from './logger.js'
 import { describeFfmpeg, MIN_FFMPEG_VERSION } from './media/ffmpeg.js'
 import { sweepHostedMedia } from './media/media-lifetime.js'
-import { connectUnavailable } from './networks/registry.js'
+import { canConnect, type SavedApps } from './networks/apps.js'
 import { buildMetricsServer, buildServer } from './server.js'
 import { pruneWebhookHistory } from './store/webhook-retention.js'
 import { createWebhookWorker, type WebhookWorker } from './webhooks/delivery-worker.js'
@@ -53,10 +53,12 @@ export function createAppWorker(
       store: app.store,
       vault: app.vault,
       clock: app.clock,
+      leaseClock: app.leaseClock,
       logger: app.logger,
       queue: app.queue,
       metrics: app.metrics,
       adapters: app.adapters,
+      currentAdapter: (network) => app.networkApps.adapterFor(network),
     },
     { ...app.config.worker, ...workerOverrides },
   )
@@ -109,6 +111,9 @@ export function createAppWorker(
   }
 }
 
+/** How often each process reads the saved network apps again (a change in another process reaches it). */
+const NETWORK_APPS_REFRESH_MS = 60_000
+
 /** How often a worker prunes the webhook history. */
 const WEBHOOK_HISTORY_SWEEP_MS = 3_600_000
 
@@ -136,8 +141,14 @@ export function sweepAppMedia(app: AppContext) {
  * What the start line says: where Herald serves, what it stores in, which networks can be connected, and
  * the ffmpeg videos are converted with (`<path> (<version>)` or `none`).
  */
-export function startSummary(config: Config, role: Role, database: string, ffmpeg = 'none') {
-  const configured = networks.filter((network) => connectUnavailable(config, network) === undefined)
+export function startSummary(
+  config: Config,
+  role: Role,
+  database: string,
+  ffmpeg = 'none',
+  saved: SavedApps = {},
+) {
+  const configured = networks.filter((network) => canConnect(config, network, saved))
   return {
     url: config.publicBaseUrl,
     listen: `http://${config.host}:${config.port}`,
@@ -167,6 +178,14 @@ export async function startService(role: Role = 'all') {
   if (metrics && config.metrics.listen) await metrics.listen(config.metrics.listen)
   const worker = role === 'api' ? undefined : createAppWorker(app)
   worker?.start()
+  // A network app saved on the page in another process reaches this one's adapters within a minute.
+  const apps = createPeriodicSweep({
+    what: 'network apps',
+    sweep: () => app.networkApps.refresh(),
+    intervalMs: NETWORK_APPS_REFRESH_MS,
+    logger,
+  })
+  apps.start()
   const found = await app.media.ffmpegLookup()
   const ffmpeg = describeFfmpeg(found)
   if (!found.ffmpeg && config.videoConversion.ffmpegPath?.trim().toLowerCase() !== 'none')
@@ -175,7 +194,7 @@ export async function startService(role: Role = 'all') {
       `No usable ffmpeg (${MIN_FFMPEG_VERSION.join('.')} or newer): videos that need converting are refused until one is installed (apt-get install ffmpeg) or HERALD_FFMPEG_PATH names one; HERALD_FFMPEG_PATH=none silences this`,
     )
   logger.info(
-    startSummary(config, role, app.store.dialect, ffmpeg),
+    startSummary(config, role, app.store.dialect, ffmpeg, app.networkApps.saved()),
     `Herald is running at ${config.publicBaseUrl}`,
   )
   // A fresh instance is set up in the browser; a process serving the dashboard prints where, with its code.
@@ -194,6 +213,7 @@ export async function startService(role: Role = 'all') {
     if (stopping) return
     stopping = true
     logger.info({ signal }, 'stopping: no new claims; in-flight sends get the grace period')
+    await apps.stop()
     await worker?.stop()
     await http.close()
     await metrics?.close()

@@ -94,7 +94,7 @@ function metricsScraper(app: AppContext): () => Promise<string> {
     const now = app.clock.now()
     const [depth, gauges, hosted, cached, pending, disabledEndpoints] = await Promise.all([
       queueDepth(app.store, now),
-      lookupAndStuckGauges(app.store, now),
+      lookupAndStuckGauges(app.store, app.leaseClock()),
       hostedMediaUsage(app.store.db),
       app.media.cache.usage(),
       countPendingDeliveries(app.store),

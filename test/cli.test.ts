@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -86,5 +86,62 @@ describe('admin CLI', { timeout: 180_000 }, () => {
     const result = await herald('frobnicate').catch((e) => e)
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('Unknown command')
+  })
+})
+
+describe('a mistake on the command line', () => {
+  const fresh = () => mkdtempSync(path.join(tmpdir(), 'herald-cli-usage-'))
+
+  it.each([
+    [['credits', 'add', '--workspace', 'w', '--amount', '-5'], '--amount must be a whole number from 1 to'],
+    [['credits', 'add', '--workspace', 'w', '--amount', '2.5'], '--amount must be a whole number from 1 to'],
+    [
+      ['bootstrap', '--email', 'a@b.co', '--password', 'p', '--workspace', 'W', '--credits', 'lots'],
+      '--credits must be a whole number from 0 to',
+    ],
+    [['keys', 'list'], '--email is required'],
+    [['keys', 'list', '--emial', 'a@b.co'], 'Unknown option --emial'],
+    [
+      ['webhooks', 'log', '--workspace', 'w', '--id', 'e', '--limit', '501'],
+      '--limit must be a whole number from 1 to 500',
+    ],
+    [
+      ['members', 'add', '--workspace', 'w', '--email', 'a@b.co', '--role', 'admin'],
+      '--role is owner or editor',
+    ],
+  ])(
+    '%j is said in one line with that command’s usage under it, and changes nothing',
+    async (args, message) => {
+      const dir = fresh()
+      const result = await runHerald(args, { ...env, HERALD_DATA_DIR: dir }).catch((e) => e)
+      rmSync(dir, { recursive: true, force: true })
+      expect(result.code).toBe(2)
+      const lines = result.stderr.trim().split('\n')
+      expect(lines.length).toBeLessThanOrEqual(3)
+      expect(lines[0]).toContain(message)
+      expect(lines[1]).toMatch(new RegExp(`^usage: herald ${args[0]}`))
+      expect(result.stderr).not.toContain('using data folder')
+    },
+  )
+
+  it('names an unknown command in two lines, not the whole help', async () => {
+    const result = await herald('keys', 'lst').catch((e) => e)
+    expect(result.code).toBe(2)
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'Unknown command: keys lst',
+      'Run herald --help to see every command.',
+    ])
+  })
+
+  it('lists in the README every command --help lists', async () => {
+    const { stdout } = await herald('--help')
+    const readme = readFileSync('README.md', 'utf8').replaceAll('\\|', '|')
+    const table = readme.slice(readme.indexOf('## Admin CLI'), readme.indexOf('## Configuration'))
+    const calls = stdout
+      .split('\n')
+      .filter((line) => /^ {2}[a-z]/.test(line))
+      .map((line) => line.trim().split(/ {2,}| --| FILE| \[/)[0] as string)
+    expect(calls.length).toBeGreaterThan(20)
+    for (const call of calls) expect(table, call).toContain(`\`${call}`)
   })
 })

@@ -165,3 +165,47 @@ describe('MCP protocol revisions and transport hygiene', () => {
     expect(((await response.json()) as any).error.message).toMatch(/API key/)
   })
 })
+
+describe('browser origins of a Herald listening on loopback', () => {
+  let h: Harness
+  let port: string
+  beforeAll(async () => {
+    // PUBLIC_BASE_URL is http://127.0.0.1:<port>, Herald's own listening address.
+    h = await startHarness({ prePickPort: true })
+    port = new URL(h.baseUrl).port
+  })
+  afterAll(() => h.close())
+
+  it.each(['localhost', '127.0.0.1', '[::1]'])(
+    'accepts a page on http://%s at its own port: every loopback name is this server',
+    async (name) => {
+      const answer = await rawPost(h, initialize('2025-11-25'), { origin: `http://${name}:${port}` })
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    },
+  )
+
+  it.each([
+    ['another port of localhost', (p: number) => `http://localhost:${p + 1}`],
+    ['another port of 127.0.0.1', (p: number) => `http://127.0.0.1:${p + 1}`],
+    ['https on its plain-http port', (p: number) => `https://localhost:${p}`],
+    ['another loopback address', (p: number) => `http://127.0.0.2:${p}`],
+    ['another host on its port', (p: number) => `http://evil.example:${p}`],
+  ])('refuses a page on %s with 403', async (_what, origin) => {
+    const answer = await rawPost(h, initialize('2025-11-25'), { origin: origin(Number(port)) })
+    expect(answer.status).toBe(403)
+    expect(answer.body.error.code).toBe('forbidden')
+  })
+
+  it('takes no loopback name but the public one while Herald listens on every address', async () => {
+    const open = await startHarness({ prePickPort: true, env: { HOST: '0.0.0.0' } })
+    try {
+      const own = new URL(open.baseUrl).port
+      const other = await rawPost(open, initialize('2025-11-25'), { origin: `http://localhost:${own}` })
+      expect(other.status).toBe(403)
+      const publicOne = await rawPost(open, initialize('2025-11-25'), { origin: `http://127.0.0.1:${own}` })
+      expect(publicOne.status).toBe(200)
+    } finally {
+      await open.close()
+    }
+  })
+})

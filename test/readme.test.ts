@@ -142,13 +142,15 @@ describe('the README runs as written', () => {
     await stopServer()
   }, 180_000)
 
-  it('sandbox mode: connects a simulated profile on every network and publishes one post to all of them', async () => {
+  it('sandbox mode: connects a simulated profile on every network, publishes one post to all of them, and delivers a test webhook to a local receiver', async () => {
     const sandbox = blocks(section('Sandbox mode (a demo without real networks)'))
     const start = sandbox.find(isServerStart)
     expect(start?.code.trim()).toBe('HERALD_SANDBOX=1 HERALD_ALLOW_PRIVATE_MEDIA=1 npm start')
     await startServer(start!.code.trim())
-    const script = sandbox
-      .filter((b) => b.lang === 'sh' && !isServerStart(b))
+    // The Webhooks section's blocks run on after the sandbox's, in the same terminal.
+    const hooks = blocks(section('Webhooks')).filter((b) => b.lang === 'sh')
+    expect(hooks.length).toBeGreaterThanOrEqual(1)
+    const script = [...sandbox.filter((b) => b.lang === 'sh' && !isServerStart(b)), ...hooks]
       .map((b) => b.code)
       .join('\n')
     const run = await runBash(script)
@@ -163,6 +165,8 @@ describe('the README runs as written', () => {
     expect(targets).toHaveLength(connected.length)
     for (const target of targets) expect(target).toMatchObject({ status: 'published' })
     expect(run.stdout).toMatch(/Hello sandbox/)
+    expect(run.stdout).toMatch(/"secret":"whsec_/)
+    expect(run.stdout).toMatch(/^\S+ \{.*"type":"webhook\.test"/m)
     await stopServer()
   }, 180_000)
 })

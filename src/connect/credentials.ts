@@ -11,6 +11,12 @@ export interface CredentialDeps {
   db: Db
   vault: Vault
   now(): number
+  /**
+   * The network's adapter as it is now, asked for just before a refresh: the network's app may have changed
+   * (on the network apps page, in another process) since the caller took its adapter, and a refresh with a
+   * replaced secret would be refused and mark a healthy profile for reconnecting. Absent: the caller's adapter.
+   */
+  currentAdapter?(network: string): Promise<NetworkAdapter | undefined>
 }
 
 /**
@@ -127,7 +133,8 @@ export async function refreshOnce(
     // The tokens may have changed between the last look and taking the lease.
     const newer = await refreshedElsewhere(deps, connection, seen)
     if (newer) return newer
-    const refreshed = await adapter.refresh(seen)
+    const refresher = (await deps.currentAdapter?.(connection.platform)) ?? adapter
+    const refreshed = await refresher.refresh(seen)
     await saveCredentials(deps, connection.id, refreshed)
     return refreshed
   } catch (error) {

@@ -3,7 +3,8 @@ import { networkLabels } from '../dashboard/html.js'
 import type { Network } from '../domain/networks.js'
 import type { Credentials, GrantProfile, NetworkAdapter, Profile } from '../networks/adapter.js'
 import { PublishFailure } from '../networks/adapter.js'
-import { canLogin, connectUnavailable } from '../networks/registry.js'
+import { callbackUrl } from '../networks/apps.js'
+import { canLogin } from '../networks/registry.js'
 import { READONLY_SCOPE, UPLOAD_SCOPE, youtubeGrantProblem } from '../networks/youtube/index.js'
 import { findMembership } from '../store/accounts.js'
 import { upsertConnection } from '../store/connections.js'
@@ -69,8 +70,6 @@ const stateMessages: Record<StateRefusal, { title: string; message: string }> = 
   },
 }
 
-export const callbackPath = (network: Network) => `/connect/${network}/callback`
-
 /** Removes secrets that a network error message might echo (codes, verifiers, tokens). */
 function scrub(message: string, secrets: readonly (string | undefined)[]): string {
   let out = message
@@ -100,15 +99,24 @@ function failurePage(
   )
 }
 
-/** Checks that the flow can run for this network; a refusal page otherwise. */
-function oauthAdapter(app: AppContext, network: Network): NetworkAdapter | Refusal {
+/** Why a network without an app cannot be connected, in the words of the person connecting. */
+export const notSetUpMessage = (network: Network) =>
+  `${networkLabels[network]} is not set up on this Herald yet: it needs a ${networkLabels[network]} developer app, which the person who runs this Herald adds on the network apps page.`
+
+/**
+ * Checks that the flow can run for this network, with the app in force now (read again first: another
+ * process may have changed it); a refusal page otherwise.
+ */
+async function oauthAdapter(app: AppContext, network: Network): Promise<NetworkAdapter | Refusal> {
+  await app.networkApps.refresh()
   const adapter = app.adapters[network]
-  const unavailable = connectUnavailable(app.config, network)
-  if (unavailable || !adapter?.oauth)
+  if (!app.networkApps.canConnect(network))
+    return refused(404, `${networkLabels[network]} is not set up`, `${notSetUpMessage(network)} ${NOTHING}`)
+  if (!adapter?.oauth)
     return refused(
       404,
       `${networkLabels[network]} cannot be connected`,
-      unavailable ?? `${networkLabels[network]} has no OAuth connect flow.`,
+      `${networkLabels[network]} has no OAuth connect flow.`,
     )
   return adapter
 }
@@ -119,9 +127,9 @@ export async function startConnect(
   who: Connector,
   network: Network,
 ): Promise<{ kind: 'redirect'; url: string } | Refusal> {
-  const adapter = oauthAdapter(app, network)
+  const adapter = await oauthAdapter(app, network)
   if ('kind' in adapter) return adapter
-  const redirectUri = `${app.config.publicBaseUrl}${callbackPath(network)}`
+  const redirectUri = callbackUrl(app.config, network)
   const { state, codeChallenge } = await issueState(
     { db: app.store.db, vault: app.vault, signer: app.signer, now: () => app.clock.now() },
     { workspaceId: who.workspaceId, userId: who.userId, platform: network, redirectUri },
@@ -210,7 +218,7 @@ export async function finishConnect(
       `You are not signed in to Herald, so this ${label} answer cannot be matched to a connection you started. ${NOTHING} Sign in and start again from the channels page.`,
     )
   }
-  const adapter = oauthAdapter(app, network)
+  const adapter = await oauthAdapter(app, network)
   if ('kind' in adapter) return adapter
   const state = await consumeState(
     { db: app.store.db, vault: app.vault, signer: app.signer, now: () => app.clock.now() },
@@ -309,9 +317,8 @@ export async function connectWithAppPassword(
   input: { identifier: string; appPassword: string },
 ): Promise<ConnectOutcome> {
   const adapter = app.adapters.bluesky
-  const unavailable = connectUnavailable(app.config, 'bluesky')
-  if (unavailable || !canLogin(adapter))
-    return refused(404, 'Bluesky cannot be connected', unavailable ?? 'This Herald has no Bluesky adapter.')
+  if (!canLogin(adapter))
+    return refused(404, 'Bluesky cannot be connected', 'This Herald has no Bluesky adapter.')
   if (!input.identifier.trim() || !input.appPassword)
     return refused(
       400,

@@ -7,7 +7,7 @@ import {
   problemPage,
 } from '../dashboard/html.js'
 import type { Network } from '../domain/networks.js'
-import type { Refusal } from './flow.js'
+import { notSetUpMessage, type Refusal } from './flow.js'
 
 /** The pages of the connect flow that are not redirects. */
 
@@ -72,6 +72,19 @@ export function confirmConnectPage(
 <p><a href="/channels">Back to channels</a></p>`,
     options,
   )
+}
+
+/**
+ * `GET /connect/<network>` for a network without an app: no button to continue, only what is missing and
+ * who can add it (the administrator gets the link to the network apps page).
+ */
+export function notSetUpPage(network: Network, administrator: boolean, options: PageOptions = {}) {
+  const label = networkLabels[network]
+  const next = administrator
+    ? `<p><a href="/settings/networks#${escapeHtml(network)}">Set up ${escapeHtml(label)} on the network apps page</a></p>
+<p><a href="/channels">Back to channels</a></p>`
+    : '<p>Ask the person who runs this Herald to set it up; the channels page offers it as soon as they have.</p><p><a href="/channels">Back to channels</a></p>'
+  return problemPage(`${label} is not set up`, notSetUpMessage(network), { ...options, next })
 }
 
 /** Why a connection was not made: a clear title and message, no token, code or password in it. */

@@ -34,11 +34,13 @@ export interface RotationReport {
   pendingGrants: RotationCounts
   /** Webhook signing secrets (current and previous; an endpoint's id can be listed twice). */
   webhookSecrets: RotationCounts
+  /** The secrets of the developer apps saved on the network apps page. */
+  networkApps: RotationCounts
 }
 
 /** One sealed column; each table's key is `id`. */
 interface SealedColumn {
-  table: 'connections' | 'oauth_states' | 'pending_grants' | 'webhook_endpoints'
+  table: 'connections' | 'oauth_states' | 'pending_grants' | 'webhook_endpoints' | 'network_apps'
   column: string
 }
 
@@ -104,11 +106,13 @@ export async function rotateSecrets(db: Db, vault: Vault): Promise<RotationRepor
     oauthStates: none(),
     pendingGrants: none(),
     webhookSecrets: none(),
+    networkApps: none(),
   }
   await rotateColumn(db, vault, { table: 'connections', column: 'credentials' }, report.connections)
   await rotateColumn(db, vault, { table: 'oauth_states', column: 'code_verifier' }, report.oauthStates)
   await rotateColumn(db, vault, { table: 'pending_grants', column: 'sealed' }, report.pendingGrants)
   for (const column of ['secret', 'previous_secret'])
     await rotateColumn(db, vault, { table: 'webhook_endpoints', column }, report.webhookSecrets)
+  await rotateColumn(db, vault, { table: 'network_apps', column: 'client_secret' }, report.networkApps)
   return report
 }

@@ -13,7 +13,7 @@ import {
 } from '../dashboard/request.js'
 import { isNetwork } from '../domain/networks.js'
 import { firstValue } from '../lib/form.js'
-import { connectUnavailable, sandboxPrefixes } from '../networks/registry.js'
+import { sandboxPrefixes } from '../networks/registry.js'
 import { findMembership } from '../store/accounts.js'
 import { describeProfile, readGrant, spendGrant } from './choose-profiles.js'
 import {
@@ -23,7 +23,13 @@ import {
   startConnect,
   storeConnection,
 } from './flow.js'
-import { blueskyFormPage, chooseProfilesPage, confirmConnectPage, refusalPage } from './pages.js'
+import {
+  blueskyFormPage,
+  chooseProfilesPage,
+  confirmConnectPage,
+  notSetUpPage,
+  refusalPage,
+} from './pages.js'
 
 const pageOptions = (who: SignedIn | undefined) => (who ? { signedIn: account(who) } : {})
 
@@ -79,13 +85,6 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
       const workspace = await targetWorkspace(who, firstValue(request.query.workspaceId))
       if (!workspace) return notMember(reply, who)
       if (network === 'bluesky') {
-        const unavailable = connectUnavailable(app.config, 'bluesky')
-        if (unavailable)
-          return sendHtml(
-            reply,
-            404,
-            problemPage('Bluesky cannot be connected', unavailable, pageOptions(who)),
-          )
         const simulated = app.config.sandbox && !app.config.networks.bluesky.configured
         return sendHtml(
           reply,
@@ -97,6 +96,10 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
           }),
         )
       }
+      // Read again: another process may have set the app up (or removed it) since this one last looked.
+      await app.networkApps.refresh()
+      if (!app.networkApps.canConnect(network))
+        return sendHtml(reply, 404, notSetUpPage(network, who.administrator, pageOptions(who)))
       return sendHtml(
         reply,
         200,

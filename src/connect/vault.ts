@@ -49,6 +49,13 @@ export const webhookSecretAt = (id: string, column: 'secret' | 'previous_secret'
   id,
 })
 
+/** Where the secret of a developer app saved on the network apps page lives (the row's id is the network). */
+export const networkAppSecretAt = (network: string): SealedAt => ({
+  table: 'network_apps',
+  column: 'client_secret',
+  id: network,
+})
+
 /**
  * Why a value did not open: `misplaced` (it fails authentication here: sealed for another row or column,
  * or altered), `unbound` (an old `v1` value, which migration 017 should have re-sealed), `unknown_key`

@@ -4,7 +4,6 @@ import { setSessionWorkspace } from '../auth/sessions.js'
 import { connectionCredentials } from '../connect/vault.js'
 import { isNetwork, type Network } from '../domain/networks.js'
 import { firstValue } from '../lib/form.js'
-import { connectUnavailable } from '../networks/registry.js'
 import { findMembership, listWorkspacesForUser } from '../store/accounts.js'
 import type { ConnectionRow } from '../store/connections.js'
 import { listConnections } from '../store/connections.js'
@@ -107,12 +106,16 @@ async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, 
         )
       : `<table><thead><tr><th>Network</th><th>Profile</th><th>Status</th><th></th></tr></thead><tbody>
 ${rows.map((row) => connectionRow(row, health.get(`${row.platform}:${row.profile_id}`), owner)).join('\n')}</tbody></table>`
+  // Read again: another process may have set an app up since this one last looked.
+  await app.networkApps.refresh()
   const links = CONNECTABLE.map((network) => {
-    const unavailable = connectUnavailable(app.config, network)
     const label = CONNECT_LABELS[network] ?? `Connect ${networkLabels[network]}`
-    return unavailable
-      ? `<li>${escapeHtml(label)}: <span class="muted">${escapeHtml(unavailable)}</span></li>`
-      : `<li><a href="/connect/${network}">${escapeHtml(label)}</a></li>`
+    if (app.networkApps.canConnect(network))
+      return `<li><a href="/connect/${network}">${escapeHtml(label)}</a></li>`
+    const next = who.administrator
+      ? `<a href="/settings/networks#${network}">Set it up on the network apps page</a>`
+      : 'Ask the person who runs this Herald to set it up.'
+    return `<li>${escapeHtml(networkLabels[network])}: <strong>not set up</strong>. <span class="muted">It needs a ${escapeHtml(networkLabels[network])} developer app first.</span> ${next}</li>`
   }).join('\n')
   // An empty sandbox workspace already says it in the empty state, beside its button.
   const sandbox =

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { hashArtifactId } from '../oauth/adapter.js'
-import { consentPath } from '../oauth/provider.js'
+import { CLIENT_NAME_MAX, consentPath } from '../oauth/provider.js'
 import { parseScopes, type Scope, scopeWords } from '../oauth/scopes.js'
 import type { OAuthServer } from '../oauth/service.js'
 import { findMembership, listWorkspacesForUser } from '../store/accounts.js'
@@ -176,7 +176,7 @@ export function registerConsentRoutes(scope: FastifyInstance, app: AppContext, o
       user_id: who.user.id,
       workspace_id: workspaceId,
       client_id: pending.clientId,
-      client_name: pending.clientName.slice(0, 200),
+      client_name: pending.clientName.slice(0, CLIENT_NAME_MAX),
       redirect_host: pending.redirectHost.slice(0, 200),
       registered: pending.registered ? 1 : 0,
       scopes: pending.scopes.join(' '),

@@ -1,5 +1,4 @@
 import type { FastifyReply } from 'fastify'
-import type { Network } from '../domain/networks.js'
 
 /** Plain, self-contained HTML for the dashboard: no external assets, no inline scripts, every value escaped. */
 
@@ -7,16 +6,7 @@ export function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
 }
 
-/** How each network is named to people (the network value stays the identifier everywhere else). */
-export const networkLabels: Record<Network, string> = {
-  linkedin: 'LinkedIn',
-  twitter: 'X',
-  facebook: 'Facebook',
-  instagram: 'Instagram',
-  threads: 'Threads',
-  bluesky: 'Bluesky',
-  youtube: 'YouTube',
-}
+export { networkLabels } from '../domain/networks.js'
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#1d2430;line-height:1.45}
 header{display:flex;flex-wrap:wrap;gap:.2rem 1.2rem;justify-content:space-between;align-items:center;border-bottom:1px solid #dde3ea;margin-bottom:1.5rem}
@@ -30,8 +20,8 @@ button{padding:.35rem .9rem;cursor:pointer}.problem{border-left:4px solid #b3261
 .count{display:inline-block;min-width:1.2em;padding:0 .35em;border-radius:1em;background:#b3261e;color:#fff;font-size:.85em;text-align:center}`
 
 /** The navigation; an owner with posts waiting for approval sees how many, linked to them. */
-const nav = (pending: number) =>
-  `<nav aria-label="Dashboard"><a href="/compose">Compose</a> · <a href="/posts">Posts</a>${pending > 0 ? ` · <a href="/posts?approval=pending" class="pending">Pending approval <span class="count">${pending}</span></a>` : ''} · <a href="/calendar">Calendar</a> · <a href="/queue">Queue</a> · <a href="/import">Import</a> · <a href="/analytics">Analytics</a> · <a href="/channels">Channels</a> · <a href="/workspace">Workspace</a> · <a href="/integration">AI Integration</a> · <a href="/workspaces">Switch workspace</a></nav>`
+const nav = (pending: number, administrator: boolean) =>
+  `<nav aria-label="Dashboard"><a href="/compose">Compose</a> · <a href="/posts">Posts</a>${pending > 0 ? ` · <a href="/posts?approval=pending" class="pending">Pending approval <span class="count">${pending}</span></a>` : ''} · <a href="/calendar">Calendar</a> · <a href="/queue">Queue</a> · <a href="/import">Import</a> · <a href="/analytics">Analytics</a> · <a href="/channels">Channels</a> · <a href="/workspace">Workspace</a> · <a href="/integration">AI Integration</a> · <a href="/workspaces">Switch workspace</a>${administrator ? ' · <a href="/settings/networks">Network apps</a>' : ''}</nav>`
 
 export interface PageOptions {
   /**
@@ -46,6 +36,8 @@ export interface PageOptions {
     workspace?: string
     /** Invitations waiting for this person: a notice linking to /invitations. */
     invitations?: number
+    /** The instance's administrator: the navigation links to the network apps page. */
+    administrator?: boolean
   }
   /** CSS of this page only, after the shared rules. */
   style?: string
@@ -68,7 +60,7 @@ export function page(title: string, body: string, options: PageOptions = {}): st
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)} · Herald</title><style>${STYLE}${options.style ?? ''}</style></head>
-<body><header><p><strong>Herald</strong></p>${options.signedIn ? nav(options.signedIn.pendingApprovals ?? 0) : ''}${account}</header>
+<body><header><p><strong>Herald</strong></p>${options.signedIn ? nav(options.signedIn.pendingApprovals ?? 0, options.signedIn.administrator === true) : ''}${account}</header>
 ${invitations}${body}
 <footer><p class="muted">For developers: <a href="/docs">API reference</a> · <a href="/openapi.json">OpenAPI document</a> · MCP endpoint <code>/mcp</code></p></footer>
 </body></html>`

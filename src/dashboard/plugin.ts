@@ -15,6 +15,7 @@ import { problemPage, sendHtml } from './html.js'
 import { CSV_TYPES, MAX_IMPORT_BYTES, registerImportRoutes } from './import.js'
 import { registerIntegrationRoutes } from './integration.js'
 import { registerInvitationRoutes } from './invitations.js'
+import { registerNetworkAppRoutes } from './network-apps.js'
 import { registerPostRoutes } from './posts.js'
 import { registerQueueRoutes } from './queue.js'
 import {
@@ -98,6 +99,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     registerAnalyticsRoutes(scope, app, runner)
     registerWorkspaceRoutes(scope, app)
     registerWebhookPages(scope, app)
+    registerNetworkAppRoutes(scope, app)
     registerInvitationRoutes(scope, app)
     registerQueueRoutes(scope, app, runner)
     registerImportRoutes(scope, app, runner)

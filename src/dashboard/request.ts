@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { isInstanceAdministrator } from '../auth/administrator.js'
 import {
   type DashboardSession,
   findSession,
@@ -24,6 +25,8 @@ export interface SignedIn {
   pendingApprovals: number
   /** Invitations to other workspaces waiting for this person's answer. */
   invitations: number
+  /** Administers the instance itself (its network apps): see {@link isInstanceAdministrator}. */
+  administrator: boolean
 }
 
 /** What every page's header shows of the signed-in person. */
@@ -33,6 +36,7 @@ export const account = (who: SignedIn) => ({
   pendingApprovals: who.pendingApprovals,
   workspace: who.workspace.name,
   invitations: who.invitations,
+  administrator: who.administrator,
 })
 
 /** One field of the request's form body ('' when absent). */
@@ -67,11 +71,12 @@ export async function signedIn(app: AppContext, request: FastifyRequest): Promis
     membership = await findMembership(db, other.workspace_id, user.id)
     if (!membership) return undefined
   }
-  const [pendingApprovals, invitations] = await Promise.all([
+  const [pendingApprovals, invitations, administrator] = await Promise.all([
     membership.role === 'owner'
       ? countByApproval(db, membership.id).then((counts) => counts.pending ?? 0)
       : Promise.resolve(0),
     countInvitationsFor(db, user.email),
+    isInstanceAdministrator(db, user.id),
   ])
   return {
     session,
@@ -79,6 +84,7 @@ export async function signedIn(app: AppContext, request: FastifyRequest): Promis
     workspace: { id: membership.id, name: membership.name, role: membership.role },
     pendingApprovals,
     invitations,
+    administrator,
   }
 }
 

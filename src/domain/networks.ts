@@ -12,3 +12,14 @@ export const networks = [
 export type Network = (typeof networks)[number]
 
 export const isNetwork = (value: string): value is Network => (networks as readonly string[]).includes(value)
+
+/** How each network is named to people (the network value stays the identifier everywhere else). */
+export const networkLabels: Record<Network, string> = {
+  linkedin: 'LinkedIn',
+  twitter: 'X',
+  facebook: 'Facebook',
+  instagram: 'Instagram',
+  threads: 'Threads',
+  bluesky: 'Bluesky',
+  youtube: 'YouTube',
+}

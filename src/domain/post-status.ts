@@ -58,3 +58,26 @@ export function isInFlight(target: {
     ((target.unknown_outcome_at ?? null) !== null && (target.status ?? 'pending') === 'pending')
   )
 }
+
+/**
+ * A target whose post is on its network: published, or its remote id recorded (a thread or first comment
+ * stopped partway). It never publishes its post again, and its post is never deleted nor put back in the
+ * queue (`scheduled` or `draft`): the network holds it.
+ */
+export function isLive(target: { status: string; remote_id: string | null }): boolean {
+  return target.status === 'published' || target.remote_id !== null
+}
+
+/**
+ * A target whose last send may have reached its network and has not been looked up since (a lookup is due,
+ * or was kept by reset_stuck_post): the lookup searches for what that send carried, so it must not change.
+ */
+export const outcomeUnknown = (target: { unknown_outcome_at: number | null }) =>
+  target.unknown_outcome_at !== null
+
+/**
+ * The status of a post re-armed to go out (publish_post_now, an approval): `scheduled` until a worker
+ * claims it, or `processing` when part of it is on the network already (it never goes back to the queue).
+ */
+export const rearmedStatus = (targets: readonly { status: string; remote_id: string | null }[]) =>
+  targets.some(isLive) ? 'processing' : 'scheduled'

@@ -71,6 +71,12 @@ export interface DeliveryItem {
    * blindly.
    */
   startedAt?: number
+  /**
+   * When a person reset the target (reset_stuck_post) after this item's lookup could not decide whether its
+   * call went out (the posts it named were checked): their decision that it did not, so the next attempt
+   * sends the item without looking again. `startedAt` stays: what the item sent is still frozen for edits.
+   */
+  releasedAt?: number
   publishedAt?: number
   /** What the adapter recorded mid-call (a Threads container id), so a retry reuses it. */
   progress?: Record<string, string>
@@ -105,6 +111,56 @@ export function readItems(raw: string | null | undefined): DeliveryItem[] {
     return []
   }
 }
+
+/** True when two items send the same thing (role, copy and media). */
+const sameItem = (a: DeliveryItem, b: DeliveryItem) =>
+  a.role === b.role &&
+  a.content === b.content &&
+  a.mediaUrls.length === b.mediaUrls.length &&
+  a.mediaUrls.every((url, i) => url === b.mediaUrls[i])
+
+/** Why an item cannot change in an edit: it is live, or its last send may have reached the network. */
+export const pinnedBy = (item: DeliveryItem): 'live' | 'in doubt' | undefined =>
+  item.status === 'published' ? 'live' : item.startedAt !== undefined ? 'in doubt' : undefined
+
+/** The first item an edit would change or drop although it cannot, and why. */
+export interface PinnedItem {
+  index: number
+  item: DeliveryItem
+  why: 'live' | 'in doubt'
+}
+
+/**
+ * The items a kept target sends after an edit (update_post), from what it holds (`current`) and what the
+ * edit plans. An item already live, or whose last send may have reached the network (`startedAt` without
+ * a remote id: it is looked up before anything is sent again), stays exactly as it is, with its in-flight
+ * mark and saved progress, and the edit must send it unchanged; the items after it take the edit. A pending
+ * item the edit leaves as it was keeps its saved progress (a Threads container made for that copy). Answers the
+ * first item the edit would change or drop although it cannot, instead.
+ */
+export function editItems(
+  current: readonly DeliveryItem[],
+  planned: readonly DeliveryItem[],
+): { items: DeliveryItem[] } | { pinned: PinnedItem } {
+  const items: DeliveryItem[] = []
+  for (const [index, was] of current.entries()) {
+    const why = pinnedBy(was)
+    const next = planned[index]
+    if (why && !(next && sameItem(was, next))) return { pinned: { index, item: was, why } }
+  }
+  for (const [index, next] of planned.entries()) {
+    const was = current[index]
+    if (was && sameItem(was, next) && pinnedBy(was)) items.push(was)
+    else if (was && sameItem(was, next) && was.status === 'pending' && was.progress)
+      items.push({ ...next, progress: was.progress })
+    else items.push(next)
+  }
+  return { items }
+}
+
+/** True when an edit leaves every item of a target as it was. */
+export const sameItems = (current: readonly DeliveryItem[], planned: readonly DeliveryItem[]) =>
+  current.length === planned.length && current.every((item, i) => sameItem(item, planned[i] as DeliveryItem))
 
 /** What a post keeps of the request, to give profiles added later (update_post) the same items. */
 export interface PostItems {

@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto'
  * A multipart/form-data body as bytes, encoded before the request leaves, so `fetch` is never handed a
  * `FormData` (or a `Blob`) to stream itself.
  *
- * Why: Node's bundled undici (7.x, since 7.20) writes a `FormData` body from an async loop that nothing
- * awaits (nodejs/undici#5835). When the upload stops early (the signal aborts, already aborted or mid-body,
+ * Why: Node's bundled undici (7.20 to 7.29, as in Node 24.21.0; 24.22.3's 7.30.2 no longer does) writes a
+ * `FormData` body from an async loop that nothing awaits (nodejs/undici#5835). When the upload stops early (the signal aborts, already aborted or mid-body,
  * or the connection resets), fetch cancels the body stream while that loop is still reading the Blob parts;
  * its next `enqueue` throws `TypeError [ERR_INVALID_STATE]: Invalid state: ReadableStream is already
  * closed` into no promise, and Node's default for an unhandled rejection ends the process. A body of bytes

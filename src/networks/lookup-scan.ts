@@ -5,8 +5,9 @@ export const LOOKUP_MAX_PAGES = 10
 
 /** One page of a profile's posts, newest first, and the network's cursor for the page after it. */
 export interface LookupPage<Row> {
+  /** May be fewer than asked for, or none, on any page: networks filter a page after reading it. */
   rows: Row[]
-  /** Absent on the last page. */
+  /** The network's cursor to the rest; absent only on the last page, the one thing that ends a scan. */
   next?: string
 }
 
@@ -49,11 +50,16 @@ const RESOLVE =
  * distinctive copy (or a recorded key) is `found`; a match of copy that says nothing (empty, links only),
  * several matches, or a profile too busy to read back to the attempt (with no match read) is `ambiguous`,
  * with the posts a person should check. Posts other targets hold never match.
+ *
+ * Only a page without a cursor is the last: X and Graph may answer a page shorter than asked, even empty,
+ * with a cursor to more (they filter a page after reading it), so a short or empty page is read past. A
+ * post read twice (pages that overlap) counts once. Pages past the budget (`maxPages`) are never read:
+ * a scan that ran out of them has not seen everything, and answers `ambiguous`, never `absent`.
  */
 export async function lookUpRecent<Row>(input: RecentLookup<Row>): Promise<RecentAnswer<Row>> {
   const maxPages = input.maxPages ?? LOOKUP_MAX_PAGES
   const excluded = new Set(input.exclude ?? [])
-  const matches: Row[] = []
+  const matches = new Map<string, Row>()
   let cursor: string | undefined
   let read = 0
   let complete = false
@@ -66,11 +72,22 @@ export async function lookUpRecent<Row>(input: RecentLookup<Row>): Promise<Recen
         break
       }
       const id = input.idOf(row)
-      if (id !== undefined && !excluded.has(id) && input.isMatch(row)) matches.push(row)
+      if (id !== undefined && !excluded.has(id) && input.isMatch(row)) matches.set(id, row)
     }
-    if (!next || rows.length === 0) complete = true
+    if (next === undefined || next === '') complete = true
     cursor = next
   }
+  return conclude(input, [...matches.values()], read, maxPages, complete)
+}
+
+/** What a scan's matches say, once it has read all it will. */
+function conclude<Row>(
+  input: RecentLookup<Row>,
+  matches: Row[],
+  read: number,
+  maxPages: number,
+  complete: boolean,
+): RecentAnswer<Row> {
   const listed = matches.map((row) => input.urlOf(row)).join(', ')
   if (matches.length > 1)
     return {

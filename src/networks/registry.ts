@@ -1,11 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import type { Config } from '../config.js'
-import type { Network } from '../domain/networks.js'
+import { type Network, networks } from '../domain/networks.js'
 import type { Clock } from '../lib/clock.js'
 import { guardedHttp } from '../lib/send-guard.js'
 import type { Logger } from '../logger.js'
 import type { MediaPort } from '../media/port.js'
 import type { AdapterDeps, NetworkAdapter } from './adapter.js'
+import { resolveApp, type SavedApps } from './apps.js'
 import { type BlueskyAdapter, type BlueskySettings, createBlueskyAdapter } from './bluesky/index.js'
 import { createFacebookAdapter } from './facebook/index.js'
 import { createGuardedHttp } from './guarded-http.js'
@@ -27,38 +28,32 @@ export const sandboxPrefixes = {
   bluesky: '/sandbox/bluesky',
 } as const
 
-/** The OAuth client id the adapters present to the simulators when no real one is configured. */
-export const SANDBOX_CLIENT_ID = 'herald-sandbox'
-
 /** X settings: the real endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
-export function twitterSettings(config: Config): TwitterSettings {
+export function twitterSettings(config: Config, saved: SavedApps = {}): TwitterSettings {
   const x = config.networks.twitter
+  const app = resolveApp(config, 'twitter', saved)
+  const credentials = {
+    clientId: app?.clientId ?? '',
+    ...(app?.clientSecret ? { clientSecret: app.clientSecret } : {}),
+  }
   if (config.sandbox) {
     const base = `${config.publicBaseUrl}${sandboxPrefixes.twitter}`
-    // The simulator accepts any client id as a public app, so no app registration is needed.
-    return {
-      clientId: SANDBOX_CLIENT_ID,
-      apiUrl: `${base}/api`,
-      authorizeUrl: `${base}/i/oauth2/authorize`,
-    }
+    // The simulator accepts any unknown client id as a public app, so demo mode needs no app registration.
+    return { ...credentials, apiUrl: `${base}/api`, authorizeUrl: `${base}/i/oauth2/authorize` }
   }
-  return {
-    clientId: x.clientId ?? '',
-    clientSecret: x.clientSecret,
-    apiUrl: x.apiUrl,
-    authorizeUrl: x.authorizeUrl,
-  }
+  return { ...credentials, apiUrl: x.apiUrl, authorizeUrl: x.authorizeUrl }
 }
 
 /** YouTube settings: Google's endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
-export function youtubeSettings(config: Config): YouTubeSettings {
+export function youtubeSettings(config: Config, saved: SavedApps = {}): YouTubeSettings {
   const yt = config.networks.youtube
-  if (!config.sandbox) return yt
+  const app = resolveApp(config, 'youtube', saved)
+  const credentials = { clientId: app?.clientId, clientSecret: app?.clientSecret }
+  if (!config.sandbox) return { ...yt, ...credentials }
   const base = `${config.publicBaseUrl}${sandboxPrefixes.youtube}`
   return {
     ...yt,
-    clientId: SANDBOX_CLIENT_ID,
-    clientSecret: undefined,
+    ...credentials,
     authorizeUrl: `${base}/o/oauth2/v2/auth`,
     tokenUrl: `${base}/token`,
     apiUrl: base,
@@ -66,31 +61,33 @@ export function youtubeSettings(config: Config): YouTubeSettings {
 }
 
 /** Meta settings (Facebook Pages, Instagram): the real hosts from config, or the simulator in sandbox mode. */
-export function metaSettings(config: Config): MetaSettings {
+export function metaSettings(config: Config, saved: SavedApps = {}): MetaSettings {
   const meta = config.networks.meta
+  const facebook = resolveApp(config, 'facebook', saved)
+  const instagram = resolveApp(config, 'instagram', saved)
+  const credentials = {
+    appId: facebook?.clientId ?? '',
+    appSecret: facebook?.clientSecret,
+    instagramAppId: instagram?.clientId ?? '',
+    instagramAppSecret: instagram?.clientSecret,
+  }
   if (config.sandbox) {
     const base = `${config.publicBaseUrl}${sandboxPrefixes.facebook}`
     return {
-      appId: SANDBOX_CLIENT_ID,
-      appSecret: 'herald-sandbox-secret',
+      ...credentials,
       version: meta.version,
       graphUrl: `${base}/graph`,
       dialogUrl: `${base}/www`,
-      instagramAppId: SANDBOX_CLIENT_ID,
-      instagramAppSecret: 'herald-sandbox-secret',
       instagramGraphUrl: `${base}/ig`,
       instagramAuthorizeUrl: `${base}/instagram/oauth/authorize`,
       instagramTokenUrl: `${base}/api-instagram/oauth/access_token`,
     }
   }
   return {
-    appId: meta.appId ?? '',
-    appSecret: meta.appSecret,
+    ...credentials,
     version: meta.version,
     graphUrl: meta.graphUrl,
     dialogUrl: meta.dialogUrl,
-    instagramAppId: meta.instagramAppId ?? '',
-    instagramAppSecret: meta.instagramAppSecret,
     instagramGraphUrl: meta.instagramGraphUrl,
     instagramAuthorizeUrl: meta.instagramAuthorizeUrl,
     instagramTokenUrl: meta.instagramTokenUrl,
@@ -98,28 +95,30 @@ export function metaSettings(config: Config): MetaSettings {
 }
 
 /**
- * LinkedIn settings: the real hosts from config, or the simulator in sandbox mode (whose app has the
- * Community Management product, so pages can be connected).
+ * LinkedIn settings: the real hosts from config, or the simulator in sandbox mode (whose built-in app has
+ * the Community Management product, so pages can be connected).
  */
-export function linkedinSettings(config: Config): LinkedInSettings {
+export function linkedinSettings(config: Config, saved: SavedApps = {}): LinkedInSettings {
   const li = config.networks.linkedin
+  const app = resolveApp(config, 'linkedin', saved)
+  const credentials = {
+    clientId: app?.clientId ?? '',
+    clientSecret: app?.clientSecret,
+    communityManagement: app?.communityManagement ?? li.communityManagement,
+  }
   if (config.sandbox) {
     const base = `${config.publicBaseUrl}${sandboxPrefixes.linkedin}`
     return {
-      clientId: SANDBOX_CLIENT_ID,
-      clientSecret: 'herald-sandbox-secret',
+      ...credentials,
       version: li.version,
-      communityManagement: true,
       authorizeUrl: `${base}/oauth/v2/authorization`,
       tokenUrl: `${base}/oauth/v2/accessToken`,
       apiUrl: base,
     }
   }
   return {
-    clientId: li.clientId ?? '',
-    clientSecret: li.clientSecret,
+    ...credentials,
     version: li.version,
-    communityManagement: li.communityManagement,
     authorizeUrl: li.authorizeUrl,
     tokenUrl: li.tokenUrl,
     apiUrl: li.apiUrl,
@@ -127,25 +126,20 @@ export function linkedinSettings(config: Config): LinkedInSettings {
 }
 
 /** Threads settings: graph.threads.net and the Threads app from config, or the simulator in sandbox mode. */
-export function threadsSettings(config: Config): ThreadsSettings {
+export function threadsSettings(config: Config, saved: SavedApps = {}): ThreadsSettings {
   const th = config.networks.threads
+  const app = resolveApp(config, 'threads', saved)
+  const credentials = { appId: app?.clientId ?? '', appSecret: app?.clientSecret }
   if (config.sandbox) {
     const base = `${config.publicBaseUrl}${sandboxPrefixes.threads}`
     return {
-      appId: SANDBOX_CLIENT_ID,
-      appSecret: 'herald-sandbox-secret',
+      ...credentials,
       version: 'v1.0',
       graphUrl: `${base}/graph`,
       authorizeUrl: `${base}/oauth/authorize`,
     }
   }
-  return {
-    appId: th.appId ?? '',
-    appSecret: th.appSecret,
-    version: 'v1.0',
-    graphUrl: th.graphUrl,
-    authorizeUrl: th.authorizeUrl,
-  }
+  return { ...credentials, version: 'v1.0', graphUrl: th.graphUrl, authorizeUrl: th.authorizeUrl }
 }
 
 /**
@@ -169,44 +163,6 @@ export function blueskySettings(config: Config): BlueskySettings {
 /** How long a member's image upload is given before posting in sandbox mode (the simulator processes at once). */
 const SANDBOX_PERSONAL_IMAGE_GRACE_MS = 500
 
-/**
- * Why a network cannot be connected in this configuration, or undefined when it can. Publishing through
- * an already-connected profile does not depend on this (it uses the stored tokens).
- */
-export function connectUnavailable(config: Config, network: Network): string | undefined {
-  switch (network) {
-    case 'twitter':
-      return config.sandbox || config.networks.twitter.clientId
-        ? undefined
-        : 'X is not configured on this Herald: set HERALD_TWITTER_CLIENT_ID (and HERALD_TWITTER_CLIENT_SECRET for a confidential app).'
-    case 'youtube':
-      return config.sandbox || config.networks.youtube.clientId
-        ? undefined
-        : 'YouTube is not configured on this Herald: set HERALD_GOOGLE_CLIENT_ID and HERALD_GOOGLE_CLIENT_SECRET.'
-    case 'bluesky':
-      // No app registration: an account connects with its handle and an app password.
-      return undefined
-    case 'facebook':
-      return config.sandbox || config.networks.meta.appId
-        ? undefined
-        : 'Facebook is not configured on this Herald: set HERALD_META_APP_ID and HERALD_META_APP_SECRET.'
-    case 'instagram':
-      return config.sandbox || config.networks.meta.instagramAppId
-        ? undefined
-        : 'Instagram Login is not configured on this Herald: set HERALD_INSTAGRAM_APP_ID and HERALD_INSTAGRAM_APP_SECRET (or connect the Instagram account through its Facebook Page).'
-    case 'linkedin':
-      return config.sandbox || config.networks.linkedin.clientId
-        ? undefined
-        : 'LinkedIn is not configured on this Herald: set HERALD_LINKEDIN_CLIENT_ID and HERALD_LINKEDIN_CLIENT_SECRET (and HERALD_LINKEDIN_COMMUNITY_MANAGEMENT=1 when the app has the Community Management API, for pages).'
-    case 'threads':
-      return config.sandbox || config.networks.threads.appId
-        ? undefined
-        : 'Threads is not configured on this Herald: set HERALD_THREADS_APP_ID and HERALD_THREADS_APP_SECRET (the Threads app id and secret of the Meta app, not its Facebook ones).'
-    default:
-      return `Herald cannot connect ${network} profiles yet: this build has no ${network} adapter.`
-  }
-}
-
 export interface AdapterFactoryDeps {
   logger: Logger
   clock: Clock
@@ -224,12 +180,8 @@ export type Adapters = Partial<Record<Network, NetworkAdapter>>
 export const canLogin = (adapter: NetworkAdapter | undefined): adapter is BlueskyAdapter =>
   typeof (adapter as Partial<BlueskyAdapter> | undefined)?.login === 'function'
 
-/**
- * The adapters this build publishes through, pointed at the networks' real endpoints (or at the sandbox
- * simulators when HERALD_SANDBOX=1). A network without an adapter here fails its targets with a clear reason.
- */
-export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapters {
-  const adapterDeps: AdapterDeps = {
+function adapterDepsOf(deps: AdapterFactoryDeps): AdapterDeps {
+  return {
     // Every call an adapter makes for a send first checks that the worker still holds the target's lease.
     http: guardedHttp(deps.http ?? ((input, init) => fetch(input, init))),
     logger: deps.logger.child({ subsystem: 'networks' }),
@@ -237,22 +189,72 @@ export function createAdapters(config: Config, deps: AdapterFactoryDeps): Adapte
     sleep: deps.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : undefined)),
     media: deps.media,
   }
-  const adapters: Adapters = {
-    twitter: createTwitterAdapter(twitterSettings(config), adapterDeps),
-    youtube: createYouTubeAdapter(youtubeSettings(config), adapterDeps),
-    facebook: createFacebookAdapter(metaSettings(config), adapterDeps),
-    instagram: createInstagramAdapter(metaSettings(config), adapterDeps),
-    linkedin: createLinkedInAdapter(
-      linkedinSettings(config),
-      adapterDeps,
-      config.sandbox ? { personalImageGraceMs: SANDBOX_PERSONAL_IMAGE_GRACE_MS } : {},
-    ),
-    threads: createThreadsAdapter(threadsSettings(config), adapterDeps),
-    // Bluesky talks to hosts a user's DID document names: through the guarded, address-pinned request.
-    bluesky: createBlueskyAdapter(blueskySettings(config), {
-      ...adapterDeps,
-      http: deps.http ?? createGuardedHttp({ allowPrivate: blueskySettings(config).allowLocalPds ?? false }),
-    }),
+}
+
+/**
+ * The settings a network's adapter is built from, apps included: what {@link createAdapter} passes in, and
+ * what the network apps service compares to know an adapter must be built again after an app changed.
+ */
+export function adapterSettings(config: Config, network: Network, saved: SavedApps = {}): unknown {
+  switch (network) {
+    case 'twitter':
+      return twitterSettings(config, saved)
+    case 'youtube':
+      return youtubeSettings(config, saved)
+    case 'facebook':
+    case 'instagram':
+      return metaSettings(config, saved)
+    case 'linkedin':
+      return linkedinSettings(config, saved)
+    case 'threads':
+      return threadsSettings(config, saved)
+    case 'bluesky':
+      return blueskySettings(config)
   }
-  return adapters
+}
+
+/** One network's adapter, pointed at the network (or its simulator) and signing in with its app. */
+export function createAdapter(
+  network: Network,
+  config: Config,
+  deps: AdapterFactoryDeps,
+  saved: SavedApps = {},
+): NetworkAdapter {
+  const adapterDeps = adapterDepsOf(deps)
+  switch (network) {
+    case 'twitter':
+      return createTwitterAdapter(twitterSettings(config, saved), adapterDeps)
+    case 'youtube':
+      return createYouTubeAdapter(youtubeSettings(config, saved), adapterDeps)
+    case 'facebook':
+      return createFacebookAdapter(metaSettings(config, saved), adapterDeps)
+    case 'instagram':
+      return createInstagramAdapter(metaSettings(config, saved), adapterDeps)
+    case 'linkedin':
+      return createLinkedInAdapter(
+        linkedinSettings(config, saved),
+        adapterDeps,
+        config.sandbox ? { personalImageGraceMs: SANDBOX_PERSONAL_IMAGE_GRACE_MS } : {},
+      )
+    case 'threads':
+      return createThreadsAdapter(threadsSettings(config, saved), adapterDeps)
+    case 'bluesky':
+      // Bluesky talks to hosts a user's DID document names: through the guarded, address-pinned request.
+      return createBlueskyAdapter(blueskySettings(config), {
+        ...adapterDeps,
+        http:
+          deps.http ?? createGuardedHttp({ allowPrivate: blueskySettings(config).allowLocalPds ?? false }),
+      })
+  }
+}
+
+/**
+ * The adapters this build publishes through, pointed at the networks' real endpoints (or at the sandbox
+ * simulators when HERALD_SANDBOX=1), each with its network's app (`saved`: the apps of the network apps
+ * page). A network without an adapter here fails its targets with a clear reason.
+ */
+export function createAdapters(config: Config, deps: AdapterFactoryDeps, saved: SavedApps = {}): Adapters {
+  return Object.fromEntries(
+    networks.map((network) => [network, createAdapter(network, config, deps, saved)]),
+  ) as Adapters
 }

@@ -14,8 +14,16 @@ import { SCOPES } from './scopes.js'
 export const ACCESS_TOKEN_TTL_S = 3600
 const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600
 const CODE_TTL_S = 60
-/** Metadata documents fetched per requesting address per minute: Herald is nobody's request cannon. */
+/**
+ * Metadata documents fetched per requesting client per minute: Herald is nobody's request cannon. The client
+ * is its address as HERALD_TRUST_PROXY lets Herald see it (src/oauth/routes.ts hands it to the library).
+ */
 const DOCUMENT_FETCHES_PER_MINUTE = 30
+/**
+ * The longest `client_name` a dynamic registration may give (characters): the consent page and the
+ * connected-apps list show it, and the grant keeps this much of any client's name.
+ */
+export const CLIENT_NAME_MAX = 200
 /** The consent page, one per interaction; the library's interaction cookie is scoped to this path. */
 export const consentPath = (uid: string) => `/oauth/consent/${uid}`
 
@@ -76,15 +84,22 @@ export function createOAuthProvider(deps: ProviderDeps): Provider {
     // Herald's redirect URI rule (src/oauth/redirect-uris.ts) for every client, registered or described by a
     // metadata document. Each is treated as a native app (RFC 8252), which is what makes a loopback redirect
     // URI match on any port; a web client's http redirect to a non-loopback host is refused instead.
+    // A registration's name is held to CLIENT_NAME_MAX here, on the registration request only: a client
+    // stored before the limit must still load.
     extraClientMetadata: {
       properties: ['application_type'],
-      validator: (_ctx, key, _value, metadata) => {
+      validator: (ctx, key, _value, metadata) => {
         if (key !== 'application_type') return
         const uris = metadata.redirect_uris
         for (const uri of Array.isArray(uris) ? uris : []) {
           const problem = redirectUriProblem(uri)
           if (problem) throw new errors.InvalidClientMetadata(`redirect_uris: ${problem}`)
         }
+        const name = metadata.client_name
+        if (ctx?.oidc?.route === 'registration' && typeof name === 'string' && name.length > CLIENT_NAME_MAX)
+          throw new errors.InvalidClientMetadata(
+            `client_name: at most ${CLIENT_NAME_MAX} characters (got ${name.length})`,
+          )
         metadata.application_type = 'native'
       },
     },

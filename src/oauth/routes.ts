@@ -40,7 +40,8 @@ export function registerOAuthRoutes(server: FastifyInstance, app: AppContext, oa
 
   const handle = oauth.provider.callback()
   // The library builds its endpoint URLs from the request; they must be PUBLIC_BASE_URL's, whatever proxy
-  // or address the request came through, and never what a client claims in forwarding headers.
+  // or address the request came through, and never what a client claims in forwarding headers: the
+  // forwarding headers it reads are the ones set below.
   oauth.provider.proxy = true
   const publicUrl = new URL(base)
   const registrations = createRateLimiter(REGISTRATIONS_PER_MINUTE)
@@ -61,11 +62,17 @@ export function registerOAuthRoutes(server: FastifyInstance, app: AppContext, oa
         return
       }
     }
+    // The library's client address (what the metadata-document fetches are counted by) is the one Fastify
+    // finds under HERALD_TRUST_PROXY: each client behind a trusted proxy, never the proxy for all of them,
+    // and the socket's address when no proxy is trusted. Read before the forwarding headers go: Fastify
+    // reads them when asked.
+    const client = request.ip
     const headers = request.raw.headers
     for (const name of ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-port'])
       delete headers[name]
     headers.host = publicUrl.host
     headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1)
+    headers['x-forwarded-for'] = client
     reply.hijack()
     await handle(request.raw, reply.raw)
   }

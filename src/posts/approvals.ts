@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js'
 import { APPROVAL_NOTE_MAX, approvalVersion, type Role } from '../domain/approval.js'
 import { LINK_SURCHARGE, resendPrice, unpaidPrice } from '../domain/network-rules.js'
+import { rearmedStatus } from '../domain/post-status.js'
 import { isPastSlot } from '../domain/schedule.js'
 import { containsLink } from '../domain/text-length.js'
 import { AppError, conflict, invalid } from '../errors.js'
@@ -121,7 +122,7 @@ export async function approvePost(
     )
     await markPostPaid(tx, post, targets)
     await updatePostRow(tx, post.id, {
-      status: 'scheduled',
+      status: rearmedStatus(targets),
       approval: 'approved',
       approval_by: actor.userId,
       approval_at: now,

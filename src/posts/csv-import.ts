@@ -10,7 +10,7 @@ import { invalid, toAppError } from '../errors.js'
 import { requiresApproval } from '../store/approvals.js'
 import { currentBalance } from '../store/credits.js'
 import type { Db } from '../store/db.js'
-import { importedRows, recordImportedRows } from '../store/imports.js'
+import { importedRows } from '../store/imports.js'
 import { previewQueueSlots } from './posting-queues.js'
 import { loadConnectionInfos } from './rows.js'
 import { mediaUrlSchema } from './schemas.js'
@@ -99,7 +99,7 @@ export interface ImportContext {
   run(
     tool: string,
     args: Record<string, unknown>,
-    options?: { idempotencyKey?: string; knownConnections?: ConnectionInfo[] },
+    options?: { idempotencyKey?: string; knownConnections?: ConnectionInfo[]; importRow?: string },
   ): Promise<unknown>
   /** Whether create_post takes `firstComment` in this build (issue 26 added it). */
   supportsFirstComment: boolean
@@ -118,7 +118,7 @@ export interface ImportRunner {
     (
       name: string,
       args: unknown,
-      options?: { idempotencyKey?: string; knownConnections?: ConnectionInfo[] },
+      options?: { idempotencyKey?: string; knownConnections?: ConnectionInfo[]; importRow?: string },
     ) => Promise<unknown>
   >
 }
@@ -326,8 +326,6 @@ const rowKey = (fields: RowFields, profiles: string[]) =>
 
 /** Rows checked (and created) at the same time: the tool runner's calls overlap their database round trips. */
 const PARALLEL_ROWS = 8
-/** Rows created between two writes of the import's own record of them. */
-const REMEMBER_EVERY = 64
 
 /** The report of a row imported by an earlier import: not checked or created again. */
 function importedBefore(row: number, f: RowFields, key: string, postIds: string[]): PlannedRow {
@@ -531,6 +529,34 @@ async function previewQueueRows(ctx: ImportContext, planned: PlannedRow[]) {
 }
 
 /**
+ * Creates one row that passed with create_post. The row's key goes with it: create_post records it with the
+ * posts, in their transaction, so an import that dies at any point leaves each row either created and
+ * recorded or neither; a row another import recorded meanwhile is reported as imported before.
+ */
+async function createRow(ctx: ImportContext, plan: PlannedRow) {
+  if (!plan.args) return
+  try {
+    const answer = (await ctx.run('create_post', plan.args, {
+      idempotencyKey: `csv-import:${plan.key}`,
+      importRow: plan.key,
+    })) as { postIds: string[]; post: { status: string; approval?: { state: string } } }
+    plan.report.postIds = answer.postIds
+    plan.report.status = answer.post.approval?.state === 'pending' ? 'waiting for approval' : 'created'
+  } catch (error) {
+    const appError = toAppError(error)
+    if (appError.code === 'internal') throw error
+    const earlier = (appError.details as { importedPostIds?: string[] } | undefined)?.importedPostIds
+    if (appError.code === 'conflict' && earlier) {
+      Object.assign(plan.report, { status: 'already imported', postIds: earlier, cost: 0 })
+      plan.report.note = 'imported before; not created again'
+      return
+    }
+    plan.report.status = 'failed'
+    plan.report.note = appError.message
+  }
+}
+
+/**
  * Checks every row of a CSV (and, unless `dryRun`, imports the rows that passed). A file Herald cannot read
  * (not UTF-8, not CSV, unknown columns, more than 1,000 rows) is a 400 and nothing is created.
  */
@@ -592,44 +618,14 @@ export async function importCsv(ctx: ImportContext, bytes: Buffer | string, opti
   }
 
   if (!options.dryRun) {
-    const created: Array<{ key: string; postIds: string[] }> = []
-    const create = async (plan: PlannedRow) => {
-      if (!plan.args) return
-      try {
-        const answer = (await ctx.run('create_post', plan.args, {
-          idempotencyKey: `csv-import:${plan.key}`,
-        })) as {
-          postIds: string[]
-          post: { status: string; approval?: { state: string } }
-        }
-        created.push({ key: plan.key, postIds: answer.postIds })
-        plan.report.postIds = answer.postIds
-        plan.report.status = answer.post.approval?.state === 'pending' ? 'waiting for approval' : 'created'
-      } catch (error) {
-        const appError = toAppError(error)
-        if (appError.code === 'internal') throw error
-        plan.report.status = 'failed'
-        plan.report.note = appError.message
-      }
-    }
-    // The rows created are remembered a chunk at a time, in one statement each; a row created and not yet
-    // remembered when the import stops is answered by create_post's idempotency key on the next import.
-    const remember = () => recordImportedRows(ctx.db, ctx.workspaceId, created.splice(0), ctx.now)
-    try {
-      // Dated rows a few at a time (on SQLite their transactions share commits); then the queue rows one
-      // after the other in the file's order, each taking the next free slot after the ones before it.
-      const dated = planned.filter((p) => !p.queue)
-      for (let start = 0; start < dated.length; start += REMEMBER_EVERY) {
-        await inBatches(dated.slice(start, start + REMEMBER_EVERY), PARALLEL_ROWS, create)
-        await remember()
-      }
-      for (const plan of planned.filter((p) => p.queue)) {
-        await create(plan)
-        if (created.length >= REMEMBER_EVERY) await remember()
-      }
-    } finally {
-      await remember()
-    }
+    // Dated rows a few at a time (on SQLite their transactions share commits); then the queue rows one
+    // after the other in the file's order, each taking the next free slot after the ones before it.
+    await inBatches(
+      planned.filter((p) => !p.queue),
+      PARALLEL_ROWS,
+      (plan) => createRow(ctx, plan),
+    )
+    for (const plan of planned.filter((p) => p.queue)) await createRow(ctx, plan)
   }
   const reports = planned.map((p) => p.report)
   const count = (...statuses: RowStatus[]) => reports.filter((r) => statuses.includes(r.status)).length

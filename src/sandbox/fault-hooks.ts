@@ -12,6 +12,9 @@ import type { Fault, FaultAnswer, FaultInjector, SimulatedCall } from './fault-i
  * - `after`: the handler runs (the post, comment, container or video exists), then its answer is replaced
  *   on the way out: a status with the network's own body and headers, a reset connection, or silence
  *   until the client gives up.
+ * - a short page: for a GET the injector's `shortPage` names a row count for, the simulator's list route
+ *   serves at most that many rows ({@link servedRows}) and a cursor to the rest, as a network that filtered
+ *   the page would.
  *
  * Handlers that hijack their reply (the simulators' own drop faults) are never touched afterwards.
  */
@@ -54,6 +57,15 @@ export const fromTable =
     table[`${request.method} ${route}`]
 
 const CONTROL_SURFACE = /^\/_sandbox(\/|$)/
+
+/** The rows the injector let each listing request's page hold (see {@link FaultInjector.shortPage}). */
+const shortPages = new WeakMap<FastifyRequest, number>()
+
+/**
+ * The most rows this request's page may hold, when the fault injector asked for a short (or empty) page;
+ * undefined for a page as asked. A simulator's list routes read it and keep their cursor to the rest.
+ */
+export const servedRows = (request: FastifyRequest): number | undefined => shortPages.get(request)
 
 export function installFaultHooks(app: FastifyInstance, options: FaultHookOptions): void {
   const prefix = options.prefix.replace(/\/+$/, '')
@@ -107,6 +119,10 @@ export function installFaultHooks(app: FastifyInstance, options: FaultHookOption
     const call = describe(request)
     if (!call) return
     const fault = options.injector.decide(call)
+    if (fault?.timing !== 'before' && request.method === 'GET') {
+      const rows = options.injector.shortPage?.(call)
+      if (rows !== undefined) shortPages.set(request, Math.max(0, Math.floor(rows)))
+    }
     if (!fault) return
     if (fault.timing === 'after') {
       pending.set(request, { fault, call })

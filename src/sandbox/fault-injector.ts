@@ -40,6 +40,13 @@ export interface Fault {
 export interface FaultInjector {
   /** The fault to apply to this call, or undefined to serve it normally. */
   decide(call: SimulatedCall): Fault | undefined
+  /**
+   * For a read the simulator serves as one page of a list (a timeline, a Page's posts, comments): the most
+   * rows this page may hold, fewer than asked or none, with the cursor to the rest as the network gives it.
+   * X and Graph answer such pages when they filter a page after reading it; only a missing cursor ends
+   * the list. Undefined serves the page as asked. Asked about every GET that `decide` did not refuse.
+   */
+  shortPage?(call: SimulatedCall): number | undefined
 }
 
 /** The injector of a simulator nobody programmed: every call is served normally. */

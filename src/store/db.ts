@@ -28,6 +28,7 @@ import { createDeliveriesDueIndexMigration } from './migrations/021-deliveries-d
 import { createDueIndexClaimOnlyMigration } from './migrations/022-due-index-claim-only.js'
 import { createAttemptsByDeliveryMigration } from './migrations/023-attempts-by-delivery.js'
 import { createWiderLedgerReferenceMigration } from './migrations/024-wider-ledger-reference.js'
+import { createNetworkAppsMigration } from './migrations/025-network-apps.js'
 import { createInstanceSetupMigration } from './migrations/026-instance-setup.js'
 import type { Database } from './schema.js'
 
@@ -180,6 +181,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
       '022-due-index-claim-only': createDueIndexClaimOnlyMigration(),
       '023-attempts-by-delivery': createAttemptsByDeliveryMigration(),
       '024-wider-ledger-reference': createWiderLedgerReferenceMigration(store.dialect),
+      '025-network-apps': createNetworkAppsMigration(),
       '026-instance-setup': createInstanceSetupMigration(),
     }),
     ...(schema ? { migrationTableSchema: schema } : {}),

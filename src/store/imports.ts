@@ -23,31 +23,29 @@ export async function importedRows(
 }
 
 /**
- * Remembers imported rows for good (create_post's idempotency key covers only 24 hours), several in one
- * statement; a row already remembered (two imports of one file at once) is left as it is. Rows go in key
- * order: two imports of one file finish their rows in different orders, and on Postgres two statements
- * taking the same keys in opposite orders deadlock.
+ * Remembers an imported row for good (create_post's idempotency key covers only 24 hours), in the
+ * transaction that creates its posts. Answers the posts of an earlier import when the row was recorded
+ * already (two imports of one file, a day apart or at once), and records nothing then.
  */
-export async function recordImportedRows(
-  db: Db,
-  workspaceId: string,
-  unordered: ReadonlyArray<{ key: string; postIds: string[] }>,
+export async function recordImportedRow(
+  tx: Db,
+  row: { workspaceId: string; key: string; postIds: string[] },
   now: number,
-) {
-  const rows = [...unordered].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  for (let start = 0; start < rows.length; start += 500)
-    await db
-      .insertInto('import_rows')
-      .values(
-        rows.slice(start, start + 500).map((row) => ({
-          workspace_id: workspaceId,
-          row_key: row.key,
-          post_ids: JSON.stringify(row.postIds),
-          created_at: now,
-        })),
-      )
-      .onConflict((oc) => oc.columns(['workspace_id', 'row_key']).doNothing())
-      .execute()
+): Promise<string[] | undefined> {
+  const inserted = await tx
+    .insertInto('import_rows')
+    .values({
+      workspace_id: row.workspaceId,
+      row_key: row.key,
+      post_ids: JSON.stringify(row.postIds),
+      created_at: now,
+    })
+    .onConflict((oc) => oc.columns(['workspace_id', 'row_key']).doNothing())
+    .returning('row_key')
+    .executeTakeFirst()
+  if (inserted) return undefined
+  const earlier = await importedRows(tx, row.workspaceId, [row.key])
+  return earlier.get(row.key) ?? []
 }
 
 /** How long an uploaded file waits between its check and its import in the dashboard. */

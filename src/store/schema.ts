@@ -381,6 +381,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
+  network_apps: NetworkAppsTable
 }
 
 /** The outbox (migration 012): one row per event, written in the transaction of the change it reports. */
@@ -455,4 +456,17 @@ export interface WebhookAttemptsTable {
   /** `delivered`, `failed` (will retry), `gave_up`, `gone` (410). */
   outcome: string
   response_excerpt: string
+}
+
+/** A developer app saved on the network apps page (migration 025); `id` is the network. */
+export interface NetworkAppsTable {
+  id: string
+  client_id: string
+  /** Vault ciphertext bound to (network_apps, client_secret, id); null for a public app. */
+  client_secret: string | null
+  /** JSON of the app's other registered facts, e.g. `{"communityManagement":true}` for LinkedIn. */
+  options: string
+  /** The administrator who saved it last. */
+  updated_by: string | null
+  updated_at: number
 }

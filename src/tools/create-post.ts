@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { WAITING_MESSAGE } from '../domain/approval.js'
 import { planPost } from '../domain/post-plan.js'
 import { describeOpening } from '../domain/posting-queue.js'
-import { AppError, invalid } from '../errors.js'
+import { AppError, conflict, invalid } from '../errors.js'
 import { newId } from '../lib/ids.js'
 import {
   rememberedWithCharge,
@@ -38,6 +38,8 @@ import {
 } from '../posts/schemas.js'
 import { requiresApproval } from '../store/approvals.js'
 import { charge, currentBalance } from '../store/credits.js'
+import type { Db } from '../store/db.js'
+import { recordImportedRow } from '../store/imports.js'
 import { findPost, insertPosts, type PostRow, type TargetRow, targetsOf } from '../store/posts.js'
 import { creditsCharged, defineTool, type ToolContext, toolInput } from './tool.js'
 
@@ -247,6 +249,7 @@ async function create(
         key ? rememberedWithCharge(workspaceId, key, hash, respond, now) : undefined,
       )
     }
+    if (ctx.importRow) await recordImportRow(tx, { workspaceId, key: ctx.importRow, postIds }, now)
     return respond(remaining)
   })
   if (!input.publishImmediately || response.post.status === 'draft') return response
@@ -265,6 +268,20 @@ async function create(
   }
   if (key) await updateRememberedResponse(db, workspaceId, key, final)
   return final
+}
+
+/**
+ * Records the CSV row a create_post imports with the posts it creates, in their transaction; a row an
+ * earlier import recorded is a 409 naming its posts, and nothing is created.
+ */
+async function recordImportRow(
+  tx: Db,
+  row: { workspaceId: string; key: string; postIds: string[] },
+  now: number,
+) {
+  const earlier = await recordImportedRow(tx, row, now)
+  if (earlier)
+    throw conflict('This CSV row was imported before; it is not created again', { importedPostIds: earlier })
 }
 
 async function reread(ctx: ToolContext, postIds: string[]) {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { deletableStatuses, isInFlight } from '../domain/post-status.js'
+import { deletableStatuses, isInFlight, isLive } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
 import { deletePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
@@ -10,7 +10,7 @@ export const deletePost = defineTool({
   name: 'delete_post',
   title: 'Delete post',
   description:
-    'Remove a scheduled or draft post from the queue for good. Failed, publishing and published posts are kept (409). Credits are not refunded.',
+    'Remove a scheduled or draft post from the queue for good. Failed, publishing and published posts, and any post part of which is live on a network, are kept (409). Credits are not refunded.',
   access: 'write',
   category: 'Publishing',
   destructive: true,
@@ -28,6 +28,14 @@ export const deletePost = defineTool({
       const { post, targets } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
       if (targets.some(isInFlight))
         throw conflict('The post started publishing; it can no longer be deleted', { status: 'processing' })
+      // Herald's record of a post the network holds is the only way to see it, retry what is left of it or
+      // read its analytics: whatever the post's status, it stays.
+      const live = targets.find(isLive)
+      if (live)
+        throw conflict(
+          `${live.platform} @${live.username} has this post live on ${live.platform} already (${live.url ?? live.remote_id}), so it cannot be deleted from Herald; delete it on ${live.platform} if it must go`,
+          { status: post.status, platform: live.platform, profileId: live.profile_id },
+        )
       if (!deletableStatuses.includes(post.status as never)) {
         throw conflict(`Only scheduled and draft posts can be deleted; this one is ${post.status}`, {
           status: post.status,

@@ -21,6 +21,10 @@ import { creditsCharged, defineTool, toolInput } from './tool.js'
 /** What one refresh call costs (DESIGN.md credits table), charged only when a network was read. */
 export const ANALYTICS_REFRESH_PRICE = 1
 
+/** A refresh spends credits, so an OAuth token needs `posts:write` for it (src/oauth/scopes.ts). */
+export const refreshSpends = (args: Readonly<Record<string, unknown>>) =>
+  args.refresh === true ? 'refresh: true' : undefined
+
 const output = z.object({
   id: z.string().describe('Post id.'),
   content: z.string().describe('Text body of the post.'),
@@ -62,6 +66,7 @@ export const getPostAnalytics = defineTool({
   description:
     'Post metrics per profile. Without refresh: the stored reading of each profile, free, with when it was read or that it never was. With refresh: every profile the post was published to is read from its network now, for 1 credit per call (charged only when at least one network is read; 402 when the balance cannot pay it). A profile with unavailable: true never reports; LinkedIn answers only for organization pages. An error that mentions reconnecting means the owner must reconnect the profile.',
   access: 'read',
+  spendsWith: refreshSpends,
   category: 'Analytics',
   input: toolInput({
     id: postIdField,
@@ -69,7 +74,7 @@ export const getPostAnalytics = defineTool({
       .boolean()
       .default(false)
       .describe(
-        'True reads every published profile from its network now, for 1 credit; false (default) returns the stored readings for free.',
+        'True reads every published profile from its network now, for 1 credit (an OAuth token needs the posts:write scope for it); false (default) returns the stored readings for free.',
       ),
   }),
   output,
@@ -130,7 +135,12 @@ export const getPostAnalytics = defineTool({
         try {
           if (connection.status === 'active') networkCalls++
           reading = await callWithCredentials(
-            { db, vault: app.vault, now: () => app.clock.now() },
+            {
+              db,
+              vault: app.vault,
+              now: () => app.clock.now(),
+              currentAdapter: (network) => app.networkApps.adapterFor(network),
+            },
             adapter,
             connection,
             (credentials) =>

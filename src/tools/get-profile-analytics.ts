@@ -8,7 +8,7 @@ import { type ProfileMetricsReading, PublishFailure } from '../networks/adapter.
 import { networkSchema } from '../posts/schemas.js'
 import { insertReading, latestProfileReading } from '../store/analytics.js'
 import { charge, currentBalance } from '../store/credits.js'
-import { ANALYTICS_REFRESH_PRICE } from './get-post-analytics.js'
+import { ANALYTICS_REFRESH_PRICE, refreshSpends } from './get-post-analytics.js'
 import { creditsCharged, defineTool, toolInput } from './tool.js'
 
 export const getProfileAnalytics = defineTool({
@@ -17,6 +17,7 @@ export const getProfileAnalytics = defineTool({
   description:
     "One connected profile's followers, following, post count and views. refresh: false (default) returns the stored reading for free; true reads the network now for 1 credit (charged only when the network is read; 402 when the balance cannot pay it). Readings are never added up across profiles. LinkedIn answers only for organization pages.",
   access: 'read',
+  spendsWith: refreshSpends,
   category: 'Analytics',
   input: toolInput({
     platform: networkSchema,
@@ -25,7 +26,7 @@ export const getProfileAnalytics = defineTool({
       .boolean()
       .default(false)
       .describe(
-        'True reads the network now for 1 credit; false (default) returns the stored reading for free.',
+        'True reads the network now for 1 credit (an OAuth token needs the posts:write scope for it); false (default) returns the stored reading for free.',
       ),
   }),
   output: z.object({
@@ -98,7 +99,12 @@ export const getProfileAnalytics = defineTool({
         price = ANALYTICS_REFRESH_PRICE
         try {
           const read = await callWithCredentials(
-            { db, vault: app.vault, now: () => app.clock.now() },
+            {
+              db,
+              vault: app.vault,
+              now: () => app.clock.now(),
+              currentAdapter: (network) => app.networkApps.adapterFor(network),
+            },
             adapter!,
             connection,
             (credentials) =>

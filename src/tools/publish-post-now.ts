@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { isPending, PENDING_PUBLISH_MESSAGE, WAITING_MESSAGE } from '../domain/approval.js'
 import { resendPrice } from '../domain/network-rules.js'
-import { isInFlight } from '../domain/post-status.js'
+import { isInFlight, isLive, rearmedStatus } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
 import { postView } from '../posts/load.js'
 import { markPostPaid, owedOnQueueing } from '../posts/queueing-charge.js'
@@ -44,8 +44,9 @@ export const publishPostNow = defineTool({
         (post.status === 'draft' || post.status === 'failed') &&
         (await requiresApproval(tx, ctx.workspace.id))
       ) {
+        // A post part of which is on the network waits in the status it has: it never goes back to draft.
         await updatePostRow(tx, post.id, {
-          status: 'draft',
+          status: targets.some(isLive) ? post.status : 'draft',
           approval: 'pending',
           publish_immediately: 1,
           due_at: now,
@@ -71,7 +72,7 @@ export const publishPostNow = defineTool({
         now,
       )
       await updatePostRow(tx, post.id, {
-        status: 'scheduled',
+        status: rearmedStatus(targets),
         due_at: now,
         last_error: '',
         updated_at: now,

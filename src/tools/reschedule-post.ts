@@ -3,6 +3,7 @@ import { isPending, WAITING_MESSAGE } from '../domain/approval.js'
 import { resendPrice } from '../domain/network-rules.js'
 import { isInFlight } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
+import { refuseBackToQueue } from '../posts/edit-guards.js'
 import { markPostPaid, owedOnQueueing } from '../posts/queueing-charge.js'
 import { resolveSlot } from '../posts/schedule-input.js'
 import { dateSchema, timeSchema, timezoneSchema } from '../posts/schemas.js'
@@ -17,7 +18,7 @@ export const reschedulePost = defineTool({
   name: 'reschedule_post',
   title: 'Reschedule post',
   description:
-    'Change only when a post fires; copy and targets are kept. A draft or failed post is re-armed as scheduled; profiles that already received it are not sent to again; each failed profile re-armed costs its network price again. Refused (409) for published posts and posts being published. A post waiting for approval moves the slot it asks for and keeps waiting; with approvals on, an editor re-arming a draft or failed post asks for approval instead (nothing charged until approved).',
+    'Change only when a post fires; copy and targets are kept. A draft or failed post is re-armed as scheduled; profiles that already received it are not sent to again; each failed profile re-armed costs its network price again. Refused (409) for published posts, posts being published and posts part of which is live on a network (publish_post_now sends what is left of those). A post waiting for approval moves the slot it asks for and keeps waiting; with approvals on, an editor re-arming a draft or failed post asks for approval instead (nothing charged until approved).',
   access: 'write',
   category: 'Publishing',
   input: toolInput({
@@ -61,6 +62,8 @@ export const reschedulePost = defineTool({
           { status: post.status },
         )
       }
+      // A post part of which is on the network never goes back to the queue: publish_post_now sends the rest.
+      refuseBackToQueue(targets, 'scheduled')
       const slot = resolveSlot(
         { date: input.scheduleDate, time: input.scheduleTime, timezone: input.timezone ?? post.timezone },
         now,

@@ -4,12 +4,11 @@ import { conflict } from '../errors.js'
 import { postView } from '../posts/load.js'
 import { isStuck } from '../posts/present.js'
 import { postViewSchema } from '../posts/schemas.js'
-import type { Db } from '../store/db.js'
-import { recordEvent, subscribersOf } from '../store/events.js'
+import { readLeaseNow } from '../store/lease-clock.js'
 import { releaseStuckTargets, targetStatuses } from '../store/post-changes.js'
 import { updatePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
-import { settleEvents, targetEvent } from '../worker/settle-events.js'
+import { recordToolSettleEvents } from '../worker/settle-events.js'
 import { postIdField } from './get-post.js'
 import { defineTool, toolInput } from './tool.js'
 
@@ -31,8 +30,10 @@ export const resetStuckPost = defineTool({
     const now = ctx.app.clock.now()
     const post = await writeTransaction(store, async (tx) => {
       const { post, targets } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
-      // Only leases that ran out are released; a live worker's lease is never stolen.
-      const stuck = targets.filter((t) => isStuck(t, now))
+      // Only leases that ran out are released; a live worker's lease is never stolen. Whether one ran out
+      // is read on the lease clock (the database's), never this process's.
+      const leaseNow = await readLeaseNow(tx, store.dialect, ctx.app.leaseClock())
+      const stuck = targets.filter((t) => isStuck(t, leaseNow))
       if (stuck.length === 0)
         throw conflict('The post is not stuck: no send of it was interrupted', { status: post.status })
       await releaseStuckTargets(
@@ -47,10 +48,12 @@ export const resetStuckPost = defineTool({
         last_error: RESET_MESSAGE,
         updated_at: now,
       })
-      await recordResetEvents(
+      // A reset reports as a settle would: each released target failed, then the post once all are settled.
+      await recordToolSettleEvents(
         tx,
         post.id,
         stuck.map((t) => t.id),
+        'target.failed',
         now,
       )
       return post
@@ -62,27 +65,3 @@ export const resetStuckPost = defineTool({
     }
   },
 })
-
-/**
- * What a reset reports, in the transaction that makes it: `target.failed` for each released target, then
- * the post's event when it leaves every target settled, as a settle would have.
- */
-async function recordResetEvents(tx: Db, postId: string, released: string[], now: number) {
-  const post = await tx.selectFrom('posts').selectAll().where('id', '=', postId).executeTakeFirstOrThrow()
-  const subscribers = await subscribersOf(tx, post.workspace_id)
-  if (subscribers.length === 0) return
-  const targets = await tx
-    .selectFrom('targets')
-    .selectAll()
-    .where('post_id', '=', postId)
-    .orderBy('position')
-    .execute()
-  const input = { type: 'target.failed' as const, now }
-  const events = targets
-    .filter((target) => released.includes(target.id))
-    .map((target) => targetEvent(target, post.status, input))
-  // The post's event once, after the last target's (settleEvents adds it only when every target is settled).
-  const last = targets.findLast((target) => released.includes(target.id))
-  if (last) events.push(...settleEvents(last, post, targets, input).slice(1))
-  for (const event of events) await recordEvent(tx, event, subscribers)
-}

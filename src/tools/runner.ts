@@ -12,6 +12,8 @@ export interface RunOptions {
   nested?: boolean
   /** See {@link ToolContext.knownConnections}. */
   knownConnections?: ConnectionInfo[] | undefined
+  /** See {@link ToolContext.importRow}. */
+  importRow?: string | undefined
 }
 
 export interface ToolRunner {
@@ -59,7 +61,7 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
   ): Promise<unknown> => {
     const tool = byName.get(name)
     if (!tool) throw unknownTool(name)
-    const refusal = scopeRefusal(caller, tool)
+    const refusal = scopeRefusal(caller, tool, args)
     if (refusal) throw refusal
     const parsed = tool.input.safeParse(args === undefined ? {} : args)
     if (!parsed.success) {
@@ -78,6 +80,7 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
       idempotencyKey: options.idempotencyKey,
       nested: options.nested ?? false,
       knownConnections: options.knownConnections,
+      importRow: options.importRow,
       runTool: (childName, childArgs, childOptions) => {
         // Each call inside a batch counts against the key's limit as if it had come on its own.
         const retryAfter = app.rateLimiter.hit(caller.apiKeyId, app.clock.now())

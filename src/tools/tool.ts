@@ -30,6 +30,11 @@ export interface ToolContext {
    * always reads them itself.
    */
   knownConnections?: ConnectionInfo[] | undefined
+  /**
+   * create_post only: the key of the CSV row this call imports. It is recorded in the transaction that
+   * creates the row's posts, so no crash can leave the posts without the record that the row was imported.
+   */
+  importRow?: string | undefined
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds tools of every input and output type.
@@ -45,6 +50,12 @@ export interface Tool<I extends z.ZodObject, O extends z.ZodType> {
   output: O
   /** Marks tools that delete data, for MCP's destructiveHint. */
   destructive?: boolean
+  /**
+   * A read tool whose call spends credits with some arguments (analytics `refresh: true`): names those
+   * arguments as sent, and is undefined for any other call. Such a call needs write access (an OAuth token's
+   * `posts:write`), so a token granted only `posts:read` never spends credits.
+   */
+  spendsWith?: (args: Readonly<Record<string, unknown>>) => string | undefined
   handler(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>>
 }
 

@@ -86,10 +86,13 @@ export function sendAuthError(app: AppContext, error: AppError, surface: Surface
 export function stepUpNeeded(caller: Caller, body: unknown, tools: readonly AnyTool[]): AppError | undefined {
   if (!caller.grant) return undefined
   for (const message of Array.isArray(body) ? body : [body]) {
-    const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } }
+    const { method, params } = (message ?? {}) as {
+      method?: unknown
+      params?: { name?: unknown; arguments?: unknown }
+    }
     if (method !== 'tools/call') continue
     const tool = tools.find((t) => t.name === params?.name)
-    const refusal = tool && scopeRefusal(caller, tool)
+    const refusal = tool && scopeRefusal(caller, tool, params?.arguments)
     if (refusal) return refusal
   }
   return undefined

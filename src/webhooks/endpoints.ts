@@ -97,8 +97,19 @@ function ownersOnly(actor: WebhookActor) {
     )
 }
 
+/**
+ * Why a receiver's host is refused, in one message whatever its lookup answered: a name that does not
+ * resolve and one that resolves inside the network read the same, so the refusal never tells whoever asks
+ * which internal names exist. It says what is allowed, and the setting for local receivers.
+ */
+const refusedHost = (url: URL) =>
+  `Refusing to deliver to ${url.host}: Herald delivers only to a host name that resolves, every address of it public (not loopback, private, link-local or cloud metadata), or to a public IP address. To allow loopback and private receivers when running Herald locally, set HERALD_ALLOW_PRIVATE_WEBHOOKS=1 (cloud metadata stays refused).`
+
 /** Refuses a URL Herald will never deliver to (400 naming the rule); returns it normalised. */
-export async function checkEndpointUrl(deps: WebhookDeps, raw: string): Promise<string> {
+export async function checkEndpointUrl(
+  deps: Pick<WebhookDeps, 'publicBaseUrl' | 'allowPrivate' | 'lookup'>,
+  raw: string,
+): Promise<string> {
   if (raw.length > MAX_ENDPOINT_URL_LENGTH)
     throw invalid(`The endpoint URL is longer than ${MAX_ENDPOINT_URL_LENGTH} characters`)
   let url: URL
@@ -119,8 +130,7 @@ export async function checkEndpointUrl(deps: WebhookDeps, raw: string): Promise<
   try {
     await resolveCheckedAddress(url, { allowPrivate: deps.allowPrivate }, deps.lookup)
   } catch (error) {
-    if (error instanceof MediaError)
-      throw invalid(error.message.replace(/^Refusing to fetch from/, 'Refusing to deliver to'))
+    if (error instanceof MediaError) throw invalid(refusedHost(url))
     throw error
   }
   return url.href

@@ -1,3 +1,4 @@
+import type { RawBuilder } from 'kysely'
 import { type DeliveryItem, itemLabel, readItems } from '../domain/thread-items.js'
 import {
   type Credentials,
@@ -18,6 +19,8 @@ import { LeaseLostError } from './progress.js'
  * - an item's `startedAt` just before the call that creates it (a later attempt that finds `startedAt`
  *   without a remote id does not know whether the item went out, and looks it up under its parent first);
  * - the item's remote id and URL as soon as the network answers.
+ * An item in doubt whose lookup could not decide leaves the target stuck; once a person has reset the post
+ * (`releasedAt`), the next attempt sends the item without looking again.
  * A chain stops at the first item the network refuses for good: that item is `failed`, the target is
  * `failed` with a message naming it, and what went out stays recorded, so publish_post_now continues from
  * the refused item (the items before it are never sent again).
@@ -30,15 +33,22 @@ export interface ChainWriter {
   saveItems(items: DeliveryItem[], now: number): Promise<void>
 }
 
-/** Writes a target's chain progress, only while `target.lease_owner` holds an unexpired lease. */
-export function chainWriter(db: Db, target: Pick<TargetRow, 'id' | 'lease_owner'>): ChainWriter {
+/**
+ * Writes a target's chain progress, only while `target.lease_owner` holds a lease unexpired at `leaseTime`
+ * (the lease clock's now, in SQL).
+ */
+export function chainWriter(
+  db: Db,
+  target: Pick<TargetRow, 'id' | 'lease_owner'>,
+  leaseTime: () => RawBuilder<number>,
+): ChainWriter {
   const write = async (changes: Partial<TargetRow>, now: number) => {
     const updated = await db
       .updateTable('targets')
       .set({ ...changes, updated_at: now })
       .where('id', '=', target.id)
       .where('lease_owner', '=', target.lease_owner ?? '')
-      .where('lease_expires_at', '>', now)
+      .where('lease_expires_at', '>', leaseTime())
       .executeTakeFirst()
     if (Number(updated.numUpdatedRows) === 0)
       throw new LeaseLostError('The lease on this target was lost; the chain stops here')
@@ -130,8 +140,9 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
     let sending = false
     try {
       let result: PublishResult | undefined
-      if (item.startedAt !== undefined) {
-        // An earlier call for this item went unanswered: ask the network before sending it again.
+      if (item.startedAt !== undefined && item.releasedAt === undefined) {
+        // An earlier call for this item went unanswered: ask the network before sending it again (unless a
+        // person, after a lookup that could not decide, reset the post: sending again is their decision).
         if (!adapter.findItem)
           return {
             kind: 'unknown',
@@ -151,6 +162,7 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
         item.startedAt = input.now()
         item.status = 'pending'
         delete item.error
+        delete item.releasedAt
         await writer.saveItems(items, input.now())
         sending = true
         result = await adapter.publishItem(request)

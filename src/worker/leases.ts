@@ -4,6 +4,7 @@ import { STUCK_REASONS } from '../domain/post-status.js'
 import { compiledOnce } from '../store/compiled.js'
 import type { Db, Store } from '../store/db.js'
 import { recordEvent } from '../store/events.js'
+import { leaseNow } from '../store/lease-clock.js'
 import type { TargetRow } from '../store/posts.js'
 import { targetEvent } from './settle-events.js'
 
@@ -14,7 +15,13 @@ import { targetEvent } from './settle-events.js'
 
 export interface ClaimInput {
   workerId: string
+  /** The worker's clock: what is due, and when the attempt began. */
   now: number
+  /**
+   * The lease clock's reading (`LeaseClock`, src/lib/clock.ts): null for the database's own clock; by default
+   * `now`. The lease runs out `leaseMs` after it.
+   */
+  leaseNow?: number | null
   leaseMs: number
   limit: number
   /** Only these networks (the ones with free send slots in this worker). */
@@ -43,7 +50,10 @@ export type ClaimedTarget = TargetRow & { onlyTarget: boolean }
 export async function claimDueTargets(store: Store, input: ClaimInput): Promise<ClaimedTarget[]> {
   if (input.limit <= 0 || input.platforms.length === 0) return []
   const exclude = input.exclude ?? []
-  const leaseUntil = input.now + input.leaseMs
+  const lease = {
+    leaseNow: input.leaseNow === undefined ? input.now : input.leaseNow,
+    leaseMs: input.leaseMs,
+  }
   if (store.dialect === 'postgres') {
     const claimed = await postgresClaim(
       store.db,
@@ -53,7 +63,8 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
       input.limit * 4,
       input.limit,
       input.workerId,
-      leaseUntil,
+      lease.leaseNow,
+      lease.leaseMs,
     )
     return (claimed.rows as Array<TargetRow & { siblings: number }>).map(({ siblings, ...row }) => ({
       ...normalise(row),
@@ -68,7 +79,8 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
       JSON.stringify(exclude),
       input.limit,
       input.workerId,
-      leaseUntil,
+      lease.leaseNow,
+      lease.leaseMs,
     )
     const rows = (claimed.rows as Array<TargetRow & { siblings: number }>).map(({ siblings, ...row }) => ({
       ...normalise(row),
@@ -93,7 +105,9 @@ interface ClaimSql {
   platforms: unknown
   exclude: unknown
   workerId: unknown
-  leaseUntil: unknown
+  /** The lease clock's reading, or null for the database's (see {@link leaseNow}). */
+  leaseNow: unknown
+  leaseMs: unknown
 }
 
 function claimParts(dialect: 'sqlite' | 'postgres', a: ClaimSql) {
@@ -131,7 +145,7 @@ function claimParts(dialect: 'sqlite' | 'postgres', a: ClaimSql) {
     LIMIT ${limit}`
   const lease = sql`
     lease_owner = ${a.workerId},
-    lease_expires_at = ${a.leaseUntil},
+    lease_expires_at = ${leaseNow(dialect, a.leaseNow)} + ${a.leaseMs},
     attempts = attempts + CASE WHEN unknown_outcome_at IS NULL THEN 1 ELSE 0 END,
     lookups = lookups + CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE 1 END,
     stuck_at = NULL,
@@ -142,14 +156,15 @@ function claimParts(dialect: 'sqlite' | 'postgres', a: ClaimSql) {
 }
 
 const postgresClaim = compiledOnce(
-  7,
-  (db: Db, now, platforms, exclude, candidates, limit, workerId, leaseUntil) => {
+  8,
+  (db: Db, now, platforms, exclude, candidates, limit, workerId, leaseAt, leaseMs) => {
     const { claimable, due, lease } = claimParts('postgres', {
       now,
       platforms,
       exclude,
       workerId,
-      leaseUntil,
+      leaseNow: leaseAt,
+      leaseMs,
     })
     // `picked` ranks four times the limit, so a worker racing another still finds unlocked ones. It reads the
     // statement's snapshot, which may be older than the lock: a target another worker claimed, sent and
@@ -185,8 +200,15 @@ const postgresClaim = compiledOnce(
 )
 
 /** SQLite has one writer at a time, so a short transaction of UPDATE ... WHERE id IN (SELECT ...) is just as atomic. */
-const sqliteClaim = compiledOnce(6, (db: Db, now, platforms, exclude, limit, workerId, leaseUntil) => {
-  const { due, lease } = claimParts('sqlite', { now, platforms, exclude, workerId, leaseUntil })
+const sqliteClaim = compiledOnce(7, (db: Db, now, platforms, exclude, limit, workerId, leaseAt, leaseMs) => {
+  const { due, lease } = claimParts('sqlite', {
+    now,
+    platforms,
+    exclude,
+    workerId,
+    leaseNow: leaseAt,
+    leaseMs,
+  })
   return {
     compile: () =>
       sql`
@@ -212,21 +234,22 @@ function normalise(row: TargetRow): TargetRow {
 }
 
 /**
- * Extends this worker's leases on `ids` to `until`. Only a lease that is still this worker's, has not run
- * out by `now` and is not marked stuck is renewed: a worker that stalled past its lease has lost the
- * target (the sweep may have handed it to a lookup or marked it stuck) and must not revive it.
+ * Extends this worker's leases on `ids` to `leaseMs` from now on the lease clock (`leaseNow`, null for the
+ * database's). Only a lease that is still this worker's, has not run out by then and is not marked stuck is
+ * renewed: a worker that stalled past its lease has lost the target (the sweep may have handed it to a
+ * lookup or marked it stuck) and must not revive it.
  */
 export async function renewLeases(
   store: Store,
   workerId: string,
   ids: string[],
-  now: number,
-  until: number,
+  lease: { leaseNow: number | null; leaseMs: number },
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
+  const now = leaseNow(store.dialect, lease.leaseNow)
   const renewed = await store.db
     .updateTable('targets')
-    .set({ lease_expires_at: until })
+    .set({ lease_expires_at: sql<number>`${now} + ${lease.leaseMs}` })
     .where('id', 'in', ids)
     .where('lease_owner', '=', workerId)
     .where('lease_expires_at', '>=', now)
@@ -236,27 +259,47 @@ export async function renewLeases(
   return new Set(renewed.map((r) => r.id))
 }
 
-/** Gives back targets that were claimed but never sent (shutdown): the attempt did not happen. */
+/**
+ * Gives back targets that were claimed but never sent (shutdown): what the claim counted did not happen, a
+ * send attempt or, for a target whose outcome was unknown, a lookup. A post left with no target held or
+ * settled goes back to `scheduled`, unless part of it is on the network already (a live post whose thread
+ * or first comment was to be retried): that one never returns to the queue, and stays `processing`.
+ */
 export async function releaseUnstarted(store: Store, workerId: string, ids: string[], now: number) {
   if (ids.length === 0) return
   await store.db.transaction().execute(async (tx) => {
     const released = await tx
       .updateTable('targets')
-      .set({ lease_owner: null, lease_expires_at: null, attempts: sql`attempts - 1`, updated_at: now })
+      .set({
+        lease_owner: null,
+        lease_expires_at: null,
+        attempts: sql`attempts - CASE WHEN unknown_outcome_at IS NULL THEN 1 ELSE 0 END`,
+        lookups: sql`lookups - CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE 1 END`,
+        updated_at: now,
+      })
       .where('id', 'in', ids)
       .where('lease_owner', '=', workerId)
       .returning('post_id')
       .execute()
-    for (const postId of new Set(released.map((r) => r.post_id))) {
+    const perPost = new Map<string, number>()
+    for (const { post_id } of released) perPost.set(post_id, (perPost.get(post_id) ?? 0) + 1)
+    for (const [postId, n] of perPost) {
       const open = await tx
         .selectFrom('targets')
         .select('id')
         .where('post_id', '=', postId)
-        .where((eb) => eb.or([eb('lease_owner', 'is not', null), eb('status', '!=', 'pending')]))
+        .where((eb) =>
+          eb.or([
+            eb('lease_owner', 'is not', null),
+            eb('status', '!=', 'pending'),
+            eb('remote_id', 'is not', null),
+          ]),
+        )
         .executeTakeFirst()
+      // The claim counted each of the post's claimed targets once.
       await tx
         .updateTable('posts')
-        .set({ attempts: sql`attempts - 1`, ...(open ? {} : { status: 'scheduled' }), updated_at: now })
+        .set({ attempts: sql`attempts - ${n}`, ...(open ? {} : { status: 'scheduled' }), updated_at: now })
         .where('id', '=', postId)
         .execute()
     }
@@ -278,19 +321,24 @@ export async function queueDepth(store: Store, now: number): Promise<number> {
 /**
  * What the sweep does with leases that ran out (their worker died or stalled mid-send, so the outcome is
  * unknown). On a network Herald can ask (`lookupPlatforms`), the target becomes a lookup: unleased, due
- * now, marked unknown since its attempt began, so the next claim asks the network before any send. Elsewhere
- * it is marked stuck (`worker_lost`) and never claimed again until reset_stuck_post. The worker's sweep calls
- * this.
+ * `lookupDelayMs` from now (the delay every unknown outcome waits before its first lookup, so the network's
+ * lists have caught up with a post the dead worker's call made), marked unknown since its attempt began, so
+ * the next claim asks the network before any send. Elsewhere it is marked stuck (`worker_lost`) and never
+ * claimed again until reset_stuck_post. The worker's sweep calls this.
  */
 export async function sweepExpiredLeases(
   store: Store,
   now: number,
   lookupPlatforms: readonly string[],
   messages: { stuck: string; lookup: (platform: string) => string },
+  lookupDelayMs: number,
+  /** The lease clock's reading (null: the database's); by default `now`. */
+  leaseAt: number | null = now,
 ): Promise<{
   stuck: { id: string; post_id: string; platform: string }[]
   lookups: { id: string; post_id: string; platform: string }[]
 }> {
+  const expiredBy = leaseNow(store.dialect, leaseAt)
   const lookups: { id: string; post_id: string; platform: string }[] = []
   for (const platform of lookupPlatforms) {
     const rows = await store.db
@@ -300,14 +348,14 @@ export async function sweepExpiredLeases(
         lease_expires_at: null,
         unknown_outcome_at: sql`coalesce(unknown_outcome_at, attempt_started_at, ${now})`,
         lookups: sql`CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE lookups END`,
-        run_at: now,
+        run_at: now + lookupDelayMs,
         error: messages.lookup(platform),
         updated_at: now,
       })
       .where('platform', '=', platform)
       .where('status', '=', 'pending')
       .where('lease_owner', 'is not', null)
-      .where('lease_expires_at', '<', now)
+      .where('lease_expires_at', '<', expiredBy)
       .where('stuck_at', 'is', null)
       .returning(['id', 'post_id', 'platform'])
       .execute()
@@ -319,7 +367,7 @@ export async function sweepExpiredLeases(
       .updateTable('targets')
       .set({ stuck_at: now, stuck_reason: STUCK_REASONS.worker_lost })
       .where('lease_owner', 'is not', null)
-      .where('lease_expires_at', '<', now)
+      .where('lease_expires_at', '<', expiredBy)
       .where('stuck_at', 'is', null)
       .returningAll()
       .execute()
@@ -343,7 +391,7 @@ export async function sweepExpiredLeases(
 
 /** Marks every lease that ran out as stuck (`worker_lost`), whatever its network: the sweep without lookups. */
 export async function markStuck(store: Store, now: number, message: string) {
-  return (await sweepExpiredLeases(store, now, [], { stuck: message, lookup: () => message })).stuck
+  return (await sweepExpiredLeases(store, now, [], { stuck: message, lookup: () => message }, 0)).stuck
 }
 
 /**
@@ -353,9 +401,10 @@ export async function markStuck(store: Store, now: number, message: string) {
  */
 export async function lookupAndStuckGauges(
   store: Store,
-  now: number,
+  /** The lease clock's reading (null: the database's). */
+  leaseAt: number | null,
 ): Promise<{ stuck: Record<string, number>; lookupsPending: number; lookupsFailed: number }> {
-  const stuck = await countStuckByReason(store, now)
+  const stuck = await countStuckByReason(store, leaseAt)
   const row = await store.db
     .selectFrom('targets')
     .select((eb) => [
@@ -369,7 +418,7 @@ export async function lookupAndStuckGauges(
   return { stuck, lookupsPending: Number(row.pending), lookupsFailed: Number(row.failed) }
 }
 
-async function countStuckByReason(store: Store, now: number): Promise<Record<string, number>> {
+async function countStuckByReason(store: Store, leaseAt: number | null): Promise<Record<string, number>> {
   const rows = await store.db
     .selectFrom('targets')
     .select((eb) => [
@@ -379,7 +428,9 @@ async function countStuckByReason(store: Store, now: number): Promise<Record<str
       eb.fn.countAll<number>().as('n'),
     ])
     .where('lease_owner', 'is not', null)
-    .where((eb) => eb.or([eb('stuck_at', 'is not', null), eb('lease_expires_at', '<', now)]))
+    .where((eb) =>
+      eb.or([eb('stuck_at', 'is not', null), eb('lease_expires_at', '<', leaseNow(store.dialect, leaseAt))]),
+    )
     .groupBy(
       sql`CASE WHEN stuck_at IS NULL THEN 'lease_expired' ELSE coalesce(stuck_reason, 'worker_lost') END`,
     )

@@ -1,3 +1,4 @@
+import type { RawBuilder } from 'kysely'
 import type { Db } from '../store/db.js'
 
 /** What an adapter recorded mid-attempt on a target (a Meta container id, photo ids), or undefined. */
@@ -29,6 +30,8 @@ export function progressSaver(
   db: Db,
   target: { id: string; lease_owner: string | null; progress: string | null },
   now: () => number,
+  /** The lease clock's now, in SQL (see `leaseNow`). */
+  leaseTime: () => RawBuilder<number>,
 ): (entries: Record<string, string>) => Promise<void> {
   let current = readProgress(target.progress) ?? {}
   return async (entries) => {
@@ -38,7 +41,7 @@ export function progressSaver(
       .set({ progress: JSON.stringify(next), updated_at: now() })
       .where('id', '=', target.id)
       .where('lease_owner', '=', target.lease_owner ?? '')
-      .where('lease_expires_at', '>', now())
+      .where('lease_expires_at', '>', leaseTime())
       .executeTakeFirst()
     if (Number(updated.numUpdatedRows) === 0)
       throw new LeaseLostError('The lease on this target was lost; the attempt stops here')

@@ -1,3 +1,4 @@
+import { type RawBuilder, sql } from 'kysely'
 import { type CredentialDeps, usableCredentials } from '../connect/credentials.js'
 import {
   type BackoffPolicy,
@@ -32,6 +33,11 @@ export interface SendDeps extends CredentialDeps {
   backoff?: BackoffPolicy
   /** Delay before an unanswered publishing call is looked up on the network. */
   unknownOutcomeCheckMs?: number
+  /**
+   * "Now" as the statements that check this worker's lease compare it: the database's clock in production
+   * (see `leaseNow`); by default the bound `now()`.
+   */
+  leaseTime?: () => RawBuilder<number>
 }
 
 export interface SendResult {
@@ -54,6 +60,7 @@ export async function sendTarget(
   known?: ConnectionRow,
 ): Promise<SendResult> {
   const connectionId = target.connection_id
+  const leaseTime = deps.leaseTime ?? (() => sql<number>`${deps.now()}`)
   const fail = (kind: FailureKind, error: string): SendResult => ({
     outcome: { kind: 'failed', error },
     kind,
@@ -62,6 +69,21 @@ export async function sendTarget(
   const adapter = deps.adapters[target.platform as Network]
   if (!adapter)
     return fail('invalid_content', `Publishing to ${target.platform} is not available in this Herald build`)
+  // A post whose remote id is recorded is on the network: it is never published again, whatever became of
+  // its thread or first comment. With none of them left to send, it is published as it stands.
+  if (target.remote_id !== null && !chainItems(target).some((item) => item.status !== 'published')) {
+    deps.logger.info({ targetId: target.id }, 'post live already with nothing left to send')
+    return {
+      outcome: {
+        kind: 'published',
+        remoteId: target.remote_id,
+        url: target.url ?? '',
+        uploadError: target.upload_error || undefined,
+      },
+      kind: 'ok',
+      connectionId,
+    }
+  }
   // A target whose outcome is unknown is never failed or retried as a send before its lookup answers.
   const mustLookUp = target.unknown_outcome_at !== null && adapter.findPublished !== undefined
   const notLookedUp = (reason: string): SendResult => ({
@@ -105,7 +127,7 @@ export async function sendTarget(
     mediaUrls: JSON.parse(target.media_urls) as string[],
     ...(target.youtube ? { youtube: JSON.parse(target.youtube) } : {}),
     ...(readProgress(target.progress) ? { progress: readProgress(target.progress) } : {}),
-    saveProgress: progressSaver(deps.db, target, deps.now),
+    saveProgress: progressSaver(deps.db, target, deps.now, leaseTime),
     signal,
   }
 
@@ -119,7 +141,7 @@ export async function sendTarget(
   // is unknown then is an item's outcome, looked up under its parent while the chain is delivered.
   const items = chainItems(target)
   const chained = items.some((item) => item.status !== 'published')
-  const writer = chainWriter(deps.db, target)
+  const writer = chainWriter(deps.db, target, leaseTime)
   let head: PublishResult | undefined =
     target.remote_id && chained ? { remoteId: target.remote_id, url: target.url ?? '' } : undefined
   let found = false

@@ -1,7 +1,8 @@
 import { STUCK_MESSAGE } from '../domain/post-status.js'
 import { type EventType, postSettledEvent } from '../domain/webhook-events.js'
 import { presentPost, presentTarget } from '../posts/present.js'
-import { type EventInput, eventBody } from '../store/events.js'
+import type { Db } from '../store/db.js'
+import { type EventInput, eventBody, recordEvent, subscribersOf } from '../store/events.js'
 import type { PostRow, TargetRow } from '../store/posts.js'
 
 /** What a person does about a stuck target (sent with `target.stuck`). */
@@ -104,4 +105,37 @@ export function renderSnapshot(event: {
   )
   if (!rendered) throw new Error(`Event ${event.id} (${event.type}) is not among its snapshot's events`)
   return eventBody(event.id, rendered)
+}
+
+/**
+ * What a tool that settles targets by hand reports (reset_stuck_post releasing stuck ones as failed,
+ * update_post publishing a live one with nothing left to send), in the transaction that makes the change:
+ * `type` for each of `settled`, then the post's event when it leaves every target settled, as a settle
+ * would have.
+ */
+export async function recordToolSettleEvents(
+  tx: Db,
+  postId: string,
+  settled: string[],
+  type: 'target.published' | 'target.failed',
+  now: number,
+) {
+  if (settled.length === 0) return
+  const post = await tx.selectFrom('posts').selectAll().where('id', '=', postId).executeTakeFirstOrThrow()
+  const subscribers = await subscribersOf(tx, post.workspace_id)
+  if (subscribers.length === 0) return
+  const targets = await tx
+    .selectFrom('targets')
+    .selectAll()
+    .where('post_id', '=', postId)
+    .orderBy('position')
+    .execute()
+  const input = { type, now }
+  const events = targets
+    .filter((target) => settled.includes(target.id))
+    .map((target) => targetEvent(target, post.status, input))
+  // The post's event once, after the last target's (settleEvents adds it only when every target is settled).
+  const last = targets.findLast((target) => settled.includes(target.id))
+  if (last) events.push(...settleEvents(last, post, targets, input).slice(1))
+  for (const event of events) await recordEvent(tx, event, subscribers)
 }

@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
+import type { CredentialDeps } from '../connect/credentials.js'
 import type { Vault } from '../connect/vault.js'
 import type { BackoffPolicy } from '../domain/backoff.js'
 import { type Network, networks } from '../domain/networks.js'
 import { STUCK_MESSAGE } from '../domain/post-status.js'
-import type { Clock } from '../lib/clock.js'
+import { type Clock, type LeaseClock, leaseClockOf } from '../lib/clock.js'
 import { LeaseExpiredError, runGuarded } from '../lib/send-guard.js'
 import type { Logger } from '../logger.js'
 import type { NetworkAdapter } from '../networks/adapter.js'
 import type { ConnectionRow } from '../store/connections.js'
 import type { Store } from '../store/db.js'
+import { leaseNow } from '../store/lease-clock.js'
 import {
   type ClaimedTarget,
   claimDueTargets,
@@ -41,10 +43,17 @@ export interface WorkerDeps {
   store: Store
   vault: Vault
   clock: Clock
+  /**
+   * The clock leases are written and compared with (default: the database's own, or `clock` when that is
+   * a fake): workers whose machines' clocks disagree never see each other's healthy leases as run out.
+   */
+  leaseClock?: LeaseClock
   logger: Logger
   queue: QueueSignal
   metrics: Metrics
   adapters: Partial<Record<Network, NetworkAdapter>>
+  /** See {@link CredentialDeps.currentAdapter}. */
+  currentAdapter?: CredentialDeps['currentAdapter']
 }
 
 export interface Worker {
@@ -84,6 +93,14 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   const trustedUntil = new Map<string, number>()
   const lost = new Set<string>()
   const margin = Math.min(1_000, Math.floor(options.leaseMs / 10))
+  /**
+   * How long an unknown outcome waits for its first lookup (the network's lists catch up with a new post):
+   * after an unanswered call, and after a lease that ran out, which is an unknown outcome like any other.
+   */
+  const lookupDelayMs = options.unknownOutcomeCheckMs ?? 60_000
+  const leaseClock = deps.leaseClock ?? leaseClockOf(deps.clock)
+  /** "Now" in the statements that write or compare this worker's leases (see {@link leaseNow}). */
+  const leaseTime = () => leaseNow(deps.store.dialect, leaseClock())
   let stopping = false
   /** True once start() ran; a worker driven by tick() alone (tests) never claims on its own. */
   let started = false
@@ -166,7 +183,8 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
             now: () => deps.clock.now(),
             logger: log,
             ...(options.backoff ? { backoff: options.backoff } : {}),
-            unknownOutcomeCheckMs: options.unknownOutcomeCheckMs ?? 60_000,
+            unknownOutcomeCheckMs: lookupDelayMs,
+            leaseTime,
           },
           target,
           signal,
@@ -227,6 +245,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     const claimed = await claimDueTargets(deps.store, {
       workerId: id,
       now: claimedAt,
+      leaseNow: leaseClock(),
       leaseMs: options.leaseMs,
       limit: Math.min(options.batch, free),
       platforms: open,
@@ -304,7 +323,10 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     if (ids.length === 0) return
     try {
       const began = deps.clock.now()
-      const kept = await renewLeases(deps.store, id, ids, began, began + options.leaseMs)
+      const kept = await renewLeases(deps.store, id, ids, {
+        leaseNow: leaseClock(),
+        leaseMs: options.leaseMs,
+      })
       // Only targets held when the renewal began: one claimed meanwhile was not in it.
       for (const targetId of ids) {
         if (kept.has(targetId)) {
@@ -331,11 +353,18 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   const lookupPlatforms = networks.filter((network) => deps.adapters[network]?.findPublished)
   const sweep = async () => {
     try {
-      const { stuck, lookups } = await sweepExpiredLeases(deps.store, deps.clock.now(), lookupPlatforms, {
-        stuck: STUCK_MESSAGE,
-        lookup: (platform) =>
-          `The worker sending this went away mid-send (its lease ran out); Herald looks for the post on ${platform} before sending anything again`,
-      })
+      const { stuck, lookups } = await sweepExpiredLeases(
+        deps.store,
+        deps.clock.now(),
+        lookupPlatforms,
+        {
+          stuck: STUCK_MESSAGE,
+          lookup: (platform) =>
+            `The worker sending this went away mid-send (its lease ran out); Herald looks for the post on ${platform} before sending anything again`,
+        },
+        lookupDelayMs,
+        leaseClock(),
+      )
       for (const target of stuck)
         log.warn(
           { postId: target.post_id, targetId: target.id, network: target.platform, reason: STUCK_MESSAGE },

@@ -3,9 +3,9 @@ import { loadConfig } from '../../src/config.js'
 import { systemClock } from '../../src/lib/clock.js'
 import { createLogger } from '../../src/logger.js'
 import type { MediaPort } from '../../src/media/port.js'
+import { canConnect } from '../../src/networks/apps.js'
 import {
   blueskySettings,
-  connectUnavailable,
   createAdapters,
   threadsSettings,
   twitterSettings,
@@ -49,14 +49,14 @@ describe('connect and sandbox settings', () => {
       graphUrl: 'http://127.0.0.1:4567/sandbox/threads/graph',
       authorizeUrl: 'http://127.0.0.1:4567/sandbox/threads/oauth/authorize',
     })
-    expect(connectUnavailable(config, 'threads')).toBeUndefined()
+    expect(canConnect(config, 'threads')).toBe(true)
     expect(blueskySettings(config)).toEqual({
       serviceUrl: 'http://127.0.0.1:4567/sandbox/bluesky',
       plcUrl: 'http://127.0.0.1:4567/sandbox/bluesky/plc',
       allowLocalPds: true,
     })
-    expect(connectUnavailable(config, 'bluesky')).toBeUndefined()
-    expect(connectUnavailable(config, 'twitter')).toBeUndefined()
+    expect(canConnect(config, 'bluesky')).toBe(true)
+    expect(canConnect(config, 'twitter')).toBe(true)
   })
 
   it('builds the real adapters with the real endpoints outside sandbox mode', () => {
@@ -80,13 +80,13 @@ describe('connect and sandbox settings', () => {
       'twitter',
       'youtube',
     ])
-    expect(connectUnavailable(config, 'twitter')).toBeUndefined()
-    expect(connectUnavailable(config, 'youtube')).toContain('HERALD_GOOGLE_CLIENT_ID')
-    expect(connectUnavailable(loadConfig({}), 'twitter')).toContain('HERALD_TWITTER_CLIENT_ID')
-    expect(connectUnavailable(config, 'linkedin')).toContain('HERALD_LINKEDIN_CLIENT_ID')
-    expect(connectUnavailable(config, 'threads')).toContain('HERALD_THREADS_APP_ID')
+    expect(canConnect(config, 'twitter')).toBe(true)
+    expect(canConnect(config, 'youtube')).toBe(false)
+    expect(canConnect(loadConfig({}), 'twitter')).toBe(false)
+    expect(canConnect(config, 'linkedin')).toBe(false)
+    expect(canConnect(config, 'threads')).toBe(false)
     const threads = loadConfig({ HERALD_THREADS_APP_ID: 'th-app', HERALD_THREADS_APP_SECRET: 'th-secret' })
-    expect(connectUnavailable(threads, 'threads')).toBeUndefined()
+    expect(canConnect(threads, 'threads')).toBe(true)
     expect(threadsSettings(threads)).toEqual({
       appId: 'th-app',
       appSecret: 'th-secret',
@@ -112,7 +112,7 @@ describe('connect and sandbox settings', () => {
       allowLocalPds: true,
     })
     expect(config.dashboard).toEqual({ sessionTtlMs: 2 * 3_600_000, secureCookies: true })
-    expect(connectUnavailable(config, 'bluesky')).toBeUndefined()
+    expect(canConnect(config, 'bluesky')).toBe(true)
     expect(Object.keys(createAdapters(config, deps))).toContain('bluesky')
     // A configured PDS replaces the simulator in sandbox mode.
     expect(blueskySettings(config)).toEqual({

@@ -8,6 +8,7 @@ import {
   connectionCredentials,
   createVault,
   keyIdOf,
+  networkAppSecretAt,
   type Vault,
   webhookSecretAt,
 } from '../../src/connect/vault.js'
@@ -27,7 +28,8 @@ const ENDPOINT = 'e0e1e2e3e4e5e6e7e8e9eaeb'
 
 /**
  * A workspace with three connections (two under the old key, one already under the new), an OAuth state,
- * a pending connect grant and a webhook endpoint with a current and a previous secret.
+ * a pending connect grant, a webhook endpoint with a current and a previous secret, and an X app saved on
+ * the network apps page.
  */
 async function seed(store: Store, email: string) {
   const accounts = createAccounts(store, systemClock)
@@ -106,6 +108,17 @@ async function seed(store: Store, email: string) {
       updated_at: Date.now(),
     })
     .execute()
+  await store.db
+    .insertInto('network_apps')
+    .values({
+      id: 'twitter',
+      client_id: 'x-app',
+      client_secret: old.seal(networkAppSecretAt('twitter'), 'x-app-secret'),
+      options: '{}',
+      updated_by: userId,
+      updated_at: Date.now(),
+    })
+    .execute()
   return { workspaceId, ids }
 }
 
@@ -133,6 +146,9 @@ async function expectOnlyNewKeyOpens(store: Store) {
     'whsec_previous',
   )
   expect(() => oldOnly.open(webhookSecretAt(ENDPOINT, 'secret'), endpoint.secret)).toThrow()
+  const app = await store.db.selectFrom('network_apps').selectAll().executeTakeFirstOrThrow()
+  expect(newOnly.open(networkAppSecretAt('twitter'), app.client_secret!)).toBe('x-app-secret')
+  expect(() => oldOnly.open(networkAppSecretAt('twitter'), app.client_secret!)).toThrow()
 }
 
 describe.each(backends)('secrets rotate on $name', (backend) => {
@@ -151,6 +167,7 @@ describe.each(backends)('secrets rotate on $name', (backend) => {
       oauthStates: { total: 1, rotated: 1, current: 0, failed: 0, failedIds: [] },
       pendingGrants: { total: 1, rotated: 1, current: 0, failed: 0, failedIds: [] },
       webhookSecrets: { total: 2, rotated: 2, current: 0, failed: 0, failedIds: [] },
+      networkApps: { total: 1, rotated: 1, current: 0, failed: 0, failedIds: [] },
     })
     await expectOnlyNewKeyOpens(store)
 
@@ -221,6 +238,7 @@ describe('`npm run herald -- secrets rotate`', () => {
     expect(report.oauthStates).toMatchObject({ total: 1, rotated: 1 })
     expect(report.pendingGrants).toMatchObject({ total: 1, rotated: 1 })
     expect(report.webhookSecrets).toMatchObject({ total: 2, rotated: 2 })
+    expect(report.networkApps).toMatchObject({ total: 1, rotated: 1 })
 
     const after = await openStore({ sqlitePath: file })
     try {

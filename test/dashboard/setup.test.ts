@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isInstanceAdministrator } from '../../src/auth/administrator.js'
 import { announceSetup, setupCodeMatches, withdrawSetupCode } from '../../src/auth/setup-codes.js'
 import { openStore } from '../../src/store/db.js'
 import { backends } from '../helpers/backends.js'
@@ -351,6 +352,13 @@ describe('herald bootstrap', () => {
         { email: 'second@example.com', is_admin: 0 },
         { email: 'third@example.com', is_admin: 0 },
       ])
+      // The network apps page and the navigation ask the same flag.
+      const admins = await Promise.all(
+        (await h.app.store.db.selectFrom('users').select('id').orderBy('email').execute()).map((u) =>
+          isInstanceAdministrator(h.app.store.db, u.id),
+        ),
+      )
+      expect(admins).toEqual([true, false, false])
       const [workspace] = await h.app.store.db
         .selectFrom('workspaces')
         .selectAll()

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { checkQueue, describeSlots, parseQueueSlots, queueOpenings } from '../../src/domain/posting-queue.js'
+import { centralEurope2030, expectIsoDatesInEnCa, expectTimeZoneRules } from '../helpers/time-zone-rules.js'
 
 describe('posting times as people write them', () => {
   it.each([
@@ -48,6 +49,14 @@ describe('posting times as people write them', () => {
 })
 
 describe('queue openings', () => {
+  // Openings are found through ICU's en-CA dates and follow the 2030 rules of this Node's time-zone data.
+  beforeAll(() => {
+    expectIsoDatesInEnCa()
+    expectTimeZoneRules([
+      ...centralEurope2030('Europe/Berlin'),
+      ['Asia/Tokyo', '2030-01-06T22:00:00Z', '+09:00'],
+    ])
+  })
   const berlin = checkQueue({ timezone: 'Europe/Berlin', slots: ['daily 09:00', 'daily 17:00'] }).queue
 
   it('keeps the wall-clock time across the spring daylight-saving change', () => {

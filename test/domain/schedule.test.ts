@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
   checkSlot,
   instantToSlot,
@@ -6,11 +6,27 @@ import {
   isValidTimezone,
   slotToInstant,
 } from '../../src/domain/schedule.js'
+import { centralEurope2030, expectTimeZoneRules, newYork2030 } from '../helpers/time-zone-rules.js'
 
 const instant = (date: string, time: string, timezone: string) =>
   new Date(slotToInstant({ date, time, timezone })).toISOString()
 
 describe('schedule to instant', () => {
+  // The expected instants follow the 2030 rules of this Node's time-zone data (test/helpers/time-zone-rules.ts).
+  beforeAll(() =>
+    expectTimeZoneRules([
+      ...newYork2030,
+      ...centralEurope2030('Europe/Paris'),
+      ['America/New_York', '2030-01-01T14:15:00Z', '-05:00'],
+      ['America/New_York', '2030-07-01T13:15:00Z', '-04:00'],
+      ['Asia/Kolkata', '2030-06-14T18:30:00Z', '+05:30'],
+      ['Pacific/Kiritimati', '2030-01-01T09:59:00Z', '+14:00'],
+      // Lord Howe keeps half-hour daylight saving until the first Sunday of April.
+      ['Australia/Lord_Howe', '2030-03-31T01:00:00Z', '+11:00'],
+      ['Australia/Lord_Howe', '2030-06-30T01:30:00Z', '+10:30'],
+    ]),
+  )
+
   it.each([
     ['2030-01-01', '10:00', 'UTC', '2030-01-01T10:00:00.000Z'],
     ['2030-01-01', '10:00', 'Asia/Kolkata', '2030-01-01T04:30:00.000Z'],

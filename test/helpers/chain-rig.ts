@@ -21,6 +21,8 @@ export interface ChainRig {
   readonly videoUrl: string
   /** Faults for the next calls matching `match`, applied once each, in order. */
   fault(match: (call: SimulatedCall) => boolean, fault: Fault): void
+  /** The next `times` list pages matching `match` (default 1) hold at most `rows` rows, with their cursor. */
+  shortPages(match: (call: SimulatedCall) => boolean, rows: number, times?: number): void
   /** Runs `action` once, as the first call matching `match` arrives, before it is served: what others do meanwhile. */
   meanwhile(match: (call: SimulatedCall) => boolean, action: () => void): void
   /** Scripted faults not applied yet. */
@@ -29,6 +31,8 @@ export interface ChainRig {
   readonly calls: SimulatedCall[]
   /** Runs worker passes until no target of the posts is due or held (lookups included). */
   drain(): Promise<void>
+  /** One worker pass: what is due now is claimed and sent, and the pass's sends have settled. */
+  pass(): Promise<void>
   post(id: string): Promise<any>
   /** A simulator's state (`/_sandbox/state` or the route given). */
   state(prefix: string, path?: string): Promise<any>
@@ -45,7 +49,14 @@ export function useChainRig(backend?: Backend): ChainRig {
   const scripted: Array<{ match: (call: SimulatedCall) => boolean; fault: Fault }> = []
   const calls: SimulatedCall[] = []
   const hooks: Array<{ match: (call: SimulatedCall) => boolean; action: () => void }> = []
+  const pages: Array<{ match: (call: SimulatedCall) => boolean; rows: number; left: number }> = []
   const faults: FaultInjector = {
+    shortPage(call) {
+      const page = pages.find((entry) => entry.left > 0 && entry.match(call))
+      if (!page) return undefined
+      page.left--
+      return page.rows
+    },
     decide(call) {
       if (call.effectful) calls.push(call)
       const hook = hooks.findIndex((entry) => entry.match(call))
@@ -119,6 +130,11 @@ export function useChainRig(backend?: Backend): ChainRig {
     unapplied: () => scripted.length,
     fault: (match, fault) => scripted.push({ match, fault }),
     meanwhile: (match, action) => hooks.push({ match, action }),
+    async pass() {
+      await worker.tick()
+      await worker.idle()
+    },
+    shortPages: (match, rows, times = 1) => pages.push({ match, rows, left: times }),
     async drain() {
       // Until no target is due now or soon (a lookup or a retry queued a moment ahead) and none is held.
       for (let pass = 0; pass < 400; pass++) {

@@ -8,7 +8,7 @@ import { type AppOptions, createAppContext } from '../../src/app.js'
 import type { AppContext } from '../../src/app-context.js'
 import { loadConfig } from '../../src/config.js'
 import type { Network } from '../../src/domain/networks.js'
-import type { Clock } from '../../src/lib/clock.js'
+import type { Clock, LeaseClock } from '../../src/lib/clock.js'
 import { createLogger } from '../../src/logger.js'
 import type { NetworkAdapter } from '../../src/networks/adapter.js'
 import type { FaultInjector } from '../../src/sandbox/fault-injector.js'
@@ -45,6 +45,8 @@ export interface HarnessOptions {
   backend?: Backend
   env?: Record<string, string>
   clock?: Clock
+  /** The clock leases use (default: the database's, or `clock` when one is given). */
+  leaseClock?: LeaseClock
   credits?: number
   adapters?: Partial<Record<Network, NetworkAdapter>>
   /**
@@ -101,6 +103,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     store,
     logger: createLogger('info', sink),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.leaseClock ? { leaseClock: options.leaseClock } : {}),
     ...(options.adapters ? { adapters: options.adapters } : {}),
     ...(options.oauthMetadataFetcher ? { oauthMetadataFetcher: options.oauthMetadataFetcher } : {}),
   })

@@ -1,6 +1,8 @@
+import { X509Certificate } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import https from 'node:https'
 import type { AddressInfo } from 'node:net'
+import { checkServerIdentity } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MediaError } from '../../src/media/port.js'
 import { createSafeFetcher, type LookupFn } from '../../src/media/safe-fetch.js'
@@ -290,6 +292,16 @@ describe('safe fetching', () => {
     )
 
     it('refuses a certificate that does not name the host', async () => {
+      // The message carries the code Node's TLS gives the mismatch, ERR_TLS_CERT_ALTNAME_INVALID on 22.23.5,
+      // 24.21.0 and 24.22.3, the code src/networks/network-errors.ts counts as "nothing was sent".
+      const mismatch = checkServerIdentity(
+        'other.test',
+        new X509Certificate(testCertificate).toLegacyObject(),
+      ) as NodeJS.ErrnoException | undefined
+      expect(
+        mismatch?.code,
+        "this Node's TLS names a certificate for another host ERR_TLS_CERT_ALTNAME_INVALID",
+      ).toBe('ERR_TLS_CERT_ALTNAME_INVALID')
       const error = await failure(tlsFetcher().fetchToFile('https://other.test/a.png', { maxBytes: 100 }))
       expect(error.reason).toBe('fetch_failed')
       expect(error.message).toMatch(/ERR_TLS_CERT_ALTNAME_INVALID/)

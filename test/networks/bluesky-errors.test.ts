@@ -10,6 +10,12 @@ import {
 import { createBlueskyAdapter } from '../../src/networks/bluesky/index.js'
 import { recordKeyFor } from '../../src/networks/bluesky/record-key.js'
 import { failureFromResponse, failureFromThrown, rateLimitResetAt } from '../../src/networks/bluesky/xrpc.js'
+import {
+  abortedFetchError,
+  cutFetchError,
+  fetchErrorShape,
+  refusedFetchError,
+} from '../helpers/node-fetch-errors.js'
 
 /**
  * Answers a real PDS cannot be made to give on demand (throttling, 5xx, lost answers, an AppView with
@@ -132,22 +138,34 @@ describe('Bluesky error mapping', () => {
     expect(rateLimitResetAt(new Headers(), NOW)).toBe(NOW + 60_000)
   })
 
-  it('treats a refused connection as transient even for a post, and a lost answer to a post as unknown', () => {
+  it('treats a refused connection as transient even for a post, and a lost answer to a post as unknown', async () => {
     const refused = new TypeError('fetch failed', {
       cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
     })
     const reset = new TypeError('fetch failed', {
       cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }),
     })
-    expect(failureFromThrown({ label: 'x', error: refused, effectful: true, timedOut: false }).kind).toBe(
-      'transient',
-    )
-    expect(failureFromThrown({ label: 'x', error: reset, effectful: true, timedOut: false }).kind).toBe(
-      'unknown_outcome',
-    )
-    expect(failureFromThrown({ label: 'x', error: reset, effectful: false, timedOut: false }).kind).toBe(
-      'transient',
-    )
+    // Built as Node's fetch throws them (its bundled undici: 6.29.1 on Node 22.23.5, 7.29.1 on 24.21.0,
+    // 7.30.2 on 24.22.3); the refused one is checked against this Node's, and the mapping is held to this
+    // Node's real failures too, where a connection cut after the request is a SocketError UND_ERR_SOCKET.
+    expect(
+      fetchErrorShape(await refusedFetchError()),
+      "this Node's fetch rejects a refused connection as TypeError 'fetch failed' with ECONNREFUSED on its cause",
+    ).toEqual(fetchErrorShape(refused))
+    const real = { refused: await refusedFetchError(), cut: await cutFetchError() }
+    for (const error of [refused, real.refused]) {
+      expect(failureFromThrown({ label: 'x', error, effectful: true, timedOut: false }).kind).toBe(
+        'transient',
+      )
+    }
+    for (const error of [reset, real.cut]) {
+      expect(failureFromThrown({ label: 'x', error, effectful: true, timedOut: false }).kind).toBe(
+        'unknown_outcome',
+      )
+      expect(failureFromThrown({ label: 'x', error, effectful: false, timedOut: false }).kind).toBe(
+        'transient',
+      )
+    }
   })
 })
 
@@ -200,6 +218,13 @@ describe('Bluesky adapter with a scripted server', () => {
   })
 
   it('reports a createRecord cancelled mid-flight as an unknown outcome', async () => {
+    // `hang` rejects with the signal's reason, as Node's fetch does when it is aborted (22.23.5, 24.21.0 and
+    // 24.22.3 alike): checked against this Node's fetch.
+    const reason = new DOMException('This operation was aborted', 'AbortError')
+    expect(
+      await abortedFetchError(reason),
+      "this Node's fetch rejects an aborted request with the signal's reason",
+    ).toBe(reason)
     const controller = new AbortController()
     const { adapter } = adapterWith({
       'com.atproto.repo.createRecord': (init) => {
@@ -221,11 +246,11 @@ describe('Bluesky adapter with a scripted server', () => {
   })
 
   it('reports a connection refused on createRecord as transient', async () => {
+    // The refusal as this Node's own fetch throws it (test/helpers/node-fetch-errors.ts).
+    const refused = await refusedFetchError()
     const { adapter } = adapterWith({
       'com.atproto.repo.createRecord': () => {
-        throw new TypeError('fetch failed', {
-          cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }),
-        })
+        throw refused
       },
     })
     expect((await failureOf(adapter.publish(request()))).kind).toBe('transient')

@@ -47,8 +47,10 @@ describe('the LinkedIn adapter against the simulator', () => {
     const path = url.pathname.slice('/li'.length)
     const { problems } = checkLinkedInRequest({ method: init?.method ?? 'GET', path, query, headers, body })
     sent.push({ method: init?.method ?? 'GET', url: url.toString(), problems })
-    return fetch(input, init)
+    return answerInstead?.(url) ?? fetch(input, init)
   }
+  /** An answer LinkedIn could give that the simulator does not, for the request it returns one for. */
+  let answerInstead: ((url: URL) => Response | undefined) | undefined
   const settings = () => ({
     clientId: 'herald-test',
     clientSecret: 'test-secret',
@@ -518,6 +520,29 @@ describe('the LinkedIn adapter against the simulator', () => {
       const from = sent.length
       expect(await lookup(busy, 'Sent long ago 0', since)).toBeNull()
       expect(pageStarts(from)).toEqual(['0', '100', '200'])
+    })
+
+    it('reads past an empty page without a total whose next link leads on', async () => {
+      const busy = (await connect('Busy Filterer')).profiles[0]!
+      const since = clock
+      const result = await publish(busy.profile, busy.credentials, 'Behind a page LinkedIn filtered empty')
+      const from = sent.length
+      let served = false
+      answerInstead = (url) => {
+        if (served || !url.pathname.endsWith('/rest/posts')) return undefined
+        served = true
+        const next = `/rest/posts?q=author&author=${encodeURIComponent(`urn:li:person:${busy.profile.profileId}`)}&start=0&count=100`
+        return Response.json({
+          paging: { start: 0, count: 100, links: [{ rel: 'next', type: 'application/json', href: next }] },
+          elements: [],
+        })
+      }
+      try {
+        expect(await lookup(busy, 'Behind a page LinkedIn filtered empty', since)).toEqual(result)
+      } finally {
+        answerInstead = undefined
+      }
+      expect(pageStarts(from)).toEqual(['0', '0'])
     })
 
     it('is ambiguous rather than answer not found when 10 pages do not reach the attempt', async () => {

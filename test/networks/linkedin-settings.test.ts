@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
-import { connectUnavailable, linkedinSettings } from '../../src/networks/registry.js'
+import { canConnect } from '../../src/networks/apps.js'
+import { linkedinSettings } from '../../src/networks/registry.js'
 
 describe('LinkedIn settings', () => {
   it('pins the configured LinkedIn-Version and asks for page scopes only when the app has Community Management', () => {
@@ -19,10 +20,10 @@ describe('LinkedIn settings', () => {
       tokenUrl: 'https://www.linkedin.com/oauth/v2/accessToken',
       apiUrl: 'https://api.linkedin.com',
     })
-    expect(connectUnavailable(config, 'linkedin')).toBeUndefined()
+    expect(canConnect(config, 'linkedin')).toBe(true)
     const plain = loadConfig({})
     expect(linkedinSettings(plain)).toMatchObject({ version: '202608', communityManagement: false })
-    expect(connectUnavailable(plain, 'linkedin')).toContain('HERALD_LINKEDIN_CLIENT_ID')
+    expect(canConnect(plain, 'linkedin')).toBe(false)
   })
 
   it('refuses a version that is not YYYYMM', () => {

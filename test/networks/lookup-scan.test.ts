@@ -26,11 +26,11 @@ function profile(ats: number[], size: number, text = (i: number) => `post ${i}`)
 }
 
 const scan = (
-  p: ReturnType<typeof profile>,
+  p: Pick<RecentLookup<Row>, 'readPage'>,
   rest: Partial<RecentLookup<Row>> & Pick<RecentLookup<Row>, 'isMatch'>,
 ) =>
   lookUpRecent<Row>({
-    ...p,
+    readPage: p.readPage,
     where: "@carol's posts on X",
     idOf: (row) => row.id,
     urlOf: (row) => `https://x.com/carol/status/${row.id}`,
@@ -104,6 +104,71 @@ describe('looking back through a profile for the post an unanswered attempt made
     )
     const answer = await scan(p, { isMatch: (row) => row.id === `p${2 * LOOKUP_MAX_PAGES - 1}` })
     expect(answer).toMatchObject({ kind: 'found', row: { id: `p${2 * LOOKUP_MAX_PAGES - 1}` } })
+  })
+})
+
+/** Pages served exactly as given, newest first; every page but the last carries a cursor to the next. */
+function pages(shapes: string[][]) {
+  const cursors: (string | undefined)[] = []
+  return {
+    cursors,
+    readPage: async (cursor: string | undefined) => {
+      cursors.push(cursor)
+      const at = Number(cursor ?? 0)
+      const rows = (shapes[at] ?? []).map((id) => ({ id, at: 100 - at, text: id }))
+      return at + 1 < shapes.length ? { rows, next: String(at + 1) } : { rows }
+    },
+  }
+}
+
+describe('how a lookup pages: only a page without a cursor is the last', () => {
+  it('reads past a short page and an empty page that carry a cursor, and finds the post after them', async () => {
+    const p = pages([['a'], [], ['b', 'ours']])
+    const answer = await scan(p, { isMatch: (row) => row.text === 'ours' })
+    expect(answer).toMatchObject({ kind: 'found', row: { id: 'ours' } })
+    expect(p.cursors).toEqual([undefined, '1', '2'])
+  })
+
+  it('answers absent only on the page without a cursor, however many empty pages come before it', async () => {
+    const p = pages([[], [], ['a'], []])
+    expect(await scan(p, { isMatch: () => false })).toEqual({ kind: 'absent' })
+    expect(p.cursors).toEqual([undefined, '1', '2', '3'])
+  })
+
+  it('is ambiguous, never absent, when empty pages with a cursor use up the budget', async () => {
+    const p = pages(Array.from({ length: LOOKUP_MAX_PAGES + 1 }, () => []))
+    const answer = await scan(p, { isMatch: () => false })
+    expect(answer).toMatchObject({ kind: 'ambiguous' })
+    expect((answer as { reason: string }).reason).toContain(`(0 in ${LOOKUP_MAX_PAGES} pages)`)
+    expect(p.cursors).toHaveLength(LOOKUP_MAX_PAGES)
+  })
+
+  it('counts once a post that two overlapping pages both hold', async () => {
+    const p = pages([
+      ['a', 'ours'],
+      ['ours', 'b'],
+    ])
+    expect(await scan(p, { isMatch: (row) => row.text === 'ours' })).toMatchObject({
+      kind: 'found',
+      row: { id: 'ours' },
+    })
+  })
+
+  it('reads past an empty page of comments newest first that carries a cursor', async () => {
+    const p = pages([[], ['ours']])
+    const answer = await findAmongReplies<Row>({
+      readPage: p.readPage,
+      newestFirst: true,
+      where: 'the comments on https://example.com/p/1',
+      content: 'ours',
+      since: 0,
+      exclude: [],
+      idOf: (row) => row.id,
+      textOf: (row) => row.text,
+      timeOf: () => Number.NaN,
+      result: (row) => ({ remoteId: row.id, url: `https://example.com/c/${row.id}` }),
+    })
+    expect(answer).toMatchObject({ kind: 'found', result: { remoteId: 'ours' } })
   })
 })
 

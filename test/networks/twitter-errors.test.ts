@@ -171,6 +171,8 @@ describe.runIf(xOpenApiAvailable)("X's failures as the adapter reports them (spe
       }),
     )
     expect(failure.kind).toBe('transient')
+    // The real refusal of Node's fetch: TypeError 'fetch failed' with the socket's ECONNREFUSED on its cause
+    // (Node 22.23.5, 24.21.0 and 24.22.3 alike), which the adapter reads along the cause chain.
     expect(failure.options.code).toBe('ECONNREFUSED')
     // This request went outside the validating fetch's base URL on purpose.
     fx.validation.reset()

@@ -38,6 +38,15 @@ describe.runIf(xOpenApiAvailable)('looking for an unanswered X post on a busy pr
     since,
     signal: new AbortController().signal,
   })
+  /** `count` posts the profile makes on X itself, a second apart, each in its own conversation. */
+  const postOnX = (username: string, count: number) => {
+    for (let i = 0; i < count; i++) {
+      fx.clock.advance(1000)
+      expect(
+        fx.sandbox.postOnX({ username, text: `Posted on X itself, number ${i} of ${count}` }),
+      ).toBeDefined()
+    }
+  }
   const pageTokens = () =>
     fx.validation.requests
       .filter((request) => request.operationId === 'getUsersPosts')
@@ -87,6 +96,37 @@ describe.runIf(xOpenApiAvailable)('looking for an unanswered X post on a busy pr
     expect(reason).not.toContain(erin.credentials.accessToken)
     expect(pageTokens()).toHaveLength(10)
   }, 60_000)
+
+  it('finds an unanswered reply under 150 newer posts of other conversations, which fill whole pages', async () => {
+    const hank = await fx.connect('hank')
+    const root = await fx.publish(hank, 'The thread that starts it')
+    fx.clock.advance(1000)
+    const since = fx.clock.now()
+    const item = {
+      targetId: 'target-reply',
+      index: 0,
+      role: 'thread' as const,
+      profile: hank.profile,
+      credentials: hank.credentials,
+      content: 'The reply whose answer was lost',
+      mediaUrls: [],
+      root,
+      parent: root,
+      signal: new AbortController().signal,
+    }
+    const reply = await fx.adapter.publishItem!(item)
+    // The profile goes on posting on X itself: every post of the first page belongs to another conversation.
+    postOnX('hank', 150)
+    fx.validation.reset()
+    const answer = await fx.adapter.findItem!({ ...item, since, excludeRemoteIds: [] })
+    expect(answer).toEqual({ kind: 'found', result: reply })
+    expect(pageTokens()).toHaveLength(2)
+    // Buried deeper than Herald reads: ambiguous, counting the posts of other conversations it read.
+    postOnX('hank', 1000)
+    const buried = await fx.adapter.findItem!({ ...item, since, excludeRemoteIds: [] })
+    expect(buried).toMatchObject({ kind: 'ambiguous' })
+    expect((buried as { reason: string }).reason).toContain('(1000 in 10 pages)')
+  })
 
   it('throws rather than answer not found when X answers the timeline in a form Herald cannot read', async () => {
     const frank = await fx.connect('frank')

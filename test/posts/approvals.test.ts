@@ -161,6 +161,37 @@ describe.each(backends)('approvals on $name', (backend) => {
     expect(await balance()).toBe(before - 5)
   })
 
+  it('refuses to approve a post whose thread or first comment its author replaced after the review (409, nothing charged)', async () => {
+    await manage(h, 'POST', '/api/approvals/settings', { requireApproval: true })
+    const before = await balance()
+    const { body } = await editorPost('A thread for review', {
+      thread: [{ content: 'Part two, reviewed' }],
+      firstComment: 'Reviewed comment',
+    })
+    const id = body.post.id
+    const reviewed = (await h.call('get_post', { id })).body.approval.version as string
+    expect(body.post.approval.version).toBe(reviewed)
+    const threadSwapped = await asEditor('update_post', {
+      id,
+      thread: [{ content: 'Part two, reviewed' }, { content: 'Buy now https://example.com/deal' }],
+    })
+    expect(threadSwapped.status, JSON.stringify(threadSwapped.body)).toBe(200)
+    const stale = await approve(id, { version: reviewed })
+    expect(stale.status, JSON.stringify(stale.body)).toBe(409)
+    expect(stale.body.error.message).toMatch(/changed since/)
+    const afterThread = (await h.call('get_post', { id })).body.approval.version as string
+    await asEditor('update_post', { id, firstComment: 'Unreviewed https://example.com/other' })
+    expect((await approve(id, { version: afterThread })).status).toBe(409)
+    expect((await h.call('get_post', { id })).body.approval.state).toBe('pending')
+    expect(await balance()).toBe(before)
+    const seen = (await h.call('get_post', { id })).body.approval.version as string
+    const approved = await approve(id, { version: seen })
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200)
+    // The post, two thread items and the first comment on X: what the version that was approved shows.
+    expect(approved.body.credits.charged).toBe(5 * 4)
+    expect(await balance()).toBe(before - 20)
+  })
+
   it('approves once, charging at approval, even when two approvals race', async () => {
     const before = await balance()
     const { body } = await editorPost('Approve me twice')

@@ -6,6 +6,7 @@ import { connectProfile } from '../helpers/connections.js'
 import type { Harness } from '../helpers/harness.js'
 import { manage } from '../helpers/team.js'
 import { type ScriptedAdapter, scriptedAdapter } from '../helpers/test-adapters.js'
+import { centralEurope2030, expectIsoDatesInEnCa, expectTimeZoneRules } from '../helpers/time-zone-rules.js'
 import { startPostHarness } from './post-harness.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -18,6 +19,9 @@ describe.each(backends)('posting queues on $name', (backend) => {
   const clock = new FakeClock(Date.UTC(2030, 2, 30, 12, 0))
 
   beforeAll(async () => {
+    // Queue openings are found through ICU's en-CA dates, and Berlin's 2030 change is this Node's tzdata's.
+    expectIsoDatesInEnCa()
+    expectTimeZoneRules(centralEurope2030('Europe/Berlin'))
     linkedin = scriptedAdapter('linkedin')
     const publish = linkedin.publish.bind(linkedin)
     linkedin.publish = async (request) => {

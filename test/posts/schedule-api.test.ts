@@ -3,6 +3,7 @@ import { FakeClock } from '../../src/lib/clock.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { expectTimeZoneRules, newYork2030 } from '../helpers/time-zone-rules.js'
 
 describe.each(backends)(
   'scheduling through create_post, update_post and reschedule_post on $name',
@@ -36,6 +37,8 @@ describe.each(backends)(
       ],
       ['no zone (UTC)', { scheduleDate: '2030-01-02', scheduleTime: '08:00' }, '2030-01-02T08:00:00.000Z'],
     ])('queues %s at the exact instant, keeping the slot as given', async (_name, slot, dueAt) => {
+      // The instants follow the 2030 rules of this Node's time-zone data (test/helpers/time-zone-rules.ts).
+      expectTimeZoneRules([...newYork2030, ['Asia/Kolkata', '2030-01-01T04:30:00Z', '+05:30']])
       const { status, body } = await create(slot)
       expect(status).toBe(200)
       expect(body.post).toMatchObject({

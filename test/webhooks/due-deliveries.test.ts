@@ -93,6 +93,12 @@ describe.each(backends)('due deliveries on $name', (backend) => {
     return plan
   }
 
+  // These read the planner's choice on near-empty tables, as SQLite 3.54.1 (better-sqlite3 13.2.0) and
+  // Postgres 15.20 make it; another release may cost the plans otherwise. A sort shows in the plan as SQLite's
+  // "USE TEMP B-TREE FOR ORDER BY" and Postgres's "Sort" (or "Incremental Sort"): each test that says the
+  // plan has none first sees this release name one where a sort is needed.
+  const sortInPlan = /TEMP B-TREE|Sort/
+
   it("looks for a post's earlier events through the order index only, never the due index", async () => {
     const check = `SELECT 1 FROM webhook_deliveries p
       WHERE p.endpoint_id = 'e' AND p.order_key = 'k' AND p.status = 'pending' AND p.event_seq < 5`
@@ -105,9 +111,16 @@ describe.each(backends)('due deliveries on $name', (backend) => {
     const walk = `SELECT d.id FROM webhook_deliveries d
       WHERE d.status = 'pending' AND d.next_attempt_at <= 5
       ORDER BY d.next_attempt_at, d.event_seq LIMIT 10`
+    const unindexedOrder = `SELECT d.id FROM webhook_deliveries d
+      WHERE d.status = 'pending' AND d.next_attempt_at <= 5
+      ORDER BY d.attempts LIMIT 10`
+    expect(
+      await planWithout('webhook_deliveries_order', unindexedOrder),
+      "this database release names a sort in its plan as the check below reads it (SQLite's TEMP B-TREE, Postgres's Sort)",
+    ).toMatch(sortInPlan)
     const plan = await planWithout('webhook_deliveries_order', walk)
     expect(plan).toContain('webhook_deliveries_due')
-    expect(plan).not.toMatch(/TEMP B-TREE|Sort/)
+    expect(plan).not.toMatch(sortInPlan)
   })
 
   it("holds a post's later event back until its earlier one's retry, so nothing is due in between", async () => {

@@ -125,12 +125,15 @@ describe('a thread whose send outlived its lease in the worker that still runs i
 
     expect(await worker.tick()).toBe(1)
     await stall
-    // The lease runs out while the send is stalled; the sweep makes the target a lookup, due now.
+    // The lease runs out while the send is stalled; the sweep makes the target a lookup, due after the delay.
     clock.advance(app.config.worker.leaseMs + 1_000)
-    await sweepExpiredLeases(app.store, clock.now(), ['twitter'], {
-      stuck: 'stuck',
-      lookup: () => 'look it up',
-    })
+    await sweepExpiredLeases(
+      app.store,
+      clock.now(),
+      ['twitter'],
+      { stuck: 'stuck', lookup: () => 'look it up' },
+      app.config.worker.unknownOutcomeCheckMs,
+    )
     // The item's answer will be lost after X made it.
     scripted.push({ operation: 'createPosts', fault: { timing: 'after', answer: { kind: 'reset' } } })
     const claimedAgain = await worker.tick()

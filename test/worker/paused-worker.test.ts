@@ -165,12 +165,18 @@ describe.each(backends)('lease renewal and claims on $name', (backend) => {
       platforms: ['linkedin'],
     })
     const id = claimed!.id
-    expect(await renewLeases(h.app.store, 'w1', [id], now + 500, now + 1500)).toEqual(new Set([id]))
+    expect(await renewLeases(h.app.store, 'w1', [id], { leaseNow: now + 500, leaseMs: 1000 })).toEqual(
+      new Set([id]),
+    )
     // Past the lease: not revived.
-    expect(await renewLeases(h.app.store, 'w1', [id], now + 1600, now + 2600)).toEqual(new Set())
+    expect(await renewLeases(h.app.store, 'w1', [id], { leaseNow: now + 1600, leaseMs: 1000 })).toEqual(
+      new Set(),
+    )
     // Marked stuck by a sweep: not revived either, even before the lease's end.
     await markStuck(h.app.store, now + 1600, 'worker died')
-    expect(await renewLeases(h.app.store, 'w1', [id], now + 1000, now + 2000)).toEqual(new Set())
+    expect(await renewLeases(h.app.store, 'w1', [id], { leaseNow: now + 1000, leaseMs: 1000 })).toEqual(
+      new Set(),
+    )
     const row = () =>
       h!.app.store.db.selectFrom('targets').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
     expect(await row()).toMatchObject({ stuck_reason: 'worker_lost' })

@@ -126,7 +126,13 @@ describe.each(backends)('lookup and stuck gauges on $name', (backend) => {
       'herald_lookups_failed 1',
     ])
     // The sweep sees the dead worker's lease (LinkedIn cannot look up): stuck, worker_lost.
-    await sweepExpiredLeases(h.app.store, clock.now(), ['twitter'], { stuck: 'died', lookup: () => 'look' })
+    await sweepExpiredLeases(
+      h.app.store,
+      clock.now(),
+      ['twitter'],
+      { stuck: 'died', lookup: () => 'look' },
+      60_000,
+    )
     expect((await gauges()).slice(0, 2)).toEqual([
       'herald_stuck_targets 3',
       'herald_stuck_targets_by_reason{reason="worker_lost"} 1',

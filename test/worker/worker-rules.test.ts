@@ -9,6 +9,7 @@ import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { fail, type ScriptedAdapter, scriptedAdapter } from '../helpers/test-adapters.js'
+import { expectTimeZoneRules, newYork2030 } from '../helpers/time-zone-rules.js'
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789'
 
@@ -105,6 +106,8 @@ describe.each(backends)('the worker under a fake clock on $name', (backend) => {
   })
 
   it('fires a slot in a spring-forward gap one hour later on the wall clock', async () => {
+    // New York's 2030 changes as this Node's time-zone data has them (test/helpers/time-zone-rules.ts).
+    expectTimeZoneRules(newYork2030)
     clock.set(Date.UTC(2030, 2, 9, 12))
     const id = await schedule({
       scheduleDate: '2030-03-10',
@@ -120,6 +123,7 @@ describe.each(backends)('the worker under a fake clock on $name', (backend) => {
   })
 
   it('fires a slot in a fall-back overlap at the earlier instant', async () => {
+    expectTimeZoneRules(newYork2030)
     clock.set(Date.UTC(2030, 10, 2, 12))
     const id = await schedule({
       scheduleDate: '2030-11-03',

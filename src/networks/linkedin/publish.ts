@@ -190,10 +190,7 @@ export async function findPost(ctx: LinkedInContext, request: LookupRequest): Pr
         signal: request.signal,
       })
       const rows = Array.isArray(body.elements) ? (body.elements as Record<string, unknown>[]) : []
-      // A page may come back short while more posts follow: without a `total`, read on until an empty page.
-      const total = (body.paging as { total?: unknown } | undefined)?.total
-      const more = typeof total === 'number' ? start + rows.length < total : rows.length > 0
-      return { rows, next: more ? String(start + rows.length) : undefined }
+      return { rows, next: nextStart(body.paging, start, rows.length) }
     },
     idOf: (post) => (typeof post.id === 'string' ? post.id : undefined),
     urlOf: (post) => postUrl(String(post.id)),
@@ -219,6 +216,26 @@ export async function findPost(ctx: LinkedInContext, request: LookupRequest): Pr
     },
   })
   return toLookupAnswer(answer, (post) => ({ remoteId: String(post.id), url: postUrl(String(post.id)) }))
+}
+
+/**
+ * Where the page after this one starts, or undefined on the last page. A page may come back short, even
+ * empty, while more follow, so the rows served never end the list on their own: Rest.li's `next` link says
+ * where the rest starts; without one, a `total` past the rows read says more follow; with neither, a page
+ * that held rows may have more after it.
+ */
+function nextStart(paging: unknown, start: number, served: number): string | undefined {
+  const { links, total } = (paging ?? {}) as { links?: unknown; total?: unknown }
+  const href = Array.isArray(links)
+    ? (links as Array<{ rel?: unknown; href?: unknown }>).find((link) => link.rel === 'next')?.href
+    : undefined
+  const linked =
+    typeof href === 'string'
+      ? Number(new URL(href, 'https://api.linkedin.com').searchParams.get('start'))
+      : NaN
+  if (Number.isInteger(linked) && linked >= start) return String(linked)
+  if (typeof total === 'number') return start + served < total ? String(start + served) : undefined
+  return served > 0 ? String(start + served) : undefined
 }
 
 /** The image and video URNs a post's `content` names (one media, a multi-image set, an article thumbnail). */
@@ -287,10 +304,7 @@ export async function findComment(ctx: LinkedInContext, request: ItemLookupReque
         signal: request.signal,
       })
       const rows = (Array.isArray(body.elements) ? body.elements : []) as CommentRow[]
-      // As for posts: without a `total`, read on until an empty page.
-      const total = (body.paging as { total?: unknown } | undefined)?.total
-      const more = typeof total === 'number' ? start + rows.length < total : rows.length > 0
-      return { rows, next: more ? String(start + rows.length) : undefined }
+      return { rows, next: nextStart(body.paging, start, rows.length) }
     },
     isCandidate: (row) => row.actor === actor,
     where: `the comments on ${request.root.url}`,

@@ -48,7 +48,7 @@ export async function findTweet(
   const startTime = new Date(request.since - CLOCK_SLACK_MS).toISOString().replace(/\.\d{3}Z$/, 'Z')
   const mediaIds = (request.progress?.media ?? '').split(',').filter(Boolean)
   const urlOf = (id: string) => `https://x.com/${request.profile.username}/status/${id}`
-  const answer = await lookUpRecent<TimelinePost>({
+  const answer = await lookUpRecent<TimelinePost & { conversation_id?: string }>({
     where: `@${request.profile.username}'s posts on X`,
     readPage: async (cursor) => {
       const answer = await sendToTwitter(ctx, {
@@ -73,21 +73,16 @@ export async function findTweet(
           'unknown_outcome',
           "X answered the profile's recent posts in a form Herald could not read",
         )
-      const rows = (body.data.data ?? []) as Array<TimelinePost & { conversation_id?: string }>
-      return {
-        rows: conversationId ? rows.filter((row) => row.conversation_id === conversationId) : rows,
-        next: body.data.meta?.next_token,
-      }
+      // Every row goes to the scan, posts of other conversations too: a page of them alone is not the last.
+      return { rows: body.data.data ?? [], next: body.data.meta?.next_token }
     },
     idOf: (tweet) => tweet.id,
     urlOf: (tweet) => urlOf(tweet.id),
-    isMatch:
-      mediaIds.length > 0
-        ? (tweet) =>
-            (tweet.attachments?.media_keys ?? []).some((key) =>
-              mediaIds.includes(key.split('_').at(-1) ?? ''),
-            )
-        : (tweet) => sameCopy(tweet, request.content, request.mediaUrls),
+    isMatch: (tweet) =>
+      (conversationId === undefined || tweet.conversation_id === conversationId) &&
+      (mediaIds.length > 0
+        ? (tweet.attachments?.media_keys ?? []).some((key) => mediaIds.includes(key.split('_').at(-1) ?? ''))
+        : sameCopy(tweet, request.content, request.mediaUrls)),
     distinctive: mediaIds.length > 0 || hasWords(copyTokens(request.content)),
     exclude: request.excludeRemoteIds,
     // start_time already leaves the older posts out.

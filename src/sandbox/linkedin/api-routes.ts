@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { checkLinkedInRequest } from '../../networks/linkedin/contract.js'
+import { servedRows } from '../fault-hooks.js'
 import { inspectReceivedVideo, isH264 } from '../video-check.js'
 import type { Asset, FaultOp, LinkedInSandboxState, Member, TokenGrant } from './state.js'
 
@@ -36,6 +37,9 @@ function bodyOf(request: FastifyRequest): unknown {
   if (Buffer.isBuffer(request.body)) return undefined
   return request.body
 }
+
+/** A page of `count` rows, or fewer when the fault injector asked for a short page ({@link servedRows}). */
+const pageSize = (request: FastifyRequest, count: number) => Math.min(count, servedRows(request) ?? count)
 
 export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxState): void {
   // Version header and contract, before any handler (the OAuth pages and control routes are exempt).
@@ -413,7 +417,7 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
       .sort((a, b) => b.createdAt - a.createdAt)
     return {
       paging: { start, count, total: all.length, links: [] },
-      elements: all.slice(start, start + count).map((c) => ({
+      elements: all.slice(start, start + pageSize(request, count)).map((c) => ({
         id: c.id,
         commentUrn: c.urn,
         actor: c.actor,
@@ -435,9 +439,9 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
     const all = [...state.posts.values()]
       .filter((p) => p.author === q.author)
       .sort((a, b) => b.createdAt - a.createdAt)
-    const posts = all.slice(start, start + count)
-    // Rest.li paging: a `next` link while more posts follow.
-    const next = start + count < all.length ? start + count : undefined
+    const posts = all.slice(start, start + pageSize(request, count))
+    // Rest.li paging: a `next` link while more posts follow, from the row after the last one served.
+    const next = start + posts.length < all.length ? start + posts.length : undefined
     return {
       paging: {
         start,

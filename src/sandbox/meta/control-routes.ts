@@ -7,7 +7,8 @@ import type { FaultOp, MetaSandboxState } from './state.js'
  * - `GET /_sandbox/state`: Pages, Instagram accounts, Page posts, photos, videos, containers, media, every
  *   download of the Meta fetcher, and the calls that did not match Meta's spec files;
  * - `POST /_sandbox/faults` `{op, action, code?, subcode?, status?, regainMinutes?}`: fails the next call;
- * - `POST /_sandbox/allowance` `{igUserId, used}`: sets how many posts the account published in the last 24 h.
+ * - `POST /_sandbox/allowance` `{igUserId, used}`: sets how many posts the account published in the last 24 h;
+ * - `POST /_sandbox/apps` `{appId, appSecret}`: registers a Facebook app, whose secret is then checked.
  */
 const ops: readonly FaultOp[] = [
   'feed',
@@ -34,6 +35,18 @@ export function registerControlRoutes(app: FastifyInstance, state: MetaSandboxSt
     fetches: state.fetches,
     violations: state.violations,
   }))
+  app.post('/_sandbox/apps', async (request, reply) => {
+    const body = (request.body ?? {}) as { appId?: unknown; appSecret?: unknown }
+    if (
+      typeof body.appId !== 'string' ||
+      !body.appId ||
+      typeof body.appSecret !== 'string' ||
+      !body.appSecret
+    )
+      return reply.code(400).send({ error: 'appId and appSecret are required' })
+    state.apps.set(body.appId, body.appSecret)
+    return reply.code(201).send({ appId: body.appId })
+  })
   registerFaultsRoute(app, state, {
     ops,
     actions: ['error', 'drop_before', 'drop_after', 'hang_before', 'hang_after'],

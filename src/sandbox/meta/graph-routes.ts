@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { servedRows } from '../fault-hooks.js'
 import { storedCopy } from '../meta-common/text.js'
 import { verifierMatches } from './oauth-routes.js'
 import { validateGraphCall } from './spec-validator.js'
@@ -74,8 +76,16 @@ const bearer = (request: FastifyRequest): string | undefined => {
   return match?.[1]?.trim()
 }
 
+/**
+ * The short pages the fault injector asked for ({@link servedRows}), by the parameters of their request:
+ * the list routes read a page from the parameters alone, so {@link graphPage} finds it there.
+ */
+const shortPages = new WeakMap<Params, number>()
+
 export function paramsOf(request: FastifyRequest): Params {
   const params: Params = {}
+  const served = servedRows(request)
+  if (served !== undefined) shortPages.set(params, served)
   for (const [key, value] of new URL(request.url, 'http://sandbox.invalid').searchParams) params[key] = value
   if (request.body instanceof URLSearchParams) for (const [key, value] of request.body) params[key] = value
   else if (request.body && typeof request.body === 'object')
@@ -656,18 +666,21 @@ async function pageCall(
  * One page of a newest-first edge, as Graph (and Threads) page lists: `limit` rows (25 by default) after
  * the `after` cursor, and a `paging` object whose `cursors.after` and `next` lead on while more rows
  * follow. A cursor names the last row of its page, so posts added at the head meanwhile do not shift the
- * next page. Undefined when the `after` cursor names no row of the list.
+ * next page. A short page the fault injector asked for holds fewer rows, or none, and still leads on
+ * (Graph's own pages come back short when it filters them); the cursor of no row starts at the top.
+ * Undefined when the `after` cursor names no row of the list.
  */
 export function graphPage<Row extends { id: string }>(all: Row[], params: Params, path: string) {
   const limit = Number(params.limit ?? 25)
   let from = 0
-  if (params.after !== undefined) {
+  if (params.after !== undefined && params.after !== graphCursor('')) {
     const last = all.findIndex((row) => graphCursor(row.id) === params.after)
     if (last < 0) return undefined
     from = last + 1
   }
-  const rows = all.slice(from, from + limit)
-  const after = from + limit < all.length && rows.length > 0 ? graphCursor(rows.at(-1)!.id) : undefined
+  const size = Math.min(limit, shortPages.get(params) ?? limit)
+  const rows = all.slice(from, from + size)
+  const after = from + size < all.length ? graphCursor(rows.at(-1)?.id ?? all[from - 1]?.id ?? '') : undefined
   const before = rows.length > 0 ? graphCursor(rows[0]!.id) : undefined
   return {
     rows,
@@ -1118,7 +1131,21 @@ function igMediaCall(
 
 // ---- token endpoints --------------------------------------------------------------------------------
 
+/**
+ * An app access token (`client_credentials`): what any Facebook app may ask for with its id and secret.
+ * Meta refuses a wrong id (code 101) or secret (code 1) with a 400 OAuthException.
+ */
+function appAccessToken(state: MetaSandboxState, params: Params) {
+  if (!params.client_id || !/^\d+$|^herald-/.test(params.client_id))
+    throw fail(400, 101, 'Error validating application. Invalid application ID.', { type: 'OAuthException' })
+  const known = state.apps.get(params.client_id)
+  if (!params.client_secret || (known !== undefined && known !== params.client_secret))
+    throw fail(400, 1, 'Error validating client secret.', { type: 'OAuthException' })
+  return { access_token: `${params.client_id}|${randomBytes(12).toString('hex')}`, token_type: 'bearer' }
+}
+
 function facebookTokenExchange(state: MetaSandboxState, params: Params) {
+  if (params.grant_type === 'client_credentials') return appAccessToken(state, params)
   if (params.grant_type === 'fb_exchange_token') {
     const short = state.tokenInfo(params.fb_exchange_token)
     if (short?.kind !== 'user') throw fail(400, 190, 'Invalid OAuth access token.', { subcode: 467 })

@@ -200,6 +200,11 @@ export class MetaSandboxState extends MetaSimulatorState<MetaSandboxOptions, Fau
   /** Comments by id, in the order they were made. */
   readonly comments = new Map<string, MetaComment>()
   readonly businesses = new Map<string, { id: string; name: string; ownerId: string; pageIds: string[] }>()
+  /**
+   * Facebook apps registered through the control surface, app id → app secret. An app id never registered
+   * is taken with any secret (demo mode needs no setup); a registered one only with its own.
+   */
+  readonly apps = new Map<string, string>()
   /** Every Graph call as `METHOD node/edge` with its parameters (tokens left out). */
   readonly calls: { method: string; path: string; node?: string; params: Record<string, string> }[] = []
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { z } from 'zod'
+import { saveTweet } from './posts.js'
 import { type SandboxMedia, type SandboxTweet, sandboxEndpoints, type TwitterSandboxState } from './state.js'
 
 const accountInput = z.object({
@@ -34,6 +35,31 @@ const failureInput = z.object({
   afterEffect: z.boolean().optional(),
   delayMs: z.number().int().min(0).max(120_000).optional(),
 })
+
+const ownPostInput = z.object({ text: z.string().min(1), inReplyToId: z.string().optional() })
+
+/** The client id of posts an account makes on X itself (the website or app), not through an API client. */
+const ON_X = 'x.com'
+
+/**
+ * A post the account makes outside any API client (the X website or app): a busy profile, a reply a
+ * person wrote by hand. Undefined when the account or the post replied to is unknown.
+ */
+export function postOnX(
+  state: TwitterSandboxState,
+  input: { username: string; text: string; inReplyToId?: string | undefined },
+): SandboxTweet | undefined {
+  const account = state.findAccount(input.username)
+  const parent = input.inReplyToId === undefined ? undefined : state.tweets.get(input.inReplyToId)
+  if (!account || (input.inReplyToId !== undefined && !parent)) return undefined
+  return saveTweet(state, {
+    account,
+    text: input.text,
+    mediaIds: [],
+    clientId: ON_X,
+    ...(parent ? { parent } : {}),
+  })
+}
 
 const rateLimitInput = z.object({ endpoint: z.enum(sandboxEndpoints), limit: z.number().int().min(0) })
 const countInput = z.object({ count: z.number().int().min(1).max(1000).default(1) })
@@ -149,6 +175,13 @@ export function registerControlRoutes(app: FastifyInstance, state: TwitterSandbo
     return input
   })
 
+  app.post('/_sandbox/accounts/:username/tweets', async (request, reply) => {
+    const input = parse(ownPostInput, request.body, reply)
+    if (!input) return
+    const tweet = postOnX(state, { username: (request.params as { username: string }).username, ...input })
+    if (!tweet) return reply.code(404).send({ error: 'not_found' })
+    return reply.code(201).send(tweetView(tweet))
+  })
   app.get('/_sandbox/tweets', async () => [...state.tweets.values()].map(tweetView))
   app.get('/_sandbox/media', async () => [...state.media.values()].map((media) => mediaView(state, media)))
 

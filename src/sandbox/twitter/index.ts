@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify'
 import { parseForm } from '../../lib/form.js'
 import { type CallTable, fromTable, installFaultHooks } from '../fault-hooks.js'
 import type { FaultInjector } from '../fault-injector.js'
-import { mediaView, registerControlRoutes, tweetView } from './control.js'
+import { mediaView, postOnX, registerControlRoutes, tweetView } from './control.js'
 import { send } from './endpoint.js'
 import { registerMediaRoutes } from './media.js'
 import { registerAuthorizeRoutes, registerTokenRoute } from './oauth.js'
@@ -43,6 +43,11 @@ export interface TwitterSandboxOptions {
   maxMediaBytes?: Partial<Record<MediaKind, number>>
   /** Speak the pre-v2.167 field names (`retweet_count`, `tweet_count`, `edit_history_tweet_ids`). */
   legacyFieldNames?: boolean
+  /**
+   * How long a new post takes to show in its author's timeline (`GET /2/users/:id/tweets`); it is found by
+   * id at once. X's timelines lag a new post; default 0.
+   */
+  timelineLagMs?: number
   /** Apps known from the start; any other client id is accepted as a public read-write app. */
   clients?: { clientId: string; clientSecret?: string; access?: SandboxClient['access'] }[]
   /** Serve the `${prefix}/_sandbox/...` control surface. Default true. */
@@ -101,6 +106,17 @@ export interface TwitterSandbox {
   ): void
   failNextProcessing(count?: number): void
   setRateLimit(endpoint: SandboxEndpoint, limit: number): void
+  /** From now on, a new post shows in its author's timeline `ms` after it was made (X's timelines lag). */
+  setTimelineLag(ms: number): void
+  /**
+   * A post the account makes on X itself, outside Herald (a busy profile, a reply written by hand);
+   * undefined when the account or the post replied to is unknown.
+   */
+  postOnX(input: {
+    username: string
+    text: string
+    inReplyToId?: string
+  }): ReturnType<typeof tweetView> | undefined
   tweets(): ReturnType<typeof tweetView>[]
   media(): ReturnType<typeof mediaView>[]
   reset(): void
@@ -132,6 +148,7 @@ export function registerTwitterSandbox(
     rateLimits: options.rateLimits ?? {},
     maxMediaBytes: options.maxMediaBytes ?? {},
     legacyFieldNames: options.legacyFieldNames ?? false,
+    timelineLagMs: options.timelineLagMs ?? 0,
   })
   for (const client of options.clients ?? []) state.registerClient(client)
 
@@ -224,6 +241,13 @@ export function registerTwitterSandbox(
     injectFailure: (endpoint, failure) => state.faults.injectFailure(endpoint, failure),
     failNextProcessing: (count = 1) => state.faults.failNextProcessing(count),
     setRateLimit: (endpoint, limit) => state.faults.setRateLimit(endpoint, limit),
+    setTimelineLag: (ms) => {
+      state.options.timelineLagMs = ms
+    },
+    postOnX: (input) => {
+      const tweet = postOnX(state, input)
+      return tweet && tweetView(tweet)
+    },
     tweets: () => [...state.tweets.values()].map(tweetView),
     media: () => [...state.media.values()].map((media) => mediaView(state, media)),
     reset: () => state.reset(),

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module'
 import type { FastifyInstance } from 'fastify'
+import { servedRows } from '../fault-hooks.js'
 import { defineEndpoint } from './endpoint.js'
 import { ProblemReply, problems } from './problems.js'
 import { type SandboxAccount, type SandboxTweet, type TwitterSandboxState, textLimits } from './state.js'
@@ -225,6 +226,42 @@ function checkReply(state: TwitterSandboxState, reply: unknown): SandboxTweet {
   return parent
 }
 
+/** Stores a post (or a reply to `parent`) as X keeps it, with the next id and the clock's time. */
+export function saveTweet(
+  state: TwitterSandboxState,
+  input: {
+    account: SandboxAccount
+    text: string
+    mediaIds: string[]
+    clientId: string
+    parent?: SandboxTweet
+  },
+): SandboxTweet {
+  const { account, text, mediaIds, parent } = input
+  const id = state.nextId()
+  const mediaKeys = mediaIds.map((mediaId) => state.media.get(mediaId)?.mediaKey ?? mediaId)
+  const firstKind = mediaIds.length > 0 ? state.media.get(mediaIds[0]!)?.kind : undefined
+  const tweet: SandboxTweet = {
+    id,
+    text,
+    rendered: renderPost({
+      text,
+      mediaKeys,
+      mediaPath: `${account.username}/status/${id}/${firstKind === 'image' ? 'photo' : 'video'}/1`,
+      newTco: () => state.nextTco(),
+    }),
+    authorId: account.id,
+    username: account.username,
+    mediaIds,
+    clientId: input.clientId,
+    createdAt: state.now(),
+    conversationId: parent ? parent.conversationId : id,
+    ...(parent ? { inReplyToId: parent.id } : {}),
+  }
+  state.tweets.set(tweet.id, tweet)
+  return tweet
+}
+
 /** GET /2/users/me, POST /2/tweets and GET /2/tweets/{id}, mounted under `${prefix}/api`. */
 export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxState) {
   defineEndpoint(
@@ -305,27 +342,13 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
             throw new ProblemReply(403, problems.duplicate())
         }
       }
-      const id = state.nextId()
-      const mediaKeys = mediaIds.map((mediaId) => state.media.get(mediaId)?.mediaKey ?? mediaId)
-      const firstKind = mediaIds.length > 0 ? state.media.get(mediaIds[0]!)?.kind : undefined
-      const tweet: SandboxTweet = {
-        id,
+      const tweet = saveTweet(state, {
+        account,
         text,
-        rendered: renderPost({
-          text,
-          mediaKeys,
-          mediaPath: `${account.username}/status/${id}/${firstKind === 'image' ? 'photo' : 'video'}/1`,
-          newTco: () => state.nextTco(),
-        }),
-        authorId: account.id,
-        username: account.username,
         mediaIds,
         clientId: auth!.grant.clientId,
-        createdAt: state.now(),
-        conversationId: parent ? parent.conversationId : id,
-        ...(parent ? { inReplyToId: parent.id } : {}),
-      }
-      state.tweets.set(tweet.id, tweet)
+        ...(parent ? { parent } : {}),
+      })
       const history = state.options.legacyFieldNames ? 'edit_history_tweet_ids' : 'edit_history_post_ids'
       return {
         status: 201,
@@ -453,13 +476,17 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
       }
       const start = query.start_time?.[0] ? Date.parse(query.start_time[0]) : Number.NEGATIVE_INFINITY
       const fields = [...(query['post.fields'] ?? []), ...(query['tweet.fields'] ?? [])]
+      // A post shows in the timeline once X has caught up with it (`timelineLagMs` after it was made).
+      const lag = state.options.timelineLagMs
+      const shown = (tweet: SandboxTweet) => lag === 0 || tweet.createdAt <= state.now() - lag
       const timeline = [...state.tweets.values()]
-        .filter((tweet) => tweet.authorId === id && tweet.createdAt >= start)
+        .filter((tweet) => tweet.authorId === id && tweet.createdAt >= start && shown(tweet))
         .sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id))
-      // X's next_token is opaque; here it names the last post of the page before, so a page starts after it.
+      // X's next_token is opaque; here it names the last post of the page before, so a page starts after it
+      // (the token of no post, after an empty first page, starts at the top).
       const token = query.pagination_token?.[0]
       let from = 0
-      if (token !== undefined) {
+      if (token !== undefined && token !== paginationToken('')) {
         const after = timeline.findIndex((tweet) => paginationToken(tweet.id) === token)
         if (after < 0) {
           throw new ProblemReply(
@@ -474,9 +501,15 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
         }
         from = after + 1
       }
-      const recent = timeline.slice(from, from + max)
-      if (recent.length === 0) return { status: 200, body: { meta: { result_count: 0 } } }
-      const more = from + max < timeline.length
+      // A page may hold fewer posts than asked, even none, with a next_token to the rest (X filters a page
+      // after reading it); the fault injector asks for such pages.
+      const size = Math.min(max, servedRows(request) ?? max)
+      const recent = timeline.slice(from, from + size)
+      const more = from + size < timeline.length
+      const next = more
+        ? { next_token: paginationToken(recent.at(-1)?.id ?? timeline[from - 1]?.id ?? '') }
+        : {}
+      if (recent.length === 0) return { status: 200, body: { meta: { result_count: 0, ...next } } }
       return {
         status: 200,
         body: {
@@ -485,7 +518,7 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
             result_count: recent.length,
             newest_id: recent[0]!.id,
             oldest_id: recent.at(-1)!.id,
-            ...(more ? { next_token: paginationToken(recent.at(-1)!.id) } : {}),
+            ...next,
           },
         },
       }
@@ -493,7 +526,7 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
   )
 }
 
-/** An opaque-looking page token for the timeline page that follows the post `id`. */
+/** An opaque-looking page token for the timeline page that follows the post `id` (the top for `''`). */
 function paginationToken(id: string): string {
   return Buffer.from(`after:${id}`).toString('base64url')
 }

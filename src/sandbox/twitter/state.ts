@@ -107,6 +107,8 @@ export interface StateOptions {
   rateLimits: Partial<Record<SandboxEndpoint, number>>
   maxMediaBytes: Partial<Record<MediaKind, number>>
   legacyFieldNames: boolean
+  /** How long a new post takes to show in its author's timeline (`GET /2/users/:id/tweets`). */
+  timelineLagMs: number
 }
 
 const TWITTER_EPOCH = 1288834974657n

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { servedRows } from '../fault-hooks.js'
 import { applySimpleFault, bearerToken, partsOf, queryOf, sendGoogleError } from './http.js'
 import {
   type FaultOp,
@@ -255,11 +256,16 @@ export function registerApiRoutes(app: FastifyInstance, sandbox: YouTubeSandbox)
     // Newest first (order=time, the default), `maxResults` a page; a page token names the thread before
     // the page, so threads added meanwhile do not shift it.
     const all = [...sandbox.comments.values()].filter((c) => c.videoId === videoId).reverse()
+    // The token of no thread (after an empty first page) starts at the top.
     const token = query.get('pageToken')
-    const from = token === null ? 0 : all.findIndex((c) => pageToken(c.id) === token) + 1
-    if (from === 0 && token !== null) return sendGoogleError(reply, 'invalidPageToken')
-    const page = all.slice(from, from + max)
-    const next = from + max < all.length ? pageToken(page.at(-1)!.id) : undefined
+    const from =
+      token === null || token === pageToken('') ? 0 : all.findIndex((c) => pageToken(c.id) === token) + 1
+    if (from === 0 && token !== null && token !== pageToken(''))
+      return sendGoogleError(reply, 'invalidPageToken')
+    // A short page (fewer threads, or none) still leads on when the fault injector asks for one.
+    const size = Math.min(max, servedRows(request) ?? max)
+    const page = all.slice(from, from + size)
+    const next = from + size < all.length ? pageToken(page.at(-1)?.id ?? all[from - 1]?.id ?? '') : undefined
     return reply.send({
       ...listResponse('youtube#commentThreadListResponse', page.map(commentThreadResource)),
       pageInfo: { totalResults: all.length, resultsPerPage: max },
