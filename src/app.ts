@@ -81,7 +81,7 @@ export async function createAppContext(config: Config, options: AppOptions = {})
       revocations,
       ...(options.oauthMetadataFetcher ? { metadataFetcher: options.oauthMetadataFetcher } : {}),
     }),
-    accounts: createAccounts(store.db, clock, revocations),
+    accounts: createAccounts(store, clock, revocations),
     revocations,
     keys: createKeyAuthenticator(store.db, clock),
     rateLimiter: createRateLimiter(config.rateLimitPerMinute),

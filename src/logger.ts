@@ -85,6 +85,22 @@ export function scrubSecrets(value: unknown, depth = 0): unknown {
   return out
 }
 
+/** Messages being logged by {@link logDeliberately} at this moment: the one call that skips the text scrub. */
+const deliberate = new Set<string>()
+
+/**
+ * Logs one message at info without masking the secret it holds, for the rare line whose whole point is to
+ * hand the operator a secret (the setup page's one-time code at start). Its fields are scrubbed as usual.
+ */
+export function logDeliberately(logger: Logger, fields: Record<string, unknown>, message: string) {
+  deliberate.add(message)
+  try {
+    logger.info(fields, message)
+  } finally {
+    deliberate.delete(message)
+  }
+}
+
 export interface LoggerOptions {
   /** Human-readable lines (for a terminal) instead of JSON. */
   pretty?: boolean
@@ -127,7 +143,9 @@ export function createLogger(
           // The message string (and any printf arguments) is scrubbed like every field.
           method.apply(
             this,
-            args.map((arg) => (typeof arg === 'string' ? scrubText(arg) : arg)) as Parameters<typeof method>,
+            args.map((arg) =>
+              typeof arg === 'string' && !deliberate.has(arg) ? scrubText(arg) : arg,
+            ) as Parameters<typeof method>,
           )
         },
       },

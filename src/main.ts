@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { createAppContext } from './app.js'
 import type { AppContext } from './app-context.js'
+import { announceSetup, withdrawSetupCode } from './auth/setup-codes.js'
 import { type Config, ConfigError, loadConfigFromProcess, type Role } from './config.js'
 import { networks } from './domain/networks.js'
 import { guardStrayFetchErrors } from './lib/stray-fetch-errors.js'
@@ -196,6 +197,16 @@ export async function startService(role: Role = 'all') {
     startSummary(config, role, app.store.dialect, ffmpeg, app.networkApps.saved()),
     `Herald is running at ${config.publicBaseUrl}`,
   )
+  // A fresh instance is set up in the browser; a process serving the dashboard prints where, with its code.
+  const setupCode =
+    role === 'worker'
+      ? undefined
+      : await announceSetup({
+          store: app.store,
+          clock: app.clock,
+          logger,
+          publicBaseUrl: config.publicBaseUrl,
+        })
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -206,6 +217,7 @@ export async function startService(role: Role = 'all') {
     await worker?.stop()
     await http.close()
     await metrics?.close()
+    if (setupCode) await withdrawSetupCode(app.store.db, setupCode)
     await app.store.destroy()
     process.exit(0)
   }

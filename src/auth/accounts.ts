@@ -2,20 +2,24 @@ import { AppError, invalid, notFound } from '../errors.js'
 import type { Clock } from '../lib/clock.js'
 import {
   addMember,
+  anyPerson,
   findUserByEmail,
   findWorkspace,
   insertApiKey,
   insertUser,
   insertWorkspace,
   listApiKeys,
+  lockPeople,
   type MemberRole,
   revokeApiKey,
 } from '../store/accounts.js'
 import { credit } from '../store/credits.js'
-import type { Db } from '../store/db.js'
+import type { Db, Store } from '../store/db.js'
+import { writeTransaction } from '../store/write-transaction.js'
 import { generateApiKey } from './api-keys.js'
 import { hashPassword } from './passwords.js'
 import type { Revocations } from './revocations.js'
+import { setupCodeMatches } from './setup-codes.js'
 
 /** The administrative operations behind the CLI (and the tests' fixtures). */
 export interface Accounts {
@@ -31,6 +35,19 @@ export interface Accounts {
     workspaceId: string
     apiKey: string
   }>
+  /**
+   * The setup page: the instance's first person, its administrator, and their first workspace (no credits,
+   * as `bootstrap` gives none unless asked). Refused with `conflict` once anyone exists and with `forbidden`
+   * when `access` is a code that does not match, both decided in the transaction that writes.
+   */
+  setUpOwner(input: {
+    email: string
+    password: string
+    workspace: string
+    name?: string
+    /** The route's finding: a request from this machine, or the one-time code it was sent with. */
+    access: { local: true } | { code: string }
+  }): Promise<{ userId: string; workspaceId: string }>
   createUser(input: { email: string; password: string; name?: string }): Promise<{ userId: string }>
   createWorkspace(input: {
     name: string
@@ -68,20 +85,39 @@ export interface Accounts {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+/** What the columns hold (Postgres enforces these lengths). */
+const MAX_EMAIL = 320
+const MAX_NAME = 200
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+const nameOf = (input: { email: string; name?: string }) =>
+  input.name?.trim() || (input.email.trim().split('@')[0] ?? '')
 
 /** `revocations`, when given, hears every key revoked here (the server closes the key's open MCP sessions). */
-export function createAccounts(db: Db, clock: Clock, revocations?: Revocations): Accounts {
+export function createAccounts(store: Store, clock: Clock, revocations?: Revocations): Accounts {
+  const db = store.db
   const requireUser = async (email: string) => {
     const user = await findUserByEmail(db, email)
     if (!user) throw notFound(`No user with email ${email}`)
     return user
   }
-  const checkNewUser = async (email: string, password: string) => {
-    if (!EMAIL.test(email)) throw invalid(`Not an email address: ${email}`)
+  const checkNewUser = async (email: string, password: string, name?: string) => {
+    if (!EMAIL.test(email) || email.length > MAX_EMAIL) throw invalid(`Not an email address: ${email}`)
     if (password.length < 8) throw invalid('The password must be at least 8 characters')
-    if (await findUserByEmail(db, email))
-      throw new AppError('conflict', `A user with email ${email.trim().toLowerCase()} already exists`)
+    if (nameOf({ email, name }).length > MAX_NAME)
+      throw invalid(`The name must be at most ${MAX_NAME} characters`)
+    if (await findUserByEmail(db, email)) throw emailTaken(email)
+  }
+  const emailTaken = (email: string) =>
+    new AppError('conflict', `A user with email ${email.trim().toLowerCase()} already exists`)
+  const checkWorkspaceName = (name: string) => {
+    if (!name.trim()) throw invalid('The workspace needs a name')
+    if (name.trim().length > MAX_NAME)
+      throw invalid(`The workspace name must be at most ${MAX_NAME} characters`)
+  }
+  /** A person inside a transaction that holds the people lock (the first one is the administrator). */
+  const addPerson = async (tx: Db, input: { email: string; name?: string }, passwordHash: string) => {
+    if (await findUserByEmail(tx, input.email)) throw emailTaken(input.email)
+    return insertUser(tx, { email: input.email, name: nameOf(input), passwordHash }, clock.now())
   }
   const checkCredits = (amount: number | undefined) => {
     if (amount !== undefined && (!Number.isSafeInteger(amount) || amount < 0))
@@ -90,18 +126,15 @@ export function createAccounts(db: Db, clock: Clock, revocations?: Revocations):
 
   return {
     async bootstrap(input) {
-      await checkNewUser(input.email, input.password)
+      await checkNewUser(input.email, input.password, input.name)
       checkCredits(input.credits)
-      if (!input.workspace.trim()) throw invalid('The workspace needs a name')
+      checkWorkspaceName(input.workspace)
       const passwordHash = await hashPassword(input.password)
       const key = generateApiKey()
-      return db.transaction().execute(async (tx) => {
+      return writeTransaction(store, async (tx) => {
         const now = clock.now()
-        const userId = await insertUser(
-          tx,
-          { email: input.email, name: input.name ?? input.email.split('@')[0] ?? '', passwordHash },
-          now,
-        )
+        await lockPeople(tx, store.dialect)
+        const { id: userId } = await addPerson(tx, input, passwordHash)
         const workspaceId = await insertWorkspace(
           tx,
           { name: input.workspace.trim(), plan: input.plan ?? 'free' },
@@ -118,20 +151,37 @@ export function createAccounts(db: Db, clock: Clock, revocations?: Revocations):
       })
     },
 
-    async createUser(input) {
-      await checkNewUser(input.email, input.password)
+    async setUpOwner(input) {
+      await checkNewUser(input.email, input.password, input.name)
+      checkWorkspaceName(input.workspace)
       const passwordHash = await hashPassword(input.password)
-      const userId = await insertUser(
-        db,
-        { email: input.email, name: input.name ?? input.email.split('@')[0] ?? '', passwordHash },
-        clock.now(),
-      )
+      return writeTransaction(store, async (tx) => {
+        await lockPeople(tx, store.dialect)
+        if (await anyPerson(tx))
+          throw new AppError('conflict', 'This Herald already has its owner: sign in instead')
+        if ('code' in input.access && !(await setupCodeMatches(tx, input.access.code)))
+          throw new AppError('forbidden', 'That setup code does not match the one Herald printed at start')
+        const now = clock.now()
+        const { id: userId } = await addPerson(tx, input, passwordHash)
+        const workspaceId = await insertWorkspace(tx, { name: input.workspace.trim(), plan: 'free' }, now)
+        await addMember(tx, workspaceId, userId, 'owner', now)
+        return { userId, workspaceId }
+      })
+    },
+
+    async createUser(input) {
+      await checkNewUser(input.email, input.password, input.name)
+      const passwordHash = await hashPassword(input.password)
+      const { id: userId } = await writeTransaction(store, async (tx) => {
+        await lockPeople(tx, store.dialect)
+        return addPerson(tx, input, passwordHash)
+      })
       return { userId }
     },
 
     async createWorkspace(input) {
       checkCredits(input.credits)
-      if (!input.name.trim()) throw invalid('The workspace needs a name')
+      checkWorkspaceName(input.name)
       const owner = await requireUser(input.ownerEmail)
       const workspaceId = await db.transaction().execute(async (tx) => {
         const now = clock.now()

@@ -30,7 +30,7 @@ export async function openStoreContext(config: Config, logger: Logger): Promise<
     store,
     clock,
     vault,
-    accounts: createAccounts(store.db, clock, createRevocations()),
+    accounts: createAccounts(store, clock, createRevocations()),
   }
 }
 

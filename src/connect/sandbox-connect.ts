@@ -4,8 +4,8 @@ import { AppError, invalid, notFound } from '../errors.js'
 import { sandboxPrefixes } from '../networks/registry.js'
 
 /**
- * `herald sandbox connect`: connects a simulated profile through the whole connect flow of a running
- * Herald in sandbox mode, as a browser would. A command line cannot sign in without the owner's
+ * `herald sandbox connect` (and the onboarding checklist's "Connect simulated profiles"): connects a
+ * simulated profile through the whole connect flow of a running Herald in sandbox mode, as a browser would. A command line cannot sign in without the owner's
  * password, so it opens a short-lived dashboard session for the workspace's owner directly in the store
  * (which it shares with the server), then: GET /connect/<network> → the simulator's consent page →
  * POST the consent form as the given user → GET the callback → /channels. Bluesky has no OAuth: the
@@ -37,7 +37,14 @@ const pageText = (html: string) =>
 
 export async function sandboxConnect(
   app: AppContext,
-  input: { workspaceId: string; network: string; username: string; organization?: boolean },
+  input: {
+    workspaceId: string
+    network: string
+    username: string
+    organization?: boolean
+    /** The member to act as (the dashboard's signed-in person); the workspace's first owner by default. */
+    userId?: string
+  },
   http: typeof fetch = (url, init) => fetch(url, init),
 ): Promise<SandboxConnected> {
   if (!isSandboxNetwork(input.network))
@@ -47,14 +54,15 @@ export async function sandboxConnect(
     throw invalid('--organization is for linkedin (Facebook connects Pages already)')
   await checkSandboxServer(app.config.publicBaseUrl, http)
   const db = app.store.db
-  const owner = await db
-    .selectFrom('memberships')
-    .select('user_id')
-    .where('workspace_id', '=', input.workspaceId)
-    .where('role', '=', 'owner')
-    .orderBy('created_at')
-    .executeTakeFirst()
-  if (!owner) throw notFound(`No workspace ${input.workspaceId} with an owner`)
+  let members = db.selectFrom('memberships').select('user_id').where('workspace_id', '=', input.workspaceId)
+  members = input.userId ? members.where('user_id', '=', input.userId) : members.where('role', '=', 'owner')
+  const owner = await members.orderBy('created_at').executeTakeFirst()
+  if (!owner)
+    throw notFound(
+      input.userId
+        ? `${input.userId} is not a member of workspace ${input.workspaceId}`
+        : `No workspace ${input.workspaceId} with an owner`,
+    )
 
   const base = app.config.publicBaseUrl
   const { token, session } = await createSession(
@@ -154,6 +162,38 @@ export async function sandboxConnect(
   } finally {
     await deleteSession(db, session.id)
   }
+}
+
+/** One made-up profile on every network, the ones the README's sandbox demo connects. */
+export const DEMO_PROFILES: ReadonlyArray<{ network: SandboxNetwork; username: string }> = [
+  { network: 'twitter', username: 'demo_user' },
+  { network: 'youtube', username: 'creator@example.com' },
+  { network: 'bluesky', username: 'demo' },
+  { network: 'threads', username: 'demo_user' },
+  { network: 'linkedin', username: 'Jo Park' },
+  { network: 'facebook', username: 'Corner Shop' },
+  { network: 'instagram', username: 'demo.maker' },
+]
+
+/**
+ * Connects {@link DEMO_PROFILES} into a workspace, one after the other, as `userId`. A network that refuses
+ * (its simulator replaced by a real service, say) is reported with the reason and the others go on.
+ */
+export async function connectDemoProfiles(
+  app: AppContext,
+  input: { workspaceId: string; userId: string },
+  http?: typeof fetch,
+): Promise<{ connected: SandboxConnected[]; failed: Array<{ network: SandboxNetwork; reason: string }> }> {
+  const connected: SandboxConnected[] = []
+  const failed: Array<{ network: SandboxNetwork; reason: string }> = []
+  for (const profile of DEMO_PROFILES) {
+    try {
+      connected.push(await sandboxConnect(app, { ...input, ...profile }, http))
+    } catch (error) {
+      failed.push({ network: profile.network, reason: (error as Error).message })
+    }
+  }
+  return { connected, failed }
 }
 
 /** The connection as the command prints it, read back from the store the server wrote it to. */

@@ -9,6 +9,7 @@ import { profileReadingHistory } from '../store/analytics.js'
 import { listConnections } from '../store/connections.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { callerOf } from './caller.js'
+import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
 import {
   account,
@@ -102,10 +103,17 @@ ${
     `<h1>Analytics</h1>
 ${message.problem ? `<div class="problem" role="alert"><p>${escapeHtml(message.problem)}</p></div>` : ''}
 ${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>` : ''}
-<p class="muted">Stored readings are free. A refresh reads the network now and costs 1 credit. A post's own figures are on its page.</p>
-${sections.join('\n') || '<p class="muted">No profile is connected yet.</p>'}
+${
+  sections.length === 0
+    ? emptyState(
+        'No numbers yet. Once a profile is connected, this page shows its followers and views over time, read from the network.',
+        { href: '/channels', label: 'Connect a channel' },
+      )
+    : `<p class="muted">Stored readings are free. A refresh reads the network now and costs 1 credit. A post's own figures are on its page.</p>
+${sections.join('\n')}`
+}
 <script src="/dashboard/vendor/chart.js"></script><script src="/dashboard/analytics.js"></script>`,
-    { signedIn: account(who) },
+    { signedIn: account(who), style: EMPTY_STYLE },
   )
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { createLoginThrottle, type LoginAttempt } from '../auth/login-throttle.js'
 import { hashPassword, verifyPassword } from '../auth/passwords.js'
@@ -54,8 +54,40 @@ function loginPage(input: { csrf: string; next: string; email?: string; problem?
   )
 }
 
-/** `GET|POST /login` (e-mail and password, argon2id) and `POST /logout`. */
-export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
+/**
+ * Starts a signed-in session for a person whose password (or setup) just proved who they are, in the
+ * given workspace: the session cookie, the device cookie, and the pre-sign-in CSRF cookie cleared.
+ * Signing in always starts a new session and ends the one the browser came with, if any: a session token
+ * planted in the browser before sign-in (session fixation) never becomes a signed-in one.
+ */
+export async function signInAs(
+  app: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  who: { userId: string; workspaceId: string },
+  extraCookies: string[] = [],
+) {
+  const db = app.store.db
+  const secure = app.config.dashboard.secureCookies
+  const now = app.clock.now()
+  const previous = await findSession(db, parseCookies(request.headers.cookie)[sessionCookieName(secure)], now)
+  if (previous) await deleteSession(db, previous.id)
+  await purgeExpiredSessions(db, now)
+  const ttl = app.config.dashboard.sessionTtlMs
+  const { token } = await createSession(db, { ...who, ttlMs: ttl }, now)
+  reply.header('set-cookie', [
+    sessionCookie(app, token, ttl),
+    serializeCookie(LOGIN_CSRF_COOKIE, '', { maxAge: 0, secure }),
+    serializeCookie(DEVICE_COOKIE, deviceToken(app, who.userId), { maxAge: DEVICE_MAX_AGE_S, secure }),
+    ...extraCookies,
+  ])
+}
+
+/**
+ * `GET|POST /login` (e-mail and password, argon2id) and `POST /logout`. While the instance has no person,
+ * `/` and `/login` lead to the setup page instead (src/dashboard/first-run/setup.ts).
+ */
+export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, claimed: () => Promise<boolean>) {
   const db = app.store.db
   const secure = app.config.dashboard.secureCookies
   const throttle = createLoginThrottle()
@@ -76,12 +108,15 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
     return sendHtml(reply, status, loginPage({ ...input, csrf }))
   }
 
-  // `/` is the dashboard: signed in, the channels page; otherwise sign-in, which comes back there.
-  scope.get('/', async (request, reply) =>
-    reply.redirect((await signedIn(app, request)) ? '/posts' : '/login?next=%2Fposts', 303),
-  )
+  // `/` is the dashboard: signed in, the posts page; otherwise sign-in, which comes back there; and on a
+  // fresh instance, the setup page.
+  scope.get('/', async (request, reply) => {
+    if (!(await claimed())) return reply.redirect('/setup', 303)
+    return reply.redirect((await signedIn(app, request)) ? '/posts' : '/login?next=%2Fposts', 303)
+  })
 
   scope.get('/login', async (request, reply) => {
+    if (!(await claimed())) return reply.redirect('/setup', 303)
     const next = localPath((request.query as Record<string, unknown>).next)
     if (await signedIn(app, request)) return reply.redirect(next, 303)
     return showLogin(reply, 200, { next })
@@ -164,27 +199,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext) {
       )
     }
     throttle.succeeded(attempt)
-    const now = app.clock.now()
-    // Signing in always starts a new session and ends the one the browser came with, if any: a session
-    // token planted in the browser before sign-in (session fixation) never becomes a signed-in one.
-    const previous = await findSession(
-      db,
-      parseCookies(request.headers.cookie)[sessionCookieName(secure)],
-      now,
-    )
-    if (previous) await deleteSession(db, previous.id)
-    await purgeExpiredSessions(db, now)
-    const ttl = app.config.dashboard.sessionTtlMs
-    const { token } = await createSession(
-      db,
-      { userId: user.id, workspaceId: first.workspace_id, ttlMs: ttl },
-      now,
-    )
-    reply.header('set-cookie', [
-      sessionCookie(app, token, ttl),
-      serializeCookie(LOGIN_CSRF_COOKIE, '', { maxAge: 0, secure }),
-      serializeCookie(DEVICE_COOKIE, deviceToken(app, user.id), { maxAge: DEVICE_MAX_AGE_S, secure }),
-    ])
+    await signInAs(app, request, reply, { userId: user.id, workspaceId: first.workspace_id })
     return reply.redirect(next, 303)
   })
 

@@ -9,6 +9,7 @@ import { freeOpenings } from '../posts/posting-queues.js'
 import type { PostView } from '../posts/schemas.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
+import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import {
   account,
@@ -127,14 +128,21 @@ function calendarPage(who: SignedIn, events: CalendarEvent[], notice?: string) {
     `<link rel="stylesheet" href="/dashboard/vendor/fullcalendar.css"><link rel="stylesheet" href="/dashboard/vendor/fullcalendar-palette.css"><link rel="stylesheet" href="/dashboard/vendor/fullcalendar-theme.css">
 <h1>Calendar</h1>
 ${notice ? `<div class="notice" role="status"><p>${escapeHtml(notice)}</p></div>` : ''}
-<p class="muted">Scheduled and published posts in your time zone, and the free times of each profile's <a href="/queue">posting queue</a> (dashed; click one to compose a post for it). Drag a scheduled post to another day or time to reschedule it; click a post to open it.</p>
+${
+  events.length === 0
+    ? emptyState(
+        'Nothing on the calendar yet. Scheduled and published posts appear here on their day, with the free times of your posting queues.',
+        { href: '/compose', label: 'Schedule a post' },
+      )
+    : `<p class="muted">Scheduled and published posts in your time zone, and the free times of each profile's <a href="/queue">posting queue</a> (dashed; click one to compose a post for it). Drag a scheduled post to another day or time to reschedule it; click a post to open it.</p>`
+}
 <div id="calendar"></div>
 <noscript><p>The calendar needs JavaScript; <a href="/posts">the posts list</a> works without it.</p></noscript>
 <form id="reschedule" method="post" action="/calendar/reschedule" hidden>${csrfField(who.session.csrfToken)}
 <input type="hidden" name="id"><input type="hidden" name="scheduleDate"><input type="hidden" name="scheduleTime"><input type="hidden" name="timezone"></form>
 <script type="application/json" id="calendar-events">${json}</script>
 <script src="/dashboard/vendor/fullcalendar.js"></script><script src="/dashboard/vendor/fullcalendar-theme.js"></script><script src="/dashboard/calendar.js"></script>`,
-    { signedIn: account(who), style: CALENDAR_STYLE },
+    { signedIn: account(who), style: CALENDAR_STYLE + EMPTY_STYLE },
   )
 }
 

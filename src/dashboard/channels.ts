@@ -9,6 +9,8 @@ import type { ConnectionRow } from '../store/connections.js'
 import { listConnections } from '../store/connections.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { callerOf } from './caller.js'
+import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
+import { simulatedNotice, simulatedProfilesForm } from './first-run/onboarding.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import {
   account,
@@ -96,7 +98,12 @@ async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, 
       : ''
   const table =
     rows.length === 0
-      ? '<p class="muted">No profiles are connected in this workspace yet.</p>'
+      ? emptyState(
+          'No channels yet. Every social profile you connect appears here, with whether Herald can still post to it.',
+          app.config.sandbox
+            ? { html: simulatedProfilesForm(csrf, '/channels') }
+            : { href: '#connect', label: 'Connect a profile' },
+        )
       : `<table><thead><tr><th>Network</th><th>Profile</th><th>Status</th><th></th></tr></thead><tbody>
 ${rows.map((row) => connectionRow(row, health.get(`${row.platform}:${row.profile_id}`), owner)).join('\n')}</tbody></table>`
   // Read again: another process may have set an app up since this one last looked.
@@ -110,17 +117,19 @@ ${rows.map((row) => connectionRow(row, health.get(`${row.platform}:${row.profile
       : 'Ask the person who runs this Herald to set it up.'
     return `<li>${escapeHtml(networkLabels[network])}: <strong>not set up</strong>. <span class="muted">It needs a ${escapeHtml(networkLabels[network])} developer app first.</span> ${next}</li>`
   }).join('\n')
-  const sandbox = app.config.sandbox
-    ? '<p class="muted">Sandbox mode: profiles connect to the network simulators in this Herald, not the real networks.</p>'
-    : ''
+  // An empty sandbox workspace already says it in the empty state, beside its button.
+  const sandbox =
+    app.config.sandbox && rows.length > 0
+      ? '<p class="muted">Sandbox mode: profiles connect to the network simulators in this Herald, not the real networks.</p>'
+      : ''
   return page(
     'Channels',
     `<h1>Channels of ${escapeHtml(who.workspace.name)}</h1>${notice}${selector}${sandbox}
 ${table}
-<h2>Connect a profile</h2><ul>
+<h2 id="connect">Connect a profile</h2><ul>
 ${links}
 </ul>`,
-    { signedIn: account(who) },
+    { signedIn: account(who), style: EMPTY_STYLE },
   )
 }
 
@@ -147,6 +156,9 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
       }
     } else if (query.disconnected) {
       notice = '<div class="notice"><p>The profile was disconnected and its tokens deleted.</p></div>'
+    } else {
+      const simulated = simulatedNotice(query)
+      if (simulated) notice = `<div class="notice" role="status"><p>${escapeHtml(simulated)}</p></div>`
     }
     return sendHtml(reply, 200, await channelsPage(app, runner, who, notice))
   })

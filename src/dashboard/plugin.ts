@@ -9,6 +9,8 @@ import { registerCalendarRoutes } from './calendar.js'
 import { registerChannelRoutes } from './channels.js'
 import { registerComposeRoutes, UPLOAD_TYPES } from './compose.js'
 import { registerConsentRoutes } from './consent.js'
+import { registerOnboardingRoutes } from './first-run/onboarding.js'
+import { createClaimCheck, registerSetupRoutes } from './first-run/setup.js'
 import { problemPage, sendHtml } from './html.js'
 import { CSV_TYPES, MAX_IMPORT_BYTES, registerImportRoutes } from './import.js'
 import { registerIntegrationRoutes } from './integration.js'
@@ -85,7 +87,10 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     scope.get('/favicon.ico', async (_request, reply) =>
       reply.code(204).header('cache-control', 'public, max-age=86400').send(),
     )
-    registerAuthRoutes(scope, app)
+    const claimed = createClaimCheck(app.store.db)
+    registerAuthRoutes(scope, app, claimed)
+    registerSetupRoutes(scope, app, claimed)
+    registerOnboardingRoutes(scope, app)
     registerChannelRoutes(scope, app, runner)
     registerIntegrationRoutes(scope, app)
     registerPostRoutes(scope, app, runner)

@@ -10,6 +10,8 @@ import { requiresApproval } from '../store/approvals.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { APPROVAL_STYLE, approvalSection } from './approval-views.js'
 import { actorOf, runAs } from './caller.js'
+import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
+import { ONBOARDING_STYLE, onboardingSection, simulatedNotice } from './first-run/onboarding.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import {
   account,
@@ -47,7 +49,14 @@ const shownStatus = (p: PostView) =>
       ? 'rejected'
       : p.status
 
-function queuePage(who: SignedIn, result: ListResult, status: string, approval: string | undefined) {
+function queuePage(
+  who: SignedIn,
+  result: ListResult,
+  status: string,
+  approval: string | undefined,
+  /** The onboarding checklist and its notices, above the list ('' once it has closed). */
+  onboarding = '',
+) {
   const selected = approval ? `approval:${approval}` : status
   const filter = (key: string, text: string, href: string) =>
     key === selected
@@ -90,15 +99,25 @@ function queuePage(who: SignedIn, result: ListResult, status: string, approval: 
   return page(
     'Posts',
     `<h1>Posts of ${escapeHtml(who.workspace.name)}</h1>
-<nav aria-label="Filter by status"><p>${filters}</p></nav>
+${onboarding}<nav aria-label="Filter by status"><p>${filters}</p></nav>
 ${
   result.posts.length
     ? `<div class="scroll"><table><thead><tr><th scope="col">Post</th><th scope="col">Status</th><th scope="col">Networks</th><th scope="col">Slot</th></tr></thead><tbody>
 ${rows}</tbody></table></div><p>${pager}</p>`
-    : '<p class="muted">No posts here yet. Create one with create_post over REST or MCP.</p>'
+    : emptyList(result)
 }`,
-    { signedIn: account(who) },
+    { signedIn: account(who), style: ONBOARDING_STYLE + EMPTY_STYLE },
   )
+}
+
+/** What an empty list says: what this page will show, and the one button that fills it. */
+function emptyList(result: ListResult) {
+  if ((result.counts.all ?? 0) > 0 || result.pagination.page > 1)
+    return '<p class="muted">No posts match this filter. <a href="/posts">Show all posts</a></p>'
+  return emptyState('No posts yet. Every post you write appears here, with how it went on each network.', {
+    href: '/compose',
+    label: 'Compose a post',
+  })
 }
 
 /** The actions a post's state allows, each a CSRF-protected form that calls one tool. */
@@ -282,7 +301,9 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
         limit: PAGE_SIZE,
         ...(approval ? { approval } : {}),
       })
-      return sendHtml(reply, 200, queuePage(who, result, status, approval))
+      const notice = simulatedNotice(request.query as Record<string, unknown>)
+      const onboarding = `${notice ? `<div class="notice" role="status"><p>${escapeHtml(notice)}</p></div>` : ''}${await onboardingSection(app, who)}`
+      return sendHtml(reply, 200, queuePage(who, result, status, approval, onboarding))
     },
   )
 

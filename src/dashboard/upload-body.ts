@@ -28,10 +28,10 @@ const IMPORT_UPLOAD = '/import/upload'
 /** Routes the page's script calls, answered in JSON. */
 const SCRIPT_ROUTES = new Set([COMPOSE_UPLOAD, IMPORT_UPLOAD, '/compose/preflight'])
 /**
- * The changes a visitor without a session makes: signing in and answering an invitation from the sign-in page
- * (their CSRF token is a double-submit cookie), and signing out.
+ * The changes a visitor without a session makes: signing in, answering an invitation from the sign-in page
+ * and setting up a fresh instance (their CSRF token is a double-submit cookie), and signing out.
  */
-const ANONYMOUS_POSTS = new Set(['/login', '/login/invitation', '/logout'])
+const ANONYMOUS_POSTS = new Set(['/login', '/login/invitation', '/logout', '/setup'])
 
 const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? ''
 

@@ -1,6 +1,8 @@
+import { sql } from 'kysely'
 import { newId } from '../lib/ids.js'
 import { compiledOnce } from './compiled.js'
 import type { Db } from './db.js'
+import type { Dialect } from './dialect.js'
 import type { MembershipsTable } from './schema.js'
 
 export type MemberRole = MembershipsTable['role']
@@ -22,13 +24,18 @@ export function findUserById(db: Db, id: string) {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+/**
+ * Adds a person inside a transaction that holds {@link lockPeople}: the first person the instance ever has
+ * is its administrator, and with them the setup codes printed for a fresh instance are spent.
+ */
 export async function insertUser(
-  db: Db,
+  tx: Db,
   input: { email: string; name: string; passwordHash: string },
   now: number,
-): Promise<string> {
+): Promise<{ id: string; isAdmin: boolean }> {
   const id = newId(now)
-  await db
+  const isAdmin = !(await anyPerson(tx))
+  await tx
     .insertInto('users')
     .values({
       id,
@@ -36,9 +43,25 @@ export async function insertUser(
       name: input.name,
       password_hash: input.passwordHash,
       created_at: now,
+      is_admin: isAdmin ? 1 : 0,
     })
     .execute()
-  return id
+  if (isAdmin) await tx.deleteFrom('setup_codes').execute()
+  return { id, isAdmin }
+}
+
+/** True once the instance has any person (nobody is ever removed, so it stays true). */
+export async function anyPerson(db: Db): Promise<boolean> {
+  return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined
+}
+
+/**
+ * Holds back every other writer of people until the transaction ends, so "is anyone here yet?" is answered
+ * on what the transaction then writes. Postgres: a table lock that conflicts with itself and with inserts
+ * (reads go on); SQLite: the transaction's BEGIN IMMEDIATE already holds the database's write lock.
+ */
+export async function lockPeople(tx: Db, dialect: Dialect): Promise<void> {
+  if (dialect === 'postgres') await sql`LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE`.execute(tx)
 }
 
 export async function insertWorkspace(

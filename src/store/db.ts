@@ -29,6 +29,7 @@ import { createDueIndexClaimOnlyMigration } from './migrations/022-due-index-cla
 import { createAttemptsByDeliveryMigration } from './migrations/023-attempts-by-delivery.js'
 import { createWiderLedgerReferenceMigration } from './migrations/024-wider-ledger-reference.js'
 import { createNetworkAppsMigration } from './migrations/025-network-apps.js'
+import { createInstanceSetupMigration } from './migrations/026-instance-setup.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -181,6 +182,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '023-attempts-by-delivery': createAttemptsByDeliveryMigration(),
     '024-wider-ledger-reference': createWiderLedgerReferenceMigration(store.dialect),
     '025-network-apps': createNetworkAppsMigration(),
+    '026-instance-setup': createInstanceSetupMigration(),
   }
   if (await allApplied(store, Object.keys(migrations), schema)) return
   const migrator = new Migrator({

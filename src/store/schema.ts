@@ -11,6 +11,8 @@ export interface UsersTable {
   name: string
   password_hash: string
   created_at: number
+  /** 1 for the instance's administrator: the first person it ever had (migration 026). */
+  is_admin: number
 }
 
 export interface WorkspacesTable {
@@ -23,6 +25,14 @@ export interface WorkspacesTable {
   requires_approval?: number
   /** A charge that takes the balance below this sends credits.low (migration 012); null: never. */
   credits_low_threshold?: number | null
+  /** When the onboarding checklist closed (its steps done, or dismissed by an owner); null while open (migration 026). */
+  onboarding_closed_at?: number | null
+}
+
+/** A one-time setup code printed at start while the instance has no person, as its SHA-256 (migration 026). */
+export interface SetupCodesTable {
+  code_hash: string
+  created_at: number
 }
 
 export interface MembershipsTable {
@@ -344,6 +354,7 @@ export interface OauthGrantsTable {
 export interface Database {
   users: UsersTable
   workspaces: WorkspacesTable
+  setup_codes: SetupCodesTable
   memberships: MembershipsTable
   api_keys: ApiKeysTable
   credit_ledger: CreditLedgerTable

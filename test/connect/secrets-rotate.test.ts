@@ -32,7 +32,7 @@ const ENDPOINT = 'e0e1e2e3e4e5e6e7e8e9eaeb'
  * the network apps page.
  */
 async function seed(store: Store, email: string) {
-  const accounts = createAccounts(store.db, systemClock)
+  const accounts = createAccounts(store, systemClock)
   const { workspaceId, userId } = await accounts.bootstrap({
     email,
     password: 'password123',

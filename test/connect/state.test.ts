@@ -55,7 +55,7 @@ describe.each(backends)('issuing and consuming states on $name', (backend) => {
       signer: createStateSigner(Buffer.alloc(32, 4)),
       now: () => clock.now(),
     }
-    ;({ userId, workspaceId } = await createAccounts(store.db, clock).bootstrap({
+    ;({ userId, workspaceId } = await createAccounts(store, clock).bootstrap({
       email: `state-${backend.name}@example.com`,
       password: 'password123',
       workspace: 'States',

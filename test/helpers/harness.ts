@@ -3,6 +3,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
+import type { FastifyInstance } from 'fastify'
 import { type AppOptions, createAppContext } from '../../src/app.js'
 import type { AppContext } from '../../src/app-context.js'
 import { loadConfig } from '../../src/config.js'
@@ -28,6 +29,8 @@ export interface Harness {
   logs: string[]
   /** Every route the server registered, `METHOD /path`. */
   routes: string[]
+  /** The Fastify instance itself (tests that inject a request from another client address). */
+  server: FastifyInstance
   /** In sandbox mode, the simulators themselves: what each network now holds, counted in process. */
   sandboxes?: MountedSandboxes
   call(
@@ -57,6 +60,8 @@ export interface HarnessOptions {
   oauthMetadataFetcher?: AppOptions['oauthMetadataFetcher']
   /** In sandbox mode, asked about every request any simulator serves (see `src/sandbox/fault-injector.ts`). */
   faults?: FaultInjector
+  /** A fresh instance: nobody is bootstrapped (the owner's ids, e-mail, password and key are empty strings). */
+  fresh?: boolean
 }
 
 /** A port that was free a moment ago (listen on 0, read the port, close). */
@@ -112,12 +117,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const baseUrl = `http://127.0.0.1:${port}`
   const email = `owner-${port}-${Date.now()}@example.com`
   const password = 'correct horse battery'
-  const owner = await app.accounts.bootstrap({
-    email,
-    password,
-    workspace: 'Acme',
-    credits: options.credits ?? 1000,
-  })
+  const owner = options.fresh
+    ? { apiKey: '', userId: '', workspaceId: '' }
+    : await app.accounts.bootstrap({ email, password, workspace: 'Acme', credits: options.credits ?? 1000 })
 
   return {
     app,
@@ -125,10 +127,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     apiKey: owner.apiKey,
     userId: owner.userId,
     workspaceId: owner.workspaceId,
-    email,
-    password,
+    email: options.fresh ? '' : email,
+    password: options.fresh ? '' : password,
     logs,
     routes,
+    server,
     ...(sandboxes ? { sandboxes } : {}),
     async call(tool, body = {}, callOptions = {}) {
       const response = await fetch(`${baseUrl}/api/tools/${tool}`, {

@@ -208,7 +208,7 @@ export function spawnHerald(
 }
 
 /** The parent's environment without Herald's own settings, so only what the cluster sets applies. */
-function inheritedEnv(): Record<string, string> {
+export function inheritedEnv(): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(process.env))
     if (value !== undefined && !name.startsWith('HERALD_') && name !== 'DATABASE_URL' && name !== 'PORT')

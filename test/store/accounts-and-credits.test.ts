@@ -23,7 +23,7 @@ describe.each(backends)('accounts and credits store on $name', (backend) => {
   })
 
   it('bootstraps a person who owns a workspace, with a hashed key and an argon2id password', async () => {
-    const accounts = createAccounts(store.db, clock)
+    const accounts = createAccounts(store, clock)
     const result = await accounts.bootstrap({
       email: 'Ada@Example.com',
       password: 'hunter22hunter',
@@ -54,7 +54,7 @@ describe.each(backends)('accounts and credits store on $name', (backend) => {
   })
 
   it('moves the balance by exactly the charge and writes a ledger row for each movement', async () => {
-    const accounts = createAccounts(store.db, clock)
+    const accounts = createAccounts(store, clock)
     const { workspaceId } = await accounts.bootstrap({
       email: 'ledger@example.com',
       password: 'password123',
@@ -73,7 +73,7 @@ describe.each(backends)('accounts and credits store on $name', (backend) => {
   })
 
   it('keeps the whole reference of a charge for many posts (create_post to 40 profiles)', async () => {
-    const accounts = createAccounts(store.db, clock)
+    const accounts = createAccounts(store, clock)
     const { workspaceId } = await accounts.bootstrap({
       email: 'many@example.com',
       password: 'password123',
@@ -90,7 +90,7 @@ describe.each(backends)('accounts and credits store on $name', (backend) => {
   })
 
   it('refuses a charge the balance cannot pay and changes nothing', async () => {
-    const accounts = createAccounts(store.db, clock)
+    const accounts = createAccounts(store, clock)
     const { workspaceId } = await accounts.bootstrap({
       email: 'poor@example.com',
       password: 'password123',
@@ -109,7 +109,7 @@ describe.each(backends)('accounts and credits store on $name', (backend) => {
   })
 
   it('never overdraws under concurrent charges', async () => {
-    const accounts = createAccounts(store.db, clock)
+    const accounts = createAccounts(store, clock)
     const { workspaceId } = await accounts.bootstrap({
       email: 'race@example.com',
       password: 'password123',
@@ -133,7 +133,7 @@ describe.each(backends)('accounts and credits store on $name', (backend) => {
   })
 
   it('adds a member as editor and lists keys without their secret', async () => {
-    const accounts = createAccounts(store.db, clock)
+    const accounts = createAccounts(store, clock)
     const owner = await accounts.bootstrap({
       email: 'owner2@example.com',
       password: 'password123',

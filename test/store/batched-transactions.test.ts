@@ -13,7 +13,7 @@ import { backends } from '../helpers/backends.js'
 const clock = new FakeClock(Date.UTC(2026, 10, 21, 12))
 
 async function workspaceWith(store: Store, credits: number) {
-  const accounts = createAccounts(store.db, clock)
+  const accounts = createAccounts(store, clock)
   const owner = await accounts.bootstrap({
     email: `owner-${Math.random().toString(36).slice(2)}@example.com`,
     password: 'batch-password',

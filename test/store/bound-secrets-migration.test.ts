@@ -35,7 +35,7 @@ const grantAt: SealedAt = { table: 'pending_grants', column: 'sealed', id: 'gran
  * record is removed so that opening the store runs 017 over them.
  */
 async function seedUnbound(store: Store) {
-  const { workspaceId, userId } = await createAccounts(store.db, systemClock).bootstrap({
+  const { workspaceId, userId } = await createAccounts(store, systemClock).bootstrap({
     email: `v1-${Math.random()}@example.com`,
     password: 'password123',
     workspace: 'Before 017',
