@@ -1,3 +1,4 @@
+import { type Network, networkLabels } from '../domain/networks.js'
 import { isLive, outcomeUnknown } from '../domain/post-status.js'
 import { type DeliveryItem, editItems, itemLabel, readItems, sameItems } from '../domain/thread-items.js'
 import { conflict } from '../errors.js'
@@ -24,7 +25,11 @@ export interface KeptTarget {
   settles: boolean
 }
 
-const who = (target: TargetRow) => `${target.platform} @${target.username}`
+/** A profile as a person names it ("X @acme"), and its network ("X"), for messages people read. */
+export const who = (target: Pick<TargetRow, 'platform' | 'username'>) =>
+  `${networkName(target)} @${target.username.replace(/^@/, '')}`
+export const networkName = (target: Pick<TargetRow, 'platform'>) =>
+  networkLabels[target.platform as Network] ?? target.platform
 
 /** The parts of what a target sends that an edit changes. */
 function changedParts(target: TargetRow, edit: TargetEdit): string[] {
@@ -46,7 +51,7 @@ export function keptTarget(target: TargetRow, edit: TargetEdit): KeptTarget {
   const parts = changedParts(target, edit)
   if (isLive(target) && parts.length > 0)
     throw conflict(
-      `${who(target)} has this post live on ${target.platform} already (${target.url ?? target.remote_id}), so its ${parts.join(', ')} cannot change; only its thread items and first comment that are not live may`,
+      `${who(target)} has this post live on ${networkName(target)} already (${target.url ?? target.remote_id}), so its ${parts.join(', ')} cannot change; only its thread items and first comment that are not live may`,
       { platform: target.platform, profileId: target.profile_id, changed: parts },
     )
   if (
@@ -97,7 +102,7 @@ export function refuseBackToQueue(targets: readonly TargetRow[], status: 'schedu
   const live = targets.find(isLive)
   if (live)
     throw conflict(
-      `${who(live)} has this post live on ${live.platform} already, so the post cannot go back to ${status}. To send what is left of it (its failed profiles, thread items or first comment), fix them with update_post and call publish_post_now.`,
+      `${who(live)} has this post live on ${networkName(live)} already, so the post cannot go back to ${status}. To send what is left of it (its failed profiles, thread items or first comment), fix them with update_post and call publish_post_now.`,
       { status, platform: live.platform, profileId: live.profile_id },
     )
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { deletableStatuses, isInFlight, isLive } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
+import { networkName, who } from '../posts/edit-guards.js'
 import { deletePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
 import { postIdField } from './get-post.js'
@@ -33,7 +34,7 @@ export const deletePost = defineTool({
       const live = targets.find(isLive)
       if (live)
         throw conflict(
-          `${live.platform} @${live.username} has this post live on ${live.platform} already (${live.url ?? live.remote_id}), so it cannot be deleted from Herald; delete it on ${live.platform} if it must go`,
+          `${who(live)} has this post live on ${networkName(live)} already (${live.url ?? live.remote_id}), so it cannot be deleted from Herald; delete it on ${networkName(live)} if it must go`,
           { status: post.status, platform: live.platform, profileId: live.profile_id },
         )
       if (!deletableStatuses.includes(post.status as never)) {

@@ -72,7 +72,8 @@ describe('the Posts pages', () => {
     // The tool still decides: deleting a published post is refused with its own words.
     const refused = await browser.post(`${h.baseUrl}/posts/${id}/delete`, { csrf: [browser.csrf(done)] })
     expect(refused.status).toBe(409)
-    expect(refused.text).toContain('Only scheduled and draft posts can be deleted')
+    expect(refused.text).toContain('X @')
+    expect(refused.text).toContain('cannot be deleted from Herald')
 
     // Analytics: the stored readings are free; the refresh says its price and spends 1 credit.
     expect(done.text).toContain('Refresh analytics now (costs 1 credit)')

@@ -347,13 +347,13 @@ describe.each(backends)('edits around a post that is partly out ($name)', (backe
     for (const status of ['draft', 'scheduled']) {
       const back = await rig.h.call('update_post', { id, status })
       expect(back.status, JSON.stringify(back.body)).toBe(409)
-      expect(back.body.error.message).toMatch(/live on twitter/)
+      expect(back.body.error.message).toMatch(/X @\S+ has this post live on X/)
     }
     const moved = await rig.h.call('reschedule_post', { id, scheduleDate: tomorrow(), scheduleTime: '10:00' })
     expect(moved.status, JSON.stringify(moved.body)).toBe(409)
     const deleted = await rig.h.call('delete_post', { id })
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(409)
-    expect(deleted.body.error.message).toMatch(/live on twitter/)
+    expect(deleted.body.error.message).toMatch(/X @\S+ has this post live on X/)
 
     const fixed = await rig.h.call('update_post', { id, thread: [{ content: 'Thread F 2/ fixed' }] })
     expect(fixed.status, JSON.stringify(fixed.body)).toBe(200)
