@@ -6,17 +6,26 @@ import { guardedHttp } from '../lib/send-guard.js'
 import type { Logger } from '../logger.js'
 import type { MediaPort } from '../media/port.js'
 import type { AdapterDeps, NetworkAdapter } from './adapter.js'
-import { type BlueskyAdapter, type BlueskySettings, createBlueskyAdapter } from './bluesky/index.js'
+import {
+  BLUESKY_WEB_URL,
+  type BlueskyAdapter,
+  type BlueskySettings,
+  createBlueskyAdapter,
+} from './bluesky/index.js'
 import { createFacebookAdapter } from './facebook/index.js'
 import { createGuardedHttp } from './guarded-http.js'
 import { createInstagramAdapter } from './instagram/index.js'
-import { createLinkedInAdapter, type LinkedInSettings } from './linkedin/index.js'
-import type { MetaSettings } from './meta/settings.js'
-import { createThreadsAdapter, type ThreadsSettings } from './threads/index.js'
-import { createTwitterAdapter, type TwitterSettings } from './twitter/index.js'
-import { createYouTubeAdapter, type YouTubeSettings } from './youtube/index.js'
+import { createLinkedInAdapter, LINKEDIN_WEB_URL, type LinkedInSettings } from './linkedin/index.js'
+import { FACEBOOK_WEB_URL, INSTAGRAM_WEB_URL, type MetaSettings } from './meta/settings.js'
+import { createThreadsAdapter, THREADS_WEB_URL, type ThreadsSettings } from './threads/index.js'
+import { createTwitterAdapter, type TwitterSettings, X_WEB_URL } from './twitter/index.js'
+import { createYouTubeAdapter, YOUTUBE_WEB_URL, type YouTubeSettings } from './youtube/index.js'
 
-/** Where the composition root mounts each network simulator when HERALD_SANDBOX=1 (`src/sandbox/`). */
+/**
+ * Where the composition root mounts each network simulator when HERALD_SANDBOX=1 (`src/sandbox/`). Each
+ * serves its network's web pages under `/web` (Meta's under `/web/facebook` and `/web/instagram`), and
+ * the sandbox settings below name those as the networks' web sites, so a sandbox post's URL opens there.
+ */
 export const sandboxPrefixes = {
   twitter: '/sandbox/twitter',
   youtube: '/sandbox/youtube',
@@ -40,6 +49,7 @@ export function twitterSettings(config: Config): TwitterSettings {
       clientId: SANDBOX_CLIENT_ID,
       apiUrl: `${base}/api`,
       authorizeUrl: `${base}/i/oauth2/authorize`,
+      webUrl: `${base}/web`,
     }
   }
   return {
@@ -47,13 +57,14 @@ export function twitterSettings(config: Config): TwitterSettings {
     clientSecret: x.clientSecret,
     apiUrl: x.apiUrl,
     authorizeUrl: x.authorizeUrl,
+    webUrl: X_WEB_URL,
   }
 }
 
 /** YouTube settings: Google's endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
 export function youtubeSettings(config: Config): YouTubeSettings {
   const yt = config.networks.youtube
-  if (!config.sandbox) return yt
+  if (!config.sandbox) return { ...yt, webUrl: YOUTUBE_WEB_URL }
   const base = `${config.publicBaseUrl}${sandboxPrefixes.youtube}`
   return {
     ...yt,
@@ -62,6 +73,7 @@ export function youtubeSettings(config: Config): YouTubeSettings {
     authorizeUrl: `${base}/o/oauth2/v2/auth`,
     tokenUrl: `${base}/token`,
     apiUrl: base,
+    webUrl: `${base}/web`,
   }
 }
 
@@ -81,6 +93,8 @@ export function metaSettings(config: Config): MetaSettings {
       instagramGraphUrl: `${base}/ig`,
       instagramAuthorizeUrl: `${base}/instagram/oauth/authorize`,
       instagramTokenUrl: `${base}/api-instagram/oauth/access_token`,
+      facebookWebUrl: `${base}/web/facebook`,
+      instagramWebUrl: `${base}/web/instagram`,
     }
   }
   return {
@@ -94,6 +108,8 @@ export function metaSettings(config: Config): MetaSettings {
     instagramGraphUrl: meta.instagramGraphUrl,
     instagramAuthorizeUrl: meta.instagramAuthorizeUrl,
     instagramTokenUrl: meta.instagramTokenUrl,
+    facebookWebUrl: FACEBOOK_WEB_URL,
+    instagramWebUrl: INSTAGRAM_WEB_URL,
   }
 }
 
@@ -113,6 +129,7 @@ export function linkedinSettings(config: Config): LinkedInSettings {
       authorizeUrl: `${base}/oauth/v2/authorization`,
       tokenUrl: `${base}/oauth/v2/accessToken`,
       apiUrl: base,
+      webUrl: `${base}/web`,
     }
   }
   return {
@@ -123,6 +140,7 @@ export function linkedinSettings(config: Config): LinkedInSettings {
     authorizeUrl: li.authorizeUrl,
     tokenUrl: li.tokenUrl,
     apiUrl: li.apiUrl,
+    webUrl: LINKEDIN_WEB_URL,
   }
 }
 
@@ -137,6 +155,7 @@ export function threadsSettings(config: Config): ThreadsSettings {
       version: 'v1.0',
       graphUrl: `${base}/graph`,
       authorizeUrl: `${base}/oauth/authorize`,
+      webUrl: `${base}/web`,
     }
   }
   return {
@@ -145,6 +164,7 @@ export function threadsSettings(config: Config): ThreadsSettings {
     version: 'v1.0',
     graphUrl: th.graphUrl,
     authorizeUrl: th.authorizeUrl,
+    webUrl: THREADS_WEB_URL,
   }
 }
 
@@ -157,12 +177,13 @@ export function blueskySettings(config: Config): BlueskySettings {
   const bluesky = config.networks.bluesky
   if (config.sandbox && !bluesky.configured) {
     const base = `${config.publicBaseUrl}${sandboxPrefixes.bluesky}`
-    return { serviceUrl: base, plcUrl: `${base}/plc`, allowLocalPds: true }
+    return { serviceUrl: base, plcUrl: `${base}/plc`, allowLocalPds: true, webUrl: `${base}/web` }
   }
   return {
     serviceUrl: bluesky.serviceUrl,
     plcUrl: bluesky.plcUrl,
     allowLocalPds: bluesky.allowLocalPds || config.sandbox,
+    webUrl: BLUESKY_WEB_URL,
   }
 }
 

@@ -18,6 +18,7 @@ describe('LinkedIn settings', () => {
       authorizeUrl: 'https://www.linkedin.com/oauth/v2/authorization',
       tokenUrl: 'https://www.linkedin.com/oauth/v2/accessToken',
       apiUrl: 'https://api.linkedin.com',
+      webUrl: 'https://www.linkedin.com',
     })
     expect(connectUnavailable(config, 'linkedin')).toBeUndefined()
     const plain = loadConfig({})
