@@ -7,17 +7,26 @@ import type { Logger } from '../logger.js'
 import type { MediaPort } from '../media/port.js'
 import type { AdapterDeps, NetworkAdapter } from './adapter.js'
 import { resolveApp, type SavedApps } from './apps.js'
-import { type BlueskyAdapter, type BlueskySettings, createBlueskyAdapter } from './bluesky/index.js'
+import {
+  BLUESKY_WEB_URL,
+  type BlueskyAdapter,
+  type BlueskySettings,
+  createBlueskyAdapter,
+} from './bluesky/index.js'
 import { createFacebookAdapter } from './facebook/index.js'
 import { createGuardedHttp } from './guarded-http.js'
 import { createInstagramAdapter } from './instagram/index.js'
-import { createLinkedInAdapter, type LinkedInSettings } from './linkedin/index.js'
-import type { MetaSettings } from './meta/settings.js'
-import { createThreadsAdapter, type ThreadsSettings } from './threads/index.js'
-import { createTwitterAdapter, type TwitterSettings } from './twitter/index.js'
-import { createYouTubeAdapter, type YouTubeSettings } from './youtube/index.js'
+import { createLinkedInAdapter, LINKEDIN_WEB_URL, type LinkedInSettings } from './linkedin/index.js'
+import { FACEBOOK_WEB_URL, INSTAGRAM_WEB_URL, type MetaSettings } from './meta/settings.js'
+import { createThreadsAdapter, THREADS_WEB_URL, type ThreadsSettings } from './threads/index.js'
+import { createTwitterAdapter, type TwitterSettings, X_WEB_URL } from './twitter/index.js'
+import { createYouTubeAdapter, YOUTUBE_WEB_URL, type YouTubeSettings } from './youtube/index.js'
 
-/** Where the composition root mounts each network simulator when HERALD_SANDBOX=1 (`src/sandbox/`). */
+/**
+ * Where the composition root mounts each network simulator when HERALD_SANDBOX=1 (`src/sandbox/`). Each
+ * serves its network's web pages under `/web` (Meta's under `/web/facebook` and `/web/instagram`), and
+ * the sandbox settings below name those as the networks' web sites, so a sandbox post's URL opens there.
+ */
 export const sandboxPrefixes = {
   twitter: '/sandbox/twitter',
   youtube: '/sandbox/youtube',
@@ -39,9 +48,14 @@ export function twitterSettings(config: Config, saved: SavedApps = {}): TwitterS
   if (config.sandbox) {
     const base = `${config.publicBaseUrl}${sandboxPrefixes.twitter}`
     // The simulator accepts any unknown client id as a public app, so demo mode needs no app registration.
-    return { ...credentials, apiUrl: `${base}/api`, authorizeUrl: `${base}/i/oauth2/authorize` }
+    return {
+      ...credentials,
+      apiUrl: `${base}/api`,
+      authorizeUrl: `${base}/i/oauth2/authorize`,
+      webUrl: `${base}/web`,
+    }
   }
-  return { ...credentials, apiUrl: x.apiUrl, authorizeUrl: x.authorizeUrl }
+  return { ...credentials, apiUrl: x.apiUrl, authorizeUrl: x.authorizeUrl, webUrl: X_WEB_URL }
 }
 
 /** YouTube settings: Google's endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
@@ -49,7 +63,7 @@ export function youtubeSettings(config: Config, saved: SavedApps = {}): YouTubeS
   const yt = config.networks.youtube
   const app = resolveApp(config, 'youtube', saved)
   const credentials = { clientId: app?.clientId, clientSecret: app?.clientSecret }
-  if (!config.sandbox) return { ...yt, ...credentials }
+  if (!config.sandbox) return { ...yt, ...credentials, webUrl: YOUTUBE_WEB_URL }
   const base = `${config.publicBaseUrl}${sandboxPrefixes.youtube}`
   return {
     ...yt,
@@ -57,6 +71,7 @@ export function youtubeSettings(config: Config, saved: SavedApps = {}): YouTubeS
     authorizeUrl: `${base}/o/oauth2/v2/auth`,
     tokenUrl: `${base}/token`,
     apiUrl: base,
+    webUrl: `${base}/web`,
   }
 }
 
@@ -81,6 +96,8 @@ export function metaSettings(config: Config, saved: SavedApps = {}): MetaSetting
       instagramGraphUrl: `${base}/ig`,
       instagramAuthorizeUrl: `${base}/instagram/oauth/authorize`,
       instagramTokenUrl: `${base}/api-instagram/oauth/access_token`,
+      facebookWebUrl: `${base}/web/facebook`,
+      instagramWebUrl: `${base}/web/instagram`,
     }
   }
   return {
@@ -91,6 +108,8 @@ export function metaSettings(config: Config, saved: SavedApps = {}): MetaSetting
     instagramGraphUrl: meta.instagramGraphUrl,
     instagramAuthorizeUrl: meta.instagramAuthorizeUrl,
     instagramTokenUrl: meta.instagramTokenUrl,
+    facebookWebUrl: FACEBOOK_WEB_URL,
+    instagramWebUrl: INSTAGRAM_WEB_URL,
   }
 }
 
@@ -114,6 +133,7 @@ export function linkedinSettings(config: Config, saved: SavedApps = {}): LinkedI
       authorizeUrl: `${base}/oauth/v2/authorization`,
       tokenUrl: `${base}/oauth/v2/accessToken`,
       apiUrl: base,
+      webUrl: `${base}/web`,
     }
   }
   return {
@@ -122,6 +142,7 @@ export function linkedinSettings(config: Config, saved: SavedApps = {}): LinkedI
     authorizeUrl: li.authorizeUrl,
     tokenUrl: li.tokenUrl,
     apiUrl: li.apiUrl,
+    webUrl: LINKEDIN_WEB_URL,
   }
 }
 
@@ -137,9 +158,16 @@ export function threadsSettings(config: Config, saved: SavedApps = {}): ThreadsS
       version: 'v1.0',
       graphUrl: `${base}/graph`,
       authorizeUrl: `${base}/oauth/authorize`,
+      webUrl: `${base}/web`,
     }
   }
-  return { ...credentials, version: 'v1.0', graphUrl: th.graphUrl, authorizeUrl: th.authorizeUrl }
+  return {
+    ...credentials,
+    version: 'v1.0',
+    graphUrl: th.graphUrl,
+    authorizeUrl: th.authorizeUrl,
+    webUrl: THREADS_WEB_URL,
+  }
 }
 
 /**
@@ -151,12 +179,13 @@ export function blueskySettings(config: Config): BlueskySettings {
   const bluesky = config.networks.bluesky
   if (config.sandbox && !bluesky.configured) {
     const base = `${config.publicBaseUrl}${sandboxPrefixes.bluesky}`
-    return { serviceUrl: base, plcUrl: `${base}/plc`, allowLocalPds: true }
+    return { serviceUrl: base, plcUrl: `${base}/plc`, allowLocalPds: true, webUrl: `${base}/web` }
   }
   return {
     serviceUrl: bluesky.serviceUrl,
     plcUrl: bluesky.plcUrl,
     allowLocalPds: bluesky.allowLocalPds || config.sandbox,
+    webUrl: BLUESKY_WEB_URL,
   }
 }
 

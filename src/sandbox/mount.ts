@@ -30,7 +30,9 @@ export interface SandboxMountOptions {
  * Demo mode (HERALD_SANDBOX=1): the network simulators inside Herald's own server, under
  * `/sandbox/<network>`, driven by the app clock. `createAdapters` points the adapters at
  * `${PUBLIC_BASE_URL}/sandbox/<network>`, so connecting and publishing run the real adapter code over
- * HTTP against them. Bluesky's simulator is mounted even when a real PDS is configured; the adapter then
+ * HTTP against them. Each simulator also serves its network's post pages under `/sandbox/<network>/web`,
+ * the adapters' web site in this mode, so a sandbox post's URL opens the post as the network shows it;
+ * they exist only while the simulators are mounted. Bluesky's simulator is mounted even when a real PDS is configured; the adapter then
  * talks to that PDS instead.
  */
 export function mountSandboxes(
@@ -52,6 +54,7 @@ export function mountSandboxes(
   const meta = registerMetaSandbox(server, {
     prefix: sandboxPrefixes.facebook,
     clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.facebook}`,
     ...faults,
   })
   const linkedin = registerLinkedInSandbox(server, {
@@ -62,6 +65,7 @@ export function mountSandboxes(
   const threads = registerThreadsSandbox(server, {
     prefix: sandboxPrefixes.threads,
     clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.threads}`,
     ...faults,
   })
   const bluesky = registerBlueskySandbox(server, {

@@ -26,6 +26,7 @@ describe('connect and sandbox settings', () => {
       clientId: 'herald-sandbox',
       apiUrl: 'http://127.0.0.1:4567/sandbox/twitter/api',
       authorizeUrl: 'http://127.0.0.1:4567/sandbox/twitter/i/oauth2/authorize',
+      webUrl: 'http://127.0.0.1:4567/sandbox/twitter/web',
     })
     expect(youtubeSettings(config)).toMatchObject({
       authorizeUrl: 'http://127.0.0.1:4567/sandbox/youtube/o/oauth2/v2/auth',
@@ -48,12 +49,14 @@ describe('connect and sandbox settings', () => {
       version: 'v1.0',
       graphUrl: 'http://127.0.0.1:4567/sandbox/threads/graph',
       authorizeUrl: 'http://127.0.0.1:4567/sandbox/threads/oauth/authorize',
+      webUrl: 'http://127.0.0.1:4567/sandbox/threads/web',
     })
     expect(canConnect(config, 'threads')).toBe(true)
     expect(blueskySettings(config)).toEqual({
       serviceUrl: 'http://127.0.0.1:4567/sandbox/bluesky',
       plcUrl: 'http://127.0.0.1:4567/sandbox/bluesky/plc',
       allowLocalPds: true,
+      webUrl: 'http://127.0.0.1:4567/sandbox/bluesky/web',
     })
     expect(canConnect(config, 'bluesky')).toBe(true)
     expect(canConnect(config, 'twitter')).toBe(true)
@@ -69,6 +72,7 @@ describe('connect and sandbox settings', () => {
       clientSecret: 'app-secret',
       apiUrl: 'https://api.x.com',
       authorizeUrl: 'https://x.com/i/oauth2/authorize',
+      webUrl: 'https://x.com',
     })
     expect(youtubeSettings(config).tokenUrl).toBe('https://oauth2.googleapis.com/token')
     expect(Object.keys(createAdapters(config, deps)).sort()).toEqual([
@@ -93,6 +97,7 @@ describe('connect and sandbox settings', () => {
       version: 'v1.0',
       graphUrl: 'https://graph.threads.net',
       authorizeUrl: 'https://threads.net/oauth/authorize',
+      webUrl: 'https://www.threads.net',
     })
   })
 
@@ -119,6 +124,7 @@ describe('connect and sandbox settings', () => {
       serviceUrl: 'http://127.0.0.1:2583',
       plcUrl: 'http://127.0.0.1:2582',
       allowLocalPds: true,
+      webUrl: 'https://bsky.app',
     })
     expect(loadConfig({}).networks.bluesky).toMatchObject({
       serviceUrl: 'https://bsky.social',

@@ -140,7 +140,7 @@ describe('LinkedIn in sandbox mode, end to end', () => {
     for (const created of [text, images, video]) {
       expect(created.flatMap((p) => p.targets.map((t) => t.profileId)).sort()).toEqual([member, page].sort())
       for (const target of created.flatMap((p) => p.targets))
-        expect(target.url).toBe(`https://www.linkedin.com/feed/update/${target.postId}`)
+        expect(target.url).toBe(`${linkedin()}/web/feed/update/${target.postId}`)
     }
 
     const s = await state()

@@ -75,14 +75,16 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     ])
 
     const text = await post('facebook', 'Open until 6 today', [])
-    expect(text.targets[0]!.url).toMatch(/^https:\/\/www\.facebook\.com\/\d+\/posts\/\d+$/)
+    expect(text.targets[0]!.url).toBe(
+      `${meta()}/web/facebook/${text.targets[0]!.postId.replace('_', '/posts/')}`,
+    )
     const photos = await post('facebook', 'Three cakes', ['/a.jpg', '/b.jpg', '/c.jpg'])
     const video = await post('facebook', 'The espresso machine', ['/clip.mp4'])
     expect(video.targets[0]!.url).toMatch(/\/videos\//)
     const image = await post('instagram', 'Wide harbour view #coffee', ['/wide.png'])
-    expect(image.targets[0]!.url).toMatch(/^https:\/\/www\.instagram\.com\/p\//)
+    expect(image.targets[0]!.url).toMatch(new RegExp(`^${meta()}/web/instagram/p/[\\w-]+/$`))
     const reel = await post('instagram', 'Latte art', ['/clip.mp4'])
-    expect(reel.targets[0]!.url).toMatch(/^https:\/\/www\.instagram\.com\/reel\//)
+    expect(reel.targets[0]!.url).toMatch(new RegExp(`^${meta()}/web/instagram/reel/[\\w-]+/$`))
     const carousel = await post('instagram', 'Menu', ['/a.jpg', '/b.jpg', '/clip.mp4'])
 
     const s = await state()
@@ -176,7 +178,7 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
       publishImmediately: true,
     })
     expect(body.posts[0].status, JSON.stringify(body)).toBe('published')
-    expect(body.posts[0].targets[0].url).toMatch(/^https:\/\/www\.instagram\.com\/p\//)
+    expect(body.posts[0].targets[0].url).toMatch(new RegExp(`^${meta()}/web/instagram/p/[\\w-]+/$`))
     expect((await state()).violations).toEqual([])
   }, 60_000)
 

@@ -11,30 +11,38 @@ import { startServer, type TestServer } from '../media/servers.js'
  * one profile each. A network joins the demo by adding its line here.
  */
 const PROFILES: ReadonlyArray<{ network: string; username: string; flags?: string[]; url: RegExp }> = [
-  { network: 'twitter', username: 'all_networks', url: /^https:\/\/x\.com\/all_networks\/status\/\d+$/ },
+  {
+    network: 'twitter',
+    username: 'all_networks',
+    url: /\/sandbox\/twitter\/web\/all_networks\/status\/\d+$/,
+  },
   {
     network: 'youtube',
     username: 'allnetworks@example.com',
-    url: /^https:\/\/(www\.)?youtube\.com\/shorts\/[\w-]+$/,
+    url: /\/sandbox\/youtube\/web\/shorts\/[\w-]+$/,
   },
   {
     network: 'bluesky',
     username: 'allnetworks',
-    url: /^https:\/\/bsky\.app\/profile\/allnetworks\.bsky\.social\/post\/[2-7a-z]{13}$/,
+    url: /\/sandbox\/bluesky\/web\/profile\/allnetworks\.bsky\.social\/post\/[2-7a-z]{13}$/,
   },
-  { network: 'linkedin', username: 'Jo Park', url: /^https:\/\/www\.linkedin\.com\/feed\/update\/urn:li:/ },
+  { network: 'linkedin', username: 'Jo Park', url: /\/sandbox\/linkedin\/web\/feed\/update\/urn:li:/ },
   {
     network: 'linkedin',
     username: 'Jo Park',
     flags: ['--organization'],
-    url: /^https:\/\/www\.linkedin\.com\/feed\/update\/urn:li:/,
+    url: /\/sandbox\/linkedin\/web\/feed\/update\/urn:li:/,
   },
-  { network: 'facebook', username: 'Corner Shop', url: /^https:\/\/www\.facebook\.com\// },
-  { network: 'instagram', username: 'all.networks', url: /^https:\/\/www\.instagram\.com\/(reel|p)\// },
+  {
+    network: 'facebook',
+    username: 'Corner Shop',
+    url: /\/sandbox\/meta\/web\/facebook\/\d+\/(posts|videos)\/\d+/,
+  },
+  { network: 'instagram', username: 'all.networks', url: /\/sandbox\/meta\/web\/instagram\/(reel|p)\// },
   {
     network: 'threads',
     username: 'allnetworks',
-    url: /^https:\/\/www\.threads\.com\/@allnetworks\/post\/[\w-]+$/,
+    url: /\/sandbox\/threads\/web\/@allnetworks\/post\/[\w-]+$/,
   },
 ]
 
@@ -116,6 +124,9 @@ describe('a sandbox server reaches every network', () => {
       )
       expect(target, `${profile.network} ${profile.flags ?? ''}`).toMatchObject({ status: 'published' })
       expect(target?.url).toMatch(profile.url)
+      // The URL opens the simulator's page of the post, as the network's own would.
+      expect(target?.url.startsWith(`${h.baseUrl}/sandbox/`)).toBe(true)
+      expect((await fetch(target!.url)).status, target?.url).toBe(200)
     }
     const bluesky = (await (await fetch(`${h.baseUrl}/sandbox/bluesky/_sandbox/state`)).json()) as {
       records: Array<{ collection: string; value: { embed?: { $type: string } } }>

@@ -104,7 +104,7 @@ describe('the sandbox demo, end to end', () => {
     expect(post.body.status).toBe('published')
     const target = post.body.targets[0]
     expect(target).toMatchObject({ platform: 'twitter', profileId, status: 'published' })
-    expect(target.url).toMatch(/^https:\/\/x\.com\/herald_demo\/status\/\d+$/)
+    expect(target.url).toMatch(/\/sandbox\/twitter\/web\/herald_demo\/status\/\d+$/)
     expect(target.uploadError).toBeUndefined()
 
     const tweets = (await (await sandbox('/tweets')).json()) as any[]

@@ -90,12 +90,12 @@ describe('Threads in sandbox mode, end to end', () => {
     expect(health.status).toBe(200)
 
     const text = await post('Fresh loaves at 7: https://pier.example/bread today', [])
-    expect(text.targets[0]!.url).toMatch(/^https:\/\/www\.threads\.com\/@pierbakery\/post\/[\w-]+$/)
+    expect(text.targets[0]!.url).toMatch(/\/sandbox\/threads\/web\/@pierbakery\/post\/[\w-]+$/)
     const image = await post('Sourdough crumb', ['/huge.png'])
     const video = await post('Shaping the dough', ['/clip.mp4'])
     const carousel = await post('This week', ['/a.jpg', '/b.png', '/clip.mp4'])
     for (const created of [image, video, carousel])
-      expect(created.targets[0]!.url).toMatch(/^https:\/\/www\.threads\.com\/@pierbakery\/post\//)
+      expect(created.targets[0]!.url).toMatch(/\/sandbox\/threads\/web\/@pierbakery\/post\//)
 
     const s = await state()
     expect(s.violations).toEqual([])

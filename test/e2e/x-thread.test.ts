@@ -72,9 +72,9 @@ describe.each(backends)('an X thread ($name)', (backend) => {
     expect(all.filter((t) => t.text.startsWith('Thread A'))).toHaveLength(4)
     expect(chain[1]!.mediaIds).toHaveLength(1)
     expect(new Set(chain.map((t) => t.conversationId))).toEqual(new Set([chain[0]!.id]))
-    expect(target.url).toBe(`https://x.com/threader/status/${chain[0]!.id}`)
+    expect(target.url).toBe(`${rig.h.baseUrl}/sandbox/twitter/web/threader/status/${chain[0]!.id}`)
     expect(target.items.map((i: { url: string }) => i.url)).toEqual(
-      chain.slice(1).map((t) => `https://x.com/threader/status/${t.id}`),
+      chain.slice(1).map((t) => `${rig.h.baseUrl}/sandbox/twitter/web/threader/status/${t.id}`),
     )
     expect(target.items.every((i: { status: string }) => i.status === 'published')).toBe(true)
   })
@@ -152,8 +152,10 @@ describe.each(backends)('an X thread ($name)', (backend) => {
     expect(target.items.map((i: { status: string }) => i.status)).toEqual(['published', 'failed', 'pending'])
     const live = await chainFrom('Thread D 1/ the first post')
     expect(live.chain).toHaveLength(2)
-    expect(target.items[0].url).toBe(`https://x.com/threader/status/${live.chain[1]!.id}`)
-    expect(target.url).toBe(`https://x.com/threader/status/${live.chain[0]!.id}`)
+    expect(target.items[0].url).toBe(
+      `${rig.h.baseUrl}/sandbox/twitter/web/threader/status/${live.chain[1]!.id}`,
+    )
+    expect(target.url).toBe(`${rig.h.baseUrl}/sandbox/twitter/web/threader/status/${live.chain[0]!.id}`)
 
     const fixed = [items[0]!, { content: 'Thread D 3/ the third post' }, items[2]!]
     const changedLive = await rig.h.call('update_post', {

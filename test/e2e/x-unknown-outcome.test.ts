@@ -68,7 +68,7 @@ describe('an unanswered X post is resolved by asking X', () => {
     expect(post.status).toBe('published')
     const tweets = await tweetsWith('Created although X said 503')
     expect(tweets).toHaveLength(1)
-    expect(post.targets[0].url).toBe(`https://x.com/lookup/status/${tweets[0]!.id}`)
+    expect(post.targets[0].url).toBe(`${h.baseUrl}/sandbox/twitter/web/lookup/status/${tweets[0]!.id}`)
   })
 
   it('X answered 503 without creating it: the lookup finds nothing and the post is sent again, once', async () => {
@@ -78,7 +78,7 @@ describe('an unanswered X post is resolved by asking X', () => {
     expect(post.status).toBe('published')
     const tweets = await tweetsWith('Not created the first time')
     expect(tweets).toHaveLength(1)
-    expect(post.targets[0].url).toBe(`https://x.com/lookup/status/${tweets[0]!.id}`)
+    expect(post.targets[0].url).toBe(`${h.baseUrl}/sandbox/twitter/web/lookup/status/${tweets[0]!.id}`)
   })
 
   it('while the lookup is pending the post cannot be edited, re-sent or deleted', async () => {

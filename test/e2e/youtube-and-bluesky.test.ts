@@ -88,7 +88,7 @@ describe('create_post to YouTube and Bluesky at once, end to end', () => {
     expect(byPlatform.bluesky.status).toBe('published')
     const youtubeTarget = byPlatform.youtube.targets[0]
     const blueskyTarget = byPlatform.bluesky.targets[0]
-    expect(youtubeTarget.url).toMatch(/^https:\/\/www\.youtube\.com\/shorts\/[\w-]+$/)
+    expect(youtubeTarget.url).toBe(`${h.baseUrl}/sandbox/youtube/web/shorts/${youtubeTarget.postId}`)
     expect(blueskyTarget.url).toMatch(/^https:\/\/bsky\.app\/profile\/dana\.test\/post\/[\w]+$/)
 
     const uploads = (await (await fetch(`${h.baseUrl}/sandbox/youtube/_sandbox/uploads`)).json()) as Array<{

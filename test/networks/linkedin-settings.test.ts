@@ -19,6 +19,7 @@ describe('LinkedIn settings', () => {
       authorizeUrl: 'https://www.linkedin.com/oauth/v2/authorization',
       tokenUrl: 'https://www.linkedin.com/oauth/v2/accessToken',
       apiUrl: 'https://api.linkedin.com',
+      webUrl: 'https://www.linkedin.com',
     })
     expect(canConnect(config, 'linkedin')).toBe(true)
     const plain = loadConfig({})

@@ -111,7 +111,8 @@ describe('a lookup decides only on evidence that tells the attempt apart', () =>
       const lost = await attempt('facebook', '', ['fb-ours.jpg'], before500)
       const answer = await lost.lookUp()
       expect(answer).toMatchObject({ kind: 'ambiguous' })
-      expect((answer as { reason: string }).reason).toContain('facebook.com')
+      // The reason names the posts to check by their URLs: the simulator's pages of them in sandbox mode.
+      expect((answer as { reason: string }).reason).toContain('/sandbox/meta/web/facebook/')
     })
 
     it('never takes the post another target of the Page holds', async () => {

@@ -420,8 +420,9 @@ async function check(world: World, posts: SimPost[], violations: string[]): Prom
           violations.push(
             `${where}: published as ${target.remote_id}, the network's copy is ${copy.ids.join('|')}`,
           )
-        // Instagram and Threads give the profile's page when the permalink read fails (documented fallback).
-        const profilePage = /^https:\/\/www\.(instagram\.com\/[^/]+\/|threads\.(com|net)\/@[^/]+)$/.test(
+        // Instagram and Threads give the profile's page when the permalink read fails (documented fallback),
+        // here the simulator's page of it.
+        const profilePage = /\/sandbox\/(meta\/web\/instagram\/[^/]+\/|threads\/web\/@[^/]+)$/.test(
           target.url ?? '',
         )
         if (copy && !profilePage && !copy.urlKeys.some((key) => target.url?.includes(key)))

@@ -63,6 +63,6 @@ describe('a LinkedIn 429 waits for its reset', () => {
     expect(await run()).toBe(1)
     const published = (await h.call('get_post', { id: postId })).body
     expect(published.status).toBe('published')
-    expect(published.targets[0].url).toMatch(/^https:\/\/www\.linkedin\.com\/feed\/update\/urn:li:share:\d+$/)
+    expect(published.targets[0].url).toMatch(/\/sandbox\/linkedin\/web\/feed\/update\/urn:li:share:\d+$/)
   }, 60_000)
 })

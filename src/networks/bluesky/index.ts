@@ -1,7 +1,7 @@
 import type { LookupFn } from '../../media/safe-fetch.js'
 import type { AdapterDeps, Credentials, NetworkAdapter, Profile } from '../adapter.js'
 import { readPostMetrics, readProfileMetrics } from './metrics.js'
-import { findPost, findReply, publishPost, publishReply } from './post.js'
+import { findPost, findReply, type PostContext, publishPost, publishReply } from './post.js'
 import { createSession, refreshSession, resolveProfile, type SessionContext } from './session.js'
 import { createXrpc } from './xrpc.js'
 
@@ -19,9 +19,13 @@ export interface BlueskySettings {
   allowLocalPds?: boolean
   /** DNS resolution for the public-address check of PDS and did:web hosts (tests inject answers). */
   lookup?: LookupFn
+  /** Where people read posts: `${webUrl}/profile/<handle>/post/<rkey>`. Default {@link BLUESKY_WEB_URL}. */
+  webUrl?: string
 }
 
 export const DEFAULT_PLC_URL = 'https://plc.directory'
+/** bsky.app, whose post pages the URLs of published posts name unless the settings say otherwise. */
+export const BLUESKY_WEB_URL = 'https://bsky.app'
 const DEFAULT_TIMEOUT_MS = 30_000
 
 export interface BlueskyAdapter extends NetworkAdapter {
@@ -56,6 +60,14 @@ export function createBlueskyAdapter(settings: BlueskySettings, deps: AdapterDep
     ...(settings.lookup ? { lookup: settings.lookup } : {}),
   }
 
+  const posts: PostContext = {
+    xrpc,
+    media: deps.media,
+    logger,
+    now: deps.now,
+    webUrl: trimSlash(settings.webUrl ?? BLUESKY_WEB_URL),
+  }
+
   return {
     network: 'bluesky',
     // Writes cost rate-limit points per account (5,000 an hour); a handful of parallel sends per
@@ -68,10 +80,10 @@ export function createBlueskyAdapter(settings: BlueskySettings, deps: AdapterDep
     },
     refresh: (credentials) => refreshSession(session, credentials),
     resolveProfile: (credentials) => resolveProfile(session, credentials),
-    publish: (request) => publishPost({ xrpc, media: deps.media, logger, now: deps.now }, request),
-    findPublished: (request) => findPost({ xrpc, media: deps.media, logger, now: deps.now }, request),
-    publishItem: (request) => publishReply({ xrpc, media: deps.media, logger, now: deps.now }, request),
-    findItem: (request) => findReply({ xrpc, media: deps.media, logger, now: deps.now }, request),
+    publish: (request) => publishPost(posts, request),
+    findPublished: (request) => findPost(posts, request),
+    publishItem: (request) => publishReply(posts, request),
+    findItem: (request) => findReply(posts, request),
     postMetrics: (input) => readPostMetrics(xrpc, input),
     profileMetrics: (input) => readProfileMetrics(xrpc, input),
   }

@@ -21,6 +21,8 @@ export interface PostContext {
   media: MediaPort
   logger: Logger
   now(): number
+  /** Where people read posts (bsky.app; the simulator's pages in sandbox mode), without a trailing slash. */
+  webUrl: string
 }
 
 /** `at://<did>/app.bsky.feed.post/<rkey>` split into its parts, or undefined for any other URI. */
@@ -31,8 +33,8 @@ export function parsePostUri(uri: string): { did: string; rkey: string } | undef
 }
 
 /** The bsky.app address of a post; the handle form reads better, the DID form when there is no handle. */
-export function postUrl(handleOrDid: string, rkey: string): string {
-  return `https://bsky.app/profile/${handleOrDid}/post/${rkey}`
+export function postUrl(ctx: Pick<PostContext, 'webUrl'>, handleOrDid: string, rkey: string): string {
+  return `${ctx.webUrl}/profile/${handleOrDid}/post/${rkey}`
 }
 
 /**
@@ -150,7 +152,7 @@ export async function publishPost(
   }
   const handle = session.handle && session.handle !== 'handle.invalid' ? session.handle : session.did
   ctx.logger.info({ uri: created.uri, targetId: request.targetId }, 'bluesky post created')
-  return { remoteId: created.uri, url: postUrl(handle, parsed.rkey) }
+  return { remoteId: created.uri, url: postUrl(ctx, handle, parsed.rkey) }
 }
 
 /** The target's record when it exists already (an earlier attempt wrote it), else undefined. */
@@ -197,7 +199,10 @@ export async function findPost(ctx: PostContext, request: LookupRequest): Promis
   const parsed = parsePostUri(record.uri)
   if (!parsed) throw new PublishFailure('unknown_outcome', 'Bluesky getRecord answered without a post URI')
   const handle = session.handle && session.handle !== 'handle.invalid' ? session.handle : session.did
-  return foundByKey({ remoteId: record.uri, url: postUrl(handle, parsed.rkey) }, request.excludeRemoteIds)
+  return foundByKey(
+    { remoteId: record.uri, url: postUrl(ctx, handle, parsed.rkey) },
+    request.excludeRemoteIds,
+  )
 }
 
 /** The record key seed of a target's item: every attempt of the item writes the same key. */

@@ -2,7 +2,7 @@ import { type AdapterDeps, type NetworkAdapter, PublishFailure } from '../adapte
 import { FACEBOOK_COMMENTS, findComment, publishComment } from '../meta/comments.js'
 import { createFacebookLogin } from '../meta/facebook-login.js'
 import { callGraph } from '../meta/graph.js'
-import { facebookGraph, type MetaSettings } from '../meta/settings.js'
+import { facebookGraph, type MetaSettings, metaWebUrls } from '../meta/settings.js'
 import { findPagePost } from './lookup.js'
 import { readPageMetrics, readPostMetrics } from './metrics.js'
 import { type FacebookContext, pageIdOf, publishToPage } from './publish.js'
@@ -16,7 +16,11 @@ const FACEBOOK_CONCURRENCY = 3
  * come from `settings`, so tests and demo mode point it at `src/sandbox/meta/`.
  */
 export function createFacebookAdapter(settings: MetaSettings, deps: AdapterDeps): NetworkAdapter {
-  const ctx: FacebookContext = { graph: facebookGraph(settings, deps), deps }
+  const ctx: FacebookContext = {
+    graph: facebookGraph(settings, deps),
+    deps,
+    webUrl: metaWebUrls(settings).facebook,
+  }
   return {
     network: 'facebook',
     capabilities: { concurrency: FACEBOOK_CONCURRENCY },

@@ -2,7 +2,7 @@ import { looksLikeVideoUrl } from '../../media/media-url.js'
 import type { LookupAnswer, LookupRequest } from '../adapter.js'
 import { foundByKey, isDistinctive, lookUpRecent, normaliseCopy, toLookupAnswer } from '../lookup-scan.js'
 import { callGraph } from '../meta/graph.js'
-import { type FacebookContext, pageIdOf, permalinkOf } from './publish.js'
+import { absoluteLink, type FacebookContext, pageIdOf, permalinkOf } from './publish.js'
 
 /** Posts read per page of the Page's lists (Graph serves at most 100). */
 const LOOKUP_PAGE_SIZE = 100
@@ -40,11 +40,7 @@ export async function findPagePost(ctx: FacebookContext, request: LookupRequest)
     return foundByKey(
       {
         remoteId: postId,
-        url: link
-          ? link.startsWith('/')
-            ? `https://www.facebook.com${link}`
-            : link
-          : await permalinkOf(ctx, base, postId),
+        url: link ? absoluteLink(ctx, link) : await permalinkOf(ctx, base, postId),
       },
       request.excludeRemoteIds,
     )
@@ -78,7 +74,7 @@ export async function findPagePost(ctx: FacebookContext, request: LookupRequest)
       const link = str(match.permalink_url) ?? `/${pageId}/videos/${String(match.id)}/`
       return {
         remoteId: str(match.post_id) ?? String(match.id),
-        url: link.startsWith('/') ? `https://www.facebook.com${link}` : link,
+        url: absoluteLink(ctx, link),
       }
     })
   }
@@ -139,7 +135,7 @@ async function scanPageEdge(
     idOf: list.idOf,
     urlOf: (row) => {
       const link = str(row.permalink_url)
-      return link ? (link.startsWith('/') ? `https://www.facebook.com${link}` : link) : String(row.id)
+      return link ? absoluteLink(ctx, link) : String(row.id)
     },
     isMatch: (row) =>
       (list.only?.(row) ?? true) &&

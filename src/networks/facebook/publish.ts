@@ -21,6 +21,8 @@ const FACEBOOK_MAX_SET = 10
 export interface FacebookContext {
   graph: GraphClient
   deps: AdapterDeps
+  /** Where people read Page posts (www.facebook.com; the simulator's pages in sandbox mode). */
+  webUrl: string
 }
 
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
@@ -176,7 +178,7 @@ export async function permalinkOf(
       what: 'the post link',
     })
     const link = str(post.permalink_url)
-    if (link) return absolute(link)
+    if (link) return absoluteLink(ctx, link)
   } catch (error) {
     if (!(error instanceof PublishFailure)) throw error
     ctx.deps.logger.warn(
@@ -185,10 +187,12 @@ export async function permalinkOf(
     )
   }
   const [page, story] = postId.split('_')
-  return story ? `https://www.facebook.com/${page}/posts/${story}` : `https://www.facebook.com/${postId}`
+  return story ? `${ctx.webUrl}/${page}/posts/${story}` : `${ctx.webUrl}/${postId}`
 }
 
-const absolute = (link: string) => (link.startsWith('/') ? `https://www.facebook.com${link}` : link)
+/** A permalink as Graph gives it, made whole: Graph answers some (a video's) relative to the site. */
+export const absoluteLink = (ctx: FacebookContext, link: string) =>
+  link.startsWith('/') ? `${ctx.webUrl}${link}` : link
 
 async function publishVideo(
   ctx: FacebookContext,
@@ -228,7 +232,7 @@ async function publishVideo(
       const link = str(video.permalink_url)
       return {
         remoteId: str(video.post_id) ?? videoId,
-        url: link ? absolute(link) : `https://www.facebook.com/${pageId}/videos/${videoId}`,
+        url: absoluteLink(ctx, link ?? `/${pageId}/videos/${videoId}`),
       }
     }
     if (status.video_status === 'error')

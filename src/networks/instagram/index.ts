@@ -1,7 +1,7 @@
 import { type AdapterDeps, type NetworkAdapter, PublishFailure } from '../adapter.js'
 import { findComment, INSTAGRAM_COMMENTS, publishComment } from '../meta/comments.js'
 import { callGraph } from '../meta/graph.js'
-import { facebookGraph, instagramGraph, type MetaSettings } from '../meta/settings.js'
+import { facebookGraph, instagramGraph, type MetaSettings, metaWebUrls } from '../meta/settings.js'
 import { createInstagramLogin, refreshInstagramToken, resolveInstagramLoginProfile } from './login.js'
 import { readAccountMetrics, readMediaMetrics } from './metrics.js'
 import {
@@ -27,6 +27,7 @@ export function createInstagramAdapter(settings: MetaSettings, deps: AdapterDeps
     facebook: facebookGraph(settings, deps, 'Instagram'),
     instagram: instagramGraph(settings, deps),
     deps,
+    webUrl: metaWebUrls(settings).instagram,
   }
   return {
     network: 'instagram',

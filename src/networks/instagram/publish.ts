@@ -44,6 +44,8 @@ export interface InstagramContext {
   /** graph.instagram.com (Instagram Login). */
   instagram: GraphClient
   deps: AdapterDeps
+  /** Where people see posts (www.instagram.com; the simulator's pages in sandbox mode). */
+  webUrl: string
 }
 
 /** The Graph host these credentials belong to. */
@@ -83,8 +85,8 @@ const INSTAGRAM: ContainerNetwork = {
     file.kind === 'video'
       ? { media_type: 'VIDEO', video_url: file.publicUrl }
       : { image_url: file.publicUrl },
-  profileUrl: (username) => `https://www.instagram.com/${username}/`,
-  postUrl: (id) => `https://www.instagram.com/p/${id}/`,
+  profileUrl: (web, username) => `${web}/${username}/`,
+  postUrl: (web, id) => `${web}/p/${id}/`,
   messages: {
     publishedNotFound: 'Instagram says the container was published but its media was not found yet',
     processingFailed: (status) => `Instagram could not process the media${status ? `: ${status}` : ''}`,
@@ -102,7 +104,12 @@ export async function publishToInstagram(
   if (request.mediaUrls.length > MAX_ITEMS)
     throw new PublishFailure('invalid_content', `Instagram takes at most ${MAX_ITEMS} items in a carousel`)
   const graph = graphFor(ctx, request.credentials)
-  return publishThroughContainers(INSTAGRAM, { graph, deps: ctx.deps }, request, igUserIdOf(request))
+  return publishThroughContainers(
+    INSTAGRAM,
+    { graph, deps: ctx.deps, webUrl: ctx.webUrl },
+    request,
+    igUserIdOf(request),
+  )
 }
 
 /** `content_publishing_limit`: posts used and allowed in the rolling 24 hours. */
@@ -115,5 +122,10 @@ export async function findInstagramPost(
   request: LookupRequest,
 ): Promise<LookupAnswer> {
   const graph = graphFor(ctx, request.credentials)
-  return findContainerPost(INSTAGRAM, { graph, deps: ctx.deps }, request, igUserIdOf(request))
+  return findContainerPost(
+    INSTAGRAM,
+    { graph, deps: ctx.deps, webUrl: ctx.webUrl },
+    request,
+    igUserIdOf(request),
+  )
 }

@@ -11,9 +11,9 @@ import {
   tokenRequest,
 } from './oauth.js'
 import { findComment, findPost, publishComment, publishPost } from './publish.js'
-import type { LinkedInSettings } from './settings.js'
+import { LINKEDIN_WEB_URL, type LinkedInSettings } from './settings.js'
 
-export type { LinkedInSettings } from './settings.js'
+export { LINKEDIN_WEB_URL, type LinkedInSettings } from './settings.js'
 
 /** Sends per worker to LinkedIn at once (its limits are per member and per app day, unpublished). */
 const LINKEDIN_CONCURRENCY = 3
@@ -38,7 +38,10 @@ export function createLinkedInAdapter(
   deps: AdapterDeps,
   options: { personalImageGraceMs?: number } = {},
 ): NetworkAdapter {
-  const ctx: LinkedInContext = { settings, deps }
+  const ctx: LinkedInContext = {
+    settings: { ...settings, webUrl: (settings.webUrl ?? LINKEDIN_WEB_URL).replace(/\/+$/, '') },
+    deps,
+  }
   const publishOptions = { personalImageGraceMs: options.personalImageGraceMs ?? PERSONAL_IMAGE_GRACE_MS }
   return {
     network: 'linkedin',

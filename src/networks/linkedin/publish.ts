@@ -19,6 +19,7 @@ import { enc, type LinkedInContext, linkedinCall } from './client.js'
 import { LINKEDIN_TEXT_LIMIT, linkedinLength, littleEscape, littleVisible } from './little.js'
 import { uploadImage, uploadVideo, waitForImages } from './media.js'
 import { authorOf } from './oauth.js'
+import { LINKEDIN_WEB_URL } from './settings.js'
 
 /**
  * A LinkedIn post through `POST /rest/posts` (reference A.4): the copy as little-format commentary, then
@@ -26,7 +27,8 @@ import { authorOf } from './oauth.js'
  * link, an article card (LinkedIn does not unfurl links of API posts). The id comes from `x-restli-id`.
  */
 
-export const postUrl = (urn: string) => `https://www.linkedin.com/feed/update/${urn}`
+export const postUrl = (ctx: LinkedInContext, urn: string) =>
+  `${ctx.settings.webUrl ?? LINKEDIN_WEB_URL}/feed/update/${urn}`
 const URL_IN_TEXT = /https?:\/\/[^\s<>]+[^\s<>.,;:!?'")\]]/
 
 export interface PublishOptions {
@@ -113,7 +115,7 @@ export async function publishPost(
   })
   const id = headers.get('x-restli-id')
   if (!id) throw new PublishFailure('unknown_outcome', 'LinkedIn accepted the post without naming it')
-  return { remoteId: id, url: postUrl(id) }
+  return { remoteId: id, url: postUrl(ctx, id) }
 }
 
 /**
@@ -193,7 +195,7 @@ export async function findPost(ctx: LinkedInContext, request: LookupRequest): Pr
       return { rows, next: nextStart(body.paging, start, rows.length) }
     },
     idOf: (post) => (typeof post.id === 'string' ? post.id : undefined),
-    urlOf: (post) => postUrl(String(post.id)),
+    urlOf: (post) => postUrl(ctx, String(post.id)),
     isMatch: (post) => {
       if (typeof post.createdAt === 'number' && post.createdAt < from) return false
       const content = (post.content ?? {}) as Record<string, unknown>
@@ -215,7 +217,7 @@ export async function findPost(ctx: LinkedInContext, request: LookupRequest): Pr
       return typeof changed === 'number' && changed < from
     },
   })
-  return toLookupAnswer(answer, (post) => ({ remoteId: String(post.id), url: postUrl(String(post.id)) }))
+  return toLookupAnswer(answer, (post) => ({ remoteId: String(post.id), url: postUrl(ctx, String(post.id)) }))
 }
 
 /**

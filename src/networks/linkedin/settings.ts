@@ -12,7 +12,12 @@ export interface LinkedInSettings {
   tokenUrl: string
   /** `https://api.linkedin.com` (`/v2/userinfo` and `/rest/*` live under it); no trailing slash. */
   apiUrl: string
+  /** Where people read posts: `${webUrl}/feed/update/<urn>`. Default {@link LINKEDIN_WEB_URL}; no trailing slash. */
+  webUrl?: string | undefined
 }
+
+/** www.linkedin.com, whose post pages the URLs of published posts name unless the settings say otherwise. */
+export const LINKEDIN_WEB_URL = 'https://www.linkedin.com'
 
 /** Sign In with LinkedIn (OpenID Connect) and Share on LinkedIn: self-serve, every app has them. */
 export const MEMBER_SCOPES = ['openid', 'profile', 'email', 'w_member_social'] as const

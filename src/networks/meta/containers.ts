@@ -78,8 +78,9 @@ export interface ContainerNetwork {
    * recent posts (a Threads reply is listed with the profile's replies, never with its threads).
    */
   findPublished?: () => Promise<LookupAnswer>
-  profileUrl: (username: string) => string
-  postUrl: (id: string) => string
+  /** The account's page and a post's, under the network's web site (`webUrl` of the context). */
+  profileUrl: (webUrl: string, username: string) => string
+  postUrl: (webUrl: string, id: string) => string
   messages: {
     publishedNotFound: string
     processingFailed: (message: string | undefined) => string
@@ -91,6 +92,8 @@ export interface ContainerNetwork {
 export interface ContainerContext {
   graph: GraphClient
   deps: AdapterDeps
+  /** Where people see posts (www.instagram.com, www.threads.net; the simulators' pages in sandbox mode). */
+  webUrl: string
 }
 
 interface Call {
@@ -103,6 +106,7 @@ interface Flow {
   net: ContainerNetwork
   deps: AdapterDeps
   call: Call
+  webUrl: string
 }
 
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
@@ -118,6 +122,7 @@ export async function publishThroughContainers(
     net,
     deps: ctx.deps,
     call: { graph: ctx.graph, token: request.credentials.accessToken, signal: request.signal },
+    webUrl: ctx.webUrl,
   }
   const progress: Record<string, string> = { ...(request.progress ?? {}) }
   const save = async (entries: Record<string, string>) => {
@@ -174,6 +179,7 @@ export async function findContainerPost(
     net,
     deps: ctx.deps,
     call: { graph: ctx.graph, token: request.credentials.accessToken, signal: request.signal },
+    webUrl: ctx.webUrl,
   }
   if (request.progress?.published)
     return foundByKey(
@@ -283,7 +289,8 @@ async function withAllowanceReset(
 }
 
 /** The publish call, with the network's lag retries and its rule for a 5xx. */
-async function publishContainer({ net, deps, call }: Flow, userId: string, containerId: string) {
+async function publishContainer(flow: Flow, userId: string, containerId: string) {
+  const { net, deps, call } = flow
   for (let attempt = 1; ; attempt++) {
     try {
       const published = await net.call(call.graph, {
@@ -305,10 +312,10 @@ async function publishContainer({ net, deps, call }: Flow, userId: string, conta
       // A failure of the publish call itself is already an unknown outcome unless Meta refused it
       // (`callGraph` with `mayHaveTakenEffect`); only a refusal that is propagation lag is tried again.
       if (error instanceof PublishFailure && error.kind === 'rate_limited')
-        throw await withAllowanceReset({ net, deps, call }, userId, error)
+        throw await withAllowanceReset(flow, userId, error)
       if (!net.lag?.is(error) || attempt > net.lag.retries) throw error
       deps.logger.info({ network: net.network, attempt }, net.lag.note)
-      await pause({ net, deps, call }, net.lag.waitMs * attempt)
+      await pause(flow, net.lag.waitMs * attempt)
     }
   }
 }
@@ -429,7 +436,12 @@ export const statusOfContainer = (
   signal?: AbortSignal,
 ) =>
   containerStatus(
-    { net, deps: ctx.deps, call: { graph: ctx.graph, token, ...(signal ? { signal } : {}) } },
+    {
+      net,
+      deps: ctx.deps,
+      call: { graph: ctx.graph, token, ...(signal ? { signal } : {}) },
+      webUrl: ctx.webUrl,
+    },
     id,
   )
 
@@ -463,7 +475,7 @@ async function waitFinished(flow: Flow, id: string): Promise<void> {
 }
 
 async function permalinkOf(
-  { net, call }: Flow,
+  { net, call, webUrl }: Flow,
   postId: string,
   request: { profile: { username: string } },
 ): Promise<string> {
@@ -480,7 +492,7 @@ async function permalinkOf(
   } catch (error) {
     if (!(error instanceof PublishFailure)) throw error
   }
-  return net.profileUrl(request.profile.username)
+  return net.profileUrl(webUrl, request.profile.username)
 }
 
 /**
@@ -488,7 +500,7 @@ async function permalinkOf(
  * less the clock margin) read page after page (`after` cursors), newest first (see `lookUpRecent`).
  */
 async function findRecent(
-  { net, call }: Flow,
+  { net, call, webUrl }: Flow,
   userId: string,
   request: Pick<LookupRequest, 'content' | 'mediaUrls' | 'profile'>,
   since: number,
@@ -519,7 +531,7 @@ async function findRecent(
       return { rows, next: typeof paging?.next === 'string' && typeof after === 'string' ? after : undefined }
     },
     idOf: (row) => str(row.id),
-    urlOf: (row) => str(row.permalink) ?? net.postUrl(String(row.id)),
+    urlOf: (row) => str(row.permalink) ?? net.postUrl(webUrl, String(row.id)),
     isMatch: (row) =>
       normaliseCopy(str(row[net.captionKey]) ?? '') === wanted &&
       (row.media_type === undefined || (row.media_type === 'CAROUSEL_ALBUM') === carousel) &&
@@ -530,7 +542,7 @@ async function findRecent(
   })
   return toLookupAnswer(answer, (row) => ({
     remoteId: String(row.id),
-    url: str(row.permalink) ?? net.postUrl(String(row.id)),
+    url: str(row.permalink) ?? net.postUrl(webUrl, String(row.id)),
   }))
 }
 

@@ -21,7 +21,15 @@ export interface MetaSettings {
   instagramAuthorizeUrl: string
   /** `https://api.instagram.com/oauth/access_token`. */
   instagramTokenUrl: string
+  /** Where people read Page posts (relative permalinks are under it). Default {@link FACEBOOK_WEB_URL}. */
+  facebookWebUrl?: string | undefined
+  /** Where people see Instagram posts and profiles. Default {@link INSTAGRAM_WEB_URL}. */
+  instagramWebUrl?: string | undefined
 }
+
+/** www.facebook.com and www.instagram.com: the sites post URLs name unless the settings say otherwise. */
+export const FACEBOOK_WEB_URL = 'https://www.facebook.com'
+export const INSTAGRAM_WEB_URL = 'https://www.instagram.com'
 
 export const defaultMetaSettings: MetaSettings = {
   appId: '',
@@ -35,6 +43,12 @@ export const defaultMetaSettings: MetaSettings = {
 }
 
 const trim = (url: string) => url.replace(/\/+$/, '')
+
+/** The web sites of the settings, without a trailing slash. */
+export const metaWebUrls = (settings: MetaSettings) => ({
+  facebook: trim(settings.facebookWebUrl ?? FACEBOOK_WEB_URL),
+  instagram: trim(settings.instagramWebUrl ?? INSTAGRAM_WEB_URL),
+})
 
 /** The Graph client for graph.facebook.com at the configured version. */
 export const facebookGraph = (

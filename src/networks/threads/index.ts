@@ -10,9 +10,9 @@ import {
   type ThreadsContext,
   threadsUserIdOf,
 } from './publish.js'
-import { type ThreadsSettings, threadsGraph } from './settings.js'
+import { THREADS_WEB_URL, type ThreadsSettings, threadsGraph } from './settings.js'
 
-export type { ThreadsSettings } from './settings.js'
+export { THREADS_WEB_URL, type ThreadsSettings } from './settings.js'
 
 /** Sends per worker to Threads at once: container processing is slow, the allowance is per profile. */
 const THREADS_CONCURRENCY = 3
@@ -26,7 +26,11 @@ const DAY_MS = 24 * 60 * 60 * 1000
  * read from `threads_publishing_limit`, and thread and profile insights.
  */
 export function createThreadsAdapter(settings: ThreadsSettings, deps: AdapterDeps): NetworkAdapter {
-  const ctx: ThreadsContext = { graph: threadsGraph(settings, deps), deps }
+  const ctx: ThreadsContext = {
+    graph: threadsGraph(settings, deps),
+    deps,
+    webUrl: (settings.webUrl ?? THREADS_WEB_URL).replace(/\/+$/, ''),
+  }
   return {
     network: 'threads',
     capabilities: { concurrency: THREADS_CONCURRENCY },

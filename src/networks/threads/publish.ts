@@ -89,8 +89,8 @@ const THREADS: ContainerNetwork = {
     file.kind === 'video'
       ? { media_type: 'VIDEO', video_url: file.publicUrl }
       : { media_type: 'IMAGE', image_url: file.publicUrl },
-  profileUrl: (username) => `https://www.threads.net/@${username}`,
-  postUrl: (id) => `https://www.threads.net/post/${id}`,
+  profileUrl: (web, username) => `${web}/@${username}`,
+  postUrl: (web, id) => `${web}/post/${id}`,
   messages: {
     publishedNotFound: 'Threads says the container was published but the thread was not found yet',
     processingFailed: (message) =>
@@ -148,7 +148,7 @@ export async function findThreadsReply(
 ): Promise<LookupAnswer> {
   if (request.progress?.published)
     return foundByKey(
-      { remoteId: request.progress.published, url: THREADS.postUrl(request.progress.published) },
+      { remoteId: request.progress.published, url: THREADS.postUrl(ctx.webUrl, request.progress.published) },
       request.excludeRemoteIds,
     )
   const container = request.progress?.container
@@ -192,7 +192,7 @@ async function findOwnReply(
   const timeOf = (row: Record<string, unknown>) =>
     typeof row.timestamp === 'string' ? Date.parse(row.timestamp.replace(/\+0000$/, 'Z')) : Number.NaN
   const url = (row: Record<string, unknown>) =>
-    typeof row.permalink === 'string' ? row.permalink : THREADS.postUrl(String(row.id))
+    typeof row.permalink === 'string' ? row.permalink : THREADS.postUrl(ctx.webUrl, String(row.id))
   const answer = await lookUpRecent<Record<string, unknown>>({
     where: `@${request.profile.username}'s replies on Threads`,
     readPage: async (cursor) => {

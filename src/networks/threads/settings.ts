@@ -12,7 +12,12 @@ export interface ThreadsSettings {
   graphUrl: string
   /** `https://threads.net/oauth/authorize`. */
   authorizeUrl: string
+  /** Where people read threads and profiles. Default {@link THREADS_WEB_URL}. */
+  webUrl?: string | undefined
 }
+
+/** www.threads.net: the site post and profile URLs name unless the settings say otherwise. */
+export const THREADS_WEB_URL = 'https://www.threads.net'
 
 const trim = (url: string) => url.replace(/\/+$/, '')
 

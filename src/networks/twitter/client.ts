@@ -23,7 +23,16 @@ export interface TwitterSettings {
   apiUrl: string
   /** Where users consent, `https://x.com/i/oauth2/authorize` by default. */
   authorizeUrl: string
+  /** Where people read posts: a post's URL is `${webUrl}/<username>/status/<id>`. Default {@link X_WEB_URL}. */
+  webUrl?: string | undefined
 }
+
+/** x.com, whose post pages the URLs of published posts name unless the settings say otherwise. */
+export const X_WEB_URL = 'https://x.com'
+
+/** A post's address on X's web site. */
+export const tweetUrl = (ctx: TwitterContext, username: string, id: string) =>
+  `${ctx.settings.webUrl ?? X_WEB_URL}/${username}/status/${id}`
 
 export interface TwitterRequest {
   method: 'GET' | 'POST'

@@ -1,12 +1,12 @@
 import type { AdapterDeps, NetworkAdapter } from '../adapter.js'
 import { createTwitterOAuth, refreshTwitterCredentials, resolveTwitterProfile } from './auth.js'
-import type { TwitterContext, TwitterSettings } from './client.js'
+import { type TwitterContext, type TwitterSettings, X_WEB_URL } from './client.js'
 import { findReply, findTweet } from './lookup.js'
 import { readProfileMetrics, readTweetMetrics } from './metrics.js'
 import { publishTweet } from './publish.js'
 
 export { twitterScopes } from './auth.js'
-export type { TwitterSettings } from './client.js'
+export { type TwitterSettings, X_WEB_URL } from './client.js'
 export { twitterMessages } from './errors.js'
 export { selectTwitterMedia, type TwitterMediaType, twitterMediaType } from './media.js'
 export { summarizeTweetMetrics } from './metrics.js'
@@ -23,7 +23,11 @@ const TWITTER_CONCURRENCY = 4
  */
 export function createTwitterAdapter(settings: TwitterSettings, deps: AdapterDeps): NetworkAdapter {
   const ctx: TwitterContext = {
-    settings: { ...settings, apiUrl: settings.apiUrl.replace(/\/+$/, '') },
+    settings: {
+      ...settings,
+      apiUrl: settings.apiUrl.replace(/\/+$/, ''),
+      webUrl: (settings.webUrl ?? X_WEB_URL).replace(/\/+$/, ''),
+    },
     deps,
     logger: deps.logger.child({ network: 'twitter' }),
   }

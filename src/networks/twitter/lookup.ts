@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { type ItemLookupRequest, type LookupAnswer, type LookupRequest, PublishFailure } from '../adapter.js'
 import { lookUpRecent, toLookupAnswer } from '../lookup-scan.js'
-import { API_TIMEOUT_MS, expectOk, sendToTwitter, type TwitterContext } from './client.js'
+import { API_TIMEOUT_MS, expectOk, sendToTwitter, type TwitterContext, tweetUrl } from './client.js'
 import { copyTokens, hasWords, sameCopy, type TimelinePost } from './post-text.js'
 
 const urlEntities = z.object({ urls: z.array(z.object({}).passthrough()).optional() }).optional()
@@ -47,7 +47,7 @@ export async function findTweet(
 ): Promise<LookupAnswer> {
   const startTime = new Date(request.since - CLOCK_SLACK_MS).toISOString().replace(/\.\d{3}Z$/, 'Z')
   const mediaIds = (request.progress?.media ?? '').split(',').filter(Boolean)
-  const urlOf = (id: string) => `https://x.com/${request.profile.username}/status/${id}`
+  const urlOf = (id: string) => tweetUrl(ctx, request.profile.username, id)
   const answer = await lookUpRecent<TimelinePost & { conversation_id?: string }>({
     where: `@${request.profile.username}'s posts on X`,
     readPage: async (cursor) => {

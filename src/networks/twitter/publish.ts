@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { MediaError } from '../../media/port.js'
 import { PublishFailure, type PublishRequest, type PublishResult } from '../adapter.js'
-import { API_TIMEOUT_MS, expectOk, sendToTwitter, type TwitterContext } from './client.js'
+import { API_TIMEOUT_MS, expectOk, sendToTwitter, type TwitterContext, tweetUrl } from './client.js'
 import { formatUploadError, selectTwitterMedia, TwitterMediaError, uploadTwitterMedia } from './media.js'
 
 /** Spec §1 rule 3's "wait of about 2 seconds" when X did not report processing for the media. */
@@ -109,7 +109,7 @@ export async function publishTweet(
   log.info({ remoteId, media: mediaIds.length, uploadFailures: failed.length }, 'published to X')
   const result: PublishResult = {
     remoteId,
-    url: `https://x.com/${request.profile.username}/status/${remoteId}`,
+    url: tweetUrl(ctx, request.profile.username, remoteId),
   }
   const uploadError = formatUploadError(failed, skipped)
   if (uploadError) result.uploadError = uploadError

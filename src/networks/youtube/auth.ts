@@ -4,7 +4,13 @@ import { classifyTokenError } from './errors.js'
 
 /** Google OAuth 2.0 web-server flow for YouTube (spec §5 youtube connect flow; reference B.1). */
 
-export type YouTubeSettings = NetworkSettings['youtube']
+export type YouTubeSettings = NetworkSettings['youtube'] & {
+  /** Where people watch videos: `${webUrl}/shorts/<id>`. Default {@link YOUTUBE_WEB_URL}; no trailing slash. */
+  webUrl?: string | undefined
+}
+
+/** www.youtube.com, whose watch pages the URLs of published videos name unless the settings say otherwise. */
+export const YOUTUBE_WEB_URL = 'https://www.youtube.com'
 
 export const UPLOAD_SCOPE = 'https://www.googleapis.com/auth/youtube.upload'
 export const READONLY_SCOPE = 'https://www.googleapis.com/auth/youtube.readonly'

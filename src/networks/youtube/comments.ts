@@ -2,7 +2,7 @@ import type { ItemLookupRequest, ItemRequest, LookupAnswer, PublishResult } from
 import { PublishFailure } from '../adapter.js'
 import { findAmongReplies } from '../lookup-scan.js'
 import { type ApiContext, getJson } from './api.js'
-import { withTimeout } from './auth.js'
+import { withTimeout, YOUTUBE_WEB_URL } from './auth.js'
 import { classifyGoogleError } from './errors.js'
 
 /**
@@ -15,8 +15,8 @@ import { classifyGoogleError } from './errors.js'
 const record = (value: unknown): Record<string, unknown> =>
   typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
 
-const commentUrl = (videoId: string, commentId: string) =>
-  `https://www.youtube.com/watch?v=${encodeURIComponent(videoId)}&lc=${encodeURIComponent(commentId)}`
+const commentUrl = (ctx: ApiContext, videoId: string, commentId: string) =>
+  `${ctx.settings.webUrl ?? YOUTUBE_WEB_URL}/watch?v=${encodeURIComponent(videoId)}&lc=${encodeURIComponent(commentId)}`
 
 export async function publishComment(ctx: ApiContext, request: ItemRequest): Promise<PublishResult> {
   if (request.content.trim() === '')
@@ -67,7 +67,7 @@ export async function publishComment(ctx: ApiContext, request: ItemRequest): Pro
   const id = record(body).id
   if (typeof id !== 'string')
     throw new PublishFailure('unknown_outcome', 'YouTube accepted the comment but answered no comment id')
-  return { remoteId: id, url: commentUrl(videoId, id) }
+  return { remoteId: id, url: commentUrl(ctx, videoId, id) }
 }
 
 /**
@@ -108,7 +108,7 @@ export async function findComment(ctx: ApiContext, request: ItemLookupRequest): 
     timeOf: (item) => Date.parse(String(record(top(item).snippet).publishedAt ?? '')),
     result: (item) => ({
       remoteId: String(record(item).id),
-      url: commentUrl(videoId, String(record(item).id)),
+      url: commentUrl(ctx, videoId, String(record(item).id)),
     }),
   })
 }

@@ -5,6 +5,7 @@ import {
   exchangeCode,
   refreshCredentials,
   YOUTUBE_SCOPES,
+  YOUTUBE_WEB_URL,
   type YouTubeSettings,
 } from './auth.js'
 import { findComment, publishComment } from './comments.js'
@@ -26,6 +27,7 @@ export {
   READONLY_SCOPE,
   UPLOAD_SCOPE,
   YOUTUBE_SCOPES,
+  YOUTUBE_WEB_URL,
   type YouTubeConnectReason,
   YouTubeConnectRefused,
   type YouTubeSettings,
@@ -65,7 +67,10 @@ export interface YouTubeAdapter extends NetworkAdapter {
 }
 
 export function createYouTubeAdapter(settings: YouTubeSettings, deps: AdapterDeps): YouTubeAdapter {
-  const ctx: ApiContext = { settings, deps: { ...deps, logger: deps.logger.child({ network: 'youtube' }) } }
+  const ctx: ApiContext = {
+    settings: { ...settings, webUrl: (settings.webUrl ?? YOUTUBE_WEB_URL).replace(/\/+$/, '') },
+    deps: { ...deps, logger: deps.logger.child({ network: 'youtube' }) },
+  }
   return {
     network: 'youtube',
     capabilities: {

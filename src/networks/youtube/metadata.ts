@@ -1,6 +1,7 @@
 import { looksLikeVideoUrl, urlExtension } from '../../media/media-url.js'
 import { isShortEligible } from '../../media/probe.js'
 import { PublishFailure, type YouTubeDetails } from '../adapter.js'
+import { YOUTUBE_WEB_URL, type YouTubeSettings } from './auth.js'
 
 /** One definition of each rule for the whole service: the media pipeline's. */
 export { isShortEligible, looksLikeVideoUrl }
@@ -193,6 +194,6 @@ export function buildVideoInsertBody(content: string, youtube: YouTubeDetails | 
 }
 
 /** Spec §1 rule 9: the Shorts watch link of a video id. */
-export function shortsUrl(videoId: string): string {
-  return `https://www.youtube.com/shorts/${encodeURIComponent(videoId)}`
+export function shortsUrl(settings: Pick<YouTubeSettings, 'webUrl'>, videoId: string): string {
+  return `${settings.webUrl ?? YOUTUBE_WEB_URL}/shorts/${encodeURIComponent(videoId)}`
 }

@@ -122,7 +122,7 @@ async function publishSteps(
       { targetId: request.targetId, videoId: video.id, bytes: size, isShort, ms: deps.now() - started },
       'YouTube upload complete',
     )
-    return { remoteId: video.id, url: shortsUrl(video.id), isShort }
+    return { remoteId: video.id, url: shortsUrl(ctx.settings, video.id), isShort }
   } finally {
     await media.dispose()
   }
@@ -390,7 +390,10 @@ export async function findUploadedVideo(ctx: ApiContext, request: LookupRequest)
     throw new PublishFailure('transient', 'YouTube did not say what the upload session holds')
   if (status.status === 200 || status.status === 201) {
     const video = await readVideo(status)
-    return foundByKey({ remoteId: video.id, url: shortsUrl(video.id) }, request.excludeRemoteIds)
+    return foundByKey(
+      { remoteId: video.id, url: shortsUrl(ctx.settings, video.id) },
+      request.excludeRemoteIds,
+    )
   }
   await status.body?.cancel()
   if (status.status === 308) return { kind: 'absent' }

@@ -3,6 +3,7 @@ import { type CallKind, installFaultHooks } from '../fault-hooks.js'
 import { loadAtprotoSpec } from './contract.js'
 import { registerControlRoutes } from './control-routes.js'
 import { type BlueskySandboxOptions, BlueskySandboxState } from './state.js'
+import { registerBlueskyWebPages } from './web-routes.js'
 import { registerXrpcRoutes } from './xrpc-routes.js'
 
 export type { BlueskySandboxOptions, Fault, FaultAction } from './state.js'
@@ -15,6 +16,7 @@ export type BlueskySandbox = BlueskySandboxState
  *
  *   serviceUrl (bsky.social)  → `${origin}${prefix}`
  *   plcUrl (plc.directory)    → `${origin}${prefix}/plc`
+ *   webUrl (bsky.app)         → `${origin}${prefix}/web` (the post pages)
  *
  * Handles resolve to `did:plc` DIDs whose documents name the simulator as the PDS; sessions are opened
  * with app passwords and carry JWT access (2 h) and refresh (90 days, rotated on use) tokens that expire
@@ -88,6 +90,7 @@ export function registerBlueskySandbox(
     },
     { prefix: state.prefix },
   )
+  registerBlueskyWebPages(server, state, `${state.prefix}/web`)
   return state
 }
 

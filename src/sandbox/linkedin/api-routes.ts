@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { checkLinkedInRequest } from '../../networks/linkedin/contract.js'
 import { servedRows } from '../fault-hooks.js'
 import { inspectReceivedVideo, isH264 } from '../video-check.js'
+import { sniffContentType } from '../web/kept-media.js'
 import type { Asset, FaultOp, LinkedInSandboxState, Member, TokenGrant } from './state.js'
 
 /**
@@ -277,7 +278,9 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
         message: 'The uploaded part ids do not match the uploaded parts, in order',
       })
     // LinkedIn's processing takes MP4 with H.264 only; anything else ends PROCESSING_FAILED.
-    const received = inspectReceivedVideo(Buffer.concat(state.videoBytes.get(asset.urn) ?? []))
+    const whole = Buffer.concat(state.videoBytes.get(asset.urn) ?? [])
+    const received = inspectReceivedVideo(whole)
+    state.kept.keep(asset.urn, 'video/mp4', whole)
     state.videoBytes.delete(asset.urn)
     if (received.ok && received.container === 'mp4' && isH264(received.codec))
       asset.videoCodec = received.codec
@@ -297,6 +300,7 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
     if (asset.kind === 'image') {
       if (bytes.length === 0) return reply.code(400).send()
       asset.bytes = bytes.length
+      state.kept.keep(asset.urn, sniffContentType(bytes, 'image/jpeg'), bytes)
       asset.status = 'PROCESSING'
       asset.readyAt = state.now() + state.processingMs
       return reply.code(201).send()

@@ -3,6 +3,7 @@ import { type CallTable, fromTable, installFaultHooks } from '../fault-hooks.js'
 import { registerApiRoutes } from './api-routes.js'
 import { registerOAuthRoutes } from './oauth-routes.js'
 import { type Fault, type LinkedInSandboxOptions, LinkedInSandboxState } from './state.js'
+import { registerLinkedInWebPages } from './web-routes.js'
 
 export type { Fault, FaultOp, LinkedInSandboxOptions } from './state.js'
 export { LinkedInSandboxState } from './state.js'
@@ -51,6 +52,7 @@ const linkedinFaultBody = (status: number) => ({
  *
  *   www.linkedin.com/oauth/v2  → `${origin}${prefix}/oauth/v2`
  *   api.linkedin.com           → `${origin}${prefix}`
+ *   www.linkedin.com (posts)   → `${origin}${prefix}/web` (the post pages)
  *
  * Control surface under `${prefix}/_sandbox` (never shows a token): `GET /state` (members, pages, posts
  * with the text a reader sees, uploads, contract violations), `POST /faults` `{op, status, body?,
@@ -152,5 +154,6 @@ export function registerLinkedInSandbox(
     },
     { prefix: state.prefix },
   )
+  registerLinkedInWebPages(server, state, `${state.prefix}/web`)
   return state
 }

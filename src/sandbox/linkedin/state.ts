@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { littleVisible } from '../../networks/linkedin/little.js'
 import type { FaultInjector } from '../fault-injector.js'
+import { KeptMedia } from '../web/kept-media.js'
 
 /**
  * The LinkedIn simulator's world: members (each administering two pages: the first as ADMINISTRATOR, the
@@ -106,6 +107,8 @@ export class LinkedInSandboxState {
   readonly uploads = new Map<string, { urn: string; part: number }>()
   /** Video parts' bytes by asset URN, kept until finalize checks the whole file. */
   readonly videoBytes = new Map<string, Buffer[]>()
+  /** Uploaded images' and finalized videos' bytes by asset URN, for the web pages. */
+  readonly kept = new KeptMedia()
   readonly posts = new Map<string, SandboxPost>()
   /** Comments by comment URN (`urn:li:comment:(<post urn>,<id>)`), in the order they were made. */
   readonly comments = new Map<

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto'
 import type { FaultInjector } from '../fault-injector.js'
+import { KeptMedia, sniffContentType } from '../web/kept-media.js'
 
 /**
  * What every Meta simulator's state keeps (Facebook and Instagram, Threads): the mount prefix and clock,
@@ -42,6 +44,11 @@ export interface MetaSimulatorOptions {
   /** Downloads media; defaults to the global fetch. */
   fetch?: typeof fetch
   /**
+   * The simulator's public address (`${PUBLIC_BASE_URL}${prefix}`): the permalinks it hands out then name
+   * its own web pages under `/web`. Without it they name the network's real site, as the network would.
+   */
+  publicUrl?: string
+  /**
    * Asked about every call the simulator serves (see `installFaultHooks`); default none. The `/_sandbox/faults`
    * queue keeps working beside it.
    */
@@ -57,6 +64,8 @@ export abstract class MetaSimulatorState<O extends MetaSimulatorOptions, F exten
   /** Calls that did not match Meta's own description of the API (tests expect none). */
   readonly violations: string[] = []
   readonly faults: F[] = []
+  /** Every file the fetcher downloaded, by {@link keptKey} of its URL, for the web pages (as Meta keeps its copy). */
+  readonly kept = new KeptMedia()
   /** When each account published, for the rolling 24-hour allowance. */
   readonly publishTimes = new Map<string, number[]>()
   longLivedTtlSeconds = SIXTY_DAYS_S
@@ -101,9 +110,18 @@ export abstract class MetaSimulatorState<O extends MetaSimulatorOptions, F exten
     const response = await http(url, { redirect: 'manual', signal: AbortSignal.timeout(30_000) })
     const bytes = Buffer.from(await response.arrayBuffer())
     const contentType = response.headers.get('content-type') ?? undefined
+    if (response.status === 200) this.kept.keep(keptKey(url), sniffContentType(bytes, contentType), bytes)
     return { status: response.status, bytes, ...(contentType ? { contentType } : {}) }
   }
+
+  /** Where the simulator's web pages of `site` are, or the site itself when it knows no public address. */
+  protected webBase(site: string, real: string): string {
+    return this.options.publicUrl ? `${this.options.publicUrl.replace(/\/+$/, '')}/web${site}` : real
+  }
 }
+
+/** The key a downloaded file is kept under: short, and the same for every object that names its URL. */
+export const keptKey = (url: string) => createHash('sha256').update(url).digest('base64url').slice(0, 22)
 
 /** The format and, for JPEG and PNG, the pixel size of some bytes. */
 export function sniff(bytes: Buffer): { format: FetchCheck['format']; width?: number; height?: number } {

@@ -385,13 +385,13 @@ function pageView(state: MetaSandboxState, pageId: string, auth: SandboxToken, p
   )
 }
 
-const permalinkOfPost = (postId: string) => {
+const permalinkOfPost = (state: MetaSandboxState, postId: string) => {
   const [pageId, storyId] = postId.split('_')
-  return `https://www.facebook.com/${pageId}/posts/${storyId}`
+  return `${state.webUrl('facebook')}/${pageId}/posts/${storyId}`
 }
 const shortcode = (id: string) => Buffer.from(id).toString('base64url').slice(0, 11)
-const igPermalink = (media: { productType: string; shortcode: string }) =>
-  `https://www.instagram.com/${media.productType === 'REELS' ? 'reel' : 'p'}/${media.shortcode}/`
+const igPermalink = (state: MetaSandboxState, media: { productType: string; shortcode: string }) =>
+  `${state.webUrl('instagram')}/${media.productType === 'REELS' ? 'reel' : 'p'}/${media.shortcode}/`
 
 async function objectCall(
   state: MetaSandboxState,
@@ -481,7 +481,7 @@ function commentsCall(
             id: c.id,
             message: c.message,
             created_time: new Date(c.createdAt).toISOString().replace(/\.\d{3}Z$/, '+0000'),
-            permalink_url: `https://www.facebook.com/${c.objectId}?comment_id=${c.id}`,
+            permalink_url: `${state.webUrl('facebook')}/${c.objectId}?comment_id=${c.id}`,
           },
     )
   const page = pageOf(all, params, `/${id}/comments`)
@@ -508,7 +508,7 @@ async function pageCall(
         username: page.username,
         followers_count: page.followers,
         fan_count: page.followers - 40,
-        link: `https://www.facebook.com/${page.username}`,
+        link: `${state.webUrl('facebook')}/${page.username}`,
         instagram_business_account: page.igUserId ? { id: page.igUserId } : undefined,
       },
       params,
@@ -637,7 +637,7 @@ async function pageCall(
   if (method === 'GET' && edge === 'published_posts') {
     const posts = pageOf(state.pagePosts(pageId), params, `/${pageId}/published_posts`)
     return {
-      data: posts.rows.map((p) => pick(postView(p), params, ['id', 'message', 'created_time'])),
+      data: posts.rows.map((p) => pick(postView(state, p), params, ['id', 'message', 'created_time'])),
       paging: posts.paging,
     }
   }
@@ -704,11 +704,14 @@ const graphCursor = (id: string): string => Buffer.from(`cursor:${id}`).toString
 export const graphTime = (text: string): number =>
   /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text)
 
-const postView = (post: { id: string; message: string; createdAt: number; kind: string }) => ({
+const postView = (
+  state: MetaSandboxState,
+  post: { id: string; message: string; createdAt: number; kind: string },
+) => ({
   id: post.id,
   message: post.message,
   created_time: new Date(post.createdAt).toISOString().replace(/\.\d{3}Z$/, '+0000'),
-  permalink_url: permalinkOfPost(post.id),
+  permalink_url: permalinkOfPost(state, post.id),
   status_type:
     post.kind === 'album'
       ? 'added_photos'
@@ -783,7 +786,11 @@ function pageObjectCall(
   if (node === 'Photo') {
     const photo = state.photos.get(id)!
     return pick(
-      { id: photo.id, link: `https://www.facebook.com/photo/?fbid=${photo.id}`, page_story_id: photo.postId },
+      {
+        id: photo.id,
+        link: `${state.webUrl('facebook')}/photo/?fbid=${photo.id}`,
+        page_story_id: photo.postId,
+      },
       params,
       ['id'],
     )
@@ -818,7 +825,7 @@ function pageObjectCall(
   if (edge) throw fail(400, 100, `(#100) Unsupported edge ${edge}`)
   return pick(
     {
-      ...postView(post),
+      ...postView(state, post),
       shares: { count: 2 },
       reactions: { data: [], summary: { total_count: 17 } },
       comments: { data: [], summary: { total_count: 4 } },
@@ -929,7 +936,7 @@ async function igUserCall(
       params,
       `/${ig.id}/media`,
     )
-    return { data: media.rows.map((m) => pick(igMediaView(m), params, ['id'])), paging: media.paging }
+    return { data: media.rows.map((m) => pick(igMediaView(state, m), params, ['id'])), paging: media.paging }
   }
   if (method === 'GET' && edge === 'insights') {
     requireScope(auth, 'instagram_manage_insights', 'instagram_business_manage_insights')
@@ -1062,19 +1069,22 @@ async function containerStatus(state: MetaSandboxState, auth: SandboxToken, id: 
   return pick({ id: container.id, status_code: container.status, status }, params, ['id'])
 }
 
-const igMediaView = (m: {
-  id: string
-  caption: string
-  mediaType: string
-  productType: string
-  shortcode: string
-  createdAt: number
-}) => ({
+const igMediaView = (
+  state: MetaSandboxState,
+  m: {
+    id: string
+    caption: string
+    mediaType: string
+    productType: string
+    shortcode: string
+    createdAt: number
+  },
+) => ({
   id: m.id,
   caption: m.caption,
   media_type: m.mediaType,
   media_product_type: m.productType,
-  permalink: igPermalink(m),
+  permalink: igPermalink(state, m),
   shortcode: m.shortcode,
   timestamp: new Date(m.createdAt).toISOString().replace(/\.\d{3}Z$/, '+0000'),
   like_count: 21,
@@ -1126,7 +1136,7 @@ function igMediaCall(
     return { data: metrics.map((name) => insight(name, values[name] ?? 1, 'lifetime')) }
   }
   if (edge) throw fail(400, 100, `(#100) Unsupported edge ${edge}`)
-  return pick(igMediaView(media), params, ['id'])
+  return pick(igMediaView(state, media), params, ['id'])
 }
 
 // ---- token endpoints --------------------------------------------------------------------------------

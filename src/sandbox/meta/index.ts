@@ -6,6 +6,7 @@ import { registerControlRoutes } from './control-routes.js'
 import { paramsOf, registerGraphRoutes } from './graph-routes.js'
 import { registerOAuthRoutes } from './oauth-routes.js'
 import { type MetaSandboxOptions, MetaSandboxState } from './state.js'
+import { registerMetaWebPages } from './web-routes.js'
 
 export type { Fault, FaultOp, FetchCheck, MetaSandboxOptions } from './state.js'
 export { FACEBOOK_SCOPES, INSTAGRAM_LOGIN_SCOPES, MetaSandboxState } from './state.js'
@@ -21,12 +22,14 @@ export type MetaSandbox = MetaSandboxState
  *   www.facebook.com        → `${origin}${prefix}/www` (the `/{version}/dialog/oauth` consent page)
  *   www.instagram.com       → `${origin}${prefix}/instagram` (`/oauth/authorize`)
  *   api.instagram.com       → `${origin}${prefix}/api-instagram` (`/oauth/access_token`)
+ *   www.facebook.com posts  → `${origin}${prefix}/web/facebook` (the post and Page pages)
+ *   www.instagram.com posts → `${origin}${prefix}/web/instagram` (the post and account pages)
  *
  * Every Graph call is checked against Meta's own spec files (a mismatch is a 400 `(#100)` and is
  * recorded in `violations`), answers carry `X-App-Usage` / `X-Business-Use-Case-Usage`, errors use
  * Meta's envelope, containers move IN_PROGRESS → FINISHED / ERROR / EXPIRED, `media_publish` honours a
- * rolling 24-hour allowance, and the Meta fetcher downloads every media URL and checks its bytes.
- * Returns the state, whose methods are the control surface for in-process tests.
+ * rolling 24-hour allowance, and the Meta fetcher downloads every media URL and checks its bytes. The
+ * permalinks name the simulator's own pages when `publicUrl` is given (sandbox mode). Returns the state, whose methods are the control surface for in-process tests.
  */
 export function registerMetaSandbox(server: FastifyInstance, options: MetaSandboxOptions): MetaSandbox {
   const state = new MetaSandboxState(options)
@@ -48,6 +51,7 @@ export function registerMetaSandbox(server: FastifyInstance, options: MetaSandbo
     },
     { prefix: state.prefix },
   )
+  registerMetaWebPages(server, state)
   return state
 }
 

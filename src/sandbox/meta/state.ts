@@ -301,6 +301,13 @@ export class MetaSandboxState extends MetaSimulatorState<MetaSandboxOptions, Fau
     this.tokens.delete(token)
   }
 
+  /** Where permalinks lead: the simulator's own pages when it knows its public address (sandbox mode). */
+  webUrl(site: 'facebook' | 'instagram'): string {
+    return site === 'facebook'
+      ? this.webBase('/facebook', 'https://www.facebook.com')
+      : this.webBase('/instagram', 'https://www.instagram.com')
+  }
+
   /** Queues a fault for the next call of `op`. */
   failNext(fault: Fault): void {
     this.faults.push(fault)

@@ -307,7 +307,7 @@ const threadView = (state: ThreadsSandboxState, t: ThreadsPost) => ({
   id: t.id,
   media_product_type: 'THREADS',
   media_type: t.mediaType,
-  permalink: `https://www.threads.com/@${state.users.get(t.userId)?.username ?? 'user'}/post/${t.shortcode}`,
+  permalink: `${state.webUrl()}/@${state.users.get(t.userId)?.username ?? 'user'}/post/${t.shortcode}`,
   owner: { id: t.userId },
   username: state.users.get(t.userId)?.username,
   text: t.text,

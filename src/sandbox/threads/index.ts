@@ -7,6 +7,7 @@ import { registerApiRoutes } from './api-routes.js'
 import { registerControlRoutes } from './control-routes.js'
 import { registerOAuthRoutes } from './oauth-routes.js'
 import { type ThreadsSandboxOptions, ThreadsSandboxState } from './state.js'
+import { registerThreadsWebPages } from './web-routes.js'
 
 export type { Fault, FaultOp, FetchCheck, ThreadsSandboxOptions } from './state.js'
 export { THREADS_SCOPES, ThreadsSandboxState } from './state.js'
@@ -18,12 +19,14 @@ export type ThreadsSandbox = ThreadsSandboxState
  *
  *   threads.net/oauth/authorize → `${origin}${prefix}/oauth/authorize`
  *   graph.threads.net           → `${origin}${prefix}/graph`
+ *   www.threads.net             → `${origin}${prefix}/web` (the thread and profile pages)
  *
  * Every call is checked against Meta's own Threads collection (a mismatch is a 400 `(#100)` recorded in
  * `violations`), errors use Meta's envelope, containers move IN_PROGRESS → FINISHED / ERROR / EXPIRED,
  * `threads_publish` answers code 24 for a container that is not ready and honours the rolling 250-post
- * allowance, and the Meta fetcher downloads every media URL and checks its bytes. Returns the state,
- * whose methods are the control surface for in-process tests.
+ * allowance, and the Meta fetcher downloads every media URL and checks its bytes. The permalinks name the
+ * simulator's own pages when `publicUrl` is given (sandbox mode). Returns the state, whose methods are
+ * the control surface for in-process tests.
  */
 export function registerThreadsSandbox(
   server: FastifyInstance,
@@ -47,6 +50,7 @@ export function registerThreadsSandbox(
     },
     { prefix: state.prefix },
   )
+  registerThreadsWebPages(server, state, `${state.prefix}/web`)
   return state
 }
 

@@ -149,6 +149,11 @@ export class ThreadsSandboxState extends MetaSimulatorState<ThreadsSandboxOption
     return info && info.expiresAt > this.now() ? info : undefined
   }
 
+  /** Where permalinks lead: the simulator's own pages when it knows its public address (sandbox mode). */
+  webUrl(): string {
+    return this.webBase('', 'https://www.threads.com')
+  }
+
   failNext(fault: Fault): void {
     for (let i = 0; i < (fault.times ?? 1); i++) this.faults.push({ ...fault, times: 1 })
   }

@@ -18,12 +18,16 @@ import {
   TwitterSandboxState,
   type TwitterTier,
 } from './state.js'
+import { registerTwitterWebPages } from './web-routes.js'
 
 export type { SandboxAccount, SandboxClient, SandboxEndpoint, TokenSet, TwitterTier } from './state.js'
 export { defaultRateLimits, sandboxEndpoints, textLimits } from './state.js'
 
 export interface TwitterSandboxOptions {
-  /** Mount point, e.g. `/sandbox/x`: the API is `${prefix}/api`, consent `${prefix}/i/oauth2/authorize`. */
+  /**
+   * Mount point, e.g. `/sandbox/x`: the API is `${prefix}/api`, consent `${prefix}/i/oauth2/authorize`, and
+   * x.com's post pages `${prefix}/web`.
+   */
   prefix: string
   /** Epoch ms; default `Date.now`. Drives token expiry, code lifetime, processing, windows and metrics. */
   clock?: () => number
@@ -220,6 +224,7 @@ export function registerTwitterSandbox(
     },
     { prefix },
   )
+  registerTwitterWebPages(server, state, `${prefix}/web`)
 
   return {
     prefix,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { KEPT_MEDIA_MAX_BYTES } from '../web/kept-media.js'
 import { defineEndpoint } from './endpoint.js'
 import { readQuery } from './posts.js'
 import { ProblemReply, problems } from './problems.js'
@@ -52,7 +53,7 @@ function ownedMedia(state: TwitterSandboxState, id: string | undefined, ownerId:
 }
 
 /** An APPEND body: multipart (`media` bytes, `segment_index`) or JSON (`media` base64, `segment_index`). */
-async function readSegment(request: FastifyRequest): Promise<{ index: number; size: number }> {
+async function readSegment(request: FastifyRequest): Promise<{ index: number; bytes: Buffer }> {
   const contentType = String(request.headers['content-type'] ?? '')
   let media: unknown
   let index: unknown
@@ -76,9 +77,14 @@ async function readSegment(request: FastifyRequest): Promise<{ index: number; si
   if (!Number.isInteger(segment) || segment < 0 || segment > 999) {
     throw new ProblemReply(400, problems.invalid('segment_index must be an integer from 0 to 999.'))
   }
-  const size = media instanceof Blob ? media.size : Buffer.isBuffer(media) ? media.length : -1
-  if (size <= 0) throw new ProblemReply(400, problems.invalid('media is required.'))
-  return { index: segment, size }
+  const bytes =
+    media instanceof Blob
+      ? Buffer.from(await media.arrayBuffer())
+      : Buffer.isBuffer(media)
+        ? media
+        : undefined
+  if (!bytes || bytes.length === 0) throw new ProblemReply(400, problems.invalid('media is required.'))
+  return { index: segment, bytes }
 }
 
 function mediaData(state: TwitterSandboxState, media: SandboxMedia) {
@@ -153,6 +159,8 @@ export function registerMediaRoutes(app: FastifyInstance, state: TwitterSandboxS
         kind: rule.kind,
         totalBytes,
         segments: new Map(),
+        // The bytes of a file small enough for the web pages to show are kept, as X keeps what it was sent.
+        ...(totalBytes <= KEPT_MEDIA_MAX_BYTES ? { parts: new Map<number, Buffer>() } : {}),
         processed: rule.kind !== 'image',
         processingFails: false,
         createdAt: state.now(),
@@ -182,7 +190,8 @@ export function registerMediaRoutes(app: FastifyInstance, state: TwitterSandboxS
         throw new ProblemReply(400, problems.invalid('The upload is already finalized.'))
       }
       const segment = await readSegment(request)
-      media.segments.set(segment.index, segment.size)
+      media.segments.set(segment.index, segment.bytes.length)
+      media.parts?.set(segment.index, segment.bytes)
       if (state.receivedBytes(media) > media.totalBytes) {
         throw new ProblemReply(400, problems.invalid('Segments exceed the total_bytes given at initialize.'))
       }
@@ -217,6 +226,13 @@ export function registerMediaRoutes(app: FastifyInstance, state: TwitterSandboxS
         throw new ProblemReply(400, problems.invalid('Segments do not add up to provided total file size.'))
       }
       media.finalizedAt = state.now()
+      if (media.parts)
+        state.kept.keep(
+          media.id,
+          media.mediaType,
+          indexes.map((index) => media.parts!.get(index)!),
+        )
+      delete media.parts
       if (media.processed) media.processingFails = state.faults.takeProcessingFailure()
       const data = mediaData(state, media)
       // Only video and GIF report processing; images are usable at once.

@@ -1,3 +1,4 @@
+import { KeptMedia } from '../web/kept-media.js'
 import { Faults, type SandboxEndpoint } from './faults.js'
 import { type AccessGrant, OAuthGrants } from './grants.js'
 import { type RenderedPost, tcoLink } from './text.js'
@@ -90,6 +91,8 @@ export interface SandboxMedia {
   kind: MediaKind
   totalBytes: number
   segments: Map<number, number>
+  /** The segments' bytes while the upload is open, for a file small enough to keep (see `kept`). */
+  parts?: Map<number, Buffer>
   finalizedAt?: number
   /** Video and GIF are processed after FINALIZE; images are usable at once. */
   processed: boolean
@@ -119,6 +122,8 @@ export class TwitterSandboxState {
   readonly clients = new Map<string, SandboxClient>()
   readonly tweets = new Map<string, SandboxTweet>()
   readonly media = new Map<string, SandboxMedia>()
+  /** The finalized uploads' bytes by media id, for the web pages. */
+  readonly kept = new KeptMedia()
   readonly grants: OAuthGrants
   readonly faults: Faults
   private lastId = 0n
@@ -151,6 +156,7 @@ export class TwitterSandboxState {
     this.clients.clear()
     this.tweets.clear()
     this.media.clear()
+    this.kept.clear()
     this.grants.reset()
     this.faults.reset()
   }

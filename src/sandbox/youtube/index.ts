@@ -7,6 +7,7 @@ import type { YouTubeSandboxOptions } from './model.js'
 import { registerOAuthRoutes } from './oauth-routes.js'
 import { YouTubeSandbox } from './state.js'
 import { registerUploadRoutes } from './upload-routes.js'
+import { registerYouTubeWebPages } from './web-routes.js'
 
 /**
  * A simulator of Google OAuth and the YouTube Data API v3, for tests and demo mode. Mounted under
@@ -15,6 +16,7 @@ import { registerUploadRoutes } from './upload-routes.js'
  *   authorizeUrl = `${origin}${prefix}/o/oauth2/v2/auth`
  *   tokenUrl     = `${origin}${prefix}/token`
  *   apiUrl       = `${origin}${prefix}`
+ *   webUrl       = `${origin}${prefix}/web` (www.youtube.com's watch pages)
  *
  * Routes under the prefix:
  * - `GET|POST /o/oauth2/v2/auth`: the consent page (account picker, per-scope checkboxes, Allow/Deny);
@@ -22,7 +24,7 @@ import { registerUploadRoutes } from './upload-routes.js'
  * - `GET /youtube/v3/channels`, `GET /youtube/v3/videos`: channels.list and videos.list;
  * - `POST /upload/youtube/v3/videos?uploadType=resumable&part=...`: opens an upload session, answering
  *   `Location: ${origin}${prefix}/upload/youtube/v3/videos?uploadType=resumable&upload_id=...`;
- * - `PUT` on that Location: the bytes, streamed and counted (never buffered), or a status query;
+ * - `PUT` on that Location: the bytes, streamed and counted (kept only when small), or a status query;
  * - `/_sandbox/...`: the control surface (see control-routes.ts).
  *
  * Errors use Google's envelope with YouTube's reasons: 401 authError, 403 insufficientPermissions,
@@ -108,6 +110,7 @@ export function registerYouTubeSandbox(
     },
     { prefix: sandbox.prefix },
   )
+  registerYouTubeWebPages(server, sandbox, `${sandbox.prefix}/web`)
   return sandbox
 }
 

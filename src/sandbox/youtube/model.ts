@@ -114,6 +114,8 @@ export interface UploadSession {
   received: number
   transfers: number
   hash: Hash
+  /** The bytes received, while the file is small enough for the web pages to play (`kept`). */
+  chunks?: Buffer[]
   videoId: string | null
   createdAt: number
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { type Clock, systemClock } from '../../lib/clock.js'
 import { pacificDay } from '../../networks/youtube/quota.js'
+import { KEPT_MEDIA_MAX_BYTES, KeptMedia, sniffContentType } from '../web/kept-media.js'
 import type {
   Fault,
   FaultOp,
@@ -45,6 +46,8 @@ export class YouTubeSandbox {
   /** Comment threads by id, in the order they were made. */
   comments = new Map<string, SandboxComment>()
   uploads: SandboxUpload[] = []
+  /** The uploaded files' bytes by video id, for the web pages' player (small files only). */
+  readonly kept = new KeptMedia()
   faults: Fault[] = []
   requests: RequestRecord[] = []
 
@@ -69,6 +72,7 @@ export class YouTubeSandbox {
     this.sessions.clear()
     this.videos.clear()
     this.comments.clear()
+    this.kept.clear()
     this.uploads = []
     this.faults = []
     this.requests = []
@@ -185,7 +189,7 @@ export class YouTubeSandbox {
   // Upload sessions and videos
 
   openSession(
-    input: Omit<UploadSession, 'id' | 'received' | 'transfers' | 'hash' | 'videoId' | 'createdAt'>,
+    input: Omit<UploadSession, 'id' | 'received' | 'transfers' | 'hash' | 'chunks' | 'videoId' | 'createdAt'>,
   ): UploadSession {
     const session: UploadSession = {
       ...input,
@@ -193,6 +197,9 @@ export class YouTubeSandbox {
       received: 0,
       transfers: 0,
       hash: createHash('sha256'),
+      ...(input.declaredLength === null || input.declaredLength <= KEPT_MEDIA_MAX_BYTES
+        ? { chunks: [] }
+        : {}),
       videoId: null,
       createdAt: this.clock.now(),
     }
@@ -255,6 +262,9 @@ export class YouTubeSandbox {
       },
     }
     this.videos.set(id, video)
+    if (session.chunks)
+      this.kept.keep(id, sniffContentType(session.chunks[0] ?? Buffer.alloc(0), 'video/mp4'), session.chunks)
+    delete session.chunks
     session.videoId = id
     this.setUploadsToday(session.channelId, this.uploadsToday(session.channelId) + 1)
     this.uploads.push({

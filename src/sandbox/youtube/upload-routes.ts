@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { tagListLength } from '../../networks/youtube/metadata.js'
+import { KEPT_MEDIA_MAX_BYTES } from '../web/kept-media.js'
 import { authorize, checkParts } from './api-routes.js'
 import {
   applySimpleFault,
@@ -16,8 +17,8 @@ import type { YouTubeSandbox } from './state.js'
 /**
  * videos.insert as a resumable upload: `POST /upload/youtube/v3/videos?uploadType=resumable&part=...`
  * checks the token, the quota, the channel's daily ceiling and the metadata, charges `uploadUnits` and
- * opens a session; `PUT` on the session URI streams the bytes (counted and hashed as they arrive, never
- * held), answers a status query (`Content-Range: bytes *\/N`) with 308 and the Range held, and completes the
+ * opens a session; `PUT` on the session URI streams the bytes (counted and hashed as they arrive, and
+ * held only for a file small enough for the web pages to play), answers a status query (`Content-Range: bytes *\/N`) with 308 and the Range held, and completes the
  * video once the declared length has arrived.
  */
 
@@ -255,6 +256,8 @@ async function receiveBytes(
       }
       session.received += chunk.length
       session.hash.update(chunk)
+      session.chunks?.push(chunk)
+      if (session.received > KEPT_MEDIA_MAX_BYTES) delete session.chunks
       if (
         fault?.action === 'drop' &&
         fault.afterBytes !== undefined &&
