@@ -23,6 +23,7 @@ describe('which app a network signs in with', () => {
       clientId: 'env-public',
       apiUrl: 'https://api.x.com',
       authorizeUrl: 'https://x.com/i/oauth2/authorize',
+      webUrl: 'https://x.com',
     })
     expect(resolveApp(loadConfig({}), 'twitter', saved)).toMatchObject({
       source: 'saved',
@@ -43,6 +44,7 @@ describe('which app a network signs in with', () => {
       clientSecret: 'page-secret',
       apiUrl: 'http://127.0.0.1:4000/sandbox/twitter/api',
       authorizeUrl: 'http://127.0.0.1:4000/sandbox/twitter/i/oauth2/authorize',
+      webUrl: 'http://127.0.0.1:4000/sandbox/twitter/web',
     })
   })
 
