@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { isInstanceAdministrator } from '../auth/administrator.js'
 import { httpStatusFor, toAppError } from '../errors.js'
 import { changeApprovalSetting } from '../posts/approvals.js'
 import { listMembers, removeEditor } from '../store/accounts.js'
@@ -25,6 +26,15 @@ import {
  */
 
 const LEDGER_ROWS = 50
+/** The most one top-up grants: a typo of extra digits is refused, not granted. */
+const MAX_TOP_UP = 1_000_000
+
+/** The administrator's top-up: on a self-hosted Herald, credits come from whoever runs it. */
+const addCreditsForm = (csrf: string) => `
+<form method="post" action="/workspace/credits">${csrfField(csrf)}
+<label>Credits to add <input type="number" name="amount" min="1" max="${MAX_TOP_UP}" step="1" required inputmode="numeric"></label>
+<p class="muted">As the administrator of this Herald you give its workspaces their credits: each post to a profile costs them (5 on X, 1 elsewhere).</p>
+<button type="submit">Add credits</button></form>`
 
 async function workspacePage(
   app: AppContext,
@@ -70,6 +80,7 @@ async function workspacePage(
 <thead><tr><th scope="col">When (UTC)</th><th scope="col">Change</th><th scope="col">Reason</th><th scope="col">For</th><th scope="col">Balance after</th></tr></thead><tbody>
 ${entries}</tbody></table></div>`
   } else credits += '<p class="muted">Only an owner sees the ledger of credit movements.</p>'
+  if (await isInstanceAdministrator(db, who.user.id)) credits += addCreditsForm(csrf)
   const requires = await requiresApproval(db, who.workspace.id)
   const approvals = owner
     ? `<h2>Approvals</h2>
@@ -144,6 +155,34 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
       await workspacePage(app, who, {
         notice: `Invited ${email}. If they have a Herald account, they see the invitation when they sign in, and join as an editor once they accept.`,
       }),
+    )
+  })
+
+  scope.post('/workspace/credits', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/workspace')
+    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    if (!(await isInstanceAdministrator(db, who.user.id)))
+      return sendHtml(
+        reply,
+        403,
+        await workspacePage(app, who, { problem: 'Only the administrator of this Herald adds credits.' }),
+      )
+    const text = field(request, 'amount').trim()
+    const amount = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN
+    if (!(amount >= 1 && amount <= MAX_TOP_UP))
+      return sendHtml(
+        reply,
+        400,
+        await workspacePage(app, who, {
+          problem: `Type a whole number of credits from 1 to ${MAX_TOP_UP.toLocaleString('en-US')}.`,
+        }),
+      )
+    const { balance } = await app.accounts.addCredits({ workspaceId: who.workspace.id, amount })
+    return sendHtml(
+      reply,
+      200,
+      await workspacePage(app, who, { notice: `Added ${amount} credits: the balance is now ${balance}.` }),
     )
   })
 

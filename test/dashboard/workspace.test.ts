@@ -101,6 +101,44 @@ describe('the Workspace page', () => {
     expect(removed.status).toBe(200)
     expect(removed.text).not.toContain(editorEmail)
   })
+
+  it("gives the instance's administrator a top-up of the workspace's credits, checked, and nobody else", async () => {
+    const shown = await owner.get('/workspace')
+    expect(shown.text).toContain('action="/workspace/credits"')
+    const before = (await h.call('get_user_info', {})).body.credits.balance as number
+    for (const amount of ['0', '-5', '2.5', 'lots', '1000001']) {
+      const refused = await owner.post(`${h.baseUrl}/workspace/credits`, {
+        csrf: [owner.csrf(shown)],
+        amount: [amount],
+      })
+      expect(refused.status, amount).toBe(400)
+      expect(refused.text).toContain('Type a whole number of credits from 1 to 1,000,000.')
+    }
+    const unsigned = await owner.post(`${h.baseUrl}/workspace/credits`, { amount: ['50'] })
+    expect(unsigned.status).toBe(403)
+    const added = await owner.post(`${h.baseUrl}/workspace/credits`, {
+      csrf: [owner.csrf(shown)],
+      amount: ['50'],
+    })
+    expect(added.status).toBe(200)
+    expect(added.text).toContain(`Added 50 credits: the balance is now ${before + 50}.`)
+    expect((await h.call('get_user_info', {})).body.credits.balance).toBe(before + 50)
+
+    // An owner who is not the administrator: no form, and the route refuses them, changing nothing.
+    const coOwner = `co-owner-${Date.now()}@example.com`
+    await h.app.accounts.createUser({ email: coOwner, password: 'co-owner password 1', name: 'Cleo' })
+    await h.app.accounts.addMember({ workspaceId: h.workspaceId, email: coOwner, role: 'owner' })
+    const editor = createBrowser(h.baseUrl)
+    await editor.login(coOwner, 'co-owner password 1')
+    const page = await editor.get('/workspace')
+    expect(page.text).not.toContain('action="/workspace/credits"')
+    const refused = await editor.post(`${h.baseUrl}/workspace/credits`, {
+      csrf: [editor.csrf(page)],
+      amount: ['50'],
+    })
+    expect(refused.status).toBe(403)
+    expect((await h.call('get_user_info', {})).body.credits.balance).toBe(before + 50)
+  })
 })
 
 describe('switching workspaces', () => {
