@@ -181,10 +181,11 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
           .poll(async () => (await h.call('get_post', { id: post.id })).body.status, { timeout: 20_000 })
           .toBe('published')
         await tab.goto(`${h.baseUrl}/posts/${post.id}`)
+        // Sandbox links open the simulator's page of the post, under the network's own paths.
         const link =
           post === xPost
-            ? /https:\/\/x\.com\/walk_x\/status\//
-            : /https:\/\/www\.linkedin\.com\/feed\/update\//
+            ? /\/sandbox\/twitter\/web\/walk_x\/status\//
+            : /\/sandbox\/linkedin\/web\/feed\/update\//
         expect(await tab.getByRole('link', { name: link }).count()).toBe(1)
       }
       await keep(tab, 'post')

@@ -59,7 +59,9 @@ describe.each(backends)('lookups that page past what does not match ($name)', (b
     expect(replies).toHaveLength(1)
     const post = await rig.post(body.postIds[0])
     expect(post.status, JSON.stringify(post.targets)).toBe('published')
-    expect(post.targets[0].items[0].url).toBe(`https://x.com/busybee/status/${replies[0]!.id}`)
+    expect(post.targets[0].items[0].url).toBe(
+      `${rig.h.baseUrl}/sandbox/twitter/web/busybee/status/${replies[0]!.id}`,
+    )
   })
 
   it('a Page post whose answer was lost is found behind an empty page with a cursor, and posted once', async () => {
