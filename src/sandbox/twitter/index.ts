@@ -132,6 +132,7 @@ export function registerTwitterSandbox(
     rateLimits: options.rateLimits ?? {},
     maxMediaBytes: options.maxMediaBytes ?? {},
     legacyFieldNames: options.legacyFieldNames ?? false,
+    ...(options.faults ? { injector: options.faults } : {}),
   })
   for (const client of options.clients ?? []) state.registerClient(client)
 

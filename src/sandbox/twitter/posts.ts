@@ -299,7 +299,7 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
           ),
         )
       }
-      if (text !== '') {
+      if (text !== '' && state.refusesDuplicates()) {
         for (const tweet of state.tweets.values()) {
           if (tweet.authorId === account.id && tweet.text.normalize('NFC') === text.normalize('NFC'))
             throw new ProblemReply(403, problems.duplicate())
@@ -454,7 +454,7 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
       const start = query.start_time?.[0] ? Date.parse(query.start_time[0]) : Number.NEGATIVE_INFINITY
       const fields = [...(query['post.fields'] ?? []), ...(query['tweet.fields'] ?? [])]
       const timeline = [...state.tweets.values()]
-        .filter((tweet) => tweet.authorId === id && tweet.createdAt >= start)
+        .filter((tweet) => tweet.authorId === id && tweet.createdAt >= start && state.listed(tweet.createdAt))
         .sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id))
       // X's next_token is opaque; here it names the last post of the page before, so a page starts after it.
       const token = query.pagination_token?.[0]

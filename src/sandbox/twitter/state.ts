@@ -1,3 +1,4 @@
+import { type FaultInjector, listedAt, refusesDuplicates } from '../fault-injector.js'
 import { Faults, type SandboxEndpoint } from './faults.js'
 import { type AccessGrant, OAuthGrants } from './grants.js'
 import { type RenderedPost, tcoLink } from './text.js'
@@ -107,6 +108,8 @@ export interface StateOptions {
   rateLimits: Partial<Record<SandboxEndpoint, number>>
   maxMediaBytes: Partial<Record<MediaKind, number>>
   legacyFieldNames: boolean
+  /** The test's fault injector: its listing lag and duplicate-check switch apply here. */
+  injector?: FaultInjector
 }
 
 const TWITTER_EPOCH = 1288834974657n
@@ -129,6 +132,16 @@ export class TwitterSandboxState {
 
   now() {
     return this.options.clock()
+  }
+
+  /** True when a post made at `createdAt` shows in timelines yet (the injector's listing lag). */
+  listed(createdAt: number): boolean {
+    return listedAt(this.options.injector, 'twitter', createdAt, this.now())
+  }
+
+  /** False when the injector turned X's duplicate-content check off. */
+  refusesDuplicates(): boolean {
+    return refusesDuplicates(this.options.injector, 'twitter')
   }
 
   /** A decimal snowflake id of at most 19 digits, as X issues for users, posts and media; never repeats. */

@@ -254,7 +254,9 @@ export function registerApiRoutes(app: FastifyInstance, sandbox: YouTubeSandbox)
     const max = Math.min(100, Number(query.get('maxResults') ?? 20))
     // Newest first (order=time, the default), `maxResults` a page; a page token names the thread before
     // the page, so threads added meanwhile do not shift it.
-    const all = [...sandbox.comments.values()].filter((c) => c.videoId === videoId).reverse()
+    const all = [...sandbox.comments.values()]
+      .filter((c) => c.videoId === videoId && sandbox.listed(Date.parse(c.publishedAt)))
+      .reverse()
     const token = query.get('pageToken')
     const from = token === null ? 0 : all.findIndex((c) => pageToken(c.id) === token) + 1
     if (from === 0 && token !== null) return sendGoogleError(reply, 'invalidPageToken')
