@@ -51,6 +51,19 @@ describe('the fault simulation', () => {
       'multicall',
       'post with a thread',
       'post with a first comment',
+      'the person tends a post',
+      'the person acts before any sweep',
+      'update_post (copy)',
+      'update_post (items)',
+      'update_post (media)',
+      'update_post (draft)',
+      'update_post (requeue)',
+      'update_post (slot)',
+      'worker stopped gracefully',
+      'a worker with its clock off',
+      'network outage of a day',
+      'seed with a listing lag',
+      'seed refusing replies and comments',
     ])
       expect(summary.events[kind] ?? 0, kind).toBeGreaterThan(0)
     for (const kind of [
@@ -58,6 +71,8 @@ describe('the fault simulation', () => {
       '429 after effect',
       'late answer after effect',
       'reset after effect',
+      'item refused for good (400)',
+      'read 5xx (outage)',
     ])
       expect(summary.faults[kind] ?? 0, kind).toBeGreaterThan(0)
   }, 170_000)

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { KyselyPlugin } from 'kysely'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import type { Network } from '../../src/domain/networks.js'
-import { FakeClock } from '../../src/lib/clock.js'
+import { type Clock, FakeClock } from '../../src/lib/clock.js'
 import { checkSendGuard } from '../../src/lib/send-guard.js'
 import { createAdapters } from '../../src/networks/registry.js'
 import type { Store } from '../../src/store/db.js'
@@ -43,7 +43,11 @@ export interface World {
   connections: Map<Network, { connectionId: string; profileId: string }>
   /** Reconnects a profile whose connection broke (a refresh lost to a fault); answers the networks reconnected. */
   heal(): Promise<Network[]>
-  worker(id: string): SimWorker
+  /**
+   * A worker process of its own. `skewMs` sets its machine's clock that far ahead of the others' (behind
+   * when negative): its leases, claims, sweeps and adapters all read that clock.
+   */
+  worker(id: string, options?: { skewMs?: number }): SimWorker
   /** Runs `run` in the world's async context (a seed: its workers' client timeouts are the world's). */
   within<T>(run: () => Promise<T>): Promise<T>
   close(): Promise<void>
@@ -54,6 +58,8 @@ export interface SimWorker {
   readonly id: string
   readonly worker: Worker
   readonly dead: boolean
+  /** True once it was stopped (gracefully, or its timers cleared after it died). */
+  readonly stopped: boolean
   /** Network calls it has made. */
   readonly calls: number
   /** Dies at its `at`-th call: before the request leaves, or after the network answered (the answer is lost). */
@@ -145,7 +151,7 @@ async function buildWorld(scope: { connecting: number }): Promise<World> {
         await connect(network, PROFILES.find((p) => p.network === network)!.username)
       return broken
     },
-    worker: (id) => simulatedWorker(h, clock, id),
+    worker: (id, options) => simulatedWorker(h, clock, id, options?.skewMs ?? 0),
     within: (run) => worldScope.run(scope, run),
     async close() {
       await h.close()
@@ -169,8 +175,11 @@ class Killed extends Error {
   }
 }
 
-function simulatedWorker(h: Harness, clock: FakeClock, id: string): SimWorker {
+function simulatedWorker(h: Harness, clock: FakeClock, id: string, skewMs: number): SimWorker {
+  // The simulation moves one clock; a machine whose clock is off reads it shifted.
+  const own: Clock = skewMs === 0 ? clock : { now: () => clock.now() + skewMs }
   let dead = false
+  let stopped = false
   let calls = 0
   let killAt: { at: number; after: boolean } | undefined
   let pauseAt: number | undefined
@@ -221,7 +230,7 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string): SimWorker {
   delete (store as { pgPool?: unknown }).pgPool
   const adapters = createAdapters(h.app.config, {
     logger: h.app.logger,
-    clock,
+    clock: own,
     media: h.app.media,
     http,
     sleep: simulatedSleep(clock),
@@ -230,7 +239,7 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string): SimWorker {
     {
       store,
       vault: h.app.vault,
-      clock,
+      clock: own,
       logger: h.app.logger,
       queue: h.app.queue,
       metrics: h.app.metrics,
@@ -251,6 +260,9 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string): SimWorker {
     worker,
     get dead() {
       return dead
+    },
+    get stopped() {
+      return stopped
     },
     get calls() {
       return calls
@@ -274,6 +286,7 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string): SimWorker {
     },
     kill: die,
     async stop() {
+      stopped = true
       this.resume()
       await worker.stop().catch(() => undefined)
     },
