@@ -22,11 +22,14 @@ export class PublishingLedger {
   readonly calls = new Map<string, number>()
   /** What each second publish was, in the order they came. */
   readonly resends: string[] = []
+  /** Publishing calls so far, of any post. */
+  total = 0
 
   constructor(private readonly h: Harness) {}
 
   observe(call: SimulatedCall): void {
     if (!call.effectful || call.method === 'DELETE') return
+    this.total += 1
     const sandboxes = this.h.sandboxes
     if (!sandboxes) return
     const keyed = keyedCopy(sandboxes, call)

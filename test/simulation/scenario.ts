@@ -230,17 +230,24 @@ async function kill(ctx: SeedContext, fleet: Fleet, steps: Prng) {
   const victim = fleet.alive()[0] ?? fleet.add()
   const at = victim.calls + steps.int(1, 8)
   const after = steps.chance(0.5)
+  // Half the kills land as the answer to a publishing call comes back (the first, second or third from
+  // now: a post, or an item after it): the post or item is out, unseen.
+  const onPublishing = steps.chance(0.5)
+  const nth = steps.int(1, 3)
   const before = steps.chance(0.5)
   const afterwards = steps.chance(0.4)
   // A live worker's sweep runs every half lease, so a dead lease is mostly found within 15 s of its end.
   const lapse = (steps.chance(0.7) ? steps.int(1, 15) : steps.int(16, 120)) * 1000
-  victim.armKill(at, after)
+  if (onPublishing) victim.armKillAfterPublishing(() => ctx.ledger.total, nth)
+  else victim.armKill(at, after)
   if (steps.chance(0.6)) await createPost(ctx)
   await fleet.run()
   victim.disarm()
   if (!victim.dead) return
   ctx.count('worker killed')
-  ctx.note(`worker ${victim.id} killed at its call ${at} (${after ? 'after' : 'before'} the request)`)
+  ctx.note(
+    `worker ${victim.id} killed ${onPublishing ? `as publishing call ${nth} from then answered` : `at its call ${at} (${after ? 'after' : 'before'} the request)`}`,
+  )
   await victim.stop()
   // The lease runs out.
   ctx.world.clock.advance(ctx.world.h.app.config.worker.leaseMs + lapse)

@@ -64,6 +64,13 @@ export interface SimWorker {
   readonly calls: number
   /** Dies at its `at`-th call: before the request leaves, or after the network answered (the answer is lost). */
   armKill(at: number, after: boolean): void
+  /**
+   * Dies as the answer to its `nth` publishing call from now arrives (the answer is lost): the first of its
+   * calls that ends with `published` (a count of publishing calls the networks received) `nth` or more past
+   * where it stood when armed. With workers racing, a call that moved the count may be another's: this one
+   * dies at that moment all the same.
+   */
+  armKillAfterPublishing(published: () => number, nth: number): void
   /** Holds its `at`-th call before it leaves; the promise resolves when it is held. */
   armPause(at: number): Promise<void>
   resume(): void
@@ -182,6 +189,7 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string, skewMs: numbe
   let stopped = false
   let calls = 0
   let killAt: { at: number; after: boolean } | undefined
+  let killAfterPublishing: { published: () => number; at: number } | undefined
   let pauseAt: number | undefined
   let paused: (() => void) | undefined
   let resumed: Promise<void> | undefined
@@ -211,6 +219,7 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string, skewMs: numbe
     }
     const response = await fetch(input, init)
     if (killAt?.at === n && killAt.after) die()
+    if (killAfterPublishing && killAfterPublishing.published() >= killAfterPublishing.at) die()
     if (dead) throw new Killed()
     return response
   }
@@ -280,8 +289,12 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string, skewMs: numbe
       resume?.()
       resume = undefined
     },
+    armKillAfterPublishing(published, nth) {
+      killAfterPublishing = { published, at: published() + nth }
+    },
     disarm() {
       killAt = undefined
+      killAfterPublishing = undefined
       pauseAt = undefined
     },
     kill: die,
