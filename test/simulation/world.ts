@@ -176,6 +176,62 @@ function simulatedSleep(clock: FakeClock): (ms: number, signal?: AbortSignal) =>
   }
 }
 
+/**
+ * The worker of one simulated process: its own adapters (over its HTTP client, on its clock) and its own
+ * view of the store, which a dead process can no longer use (it writes nothing more, and reads nothing it
+ * could act on).
+ */
+function processWorker(
+  h: Harness,
+  id: string,
+  process: {
+    clock: Clock
+    sleep: ReturnType<typeof simulatedSleep>
+    http: typeof fetch
+    dead: () => boolean
+  },
+): Worker {
+  const deadline: KyselyPlugin = {
+    transformQuery(args) {
+      if (process.dead()) throw new Killed()
+      return args.node
+    },
+    async transformResult(args) {
+      if (process.dead()) throw new Killed()
+      return args.result
+    },
+  }
+  const store: Store = { ...h.app.store, db: h.app.store.db.withPlugin(deadline) }
+  delete (store as { pgPool?: unknown }).pgPool
+  const { clock, sleep, http } = process
+  const adapters = createAdapters(h.app.config, {
+    logger: h.app.logger,
+    clock,
+    media: h.app.media,
+    http,
+    sleep,
+  })
+  return createWorker(
+    {
+      store,
+      vault: h.app.vault,
+      clock,
+      logger: h.app.logger,
+      queue: h.app.queue,
+      metrics: h.app.metrics,
+      adapters,
+    },
+    {
+      ...h.app.config.worker,
+      id,
+      // The simulation claims by calling tick(); the loop only follows queue wakes and finished sends.
+      pollMs: 3_600_000,
+      sweepMs: 15,
+      graceMs: 2_000,
+    },
+  )
+}
+
 class Killed extends Error {
   constructor() {
     super('the worker process was killed')
@@ -224,45 +280,7 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string, skewMs: numbe
     return response
   }
 
-  // A dead process writes nothing more, and reads nothing it could act on.
-  const deadline: KyselyPlugin = {
-    transformQuery(args) {
-      if (dead) throw new Killed()
-      return args.node
-    },
-    async transformResult(args) {
-      if (dead) throw new Killed()
-      return args.result
-    },
-  }
-  const store: Store = { ...h.app.store, db: h.app.store.db.withPlugin(deadline) }
-  delete (store as { pgPool?: unknown }).pgPool
-  const adapters = createAdapters(h.app.config, {
-    logger: h.app.logger,
-    clock: own,
-    media: h.app.media,
-    http,
-    sleep: simulatedSleep(clock),
-  })
-  const worker = createWorker(
-    {
-      store,
-      vault: h.app.vault,
-      clock: own,
-      logger: h.app.logger,
-      queue: h.app.queue,
-      metrics: h.app.metrics,
-      adapters,
-    },
-    {
-      ...h.app.config.worker,
-      id,
-      // The simulation claims by calling tick(); the loop only follows queue wakes and finished sends.
-      pollMs: 3_600_000,
-      sweepMs: 15,
-      graceMs: 2_000,
-    },
-  )
+  const worker = processWorker(h, id, { clock: own, sleep: simulatedSleep(clock), http, dead: () => dead })
   worker.start()
   return {
     id,
