@@ -65,13 +65,19 @@ export interface FaultInjector {
 /** The injector of a simulator nobody programmed: every call is served normally. */
 export const noFaults: FaultInjector = { decide: () => undefined }
 
-/** True when a record made at `createdAt` shows in `network`'s listings at `now` (see `listingLagMs`). */
+/**
+ * True when a record made at `createdAt` shows in `network`'s listings at `now` (see `listingLagMs`). Without
+ * a lag every record shows, whatever its time (tests seed records dated ahead of the clock).
+ */
 export const listedAt = (
   injector: FaultInjector | undefined,
   network: Network,
   createdAt: number,
   now: number,
-): boolean => now - createdAt >= (injector?.listingLagMs?.(network) ?? 0)
+): boolean => {
+  const lag = injector?.listingLagMs?.(network) ?? 0
+  return lag <= 0 || now - createdAt >= lag
+}
 
 /** Whether `network`'s simulator refuses a repeated copy (see `refusesDuplicates`). */
 export const refusesDuplicates = (injector: FaultInjector | undefined, network: Network): boolean =>
