@@ -89,6 +89,8 @@ export function installFaultHooks(app: FastifyInstance, options: FaultHookOption
       effectful: kind.effectful,
       method: request.method,
       path,
+      query: request.query,
+      body: request.body,
     }
   }
 

@@ -20,6 +20,12 @@ export interface SimulatedCall {
   method: string
   /** Path under the simulator's prefix, without the query string. */
   path: string
+  /**
+   * The request's query string and parsed body as the simulator received them, so an injector can decide by
+   * what a call carries (a reply rather than a post, the copy it publishes).
+   */
+  query?: unknown
+  body?: unknown
 }
 
 /** What the client sees instead of the normal answer. */
@@ -47,7 +53,39 @@ export interface FaultInjector {
    * the list. Undefined serves the page as asked. Asked about every GET that `decide` did not refuse.
    */
   shortPage?(call: SimulatedCall): number | undefined
+  /**
+   * How long after it is made a post, reply or comment first shows in the network's listings (a profile's
+   * timeline, a Page's posts, a post's comments), in ms of the simulator's clock: real networks serve those
+   * lists from replicas and caches that trail the write, while a read by id or by a key the client holds
+   * sees it at once. Default 0.
+   */
+  listingLagMs?(network: Network): number
+  /**
+   * False turns off the simulator's refusal of a post whose copy repeats one the profile already holds (X's
+   * and LinkedIn's duplicate check, Facebook's within a minute): a second send of the same copy then makes a
+   * second post, as on a network whose check missed it, so a test counting copies sees every resend.
+   * Default true.
+   */
+  refusesDuplicates?(network: Network): boolean
 }
 
 /** The injector of a simulator nobody programmed: every call is served normally. */
 export const noFaults: FaultInjector = { decide: () => undefined }
+
+/**
+ * True when a record made at `createdAt` shows in `network`'s listings at `now` (see `listingLagMs`). Without
+ * a lag every record shows, whatever its time (tests seed records dated ahead of the clock).
+ */
+export const listedAt = (
+  injector: FaultInjector | undefined,
+  network: Network,
+  createdAt: number,
+  now: number,
+): boolean => {
+  const lag = injector?.listingLagMs?.(network) ?? 0
+  return lag <= 0 || now - createdAt >= lag
+}
+
+/** Whether `network`'s simulator refuses a repeated copy (see `refusesDuplicates`). */
+export const refusesDuplicates = (injector: FaultInjector | undefined, network: Network): boolean =>
+  injector?.refusesDuplicates?.(network) ?? true

@@ -91,15 +91,16 @@ describe('the fault injector in every simulator', () => {
     expect(resetAt).toBeLessThanOrEqual(Date.now() + 15 * 60_000 + 1000)
   })
 
-  it('describes each call with its network, operation, effect, method and path under the prefix', () => {
+  it('describes each call with its network, operation, effect, method, path under the prefix and body', () => {
     const tweet = script.calls.find((call) => call.operation === 'createPosts')
-    expect(tweet).toEqual({
+    expect(tweet).toMatchObject({
       network: 'twitter',
       operation: 'createPosts',
       effectful: true,
       method: 'POST',
       path: '/api/2/tweets',
     })
+    expect(tweet?.body).toMatchObject({ text: expect.any(String) })
     const container = script.calls.find((call) => call.network === 'instagram' && call.operation === 'media')
     expect(container).toMatchObject({ effectful: false, method: 'POST' })
     expect(script.calls.some((call) => call.path.startsWith('/_sandbox'))).toBe(false)

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { KyselyPlugin } from 'kysely'
 import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import type { Network } from '../../src/domain/networks.js'
-import { FakeClock } from '../../src/lib/clock.js'
+import { type Clock, FakeClock } from '../../src/lib/clock.js'
 import { checkSendGuard } from '../../src/lib/send-guard.js'
 import { createAdapters } from '../../src/networks/registry.js'
 import type { Store } from '../../src/store/db.js'
@@ -43,7 +43,11 @@ export interface World {
   connections: Map<Network, { connectionId: string; profileId: string }>
   /** Reconnects a profile whose connection broke (a refresh lost to a fault); answers the networks reconnected. */
   heal(): Promise<Network[]>
-  worker(id: string): SimWorker
+  /**
+   * A worker process of its own. `skewMs` sets its machine's clock that far ahead of the others' (behind
+   * when negative): its leases, claims, sweeps and adapters all read that clock.
+   */
+  worker(id: string, options?: { skewMs?: number }): SimWorker
   /** Runs `run` in the world's async context (a seed: its workers' client timeouts are the world's). */
   within<T>(run: () => Promise<T>): Promise<T>
   close(): Promise<void>
@@ -54,10 +58,19 @@ export interface SimWorker {
   readonly id: string
   readonly worker: Worker
   readonly dead: boolean
+  /** True once it was stopped (gracefully, or its timers cleared after it died). */
+  readonly stopped: boolean
   /** Network calls it has made. */
   readonly calls: number
   /** Dies at its `at`-th call: before the request leaves, or after the network answered (the answer is lost). */
   armKill(at: number, after: boolean): void
+  /**
+   * Dies as the answer to its `nth` publishing call from now arrives (the answer is lost): the first of its
+   * calls that ends with `published` (a count of publishing calls the networks received) `nth` or more past
+   * where it stood when armed. With workers racing, a call that moved the count may be another's: this one
+   * dies at that moment all the same.
+   */
+  armKillAfterPublishing(published: () => number, nth: number): void
   /** Holds its `at`-th call before it leaves; the promise resolves when it is held. */
   armPause(at: number): Promise<void>
   resume(): void
@@ -145,7 +158,7 @@ async function buildWorld(scope: { connecting: number }): Promise<World> {
         await connect(network, PROFILES.find((p) => p.network === network)!.username)
       return broken
     },
-    worker: (id) => simulatedWorker(h, clock, id),
+    worker: (id, options) => simulatedWorker(h, clock, id, options?.skewMs ?? 0),
     within: (run) => worldScope.run(scope, run),
     async close() {
       await h.close()
@@ -163,16 +176,76 @@ function simulatedSleep(clock: FakeClock): (ms: number, signal?: AbortSignal) =>
   }
 }
 
+/**
+ * The worker of one simulated process: its own adapters (over its HTTP client, on its clock) and its own
+ * view of the store, which a dead process can no longer use (it writes nothing more, and reads nothing it
+ * could act on).
+ */
+function processWorker(
+  h: Harness,
+  id: string,
+  process: {
+    clock: Clock
+    sleep: ReturnType<typeof simulatedSleep>
+    http: typeof fetch
+    dead: () => boolean
+  },
+): Worker {
+  const deadline: KyselyPlugin = {
+    transformQuery(args) {
+      if (process.dead()) throw new Killed()
+      return args.node
+    },
+    async transformResult(args) {
+      if (process.dead()) throw new Killed()
+      return args.result
+    },
+  }
+  const store: Store = { ...h.app.store, db: h.app.store.db.withPlugin(deadline) }
+  delete (store as { pgPool?: unknown }).pgPool
+  const { clock, sleep, http } = process
+  const adapters = createAdapters(h.app.config, {
+    logger: h.app.logger,
+    clock,
+    media: h.app.media,
+    http,
+    sleep,
+  })
+  return createWorker(
+    {
+      store,
+      vault: h.app.vault,
+      clock,
+      logger: h.app.logger,
+      queue: h.app.queue,
+      metrics: h.app.metrics,
+      adapters,
+    },
+    {
+      ...h.app.config.worker,
+      id,
+      // The simulation claims by calling tick(); the loop only follows queue wakes and finished sends.
+      pollMs: 3_600_000,
+      sweepMs: 15,
+      graceMs: 2_000,
+    },
+  )
+}
+
 class Killed extends Error {
   constructor() {
     super('the worker process was killed')
   }
 }
 
-function simulatedWorker(h: Harness, clock: FakeClock, id: string): SimWorker {
+function simulatedWorker(h: Harness, clock: FakeClock, id: string, skewMs: number): SimWorker {
+  // The simulation moves one clock; a machine whose clock is off reads it shifted.
+  const own: Clock = skewMs === 0 ? clock : { now: () => clock.now() + skewMs }
   let dead = false
+  let stopped = false
   let calls = 0
   let killAt: { at: number; after: boolean } | undefined
+  let killAfterPublishing: { published: () => number; at: number } | undefined
   let pauseAt: number | undefined
   let paused: (() => void) | undefined
   let resumed: Promise<void> | undefined
@@ -202,55 +275,21 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string): SimWorker {
     }
     const response = await fetch(input, init)
     if (killAt?.at === n && killAt.after) die()
+    if (killAfterPublishing && killAfterPublishing.published() >= killAfterPublishing.at) die()
     if (dead) throw new Killed()
     return response
   }
 
-  // A dead process writes nothing more, and reads nothing it could act on.
-  const deadline: KyselyPlugin = {
-    transformQuery(args) {
-      if (dead) throw new Killed()
-      return args.node
-    },
-    async transformResult(args) {
-      if (dead) throw new Killed()
-      return args.result
-    },
-  }
-  const store: Store = { ...h.app.store, db: h.app.store.db.withPlugin(deadline) }
-  delete (store as { pgPool?: unknown }).pgPool
-  const adapters = createAdapters(h.app.config, {
-    logger: h.app.logger,
-    clock,
-    media: h.app.media,
-    http,
-    sleep: simulatedSleep(clock),
-  })
-  const worker = createWorker(
-    {
-      store,
-      vault: h.app.vault,
-      clock,
-      logger: h.app.logger,
-      queue: h.app.queue,
-      metrics: h.app.metrics,
-      adapters,
-    },
-    {
-      ...h.app.config.worker,
-      id,
-      // The simulation claims by calling tick(); the loop only follows queue wakes and finished sends.
-      pollMs: 3_600_000,
-      sweepMs: 15,
-      graceMs: 2_000,
-    },
-  )
+  const worker = processWorker(h, id, { clock: own, sleep: simulatedSleep(clock), http, dead: () => dead })
   worker.start()
   return {
     id,
     worker,
     get dead() {
       return dead
+    },
+    get stopped() {
+      return stopped
     },
     get calls() {
       return calls
@@ -268,12 +307,17 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string): SimWorker {
       resume?.()
       resume = undefined
     },
+    armKillAfterPublishing(published, nth) {
+      killAfterPublishing = { published, at: published() + nth }
+    },
     disarm() {
       killAt = undefined
+      killAfterPublishing = undefined
       pauseAt = undefined
     },
     kill: die,
     async stop() {
+      stopped = true
       this.resume()
       await worker.stop().catch(() => undefined)
     },

@@ -349,6 +349,7 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
     }
     for (const post of state.posts.values())
       if (
+        state.refusesDuplicates() &&
         post.author === body.author &&
         post.commentary === body.commentary &&
         JSON.stringify(post.content) === JSON.stringify(body.content)
@@ -417,7 +418,7 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
     const start = Number(q.start ?? 0)
     const count = Number(q.count ?? 10)
     const all = [...state.comments.values()]
-      .filter((c) => c.object === postUrn)
+      .filter((c) => c.object === postUrn && state.listed(c.createdAt))
       .sort((a, b) => b.createdAt - a.createdAt)
     return {
       paging: { start, count, total: all.length, links: [] },
@@ -441,7 +442,7 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
     const start = Number(q.start ?? 0)
     const count = Number(q.count)
     const all = [...state.posts.values()]
-      .filter((p) => p.author === q.author)
+      .filter((p) => p.author === q.author && state.listed(p.createdAt))
       .sort((a, b) => b.createdAt - a.createdAt)
     const posts = all.slice(start, start + pageSize(request, count))
     // Rest.li paging: a `next` link while more posts follow, from the row after the last one served.

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { littleVisible } from '../../networks/linkedin/little.js'
-import type { FaultInjector } from '../fault-injector.js'
+import { type FaultInjector, listedAt, refusesDuplicates } from '../fault-injector.js'
 import { KeptMedia } from '../web/kept-media.js'
 
 /**
@@ -124,12 +124,22 @@ export class LinkedInSandboxState {
   private readonly postsByDay = new Map<string, number>()
   private sequence = 7_300_000_000_000_000_000n
 
-  constructor(options: LinkedInSandboxOptions) {
+  constructor(private readonly options: LinkedInSandboxOptions) {
     this.prefix = options.prefix
     this.now = options.clock
     this.refreshTokens = options.refreshTokens ?? true
     this.videoPartBytes = options.videoPartBytes ?? 4 * 1024 * 1024
     this.processingMs = options.processingMs ?? 200
+  }
+
+  /** True when a post or comment made at `createdAt` shows in listings yet (the injector's listing lag). */
+  listed(createdAt: number): boolean {
+    return listedAt(this.options.faults, 'linkedin', createdAt, this.now())
+  }
+
+  /** False when the injector turned LinkedIn's duplicate-post check off. */
+  refusesDuplicates(): boolean {
+    return refusesDuplicates(this.options.faults, 'linkedin')
   }
 
   nextId(): string {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { FaultInjector } from '../fault-injector.js'
+import type { Network } from '../../domain/networks.js'
+import { type FaultInjector, listedAt, refusesDuplicates } from '../fault-injector.js'
 import { KeptMedia, sniffContentType } from '../web/kept-media.js'
 
 /**
@@ -77,6 +78,16 @@ export abstract class MetaSimulatorState<O extends MetaSimulatorOptions, F exten
     this.options = options
     this.prefix = options.prefix
     this.now = options.clock ?? (() => Date.now())
+  }
+
+  /** True when a record made at `createdAt` shows in `network`'s listings yet (the injector's listing lag). */
+  listed(network: Network, createdAt: number): boolean {
+    return listedAt(this.options.faults, network, createdAt, this.now())
+  }
+
+  /** False when the injector turned `network`'s duplicate-content check off. */
+  refusesDuplicates(network: Network): boolean {
+    return refusesDuplicates(this.options.faults, network)
   }
 
   /** The first queued fault for `op` (or for any call), taken off the queue. */

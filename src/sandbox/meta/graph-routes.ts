@@ -468,7 +468,7 @@ function commentsCall(
     return { id: comment.id }
   }
   const all = [...state.comments.values()]
-    .filter((c) => c.objectId === id)
+    .filter((c) => c.objectId === id && state.listed(c.network, c.createdAt))
     .sort((a, b) => b.createdAt - a.createdAt)
     .map((c) =>
       instagram
@@ -534,6 +534,7 @@ async function pageCall(
     if (
       [...state.posts.values()].some(
         (p) =>
+          state.refusesDuplicates('facebook') &&
           p.pageId === pageId &&
           p.message === storedCopy(params.message) &&
           p.message &&
@@ -612,7 +613,9 @@ async function pageCall(
   }
   if (method === 'GET' && edge === 'videos') {
     const videos = pageOf(
-      [...state.videos.values()].filter((v) => v.pageId === pageId).reverse(),
+      [...state.videos.values()]
+        .filter((v) => v.pageId === pageId && state.listed('facebook', v.createdAt))
+        .reverse(),
       params,
       `/${pageId}/videos`,
     )
@@ -635,7 +638,11 @@ async function pageCall(
     }
   }
   if (method === 'GET' && edge === 'published_posts') {
-    const posts = pageOf(state.pagePosts(pageId), params, `/${pageId}/published_posts`)
+    const posts = pageOf(
+      state.pagePosts(pageId).filter((p) => state.listed('facebook', p.createdAt)),
+      params,
+      `/${pageId}/published_posts`,
+    )
     return {
       data: posts.rows.map((p) => pick(postView(state, p), params, ['id', 'message', 'created_time'])),
       paging: posts.paging,
@@ -932,7 +939,11 @@ async function igUserCall(
     const since = params.since ? graphTime(params.since) : Number.NEGATIVE_INFINITY
     const until = params.until ? graphTime(params.until) : Number.POSITIVE_INFINITY
     const media = pageOf(
-      state.igMediaOf(ig.id).filter((m) => m.createdAt >= since && m.createdAt <= until),
+      state
+        .igMediaOf(ig.id)
+        .filter(
+          (m) => m.createdAt >= since && m.createdAt <= until && state.listed('instagram', m.createdAt),
+        ),
       params,
       `/${ig.id}/media`,
     )

@@ -169,7 +169,11 @@ async function dispatch(
       const since = params.since ? graphTime(params.since) : Number.NEGATIVE_INFINITY
       const until = params.until ? graphTime(params.until) : Number.POSITIVE_INFINITY
       const page = graphPage(
-        state.threadsOf(user.id).filter((t) => t.createdAt >= since && t.createdAt <= until),
+        state
+          .threadsOf(user.id)
+          .filter(
+            (t) => t.createdAt >= since && t.createdAt <= until && state.listed('threads', t.createdAt),
+          ),
         params,
         `/${user.id}/threads`,
       )
@@ -182,7 +186,11 @@ async function dispatch(
       const since = params.since ? graphTime(params.since) : Number.NEGATIVE_INFINITY
       const until = params.until ? graphTime(params.until) : Number.POSITIVE_INFINITY
       const page = graphPage(
-        state.repliesOf(user.id).filter((t) => t.createdAt >= since && t.createdAt <= until),
+        state
+          .repliesOf(user.id)
+          .filter(
+            (t) => t.createdAt >= since && t.createdAt <= until && state.listed('threads', t.createdAt),
+          ),
         params,
         `/${user.id}/replies`,
       )
@@ -265,7 +273,7 @@ async function dispatch(
       // Direct replies, newest first unless reverse=false ("reverse chronological order. The default is
       // true if not specified", reference collection).
       const replies = [...state.threads.values()]
-        .filter((t) => t.replyToId === thread.id)
+        .filter((t) => t.replyToId === thread.id && state.listed('threads', t.createdAt))
         .sort((a, b) => b.createdAt - a.createdAt)
       if (params.reverse === 'false') replies.reverse()
       return { data: replies.map((t) => pick(replyView(state, t, auth.userId), params, ['id'])) }

@@ -153,6 +153,7 @@ export function registerTwitterSandbox(
     maxMediaBytes: options.maxMediaBytes ?? {},
     legacyFieldNames: options.legacyFieldNames ?? false,
     timelineLagMs: options.timelineLagMs ?? 0,
+    ...(options.faults ? { injector: options.faults } : {}),
   })
   for (const client of options.clients ?? []) state.registerClient(client)
 

@@ -336,7 +336,7 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
           ),
         )
       }
-      if (text !== '') {
+      if (text !== '' && state.refusesDuplicates()) {
         for (const tweet of state.tweets.values()) {
           if (tweet.authorId === account.id && tweet.text.normalize('NFC') === text.normalize('NFC'))
             throw new ProblemReply(403, problems.duplicate())
@@ -480,7 +480,13 @@ export function registerPostRoutes(app: FastifyInstance, state: TwitterSandboxSt
       const lag = state.options.timelineLagMs
       const shown = (tweet: SandboxTweet) => lag === 0 || tweet.createdAt <= state.now() - lag
       const timeline = [...state.tweets.values()]
-        .filter((tweet) => tweet.authorId === id && tweet.createdAt >= start && shown(tweet))
+        .filter(
+          (tweet) =>
+            tweet.authorId === id &&
+            tweet.createdAt >= start &&
+            shown(tweet) &&
+            state.listed(tweet.createdAt),
+        )
         .sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id))
       // X's next_token is opaque; here it names the last post of the page before, so a page starts after it
       // (the token of no post, after an empty first page, starts at the top).

@@ -1,3 +1,4 @@
+import { type FaultInjector, listedAt, refusesDuplicates } from '../fault-injector.js'
 import { KeptMedia } from '../web/kept-media.js'
 import { Faults, type SandboxEndpoint } from './faults.js'
 import { type AccessGrant, OAuthGrants } from './grants.js'
@@ -112,6 +113,8 @@ export interface StateOptions {
   legacyFieldNames: boolean
   /** How long a new post takes to show in its author's timeline (`GET /2/users/:id/tweets`). */
   timelineLagMs: number
+  /** The test's fault injector: its listing lag and duplicate-check switch apply here. */
+  injector?: FaultInjector
 }
 
 const TWITTER_EPOCH = 1288834974657n
@@ -136,6 +139,16 @@ export class TwitterSandboxState {
 
   now() {
     return this.options.clock()
+  }
+
+  /** True when a post made at `createdAt` shows in timelines yet (the injector's listing lag). */
+  listed(createdAt: number): boolean {
+    return listedAt(this.options.injector, 'twitter', createdAt, this.now())
+  }
+
+  /** False when the injector turned X's duplicate-content check off. */
+  refusesDuplicates(): boolean {
+    return refusesDuplicates(this.options.injector, 'twitter')
   }
 
   /** A decimal snowflake id of at most 19 digits, as X issues for users, posts and media; never repeats. */

@@ -255,7 +255,9 @@ export function registerApiRoutes(app: FastifyInstance, sandbox: YouTubeSandbox)
     const max = Math.min(100, Number(query.get('maxResults') ?? 20))
     // Newest first (order=time, the default), `maxResults` a page; a page token names the thread before
     // the page, so threads added meanwhile do not shift it.
-    const all = [...sandbox.comments.values()].filter((c) => c.videoId === videoId).reverse()
+    const all = [...sandbox.comments.values()]
+      .filter((c) => c.videoId === videoId && sandbox.listed(Date.parse(c.publishedAt)))
+      .reverse()
     // The token of no thread (after an empty first page) starts at the top.
     const token = query.get('pageToken')
     const from =

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { type Clock, systemClock } from '../../lib/clock.js'
 import { pacificDay } from '../../networks/youtube/quota.js'
+import { listedAt } from '../fault-injector.js'
 import { KEPT_MEDIA_MAX_BYTES, KeptMedia, sniffContentType } from '../web/kept-media.js'
 import type {
   Fault,
@@ -61,6 +62,11 @@ export class YouTubeSandbox {
     this.maxUploadBytes = options.maxUploadBytes ?? 274_877_906_944
     this.oauth = new GoogleOAuthStore(this.clock)
     this.reset()
+  }
+
+  /** True when a comment made at `createdAt` shows in listings yet (the injector's listing lag). */
+  listed(createdAt: number): boolean {
+    return listedAt(this.options.faults, 'youtube', createdAt, this.clock.now())
   }
 
   /** Back to the starting world: the two default accounts, no tokens, no uploads, an unused quota. */
