@@ -149,28 +149,39 @@ export function resendPrice(
     platform: string
     status: string
     remote_id?: string | null
+    unknown_outcome_at?: number | null
     items?: string | null | undefined
   }[],
 ): number {
-  // Issue 26: a re-send pays for what is still to go out, the post when it is not live and each item of
-  // its thread or first comment not yet live.
+  // A re-send pays for what is still to go out: the post when it is not live and each item of its thread or
+  // first comment not yet live. What may be on the network already (the post of a target whose outcome is
+  // unknown, an item whose call may have gone out) is not paid again: it is looked up before anything is
+  // sent, and the charge the first attempt paid covers whichever send lands.
   return targets
     .filter((t) => t.status === 'failed')
     .reduce(
       (sum, t) =>
         sum +
         networkRules[t.platform as Network].price *
-          ((t.remote_id ? 0 : 1) + itemsStillToSend(t.items).length),
+          ((t.remote_id || t.unknown_outcome_at ? 0 : 1) + itemsStillToSend(t.items).length),
       0,
     )
 }
 
-/** The items of a target (issue 26) not yet live on the network. */
+/** The items of a target not yet live on the network and not perhaps on it (a call that may have gone out). */
 function itemsStillToSend(raw: string | null | undefined): { status: string }[] {
   if (!raw) return []
   try {
-    const items = JSON.parse(raw) as { status: string }[]
-    return Array.isArray(items) ? items.filter((i) => i.status !== 'published') : []
+    const items = JSON.parse(raw) as {
+      status: string
+      startedAt?: number
+      remoteId?: string
+      releasedAt?: number
+    }[]
+    if (!Array.isArray(items)) return []
+    const inDoubt = (i: (typeof items)[number]) =>
+      i.startedAt !== undefined && !i.remoteId && i.releasedAt === undefined
+    return items.filter((i) => i.status !== 'published' && !inDoubt(i))
   } catch {
     return []
   }

@@ -28,6 +28,7 @@ export type FaultKind =
   | 'item refused for good (400)'
   | 'read 5xx (outage)'
   | '5xx after effect (outage)'
+  | 'short page (cursor kept)'
 
 const PUBLISHING: ReadonlyArray<[FaultKind, Fault]> = [
   ['refused before effect (503)', { timing: 'before', answer: { kind: 'status', status: 503 } }],
@@ -70,9 +71,8 @@ export interface NetworkBehaviour {
   itemRefusals: number
   /**
    * Whether the seed's listings serve short and empty pages that still carry a cursor, as a busy profile's
-   * timeline does once other conversations are filtered out. Drawn per seed so a seed keeps its schedule
-   * once it takes effect; the simulators do not serve such pages yet (their paging options are another
-   * change), so for now it is only reported in the trace.
+   * timeline does once other conversations are filtered out: then about half of the seed's list pages hold
+   * none to two rows of what was asked, the cursor to the rest kept (`shortPage`).
    */
   shortPages: boolean
 }
@@ -153,6 +153,27 @@ export class SimulatedFaults implements FaultInjector {
     return this.behaviour.duplicateChecks
   }
 
+  /** A list page cut short (none to two rows) with its cursor kept, on about half of a short-paged seed's pages. */
+  shortPage(call: SimulatedCall): number | undefined {
+    if (!this.rng || !this.behaviour.shortPages) return undefined
+    const stream = this.streamOf(`${call.network}:${call.operation}:pages`)
+    const roll = stream.next()
+    const rows = stream.int(0, 2)
+    if (roll >= 0.5) return undefined
+    this.counts.set('short page (cursor kept)', (this.counts.get('short page (cursor kept)') ?? 0) + 1)
+    this.log.push(`short page (${rows} rows): ${call.network} ${call.operation}`)
+    return rows
+  }
+
+  private streamOf(key: string): Prng {
+    let stream = this.streams.get(key)
+    if (!stream) {
+      stream = (this.rng as Prng).fork(key)
+      this.streams.set(key, stream)
+    }
+    return stream
+  }
+
   decide(call: SimulatedCall): Fault | undefined {
     this.watch?.(call)
     const refusal = this.refusal(call)
@@ -162,12 +183,7 @@ export class SimulatedFaults implements FaultInjector {
     if (call.network === this.outage && read) return this.injected('read 5xx (outage)', call, OUTAGE)
     if (call.network === this.outage && call.effectful)
       return this.injected('5xx after effect (outage)', call, OUTAGE_WRITE)
-    const key = `${call.network}:${call.operation}`
-    let stream = this.streams.get(key)
-    if (!stream) {
-      stream = this.rng.fork(key)
-      this.streams.set(key, stream)
-    }
+    const stream = this.streamOf(`${call.network}:${call.operation}`)
     const [rate, table] = call.effectful
       ? [this.behaviour.rates.publishing, PUBLISHING]
       : read

@@ -139,7 +139,7 @@ function networkBehaviour(steps: Prng): NetworkBehaviour {
 function describeBehaviour(ctx: SeedContext, behaviour: NetworkBehaviour) {
   const lagged = Object.entries(behaviour.listingLagMs).filter(([, ms]) => ms > 0)
   ctx.note(
-    `networks: faults ${behaviour.rates.publishing * 100}%, listing lag ${lagged.map(([n, ms]) => `${n} ${ms / 1000}s`).join(', ') || 'none'}, duplicate checks ${behaviour.duplicateChecks ? 'on' : 'off'}, replies refused ${behaviour.itemRefusals * 100}%${behaviour.shortPages ? ', short pages (not served yet)' : ''}`,
+    `networks: faults ${behaviour.rates.publishing * 100}%, listing lag ${lagged.map(([n, ms]) => `${n} ${ms / 1000}s`).join(', ') || 'none'}, duplicate checks ${behaviour.duplicateChecks ? 'on' : 'off'}, replies refused ${behaviour.itemRefusals * 100}%${behaviour.shortPages ? ', short pages' : ''}`,
   )
   if (behaviour.itemRefusals > 0) ctx.count('seed refusing replies and comments')
   if (lagged.length) ctx.count('seed with a listing lag')
@@ -364,8 +364,10 @@ async function drain(ctx: SeedContext, fleet: Fleet) {
       .select('id')
       .where('post_id', 'in', ctx.posts.map((p) => p.id).concat('none'))
       .where('status', '=', 'pending')
-      .where('lease_owner', 'is', null)
-      .where('run_at', 'is not', null)
+      .where('stuck_at', 'is', null)
+      // Due, or held by a worker that may still give it back (a claim a graceful stop releases): the drain
+      // goes on until neither is left, so a lookup a stop handed back is not mistaken for one left behind.
+      .where((eb) => eb.or([eb('run_at', 'is not', null), eb('lease_owner', 'is not', null)]))
       .execute()
     if (due.length === 0) break
   }

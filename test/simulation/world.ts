@@ -186,6 +186,8 @@ function processWorker(
   id: string,
   process: {
     clock: Clock
+    /** The database's clock, which leases run on: one for every process, whatever its own clock reads. */
+    databaseClock: Clock
     sleep: ReturnType<typeof simulatedSleep>
     http: typeof fetch
     dead: () => boolean
@@ -203,7 +205,7 @@ function processWorker(
   }
   const store: Store = { ...h.app.store, db: h.app.store.db.withPlugin(deadline) }
   delete (store as { pgPool?: unknown }).pgPool
-  const { clock, sleep, http } = process
+  const { clock, databaseClock, sleep, http } = process
   const adapters = createAdapters(h.app.config, {
     logger: h.app.logger,
     clock,
@@ -220,6 +222,7 @@ function processWorker(
       queue: h.app.queue,
       metrics: h.app.metrics,
       adapters,
+      leaseClock: () => databaseClock.now(),
     },
     {
       ...h.app.config.worker,
@@ -280,7 +283,13 @@ function simulatedWorker(h: Harness, clock: FakeClock, id: string, skewMs: numbe
     return response
   }
 
-  const worker = processWorker(h, id, { clock: own, sleep: simulatedSleep(clock), http, dead: () => dead })
+  const worker = processWorker(h, id, {
+    clock: own,
+    databaseClock: clock,
+    sleep: simulatedSleep(clock),
+    http,
+    dead: () => dead,
+  })
   worker.start()
   return {
     id,
