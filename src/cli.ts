@@ -59,7 +59,9 @@ export async function runCli(argv: string[]): Promise<number> {
 }
 
 async function runCommand(command: Exclude<Command, { opens: 'service' }>, values: Values, input: unknown) {
-  // Loaded once the command line is known to be right: a mistake is answered before any of this loads.
+  // Loaded once the command line is known to be right: a mistake is answered before any of this loads. The
+  // store's modules load alongside the settings' rather than after them.
+  const contextModule = import('./cli/context.js')
   const [{ loadConfigFromProcess }, { createProcessLogger }] = await Promise.all([
     import('./config.js'),
     import('./logger.js'),
@@ -69,7 +71,7 @@ async function runCommand(command: Exclude<Command, { opens: 'service' }>, value
     config,
     values.json ? 'silent' : config.logLevel === 'info' ? 'warn' : config.logLevel,
   )
-  const context = await openContext(command, config, logger)
+  const context = await openContext(command, config, logger, await contextModule)
   sayWhichDatabase(config, context.fresh)
   try {
     const result: CommandResult =
@@ -91,9 +93,13 @@ async function runCommand(command: Exclude<Command, { opens: 'service' }>, value
   }
 }
 
-async function openContext(command: Exclude<Command, { opens: 'service' }>, config: Config, logger: Logger) {
+async function openContext(
+  command: Exclude<Command, { opens: 'service' }>,
+  config: Config,
+  logger: Logger,
+  { openAppContext, openStoreContext }: typeof import('./cli/context.js'),
+) {
   const fresh = !config.databaseUrl && !fs.existsSync(sqliteFileOf(config))
-  const { openAppContext, openStoreContext } = await import('./cli/context.js')
   const value =
     command.opens === 'store' ? await openStoreContext(config, logger) : await openAppContext(config, logger)
   return { value, fresh }

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import type { ImportReport } from '../../posts/csv-import.js'
-import { actAs } from '../act-as.js'
+import { actingMember } from '../acting-member.js'
 import { required, UsageError, type Values } from '../arguments.js'
 import { type AppCommand, appCommand, type Command, storeCommand } from '../command.js'
 
@@ -41,7 +41,7 @@ export const postCommands: Command[] = [
         import('../../tools/registry.js'),
         import('../../tools/runner.js'),
       ])
-      const { actor, caller } = await actAs(app.store.db, input)
+      const { actor, caller } = await actingMember(app.store.db, input)
       const runner = createToolRunner(app, tools)
       const report = await importCsv(await importContextFor(app, runner, caller, actor), input.bytes, {
         dryRun: input.dryRun,
@@ -108,7 +108,7 @@ export const postCommands: Command[] = [
 function approvalCommands(): Command[] {
   const approvals = () => import('../../posts/approvals.js')
   type Approvals = Awaited<ReturnType<typeof approvals>>
-  type Actor = Awaited<ReturnType<typeof actAs>>['actor']
+  type Actor = Awaited<ReturnType<typeof actingMember>>['actor']
   /** An approvals command: the approvals module and the acting owner, loaded when it runs. */
   const approvalCommand = <Input extends { workspace: string; email?: string }>(
     spec: Omit<AppCommand<Input>, 'opens' | 'run'> & {
@@ -124,7 +124,7 @@ function approvalCommands(): Command[] {
       ...spec,
       opens: 'app',
       async run(app, input) {
-        return spec.run(await approvals(), app, (await actAs(app.store.db, input)).actor, input)
+        return spec.run(await approvals(), app, (await actingMember(app.store.db, input)).actor, input)
       },
     })
   return [

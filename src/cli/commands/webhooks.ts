@@ -1,10 +1,10 @@
 import type { AppContext } from '../../app-context.js'
-import { actAs } from '../act-as.js'
+import { actingMember } from '../acting-member.js'
 import { required, UsageError, type Values, wholeNumber } from '../arguments.js'
 import { appCommand, type Command, type CommandResult } from '../command.js'
 
 type Endpoints = typeof import('../../webhooks/endpoints.js')
-type Actor = Awaited<ReturnType<typeof actAs>>['actor']
+type Actor = Awaited<ReturnType<typeof actingMember>>['actor']
 interface Member {
   workspace: string
   email?: string | undefined
@@ -29,7 +29,7 @@ function webhookCommand<Input extends Member>(spec: {
     input: spec.input,
     async run(app: AppContext, input) {
       const endpoints = await import('../../webhooks/endpoints.js')
-      const { actor } = await actAs(app.store.db, input)
+      const { actor } = await actingMember(app.store.db, input)
       return spec.run(endpoints, endpoints.webhookDepsOf(app), actor, input)
     },
   })
