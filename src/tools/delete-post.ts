@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { deletableStatuses, isInFlight, isLive } from '../domain/post-status.js'
+import { deletableStatuses, isInFlight, isLive, outcomeUnknown } from '../domain/post-status.js'
 import { conflict } from '../errors.js'
 import { networkName, who } from '../posts/edit-guards.js'
 import { deletePostRow } from '../store/posts.js'
@@ -36,6 +36,19 @@ export const deletePost = defineTool({
         throw conflict(
           `${who(live)} has this post live on ${networkName(live)} already (${live.url ?? live.remote_id}), so it cannot be deleted from Herald; delete it on ${networkName(live)} if it must go`,
           { status: post.status, platform: live.platform, profileId: live.profile_id },
+        )
+      // A send whose outcome is unknown may have put the post on the network (a reset keeps that mark): deleting
+      // would erase the only record of it, so the post stays until a lookup has answered.
+      const unknown = targets.find(outcomeUnknown)
+      if (unknown)
+        throw conflict(
+          `${who(unknown)} may have this post on ${networkName(unknown)} already (the outcome of its last send is unknown), so it cannot be deleted from Herald yet. Call publish_post_now: it looks for the post first and sends it only if it is not there.`,
+          {
+            status: post.status,
+            platform: unknown.platform,
+            profileId: unknown.profile_id,
+            reason: 'outcome_unknown',
+          },
         )
       if (!deletableStatuses.includes(post.status as never)) {
         throw conflict(`Only scheduled and draft posts can be deleted; this one is ${post.status}`, {

@@ -287,7 +287,7 @@ describe.each(backends)('edits around a post that is partly out ($name)', (backe
     expect((await rig.post(id)).status).toBe('published')
   })
 
-  it('after lookups were exhausted and a reset, the copy is frozen the same way, and the next lookup finds the post', async () => {
+  it('after lookups were exhausted and a reset, the copy is frozen the same way, the post cannot be deleted, and the next lookup finds the post', async () => {
     const id = await create({
       content: 'Lookups ran out on this one',
       targetAccounts: [{ platform: 'twitter', profileId: profiles.twitter }],
@@ -320,6 +320,11 @@ describe.each(backends)('edits around a post that is partly out ($name)', (backe
 
     const typo = await rig.h.call('update_post', { id, content: 'Lookups ran out, copy changed' })
     expect(typo.status, JSON.stringify(typo.body)).toBe(409)
+    // Nor can it be deleted, drafted first or not: that would erase the only record of a post X may hold.
+    expect((await rig.h.call('update_post', { id, status: 'draft' })).status).toBe(200)
+    const deleted = await rig.h.call('delete_post', { id })
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(409)
+    expect(deleted.body.error.message).toMatch(/outcome of its last send is unknown/)
     expect((await rig.h.call('publish_post_now', { id })).status).toBe(200)
     await rig.drain()
 
