@@ -1,5 +1,5 @@
-import { sql } from 'kysely'
-import { STUCK_REASONS } from '../domain/post-status.js'
+import { type RawBuilder, sql } from 'kysely'
+import { confirmItemInDoubt, unsent } from '../domain/reset-rules.js'
 import { readItems } from '../domain/thread-items.js'
 import type { Db } from './db.js'
 import type { TargetRow } from './posts.js'
@@ -60,17 +60,21 @@ export async function rewriteTarget(
 }
 
 /**
- * Releases stuck targets as failed with `reason`. The send may have reached the network, so they are
- * marked for a lookup (`unknown_outcome_at`, from when the attempt began) before any re-send, except where
- * a lookup already read the profile and could not decide (`ambiguous`): the person who resets it has
- * checked the posts the lookup named, and a re-send is their decision. The same holds for the thread item
- * or first comment whose lookup was the ambiguous one: it is released (`releasedAt`) for the next attempt
- * to send, its in-flight mark kept (without this its lookup would decide nothing again, and every
- * publish_post_now would leave the post stuck once more).
+ * Releases stuck targets as failed with `reason`, for publish_post_now to retry. `keepsMark`: the send may
+ * have reached the network and nobody has said otherwise, so the targets stay marked for a lookup
+ * (`unknown_outcome_at`, from when the attempt began) before any re-send. Without it the person has said the
+ * post is not there: the mark goes, and so does an item's in doubt (`releasedAt`: the next attempt sends it
+ * without looking again; its in-flight mark stays, so what it sent is still frozen for edits).
  */
-export async function releaseStuckTargets(tx: Db, ids: string[], reason: string, now: number) {
+export async function releaseStuckTargets(
+  tx: Db,
+  ids: string[],
+  reason: string,
+  now: number,
+  keepsMark: boolean,
+) {
   if (ids.length === 0) return
-  await releaseAmbiguousItems(tx, ids, now)
+  if (!keepsMark) await releaseItemsInDoubt(tx, ids, now)
   await tx
     .updateTable('targets')
     .set({
@@ -83,23 +87,22 @@ export async function releaseStuckTargets(tx: Db, ids: string[], reason: string,
       stuck_reason: null,
       lookups: 0,
       lookup_failed_at: null,
-      unknown_outcome_at: sql`CASE WHEN stuck_reason = ${STUCK_REASONS.ambiguous} THEN NULL ELSE coalesce(attempt_started_at, ${now}) END`,
+      unknown_outcome_at: keepsMark ? sql`coalesce(attempt_started_at, ${now})` : null,
       updated_at: now,
     })
     .where('id', 'in', ids)
     .execute()
 }
 
-/** Marks released the items in doubt of the targets among `ids` that a lookup left stuck as ambiguous. */
-async function releaseAmbiguousItems(tx: Db, ids: string[], now: number) {
-  const ambiguous = await tx
+/** Marks released the items in doubt of the targets among `ids`: a person said they are not on the network. */
+async function releaseItemsInDoubt(tx: Db, ids: string[], now: number) {
+  const targets = await tx
     .selectFrom('targets')
     .select(['id', 'items'])
     .where('id', 'in', ids)
-    .where('stuck_reason', '=', STUCK_REASONS.ambiguous)
     .where('items', 'is not', null)
     .execute()
-  for (const target of ambiguous) {
+  for (const target of targets) {
     const items = readItems(target.items)
     const inDoubt = items.filter((item) => item.startedAt !== undefined && item.status !== 'published')
     if (inDoubt.length === 0) continue
@@ -110,6 +113,73 @@ async function releaseAmbiguousItems(tx: Db, ids: string[], now: number) {
       .where('id', '=', target.id)
       .execute()
   }
+}
+
+/**
+ * Puts stuck targets back behind their lookup, as the sweep does with a lease that ran out: unleased, due
+ * `delayMs` after `dueFrom` (the lease clock, where the claim compares due times), with a fresh lookup
+ * window from now. The lookup sends nothing: found, the target is published; absent, it is sent again.
+ */
+export async function returnToLookup(
+  tx: Db,
+  ids: string[],
+  change: { message: string; now: number; dueFrom: RawBuilder<number>; delayMs: number },
+) {
+  if (ids.length === 0) return
+  await tx
+    .updateTable('targets')
+    .set({
+      error: change.message,
+      lease_owner: null,
+      lease_expires_at: null,
+      run_at: sql<number>`${change.dueFrom} + ${change.delayMs}`,
+      stuck_at: null,
+      stuck_reason: null,
+      lookups: 0,
+      lookup_failed_at: null,
+      unknown_outcome_at: change.now,
+      updated_at: change.now,
+    })
+    .where('id', 'in', ids)
+    .execute()
+}
+
+/**
+ * Records what a person saw on the network: the send in doubt is there, under `remoteId`. The post itself
+ * (no remote id yet) or its item in doubt becomes live; with items left to send, the target goes back to the
+ * worker, which sends only those (a live post is never published again); otherwise it is published.
+ */
+export async function confirmStuckTarget(
+  tx: Db,
+  target: TargetRow,
+  seen: { remoteId: string; url?: string | undefined; now: number },
+): Promise<'published' | 'pending'> {
+  const { now } = seen
+  const byItem = target.remote_id === null ? null : confirmItemInDoubt(target.items, seen)
+  const items = byItem?.items ?? readItems(target.items)
+  const remaining = byItem ? byItem.remaining : unsent(items)
+  const status = remaining > 0 ? 'pending' : 'published'
+  await tx
+    .updateTable('targets')
+    .set({
+      status,
+      ...(target.remote_id === null ? { remote_id: seen.remoteId, url: seen.url ?? '' } : {}),
+      ...(byItem ? { items: JSON.stringify(items) } : {}),
+      error: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      run_at: status === 'pending' ? now : null,
+      stuck_at: null,
+      stuck_reason: null,
+      lookups: 0,
+      lookup_failed_at: null,
+      unknown_outcome_at: null,
+      ...(status === 'pending' ? { attempts: 0 } : { published_at: now }),
+      updated_at: now,
+    })
+    .where('id', '=', target.id)
+    .execute()
+  return status
 }
 
 /** The statuses of a post's targets as they stand in the caller's transaction. */

@@ -8,7 +8,7 @@ import { markPostPaid, owedOnQueueing } from '../posts/queueing-charge.js'
 import { postViewSchema } from '../posts/schemas.js'
 import { requiresApproval } from '../store/approvals.js'
 import { charge, currentBalance } from '../store/credits.js'
-import { requeueTargets, updatePostRow } from '../store/posts.js'
+import { type PostRow, requeueTargets, type TargetRow, updatePostRow } from '../store/posts.js'
 import { lockPostForChange, writeTransaction } from '../store/write-transaction.js'
 import { postIdField } from './get-post.js'
 import { creditsCharged, defineTool, toolInput } from './tool.js'
@@ -32,8 +32,19 @@ export const publishPostNow = defineTool({
     const { db } = store
     const now = ctx.app.clock.now()
     // Read, check, price and write in one transaction on locked rows: two calls at once charge once.
-    const { postId, price, remaining, waiting } = await writeTransaction(store, async (tx) => {
+    const { postId, price, remaining, waiting, lookingUp } = await writeTransaction(store, async (tx) => {
       const { post, targets } = await lockPostForChange(tx, store, ctx.workspace.id, input.id)
+      // A post whose only unsettled profiles wait for their lookup (after a reset, or a worker that died) is
+      // going out already: the lookup runs when the network's lists have caught up, then sends what is
+      // not there. Bringing it forward could miss a post the lists do not show yet.
+      if (waitsForLookups(post, targets))
+        return {
+          postId: post.id,
+          price: 0,
+          remaining: await currentBalance(tx, ctx.workspace.id),
+          waiting: false,
+          lookingUp: true,
+        }
       if (post.status === 'processing' || targets.some(isInFlight))
         throw conflict('The post is being published already', { status: post.status })
       // Approvals (src/domain/approval.ts): nothing publishes a pending post but its approval; an editor's
@@ -57,6 +68,7 @@ export const publishPostNow = defineTool({
           price: 0,
           remaining: await currentBalance(tx, ctx.workspace.id),
           waiting: true,
+          lookingUp: false,
         }
       }
       const retrying = post.status === 'failed' || post.status === 'published'
@@ -79,12 +91,20 @@ export const publishPostNow = defineTool({
         ...(post.approval === 'rejected' ? { approval: null } : {}),
       })
       await requeueTargets(tx, post.id, now, now, { includeFailed: true })
-      return { postId: post.id, price, remaining, waiting: false }
+      return { postId: post.id, price, remaining, waiting: false, lookingUp: false }
     })
     if (waiting)
       return {
         success: true,
         message: `${WAITING_MESSAGE}; it is published as soon as it is approved`,
+        post: await postView(db, ctx.workspace.id, postId, now),
+        credits: { charged: 0, remaining },
+      }
+    if (lookingUp)
+      return {
+        success: true,
+        message:
+          'Going out: Herald first looks for it on the network (the last send was interrupted), then sends only what is not there',
         post: await postView(db, ctx.workspace.id, postId, now),
         credits: { charged: 0, remaining },
       }
@@ -104,3 +124,13 @@ export const publishPostNow = defineTool({
     }
   },
 })
+
+/** Every unsettled target of a processing post waits for a lookup nobody holds yet. */
+function waitsForLookups(post: PostRow, targets: readonly TargetRow[]): boolean {
+  const unsettled = targets.filter((t) => t.status === 'pending')
+  return (
+    post.status === 'processing' &&
+    unsettled.length > 0 &&
+    unsettled.every((t) => t.lease_owner === null && t.unknown_outcome_at !== null)
+  )
+}

@@ -44,8 +44,13 @@ export interface ClaimInput {
  * without ever taking the same row. SQLite has one writer at a time, so a short transaction of
  * UPDATE ... WHERE id IN (SELECT ...) is just as atomic.
  */
-/** A claimed target; `onlyTarget` says its post has no other target (its settle need not look at siblings). */
-export type ClaimedTarget = TargetRow & { onlyTarget: boolean }
+/**
+ * A claimed target; `onlyTarget` says its post has no other target (its settle need not look at siblings).
+ * `dueClockOffset` is how far the lease clock (the database's) ran ahead of the worker's clock at the claim:
+ * due times are written and compared on the lease clock, so a worker whose own clock is off still waits the
+ * whole delay before a lookup (the time a network's lists take to show a post) and never looks early.
+ */
+export type ClaimedTarget = TargetRow & { onlyTarget: boolean; dueClockOffset: number }
 
 export async function claimDueTargets(store: Store, input: ClaimInput): Promise<ClaimedTarget[]> {
   if (input.limit <= 0 || input.platforms.length === 0) return []
@@ -66,10 +71,7 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
       lease.leaseNow,
       lease.leaseMs,
     )
-    return (claimed.rows as Array<TargetRow & { siblings: number }>).map(({ siblings, ...row }) => ({
-      ...normalise(row),
-      onlyTarget: Number(siblings) === 1,
-    }))
+    return (claimed.rows as Array<TargetRow & { siblings: number }>).map((row) => claimedTarget(row, input))
   }
   return store.db.transaction().execute(async (tx) => {
     const claimed = await sqliteClaim(
@@ -82,10 +84,9 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
       lease.leaseNow,
       lease.leaseMs,
     )
-    const rows = (claimed.rows as Array<TargetRow & { siblings: number }>).map(({ siblings, ...row }) => ({
-      ...normalise(row),
-      onlyTarget: Number(siblings) === 1,
-    }))
+    const rows = (claimed.rows as Array<TargetRow & { siblings: number }>).map((row) =>
+      claimedTarget(row, input),
+    )
     const claimsPerPost = new Map<string, number>()
     for (const row of rows) claimsPerPost.set(row.post_id, (claimsPerPost.get(row.post_id) ?? 0) + 1)
     const byCount = new Map<number, string[]>()
@@ -120,7 +121,7 @@ function claimParts(dialect: 'sqlite' | 'postgres', a: ClaimSql) {
   // workspace's single post. Each workspace's earliest is one seek on `targets_claimable_by_workspace`.
   const claimable = (t: string) => sql`
     ${sql.ref(`${t}.lease_owner`)} IS NULL AND ${sql.ref(`${t}.status`)} = 'pending'
-    AND ${sql.ref(`${t}.run_at`)} <= ${a.now}
+    AND ${sql.ref(`${t}.run_at`)} <= ${leaseNow(dialect, a.leaseNow)}
     AND ${inList(sql.ref(`${t}.platform`), a.platforms)}
     AND NOT (${inList(sql.ref(`${t}.id`), a.exclude)})
     AND NOT EXISTS (
@@ -227,6 +228,20 @@ const markProcessing = compiledOnce(3, (db: Db, n, now, postIds) =>
     .set({ status: 'processing', attempts: sql`attempts + ${n}`, updated_at: now as number })
     .where('id', 'in', sql<string>`(SELECT value FROM json_each(${postIds}))`),
 )
+
+/** A claimed row as the worker holds it: its siblings counted, the lease clock's offset read off its lease. */
+function claimedTarget(
+  { siblings, ...row }: TargetRow & { siblings: number },
+  input: ClaimInput,
+): ClaimedTarget {
+  const target = normalise(row)
+  const leaseStart = Number(target.lease_expires_at) - input.leaseMs
+  return {
+    ...target,
+    onlyTarget: Number(siblings) === 1,
+    dueClockOffset: Number.isFinite(leaseStart) ? leaseStart - input.now : 0,
+  }
+}
 
 /** Raw RETURNING rows skip Kysely's driver conversions on Postgres; int8 already maps to number there. */
 function normalise(row: TargetRow): TargetRow {
@@ -348,7 +363,8 @@ export async function sweepExpiredLeases(
         lease_expires_at: null,
         unknown_outcome_at: sql`coalesce(unknown_outcome_at, attempt_started_at, ${now})`,
         lookups: sql`CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE lookups END`,
-        run_at: now + lookupDelayMs,
+        // Due on the lease clock, like every due time the claim compares.
+        run_at: sql<number>`${expiredBy} + ${lookupDelayMs}`,
         error: messages.lookup(platform),
         updated_at: now,
       })

@@ -22,7 +22,7 @@ import {
 import type { Metrics } from './metrics.js'
 import type { QueueSignal } from './queue-signal.js'
 import { type SendResult, sendTarget } from './send.js'
-import { deferProfile, settleTarget } from './settle.js'
+import { deferProfile, type Outcome, settleTarget } from './settle.js'
 
 export interface WorkerOptions {
   /** Unique per process; defaults to host, pid and a random suffix. */
@@ -211,7 +211,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         postId: target.post_id,
         workerId: id,
         now,
-        outcome: result.outcome,
+        outcome: onLeaseClock(result.outcome, target.dueClockOffset),
         onlyTarget: target.onlyTarget,
         ...(result.attemptsDelta ? { attemptsDelta: result.attemptsDelta } : {}),
       })
@@ -478,4 +478,13 @@ function logOutcome(log: Logger, target: ClaimedTarget, result: SendResult) {
       log.warn({ ...fields, kind: result.kind, reason: outcome.error }, 'target stuck')
       return
   }
+}
+
+/**
+ * An outcome's due time moved from this worker's clock onto the lease clock, where the claim compares it:
+ * a lookup waits its whole delay whatever this machine's clock says.
+ */
+function onLeaseClock(outcome: Outcome, offset: number): Outcome {
+  if (offset === 0 || (outcome.kind !== 'retry' && outcome.kind !== 'check')) return outcome
+  return { ...outcome, runAt: outcome.runAt + offset }
 }
