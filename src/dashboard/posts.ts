@@ -348,7 +348,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     reset: {
       tool: 'reset_stuck_post',
       args: (id) => ({ id }),
-      done: 'Released; retry the failed profiles when ready.',
+      done: 'Released: Herald checks the network before anything is sent again.',
     },
     draft: { tool: 'update_post', args: (id) => ({ id, status: 'draft' }), done: 'Kept as a draft.' },
     delete: { tool: 'delete_post', args: (id) => ({ id }), done: 'Deleted.' },
