@@ -1,5 +1,5 @@
 /**
- * Approvals (issue 27): with the workspace setting on, what an editor asks to send out waits for an owner.
+ * Approvals: with the workspace setting on, what an editor asks to send out waits for an owner.
  * The approval state is an addition to the post record; the spec's statuses are unchanged (a post waiting
  * for approval, or rejected, is a `draft`: out of the queue, kept; one part of which is live keeps its own
  * status, since such a post never goes back to `draft`).
