@@ -14,7 +14,7 @@ import { createToolRunner } from '../src/tools/runner.js'
 import { csvLine } from '../test/helpers/csv-fixture.js'
 
 /**
- * A 1,000-row CSV without media (the issue's limit per file), checked row by row through preflight_post,
+ * A 1,000-row CSV without media (the import's limit per file), checked row by row through preflight_post,
  * then imported through create_post, then imported again (every row already imported), in one process
  * through the tool runner as the dashboard and the CLI run it. The target is under 10 s for the import.
  */

@@ -28,7 +28,7 @@ if (want('burst')) {
     bursts.push(await benchBurst('Postgres, 1 worker', burstDatabases.sharedPostgres, 1))
     bursts.push(await benchBurst('Postgres, 2 workers', burstDatabases.sharedPostgres, 2))
   }
-  // Issue 22, path 11: a second workspace's single posts while the first one's backlog drains.
+  // Claims take turns across workspaces: a second workspace's single posts while the first one's backlog drains.
   bursts.push(
     await benchBurst('SQLite, 1 worker, two workspaces', burstDatabases.sharedSqlite, 1, 10_000, 10),
   )
@@ -143,7 +143,7 @@ if (want('burst')) {
         `- ${b.name}: ${b.targetsPerSecondPerWorker} targets/s per worker (target at least 500: ${verdict(b.targetsPerSecondPerWorker >= 500)}); first 100 p99 fire lag ${b.first100FireLagP99Ms} ms (target under 1 s: ${verdict(b.first100FireLagP99Ms < 1000)}).`,
     ),
     '',
-    'Two workspaces (issue 22, path 11): the 10,000-target backlog of one workspace, and a second workspace with',
+    'Two workspaces: the 10,000-target backlog of one workspace, and a second workspace with',
     'one post due at the same instant and one more each second after it (10 in all) while the backlog drains.',
     'Claims take turns across workspaces, so its posts do not wait behind the backlog.',
     '',

@@ -4,7 +4,7 @@ import { connectProfile } from './helpers/connections.js'
 import { type Harness, startHarness } from './helpers/harness.js'
 
 /**
- * Issue 23, finding 3: an MCP SSE session kept acting with the caller captured when its stream opened, so a
+ * An MCP SSE session used to keep acting with the caller captured when its stream opened, so a
  * key revoked afterwards went on creating posts through `/mcp/messages`. These tests perform that attack.
  */
 

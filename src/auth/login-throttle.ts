@@ -1,7 +1,8 @@
 import { createRateLimiter } from './rate-limit.js'
 
 /**
- * How the dashboard's sign-in resists guessing without letting anyone lock an account (issue 23 finding 5).
+ * How the dashboard's sign-in resists guessing without letting anyone lock an account: a stranger's
+ * wrong passwords must never keep the owner out (docs/adr/0039-the-dashboard-is-a-client-of-the-tools.md).
  *
  * - Per address: at most {@link ATTEMPTS_PER_ADDRESS_PER_MINUTE} attempts a minute, whatever the e-mail
  *   (a 429 with `Retry-After` beyond). The address is the client's own only when `HERALD_TRUST_PROXY` names

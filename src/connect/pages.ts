@@ -54,7 +54,7 @@ ${workspace}${simulator}<form method="post" action="/connect/bluesky">${csrfFiel
 /**
  * `GET /connect/<network>`: what starting the connection will do, and where, as a form. Only its POST
  * (with the session's CSRF token) starts the flow, so a link from elsewhere can neither start a connect
- * nor change the workspace it lands in (issue 23 finding 1).
+ * nor change the workspace it lands in: connecting is the person's own act, in the workspace they see.
  */
 export function confirmConnectPage(
   input: { network: Network; csrf: string; workspace: { id: string; name: string } },

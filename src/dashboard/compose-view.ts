@@ -43,9 +43,9 @@ export interface Draft {
   date: string
   time: string
   timezone: string
-  /** Issue 26: follow-up posts (X, Bluesky, Threads), each with its media URLs one per line. */
+  /** Follow-up posts (X, Bluesky, Threads), each with its media URLs one per line. */
   thread: Array<{ content: string; mediaUrls: string }>
-  /** Issue 26: the first comment (every network). */
+  /** The first comment (every network). */
   firstComment: string
 }
 
@@ -75,7 +75,7 @@ export interface PreviewTarget {
   copy: string
   media: Array<{ url: string; src?: string; video: boolean }>
   youtube: ResolvedYouTubeDetails | null
-  /** Issue 26: the thread posts and first comment shown under the post, in order. */
+  /** The thread posts and first comment shown under the post, in order. */
   items?: Array<{ label: string; copy: string; media: Array<{ url: string; src?: string; video: boolean }> }>
 }
 

@@ -166,7 +166,7 @@ function readPreflight(app: AppContext, draft: Draft, preflight: Preflight) {
       video: looksLikeVideo(url),
       ...(app.media.isHostedUrl(url) ? { src: new URL(url).pathname } : {}),
     }))
-  // Issue 26: each target's thread posts and first comment, counted and previewed as its network takes them.
+  // Each target's thread posts and first comment, counted and previewed as its network takes them.
   const itemsOf = (platform: Network) =>
     deliveryItems(
       platform,

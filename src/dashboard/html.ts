@@ -32,7 +32,7 @@ export interface PageOptions {
     email: string
     csrfToken: string
     pendingApprovals?: number
-    /** The workspace the session acts in, named on every page (issue 23 finding 1). */
+    /** The workspace the session acts in, named on every page, so no one acts in one they did not see. */
     workspace?: string
     /** Invitations waiting for this person: a notice linking to /invitations. */
     invitations?: number

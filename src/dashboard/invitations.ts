@@ -7,7 +7,7 @@ import { account, csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signe
 
 /**
  * `/invitations`: the workspaces that invited the signed-in person, each with Accept and Decline (POST,
- * CSRF). Joining a workspace is the person's own act (issue 23 finding 1); admins still add members
+ * CSRF). Joining a workspace is the person's own act; admins still add members
  * directly with the CLI.
  */
 

@@ -172,7 +172,7 @@ ${(analytics?.notes ?? []).map((n) => `<p class="muted">${escapeHtml(n)}</p>`).j
 }
 
 /**
- * Issue 26: a target's thread posts and first comment, one row each under it, with their own delivery
+ * A target's thread posts and first comment, one row each under it, with their own delivery
  * (status, link, the network's words when one was refused).
  */
 function itemRows(items: NonNullable<PostView['targets'][number]['items']>): string {

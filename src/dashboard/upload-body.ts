@@ -11,7 +11,8 @@ import { MAX_IMPORT_BYTES } from '../posts/csv-import.js'
 import { localPath } from './request.js'
 
 /**
- * What the dashboard reads of a request body, and when (issue 23 finding 2). A body is read only after
+ * What the dashboard reads of a request body, and when: never before the session is known, so an
+ * anonymous client cannot make Herald read (or store) a large body. A body is read only after
  * the session is known: {@link guardBody} runs before any parser and refuses an anonymous change (and an
  * upload whose query-string CSRF token does not match) without reading a byte of it. Each route then has
  * its own ceiling, checked against `Content-Length` up front and counted while reading: the form routes

@@ -30,7 +30,7 @@ import {
 } from './request.js'
 
 /**
- * Webhooks (issue 25), owners only: the endpoints of the workspace, each with its settings, secret
+ * Webhooks, owners only: the endpoints of the workspace, each with its settings, secret
  * rotation, a test event and its delivery log with redeliver. A secret is shown once, on the page that
  * answers its creation or rotation. Thin: src/webhooks decides.
  */

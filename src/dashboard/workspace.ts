@@ -54,7 +54,7 @@ async function workspacePage(
       return `<tr><td>${escapeHtml(m.name)}</td><td>${escapeHtml(m.email)}</td><td>${escapeHtml(m.role)}</td><td>${remove}</td></tr>`
     })
     .join('\n')
-  // One rule for pages and tools (issue 23 finding 8): every member sees the balance (get_user_info,
+  // One rule for pages and tools: every member sees the balance (get_user_info,
   // preflight_post and create_post tell any caller of the workspace); only owners see the ledger.
   const balance = await currentBalance(db, who.workspace.id)
   let credits = `<h2>Credits</h2>
@@ -142,8 +142,8 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
         400,
         await workspacePage(app, who, { problem: 'Type the e-mail address of the person to invite.' }),
       )
-    // The same answer whether or not a Herald user has this e-mail (issue 23 finding 6), and no one joins
-    // without accepting (finding 1).
+    // The same answer whether or not a Herald user has this e-mail, so owners cannot probe for accounts,
+    // and no one joins without accepting.
     await invite(
       db,
       { workspaceId: who.workspace.id, email, role: 'editor', invitedBy: who.user.id },

@@ -1,10 +1,10 @@
 /**
- * Approvals (issue 27): with the workspace setting on, what an editor asks to send out waits for an owner.
+ * Approvals: with the workspace setting on, what an editor asks to send out waits for an owner.
  * The approval state is an addition to the post record; the spec's statuses are unchanged (a post waiting
  * for approval, or rejected, is a `draft`: out of the queue, kept; one part of which is live keeps its own
  * status, since such a post never goes back to `draft`).
  *
- * The rules, in one place (docs/decisions.md "Approvals" has the table):
+ * The rules, in one place (docs/adr/0021-approvals.md states them per tool):
  * - An editor's request that would put a post into the publishing queue (create_post; update_post to
  *   `scheduled`; reschedule_post or publish_post_now of a draft or failed post) makes it `pending` instead,
  *   keeping the slot it asked for (or "now"). Nothing is charged until an owner approves.

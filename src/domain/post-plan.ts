@@ -58,7 +58,7 @@ export interface PlanInput {
   youtube?: YouTubeDetailsInput | undefined
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
-  /** Issue 26: a thread and a first comment, shared, per network or profile, or per target request. */
+  /** A thread and a first comment, shared, per network or profile, or per target request. */
   thread?: ThreadItemInput[] | undefined
   firstComment?: string | undefined
   threadVariants?: Record<string, ThreadItemInput[]> | undefined
@@ -77,7 +77,7 @@ export interface PlannedTarget {
   content: string
   mediaUrls: string[]
   youtube: ResolvedYouTubeDetails | null
-  /** The thread items and first comment delivered after the post (issue 26), in order. */
+  /** The thread items and first comment delivered after the post, in order. */
   items: DeliveryItem[]
   /** The thread and first comment as resolved for this profile, kept on its post. */
   postItems: PostItems

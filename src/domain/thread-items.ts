@@ -3,9 +3,9 @@ import type { Network } from './networks.js'
 import { lengthOn } from './text-length.js'
 
 /**
- * Threads of posts and first comments (issue 26): what follows a target's own post on its network, each
- * item delivered once, in order, after the post it answers. A thread item replies to the item before it
- * (the first one to the post); a first comment answers the post itself.
+ * Threads of posts and first comments (docs/adr/0017-threads-and-first-comments.md): what follows a target's
+ * own post on its network, each item delivered once, in order, after the post it answers. A thread item
+ * replies to the item before it (the first one to the post); a first comment answers the post itself.
  */
 
 /** The most follow-up items one thread may hold (X, Bluesky and Threads take longer ones; readers do not). */
@@ -231,7 +231,7 @@ export function itemBlockers(network: Network, who: string, items: DeliveryItem[
 }
 
 /**
- * Credits (DESIGN.md price list, issue 26): every item Herald sends costs what a post costs on its network
+ * Credits (DESIGN.md price list): every item Herald sends costs what a post costs on its network
  * (X 5, any other 1), so a 4-item X thread after its post costs 25 and a first comment on LinkedIn 1. A
  * re-send pays for what is still to go out: the post when it is not live, and each item not yet live.
  */

@@ -1,5 +1,6 @@
 /**
- * The event catalog and the delivery rules of webhooks (issue 25). Pure: no I/O, tested without a server.
+ * The event catalog and the delivery rules of webhooks (docs/adr/0019-webhook-delivery-and-signing.md). Pure:
+ * no I/O, tested without a server.
  */
 
 /** Every event type Herald sends, in the order the docs list them. */

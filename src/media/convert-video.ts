@@ -11,7 +11,7 @@ import type { VideoPlan } from './video-plan.js'
  * with AAC in an MP4 whose index comes first (+faststart), within the plan's picture, frame-rate and
  * bitrate ceilings. Killed on timeout or when the caller's signal fires; failures are a short MediaError.
  *
- * The source is untrusted (issue 23 finding 4): ffmpeg may open local files only (`-protocol_whitelist
+ * The source is untrusted input to a large C decoder: ffmpeg may open local files only (`-protocol_whitelist
  * file`), reads it with the one demuxer its bytes name (MP4/MOV or WebM; anything else is refused before
  * ffmpeg runs, and `-format_whitelist` keeps nested opens to that demuxer), and runs under a CPU-time and
  * an address-space limit (`ulimit -t` / `-v` in a `sh` that then execs ffmpeg) besides the wall-clock timeout.

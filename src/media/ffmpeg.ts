@@ -4,8 +4,8 @@ import { execFile } from 'node:child_process'
  * Finds the ffmpeg Herald converts video with: the configured path when one is set (`none` turns video
  * conversion off), else `ffmpeg` on PATH (a maintained build: the distribution's package, e.g. Debian's
  * `apt-get install ffmpeg`). A candidate counts only when `-version` runs, names a version, and that
- * version is at least {@link MIN_FFMPEG_VERSION}: untrusted video is never decoded by an older one (issue 23
- * finding 4; Herald no longer ships the 2018 build of `@ffmpeg-installer/ffmpeg`).
+ * version is at least {@link MIN_FFMPEG_VERSION}: untrusted video is never decoded by an older one, which
+ * lacks years of security fixes (Herald no longer ships the 2018 build of `@ffmpeg-installer/ffmpeg`).
  */
 
 export interface Ffmpeg {

@@ -123,8 +123,9 @@ export type LookupAnswer =
   | { kind: 'ambiguous'; reason: string }
 
 /**
- * One item delivered after a target's post (issue 26): a thread item, a reply to the item before it, or
- * a first comment, a comment on (or reply to) the post. Each is its own network call, made once.
+ * One item delivered after a target's post (docs/adr/0017-threads-and-first-comments.md): a thread item, a
+ * reply to the item before it, or a first comment, a comment on (or reply to) the post. Each is its own
+ * network call, made once.
  */
 export interface ItemRequest {
   targetId: string
@@ -280,12 +281,12 @@ export interface NetworkAdapter {
    */
   findPublished?(request: LookupRequest): Promise<LookupAnswer>
   /**
-   * Issue 26: publishes a thread item (a reply to `parent`) or a first comment (a comment on, or reply
+   * Publishes a thread item (a reply to `parent`) or a first comment (a comment on, or reply
    * to, the post). Absent where the network takes neither.
    */
   publishItem?(request: ItemRequest): Promise<PublishResult>
   /**
-   * Issue 26: resolves an item's unknown outcome by looking under its parent for a reply or comment with
+   * Resolves an item's unknown outcome by looking under its parent for a reply or comment with
    * the item's copy made since the call: found, absent with certainty, or ambiguous. Throws a
    * {@link PublishFailure} when the network could not be asked.
    */

@@ -5,7 +5,8 @@ import { type DialFn, pinnedRequest, type ResolvedAddress } from '../media/pinne
 import { defaultLookup, type LookupFn } from '../media/safe-fetch.js'
 
 /**
- * A `fetch` for hosts that a user's data names (issue 23 finding 7): a Bluesky PDS from a DID document, a
+ * A `fetch` for hosts that a user's data names, so that no user can make Herald reach its own network
+ * (docs/adr/0029-one-guarded-client-for-user-chosen-hosts.md): a Bluesky PDS from a DID document, a
  * did:web host. Each request resolves the host once, within {@link LOOKUP_TIMEOUT_MS}; a lookup that fails,
  * times out or answers nothing is a refusal (never "allowed"); every address it answers must pass the media
  * fetcher's address policy; the socket goes to the checked address (pinned: no second lookup) and is checked

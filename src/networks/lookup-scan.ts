@@ -150,7 +150,7 @@ export const isDistinctive = (text: string): boolean => normaliseCopy(text.repla
 const REPLY_CLOCK_SLACK_MS = 2 * 60_000
 
 /**
- * Issue 26: an item (a reply, a comment) whose call went unanswered, looked for among what its parent
+ * An item (a reply, a comment) whose call went unanswered, looked for among what its parent
  * holds (the replies or comments the network lists under it), by its copy and the time it was made: one
  * match of distinctive copy is found, several or copy that says nothing is ambiguous, none is absent.
  * Every page is read (up to the bound), or, on a listing newest first, every page until one ends before the

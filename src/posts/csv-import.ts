@@ -101,7 +101,7 @@ export interface ImportContext {
     args: Record<string, unknown>,
     options?: { idempotencyKey?: string; knownConnections?: ConnectionInfo[]; importRow?: string },
   ): Promise<unknown>
-  /** Whether create_post takes `firstComment` in this build (issue 26 added it). */
+  /** Whether create_post takes `firstComment` in this build (an optional addition the import passes on). */
   supportsFirstComment: boolean
   /** True when the importing person's posts wait for an owner (their cost is charged at approval). */
   waitsForApproval: boolean

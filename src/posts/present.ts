@@ -71,7 +71,7 @@ export function presentTarget(t: TargetRow, now: number): PostView['targets'][nu
   }
 }
 
-/** A target's thread items and first comment as the API shows them (issue 26). */
+/** A target's thread items and first comment as the API shows them. */
 function presentItems(raw: string) {
   return readItems(raw).map((item) => ({
     kind: item.role,

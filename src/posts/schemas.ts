@@ -47,7 +47,7 @@ export const youtubeSchema = z
 export const contentSchema = z.string().max(MAX_CONTENT)
 
 /**
- * Issue 26. The schema takes up to 100 items so that a longer thread is reported with its field path
+ * A thread. The schema takes up to 100 items so that a longer thread is reported with its field path
  * (create_post 400, preflight blocker: "a thread takes at most 25") rather than as a malformed request.
  */
 export const MAX_THREAD_INPUT = 100
@@ -176,7 +176,7 @@ export const targetViewSchema = z.object({
     )
     .optional()
     .describe(
-      "Issue 26: the thread items and first comment delivered after the post, in order, each with its own status; the target's url stays the post's. Absent when there are none.",
+      "The thread items and first comment delivered after the post, in order, each with its own status; the target's url stays the post's. Absent when there are none.",
     ),
 })
 

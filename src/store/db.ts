@@ -99,7 +99,7 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
     prepare(text: string) {
       // Every transaction Kysely opens (`begin`) starts as BEGIN IMMEDIATE: it takes the write lock before
       // its first read, so a transaction that reads and then writes cannot fail with SQLITE_BUSY because
-      // another process wrote in between (busy_timeout does not cover that upgrade; issue 22, path 10).
+      // another process wrote in between (busy_timeout does not cover that upgrade).
       const sqlText = text === 'begin' ? 'begin immediate' : text
       let statement = cache.get(sqlText)
       if (statement) {

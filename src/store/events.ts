@@ -134,8 +134,8 @@ export function pendingDelivery(
  * delivery to each subscribed endpoint (`subscribers` when the caller has read them; otherwise read here)
  * is inserted with it. On SQLite the worker's fan-out pass inserts the deliveries later, many events at a
  * time: there every write holds the one write lock, and a settle that also wrote its deliveries cost the
- * worker a tenth of its publish rate (docs/decisions.md). `webhook.test` goes to no subscriber: its
- * caller makes its one delivery.
+ * worker a tenth of its publish rate (docs/adr/0018-the-outbox.md; figures in docs/benchmarks.md).
+ * `webhook.test` goes to no subscriber: its caller makes its one delivery.
  */
 export async function recordEvent(tx: Db, input: EventInput, subscribers?: Subscriber[]): Promise<string> {
   const id = newId(input.now)

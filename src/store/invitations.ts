@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { addMember, findMembership, type MemberRole } from './accounts.js'
 import type { Db } from './db.js'
 
-/** Open invitations to workspaces (issue 23 finding 1). */
+/** Open invitations to workspaces: a person joins one only by accepting. */
 
 export interface Invitation {
   id: string

@@ -124,7 +124,7 @@ export interface PostsTable {
   charge_group?: string | null
   /** 1 when the slot came from the profile's posting queue (`queue: true`). */
   from_queue?: number
-  /** Issue 26: the thread and first comment as given for this post's profile (JSON), or null. */
+  /** The thread and first comment as given for this post's profile (JSON), or null. */
   items?: string | null
 }
 
@@ -163,7 +163,7 @@ export interface TargetsTable {
   /** 0 while its network price is still owed: a post waiting for approval is paid when it is approved. */
   paid?: number
   /**
-   * Issue 26: the items delivered after the post (a thread, a first comment), JSON list of
+   * The items delivered after the post (a thread, a first comment), JSON list of
    * `DeliveryItem`, each with its own status and remote id; null when there are none.
    */
   items?: string | null

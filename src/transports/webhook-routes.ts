@@ -29,7 +29,7 @@ import {
 } from './webhook-api.js'
 
 /**
- * REST paths for webhook endpoints (issue 25), for scripts: not one of the 17 tools (DESIGN.md "Additions
+ * REST paths for webhook endpoints, for scripts: not one of the 17 tools (DESIGN.md "Additions
  * beyond the spec"). Authenticated like the tools; owners only (an editor is 403). Thin: src/webhooks decides.
  */
 

@@ -7,7 +7,7 @@ import { recordEvent } from '../store/events.js'
 import { writeTransaction } from '../store/write-transaction.js'
 
 /**
- * `account.expiring` (issue 25): the worker's periodic sweep warns 7 days and again 1 day before a
+ * `account.expiring`: the worker's periodic sweep warns 7 days and again 1 day before a
  * connection stops working (the end {@link connectionEndsAt} computes, the one get_account_health reports:
  * a refresh token's stated or JWT end, or the access token's end when there is no refresh token).
  *

@@ -12,7 +12,7 @@ import type { TargetRow } from '../store/posts.js'
 import { LeaseLostError } from './progress.js'
 
 /**
- * Issue 26: the thread items and first comment of a target, delivered one by one after its post, each
+ * The thread items and first comment of a target, delivered one by one after its post, each
  * exactly once. Every step is written to the target before the next network call, and only while this
  * worker still holds the lease:
  * - the post's remote id and URL as soon as the post is live (a later attempt never publishes it again);

@@ -65,7 +65,7 @@ export function createMetrics(): Metrics {
   )
   const stuckByReason = gauge(
     'herald_stuck_targets_by_reason',
-    'Stuck targets by why they are stuck (docs/decisions.md, issue 22 worker side).',
+    'Stuck targets by why they are stuck (docs/adr/0015-stuck-targets-and-reset.md).',
     ['reason'],
   )
   const lookupsPending = gauge(

@@ -136,7 +136,7 @@ export async function sendTarget(
   // its own schedule (`lookupFailed`); an ambiguous answer leaves the target stuck for a person.
   let refreshed = false
   let counted = true
-  // Issue 26: a target with a thread or first comment delivers its items after its post. The post may be
+  // A target with a thread or first comment delivers its items after its post. The post may be
   // live from an earlier attempt (its remote id is on the target): it is never published again, and what
   // is unknown then is an item's outcome, looked up under its parent while the chain is delivered.
   const items = chainItems(target)

@@ -242,7 +242,7 @@ describe('the connect flow', () => {
       expect(created.status).toBe(201)
       const { consent: page } = await begin('youtube')
       const upload = 'https://www.googleapis.com/auth/youtube.upload'
-      // youtube.force-ssl (asked for first comments, issue 26) also allows uploads: untick it too.
+      // youtube.force-ssl (asked for first comments) also allows uploads: untick it too.
       const forceSsl = 'https://www.googleapis.com/auth/youtube.force-ssl'
       const callback = await consent(
         page,

@@ -15,7 +15,7 @@ import { type Harness, startHarness } from '../helpers/harness.js'
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js'
 
 /**
- * Issue 23, finding 11: someone with write access to the database copies the sealed X tokens of a
+ * Someone with write access to the database copies the sealed X tokens of a
  * victim's connection (in another workspace) over the tokens of a connection in their own workspace, so
  * that their posts go out as the victim. The vault binds each value to its row: the copy does not open,
  * nothing reaches the network as the victim, and the connection shows as needing reconnection.

@@ -5,7 +5,7 @@ import { FakeClock } from '../../src/lib/clock.js'
 import { createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
-/** Issue 23 finding 5: nobody can lock an account out by typing wrong passwords at it. */
+/** Nobody can lock an account out by typing wrong passwords at it. */
 describe('sign-in throttling', () => {
   let h: Harness | undefined
   afterEach(async () => {

@@ -5,7 +5,7 @@ import type { SimulatedCall } from '../../src/sandbox/fault-injector.js'
 import { useChainRig } from '../helpers/chain-rig.js'
 
 /**
- * Issue 26: a first comment whose answer was lost is looked up among its post's comments before it is sent
+ * A first comment whose answer was lost is looked up among its post's comments before it is sent
  * again. Between the lost answer and the lookup, others comment on the post, so many that Herald's comment
  * is no longer on the first page the network lists. The oracle is what each simulator holds.
  */

@@ -4,7 +4,7 @@ import { backends } from '../helpers/backends.js'
 import { diesBeforeItem, useChainRig } from '../helpers/chain-rig.js'
 
 /**
- * Issue 26 on X: a thread is a chain of posts, each `reply.in_reply_to_tweet_id` the one before, each sent
+ * Threads on X: a thread is a chain of posts, each `reply.in_reply_to_tweet_id` the one before, each sent
  * exactly once. Counted on the X simulator, never in Herald's rows.
  */
 describe.each(backends)('an X thread ($name)', (backend) => {

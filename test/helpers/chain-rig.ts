@@ -10,7 +10,7 @@ import type { Backend } from './backends.js'
 import { type Harness, startHarness } from './harness.js'
 
 /**
- * What the thread and first-comment suites (issue 26) stand on: a sandbox-mode Herald with every
+ * What the thread and first-comment suites stand on: a sandbox-mode Herald with every
  * simulator mounted, a scripted fault injector the test programs call by call, a server handing out a
  * JPEG, and a worker the test drives pass by pass (`drain`), so a crash can be staged between passes.
  */

@@ -17,7 +17,7 @@ import { MediaError } from '../../src/media/port.js'
 import type { VideoPlan } from '../../src/media/video-plan.js'
 import { h264Clip, webmClip } from './video-fixtures.js'
 
-/** Issue 23 finding 4: a maintained ffmpeg, checked at start, confined while it decodes untrusted video. */
+/** A maintained ffmpeg, checked at start, confined while it decodes untrusted video. */
 describe('ffmpeg discovery', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-ffmpeg-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -119,7 +119,7 @@ describe('Bluesky rich text detection', () => {
     ['end of sentence #tag!', [['tag', 'tag', '#tag']]],
     ['#123abc', [['tag', '123abc', '#123abc']]],
     ['#1 in numbers', []],
-    ['issue #42.', []],
+    ['ticket #42.', []],
     ['keycap #️⃣ emoji', []],
     ['glued a#b', []],
     ['full width ＃タグ', [['tag', 'タグ', '＃タグ']]],

@@ -9,9 +9,10 @@ import { createXrpc } from '../../src/networks/bluesky/xrpc.js'
 import { createGuardedHttp } from '../../src/networks/guarded-http.js'
 
 /**
- * Issue 23 finding 7: a PDS or DID host whose name does not resolve (or not in time) is refused, and every
- * request to such a host goes through the guarded, address-pinned request, so a stored `pdsUrl` is checked
- * again on each use and a second lookup cannot swap the address. Refusals name the host, never an address.
+ * A PDS or DID host is a host a user's data names, so it is reached only through the guarded client: one
+ * whose name does not resolve (or not in time) is refused, and every request to such a host goes through the
+ * guarded, address-pinned request, so a stored `pdsUrl` is checked again on each use and a second lookup
+ * cannot swap the address. Refusals name the host, never an address.
  */
 const logger = createLogger(
   'silent',

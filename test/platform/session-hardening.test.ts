@@ -4,7 +4,7 @@ import { redactUrl } from '../../src/logger.js'
 import { createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
-/** Issue 23 finding 11 (sessions and logs). */
+/** Sessions that cannot be fixed or stolen from a log, and logs that carry no session or CSRF secret. */
 describe('session and log hardening', () => {
   let h: Harness
   beforeAll(async () => {

@@ -149,7 +149,7 @@ describe.each(backends)('CSV import over REST on $name', (backend) => {
     expect(res.body.rows[2].blockers[0].message).toMatch(/2 cells and the header 4/)
   })
 
-  it('imports a row with a first comment as a post carrying it (create_post takes firstComment since issue 26)', async () => {
+  it('imports a row with a first comment as a post carrying it, since create_post takes firstComment', async () => {
     const csv = [
       csvLine(['content', 'profiles', 'date', 'time', 'first comment']),
       csvLine([

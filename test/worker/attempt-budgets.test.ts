@@ -10,7 +10,7 @@ import { fail, type ScriptedAdapter, scriptedAdapter } from '../helpers/test-ada
 
 const T0 = Date.UTC(2032, 0, 1, 0, 0, 0)
 
-/** Issue 22, paths 6 and 7: what counts as a send attempt, and a re-armed target's fresh budget. */
+/** What counts as a send attempt (a rate-limit wait does not), and a re-armed target's fresh budget. */
 describe.each(backends)('send attempt budgets on $name', (backend) => {
   let h: Harness
   let clock: FakeClock

@@ -11,7 +11,7 @@ import { solidImage } from '../media/fixtures.js'
 import { startServer, type TestServer } from '../media/servers.js'
 
 /**
- * Issue 26, simulation seed 137 (an X thread item sent twice) and seeds 145/213 (a Threads reply its lookup
+ * Simulation seed 137 (an X thread item sent twice) and seeds 145/213 (a Threads reply its lookup
  * never found): a worker whose send of a thread outlived its lease (stalled in a media upload) claimed the
  * target again itself, once the sweep had made it a lookup. Both attempts then wrote the target's items as
  * the same `lease_owner`, so the stalled one, waking up, cleared the item's in-flight mark over the new

@@ -6,7 +6,7 @@ import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { seedScheduledPosts } from '../helpers/seed.js'
 
-/** Issue 22, path 11: claims take turns across workspaces, so a backlog never delays another workspace. */
+/** Claims take turns across workspaces, so a backlog never delays another workspace. */
 describe.each(backends)('claims across workspaces on $name', (backend) => {
   let h: Harness
   let busy: string

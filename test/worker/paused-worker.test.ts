@@ -16,7 +16,7 @@ const databases: Array<{ name: string; make: () => SharedDatabase }> = [
 ]
 
 /**
- * Issue 22, path 2: a worker paused past its lease (SIGSTOP, as a frozen VM or a long stall would) and then
+ * A worker paused past its lease (SIGSTOP, as a frozen VM or a long stall would) and then
  * resumed (SIGCONT) must not send what another worker took over meanwhile. Two real worker processes
  * against the X simulator of a Herald test server sharing their database; copies counted on the simulator.
  */

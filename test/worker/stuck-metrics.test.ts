@@ -13,7 +13,7 @@ const T0 = Date.UTC(2033, 0, 1, 0, 0, 0)
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789'
 
-/** Issue 22: /metrics shows lookups pending, lookups failed and stuck targets by reason, counted exactly. */
+/** /metrics shows lookups pending, lookups failed and stuck targets by reason, counted exactly. */
 describe.each(backends)('lookup and stuck gauges on $name', (backend) => {
   let h: Harness
   let clock: FakeClock

@@ -8,9 +8,9 @@ import { type Harness, startHarness } from '../helpers/harness.js'
 import { connectSandboxProfile, publishAs, type SandboxProfile } from '../helpers/sandbox-adapters.js'
 
 /**
- * Issue 22, paths 1 and 8, against the X simulator with the real adapter and the real worker: while an
- * outcome is unknown nothing sends again until a lookup has answered "not there" with certainty, and a
- * lease that ran out (a crash) becomes a lookup. Copies are counted on the simulated network.
+ * Unknown outcomes and expired leases, against the X simulator with the real adapter and the real worker:
+ * while an outcome is unknown nothing sends again until a lookup has answered "not there" with certainty, and
+ * a lease that ran out (a crash) becomes a lookup. Copies are counted on the simulated network.
  */
 describe.each(backends)('unknown outcomes and their lookups, on $name', (backend) => {
   let h: Harness

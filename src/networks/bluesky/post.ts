@@ -89,7 +89,7 @@ type StrongRef = { uri: string; cid: string }
 export async function publishPost(
   ctx: PostContext,
   request: PostRequest,
-  /** Issue 26: a reply's record key seed (`<target id>:<item index>`) and its root and parent refs. */
+  /** A reply's record key seed (`<target id>:<item index>`) and its root and parent refs. */
   reply?: { keySeed: string; root: StrongRef; parent: StrongRef },
 ): Promise<PublishResult> {
   checkRequest(request)
@@ -224,7 +224,7 @@ async function strongRef(ctx: PostContext, request: ItemRequest, uri: string): P
 }
 
 /**
- * Issue 26: a thread item or first comment is a post whose `reply` names the thread's first post (`root`)
+ * A thread item or first comment is a post whose `reply` names the thread's first post (`root`)
  * and the post it answers (`parent`), with their cids; its facets are detected on its own text, and its
  * record key is derived from the target id and the item's position, so a repeated write cannot make it twice.
  */
@@ -241,7 +241,7 @@ export async function publishReply(ctx: PostContext, request: ItemRequest): Prom
   })
 }
 
-/** Issue 26: an unanswered reply is looked up by the record key its item always writes. */
+/** An unanswered reply is looked up by the record key its item always writes. */
 export function findReply(ctx: PostContext, request: ItemLookupRequest): Promise<LookupAnswer> {
   return findPost(ctx, {
     targetId: itemKeySeed(request),

@@ -24,7 +24,7 @@ export const INSTAGRAM_LOGIN_SCOPES = [
   'instagram_business_basic',
   'instagram_business_content_publish',
   'instagram_business_manage_insights',
-  // Issue 26: a first comment on the post.
+  // First comments on the account's posts.
   'instagram_business_manage_comments',
 ] as const
 

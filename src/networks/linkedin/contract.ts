@@ -217,7 +217,7 @@ export const linkedinContract: readonly ContractEntry[] = [
     }),
   },
   {
-    // Issue 26: a first comment [reference A.4: `POST /rest/socialActions/{encoded post URN}/comments`
+    // A first comment [reference A.4: `POST /rest/socialActions/{encoded post URN}/comments`
     // with actor, object and message.text]; 1,250 characters [reference D, third-party].
     name: 'socialActions comments create',
     method: 'POST',

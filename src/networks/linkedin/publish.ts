@@ -249,7 +249,7 @@ function assetUrns(content: Record<string, unknown>): string[] {
 const COMMENTS_PAGE = 100
 
 /**
- * Issue 26: a first comment on a LinkedIn post, `POST /rest/socialActions/{post URN}/comments` as the
+ * A first comment on a LinkedIn post, `POST /rest/socialActions/{post URN}/comments` as the
  * member or the page that posted it (`actor`), plain text; the comment's URN comes back in the body
  * (`commentUrn`) or the `x-restli-id` header.
  */
@@ -280,7 +280,7 @@ export async function publishComment(ctx: LinkedInContext, request: ItemRequest)
 const commentUrl = (postUrl: string, urn: string) => `${postUrl}?commentUrn=${enc(urn)}`
 
 /**
- * Issue 26: an unanswered comment is looked for among its post's comments, by its actor and copy, every
+ * An unanswered comment is looked for among its post's comments, by its actor and copy, every
  * page of them (`start`, `count`, until `paging.total`), relying on no order of LinkedIn's.
  */
 export async function findComment(ctx: LinkedInContext, request: ItemLookupRequest): Promise<LookupAnswer> {

@@ -4,7 +4,7 @@ import { findAmongReplies } from '../lookup-scan.js'
 import { callGraph, type GraphClient } from './graph.js'
 
 /**
- * Issue 26: a first comment on a Facebook post (`POST /{post-id}/comments`, as the Page, with
+ * A first comment on a Facebook post (`POST /{post-id}/comments`, as the Page, with
  * `pages_manage_engagement`) or on Instagram media (`POST /{ig-media-id}/comments`, as the account, with
  * `instagram_manage_comments` / `instagram_business_manage_comments`). The comment is text only
  * (`message`); a lost answer is an unknown outcome, looked up among the object's comments by its copy.

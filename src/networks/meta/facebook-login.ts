@@ -26,7 +26,7 @@ export const INSTAGRAM_SCOPES = [
   'instagram_basic',
   'instagram_content_publish',
   'instagram_manage_insights',
-  // Issue 26: a first comment on an Instagram post.
+  // First comments on Instagram posts.
   'instagram_manage_comments',
 ] as const
 export const FACEBOOK_LOGIN_SCOPES = [...PAGE_SCOPES, ...INSTAGRAM_SCOPES] as const

@@ -24,7 +24,7 @@ export const THREADS_SCOPES = [
   'threads_basic',
   'threads_content_publish',
   'threads_manage_insights',
-  // Issue 26: thread items and first comments are replies (`reply_to_id`).
+  // Thread items and first comments are replies (`reply_to_id`).
   'threads_manage_replies',
 ] as const
 

@@ -119,7 +119,7 @@ export const findThreadsPost = (ctx: ThreadsContext, request: LookupRequest): Pr
   findContainerPost(THREADS, ctx, request, threadsUserIdOf(request))
 
 /**
- * Issue 26: a thread item or first comment on Threads is a thread whose container names the post it
+ * A thread item or first comment on Threads is a thread whose container names the post it
  * answers (`reply_to_id`), published like any other (container, status, `threads_publish`), its container
  * id saved as the item's progress so a retry publishes that container instead of making another. A saved
  * container Meta already reports `PUBLISHED` is looked for among the profile's replies (a reply is never
@@ -139,7 +139,7 @@ export async function publishThreadsReply(ctx: ThreadsContext, request: ItemRequ
 }
 
 /**
- * Issue 26: an unanswered reply is resolved by its container (never published: absent, and the retry
+ * An unanswered reply is resolved by its container (never published: absent, and the retry
  * publishes it) and otherwise looked for among the profile's own replies since the call.
  */
 export async function findThreadsReply(

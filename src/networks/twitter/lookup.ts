@@ -42,7 +42,7 @@ const PAGE_SIZE = 100
 export async function findTweet(
   ctx: TwitterContext,
   request: LookupRequest,
-  /** Issue 26: only replies in this conversation (the thread's first post) match. */
+  /** Only replies in this conversation (the thread's first post) match. */
   conversationId?: string,
 ): Promise<LookupAnswer> {
   const startTime = new Date(request.since - CLOCK_SLACK_MS).toISOString().replace(/\.\d{3}Z$/, 'Z')
@@ -92,7 +92,7 @@ export async function findTweet(
 }
 
 /**
- * Issue 26: an unanswered reply (a thread item, a first comment) is looked for among the profile's posts
+ * An unanswered reply (a thread item, a first comment) is looked for among the profile's posts
  * since the call, in the conversation of the thread's first post (`conversation_id`), by its copy.
  */
 export function findReply(ctx: TwitterContext, request: ItemLookupRequest): Promise<LookupAnswer> {

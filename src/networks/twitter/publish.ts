@@ -22,7 +22,7 @@ export async function publishTweet(
   ctx: TwitterContext,
   request: Pick<PublishRequest, 'targetId' | 'profile' | 'credentials' | 'content' | 'mediaUrls' | 'signal'> &
     Partial<Pick<PublishRequest, 'progress' | 'saveProgress'>>,
-  /** Issue 26: the post this one replies to (`reply.in_reply_to_tweet_id`), for thread items and first comments. */
+  /** The post this one replies to (`reply.in_reply_to_tweet_id`), for thread items and first comments. */
   inReplyTo?: string,
 ): Promise<PublishResult> {
   const { credentials, signal } = request

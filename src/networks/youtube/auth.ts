@@ -14,7 +14,7 @@ export const YOUTUBE_WEB_URL = 'https://www.youtube.com'
 
 export const UPLOAD_SCOPE = 'https://www.googleapis.com/auth/youtube.upload'
 export const READONLY_SCOPE = 'https://www.googleapis.com/auth/youtube.readonly'
-/** Issue 26: `commentThreads.insert` (a first comment) takes this scope and no other. */
+/** `commentThreads.insert` (a first comment) takes this scope and no other. */
 export const COMMENT_SCOPE = 'https://www.googleapis.com/auth/youtube.force-ssl'
 /**
  * Requested at connect: upload to publish, read-only for the channel's title, handle, avatar and stats,

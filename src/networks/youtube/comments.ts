@@ -6,7 +6,7 @@ import { withTimeout, YOUTUBE_WEB_URL } from './auth.js'
 import { classifyGoogleError } from './errors.js'
 
 /**
- * Issue 26: a first comment on a YouTube video is a comment thread, `commentThreads.insert?part=snippet`
+ * A first comment on a YouTube video is a comment thread, `commentThreads.insert?part=snippet`
  * with `snippet.videoId` and `snippet.topLevelComment.snippet.textOriginal` (50 quota units). Google lists
  * only `youtube.force-ssl` for it, so the connect flow asks for that scope too; a channel connected before
  * is told to reconnect when Google refuses the scope.
@@ -71,7 +71,7 @@ export async function publishComment(ctx: ApiContext, request: ItemRequest): Pro
 }
 
 /**
- * Issue 26: an unanswered comment is looked for among the video's comment threads by its copy, newest first
+ * An unanswered comment is looked for among the video's comment threads by its copy, newest first
  * (`order=time`, 100 a page, `pageToken`), page after page until one ends before the attempt.
  */
 export async function findComment(ctx: ApiContext, request: ItemLookupRequest): Promise<LookupAnswer> {

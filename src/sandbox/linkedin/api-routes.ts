@@ -371,7 +371,7 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
     return reply.code(201).header('x-restli-id', post.id).header('x-linkedin-id', post.id).send()
   })
 
-  // Issue 26: comments on a post, as the member or as a page they administer (w_member_social /
+  // First comments: comments on a post, as the member or as a page they administer (w_member_social /
   // w_organization_social, as for posts); `object` must be the post in the path.
   app.post('/rest/socialActions/:urn/comments', async (request, reply) => {
     const grant = authorize(request, reply)

@@ -1,9 +1,9 @@
 import { type Kysely, sql } from 'kysely'
 
 /**
- * Issue 22, worker side: a target's lookups of an unknown outcome are counted on their own (their own
- * backoff and budget, apart from the send attempts), a stuck target says why it is stuck, and claims
- * find each workspace's earliest due target by an index.
+ * The worker's side of unknown outcomes: a target's lookups of an unknown outcome are counted on their own
+ * (their own backoff and budget, apart from the send attempts), a stuck target says why it is stuck, and
+ * claims find each workspace's earliest due target by an index.
  */
 export function createLookupsAndStuckReasonsMigration() {
   return {

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely'
 
 /**
- * Invitations (issue 23 finding 1): an owner no longer adds a person to a workspace; they invite an
- * e-mail, and the person with that e-mail joins only by accepting on their dashboard. One open invitation
- * per workspace and e-mail.
+ * Invitations, so that joining a workspace is the person's own act: an owner no longer adds a person to a
+ * workspace; they invite an e-mail, and the person with that e-mail joins only by accepting on their
+ * dashboard. One open invitation per workspace and e-mail.
  */
 export function createInvitationsMigration() {
   return {

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely'
 
 /**
- * Herald's own OAuth authorization server (issue 24). `oauth_artifacts` is the storage of the `oidc-provider`
- * library (codes, tokens, grants, registered clients, interactions), keyed by the SHA-256 of each artifact's
- * id: an access or refresh token's id is the token itself, so the database never holds one in clear.
- * `oauth_grants` is Herald's side of a grant: the person, the workspace chosen on the consent page, what the
- * app is called, and when it was first and last used (the AI Integration page lists these).
+ * Herald's own OAuth authorization server (docs/adr/0025-oauth-for-mcp-clients.md). `oauth_artifacts` is the
+ * storage of the `oidc-provider` library (codes, tokens, grants, registered clients, interactions), keyed by
+ * the SHA-256 of each artifact's id: an access or refresh token's id is the token itself, so the database
+ * never holds one in clear. `oauth_grants` is Herald's side of a grant: the person, the workspace chosen on
+ * the consent page, what the app is called, and when it was first and last used (the AI Integration page
+ * lists these).
  */
 export function createOAuthServerMigration() {
   return {

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely'
 import type { Dialect } from '../dialect.js'
 
 /**
- * Issue 25, events and signed webhooks: the outbox of events (written in the transaction of the change it
+ * Events and signed webhooks: the outbox of events (written in the transaction of the change it
  * reports), the endpoints an owner subscribes, one delivery row per (event, endpoint) that the worker
- * claims with a lease, and the log of every attempt. One file for the whole issue (migration number 012).
+ * claims with a lease, and the log of every attempt. One file for the whole feature (migration number 012).
  */
 export function createEventsWebhooksMigration(dialect: Dialect) {
   return {

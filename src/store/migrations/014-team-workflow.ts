@@ -1,10 +1,10 @@
 import { type Kysely, sql } from 'kysely'
 
 /**
- * Issue 27, team workflow: approvals (a workspace setting, an approval state on posts, targets that are not
+ * Team workflow: approvals (a workspace setting, an approval state on posts, targets that are not
  * paid for until their post is approved), posting queues (weekly posting times per profile), and CSV
  * imports (uploads waiting to be imported, and the rows already imported, so a file imported twice
- * creates nothing new). One file for every change of the issue (migration number 014).
+ * creates nothing new). One file for every change of the team workflow (migration number 014).
  */
 export function createTeamWorkflowMigration() {
   return {

@@ -1,14 +1,15 @@
 import { type Kysely, sql } from 'kysely'
 
 /**
- * Issue 23, finding 11: every vault ciphertext is bound to its table, column and row (AES-GCM associated
- * data, format `v2`). This migration re-seals each stored `v1` value (bound to nothing) in place, bound to
- * where it is; afterwards the vault refuses `v1`. It needs the vault key, so the store is opened with the
- * vault (`createAppContext`); opened without it, the migration succeeds only when nothing needs re-sealing
- * (a new database) and otherwise fails, unrecorded, to run again when a process with the key starts.
- * Each row is rewritten only if it still holds the value read, so two processes migrating one SQLite file
- * at once (SQLite has no migration lock) re-seal each value once. A value no configured key opens stays
- * as it is (it was unreadable already; `secrets rotate` lists it). Migration number 017.
+ * Every vault ciphertext is bound to its table, column and row (AES-GCM associated data, format `v2`), so a
+ * value copied into another row or column no longer opens there. This migration re-seals each stored `v1`
+ * value (bound to nothing) in place, bound to where it is; afterwards the vault refuses `v1`. It needs the
+ * vault key, so the store is opened with the vault (`createAppContext`); opened without it, the migration
+ * succeeds only when nothing needs re-sealing (a new database) and otherwise fails, unrecorded, to run again
+ * when a process with the key starts. Each row is rewritten only if it still holds the value read, so two
+ * processes migrating one SQLite file at once (SQLite has no migration lock) re-seal each value once. A value
+ * no configured key opens stays as it is (it was unreadable already; `secrets rotate` lists it). Migration
+ * number 017.
  */
 
 /** What the migration needs of the vault (src/connect/vault.ts). */
