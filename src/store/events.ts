@@ -202,6 +202,50 @@ const insertEvent = compiledOnce(
       .returning('seq'),
 )
 
+/** What a one-statement outbox write is given: SQL expressions over the statement's own CTEs. */
+export interface OutboxWriteSql {
+  /** The workspace whose endpoints hear the events. */
+  workspaceId: string
+  /**
+   * The events as rows of `(id, workspace_id, type, order_key, snapshot, n)`: `n` orders them, `snapshot` is
+   * what the delivery renders the body from (the payload is left empty, as a fan-out renders it later).
+   */
+  events: string
+  /** When they were recorded (a parameter). */
+  now: string
+}
+
+/**
+ * {@link recordEvent} as common table expressions, for a Postgres statement that makes a change and records
+ * its events in the same round trip (the settle's fast path): the workspace's enabled endpoints read
+ * `FOR KEY SHARE` (none can be deleted before its deliveries are inserted), the events (none for a
+ * workspace without an endpoint, as `recordEvent`'s callers skip them), and one delivery per subscribed
+ * endpoint, due at once. Defines `subscribers`, `written` and `delivered`; `delivered` counts the
+ * deliveries. The one place besides {@link recordEvent} that knows the outbox's tables, kept beside it.
+ */
+export function outboxWriteCtes({ workspaceId, events, now }: OutboxWriteSql): string {
+  return `
+    subscribers AS (
+      SELECT e.id, e.event_types FROM webhook_endpoints e
+       WHERE e.workspace_id = ${workspaceId} AND e.enabled = 1
+       FOR KEY SHARE OF e),
+    written AS (
+      INSERT INTO events (id, workspace_id, type, order_key, payload, snapshot, fanned_out, created_at)
+      SELECT ev.id, ev.workspace_id, ev.type, ev.order_key, '', ev.snapshot, 1, ${now}
+        FROM (${events}) AS ev
+       WHERE EXISTS (SELECT 1 FROM subscribers)
+       ORDER BY ev.n
+      RETURNING seq, id, type, workspace_id, order_key),
+    delivered AS (
+      INSERT INTO webhook_deliveries (id, event_seq, event_id, endpoint_id, workspace_id, order_key, status,
+        attempts, next_attempt_at, created_at)
+      SELECT substr(written.id, 1, 8) || substr(md5(written.id || s.id), 1, 16), written.seq, written.id, s.id,
+             written.workspace_id, written.order_key, 'pending', 0, ${now}, ${now}
+        FROM written CROSS JOIN subscribers s
+       WHERE jsonb_array_length(s.event_types::jsonb) = 0 OR s.event_types::jsonb @> to_jsonb(written.type)
+      RETURNING 1)`
+}
+
 /**
  * Wakes this process's delivery loop for events written by a statement of its own (the Postgres settle),
  * not through {@link recordEvent}.

@@ -4,7 +4,7 @@ import { postSettledEvent } from '../domain/webhook-events.js'
 import { newId } from '../lib/ids.js'
 import { compiledOnce } from '../store/compiled.js'
 import type { Db, Store } from '../store/db.js'
-import { announceEvents, recordEvent, subscribersOf } from '../store/events.js'
+import { announceEvents, outboxWriteCtes, recordEvent, subscribersOf } from '../store/events.js'
 import type { PostRow, TargetRow } from '../store/posts.js'
 import { settleEvents, type TargetEventType } from './settle-events.js'
 
@@ -311,32 +311,20 @@ async function settleOnlyTargetWithEvents(
         updated_at = ${p(4)}
         FROM settled WHERE posts.id = settled.post_id
       RETURNING posts.*),
-    subscribers AS (
-      SELECT e.id, e.event_types FROM webhook_endpoints e
-       WHERE e.workspace_id = (SELECT workspace_id FROM settled) AND e.enabled = 1
-       FOR KEY SHARE OF e),
-    written AS (
-      INSERT INTO events (id, workspace_id, type, order_key, payload, snapshot, fanned_out, created_at)
-      SELECT ev.id, settled.workspace_id, ev.type, settled.post_id, '',
-             CASE WHEN ev.n = 1 THEN json_build_object('target', row_to_json(settled), 'post', row_to_json(post),
-               'targetEvent', ${p(5)}::text, 'stuckReason', ${p(7)}::text)::text
-             ELSE '@' || ${p(6)}::text END,
-             1, ${p(4)}
-        FROM settled JOIN post ON post.id = settled.post_id
-        CROSS JOIN (VALUES (${p(6)}::text, ${p(5)}::text, 1)${
-          events === 2 ? `, (${p(9)}::text, ${p(8)}::text, 2)` : ''
-        }) AS ev(id, type, n)
-       WHERE EXISTS (SELECT 1 FROM subscribers)
-       ORDER BY ev.n
-      RETURNING seq, id, type, workspace_id, order_key),
-    delivered AS (
-      INSERT INTO webhook_deliveries (id, event_seq, event_id, endpoint_id, workspace_id, order_key, status,
-        attempts, next_attempt_at, created_at)
-      SELECT substr(written.id, 1, 8) || substr(md5(written.id || s.id), 1, 16), written.seq, written.id, s.id,
-             written.workspace_id, written.order_key, 'pending', 0, ${p(4)}, ${p(4)}
-        FROM written CROSS JOIN subscribers s
-       WHERE jsonb_array_length(s.event_types::jsonb) = 0 OR s.event_types::jsonb @> to_jsonb(written.type)
-      RETURNING 1)
+${outboxWriteCtes({
+  workspaceId: '(SELECT workspace_id FROM settled)',
+  events: `
+        SELECT ev.id, settled.workspace_id, ev.type, settled.post_id AS order_key,
+               CASE WHEN ev.n = 1 THEN json_build_object('target', row_to_json(settled), 'post', row_to_json(post),
+                 'targetEvent', ${p(5)}::text, 'stuckReason', ${p(7)}::text)::text
+               ELSE '@' || ${p(6)}::text END AS snapshot,
+               ev.n
+          FROM settled JOIN post ON post.id = settled.post_id
+          CROSS JOIN (VALUES (${p(6)}::text, ${p(5)}::text, 1)${
+            events === 2 ? `, (${p(9)}::text, ${p(8)}::text, 2)` : ''
+          }) AS ev(id, type, n)`,
+  now: p(4),
+})}
     SELECT (SELECT count(*) FROM delivered) AS deliveries
       FROM settled JOIN post ON post.id = settled.post_id`
   const pool = store.pgPool as NonNullable<Store['pgPool']>
