@@ -1,4 +1,4 @@
-import { buildDescription, buildTitle } from '../adapters/youtube/metadata.js'
+import { buildDescription, buildTitle } from './youtube-rules.js'
 
 export type PrivacyStatus = 'public' | 'unlisted' | 'private'
 

@@ -5,8 +5,9 @@ import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { MediaError } from '../../src/core/media-port.js'
 import { looksLikeVideoUrl } from '../../src/core/media-url.js'
+import { isShortEligible } from '../../src/core/youtube-rules.js'
 import { detectType } from '../../src/modules/media/detect-type.js'
-import { isShortEligible, probeFile } from '../../src/modules/media/probe.js'
+import { probeFile } from '../../src/modules/media/probe.js'
 import { mp4File, solidImage, webmFile } from './fixtures.js'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'herald-probe-'))

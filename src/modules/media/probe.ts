@@ -1,4 +1,5 @@
 import { MediaError, type MediaKind } from '../../core/media-port.js'
+import { isShortEligible } from '../../core/youtube-rules.js'
 import { type DetectedType, detectType } from './detect-type.js'
 import { type ImageProbe, probeImage } from './probe-image.js'
 import { probeVideo, type VideoProbe } from './probe-video.js'
@@ -26,23 +27,6 @@ export interface MediaInfo {
   /** Images only. */
   animated?: boolean
   hasAlpha?: boolean
-}
-
-/** YouTube Shorts: at most 3 minutes (spec §8). */
-export const SHORT_MAX_MS = 3 * 60 * 1000
-
-/**
- * Spec §1 YouTube rule 3, pure: vertical or square, and at most 3 minutes. A video whose duration or size
- * the container does not state is not counted as a Short.
- */
-export function isShortEligible(video: {
-  width?: number | undefined
-  height?: number | undefined
-  durationMs?: number | undefined
-}): boolean {
-  const { width, height, durationMs } = video
-  if (!width || !height || durationMs === undefined) return false
-  return height >= width && durationMs <= SHORT_MAX_MS
 }
 
 /** The {@link MediaInfo} of a probed video of `size` bytes. */
