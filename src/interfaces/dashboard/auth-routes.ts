@@ -10,11 +10,11 @@ import {
   parseCookies,
   purgeExpiredSessions,
   randomToken,
-  safeEqual,
   serializeCookie,
   sessionCookieName,
 } from '../../modules/accounts/sessions.js'
 import type { AppContext } from '../../modules/app-context.js'
+import { safeEqual } from '../../platform/crypto/safe-equal.js'
 import { findUserByEmail } from '../../platform/db/statements/accounts.js'
 import { answerInvitation, invitationsFor } from '../../platform/db/statements/invitations.js'
 import { escapeHtml, page, problemPage, sendHtml } from './html.js'

@@ -4,13 +4,13 @@ import {
   type DashboardSession,
   findSession,
   parseCookies,
-  safeEqual,
   serializeCookie,
   sessionCookieName,
   setSessionWorkspace,
 } from '../../modules/accounts/sessions.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { countByApproval } from '../../modules/publishing/approval-store.js'
+import { safeEqual } from '../../platform/crypto/safe-equal.js'
 import { findMembership, findUserById, type MemberRole } from '../../platform/db/statements/accounts.js'
 import { countInvitationsFor } from '../../platform/db/statements/invitations.js'
 import type { FormBody } from '../../platform/form.js'

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { parseCookie, stringifySetCookie } from 'cookie'
 import type { Db } from '../../platform/db/db.js'
 
@@ -33,13 +33,6 @@ export interface DashboardSession {
 
 export const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url')
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
-
-/** Constant-time string comparison (false for different lengths). */
-export function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
-}
 
 /** Starts a session; returns the cookie token (shown to the browser once, stored only as a hash). */
 export async function createSession(

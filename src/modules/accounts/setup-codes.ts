@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Clock } from '../../platform/clock.js'
+import { safeEqual } from '../../platform/crypto/safe-equal.js'
 import type { Db, Store } from '../../platform/db/db.js'
 import { anyPerson, lockPeople } from '../../platform/db/statements/accounts.js'
 import {
@@ -10,7 +11,7 @@ import {
 } from '../../platform/db/statements/setup-codes.js'
 import { writeTransaction } from '../../platform/db/write-transaction.js'
 import { type Logger, logDeliberately } from '../../platform/logger.js'
-import { randomToken, safeEqual } from './sessions.js'
+import { randomToken } from './sessions.js'
 
 /**
  * The one-time setup code that guards a fresh instance's setup page (docs/security.md, "The setup page").

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto'
 import type { Network } from '../../core/networks.js'
-import { safeEqual } from '../../modules/accounts/sessions.js'
 import type { Db } from '../db/db.js'
 import type { OauthStatesTable } from '../db/schema.js'
 import { codeChallengeS256, createCodeVerifier } from './pkce.js'
+import { safeEqual } from './safe-equal.js'
 import { type Vault, VaultError } from './vault.js'
 
 /**
