@@ -1,6 +1,6 @@
 import type { GrantProfile } from '../../adapters/adapter.js'
 import type { Network } from '../../core/networks.js'
-import { networkLabels } from '../../interfaces/dashboard/html.js'
+import { networkLabels } from '../../core/networks.js'
 import { VaultError } from '../../platform/crypto/vault.js'
 import { newId } from '../../platform/ids.js'
 import type { AppContext } from '../app-context.js'
