@@ -5,10 +5,10 @@ import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
+import { networkMediaRules } from '../src/core/network-rules.js'
 import { planMedia } from '../src/modules/media/conversion-plan.js'
 import { convertVideo } from '../src/modules/media/convert-video.js'
 import { findFfmpeg } from '../src/modules/media/ffmpeg.js'
-import { networkMediaRules } from '../src/modules/media/network-rules.js'
 import { probeFile } from '../src/modules/media/probe.js'
 
 /**

@@ -4,6 +4,10 @@ import type { Network } from './networks.js'
 
 export type MediaKind = 'image' | 'gif' | 'video'
 
+/** The image formats Herald recognises, and the video containers. */
+export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'avif' | 'heif' | 'tiff'
+export type VideoContainer = 'mp4' | 'mov' | 'webm'
+
 export interface PreparedMedia {
   /** A local temporary file holding the bytes, converted to the network's formats and limits. */
   path: string

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MediaError } from '../../src/core/media-port.js'
+import { fetchCeiling, networkMediaRules } from '../../src/core/network-rules.js'
 import { planMedia } from '../../src/modules/media/conversion-plan.js'
-import { fetchCeiling, networkMediaRules } from '../../src/modules/media/network-rules.js'
 import type { MediaInfo } from '../../src/modules/media/probe.js'
 import { audioCodecFamily, planVideo, videoCodecFamily } from '../../src/modules/media/video-plan.js'
 

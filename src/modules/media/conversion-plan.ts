@@ -1,5 +1,5 @@
 import { MediaError } from '../../core/media-port.js'
-import type { NetworkMediaRules } from './network-rules.js'
+import type { NetworkMediaRules } from '../../core/network-rules.js'
 import type { MediaInfo } from './probe.js'
 import { planVideo, type VideoPlan } from './video-plan.js'
 

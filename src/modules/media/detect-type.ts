@@ -1,9 +1,6 @@
-import type { MediaKind } from '../../core/media-port.js'
+import type { ImageFormat, MediaKind, VideoContainer } from '../../core/media-port.js'
 
 /** Media type detection from a file's first bytes. Pure. */
-
-export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'avif' | 'heif' | 'tiff'
-export type VideoContainer = 'mp4' | 'mov' | 'webm'
 
 export interface DetectedType {
   kind: MediaKind

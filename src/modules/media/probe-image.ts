@@ -1,6 +1,6 @@
 import sharp, { type Metadata } from 'sharp'
+import type { ImageFormat } from '../../core/media-port.js'
 import { MediaError } from '../../core/media-port.js'
-import type { ImageFormat } from './detect-type.js'
 
 /** Image facts read from the file's header by libvips; the pixels are not decoded. */
 export interface ImageProbe {

@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises'
 import { createFile, type Movie, MP4BoxBuffer } from 'mp4box'
+import type { VideoContainer } from '../../core/media-port.js'
 import { MediaError } from '../../core/media-port.js'
-import type { VideoContainer } from './detect-type.js'
 import { probeWebm } from './probe-webm.js'
 
 /** Video facts read from the container's header; frames are never read. */

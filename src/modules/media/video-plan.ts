@@ -1,5 +1,5 @@
 import { MediaError } from '../../core/media-port.js'
-import type { VideoRules } from './network-rules.js'
+import type { VideoRules } from '../../core/network-rules.js'
 import type { MediaInfo } from './probe.js'
 
 /**

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net'
+import { networkMediaRules } from '../../core/network-rules.js'
 import type { PlannedTarget } from '../../core/post-plan.js'
 import type { Config } from '../../platform/config.js'
 import { checkAddress } from '../../platform/egress/address-policy.js'
-import { networkMediaRules } from '../media/network-rules.js'
 
 /**
  * Networks that fetch media by URL (Instagram, Facebook, Threads) download Herald's hosted copy from
