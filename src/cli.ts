@@ -97,12 +97,18 @@ async function openContext(
   command: Exclude<Command, { opens: 'service' }>,
   config: Config,
   logger: Logger,
-  { openAppContext, openStoreContext }: typeof import('./interfaces/cli/context.js'),
+  { openStoreContext }: typeof import('./interfaces/cli/context.js'),
 ) {
   const fresh = !config.databaseUrl && !fs.existsSync(sqliteFileOf(config))
   const value =
     command.opens === 'store' ? await openStoreContext(config, logger) : await openAppContext(config, logger)
   return { value, fresh }
+}
+
+/** The whole application, for the commands that run tools, send events or reach the networks. */
+async function openAppContext(config: Config, logger: Logger): Promise<AppContext> {
+  const { createAppContext } = await import('./app.js')
+  return createAppContext(config, { logger })
 }
 
 const sqliteFileOf = (config: Config) => path.join(config.dataDir, 'herald.sqlite')

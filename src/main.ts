@@ -7,8 +7,8 @@ import type { AppContext } from './modules/app-context.js'
 import { EXPIRING_SWEEP_MS, sweepExpiringConnections } from './modules/delivery/expiring.js'
 import { createPeriodicSweep } from './modules/delivery/periodic-sweep.js'
 import { createWorker, type Worker, type WorkerOptions } from './modules/delivery/worker.js'
+import { sweepAppMedia } from './modules/media/app-media-sweep.js'
 import { describeFfmpeg, MIN_FFMPEG_VERSION } from './modules/media/ffmpeg.js'
-import { sweepHostedMedia } from './modules/media/media-lifetime.js'
 import { createWebhookWorker, type WebhookWorker } from './modules/outbox/delivery-worker.js'
 import { type Config, ConfigError, loadConfigFromProcess, type Role } from './platform/config.js'
 import { pruneWebhookHistory } from './platform/db/statements/webhook-retention.js'
@@ -124,17 +124,6 @@ export async function sweepWebhookHistory(app: AppContext) {
   })
   if (pruned.deliveries + pruned.events > 0) app.logger.info(pruned, 'webhook history pruned')
   return pruned
-}
-
-/** One sweep of hosted media past its retention (the worker's timer and `herald media gc`). */
-export function sweepAppMedia(app: AppContext) {
-  return sweepHostedMedia({
-    db: app.store.db,
-    storage: app.media.storage,
-    now: app.clock.now(),
-    retentionMs: app.config.mediaRetention.retentionMs,
-    logger: app.logger,
-  })
 }
 
 /**

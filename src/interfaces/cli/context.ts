@@ -33,9 +33,3 @@ export async function openStoreContext(config: Config, logger: Logger): Promise<
     accounts: createAccounts(store, clock, createRevocations()),
   }
 }
-
-/** The whole application, for the commands that run tools, send events or reach the networks. */
-export async function openAppContext(config: Config, logger: Logger): Promise<AppContext> {
-  const { createAppContext } = await import('../../app.js')
-  return createAppContext(config, { logger })
-}

@@ -75,7 +75,7 @@ export const operationCommands: Command[] = [
     opens: 'app',
     input: () => ({}),
     async run(app) {
-      const { sweepAppMedia } = await import('../../../main.js')
+      const { sweepAppMedia } = await import('../../../modules/media/app-media-sweep.js')
       const result = await sweepAppMedia(app)
       return {
         json: result,
