@@ -3,7 +3,7 @@ import { approvalStates } from '../../core/approval.js'
 import { isNetwork } from '../../core/networks.js'
 import { postStatuses } from '../../core/post-status.js'
 import type { AppContext } from '../../modules/app-context.js'
-import { requiresApproval } from '../../modules/publishing/approval-store.js'
+import { waitsForApproval } from '../../modules/publishing/approval-store.js'
 import { approvalReview, approvePost, rejectPost } from '../../modules/publishing/approvals.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
@@ -367,8 +367,8 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     time: post.scheduleTime,
     timezone: post.timezone,
   })
-  const waitsFor = async (who: SignedIn) =>
-    who.workspace.role === 'editor' && (await requiresApproval(app.store.db, who.workspace.id))
+  const waitsFor = (who: SignedIn) =>
+    waitsForApproval(app.store.db, { workspaceId: who.workspace.id, role: who.workspace.role })
 
   scope.get<{ Params: { id: string } }>('/posts/:id/edit', async (request, reply) => {
     const who = await signedIn(app, request)

@@ -1,3 +1,4 @@
+import type { Role } from '../../core/approval.js'
 import type { Db } from '../../platform/db/db.js'
 
 /** Whether posts by editors wait for an owner's approval in this workspace (read in the caller's transaction). */
@@ -8,6 +9,17 @@ export async function requiresApproval(db: Db, workspaceId: string): Promise<boo
     .where('id', '=', workspaceId)
     .executeTakeFirst()
   return Number(row?.requires_approval ?? 0) === 1
+}
+
+/**
+ * Whether what this member sends out waits for an owner (the rule of `mustAskApproval`), read in the
+ * caller's transaction: an owner never waits, so the setting is read only for an editor.
+ */
+export async function waitsForApproval(
+  db: Db,
+  member: { workspaceId: string; role: Role },
+): Promise<boolean> {
+  return member.role === 'editor' && (await requiresApproval(db, member.workspaceId))
 }
 
 export async function setRequiresApproval(db: Db, workspaceId: string, on: boolean) {
