@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { revokeApiKey } from '../src/store/accounts.js'
+import { revokeApiKey } from '../src/platform/db/statements/accounts.js'
 import { connectProfile } from './helpers/connections.js'
 import { type Harness, startHarness } from './helpers/harness.js'
 

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { webhookSecretAt } from '../../src/connect/vault.js'
 import { createAppWebhookWorker, createAppWorker } from '../../src/main.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
 import {
   createEndpoint,
   listAttempts,
   rotateSecret,
   sendTestEvent,
   webhookDepsOf,
-} from '../../src/webhooks/endpoints.js'
+} from '../../src/modules/outbox/endpoints.js'
+import { webhookSecretAt } from '../../src/platform/crypto/vault.js'
 import { backends } from '../helpers/backends.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { UPLOAD_LIMIT } from '../../src/dashboard/upload-body.js'
+import { UPLOAD_LIMIT } from '../../src/interfaces/dashboard/upload-body.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 

@@ -156,7 +156,7 @@ describe('switching workspaces', () => {
       workspace: 'Second shop',
       credits: 5,
     })
-    const { addMember } = await import('../../src/store/accounts.js')
+    const { addMember } = await import('../../src/platform/db/statements/accounts.js')
     await addMember(h.app.store.db, other.workspaceId, h.userId, 'editor', Date.now())
     const browser = createBrowser(h.baseUrl)
     await browser.login(h.email, h.password)

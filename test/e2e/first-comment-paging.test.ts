@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { LOOKUP_MAX_PAGES } from '../../src/networks/lookup-scan.js'
+import { LOOKUP_MAX_PAGES } from '../../src/adapters/lookup-scan.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
 import type { SimulatedCall } from '../../src/sandbox/fault-injector.js'
 import { useChainRig } from '../helpers/chain-rig.js'
 

@@ -8,7 +8,7 @@ import {
   mentionedHandles,
   textLimitProblem,
   utf8Length,
-} from '../../src/networks/bluesky/facets.js'
+} from '../../src/adapters/bluesky/facets.js'
 
 /** The text a facet covers, cut from the UTF-8 bytes exactly as a Bluesky client does. */
 function covered(text: string, d: { byteStart: number; byteEnd: number }): string {

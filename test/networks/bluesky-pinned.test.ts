@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http'
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createLogger } from '../../src/logger.js'
-import type { LookupFn } from '../../src/media/safe-fetch.js'
-import { PublishFailure } from '../../src/networks/adapter.js'
-import { findPds, type SessionContext } from '../../src/networks/bluesky/session.js'
-import { createXrpc } from '../../src/networks/bluesky/xrpc.js'
-import { createGuardedHttp } from '../../src/networks/guarded-http.js'
+import { PublishFailure } from '../../src/adapters/adapter.js'
+import { findPds, type SessionContext } from '../../src/adapters/bluesky/session.js'
+import { createXrpc } from '../../src/adapters/bluesky/xrpc.js'
+import { createGuardedHttp } from '../../src/platform/egress/guarded-http.js'
+import type { LookupFn } from '../../src/platform/egress/safe-fetch.js'
+import { createLogger } from '../../src/platform/logger.js'
 
 /**
  * A PDS or DID host is a host a user's data names, so it is reached only through the guarded client: one

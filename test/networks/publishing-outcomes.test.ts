@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import type { SimulatedCall } from '../../src/sandbox/fault-injector.js'
 import { heldOn, publishingOn, useFaultRig } from '../helpers/fault-rig.js'
 import { afterEffect500 } from '../helpers/fault-script.js'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ItemRequest, PublishFailure } from '../../src/networks/adapter.js'
+import type { ItemRequest, PublishFailure } from '../../src/adapters/adapter.js'
 import { request, startThreadsWorld, type ThreadsWorld, threadsGrant } from './threads-fixtures.js'
 
 /**

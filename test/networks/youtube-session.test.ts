@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
-import { PublishFailure, type PublishRequest } from '../../src/networks/adapter.js'
-import type { YouTubeAdapter } from '../../src/networks/youtube/index.js'
+import { PublishFailure, type PublishRequest } from '../../src/adapters/adapter.js'
+import type { YouTubeAdapter } from '../../src/adapters/youtube/index.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import { scriptedFaults } from '../helpers/fault-script.js'
 import {
   clipBytes,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
-import { removeEditor } from '../../src/store/accounts.js'
+import { FakeClock } from '../../src/platform/clock.js'
+import { removeEditor } from '../../src/platform/db/statements/accounts.js'
 import { backends } from '../helpers/backends.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

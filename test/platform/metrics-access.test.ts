@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/platform/config.js'
 import { buildMetricsServer } from '../../src/server.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSession, SESSION_COOKIE } from '../../src/auth/sessions.js'
-import { redactUrl } from '../../src/logger.js'
+import { createSession, SESSION_COOKIE } from '../../src/modules/accounts/sessions.js'
+import { redactUrl } from '../../src/platform/logger.js'
 import { createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 

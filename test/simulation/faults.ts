@@ -1,4 +1,4 @@
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import type { Fault, FaultInjector, SimulatedCall } from '../../src/sandbox/fault-injector.js'
 import { Prng } from './prng.js'
 

@@ -1,4 +1,4 @@
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import { countCopies, countItemCopies } from './copies.js'
 import { type SeedContext, type SimItem, type SimPost, THREAD_NETWORKS } from './seed-context.js'
 import { PROFILES } from './world.js'

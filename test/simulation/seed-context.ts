@@ -1,4 +1,4 @@
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import type { PublishingLedger } from './ledger.js'
 import type { Prng } from './prng.js'
 import type { World } from './world.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { insertWorkspace } from '../../src/store/accounts.js'
-import { claimDueTargets } from '../../src/worker/leases.js'
+import { claimDueTargets } from '../../src/modules/delivery/leases.js'
+import { insertWorkspace } from '../../src/platform/db/statements/accounts.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
+import { claimDueTargets, markStuck, renewLeases } from '../../src/modules/delivery/leases.js'
 import type { FaultInjector, SimulatedCall } from '../../src/sandbox/fault-injector.js'
-import { claimDueTargets, markStuck, renewLeases } from '../../src/worker/leases.js'
 import { backends, postgresTestUrl } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

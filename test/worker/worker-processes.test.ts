@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { connectionCredentials } from '../../src/connect/vault.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
 import { postgresTestUrl } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

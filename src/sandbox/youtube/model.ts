@@ -1,5 +1,5 @@
 import type { Hash } from 'node:crypto'
-import type { Clock } from '../../lib/clock.js'
+import type { Clock } from '../../platform/clock.js'
 import type { FaultInjector } from '../fault-injector.js'
 
 /** The sandbox's options and the shapes of its world (accounts, channels, videos, uploads, faults). */
