@@ -18,6 +18,7 @@ import {
 import { MediaError } from '../../core/media-port.js'
 import type { Network } from '../../core/networks.js'
 import { STUCK_REASONS } from '../../core/post-status.js'
+import type { Outcome } from '../../core/target-lifecycle.js'
 import {
   type ConnectionRow,
   findConnection,
@@ -29,7 +30,6 @@ import type { Logger } from '../../platform/logger.js'
 import { type CredentialDeps, usableCredentials } from '../connections/credentials.js'
 import { chainItems, chainWriter, deliverChain } from './items.js'
 import { progressSaver, readProgress } from './progress.js'
-import type { Outcome } from './settle.js'
 
 export interface SendDeps extends CredentialDeps {
   adapters: Partial<Record<Network, NetworkAdapter>>

@@ -1,5 +1,5 @@
 import { type QueryResult, type RawBuilder, sql } from 'kysely'
-import type { StuckReason } from '../../core/post-status.js'
+import { type Outcome, type TargetChanges, targetChanges } from '../../core/target-lifecycle.js'
 import { postSettledEvent } from '../../core/webhook-events.js'
 import { compiledOnce } from '../../platform/db/compiled.js'
 import type { Db, Store } from '../../platform/db/db.js'
@@ -13,95 +13,7 @@ import type { PostRow, TargetRow } from '../../platform/db/statements/posts.js'
 import { newId } from '../../platform/ids.js'
 import { settleEvents, type TargetEventType } from '../outbox/settle-events.js'
 
-/**
- * How a claimed target ends an attempt. Every statement requires `lease_owner = <worker>`: a worker that
- * lost its lease (it was too slow, and the target was reset) can no longer write the outcome.
- */
-export type Outcome =
-  | { kind: 'published'; remoteId: string; url: string; uploadError?: string | undefined }
-  | { kind: 'failed'; error: string }
-  | { kind: 'retry'; error: string; runAt: number }
-  /** The network may or may not have the post and no lookup can decide: stuck (lease kept, expired) for a person. */
-  | { kind: 'unknown'; error: string; reason: StuckReason }
-  /**
-   * The network may have the post and can be asked: look for it at `runAt` instead of sending again.
-   * `lookupFailed` says the lookup just made could not ask the network; `fresh` starts a new unknown outcome
-   * (its lookups counted from zero).
-   */
-  | {
-      kind: 'check'
-      error: string
-      runAt: number
-      unknownSince: number
-      lookupFailed?: boolean
-      fresh?: boolean
-    }
-
-/** A target whose outcome is settled has no lookup pending and is not stuck. */
-const settledLookups = { lookups: 0, lookup_failed_at: null, stuck_at: null, stuck_reason: null }
-
-/** The target columns an outcome writes. */
-function targetChanges(outcome: Outcome, now: number): Partial<TargetRow> {
-  switch (outcome.kind) {
-    case 'published':
-      return {
-        status: 'published',
-        remote_id: outcome.remoteId,
-        url: outcome.url,
-        upload_error: outcome.uploadError ?? null,
-        error: null,
-        published_at: now,
-        unknown_outcome_at: null,
-        ...settledLookups,
-        run_at: null,
-        lease_owner: null,
-        lease_expires_at: null,
-        updated_at: now,
-      }
-    case 'failed':
-      return {
-        status: 'failed',
-        error: outcome.error,
-        unknown_outcome_at: null,
-        ...settledLookups,
-        run_at: null,
-        lease_owner: null,
-        lease_expires_at: null,
-        updated_at: now,
-      }
-    case 'retry':
-      return {
-        error: outcome.error,
-        unknown_outcome_at: null,
-        ...settledLookups,
-        run_at: outcome.runAt,
-        lease_owner: null,
-        lease_expires_at: null,
-        updated_at: now,
-      }
-    case 'check':
-      return {
-        error: outcome.error,
-        unknown_outcome_at: outcome.unknownSince,
-        lookup_failed_at: outcome.lookupFailed ? now : null,
-        ...(outcome.fresh ? { lookups: 0 } : {}),
-        stuck_at: null,
-        stuck_reason: null,
-        run_at: outcome.runAt,
-        lease_owner: null,
-        lease_expires_at: null,
-        updated_at: now,
-      }
-    case 'unknown':
-      return {
-        error: outcome.error,
-        stuck_at: now,
-        stuck_reason: outcome.reason,
-        lease_expires_at: now - 1,
-        updated_at: now,
-      }
-  }
-}
+export type { Outcome }
 
 export interface SettleInput {
   targetId: string
@@ -159,10 +71,10 @@ async function updateLeasedTarget(
   tx: Db,
   targetId: string,
   workerId: string,
-  changes: Partial<TargetRow>,
+  changes: TargetChanges,
   attemptsDelta: number,
 ): Promise<TargetRow | undefined> {
-  const columns = Object.keys(changes) as Array<keyof TargetRow>
+  const columns = Object.keys(changes) as Array<keyof TargetChanges>
   const counted = attemptsDelta !== 0
   const shape = `${columns.join(',')}${counted ? '+attempts' : ''}`
   let update = leasedTargetUpdates.get(shape)
@@ -243,7 +155,7 @@ const postById = compiledOnce(1, (db: Db, id: string) =>
 async function settleOnlyTarget(
   store: Store,
   input: SettleInput,
-  changes: Partial<TargetRow>,
+  changes: TargetChanges,
   lastError: string | undefined,
 ) {
   const { columns, values, delta, assignments } = targetAssignments(input, changes)
@@ -270,7 +182,7 @@ async function settleOnlyTarget(
 }
 
 /** The SET list of a target's settle as numbered parameters ($1…$n), for the raw Postgres statements. */
-function targetAssignments(input: SettleInput, changes: Partial<TargetRow>) {
+function targetAssignments(input: SettleInput, changes: TargetChanges) {
   const columns = Object.keys(changes)
   const values: unknown[] = Object.values(changes)
   const delta = Math.trunc(input.attemptsDelta ?? 0)
@@ -293,7 +205,7 @@ function targetAssignments(input: SettleInput, changes: Partial<TargetRow>) {
 async function settleOnlyTargetWithEvents(
   store: Store,
   input: SettleInput,
-  changes: Partial<TargetRow>,
+  changes: TargetChanges,
   lastError: string | undefined,
 ): Promise<boolean> {
   const { columns, values, delta, assignments } = targetAssignments(input, changes)

@@ -4,6 +4,7 @@ import type { NetworkAdapter } from '../../adapters/adapter.js'
 import type { BackoffPolicy } from '../../core/backoff.js'
 import { type Network, networks } from '../../core/networks.js'
 import { STUCK_MESSAGE } from '../../core/post-status.js'
+import type { Outcome } from '../../core/target-lifecycle.js'
 import { type Clock, type LeaseClock, leaseClockOf } from '../../platform/clock.js'
 import type { Vault } from '../../platform/crypto/vault.js'
 import type { Store } from '../../platform/db/db.js'
@@ -22,7 +23,7 @@ import {
 } from './leases.js'
 import type { QueueSignal } from './queue-signal.js'
 import { type SendResult, sendTarget } from './send.js'
-import { deferProfile, type Outcome, settleTarget } from './settle.js'
+import { deferProfile, settleTarget } from './settle.js'
 
 export interface WorkerOptions {
   /** Unique per process; defaults to host, pid and a random suffix. */
