@@ -24,6 +24,7 @@ import { registerManageRoutes } from './transports/manage-routes.js'
 import { registerMcpRoutes } from './transports/mcp.js'
 import { buildOpenApi } from './transports/openapi.js'
 import { registerRestRoutes } from './transports/rest.js'
+import { registerSecurityHeaders } from './transports/security-headers.js'
 import { registerWebhookRoutes } from './transports/webhook-routes.js'
 import { lookupAndStuckGauges, queueDepth } from './worker/leases.js'
 import { METRICS_CONTENT_TYPE } from './worker/metrics.js'
@@ -167,6 +168,7 @@ export function buildServer(
     bodyLimit: BODY_LIMIT,
     trustProxy: trustProxyOption(app.config.trustProxy),
   })
+  registerSecurityHeaders(server)
   const routes: string[] = []
   server.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push(`${method} ${route.url}`)

@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js'
 import { registerConnectRoutes } from '../connect/routes.js'
 import { parseForm } from '../lib/form.js'
 import type { ToolRunner } from '../tools/runner.js'
+import { serveScopeWith } from '../transports/security-headers.js'
 import { registerAnalyticsRoutes } from './analytics.js'
 import { registerAuthRoutes } from './auth-routes.js'
 import { registerCalendarRoutes } from './calendar.js'
@@ -11,7 +12,7 @@ import { registerComposeRoutes, UPLOAD_TYPES } from './compose.js'
 import { registerConsentRoutes } from './consent.js'
 import { registerOnboardingRoutes } from './first-run/onboarding.js'
 import { createClaimCheck, registerSetupRoutes } from './first-run/setup.js'
-import { problemPage, sendHtml } from './html.js'
+import { dashboardHeaders, problemPage, sendHtml } from './html.js'
 import { CSV_TYPES, MAX_IMPORT_BYTES, registerImportRoutes } from './import.js'
 import { registerIntegrationRoutes } from './integration.js'
 import { registerInvitationRoutes } from './invitations.js'
@@ -38,6 +39,7 @@ import { registerWorkspaceRoutes } from './workspace.js'
  */
 export function registerDashboard(server: FastifyInstance, app: AppContext, runner: ToolRunner) {
   server.register(async (scope) => {
+    serveScopeWith(scope, dashboardHeaders())
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
