@@ -1,6 +1,6 @@
 import type { Accounts } from './auth/accounts.js'
 import type { KeyAuthenticator } from './auth/caller.js'
-import type { RateLimiter } from './auth/rate-limit.js'
+import type { RequestWindows } from './auth/request-windows.js'
 import type { Revocations } from './auth/revocations.js'
 import type { Config } from './config.js'
 import type { StateSigner } from './connect/state.js'
@@ -33,7 +33,8 @@ export interface AppContext {
   oauth?: OAuthServer
   /** Revoked credentials, announced to the transports that hold sessions open (MCP SSE). */
   revocations: Revocations
-  rateLimiter: RateLimiter
+  /** The API's request counts per credential (`HERALD_RATE_LIMIT_PER_MINUTE`), behind @fastify/rate-limit. */
+  rateLimiter: RequestWindows
   /** One adapter per network this build can publish to. */
   adapters: Partial<Record<Network, NetworkAdapter>>
   /** The networks' developer apps (environment, then the network apps page); rebuilds adapters on a change. */

@@ -2,7 +2,7 @@ import path from 'node:path'
 import type { AppContext } from './app-context.js'
 import { createAccounts } from './auth/accounts.js'
 import { createKeyAuthenticator } from './auth/caller.js'
-import { createRateLimiter } from './auth/rate-limit.js'
+import { createRequestWindows } from './auth/request-windows.js'
 import { createRevocations } from './auth/revocations.js'
 import type { Config } from './config.js'
 import { createStateSigner } from './connect/state.js'
@@ -84,7 +84,7 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     accounts: createAccounts(store, clock, revocations),
     revocations,
     keys: createKeyAuthenticator(store.db, clock),
-    rateLimiter: createRateLimiter(config.rateLimitPerMinute),
+    rateLimiter: createRequestWindows(config.rateLimitPerMinute, clock),
     queue: createQueueSignal(),
     metrics: createMetrics(),
     adapters,

@@ -19,6 +19,7 @@ import { isReachable } from './store/db.js'
 import { countDisabledEndpoints, countPendingDeliveries } from './store/webhooks.js'
 import { tools } from './tools/registry.js'
 import { createToolRunner } from './tools/runner.js'
+import { registerApiRateLimit } from './transports/api-rate-limit.js'
 import { renderDocsPage } from './transports/docs-page.js'
 import { registerManageRoutes } from './transports/manage-routes.js'
 import { registerMcpRoutes } from './transports/mcp.js'
@@ -169,6 +170,7 @@ export function buildServer(
     trustProxy: trustProxyOption(app.config.trustProxy),
   })
   registerSecurityHeaders(server)
+  registerApiRateLimit(server, app)
   const routes: string[] = []
   server.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push(`${method} ${route.url}`)
