@@ -76,7 +76,7 @@ describe('the API rate limit', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429])
     expect(answers.map((a) => a.headers.get('ratelimit-remaining'))).toEqual(['2', '1', '0', '0'])
     expect(Number(answers[3]!.headers.get('retry-after'))).toBeGreaterThan(0)
-    expect((await answers[3]!.json()).error.code).toBe('rate_limited')
+    expect(((await answers[3]!.json()) as { error: { code: string } }).error.code).toBe('rate_limited')
     // REST and MCP share the key's count.
     expect((await h.call('get_user_info', {}, { key })).status).toBe(429)
   })
