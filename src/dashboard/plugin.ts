@@ -12,6 +12,7 @@ import { registerComposeRoutes, UPLOAD_TYPES } from './compose.js'
 import { registerConsentRoutes } from './consent.js'
 import { registerOnboardingRoutes } from './first-run/onboarding.js'
 import { createClaimCheck, registerSetupRoutes } from './first-run/setup.js'
+import { registerFormGuard } from './form-guard.js'
 import { dashboardHeaders, problemPage, sendHtml } from './html.js'
 import { CSV_TYPES, MAX_IMPORT_BYTES, registerImportRoutes } from './import.js'
 import { registerIntegrationRoutes } from './integration.js'
@@ -57,6 +58,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
       )
     })
     scope.addHook('onRequest', (request, reply) => guardBody(app, request, reply))
+    registerFormGuard(scope, app)
     scope.addHook('onResponse', async (request) => {
       if (request.body instanceof ReceivedUpload) await request.body.dispose()
     })

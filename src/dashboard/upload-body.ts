@@ -8,7 +8,7 @@ import type { AppContext } from '../app-context.js'
 import { findSession, parseCookies, safeEqual, sessionCookieName } from '../auth/sessions.js'
 import { createTempDir, type TempDir } from '../media/temp-files.js'
 import { MAX_IMPORT_BYTES } from '../posts/csv-import.js'
-import { localPath } from './request.js'
+import { redirectToLogin, returnPath } from './request.js'
 
 /**
  * What the dashboard reads of a request body, and when (issue 23 finding 2). A body is read only after
@@ -113,15 +113,7 @@ export async function guardBody(app: AppContext, request: FastifyRequest, reply:
   const refuse = (status: number, message: string) => {
     reply.header('connection', 'close')
     if (SCRIPT_ROUTES.has(path)) return reply.code(status).send({ ok: false, message })
-    if (status === 401) {
-      const referer = request.headers.referer
-      let next = '/posts'
-      try {
-        const from = referer ? new URL(referer) : undefined
-        if (from && from.origin === app.config.publicBaseUrl) next = localPath(from.pathname)
-      } catch {}
-      return reply.redirect(`/login?next=${encodeURIComponent(next)}`, 303)
-    }
+    if (status === 401) return redirectToLogin(reply, returnPath(app, request))
     throw Object.assign(new Error(message), { statusCode: status })
   }
   const tooLong = declared > bodyLimitFor(request)

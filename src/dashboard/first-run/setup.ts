@@ -8,6 +8,7 @@ import { firstValue } from '../../lib/form.js'
 import { anyPerson } from '../../store/accounts.js'
 import type { Db } from '../../store/db.js'
 import { signInAs } from '../auth-routes.js'
+import { openToVisitors } from '../form-guard.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from '../html.js'
 import { csrfMatches, field, refuseCsrf } from '../request.js'
 import { EMPTY_STYLE } from './empty-state.js'
@@ -132,7 +133,7 @@ export function registerSetupRoutes(
     },
   }
   scope.get('/setup', (request, reply) => openSetup(context, request, reply))
-  scope.post('/setup', (request, reply) => submitSetup(context, request, reply))
+  scope.post('/setup', openToVisitors, (request, reply) => submitSetup(context, request, reply))
 }
 
 /** `GET /setup`, or `GET /setup?code=…` from the start line (the code then moves into a cookie). */
