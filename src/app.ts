@@ -5,7 +5,7 @@ import type { Network } from './core/networks.js'
 import { tools } from './interfaces/tools/registry.js'
 import { createAccounts } from './modules/accounts/accounts.js'
 import { createKeyAuthenticator } from './modules/accounts/caller.js'
-import { createRateLimiter } from './modules/accounts/rate-limit.js'
+import { createRequestWindows } from './modules/accounts/request-windows.js'
 import { createRevocations } from './modules/accounts/revocations.js'
 import type { AppContext } from './modules/app-context.js'
 import { createQueueSignal } from './modules/delivery/queue-signal.js'
@@ -84,7 +84,7 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     accounts: createAccounts(store, clock, revocations),
     revocations,
     keys: createKeyAuthenticator(store.db, clock),
-    rateLimiter: createRateLimiter(config.rateLimitPerMinute),
+    rateLimiter: createRequestWindows(config.rateLimitPerMinute, clock),
     queue: createQueueSignal(),
     metrics: createMetrics(),
     adapters,

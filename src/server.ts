@@ -6,6 +6,7 @@ import Fastify, {
   LogController,
 } from 'fastify'
 import { registerDashboard } from './interfaces/dashboard/plugin.js'
+import { registerApiRateLimit } from './interfaces/http/api-rate-limit.js'
 import { renderDocsPage } from './interfaces/http/docs-page.js'
 import { registerManageRoutes } from './interfaces/http/manage-routes.js'
 import { registerMcpRoutes } from './interfaces/http/mcp.js'
@@ -13,6 +14,7 @@ import { registerMediaRoutes } from './interfaces/http/media-routes.js'
 import { registerOAuthRoutes } from './interfaces/http/oauth-routes.js'
 import { buildOpenApi } from './interfaces/http/openapi.js'
 import { registerRestRoutes } from './interfaces/http/rest.js'
+import { registerSecurityHeaders } from './interfaces/http/security-headers.js'
 import { registerWebhookRoutes } from './interfaces/http/webhook-routes.js'
 import { tools } from './interfaces/tools/registry.js'
 import { createToolRunner } from './interfaces/tools/runner.js'
@@ -167,6 +169,8 @@ export function buildServer(
     bodyLimit: BODY_LIMIT,
     trustProxy: trustProxyOption(app.config.trustProxy),
   })
+  registerSecurityHeaders(server)
+  registerApiRateLimit(server, app)
   const routes: string[] = []
   server.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push(`${method} ${route.url}`)

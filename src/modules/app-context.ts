@@ -9,7 +9,7 @@ import type { Logger } from '../platform/logger.js'
 import type { Metrics } from '../platform/metrics.js'
 import type { Accounts } from './accounts/accounts.js'
 import type { KeyAuthenticator } from './accounts/caller.js'
-import type { RateLimiter } from './accounts/rate-limit.js'
+import type { RequestWindows } from './accounts/request-windows.js'
 import type { Revocations } from './accounts/revocations.js'
 import type { QueueSignal } from './delivery/queue-signal.js'
 import type { MediaService } from './media/media-service.js'
@@ -33,7 +33,8 @@ export interface AppContext {
   oauth?: OAuthServer
   /** Revoked credentials, announced to the transports that hold sessions open (MCP SSE). */
   revocations: Revocations
-  rateLimiter: RateLimiter
+  /** The API's request counts per credential (`HERALD_RATE_LIMIT_PER_MINUTE`), behind @fastify/rate-limit. */
+  rateLimiter: RequestWindows
   /** One adapter per network this build can publish to. */
   adapters: Partial<Record<Network, NetworkAdapter>>
   /** The networks' developer apps (environment, then the network apps page); rebuilds adapters on a change. */

@@ -10,16 +10,9 @@ import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { callerOf } from './caller.js'
 import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
+import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * Profile analytics: each connected profile's stored reading (free, through get_profile_analytics), a
@@ -135,9 +128,7 @@ export function registerAnalyticsRoutes(scope: FastifyInstance, app: AppContext,
   })
 
   scope.post('/analytics/refresh', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/analytics')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     try {
       await runner.run(
         'get_profile_analytics',

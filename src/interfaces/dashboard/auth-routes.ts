@@ -17,6 +17,7 @@ import type { AppContext } from '../../modules/app-context.js'
 import { safeEqual } from '../../platform/crypto/safe-equal.js'
 import { findUserByEmail } from '../../platform/db/statements/accounts.js'
 import { answerInvitation, invitationsFor } from '../../platform/db/statements/invitations.js'
+import { openToVisitors, signingOut } from './form-guard.js'
 import { escapeHtml, page, problemPage, sendHtml } from './html.js'
 import { csrfMatches, field, localPath, refuseCsrf, sessionCookie, signedIn } from './request.js'
 
@@ -122,7 +123,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, clai
     return showLogin(reply, 200, { next })
   })
 
-  scope.post('/login', async (request, reply) => {
+  scope.post('/login', openToVisitors, async (request, reply) => {
     if (!csrfMatches(request, parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE]))
       return refuseCsrf(reply)
     const next = localPath(field(request, 'next'))
@@ -205,7 +206,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, clai
 
   // Accepting an invitation from the sign-in page (a person with no workspace yet): the token was handed
   // out only after the password matched, is bound to the invitation and the person, and lasts 15 minutes.
-  scope.post('/login/invitation', async (request, reply) => {
+  scope.post('/login/invitation', openToVisitors, async (request, reply) => {
     if (!csrfMatches(request, parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE]))
       return refuseCsrf(reply)
     const invitation = field(request, 'invitation')
@@ -250,12 +251,8 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, clai
     return reply.redirect('/workspace', 303)
   })
 
-  scope.post('/logout', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (who) {
-      if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
-      await deleteSession(db, who.session.id)
-    }
+  scope.post('/logout', signingOut, async (request, reply) => {
+    if (request.signedIn) await deleteSession(db, request.signedIn.session.id)
     reply.header('set-cookie', serializeCookie(sessionCookieName(secure), '', { maxAge: 0, secure }))
     return reply.redirect('/login', 303)
   })

@@ -10,16 +10,9 @@ import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
 import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
+import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * The calendar: scheduled and published posts on FullCalendar's month and week views, in the viewer's
@@ -181,9 +174,7 @@ export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, 
   })
 
   scope.post('/calendar/reschedule', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/calendar')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     try {
       await run(who, 'reschedule_post', {
         id: field(request, 'id'),

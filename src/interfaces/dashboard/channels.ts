@@ -11,17 +11,9 @@ import type { ToolRunner } from '../tools/runner.js'
 import { callerOf } from './caller.js'
 import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
 import { simulatedNotice, simulatedProfilesForm } from './first-run/onboarding.js'
+import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  localPath,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, localPath, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /** The networks the channels page offers to connect, in the order shown. */
 const CONNECTABLE: readonly Network[] = [
@@ -164,9 +156,7 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
   })
 
   scope.post('/channels/workspace', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/channels')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const workspaceId = field(request, 'workspaceId')
     // A workspace the person is not a member of is ignored, as if it did not exist.
     if (await findMembership(db, workspaceId, who.user.id))
@@ -234,9 +224,7 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
   })
 
   scope.post('/channels/disconnect', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/channels')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     if (who.workspace.role !== 'owner') return ownersOnly(reply, who)
     const now = app.clock.now()
     // The tokens are overwritten, not kept: a removed connection cannot be used again, only reconnected.

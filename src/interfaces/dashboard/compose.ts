@@ -8,7 +8,6 @@ import { deliveryItems, itemLabel, itemLimit } from '../../core/thread-items.js'
 import { type PrivacyStatus, resolveYouTubeDetails } from '../../core/youtube-details.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { detectType } from '../../modules/media/detect-type.js'
-import { safeEqual } from '../../platform/crypto/safe-equal.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { type FormBody, firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
@@ -27,8 +26,9 @@ import {
   problemHtml,
   UPLOAD_TYPES,
 } from './compose-view.js'
+import { type FormGuard, scriptUpload, signedInOf } from './form-guard.js'
 import { sendHtml } from './html.js'
-import { csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+import { redirectToLogin, type SignedIn, signedIn } from './request.js'
 import { ReceivedUpload } from './upload-body.js'
 
 /**
@@ -217,6 +217,24 @@ function readPreflight(app: AppContext, draft: Draft, preflight: Preflight) {
 const confirmationMessage = (draft: Draft) =>
   `Confirm that this video will be ${PRIVACY_LABELS[draft.youtubePrivacy]} on YouTube, then create the post.`
 
+/** The live check is the page script's: a refused one is the check's JSON, shown where the check goes. */
+const preflightForm: { config: { form: FormGuard } } = {
+  config: {
+    form: {
+      refuse: (reply, why) =>
+        reply
+          .code(why === 'signedOut' ? 401 : 403)
+          .header('cache-control', 'no-store')
+          .send({
+            ok: false,
+            checkHtml: problemHtml(
+              why === 'signedOut' ? 'you are signed out; sign in again.' : 'this page expired; reload it.',
+            ),
+          }),
+    },
+  },
+}
+
 export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const run = runAs(runner)
   const emptyDraft = (): Draft => ({
@@ -243,12 +261,8 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   // The file's bytes as the body, its type as the content type; the CSRF token travels in the query and was
   // checked, with the session, before the body was read (src/interfaces/dashboard/upload-body.ts). The stored type and
   // the file name's extension come from the bytes, never from what the browser claimed.
-  scope.post<{ Querystring: { name?: string; csrf?: string } }>('/compose/upload', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return reply.code(401).send({ message: 'Sign in again, then upload.' })
-    const sent = firstValue(request.query.csrf) ?? ''
-    if (!sent || !safeEqual(sent, who.session.csrfToken))
-      return reply.code(403).send({ message: 'This page expired; reload it and upload again.' })
+  scope.post<{ Querystring: { name?: string } }>('/compose/upload', scriptUpload, async (request, reply) => {
+    const who = signedInOf(request)
     const upload = request.body
     const unsupported = () =>
       reply.code(415).send({ message: 'Upload an image (PNG, JPEG, GIF, WebP) or a video (MP4, MOV, WebM).' })
@@ -297,13 +311,10 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   })
 
   // The live check: the form as it stands (CSRF token included), answered as JSON for the page's script.
-  scope.post('/compose/preflight', async (request, reply) => {
+  scope.post('/compose/preflight', preflightForm, async (request, reply) => {
     const answer = (status: number, body: Record<string, unknown>) =>
       reply.code(status).header('cache-control', 'no-store').send(body)
-    const who = await signedIn(app, request)
-    if (!who) return answer(401, { ok: false, checkHtml: problemHtml('you are signed out; sign in again.') })
-    if (!csrfMatches(request, who.session.csrfToken))
-      return answer(403, { ok: false, checkHtml: problemHtml('this page expired; reload it.') })
+    const who = signedInOf(request)
     const draft = readDraft((request.body ?? {}) as FormBody)
     try {
       const { checked, preview } = await checkDraft(who, draft)
@@ -321,9 +332,7 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   })
 
   scope.post('/compose', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/compose')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const body = (request.body ?? {}) as FormBody
     const draft = readDraft(body)
     const accounts = await run<Account[]>(who, 'get_connected_accounts', {})

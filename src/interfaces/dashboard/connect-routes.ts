@@ -20,16 +20,9 @@ import {
   notSetUpPage,
   refusalPage,
 } from './connect-pages.js'
+import { signedInOf } from './form-guard.js'
 import { problemPage, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 const pageOptions = (who: SignedIn | undefined) => (who ? { signedIn: account(who) } : {})
 
@@ -112,9 +105,7 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
     const { network } = request.params
     if (!isNetwork(network) || network === 'bluesky')
       return sendHtml(reply, 404, problemPage('Unknown network', 'This is not a Herald connect address.'))
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, `/connect/${network}`)
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const workspace = await targetWorkspace(who, field(request, 'workspaceId') || undefined)
     if (!workspace) return notMember(reply, who)
     if (workspace.id !== who.workspace.id) await setSessionWorkspace(db, who.session.id, workspace.id)
@@ -184,9 +175,7 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
   scope.post<{ Params: { network: string; id: string } }>(
     '/connect/:network/choose/:id',
     async (request, reply) => {
-      const who = await signedIn(app, request)
-      if (!who) return redirectToLogin(reply, request.url)
-      if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+      const who = signedInOf(request)
       const grant = await readGrant(app, request.params.id, who.user.id)
       if (!grant || grant.network !== request.params.network) return expiredGrant(reply, who)
       const raw = (request.body as Record<string, unknown> | undefined)?.profile
@@ -229,9 +218,7 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
   )
 
   scope.post('/connect/bluesky', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/connect/bluesky')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const workspace = await targetWorkspace(who, field(request, 'workspaceId') || undefined)
     if (!workspace) return notMember(reply, who)
     const outcome = await connectWithAppPassword(

@@ -6,16 +6,9 @@ import { parseScopes, type Scope, scopeWords } from '../../modules/oauth-server/
 import type { OAuthServer } from '../../modules/oauth-server/service.js'
 import { findMembership, listWorkspacesForUser } from '../../platform/db/statements/accounts.js'
 import { insertGrant, keepArtifact } from '../../platform/db/statements/oauth.js'
+import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * The consent page of Herald's OAuth server. The library sends the browser here with an interaction (its
@@ -144,9 +137,7 @@ export function registerConsentRoutes(scope: FastifyInstance, app: AppContext, o
   })
 
   scope.post<{ Params: { uid: string } }>('/oauth/consent/:uid', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, consentPath(request.params.uid))
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const pending = await pendingRequest(oauth, request, reply)
     if (typeof pending === 'string') return sendHtml(reply, 400, problemPage('Request expired', pending))
     const provider = oauth.provider

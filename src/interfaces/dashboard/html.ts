@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify'
+import type { SecurityHeaders } from '../http/security-headers.js'
 
 /** Plain, self-contained HTML for the dashboard: no external assets, no inline scripts, every value escaped. */
 
@@ -79,9 +80,30 @@ export function problemPage(title: string, message: string, options: PageOptions
 export const csrfField = (token: string) => `<input type="hidden" name="csrf" value="${escapeHtml(token)}">`
 
 /**
- * Sends a dashboard page: never cached, never framed, no scripts at all, and no Referer leaving the page
- * (the connect callback's URL carries an authorization code).
+ * The dashboard's headers (every route of its scope, see registerDashboard): on top of the server's baseline
+ * (never framed, no Referer leaving a page: the connect callback's URL carries an authorization code), a CSP
+ * that lets scripts, styles, images and fetches come from Herald alone and forms post to Herald and
+ * `formActions`.
  */
+export function dashboardHeaders(formActions: string[] = []): SecurityHeaders {
+  return {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'"],
+        formAction: ["'self'", ...formActions],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+    },
+  }
+}
+
+/** Sends a dashboard page, never cached, under the dashboard's headers. */
 export function sendHtml(
   reply: FastifyReply,
   status: number,
@@ -89,17 +111,10 @@ export function sendHtml(
   /** Where this page's forms may lead besides Herald (the OAuth consent form ends at the app's redirect URI). */
   options: { formActions?: string[] } = {},
 ) {
-  const formAction = ["'self'", ...(options.formActions ?? [])].join(' ')
+  if (options.formActions?.length) reply.helmet(dashboardHeaders(options.formActions))
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-frame-options', 'DENY')
-    .header('x-content-type-options', 'nosniff')
-    .header(
-      'content-security-policy',
-      `default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
-    )
     .send(html)
 }

@@ -12,16 +12,9 @@ import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { actorOf, callerOf } from './caller.js'
+import { scriptUpload, signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * Bulk import: upload a CSV, see every row checked (blockers, warnings, cost) before anything is created,
@@ -144,12 +137,8 @@ export function registerImportRoutes(scope: FastifyInstance, app: AppContext, ru
     )
 
   // The file's bytes as the body (the page's script); the CSRF token travels in the query.
-  scope.post<{ Querystring: { name?: string; csrf?: string } }>('/import/upload', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return reply.code(401).send({ message: 'Sign in again, then upload.' })
-    const sent = firstValue(request.query.csrf) ?? ''
-    if (!sent || sent !== who.session.csrfToken)
-      return reply.code(403).send({ message: 'This page expired; reload it and upload again.' })
+  scope.post<{ Querystring: { name?: string } }>('/import/upload', scriptUpload, async (request, reply) => {
+    const who = signedInOf(request)
     const bytes = request.body
     if (!Buffer.isBuffer(bytes) || bytes.length === 0)
       return reply.code(400).send({ message: 'The file is empty.' })
@@ -162,9 +151,7 @@ export function registerImportRoutes(scope: FastifyInstance, app: AppContext, ru
 
   // Without the script: the pasted CSV, as a form.
   scope.post('/import', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/import')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const text = field(request, 'csv')
     if (text.trim() === '')
       return sendHtml(reply, 400, uploadPage(who, 'Choose a file or paste the CSV first.'))
@@ -207,9 +194,7 @@ export function registerImportRoutes(scope: FastifyInstance, app: AppContext, ru
   })
 
   scope.post<{ Params: { id: string } }>('/import/:id/run', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/import')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     return runImport(reply, who, request.params.id, false)
   })
 }

@@ -3,16 +3,9 @@ import type { AppContext } from '../../modules/app-context.js'
 import type { ConnectedApp } from '../../modules/oauth-server/service.js'
 import { listWorkspacesForUser } from '../../platform/db/statements/accounts.js'
 import { AppError } from '../../platform/errors.js'
+import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * AI Integration: the person's API keys (create, list, revoke; a new key is shown once) and ready-to-paste
@@ -176,9 +169,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
   })
 
   scope.post('/integration/keys', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/integration')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const name = field(request, 'name').trim()
     if (name.length === 0 || name.length > 80)
       return sendHtml(
@@ -204,9 +195,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
   })
 
   scope.post('/integration/apps/revoke', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/integration')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const grantId = field(request, 'grantId')
     const app_ = (await app.oauth?.connectedApps(who.user.id))?.find((a) => a.grantId === grantId)
     // A person revokes only their own apps; another person's grant does not exist for them.
@@ -226,9 +215,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
   })
 
   scope.post('/integration/keys/revoke', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/integration')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const id = field(request, 'keyId')
     // A person revokes only their own keys; another person's key id does not exist for them.
     const own = (await app.accounts.listKeys({ email: who.user.email })).find(

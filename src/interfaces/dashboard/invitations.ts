@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { setSessionWorkspace } from '../../modules/accounts/sessions.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { answerInvitation, invitationsFor } from '../../platform/db/statements/invitations.js'
+import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import { account, csrfMatches, redirectToLogin, refuseCsrf, type SignedIn, signedIn } from './request.js'
+import { account, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * `/invitations`: the workspaces that invited the signed-in person, each with Accept and Decline (POST,
@@ -42,9 +43,7 @@ export function registerInvitationRoutes(scope: FastifyInstance, app: AppContext
   scope.post<{ Params: { id: string; answer: string } }>(
     '/invitations/:id/:answer',
     async (request, reply) => {
-      const who = await signedIn(app, request)
-      if (!who) return redirectToLogin(reply, '/invitations')
-      if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+      const who = signedInOf(request)
       const { id, answer } = request.params
       if (answer !== 'accept' && answer !== 'decline')
         return sendHtml(reply, 404, await invitationsPage(app, who))

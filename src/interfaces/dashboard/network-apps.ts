@@ -13,16 +13,9 @@ import { appGuides, publicAddressProblem } from '../../modules/network-apps/cata
 import { type AppCheck, checkable } from '../../modules/network-apps/check.js'
 import { type SavedAppRecord, secretRequired } from '../../modules/network-apps/service.js'
 import { AppError, httpStatusFor, toAppError } from '../../platform/errors.js'
+import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * `/settings/networks`, the instance administrator's page: every network Herald publishes to, whether it can
@@ -191,9 +184,7 @@ export function registerNetworkAppRoutes(scope: FastifyInstance, app: AppContext
   const change =
     (act: (network: AppNetwork, who: SignedIn, request: FastifyRequest) => Promise<Message>) =>
     async (request: FastifyRequest<{ Params: { network: string } }>, reply: FastifyReply) => {
-      const who = await signedIn(app, request)
-      if (!who) return redirectToLogin(reply, '/settings/networks')
-      if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+      const who = signedInOf(request)
       if (!who.administrator) return administratorsOnly(reply, who)
       const { network } = request.params
       if (!isAppNetwork(network))

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import type { AppContext } from '../../modules/app-context.js'
 import { parseForm } from '../../platform/form.js'
+import { serveScopeWith } from '../http/security-headers.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { registerAnalyticsRoutes } from './analytics.js'
 import { registerAuthRoutes } from './auth-routes.js'
@@ -11,7 +12,8 @@ import { registerConnectRoutes } from './connect-routes.js'
 import { registerConsentRoutes } from './consent.js'
 import { registerOnboardingRoutes } from './first-run/onboarding.js'
 import { createClaimCheck, registerSetupRoutes } from './first-run/setup.js'
-import { problemPage, sendHtml } from './html.js'
+import { registerFormGuard } from './form-guard.js'
+import { dashboardHeaders, problemPage, sendHtml } from './html.js'
 import { CSV_TYPES, MAX_IMPORT_BYTES, registerImportRoutes } from './import.js'
 import { registerIntegrationRoutes } from './integration.js'
 import { registerInvitationRoutes } from './invitations.js'
@@ -38,6 +40,7 @@ import { registerWorkspaceRoutes } from './workspace.js'
  */
 export function registerDashboard(server: FastifyInstance, app: AppContext, runner: ToolRunner) {
   server.register(async (scope) => {
+    serveScopeWith(scope, dashboardHeaders())
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
@@ -55,6 +58,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
       )
     })
     scope.addHook('onRequest', (request, reply) => guardBody(app, request, reply))
+    registerFormGuard(scope, app)
     scope.addHook('onResponse', async (request) => {
       if (request.body instanceof ReceivedUpload) await request.body.dispose()
     })

@@ -12,16 +12,9 @@ import { APPROVAL_STYLE, approvalSection } from './approval-views.js'
 import { actorOf, runAs } from './caller.js'
 import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
 import { ONBOARDING_STYLE, onboardingSection, simulatedNotice } from './first-run/onboarding.js'
+import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * The queue and a post's delivery, read and changed through the same tools an agent calls (list_posts,
@@ -389,10 +382,8 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
   })
 
   scope.post<{ Params: { id: string } }>('/posts/:id/edit', async (request, reply) => {
-    const who = await signedIn(app, request)
+    const who = signedInOf(request)
     const { id } = request.params
-    if (!who) return redirectToLogin(reply, `/posts/${encodeURIComponent(id)}/edit`)
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
     const form: EditForm = {
       content: field(request, 'content'),
       mediaUrls: field(request, 'mediaUrls'),
@@ -454,9 +445,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
   }
 
   scope.post<{ Params: { id: string; action: string } }>('/posts/:id/:action', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/posts')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const action = postActions[request.params.action]
     const { id } = request.params
     const decide = decisions[request.params.action]

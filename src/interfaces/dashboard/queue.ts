@@ -6,16 +6,9 @@ import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
 import type { Account } from './compose-view.js'
+import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * The posting queue of each profile: its weekly posting times in a time zone, edited as lines such as
@@ -93,9 +86,7 @@ export function registerQueueRoutes(scope: FastifyInstance, app: AppContext, run
   })
 
   scope.post('/queue', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/queue')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const key = field(request, 'profile')
     const [platform, ...rest] = key.split(':')
     const slots = field(request, 'slots')

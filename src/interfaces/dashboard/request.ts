@@ -110,6 +110,15 @@ export function localPath(value: unknown, fallback = '/channels'): string {
   return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) ? value : fallback
 }
 
+/** The dashboard page a form was posted from (its Referer, when that is Herald's own), or the posts page. */
+export function returnPath(app: AppContext, request: FastifyRequest): string {
+  try {
+    const from = request.headers.referer ? new URL(request.headers.referer) : undefined
+    if (from && from.origin === app.config.publicBaseUrl) return localPath(from.pathname)
+  } catch {}
+  return '/posts'
+}
+
 /** Sends the browser to the sign-in page, coming back to `next` afterwards. */
 export function redirectToLogin(reply: FastifyReply, next: string) {
   return reply.redirect(`/login?next=${encodeURIComponent(localPath(next))}`, 303)

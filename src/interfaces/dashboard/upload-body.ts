@@ -9,7 +9,7 @@ import type { AppContext } from '../../modules/app-context.js'
 import { MAX_IMPORT_BYTES } from '../../modules/publishing/csv-import.js'
 import { safeEqual } from '../../platform/crypto/safe-equal.js'
 import { createTempDir, type TempDir } from '../../platform/temp-files.js'
-import { localPath } from './request.js'
+import { redirectToLogin, returnPath } from './request.js'
 
 /**
  * What the dashboard reads of a request body, and when: never before the session is known, so an
@@ -115,15 +115,7 @@ export async function guardBody(app: AppContext, request: FastifyRequest, reply:
   const refuse = (status: number, message: string) => {
     reply.header('connection', 'close')
     if (SCRIPT_ROUTES.has(path)) return reply.code(status).send({ ok: false, message })
-    if (status === 401) {
-      const referer = request.headers.referer
-      let next = '/posts'
-      try {
-        const from = referer ? new URL(referer) : undefined
-        if (from && from.origin === app.config.publicBaseUrl) next = localPath(from.pathname)
-      } catch {}
-      return reply.redirect(`/login?next=${encodeURIComponent(next)}`, 303)
-    }
+    if (status === 401) return redirectToLogin(reply, returnPath(app, request))
     throw Object.assign(new Error(message), { statusCode: status })
   }
   const tooLong = declared > bodyLimitFor(request)

@@ -18,16 +18,9 @@ import {
 } from '../../modules/outbox/endpoints.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { FormBody } from '../../platform/form.js'
+import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * Webhooks, owners only: the endpoints of the workspace, each with its settings, secret
@@ -150,9 +143,7 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
     reply: FastifyReply,
     run: (who: SignedIn) => Promise<{ html: (who: SignedIn) => Promise<string> }>,
   ) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/webhooks')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     try {
       const { html } = await run(who)
       return sendHtml(reply, 200, await html(who))

@@ -8,16 +8,9 @@ import { currentBalance } from '../../platform/db/statements/credits.js'
 import { invite, invitedTo } from '../../platform/db/statements/invitations.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { actorOf } from './caller.js'
+import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from './request.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * The workspace: its people (an owner invites a person by e-mail as an editor, who joins by accepting, and
@@ -131,9 +124,7 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
   })
 
   scope.post('/workspace/members', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/workspace')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     if (who.workspace.role !== 'owner') return ownerOnly(reply, who)
     const email = field(request, 'email').trim().toLowerCase()
     if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320)
@@ -159,9 +150,7 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
   })
 
   scope.post('/workspace/credits', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/workspace')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     if (!(await isInstanceAdministrator(db, who.user.id)))
       return sendHtml(
         reply,
@@ -187,9 +176,7 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
   })
 
   scope.post('/workspace/approvals', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/workspace')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     const on = field(request, 'requireApproval') === 'on'
     try {
       await changeApprovalSetting(app, actorOf(who), on)
@@ -214,9 +201,7 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
   })
 
   scope.post('/workspace/members/remove', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/workspace')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     if (who.workspace.role !== 'owner') return ownerOnly(reply, who)
     const removed = await removeEditor(db, who.workspace.id, field(request, 'userId'))
     return sendHtml(

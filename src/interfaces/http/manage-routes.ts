@@ -75,8 +75,8 @@ export function registerManageRoutes(server: FastifyInstance, app: AppContext, r
       { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES },
       (_request, body, done) => done(null, body),
     )
-    scope.addHook('onRequest', async (request) => {
-      await authenticateRequest(app, request, keyFromHeaders(request.headers))
+    scope.addHook('onRequest', async (request, reply) => {
+      await authenticateRequest(app, request, reply, keyFromHeaders(request.headers))
     })
     // An import's refusals of the body say its own limit and types (the server's say 1 MB and JSON); the
     // AppError thrown here is answered by the server's error handler like any other.

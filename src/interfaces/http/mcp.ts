@@ -181,7 +181,7 @@ export function registerMcpRoutes(
     reply.hijack()
     try {
       checkMcpRequestOrigin(app.config, request)
-      const caller = await authenticateRequest(app, request, keyFromHeaders(request.headers), 'mcp')
+      const caller = await authenticateRequest(app, request, reply, keyFromHeaders(request.headers), 'mcp')
       const missing = stepUpNeeded(caller, request.body, tools)
       if (missing) throw missing
       // The SDK hands `auth` to the server factory: the caller rides in it, never the credential itself.
@@ -219,7 +219,7 @@ export function registerMcpRoutes(
       const fromHeader = keyFromHeaders(request.headers)
       // The query parameter is for API keys only: an OAuth token never travels in a URL.
       const credential = fromHeader ?? queryApiKey(request.query.apikey)
-      const caller = await authenticateRequest(app, request, credential, 'mcp')
+      const caller = await authenticateRequest(app, request, reply, credential, 'mcp')
       const transport = new SSEServerTransport('/mcp/messages', reply.raw)
       const mcp = createSseServer(toolSurface(app, runner, tools, caller), runner)
       sseSessions.set(transport.sessionId, { transport, caller, credential: credential as string })
@@ -249,7 +249,7 @@ export function registerMcpRoutes(
       // what the stream was opened with is no licence to keep acting after it stopped being valid.
       let caller: Caller
       try {
-        caller = await authenticateRequest(app, request, session.credential, 'mcp')
+        caller = await authenticateRequest(app, request, reply, session.credential, 'mcp')
       } catch (error) {
         if (toAppError(error).code === 'unauthorized') void session.transport.close()
         throw error

@@ -3,9 +3,20 @@ import type { AppContext } from '../../modules/app-context.js'
 import { parseRange } from '../../modules/media/http-range.js'
 import { StorageNotFoundError } from '../../modules/media/storage.js'
 import { AppError } from '../../platform/errors.js'
+import type { SecurityHeaders } from './security-headers.js'
 
 /** A year: hosted files never change under their URL, so clients and CDNs may keep them. */
 const CACHE_CONTROL = 'public, max-age=31536000, immutable'
+
+/**
+ * A hosted file is never run as a page (CSP `sandbox`, nothing loaded) nor sniffed into one; the baseline's
+ * frame and referrer headers are left off, as they say nothing of a file another site shows.
+ */
+const HOSTED_FILE_HEADERS: SecurityHeaders = {
+  contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], sandbox: [] } },
+  referrerPolicy: false,
+  xFrameOptions: false,
+}
 
 /**
  * `GET|HEAD {PUBLIC_BASE_URL}/media/<id>/<name>`: the files Herald hosts, public (networks such as
@@ -18,6 +29,7 @@ export function registerMediaRoutes(server: FastifyInstance, app: AppContext): v
     method: ['GET', 'HEAD'],
     url: '/media/:id/:name',
     exposeHeadRoute: false,
+    config: { helmet: HOSTED_FILE_HEADERS },
     async handler(request, reply) {
       const { id, name } = request.params
       const hosted = await app.media.findHosted(id, name)
@@ -30,8 +42,6 @@ export function registerMediaRoutes(server: FastifyInstance, app: AppContext): v
         .header('cache-control', CACHE_CONTROL)
         .header('etag', etag)
         .header('last-modified', new Date(record.createdAt).toUTCString())
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'none'; sandbox")
       if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send()
 
       const ifRange = request.headers['if-range']

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type Caller, keyFromHeaders } from '../../modules/accounts/caller.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { resourceMetadataUrl, type Surface } from '../../modules/oauth-server/resource.js'
@@ -6,6 +6,7 @@ import { SCOPES, scopeRefusal } from '../../modules/oauth-server/scopes.js'
 import { AppError } from '../../platform/errors.js'
 import type { ToolRunner } from '../tools/runner.js'
 import type { AnyTool } from '../tools/tool.js'
+import { countApiRequest } from './api-rate-limit.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,19 +41,13 @@ export async function verifyCredential(
 export async function authenticateRequest(
   app: AppContext,
   request: FastifyRequest,
+  reply: FastifyReply,
   key: string | undefined,
   surface: Surface = 'rest',
 ) {
   const caller = await verifyCredential(app, key, surface)
-  const retryAfter = app.rateLimiter.hit(caller.apiKeyId, app.clock.now())
-  if (retryAfter > 0) {
-    throw new AppError(
-      'rate_limited',
-      `Rate limit of ${app.config.rateLimitPerMinute} requests per minute reached`,
-      { retryAfterSeconds: retryAfter },
-    )
-  }
   request.caller = caller
+  await countApiRequest(request, reply)
   return caller
 }
 
@@ -114,8 +109,8 @@ export function registerRestRoutes(server: FastifyInstance, app: AppContext, run
   })
   server.register(async (scope) => {
     // Authentication runs before the body is read, so a request without a valid key learns nothing more.
-    scope.addHook('onRequest', async (request) => {
-      await authenticateRequest(app, request, keyFromHeaders(request.headers))
+    scope.addHook('onRequest', async (request, reply) => {
+      await authenticateRequest(app, request, reply, keyFromHeaders(request.headers))
     })
     // A refusal for want of a credential or a scope carries the OAuth challenge (an onError hook may add headers).
     scope.addHook('onError', async (_request, reply, error) => {

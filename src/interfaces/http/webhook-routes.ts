@@ -44,8 +44,8 @@ export function registerWebhookRoutes(server: FastifyInstance, app: AppContext) 
     return { workspaceId: who.workspaceId, role: who.role }
   }
   server.register(async (scope) => {
-    scope.addHook('onRequest', async (request) => {
-      await authenticateRequest(app, request, keyFromHeaders(request.headers))
+    scope.addHook('onRequest', async (request, reply) => {
+      await authenticateRequest(app, request, reply, keyFromHeaders(request.headers))
     })
     scope.get('/api/webhooks/event-types', async () => ({
       eventTypes: eventTypes.filter((t) => t !== 'webhook.test'),

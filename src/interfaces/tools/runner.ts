@@ -1,5 +1,6 @@
 import type { ConnectionInfo } from '../../core/post-plan.js'
 import type { Caller } from '../../modules/accounts/caller.js'
+import { rateLimited } from '../../modules/accounts/request-windows.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { scopeRefusal } from '../../modules/oauth-server/scopes.js'
 import { findMembership } from '../../platform/db/statements/accounts.js'
@@ -83,13 +84,9 @@ export function createToolRunner(app: AppContext, tools: readonly AnyTool[]): To
       importRow: options.importRow,
       runTool: (childName, childArgs, childOptions) => {
         // Each call inside a batch counts against the key's limit as if it had come on its own.
-        const retryAfter = app.rateLimiter.hit(caller.apiKeyId, app.clock.now())
-        if (retryAfter > 0)
-          throw new AppError(
-            'rate_limited',
-            `Rate limit of ${app.config.rateLimitPerMinute} requests per minute reached`,
-            { retryAfterSeconds: retryAfter },
-          )
+        const counted = app.rateLimiter.count(caller.apiKeyId)
+        if (counted.current > app.rateLimiter.perMinute)
+          throw rateLimited(app.rateLimiter.perMinute, counted.ttl)
         return run(childName, childArgs, caller, {
           idempotencyKey: childOptions?.idempotencyKey,
           nested: true,

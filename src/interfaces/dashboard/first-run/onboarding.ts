@@ -6,16 +6,9 @@ import {
   type OnboardingState,
   onboardingState,
 } from '../../../platform/db/statements/onboarding.js'
+import { signedInOf } from '../form-guard.js'
 import { csrfField, escapeHtml, networkLabels, problemPage, sendHtml } from '../html.js'
-import {
-  account,
-  csrfMatches,
-  field,
-  redirectToLogin,
-  refuseCsrf,
-  type SignedIn,
-  signedIn,
-} from '../request.js'
+import { account, field, type SignedIn } from '../request.js'
 
 /**
  * The onboarding checklist a new workspace sees on its first page (Posts): connect a channel, schedule a
@@ -130,9 +123,7 @@ export function simulatedNotice(query: Record<string, unknown>): string | undefi
 
 export function registerOnboardingRoutes(scope: FastifyInstance, app: AppContext) {
   scope.post('/onboarding/dismiss', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/posts')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     if (who.workspace.role !== 'owner')
       return sendHtml(
         reply,
@@ -147,9 +138,7 @@ export function registerOnboardingRoutes(scope: FastifyInstance, app: AppContext
   })
 
   scope.post('/onboarding/simulated-profiles', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/posts')
-    if (!csrfMatches(request, who.session.csrfToken)) return refuseCsrf(reply)
+    const who = signedInOf(request)
     if (!app.config.sandbox)
       return sendHtml(
         reply,

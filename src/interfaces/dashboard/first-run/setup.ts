@@ -17,6 +17,7 @@ import { anyPerson } from '../../../platform/db/statements/accounts.js'
 import { type AppError, httpStatusFor, toAppError } from '../../../platform/errors.js'
 import { firstValue } from '../../../platform/form.js'
 import { signInAs } from '../auth-routes.js'
+import { openToVisitors } from '../form-guard.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from '../html.js'
 import { csrfMatches, field, refuseCsrf } from '../request.js'
 import { EMPTY_STYLE } from './empty-state.js'
@@ -141,7 +142,7 @@ export function registerSetupRoutes(
     },
   }
   scope.get('/setup', (request, reply) => openSetup(context, request, reply))
-  scope.post('/setup', (request, reply) => submitSetup(context, request, reply))
+  scope.post('/setup', openToVisitors, (request, reply) => submitSetup(context, request, reply))
 }
 
 /** `GET /setup`, or `GET /setup?code=…` from the start line (the code then moves into a cookie). */
