@@ -5,6 +5,8 @@ import { recordEvent } from '../../platform/db/statements/events.js'
 import { writeTransaction } from '../../platform/db/write-transaction.js'
 import type { Logger } from '../../platform/logger.js'
 import { connectionEndsAt } from '../connections/health.js'
+import { activeConnectionsPage } from './sql/active-connections-page.js'
+import { markExpiringNotice } from './sql/mark-expiring-notice.js'
 
 /**
  * `account.expiring`: the worker's periodic sweep warns 7 days and again 1 day before a
@@ -50,26 +52,7 @@ export async function sweepExpiringConnections(deps: ExpiringDeps): Promise<numb
   let recorded = 0
   let after = ''
   for (;;) {
-    const rows = await store.db
-      .selectFrom('connections')
-      .select([
-        'id',
-        'workspace_id',
-        'platform',
-        'profile_id',
-        'username',
-        'name',
-        'is_organization',
-        'credentials',
-        'token_expires_at',
-        'expiring_notice_end',
-        'expiring_notice_stage',
-      ])
-      .where('status', '=', 'active')
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(PAGE)
-      .execute()
+    const rows = await activeConnectionsPage(store.db, after, PAGE)
     for (const row of rows) {
       let credentials: Credentials
       try {
@@ -88,24 +71,8 @@ export async function sweepExpiringConnections(deps: ExpiringDeps): Promise<numb
       const markedEnd = row.expiring_notice_end == null ? null : Number(row.expiring_notice_end)
       if (markedEnd === end && Number(row.expiring_notice_stage ?? 0) >= stage) continue
       const sent = await writeTransaction(store, async (tx) => {
-        // Only while the credentials are the ones read (a reconnect or refresh meanwhile: the next sweep
-        // decides on the new ones) and no other sweep has sent this warning, or a later one, for this end.
-        const marked = await tx
-          .updateTable('connections')
-          .set({ expiring_notice_end: end, expiring_notice_stage: stage })
-          .where('id', '=', row.id)
-          .where('status', '=', 'active')
-          .where('credentials', '=', row.credentials)
-          .where((eb) =>
-            eb.or([
-              eb('expiring_notice_end', 'is', null),
-              eb('expiring_notice_end', '!=', end),
-              eb('expiring_notice_stage', 'is', null),
-              eb('expiring_notice_stage', '<', stage),
-            ]),
-          )
-          .executeTakeFirst()
-        if (Number(marked.numUpdatedRows) !== 1) return false
+        // Only one sweep wins the mark, and with it the event (see markExpiringNotice).
+        if (!(await markExpiringNotice(tx, row, end, stage))) return false
         const left = end - now
         const days = Math.floor(left / DAY_MS)
         const when = days === 0 ? 'within a day' : `in ${days} day${days === 1 ? '' : 's'}`

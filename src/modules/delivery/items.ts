@@ -10,6 +10,7 @@ import { type DeliveryItem, itemLabel, readItems } from '../../core/thread-items
 import type { Db } from '../../platform/db/db.js'
 import type { TargetRow } from '../../platform/db/statements/posts.js'
 import { LeaseLostError } from './progress.js'
+import { writeChainStep } from './sql/write-chain-step.js'
 
 /**
  * The thread items and first comment of a target, delivered one by one after its post, each
@@ -43,14 +44,8 @@ export function chainWriter(
   leaseTime: () => RawBuilder<number>,
 ): ChainWriter {
   const write = async (changes: Partial<TargetRow>, now: number) => {
-    const updated = await db
-      .updateTable('targets')
-      .set({ ...changes, updated_at: now })
-      .where('id', '=', target.id)
-      .where('lease_owner', '=', target.lease_owner ?? '')
-      .where('lease_expires_at', '>', leaseTime())
-      .executeTakeFirst()
-    if (Number(updated.numUpdatedRows) === 0)
+    const held = { id: target.id, leaseOwner: target.lease_owner ?? '' }
+    if (!(await writeChainStep(db, held, changes, now, leaseTime())))
       throw new LeaseLostError('The lease on this target was lost; the chain stops here')
   }
   return {

@@ -1,16 +1,28 @@
-import { type RawBuilder, sql } from 'kysely'
 import type { Network } from '../../core/networks.js'
-import { STUCK_REASONS } from '../../core/post-status.js'
-import { compiledOnce } from '../../platform/db/compiled.js'
-import type { Db, Store } from '../../platform/db/db.js'
-import { leaseNow } from '../../platform/db/lease-clock.js'
+import type { Store } from '../../platform/db/db.js'
 import { recordEvent } from '../../platform/db/statements/events.js'
 import type { TargetRow } from '../../platform/db/statements/posts.js'
 import { targetEvent } from '../outbox/settle-events.js'
+import { postgresClaim } from './sql/claim-postgres.js'
+import { sqliteClaim } from './sql/claim-sqlite.js'
+import { countLookups } from './sql/count-lookups.js'
+import { giveBackPostAttempts } from './sql/give-back-post-attempts.js'
+import { markLostWorkersStuck } from './sql/mark-lost-workers-stuck.js'
+import { markProcessing } from './sql/mark-processing.js'
+import { postHasOpenTarget } from './sql/post-has-open-target.js'
+import { releaseUnstartedTargets } from './sql/release-unstarted-targets.js'
+import { setPostsLastError } from './sql/set-posts-last-error.js'
+import { countStuckByReason } from './sql/stuck-by-reason.js'
+import { sweepToLookups } from './sql/sweep-to-lookups.js'
+
+export { queueDepth } from './sql/queue-depth.js'
+export { renewLeases } from './sql/renew-leases.js'
 
 /**
- * The queue's statements. The dialect-specific one (the claim) lives here and nowhere else; every other
- * statement carries `lease_owner = <worker>` so that only the lease holder can finish a target.
+ * The queue: claim, release, sweep and gauges, each with its decisions and transactions. The statements
+ * live in ./sql, one a file; the dialect-specific ones are the claim's (claim-postgres.ts, claim-sqlite.ts)
+ * and nowhere else. Every statement that finishes a target carries `lease_owner = <worker>` so that only the
+ * lease holder can finish it.
  */
 
 export interface ClaimInput {
@@ -36,15 +48,6 @@ export interface ClaimInput {
 }
 
 /**
- * Claims up to `limit` due targets with a lease and records the attempt (target and post) before any
- * network is called. Due targets are taken in turns across workspaces (each workspace's earliest first).
- * Postgres does it in one statement: candidates are ranked once in a materialised CTE (four times the
- * limit, so a worker racing another still finds unlocked ones), then locked with `FOR UPDATE SKIP LOCKED`
- * (an IN (subquery) may be re-run per row, which would ignore the LIMIT), so workers claim side by side
- * without ever taking the same row. SQLite has one writer at a time, so a short transaction of
- * UPDATE ... WHERE id IN (SELECT ...) is just as atomic.
- */
-/**
  * A claimed target; `onlyTarget` says its post has no other target (its settle need not look at siblings).
  * `dueClockOffset` is how far the lease clock (the database's) ran ahead of the worker's clock at the claim:
  * due times are written and compared on the lease clock, so a worker whose own clock is off still waits the
@@ -52,6 +55,13 @@ export interface ClaimInput {
  */
 export type ClaimedTarget = TargetRow & { onlyTarget: boolean; dueClockOffset: number }
 
+/**
+ * Claims up to `limit` due targets with a lease and records the attempt (target and post) before any
+ * network is called. Due targets are taken in turns across workspaces (each workspace's earliest first).
+ * Postgres does it in one statement (sql/claim-postgres.ts), ranking four times the limit so a worker racing
+ * another still finds unlocked ones. SQLite has one writer at a time, so a short transaction of its claim
+ * (sql/claim-sqlite.ts) and the posts' mark is just as atomic.
+ */
 export async function claimDueTargets(store: Store, input: ClaimInput): Promise<ClaimedTarget[]> {
   if (input.limit <= 0 || input.platforms.length === 0) return []
   const exclude = input.exclude ?? []
@@ -96,139 +106,6 @@ export async function claimDueTargets(store: Store, input: ClaimInput): Promise<
   })
 }
 
-/**
- * The claim's SQL depends on nothing but the dialect (lists are bound as one array or JSON value), so each
- * dialect's is compiled once and SQLite prepares it once: a busy worker claims many times a second.
- */
-interface ClaimSql {
-  now: unknown
-  /** Postgres: a text[]; SQLite: a JSON array. */
-  platforms: unknown
-  exclude: unknown
-  workerId: unknown
-  /** The lease clock's reading, or null for the database's (see {@link leaseNow}). */
-  leaseNow: unknown
-  leaseMs: unknown
-}
-
-function claimParts(dialect: 'sqlite' | 'postgres', a: ClaimSql) {
-  const inList = (column: RawBuilder<unknown>, list: unknown) =>
-    dialect === 'postgres'
-      ? sql`${column} = ANY (${list}::text[])`
-      : sql`${column} IN (SELECT value FROM json_each(${list}))`
-  // Fair across workspaces: first the earliest due target of every workspace that has one (turn 0, by
-  // due time), then the rest by due time (turn 1). One workspace's backlog of thousands never delays another
-  // workspace's single post. Each workspace's earliest is one seek on `targets_claimable_by_workspace`.
-  const claimable = (t: string) => sql`
-    ${sql.ref(`${t}.lease_owner`)} IS NULL AND ${sql.ref(`${t}.status`)} = 'pending'
-    AND ${sql.ref(`${t}.run_at`)} <= ${leaseNow(dialect, a.leaseNow)}
-    AND ${inList(sql.ref(`${t}.platform`), a.platforms)}
-    AND NOT (${inList(sql.ref(`${t}.id`), a.exclude)})
-    AND NOT EXISTS (
-      SELECT 1 FROM connections c
-       WHERE c.id = ${sql.ref(`${t}.connection_id`)} AND c.throttled_until > ${a.now})`
-  const earliestOf = (column: 'id' | 'run_at') => sql`(
-    SELECT ${sql.ref(`t.${column}`)} FROM targets t
-     WHERE t.workspace_id = w.id AND ${claimable('t')}
-     ORDER BY t.run_at LIMIT 1)`
-  const due = (limit: unknown) => sql`
-    SELECT id, min(turn) AS turn, min(run_at) AS run_at FROM (
-      SELECT id, 0 AS turn, run_at FROM (
-        SELECT ${earliestOf('id')} AS id, ${earliestOf('run_at')} AS run_at FROM workspaces w
-      ) firsts WHERE id IS NOT NULL
-      UNION ALL
-      SELECT id, 1 AS turn, run_at FROM (
-        SELECT id, run_at FROM targets WHERE ${claimable('targets')} ORDER BY run_at LIMIT ${limit}
-      ) rest
-    ) candidates
-    GROUP BY id
-    ORDER BY min(turn), min(run_at)
-    LIMIT ${limit}`
-  const lease = sql`
-    lease_owner = ${a.workerId},
-    lease_expires_at = ${leaseNow(dialect, a.leaseNow)} + ${a.leaseMs},
-    attempts = attempts + CASE WHEN unknown_outcome_at IS NULL THEN 1 ELSE 0 END,
-    lookups = lookups + CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE 1 END,
-    stuck_at = NULL,
-    stuck_reason = NULL,
-    attempt_started_at = CASE WHEN unknown_outcome_at IS NULL THEN ${a.now} ELSE attempt_started_at END,
-    updated_at = ${a.now}`
-  return { claimable, due, lease }
-}
-
-const postgresClaim = compiledOnce(
-  8,
-  (db: Db, now, platforms, exclude, candidates, limit, workerId, leaseAt, leaseMs) => {
-    const { claimable, due, lease } = claimParts('postgres', {
-      now,
-      platforms,
-      exclude,
-      workerId,
-      leaseNow: leaseAt,
-      leaseMs,
-    })
-    // `picked` ranks four times the limit, so a worker racing another still finds unlocked ones. It reads the
-    // statement's snapshot, which may be older than the lock: a target another worker claimed, sent and
-    // settled meanwhile looks unleased there. So candidates are locked one by one, by primary key, in rank
-    // order until the limit, and the claimable test is applied to what the lock returns, the row's latest
-    // version. A join, or the test inside the locking subquery (its LIMIT keeps the test out), lets the
-    // planner pick a claim index scan per candidate when its statistics are stale, as they are right after a
-    // large schedule lands; the update finds its rows by primary key for the same reason.
-    return {
-      compile: () =>
-        sql`
-      WITH picked AS MATERIALIZED (${due(candidates)}),
-      due AS (
-        SELECT locked.id FROM (SELECT id, turn, run_at FROM picked ORDER BY turn, run_at) p
-          CROSS JOIN LATERAL (
-            SELECT t.id, t.lease_owner, t.status, t.run_at, t.platform, t.connection_id
-              FROM targets t WHERE t.id = p.id LIMIT 1
-            FOR UPDATE OF t SKIP LOCKED) locked
-         WHERE ${claimable('locked')}
-         LIMIT ${limit}),
-      claimed AS (
-        UPDATE targets SET ${lease}
-         WHERE targets.id = ANY (ARRAY(SELECT id FROM due))
-        RETURNING targets.*),
-      per_post AS (SELECT post_id, count(*) AS n FROM claimed GROUP BY post_id),
-      touched AS (
-        UPDATE posts SET status = 'processing', attempts = posts.attempts + per_post.n, updated_at = ${now}
-          FROM per_post WHERE posts.id = per_post.post_id)
-      SELECT claimed.*, (SELECT count(*) FROM targets s WHERE s.post_id = claimed.post_id) AS siblings
-        FROM claimed`.compile(db),
-    }
-  },
-)
-
-/** SQLite has one writer at a time, so a short transaction of UPDATE ... WHERE id IN (SELECT ...) is just as atomic. */
-const sqliteClaim = compiledOnce(7, (db: Db, now, platforms, exclude, limit, workerId, leaseAt, leaseMs) => {
-  const { due, lease } = claimParts('sqlite', {
-    now,
-    platforms,
-    exclude,
-    workerId,
-    leaseNow: leaseAt,
-    leaseMs,
-  })
-  return {
-    compile: () =>
-      sql`
-      UPDATE targets SET ${lease}
-       WHERE id IN (SELECT id FROM (${due(limit)}) due) AND lease_owner IS NULL
-      RETURNING *, (SELECT count(*) FROM targets s WHERE s.post_id = targets.post_id) AS siblings`.compile(
-        db,
-      ),
-  }
-})
-
-/** SQLite: the claimed targets' posts (a JSON array of ids), each claimed `n` times, are being sent. */
-const markProcessing = compiledOnce(3, (db: Db, n, now, postIds) =>
-  db
-    .updateTable('posts')
-    .set({ status: 'processing', attempts: sql`attempts + ${n}`, updated_at: now as number })
-    .where('id', 'in', sql<string>`(SELECT value FROM json_each(${postIds}))`),
-)
-
 /** A claimed row as the worker holds it: its siblings counted, the lease clock's offset read off its lease. */
 function claimedTarget(
   { siblings, ...row }: TargetRow & { siblings: number },
@@ -249,32 +126,6 @@ function normalise(row: TargetRow): TargetRow {
 }
 
 /**
- * Extends this worker's leases on `ids` to `leaseMs` from now on the lease clock (`leaseNow`, null for the
- * database's). Only a lease that is still this worker's, has not run out by then and is not marked stuck is
- * renewed: a worker that stalled past its lease has lost the target (the sweep may have handed it to a
- * lookup or marked it stuck) and must not revive it.
- */
-export async function renewLeases(
-  store: Store,
-  workerId: string,
-  ids: string[],
-  lease: { leaseNow: number | null; leaseMs: number },
-): Promise<Set<string>> {
-  if (ids.length === 0) return new Set()
-  const now = leaseNow(store.dialect, lease.leaseNow)
-  const renewed = await store.db
-    .updateTable('targets')
-    .set({ lease_expires_at: sql<number>`${now} + ${lease.leaseMs}` })
-    .where('id', 'in', ids)
-    .where('lease_owner', '=', workerId)
-    .where('lease_expires_at', '>=', now)
-    .where('stuck_at', 'is', null)
-    .returning('id')
-    .execute()
-  return new Set(renewed.map((r) => r.id))
-}
-
-/**
  * Gives back targets that were claimed but never sent (shutdown): what the claim counted did not happen, a
  * send attempt or, for a target whose outcome was unknown, a lookup. A post left with no target held or
  * settled goes back to `scheduled`, unless part of it is on the network already (a live post whose thread
@@ -283,54 +134,14 @@ export async function renewLeases(
 export async function releaseUnstarted(store: Store, workerId: string, ids: string[], now: number) {
   if (ids.length === 0) return
   await store.db.transaction().execute(async (tx) => {
-    const released = await tx
-      .updateTable('targets')
-      .set({
-        lease_owner: null,
-        lease_expires_at: null,
-        attempts: sql`attempts - CASE WHEN unknown_outcome_at IS NULL THEN 1 ELSE 0 END`,
-        lookups: sql`lookups - CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE 1 END`,
-        updated_at: now,
-      })
-      .where('id', 'in', ids)
-      .where('lease_owner', '=', workerId)
-      .returning('post_id')
-      .execute()
+    const released = await releaseUnstartedTargets(tx, workerId, ids, now)
     const perPost = new Map<string, number>()
     for (const { post_id } of released) perPost.set(post_id, (perPost.get(post_id) ?? 0) + 1)
     for (const [postId, n] of perPost) {
-      const open = await tx
-        .selectFrom('targets')
-        .select('id')
-        .where('post_id', '=', postId)
-        .where((eb) =>
-          eb.or([
-            eb('lease_owner', 'is not', null),
-            eb('status', '!=', 'pending'),
-            eb('remote_id', 'is not', null),
-          ]),
-        )
-        .executeTakeFirst()
-      // The claim counted each of the post's claimed targets once.
-      await tx
-        .updateTable('posts')
-        .set({ attempts: sql`attempts - ${n}`, ...(open ? {} : { status: 'scheduled' }), updated_at: now })
-        .where('id', '=', postId)
-        .execute()
+      const open = await postHasOpenTarget(tx, postId)
+      await giveBackPostAttempts(tx, postId, n, !open, now)
     }
   })
-}
-
-/** Due targets nobody holds: the queue depth gauge. */
-export async function queueDepth(store: Store, now: number): Promise<number> {
-  const row = await store.db
-    .selectFrom('targets')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('lease_owner', 'is', null)
-    .where('status', '=', 'pending')
-    .where('run_at', '<=', now)
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
 }
 
 /**
@@ -353,48 +164,18 @@ export async function sweepExpiredLeases(
   stuck: { id: string; post_id: string; platform: string }[]
   lookups: { id: string; post_id: string; platform: string }[]
 }> {
-  const expiredBy = leaseNow(store.dialect, leaseAt)
   const lookups: { id: string; post_id: string; platform: string }[] = []
   for (const platform of lookupPlatforms) {
-    const rows = await store.db
-      .updateTable('targets')
-      .set({
-        lease_owner: null,
-        lease_expires_at: null,
-        unknown_outcome_at: sql`coalesce(unknown_outcome_at, attempt_started_at, ${now})`,
-        lookups: sql`CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE lookups END`,
-        // Due on the lease clock, like every due time the claim compares.
-        run_at: sql<number>`${expiredBy} + ${lookupDelayMs}`,
-        error: messages.lookup(platform),
-        updated_at: now,
-      })
-      .where('platform', '=', platform)
-      .where('status', '=', 'pending')
-      .where('lease_owner', 'is not', null)
-      .where('lease_expires_at', '<', expiredBy)
-      .where('stuck_at', 'is', null)
-      .returning(['id', 'post_id', 'platform'])
-      .execute()
-    lookups.push(...rows)
+    const error = messages.lookup(platform)
+    lookups.push(
+      ...(await sweepToLookups(store.db, store.dialect, { platform, error, now, lookupDelayMs, leaseAt })),
+    )
   }
   // The stuck mark and its `target.stuck` events commit together (the outbox).
   const fresh = await store.db.transaction().execute(async (tx) => {
-    const marked = await tx
-      .updateTable('targets')
-      .set({ stuck_at: now, stuck_reason: STUCK_REASONS.worker_lost })
-      .where('lease_owner', 'is not', null)
-      .where('lease_expires_at', '<', expiredBy)
-      .where('stuck_at', 'is', null)
-      .returningAll()
-      .execute()
+    const marked = await markLostWorkersStuck(tx, store.dialect, now, leaseAt)
     const postIds = [...new Set(marked.map((r) => r.post_id))]
-    if (postIds.length > 0) {
-      await tx
-        .updateTable('posts')
-        .set({ last_error: messages.stuck, updated_at: now })
-        .where('id', 'in', postIds)
-        .execute()
-    }
+    if (postIds.length > 0) await setPostsLastError(tx, postIds, messages.stuck, now)
     for (const target of marked)
       await recordEvent(
         tx,
@@ -421,35 +202,6 @@ export async function lookupAndStuckGauges(
   leaseAt: number | null,
 ): Promise<{ stuck: Record<string, number>; lookupsPending: number; lookupsFailed: number }> {
   const stuck = await countStuckByReason(store, leaseAt)
-  const row = await store.db
-    .selectFrom('targets')
-    .select((eb) => [
-      eb.fn.countAll<number>().as('pending'),
-      eb.fn.count<number>('lookup_failed_at').as('failed'),
-    ])
-    .where('status', '=', 'pending')
-    .where('unknown_outcome_at', 'is not', null)
-    .where('stuck_at', 'is', null)
-    .executeTakeFirstOrThrow()
-  return { stuck, lookupsPending: Number(row.pending), lookupsFailed: Number(row.failed) }
-}
-
-async function countStuckByReason(store: Store, leaseAt: number | null): Promise<Record<string, number>> {
-  const rows = await store.db
-    .selectFrom('targets')
-    .select((eb) => [
-      sql<string>`CASE WHEN stuck_at IS NULL THEN 'lease_expired' ELSE coalesce(stuck_reason, 'worker_lost') END`.as(
-        'reason',
-      ),
-      eb.fn.countAll<number>().as('n'),
-    ])
-    .where('lease_owner', 'is not', null)
-    .where((eb) =>
-      eb.or([eb('stuck_at', 'is not', null), eb('lease_expires_at', '<', leaseNow(store.dialect, leaseAt))]),
-    )
-    .groupBy(
-      sql`CASE WHEN stuck_at IS NULL THEN 'lease_expired' ELSE coalesce(stuck_reason, 'worker_lost') END`,
-    )
-    .execute()
-  return Object.fromEntries(rows.map((r) => [r.reason, Number(r.n)]))
+  const lookups = await countLookups(store.db)
+  return { stuck, lookupsPending: lookups.pending, lookupsFailed: lookups.failed }
 }

@@ -1,5 +1,6 @@
 import type { RawBuilder } from 'kysely'
 import type { Db } from '../../platform/db/db.js'
+import { writeTargetProgress } from './sql/write-target-progress.js'
 
 /** What an adapter recorded mid-attempt on a target (a Meta container id, photo ids), or undefined. */
 export function readProgress(raw: string | null): Record<string, string> | undefined {
@@ -36,14 +37,8 @@ export function progressSaver(
   let current = readProgress(target.progress) ?? {}
   return async (entries) => {
     const next = { ...current, ...entries }
-    const updated = await db
-      .updateTable('targets')
-      .set({ progress: JSON.stringify(next), updated_at: now() })
-      .where('id', '=', target.id)
-      .where('lease_owner', '=', target.lease_owner ?? '')
-      .where('lease_expires_at', '>', leaseTime())
-      .executeTakeFirst()
-    if (Number(updated.numUpdatedRows) === 0)
+    const held = { id: target.id, leaseOwner: target.lease_owner ?? '' }
+    if (!(await writeTargetProgress(db, held, JSON.stringify(next), now(), leaseTime())))
       throw new LeaseLostError('The lease on this target was lost; the attempt stops here')
     current = next
   }

@@ -17,7 +17,7 @@ export function createLookupsAndStuckReasonsMigration() {
       await db.schema.alterTable('targets').addColumn('lookup_failed_at', 'bigint').execute()
       // Why a target is stuck: one of the codes in src/core/post-status.ts (STUCK_REASONS).
       await db.schema.alterTable('targets').addColumn('stuck_reason', 'varchar(32)').execute()
-      // Fair claims: each workspace's earliest claimable target in one seek (src/modules/delivery/leases.ts).
+      // Fair claims: each workspace's earliest claimable target in one seek (src/modules/delivery/sql/claim-parts.ts).
       await db.schema
         .createIndex('targets_claimable_by_workspace')
         .on('targets')
