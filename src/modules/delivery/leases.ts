@@ -49,9 +49,10 @@ export interface ClaimInput {
 
 /**
  * A claimed target; `onlyTarget` says its post has no other target (its settle need not look at siblings).
- * `dueClockOffset` is how far the lease clock (the database's) ran ahead of the worker's clock at the claim:
- * due times are written and compared on the lease clock, so a worker whose own clock is off still waits the
- * whole delay before a lookup (the time a network's lists take to show a post) and never looks early.
+ * `dueClockOffset` is how far the lease clock (the database's) ran ahead of the worker's clock at the claim.
+ * The send reads its times through it: due times are compared on the lease clock, and a lookup searches the
+ * network from when the call began, so a worker whose own clock is off neither looks before a network's
+ * lists show the post nor searches from a moment after it was made.
  */
 export type ClaimedTarget = TargetRow & { onlyTarget: boolean; dueClockOffset: number }
 

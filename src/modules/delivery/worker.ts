@@ -4,7 +4,6 @@ import type { NetworkAdapter } from '../../adapters/adapter.js'
 import type { BackoffPolicy } from '../../core/backoff.js'
 import { type Network, networks } from '../../core/networks.js'
 import { STUCK_MESSAGE } from '../../core/post-status.js'
-import type { Outcome } from '../../core/target-lifecycle.js'
 import { type Clock, type LeaseClock, leaseClockOf } from '../../platform/clock.js'
 import type { Vault } from '../../platform/crypto/vault.js'
 import type { Store } from '../../platform/db/db.js'
@@ -181,7 +180,11 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
           {
             ...deps,
             db: deps.store.db,
-            now: () => deps.clock.now(),
+            // The send's times (when an item's call began, when to look or retry, a lookup's day) are read
+            // on the lease clock, through the offset this claim measured: a lookup then searches the
+            // network from when the call really began, and waits its whole delay, whatever this machine's
+            // clock says.
+            now: () => deps.clock.now() + target.dueClockOffset,
             logger: log,
             ...(options.backoff ? { backoff: options.backoff } : {}),
             unknownOutcomeCheckMs: lookupDelayMs,
@@ -212,7 +215,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         postId: target.post_id,
         workerId: id,
         now,
-        outcome: onLeaseClock(result.outcome, target.dueClockOffset),
+        outcome: result.outcome,
         onlyTarget: target.onlyTarget,
         ...(result.attemptsDelta ? { attemptsDelta: result.attemptsDelta } : {}),
       })
@@ -479,13 +482,4 @@ function logOutcome(log: Logger, target: ClaimedTarget, result: SendResult) {
       log.warn({ ...fields, kind: result.kind, reason: outcome.error }, 'target stuck')
       return
   }
-}
-
-/**
- * An outcome's due time moved from this worker's clock onto the lease clock, where the claim compares it:
- * a lookup waits its whole delay whatever this machine's clock says.
- */
-function onLeaseClock(outcome: Outcome, offset: number): Outcome {
-  if (offset === 0 || (outcome.kind !== 'retry' && outcome.kind !== 'check')) return outcome
-  return { ...outcome, runAt: outcome.runAt + offset }
 }

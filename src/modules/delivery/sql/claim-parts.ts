@@ -60,7 +60,7 @@ export function claimParts(dialect: 'sqlite' | 'postgres', a: ClaimSql) {
     lookups = lookups + CASE WHEN unknown_outcome_at IS NULL THEN 0 ELSE 1 END,
     stuck_at = NULL,
     stuck_reason = NULL,
-    attempt_started_at = CASE WHEN unknown_outcome_at IS NULL THEN ${a.now} ELSE attempt_started_at END,
+    attempt_started_at = CASE WHEN unknown_outcome_at IS NULL THEN ${leaseNow(dialect, a.leaseNow)} ELSE attempt_started_at END,
     updated_at = ${a.now}`
   return { claimable, due, lease }
 }
