@@ -3,18 +3,18 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
 import { createAppContext } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
-import { connectionCredentials } from '../src/connect/vault.js'
-import { createLogger } from '../src/logger.js'
-import { importContextFor, importCsv } from '../src/posts/csv-import.js'
-import { upsertConnection } from '../src/store/connections.js'
-import { openStore, type Store } from '../src/store/db.js'
-import { tools } from '../src/tools/registry.js'
-import { createToolRunner } from '../src/tools/runner.js'
+import { tools } from '../src/interfaces/tools/registry.js'
+import { createToolRunner } from '../src/interfaces/tools/runner.js'
+import { importContextFor, importCsv } from '../src/modules/publishing/csv-import.js'
+import { loadConfig } from '../src/platform/config.js'
+import { connectionCredentials } from '../src/platform/crypto/vault.js'
+import { openStore, type Store } from '../src/platform/db/db.js'
+import { upsertConnection } from '../src/platform/db/statements/connections.js'
+import { createLogger } from '../src/platform/logger.js'
 import { csvLine } from '../test/helpers/csv-fixture.js'
 
 /**
- * A 1,000-row CSV without media (the issue's limit per file), checked row by row through preflight_post,
+ * A 1,000-row CSV without media (the import's limit per file), checked row by row through preflight_post,
  * then imported through create_post, then imported again (every row already imported), in one process
  * through the tool runner as the dashboard and the CLI run it. The target is under 10 s for the import.
  */

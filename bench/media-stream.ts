@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { pathToFileURL } from 'node:url'
-import { probeFile } from '../src/media/probe.js'
-import { createSafeFetcher } from '../src/media/safe-fetch.js'
+import { probeFile } from '../src/modules/media/probe.js'
+import { createSafeFetcher } from '../src/platform/egress/safe-fetch.js'
 import { writeLargeMp4 } from '../test/media/fixtures.js'
 
 /**

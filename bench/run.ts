@@ -28,7 +28,7 @@ if (want('burst')) {
     bursts.push(await benchBurst('Postgres, 1 worker', burstDatabases.sharedPostgres, 1))
     bursts.push(await benchBurst('Postgres, 2 workers', burstDatabases.sharedPostgres, 2))
   }
-  // Issue 22, path 11: a second workspace's single posts while the first one's backlog drains.
+  // Claims take turns across workspaces: a second workspace's single posts while the first one's backlog drains.
   bursts.push(
     await benchBurst('SQLite, 1 worker, two workspaces', burstDatabases.sharedSqlite, 1, 10_000, 10),
   )
@@ -113,7 +113,7 @@ if (http.length > 0) {
       "Where create_post's time goes (CPU profile of the server): about 45% is SQLite itself, the rest the HTTP",
       "layer, Kysely, zod and Herald's own rules. A commit writes every page the post, its target, the counters",
       'and the ledger touched to the WAL; on SQLite, create_post transactions that arrive together share one',
-      'commit (`src/store/batched-transactions.ts`), about 8 per commit at 16 connections, which took create_post',
+      'commit (`src/platform/db/batched-transactions.ts`), about 8 per commit at 16 connections, which took create_post',
       'from about 2,600 to 4,000-5,000 requests/s here. The bare route answers between 20k and 44k requests/s on',
       'this machine from one run to the next (TOOLCHAIN.md records 17-19k), which moves the share more than any',
       "change to Herald's code does.",
@@ -143,7 +143,7 @@ if (want('burst')) {
         `- ${b.name}: ${b.targetsPerSecondPerWorker} targets/s per worker (target at least 500: ${verdict(b.targetsPerSecondPerWorker >= 500)}); first 100 p99 fire lag ${b.first100FireLagP99Ms} ms (target under 1 s: ${verdict(b.first100FireLagP99Ms < 1000)}).`,
     ),
     '',
-    'Two workspaces (issue 22, path 11): the 10,000-target backlog of one workspace, and a second workspace with',
+    'Two workspaces: the 10,000-target backlog of one workspace, and a second workspace with',
     'one post due at the same instant and one more each second after it (10 in all) while the backlog drains.',
     'Claims take turns across workspaces, so its posts do not wait behind the backlog.',
     '',
@@ -294,7 +294,7 @@ if (cli.length > 0) {
     '',
     'From spawning `node bin/herald.js …` to its exit, against a data folder that holds one person (migrations',
     `up to date), median of ${cli[0]?.runs} runs after one warm-up, beside a bare \`node -e 0\` in the same run.`,
-    'A command that reads or writes a few rows opens only the store (src/cli/context.ts).',
+    'A command that reads or writes a few rows opens only the store (src/interfaces/cli/context.ts).',
     '',
     '| command | median ms | fastest ms |',
     '|---|---:|---:|',

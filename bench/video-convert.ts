@@ -5,11 +5,11 @@ import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
-import { planMedia } from '../src/media/conversion-plan.js'
-import { convertVideo } from '../src/media/convert-video.js'
-import { findFfmpeg } from '../src/media/ffmpeg.js'
-import { networkMediaRules } from '../src/media/network-rules.js'
-import { probeFile } from '../src/media/probe.js'
+import { networkMediaRules } from '../src/core/network-rules.js'
+import { planMedia } from '../src/modules/media/conversion-plan.js'
+import { convertVideo } from '../src/modules/media/convert-video.js'
+import { findFfmpeg } from '../src/modules/media/ffmpeg.js'
+import { probeFile } from '../src/modules/media/probe.js'
 
 /**
  * Video conversion as the worker runs it: probe, plan for a network, and ffmpeg as a child process from

@@ -1,5 +1,5 @@
-import { claimDeliveries, outboxWaiting } from '../src/store/webhooks.js'
-import { createEndpoint, webhookDepsOf } from '../src/webhooks/endpoints.js'
+import { createEndpoint, webhookDepsOf } from '../src/modules/outbox/endpoints.js'
+import { claimDeliveries, outboxWaiting } from '../src/platform/db/statements/webhooks.js'
 import { startHarness } from '../test/helpers/harness.js'
 import type { SharedDatabase } from '../test/helpers/worker-processes.js'
 import { percentile, round } from './stats.js'

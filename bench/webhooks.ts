@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { sql } from 'kysely'
-import { createEndpoint, webhookDepsOf } from '../src/webhooks/endpoints.js'
+import { createEndpoint, webhookDepsOf } from '../src/modules/outbox/endpoints.js'
 import { connectProfile } from '../test/helpers/connections.js'
 import { startHarness } from '../test/helpers/harness.js'
 import { startRecorder } from '../test/helpers/recorder.js'

@@ -1,4 +1,4 @@
-import { insertWorkspace } from '../src/store/accounts.js'
+import { insertWorkspace } from '../src/platform/db/statements/accounts.js'
 import { connectProfile } from '../test/helpers/connections.js'
 import { startHarness } from '../test/helpers/harness.js'
 import { startRecorder } from '../test/helpers/recorder.js'

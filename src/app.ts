@@ -1,25 +1,25 @@
 import path from 'node:path'
-import type { AppContext } from './app-context.js'
-import { createAccounts } from './auth/accounts.js'
-import { createKeyAuthenticator } from './auth/caller.js'
-import { createRateLimiter } from './auth/rate-limit.js'
-import { createRevocations } from './auth/revocations.js'
-import type { Config } from './config.js'
-import { createStateSigner } from './connect/state.js'
-import { createVault } from './connect/vault.js'
-import type { Network } from './domain/networks.js'
-import { type Clock, type LeaseClock, leaseClockOf, systemClock } from './lib/clock.js'
-import { createLogger, type Logger } from './logger.js'
-import { createMediaService } from './media/media-service.js'
-import { createNetworkApps, readSavedApps } from './network-apps/service.js'
-import type { NetworkAdapter } from './networks/adapter.js'
-import { createAdapter, createAdapters } from './networks/registry.js'
-import { createOAuthServer, type OAuthServerDeps } from './oauth/service.js'
-import { resolveSecretKey } from './secret-key.js'
-import { openStore, type Store } from './store/db.js'
-import { tools } from './tools/registry.js'
-import { createMetrics } from './worker/metrics.js'
-import { createQueueSignal } from './worker/queue-signal.js'
+import type { NetworkAdapter } from './adapters/adapter.js'
+import { createAdapter, createAdapters } from './adapters/registry.js'
+import type { Network } from './core/networks.js'
+import { tools } from './interfaces/tools/registry.js'
+import { createAccounts } from './modules/accounts/accounts.js'
+import { createKeyAuthenticator } from './modules/accounts/caller.js'
+import { createRequestWindows } from './modules/accounts/request-windows.js'
+import { createRevocations } from './modules/accounts/revocations.js'
+import type { AppContext } from './modules/app-context.js'
+import { createQueueSignal } from './modules/delivery/queue-signal.js'
+import { createMediaService } from './modules/media/media-service.js'
+import { createNetworkApps, readSavedApps } from './modules/network-apps/service.js'
+import { createOAuthServer, type OAuthServerDeps } from './modules/oauth-server/service.js'
+import { type Clock, type LeaseClock, leaseClockOf, systemClock } from './platform/clock.js'
+import type { Config } from './platform/config.js'
+import { resolveSecretKey } from './platform/crypto/secret-key.js'
+import { createStateSigner } from './platform/crypto/state-tokens.js'
+import { createVault } from './platform/crypto/vault.js'
+import { openStore, type Store } from './platform/db/db.js'
+import { createLogger, type Logger } from './platform/logger.js'
+import { createMetrics } from './platform/metrics.js'
 
 export interface AppOptions {
   logger?: Logger
@@ -84,7 +84,7 @@ export async function createAppContext(config: Config, options: AppOptions = {})
     accounts: createAccounts(store, clock, revocations),
     revocations,
     keys: createKeyAuthenticator(store.db, clock),
-    rateLimiter: createRateLimiter(config.rateLimitPerMinute),
+    rateLimiter: createRequestWindows(config.rateLimitPerMinute, clock),
     queue: createQueueSignal(),
     metrics: createMetrics(),
     adapters,

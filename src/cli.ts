@@ -1,13 +1,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import type { AppContext } from './app-context.js'
-import { parseCommandLine, UsageError, type Values } from './cli/arguments.js'
-import type { Command, CommandResult } from './cli/command.js'
-import type { StoreContext } from './cli/context.js'
-import { findCommand, helpText, usageOf } from './cli/registry.js'
-import type { Config } from './config.js'
-import { AppError } from './errors.js'
-import type { Logger } from './logger.js'
+import { parseCommandLine, UsageError, type Values } from './interfaces/cli/arguments.js'
+import type { Command, CommandResult } from './interfaces/cli/command.js'
+import type { StoreContext } from './interfaces/cli/context.js'
+import { findCommand, helpText, usageOf } from './interfaces/cli/registry.js'
+import type { AppContext } from './modules/app-context.js'
+import type { Config } from './platform/config.js'
+import { AppError } from './platform/errors.js'
+import type { Logger } from './platform/logger.js'
 
 const HELP_HINT = 'Run herald --help to see every command.'
 
@@ -61,10 +61,10 @@ export async function runCli(argv: string[]): Promise<number> {
 async function runCommand(command: Exclude<Command, { opens: 'service' }>, values: Values, input: unknown) {
   // Loaded once the command line is known to be right: a mistake is answered before any of this loads. The
   // store's modules load alongside the settings' rather than after them.
-  const contextModule = import('./cli/context.js')
+  const contextModule = import('./interfaces/cli/context.js')
   const [{ loadConfigFromProcess }, { createProcessLogger }] = await Promise.all([
-    import('./config.js'),
-    import('./logger.js'),
+    import('./platform/config.js'),
+    import('./platform/logger.js'),
   ])
   const config = loadConfigFromProcess()
   const logger = createProcessLogger(
@@ -97,12 +97,18 @@ async function openContext(
   command: Exclude<Command, { opens: 'service' }>,
   config: Config,
   logger: Logger,
-  { openAppContext, openStoreContext }: typeof import('./cli/context.js'),
+  { openStoreContext }: typeof import('./interfaces/cli/context.js'),
 ) {
   const fresh = !config.databaseUrl && !fs.existsSync(sqliteFileOf(config))
   const value =
     command.opens === 'store' ? await openStoreContext(config, logger) : await openAppContext(config, logger)
   return { value, fresh }
+}
+
+/** The whole application, for the commands that run tools, send events or reach the networks. */
+async function openAppContext(config: Config, logger: Logger): Promise<AppContext> {
+  const { createAppContext } = await import('./app.js')
+  return createAppContext(config, { logger })
 }
 
 const sqliteFileOf = (config: Config) => path.join(config.dataDir, 'herald.sqlite')

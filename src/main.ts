@@ -1,20 +1,20 @@
 import path from 'node:path'
+import { canConnect, type SavedApps } from './adapters/apps.js'
 import { createAppContext } from './app.js'
-import type { AppContext } from './app-context.js'
-import { announceSetup, withdrawSetupCode } from './auth/setup-codes.js'
-import { type Config, ConfigError, loadConfigFromProcess, type Role } from './config.js'
-import { networks } from './domain/networks.js'
-import { guardStrayFetchErrors } from './lib/stray-fetch-errors.js'
-import { createProcessLogger } from './logger.js'
-import { describeFfmpeg, MIN_FFMPEG_VERSION } from './media/ffmpeg.js'
-import { sweepHostedMedia } from './media/media-lifetime.js'
-import { canConnect, type SavedApps } from './networks/apps.js'
+import { networks } from './core/networks.js'
+import { announceSetup, withdrawSetupCode } from './modules/accounts/setup-codes.js'
+import type { AppContext } from './modules/app-context.js'
+import { EXPIRING_SWEEP_MS, sweepExpiringConnections } from './modules/delivery/expiring.js'
+import { createPeriodicSweep } from './modules/delivery/periodic-sweep.js'
+import { createWorker, type Worker, type WorkerOptions } from './modules/delivery/worker.js'
+import { sweepAppMedia } from './modules/media/app-media-sweep.js'
+import { describeFfmpeg, MIN_FFMPEG_VERSION } from './modules/media/ffmpeg.js'
+import { createWebhookWorker, type WebhookWorker } from './modules/outbox/delivery-worker.js'
+import { type Config, ConfigError, loadConfigFromProcess, type Role } from './platform/config.js'
+import { pruneWebhookHistory } from './platform/db/statements/webhook-retention.js'
+import { guardStrayFetchErrors } from './platform/egress/stray-fetch-errors.js'
+import { createProcessLogger } from './platform/logger.js'
 import { buildMetricsServer, buildServer } from './server.js'
-import { pruneWebhookHistory } from './store/webhook-retention.js'
-import { createWebhookWorker, type WebhookWorker } from './webhooks/delivery-worker.js'
-import { EXPIRING_SWEEP_MS, sweepExpiringConnections } from './worker/expiring.js'
-import { createPeriodicSweep } from './worker/periodic-sweep.js'
-import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
 
 /** The webhook delivery loop with the settings from the config (it runs wherever the worker runs). */
 export function createAppWebhookWorker(app: AppContext, overrides: { id?: string } = {}): WebhookWorker {
@@ -124,17 +124,6 @@ export async function sweepWebhookHistory(app: AppContext) {
   })
   if (pruned.deliveries + pruned.events > 0) app.logger.info(pruned, 'webhook history pruned')
   return pruned
-}
-
-/** One sweep of hosted media past its retention (the worker's timer and `herald media gc`). */
-export function sweepAppMedia(app: AppContext) {
-  return sweepHostedMedia({
-    db: app.store.db,
-    storage: app.media.storage,
-    now: app.clock.now(),
-    retentionMs: app.config.mediaRetention.retentionMs,
-    logger: app.logger,
-  })
 }
 
 /**

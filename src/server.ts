@@ -5,28 +5,30 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify'
-import type { AppContext } from './app-context.js'
-import { safeEqual } from './auth/sessions.js'
-import type { Role } from './config.js'
-import { registerDashboard } from './dashboard/plugin.js'
-import { AppError, toAppError } from './errors.js'
-import { registerMediaRoutes } from './media/hosting-routes.js'
-import { hostedMediaUsage } from './media/media-lifetime.js'
-import { registerOAuthRoutes } from './oauth/routes.js'
+import { registerDashboard } from './interfaces/dashboard/plugin.js'
+import { registerApiRateLimit } from './interfaces/http/api-rate-limit.js'
+import { renderDocsPage } from './interfaces/http/docs-page.js'
+import { registerManageRoutes } from './interfaces/http/manage-routes.js'
+import { registerMcpRoutes } from './interfaces/http/mcp.js'
+import { registerMediaRoutes } from './interfaces/http/media-routes.js'
+import { registerOAuthRoutes } from './interfaces/http/oauth-routes.js'
+import { buildOpenApi } from './interfaces/http/openapi.js'
+import { registerRestRoutes } from './interfaces/http/rest.js'
+import { registerSecurityHeaders } from './interfaces/http/security-headers.js'
+import { registerWebhookRoutes } from './interfaces/http/webhook-routes.js'
+import { tools } from './interfaces/tools/registry.js'
+import { createToolRunner } from './interfaces/tools/runner.js'
+import type { AppContext } from './modules/app-context.js'
+import { lookupAndStuckGauges, queueDepth } from './modules/delivery/leases.js'
+import { hostedMediaUsage } from './modules/media/media-lifetime.js'
+import type { Role } from './platform/config.js'
+import { safeEqual } from './platform/crypto/safe-equal.js'
+import { isReachable } from './platform/db/db.js'
+import { countDisabledEndpoints, countPendingDeliveries } from './platform/db/statements/webhooks.js'
+import { AppError, toAppError } from './platform/errors.js'
+import { METRICS_CONTENT_TYPE } from './platform/metrics.js'
 import type { FaultInjector } from './sandbox/fault-injector.js'
-import { type MountedSandboxes, mountSandboxes } from './sandbox/mount.js'
-import { isReachable } from './store/db.js'
-import { countDisabledEndpoints, countPendingDeliveries } from './store/webhooks.js'
-import { tools } from './tools/registry.js'
-import { createToolRunner } from './tools/runner.js'
-import { renderDocsPage } from './transports/docs-page.js'
-import { registerManageRoutes } from './transports/manage-routes.js'
-import { registerMcpRoutes } from './transports/mcp.js'
-import { buildOpenApi } from './transports/openapi.js'
-import { registerRestRoutes } from './transports/rest.js'
-import { registerWebhookRoutes } from './transports/webhook-routes.js'
-import { lookupAndStuckGauges, queueDepth } from './worker/leases.js'
-import { METRICS_CONTENT_TYPE } from './worker/metrics.js'
+import { type MountedSandboxes, mountSandboxes } from './sandbox-mount.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -167,6 +169,8 @@ export function buildServer(
     bodyLimit: BODY_LIMIT,
     trustProxy: trustProxyOption(app.config.trustProxy),
   })
+  registerSecurityHeaders(server)
+  registerApiRateLimit(server, app)
   const routes: string[] = []
   server.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push(`${method} ${route.url}`)

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openStore } from '../src/store/db.js'
+import { openStore } from '../src/platform/db/db.js'
 import { runHerald } from './helpers/herald-command.js'
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-cli-media-'))

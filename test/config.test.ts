@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../src/config.js'
+import { ConfigError, loadConfig } from '../src/platform/config.js'
 
 describe('configuration', () => {
   it('runs on embedded defaults with no environment', () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { revokeApiKey } from '../src/store/accounts.js'
+import { revokeApiKey } from '../src/platform/db/statements/accounts.js'
 import { connectProfile } from './helpers/connections.js'
 import { type Harness, startHarness } from './helpers/harness.js'
 
 /**
- * Issue 23, finding 3: an MCP SSE session kept acting with the caller captured when its stream opened, so a
+ * An MCP SSE session used to keep acting with the caller captured when its stream opened, so a
  * key revoked afterwards went on creating posts through `/mcp/messages`. These tests perform that attack.
  */
 

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tools } from '../src/tools/registry.js'
+import { tools } from '../src/interfaces/tools/registry.js'
 import { type Harness, startHarness } from './helpers/harness.js'
 
 const textOf = (result: any) => JSON.parse(result.content[0].text)

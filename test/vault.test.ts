@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { connectionCredentials, createVault, VaultError, type VaultRefusal } from '../src/connect/vault.js'
+import {
+  connectionCredentials,
+  createVault,
+  VaultError,
+  type VaultRefusal,
+} from '../src/platform/crypto/vault.js'
 import { sealV1 } from './helpers/vault-v1.js'
 
 /** The refusal a call ends with (fails the test when it opens). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectionCredentials } from '../src/connect/vault.js'
-import { upsertConnection } from '../src/store/connections.js'
+import { connectionCredentials } from '../src/platform/crypto/vault.js'
+import { upsertConnection } from '../src/platform/db/statements/connections.js'
 import { backends } from './helpers/backends.js'
 import { type Harness, startHarness } from './helpers/harness.js'
 

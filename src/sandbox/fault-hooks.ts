@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Network } from '../domain/networks.js'
+import type { Network } from '../core/networks.js'
 import type { Fault, FaultAnswer, FaultInjector, SimulatedCall } from './fault-injector.js'
 
 /**

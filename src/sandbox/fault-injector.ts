@@ -1,4 +1,4 @@
-import type { Network } from '../domain/networks.js'
+import type { Network } from '../core/networks.js'
 
 /**
  * The seam through which a test (the fault simulation, a crash test) decides, call by call, how a network

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectionCredentials } from '../../src/connect/vault.js'
-import type { Credentials } from '../../src/networks/adapter.js'
+import type { Credentials } from '../../src/adapters/adapter.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
 import { startTestPds, type TestPds } from '../helpers/bluesky-pds.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
-import { systemClock } from '../../src/lib/clock.js'
-import { createLogger } from '../../src/logger.js'
-import type { MediaPort } from '../../src/media/port.js'
-import { canConnect } from '../../src/networks/apps.js'
+import { canConnect } from '../../src/adapters/apps.js'
 import {
   blueskySettings,
   createAdapters,
   threadsSettings,
   twitterSettings,
   youtubeSettings,
-} from '../../src/networks/registry.js'
+} from '../../src/adapters/registry.js'
+import type { MediaPort } from '../../src/core/media-port.js'
+import { systemClock } from '../../src/platform/clock.js'
+import { loadConfig } from '../../src/platform/config.js'
+import { createLogger } from '../../src/platform/logger.js'
 
 const media: MediaPort = {
   prepare: async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { STATE_TTL_MS } from '../../src/connect/state.js'
-import { connectionCredentials } from '../../src/connect/vault.js'
-import { FakeClock } from '../../src/lib/clock.js'
+import { FakeClock } from '../../src/platform/clock.js'
+import { STATE_TTL_MS } from '../../src/platform/crypto/state-tokens.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
 import { type Browser, createBrowser, decodeEntities, formFields, type Page } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
@@ -242,7 +242,7 @@ describe('the connect flow', () => {
       expect(created.status).toBe(201)
       const { consent: page } = await begin('youtube')
       const upload = 'https://www.googleapis.com/auth/youtube.upload'
-      // youtube.force-ssl (asked for first comments, issue 26) also allows uploads: untick it too.
+      // youtube.force-ssl (asked for first comments) also allows uploads: untick it too.
       const forceSsl = 'https://www.googleapis.com/auth/youtube.force-ssl'
       const callback = await consent(
         page,

@@ -1,21 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { webhookSecretAt } from '../../src/connect/vault.js'
 import { createAppWebhookWorker, createAppWorker } from '../../src/main.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
 import {
   createEndpoint,
   listAttempts,
   rotateSecret,
   sendTestEvent,
   webhookDepsOf,
-} from '../../src/webhooks/endpoints.js'
+} from '../../src/modules/outbox/endpoints.js'
+import { webhookSecretAt } from '../../src/platform/crypto/vault.js'
 import { backends } from '../helpers/backends.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js'
 
 /**
- * Issue 23, finding 11: someone with write access to the database copies the sealed X tokens of a
+ * Someone with write access to the database copies the sealed X tokens of a
  * victim's connection (in another workspace) over the tokens of a connection in their own workspace, so
  * that their posts go out as the victim. The vault binds each value to its row: the copy does not open,
  * nothing reaches the network as the victim, and the connection shows as needing reconnection.

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { createAccounts } from '../../src/auth/accounts.js'
-import { rotateSecrets } from '../../src/connect/rotate.js'
+import { createAccounts } from '../../src/modules/accounts/accounts.js'
+import { systemClock } from '../../src/platform/clock.js'
+import { rotateSecrets } from '../../src/platform/crypto/rotate.js'
 import {
   connectionCredentials,
   createVault,
@@ -11,10 +12,9 @@ import {
   networkAppSecretAt,
   type Vault,
   webhookSecretAt,
-} from '../../src/connect/vault.js'
-import { systemClock } from '../../src/lib/clock.js'
-import { upsertConnection } from '../../src/store/connections.js'
-import { openStore, type Store } from '../../src/store/db.js'
+} from '../../src/platform/crypto/vault.js'
+import { openStore, type Store } from '../../src/platform/db/db.js'
+import { upsertConnection } from '../../src/platform/db/statements/connections.js'
 import { backends } from '../helpers/backends.js'
 import { runHerald } from '../helpers/herald-command.js'
 

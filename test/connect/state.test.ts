@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAccounts } from '../../src/auth/accounts.js'
-import { codeChallengeS256, createCodeVerifier } from '../../src/connect/pkce.js'
+import { createAccounts } from '../../src/modules/accounts/accounts.js'
+import { FakeClock } from '../../src/platform/clock.js'
+import { codeChallengeS256, createCodeVerifier } from '../../src/platform/crypto/pkce.js'
 import {
   consumeState,
   createStateSigner,
   issueState,
   STATE_TTL_MS,
   type StateDeps,
-} from '../../src/connect/state.js'
-import { createVault } from '../../src/connect/vault.js'
-import { FakeClock } from '../../src/lib/clock.js'
-import type { Store } from '../../src/store/db.js'
+} from '../../src/platform/crypto/state-tokens.js'
+import { createVault } from '../../src/platform/crypto/vault.js'
+import type { Store } from '../../src/platform/db/db.js'
 import { backends } from '../helpers/backends.js'
 
 describe('PKCE', () => {

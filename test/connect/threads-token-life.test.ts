@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { connectionCredentials } from '../../src/connect/vault.js'
-import { FakeClock } from '../../src/lib/clock.js'
-import type { Credentials } from '../../src/networks/adapter.js'
-import { sandboxPrefixes } from '../../src/networks/registry.js'
+import type { Credentials } from '../../src/adapters/adapter.js'
+import { sandboxPrefixes } from '../../src/adapters/registry.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
+import { FakeClock } from '../../src/platform/clock.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { UPLOAD_LIMIT } from '../../src/dashboard/upload-body.js'
+import { UPLOAD_LIMIT } from '../../src/interfaces/dashboard/upload-body.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
 /**
- * Issue 23 findings 2 and 9: the dashboard reads no body before it knows who is asking, reads only a
+ * The dashboard reads no body before it knows who is asking, reads only a
  * small one except on the upload route, streams uploads to disk under a cap, and hosts only what the
  * bytes show to be an image or a video Herald supports.
  */

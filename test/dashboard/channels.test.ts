@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectionCredentials } from '../../src/connect/vault.js'
-import { addMember } from '../../src/store/accounts.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
+import { addMember } from '../../src/platform/db/statements/accounts.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

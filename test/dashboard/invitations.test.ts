@@ -4,7 +4,7 @@ import { type Browser, createBrowser, formFields, type Page } from '../helpers/b
 import { type Harness, startHarness } from '../helpers/harness.js'
 
 /**
- * Issue 23 findings 1 and 6: an owner cannot pull another Herald user into their workspace, nor have a
+ * An owner cannot pull another Herald user into their workspace, nor have a
  * link connect the victim's network account there; and inviting tells nothing about which e-mails exist.
  * The harness owner plays the attacker (workspace Acme); the victim owns their own workspace.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { cropAspect, cutCopy, previewRules } from '../../src/dashboard/preview-rules.js'
-import { networks } from '../../src/domain/networks.js'
-import { lengthOn } from '../../src/domain/text-length.js'
+import { networks } from '../../src/core/networks.js'
+import { lengthOn } from '../../src/core/text-length.js'
+import { cropAspect, cutCopy, previewRules } from '../../src/interfaces/dashboard/preview-rules.js'
 
 describe('the preview rules', () => {
   it('leave copy within the cut whole', () => {

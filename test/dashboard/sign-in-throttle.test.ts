@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { delayAfter, FREE_FAILURES, MAX_DELAY_S } from '../../src/auth/login-throttle.js'
-import { loadConfig, parseTrustProxy } from '../../src/config.js'
-import { FakeClock } from '../../src/lib/clock.js'
+import { delayAfter, FREE_FAILURES, MAX_DELAY_S } from '../../src/modules/accounts/login-throttle.js'
+import { FakeClock } from '../../src/platform/clock.js'
+import { loadConfig, parseTrustProxy } from '../../src/platform/config.js'
 import { createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
-/** Issue 23 finding 5: nobody can lock an account out by typing wrong passwords at it. */
+/** Nobody can lock an account out by typing wrong passwords at it. */
 describe('sign-in throttling', () => {
   let h: Harness | undefined
   afterEach(async () => {

@@ -51,7 +51,7 @@ describe('the Workspace page', () => {
     const shown = await editor.get('/workspace')
     expect(shown.status).toBe(200)
     expect(shown.text).toContain(h.email)
-    // One rule (issue 23 finding 8): the page shows an editor the balance the tools give them.
+    // One rule for pages and tools: the page shows an editor the balance the tools give them.
     const { apiKey } = await h.app.accounts.createKey({ email: editorEmail, workspaceId: h.workspaceId })
     const info = await h.call('get_user_info', {}, { key: apiKey })
     expect(info.body.workspace.role).toBe('editor')
@@ -156,7 +156,7 @@ describe('switching workspaces', () => {
       workspace: 'Second shop',
       credits: 5,
     })
-    const { addMember } = await import('../../src/store/accounts.js')
+    const { addMember } = await import('../../src/platform/db/statements/accounts.js')
     await addMember(h.app.store.db, other.workspaceId, h.userId, 'editor', Date.now())
     const browser = createBrowser(h.baseUrl)
     await browser.login(h.email, h.password)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { approvalVersion } from '../../src/domain/approval.js'
+import { approvalVersion } from '../../src/core/approval.js'
 
 type Post = Parameters<typeof approvalVersion>[0]
 type Target = Parameters<typeof approvalVersion>[1][number]

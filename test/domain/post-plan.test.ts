@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type ConnectionInfo, planPost } from '../../src/domain/post-plan.js'
+import { type ConnectionInfo, planPost } from '../../src/core/post-plan.js'
 
 const connection = (
   platform: ConnectionInfo['platform'],

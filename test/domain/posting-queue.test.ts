@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { checkQueue, describeSlots, parseQueueSlots, queueOpenings } from '../../src/domain/posting-queue.js'
+import { checkQueue, describeSlots, parseQueueSlots, queueOpenings } from '../../src/core/posting-queue.js'
 import { centralEurope2030, expectIsoDatesInEnCa, expectTimeZoneRules } from '../helpers/time-zone-rules.js'
 
 describe('posting times as people write them', () => {

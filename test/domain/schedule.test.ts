@@ -5,7 +5,7 @@ import {
   isPastSlot,
   isValidTimezone,
   slotToInstant,
-} from '../../src/domain/schedule.js'
+} from '../../src/core/schedule.js'
 import { centralEurope2030, expectTimeZoneRules, newYork2030 } from '../helpers/time-zone-rules.js'
 
 const instant = (date: string, time: string, timezone: string) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { lengthOn, threadsLength } from '../../src/domain/text-length.js'
+import { lengthOn, threadsLength } from '../../src/core/text-length.js'
 
 describe('length as Threads counts it', () => {
   it('counts letters, accents and CJK as one each', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
 import { createAppWorker } from '../../src/main.js'
-import type { Worker } from '../../src/worker/worker.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
+import type { Worker } from '../../src/modules/delivery/worker.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { bigMp4, type RangeServer, startRangeServer } from '../media/range-server.js'
 

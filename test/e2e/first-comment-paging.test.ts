@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { LOOKUP_MAX_PAGES } from '../../src/networks/lookup-scan.js'
+import { LOOKUP_MAX_PAGES } from '../../src/adapters/lookup-scan.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
 import type { SimulatedCall } from '../../src/sandbox/fault-injector.js'
 import { useChainRig } from '../helpers/chain-rig.js'
 
 /**
- * Issue 26: a first comment whose answer was lost is looked up among its post's comments before it is sent
+ * A first comment whose answer was lost is looked up among its post's comments before it is sent
  * again. Between the lost answer and the lookup, others comment on the post, so many that Herald's comment
  * is no longer on the first page the network lists. The oracle is what each simulator holds.
  */

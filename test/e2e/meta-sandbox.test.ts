@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { connectionCredentials } from '../../src/connect/vault.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
 import { createBrowser } from '../helpers/browser.js'
 import type { Harness } from '../helpers/harness.js'
 import { useSandboxPublishing } from '../helpers/sandbox-publishing.js'

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
 import { diesBeforeItem, useChainRig } from '../helpers/chain-rig.js'
 
 /**
- * Issue 26 end to end in sandbox mode: threads on Bluesky and Threads, and first comments on every
- * network that takes them, each counted on its simulator with the parent it answers.
+ * Threads and first comments end to end in sandbox mode: threads on Bluesky and Threads, and first comments
+ * on every network that takes them, each counted on its simulator with the parent it answers.
  */
 describe('threads and first comments on every network', () => {
   const rig = useChainRig()

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxPrefixes } from '../../src/networks/registry.js'
+import { sandboxPrefixes } from '../../src/adapters/registry.js'
 import type { Harness } from '../helpers/harness.js'
 import { type SandboxCli, startSandboxCli } from '../helpers/herald-command.js'
 

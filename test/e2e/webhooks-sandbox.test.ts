@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWorker } from '../../src/main.js'
-import type { Worker } from '../../src/worker/worker.js'
+import type { Worker } from '../../src/modules/delivery/worker.js'
 import type { Harness } from '../helpers/harness.js'
 import { lastJsonLine, type SandboxCli, startSandboxCli } from '../helpers/herald-command.js'
 import { duplicates, type Receiver, startReceiver } from '../helpers/webhook-receiver.js'

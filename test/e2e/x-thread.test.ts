@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
 import { backends } from '../helpers/backends.js'
 import { diesBeforeItem, useChainRig } from '../helpers/chain-rig.js'
 
 /**
- * Issue 26 on X: a thread is a chain of posts, each `reply.in_reply_to_tweet_id` the one before, each sent
+ * Threads on X: a thread is a chain of posts, each `reply.in_reply_to_tweet_id` the one before, each sent
  * exactly once. Counted on the X simulator, never in Herald's rows.
  */
 describe.each(backends)('an X thread ($name)', (backend) => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { openStore, type Store } from '../../src/store/db.js'
+import { openStore, type Store } from '../../src/platform/db/db.js'
 
 /** The store backends every store and worker suite runs on: SQLite always, Postgres when configured. */
 export interface Backend {

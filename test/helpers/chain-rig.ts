@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, expect } from 'vitest'
+import type { NetworkAdapter } from '../../src/adapters/adapter.js'
 import { createAppWorker } from '../../src/main.js'
-import type { NetworkAdapter } from '../../src/networks/adapter.js'
+import { sendTarget } from '../../src/modules/delivery/send.js'
+import type { Worker } from '../../src/modules/delivery/worker.js'
 import type { Fault, FaultInjector, SimulatedCall } from '../../src/sandbox/fault-injector.js'
-import { sendTarget } from '../../src/worker/send.js'
-import type { Worker } from '../../src/worker/worker.js'
 import { mp4File, solidImage } from '../media/fixtures.js'
 import { startServer, type TestServer } from '../media/servers.js'
 import type { Backend } from './backends.js'
 import { type Harness, startHarness } from './harness.js'
 
 /**
- * What the thread and first-comment suites (issue 26) stand on: a sandbox-mode Herald with every
+ * What the thread and first-comment suites stand on: a sandbox-mode Herald with every
  * simulator mounted, a scripted fault injector the test programs call by call, a server handing out a
  * JPEG, and a worker the test drives pass by pass (`drain`), so a crash can be staged between passes.
  */

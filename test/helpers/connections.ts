@@ -1,6 +1,6 @@
-import { connectionCredentials } from '../../src/connect/vault.js'
-import type { Network } from '../../src/domain/networks.js'
-import { upsertConnection } from '../../src/store/connections.js'
+import type { Network } from '../../src/core/networks.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
+import { upsertConnection } from '../../src/platform/db/statements/connections.js'
 import type { Harness } from './harness.js'
 
 /** Connects a profile directly in the store (what the connect flow does), with throwaway sealed tokens. */

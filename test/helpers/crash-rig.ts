@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect } from 'vitest'
-import type { NetworkAdapter } from '../../src/networks/adapter.js'
-import { sandboxPrefixes } from '../../src/networks/registry.js'
+import type { NetworkAdapter } from '../../src/adapters/adapter.js'
+import { sandboxPrefixes } from '../../src/adapters/registry.js'
 import type { FaultInjector } from '../../src/sandbox/fault-injector.js'
 import { solidImage } from '../media/fixtures.js'
 import { startServer, type TestServer } from '../media/servers.js'

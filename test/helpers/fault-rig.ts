@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, expect } from 'vitest'
-import type { Network } from '../../src/domain/networks.js'
-import type { PublishRequest, PublishResult } from '../../src/networks/adapter.js'
+import type { PublishRequest, PublishResult } from '../../src/adapters/adapter.js'
+import type { Network } from '../../src/core/networks.js'
 import type { SimulatedCall } from '../../src/sandbox/fault-injector.js'
 import { mp4File, solidImage } from '../media/fixtures.js'
 import { serveJpegOrVideo, type TestServer } from '../media/servers.js'

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { openStore } from '../../src/store/db.js'
+import { openStore } from '../../src/platform/db/db.js'
 import { type Harness, type HarnessOptions, startHarness } from './harness.js'
 
 const bin = path.resolve(import.meta.dirname, '../../bin/herald.js')

@@ -3,8 +3,8 @@ import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { MediaError, type MediaKind, type MediaPort, type PreparedMedia } from '../../src/media/port.js'
-import type { Credentials, Profile, PublishRequest } from '../../src/networks/adapter.js'
+import type { Credentials, Profile, PublishRequest } from '../../src/adapters/adapter.js'
+import { MediaError, type MediaKind, type MediaPort, type PreparedMedia } from '../../src/core/media-port.js'
 
 /**
  * What the suites of a network that fetches media by URL (Meta, Threads) stand on: a test server that

@@ -1,4 +1,4 @@
-import type { LookupRequest, NetworkAdapter, PublishResult } from '../../src/networks/adapter.js'
+import type { LookupRequest, NetworkAdapter, PublishResult } from '../../src/adapters/adapter.js'
 
 /**
  * An adapter's lookup as "the match, or null when the network certainly holds none"; an ambiguous answer

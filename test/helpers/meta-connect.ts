@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { connectionCredentials } from '../../src/connect/vault.js'
-import type { GrantProfile } from '../../src/networks/adapter.js'
-import { upsertConnection } from '../../src/store/connections.js'
+import type { GrantProfile } from '../../src/adapters/adapter.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
+import { upsertConnection } from '../../src/platform/db/statements/connections.js'
 import type { Harness } from './harness.js'
 
 /**

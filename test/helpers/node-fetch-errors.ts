@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 
 /**
  * What this Node's own fetch (the undici bundled in it) throws, made for real on 127.0.0.1, for tests that
- * build such errors by hand to hold an adapter's error mapping to them (src/networks/network-errors.ts
+ * build such errors by hand to hold an adapter's error mapping to them (src/adapters/network-errors.ts
  * reads the code along the error's `cause` chain). A test checks its hand-made error against these, so the
  * shape it assumes is the shape of the Node it runs on, not only of the one it was written on.
  *

@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { connectionCredentials } from '../../src/connect/vault.js'
-import type { Network } from '../../src/domain/networks.js'
 import type {
   Credentials,
   LookupAnswer,
@@ -9,7 +6,10 @@ import type {
   Profile,
   PublishRequest,
   PublishResult,
-} from '../../src/networks/adapter.js'
+} from '../../src/adapters/adapter.js'
+import type { Network } from '../../src/core/networks.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
 import type { Harness } from './harness.js'
 
 /** A profile connected to a sandbox-mode harness, with what its adapter is called with. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect } from 'vitest'
+import { sandboxPrefixes } from '../../src/adapters/registry.js'
 import { createAppWorker } from '../../src/main.js'
-import { sandboxPrefixes } from '../../src/networks/registry.js'
+import type { Worker } from '../../src/modules/delivery/worker.js'
 import type { FaultInjector } from '../../src/sandbox/fault-injector.js'
-import type { Worker } from '../../src/worker/worker.js'
 import { startServer, type TestServer } from '../media/servers.js'
 import { type Harness, startHarness } from './harness.js'
 

@@ -1,7 +1,7 @@
-import { newId } from '../../src/lib/ids.js'
-import { targetRow } from '../../src/posts/rows.js'
-import type { Store } from '../../src/store/db.js'
-import type { PostRow, TargetRow } from '../../src/store/posts.js'
+import { targetRow } from '../../src/modules/publishing/rows.js'
+import type { Store } from '../../src/platform/db/db.js'
+import type { PostRow, TargetRow } from '../../src/platform/db/statements/posts.js'
+import { newId } from '../../src/platform/ids.js'
 
 export interface SeedInput {
   workspaceId: string

@@ -1,10 +1,10 @@
-import type { Network } from '../../src/domain/networks.js'
 import {
   type NetworkAdapter,
   PublishFailure,
   type PublishRequest,
   type PublishResult,
-} from '../../src/networks/adapter.js'
+} from '../../src/adapters/adapter.js'
+import type { Network } from '../../src/core/networks.js'
 
 /** An adapter whose publish behaviour each test scripts; it records every call it receives. */
 export interface ScriptedAdapter extends NetworkAdapter {

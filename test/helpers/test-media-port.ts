@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { MediaError, type MediaKind, type MediaPort, type PreparedMedia } from '../../src/media/port.js'
+import { MediaError, type MediaKind, type MediaPort, type PreparedMedia } from '../../src/core/media-port.js'
 
 /**
  * A minimal MediaPort for adapter tests: fetches with plain fetch (loopback allowed), keeps the bytes

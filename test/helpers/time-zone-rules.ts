@@ -45,7 +45,7 @@ export const centralEurope2030 = (zone: 'Europe/Berlin' | 'Europe/Paris'): ZoneO
 ]
 
 /**
- * `src/domain/posting-queue.ts` reads a local calendar date from an `en-CA` date format, which ICU writes
+ * `src/core/posting-queue.ts` reads a local calendar date from an `en-CA` date format, which ICU writes
  * as `YYYY-MM-DD` (ICU 78.3 with CLDR 48 on Node 22.23.5, 24.21.0 and 24.22.3); CLDR has changed en-CA's
  * numeric date pattern before, so the queue tests check it first.
  */

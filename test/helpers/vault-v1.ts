@@ -1,5 +1,5 @@
 import { createCipheriv, randomBytes } from 'node:crypto'
-import { keyIdOf } from '../../src/connect/vault.js'
+import { keyIdOf } from '../../src/platform/crypto/vault.js'
 
 /**
  * A ciphertext exactly as the vault sealed before migration 017 (`v1`, bound to nothing: its associated

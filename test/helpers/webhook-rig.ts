@@ -1,5 +1,5 @@
-import type { Clock } from '../../src/lib/clock.js'
-import { createEndpoint, webhookDepsOf } from '../../src/webhooks/endpoints.js'
+import { createEndpoint, webhookDepsOf } from '../../src/modules/outbox/endpoints.js'
+import type { Clock } from '../../src/platform/clock.js'
 import type { backends } from './backends.js'
 import { type Harness, startHarness } from './harness.js'
 import { type Receiver, startReceiver } from './webhook-receiver.js'

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { openStore, type Store } from '../../src/store/db.js'
+import { openStore, type Store } from '../../src/platform/db/db.js'
 import { postgresTestUrl } from './backends.js'
 import { seedScheduledPosts } from './seed.js'
 

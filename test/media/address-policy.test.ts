@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkAddress } from '../../src/media/address-policy.js'
+import { checkAddress } from '../../src/platform/egress/address-policy.js'
 
 describe('the media address policy', () => {
   it.each([

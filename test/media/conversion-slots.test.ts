@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createConversionSlots } from '../../src/media/conversion-slots.js'
+import { createConversionSlots } from '../../src/modules/media/conversion-slots.js'
 
 const later = () => {
   let finish!: () => void

@@ -2,9 +2,9 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
+import { MediaError } from '../../src/core/media-port.js'
 import { startSummary } from '../../src/main.js'
-import { convertVideo, ffmpegArguments } from '../../src/media/convert-video.js'
+import { convertVideo, ffmpegArguments } from '../../src/modules/media/convert-video.js'
 import {
   describeFfmpeg,
   ffmpegVersion,
@@ -12,12 +12,12 @@ import {
   lookForFfmpeg,
   MIN_FFMPEG_VERSION,
   versionProblem,
-} from '../../src/media/ffmpeg.js'
-import { MediaError } from '../../src/media/port.js'
-import type { VideoPlan } from '../../src/media/video-plan.js'
+} from '../../src/modules/media/ffmpeg.js'
+import type { VideoPlan } from '../../src/modules/media/video-plan.js'
+import { loadConfig } from '../../src/platform/config.js'
 import { h264Clip, webmClip } from './video-fixtures.js'
 
-/** Issue 23 finding 4: a maintained ffmpeg, checked at start, confined while it decodes untrusted video. */
+/** A maintained ffmpeg, checked at start, confined while it decodes untrusted video. */
 describe('ffmpeg discovery', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-ffmpeg-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))

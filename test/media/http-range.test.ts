@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseRange } from '../../src/media/http-range.js'
+import { parseRange } from '../../src/modules/media/http-range.js'
 
 describe('byte ranges of hosted media', () => {
   it.each([

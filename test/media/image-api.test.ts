@@ -1,11 +1,11 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
-import { createImageApiProvider, imageApiEndpoint } from '../../src/media/image-api.js'
-import { cardSvg } from '../../src/media/image-card.js'
-import { ImageGenerationError } from '../../src/media/image-provider.js'
-import { createSafeFetcher } from '../../src/media/safe-fetch.js'
+import { createImageApiProvider, imageApiEndpoint } from '../../src/modules/media/image-api.js'
+import { cardSvg } from '../../src/modules/media/image-card.js'
+import { ImageGenerationError } from '../../src/modules/media/image-provider.js'
+import { loadConfig } from '../../src/platform/config.js'
+import { createSafeFetcher } from '../../src/platform/egress/safe-fetch.js'
 
 describe('image providers', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseLinkPreview } from '../../src/media/link-preview.js'
+import { parseLinkPreview } from '../../src/modules/media/link-preview.js'
 
 describe('link previews for article cards', () => {
   it('reads Open Graph tags, decoding entities and resolving a relative image against the page', () => {

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createMediaCache } from '../../src/media/media-cache.js'
-import { createSafeFetcher } from '../../src/media/safe-fetch.js'
+import { createMediaCache } from '../../src/modules/media/media-cache.js'
+import { createSafeFetcher } from '../../src/platform/egress/safe-fetch.js'
 import { type RangeServer, startRangeServer, virtualFile } from './range-server.js'
 
 const KB = 1024

@@ -1,5 +1,5 @@
 import type http from 'node:http'
-import { parseRange } from '../../src/media/http-range.js'
+import { parseRange } from '../../src/modules/media/http-range.js'
 import { mp4Header } from './fixtures.js'
 import { startServer, type TestServer } from './servers.js'
 

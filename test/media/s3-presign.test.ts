@@ -1,6 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, it } from 'vitest'
-import { presignGet } from '../../src/media/s3-presign.js'
+import { presignGet } from '../../src/modules/media/s3-presign.js'
 
 describe('presigning an S3 GET', () => {
   it("reproduces AWS's published example of a presigned URL, signature included", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MediaError } from '../../src/media/port.js'
-import { createSafeFetcher } from '../../src/media/safe-fetch.js'
+import type { MediaError } from '../../src/core/media-port.js'
+import { createSafeFetcher } from '../../src/platform/egress/safe-fetch.js'
 import { startServer, type TestServer } from './servers.js'
 
 /** Range and conditional requests go through the same guards as any fetch. */

@@ -4,8 +4,8 @@ import https from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { checkServerIdentity } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MediaError } from '../../src/media/port.js'
-import { createSafeFetcher, type LookupFn } from '../../src/media/safe-fetch.js'
+import type { MediaError } from '../../src/core/media-port.js'
+import { createSafeFetcher, type LookupFn } from '../../src/platform/egress/safe-fetch.js'
 import { startServer, type TestServer } from './servers.js'
 import { testCertificate, testCertificateKey } from './tls-fixture.js'
 
@@ -293,7 +293,7 @@ describe('safe fetching', () => {
 
     it('refuses a certificate that does not name the host', async () => {
       // The message carries the code Node's TLS gives the mismatch, ERR_TLS_CERT_ALTNAME_INVALID on 22.23.5,
-      // 24.21.0 and 24.22.3, the code src/networks/network-errors.ts counts as "nothing was sent".
+      // 24.21.0 and 24.22.3, the code src/adapters/network-errors.ts counts as "nothing was sent".
       const mismatch = checkServerIdentity(
         'other.test',
         new X509Certificate(testCertificate).toLegacyObject(),

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
-import type { MediaStorage } from '../../src/media/storage.js'
-import { createS3Storage, PART_SIZE } from '../../src/media/storage-s3.js'
+import type { MediaStorage } from '../../src/modules/media/storage.js'
+import { createS3Storage, PART_SIZE } from '../../src/modules/media/storage-s3.js'
+import { loadConfig } from '../../src/platform/config.js'
 import { type S3Server, startS3Server } from '../helpers/s3-server.js'
 
 const collect = async (stream: Readable) => {

@@ -3,8 +3,12 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
-import { createMediaStorage, type MediaStorage, StorageNotFoundError } from '../../src/media/storage.js'
+import {
+  createMediaStorage,
+  type MediaStorage,
+  StorageNotFoundError,
+} from '../../src/modules/media/storage.js'
+import { loadConfig } from '../../src/platform/config.js'
 import { type S3Server, startS3Server } from '../helpers/s3-server.js'
 
 const collect = async (stream: Readable) => {

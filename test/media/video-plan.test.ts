@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { planMedia } from '../../src/media/conversion-plan.js'
-import { fetchCeiling, networkMediaRules } from '../../src/media/network-rules.js'
-import { MediaError } from '../../src/media/port.js'
-import type { MediaInfo } from '../../src/media/probe.js'
-import { audioCodecFamily, planVideo, videoCodecFamily } from '../../src/media/video-plan.js'
+import { MediaError } from '../../src/core/media-port.js'
+import { fetchCeiling, networkMediaRules } from '../../src/core/network-rules.js'
+import { planMedia } from '../../src/modules/media/conversion-plan.js'
+import type { MediaInfo } from '../../src/modules/media/probe.js'
+import { audioCodecFamily, planVideo, videoCodecFamily } from '../../src/modules/media/video-plan.js'
 
 const MB = 1024 * 1024
 type Net = keyof typeof networkMediaRules

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
-import { checkApp } from '../../src/network-apps/check.js'
+import { checkApp } from '../../src/modules/network-apps/check.js'
+import { loadConfig } from '../../src/platform/config.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { startServer } from '../media/servers.js'
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
-import { createNetworkApps } from '../../src/network-apps/service.js'
-import { resolveApp } from '../../src/networks/apps.js'
-import { linkedinSettings, twitterSettings } from '../../src/networks/registry.js'
+import { resolveApp } from '../../src/adapters/apps.js'
+import { linkedinSettings, twitterSettings } from '../../src/adapters/registry.js'
+import { createNetworkApps } from '../../src/modules/network-apps/service.js'
+import { loadConfig } from '../../src/platform/config.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 

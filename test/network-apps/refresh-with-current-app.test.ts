@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectionCredentials } from '../../src/connect/vault.js'
+import { twitterScopes } from '../../src/adapters/twitter/index.js'
 import { createAppWorker } from '../../src/main.js'
-import { createNetworkApps } from '../../src/network-apps/service.js'
-import { twitterScopes } from '../../src/networks/twitter/index.js'
-import { upsertConnection } from '../../src/store/connections.js'
-import type { Worker } from '../../src/worker/worker.js'
+import type { Worker } from '../../src/modules/delivery/worker.js'
+import { createNetworkApps } from '../../src/modules/network-apps/service.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
+import { upsertConnection } from '../../src/platform/db/statements/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
 /**

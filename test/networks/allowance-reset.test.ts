@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PublishFailure } from '../../src/networks/adapter.js'
+import { PublishFailure } from '../../src/adapters/adapter.js'
 import { facebookGrant, type MetaWorld, request as metaRequest, startMetaWorld } from './meta-fixtures.js'
 import {
   startThreadsWorld,
@@ -9,8 +9,8 @@ import {
 } from './threads-fixtures.js'
 
 /**
- * Issue 22, path 7 (adapter side): an exhausted publishing allowance waits until the time the network's own
- * numbers give, not a guessed hour. Instagram's `content_publishing_limit` and Threads'
+ * Rate-limit waits, the adapter's side: an exhausted publishing allowance waits until the time the network's
+ * own numbers give, not a guessed hour. Instagram's `content_publishing_limit` and Threads'
  * `threads_publishing_limit` report the posts used in a rolling window of `config.quota_duration` seconds;
  * the allowance frees a post when the oldest post in the window leaves it, so the wait ends at the oldest
  * post's time plus the window.

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { createLogger } from '../../src/logger.js'
-import type { MediaPort } from '../../src/media/port.js'
 import {
   type Credentials,
   type Profile,
   PublishFailure,
   type PublishRequest,
-} from '../../src/networks/adapter.js'
-import { createBlueskyAdapter } from '../../src/networks/bluesky/index.js'
-import { recordKeyFor } from '../../src/networks/bluesky/record-key.js'
-import { failureFromResponse, failureFromThrown, rateLimitResetAt } from '../../src/networks/bluesky/xrpc.js'
+} from '../../src/adapters/adapter.js'
+import { createBlueskyAdapter } from '../../src/adapters/bluesky/index.js'
+import { recordKeyFor } from '../../src/adapters/bluesky/record-key.js'
+import { failureFromResponse, failureFromThrown, rateLimitResetAt } from '../../src/adapters/bluesky/xrpc.js'
+import type { MediaPort } from '../../src/core/media-port.js'
+import { createLogger } from '../../src/platform/logger.js'
 import {
   abortedFetchError,
   cutFetchError,

@@ -8,7 +8,7 @@ import {
   mentionedHandles,
   textLimitProblem,
   utf8Length,
-} from '../../src/networks/bluesky/facets.js'
+} from '../../src/adapters/bluesky/facets.js'
 
 /** The text a facet covers, cut from the UTF-8 bytes exactly as a Bluesky client does. */
 function covered(text: string, d: { byteStart: number; byteEnd: number }): string {
@@ -119,7 +119,7 @@ describe('Bluesky rich text detection', () => {
     ['end of sentence #tag!', [['tag', 'tag', '#tag']]],
     ['#123abc', [['tag', '123abc', '#123abc']]],
     ['#1 in numbers', []],
-    ['issue #42.', []],
+    ['ticket #42.', []],
     ['keycap #️⃣ emoji', []],
     ['glued a#b', []],
     ['full width ＃タグ', [['tag', 'タグ', '＃タグ']]],

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http'
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createLogger } from '../../src/logger.js'
-import type { LookupFn } from '../../src/media/safe-fetch.js'
-import { PublishFailure } from '../../src/networks/adapter.js'
-import { findPds, type SessionContext } from '../../src/networks/bluesky/session.js'
-import { createXrpc } from '../../src/networks/bluesky/xrpc.js'
+import { PublishFailure } from '../../src/adapters/adapter.js'
+import { findPds, type SessionContext } from '../../src/adapters/bluesky/session.js'
+import { createXrpc } from '../../src/adapters/bluesky/xrpc.js'
+import type { LookupFn } from '../../src/platform/egress/safe-fetch.js'
+import { createLogger } from '../../src/platform/logger.js'
 
 const logger = createLogger(
   'silent',

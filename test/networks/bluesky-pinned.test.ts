@@ -1,17 +1,18 @@
 import { createServer, type Server } from 'node:http'
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createLogger } from '../../src/logger.js'
-import type { LookupFn } from '../../src/media/safe-fetch.js'
-import { PublishFailure } from '../../src/networks/adapter.js'
-import { findPds, type SessionContext } from '../../src/networks/bluesky/session.js'
-import { createXrpc } from '../../src/networks/bluesky/xrpc.js'
-import { createGuardedHttp } from '../../src/networks/guarded-http.js'
+import { PublishFailure } from '../../src/adapters/adapter.js'
+import { findPds, type SessionContext } from '../../src/adapters/bluesky/session.js'
+import { createXrpc } from '../../src/adapters/bluesky/xrpc.js'
+import { createGuardedHttp } from '../../src/platform/egress/guarded-http.js'
+import type { LookupFn } from '../../src/platform/egress/safe-fetch.js'
+import { createLogger } from '../../src/platform/logger.js'
 
 /**
- * Issue 23 finding 7: a PDS or DID host whose name does not resolve (or not in time) is refused, and every
- * request to such a host goes through the guarded, address-pinned request, so a stored `pdsUrl` is checked
- * again on each use and a second lookup cannot swap the address. Refusals name the host, never an address.
+ * A PDS or DID host is a host a user's data names, so it is reached only through the guarded client: one
+ * whose name does not resolve (or not in time) is refused, and every request to such a host goes through the
+ * guarded, address-pinned request, so a stored `pdsUrl` is checked again on each use and a second lookup
+ * cannot swap the address. Refusals name the host, never an address.
  */
 const logger = createLogger(
   'silent',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { didDocumentUrl, isPublicPdsUrl, jwtExpiry, pdsEndpoint } from '../../src/networks/bluesky/session.js'
+import { didDocumentUrl, isPublicPdsUrl, jwtExpiry, pdsEndpoint } from '../../src/adapters/bluesky/session.js'
 
 const DID = 'did:plc:abcdefghijklmnopqrstuvwx'
 

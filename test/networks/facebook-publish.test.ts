@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PublishFailure } from '../../src/networks/adapter.js'
+import { PublishFailure } from '../../src/adapters/adapter.js'
 import { lookupMatch } from '../helpers/lookup-match.js'
 import { facebookGrant, type MetaWorld, request, startMetaWorld } from './meta-fixtures.js'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Credentials, PublishFailure } from '../../src/networks/adapter.js'
-import { REFRESH_AHEAD_MS } from '../../src/networks/instagram/login.js'
+import type { Credentials, PublishFailure } from '../../src/adapters/adapter.js'
+import { REFRESH_AHEAD_MS } from '../../src/adapters/instagram/login.js'
 import { diesOnceSaved, keepingProgress } from '../helpers/hosted-media.js'
 import { lookupMatch } from '../helpers/lookup-match.js'
 import { facebookGrant, type MetaWorld, request, startMetaWorld } from './meta-fixtures.js'

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { encodeMultipart } from '../../src/lib/multipart.js'
+import { encodeMultipart } from '../../src/platform/egress/multipart.js'
 
 /** Runs a fixture as its own Node process: its exit code, stdout and stderr. */
 function runProcess(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -27,7 +27,7 @@ describe('uploads cut short', () => {
     expect(run.stderr).not.toMatch(/ERR_INVALID_STATE|already closed/)
     expect(run.code).toBe(0)
     const outcomes = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, string[]>
-    // Every APPEND's multipart body was bytes already (src/lib/multipart.ts), never a FormData or a Blob.
+    // Every APPEND's multipart body was bytes already (src/platform/egress/multipart.ts), never a FormData or a Blob.
     const bodies = outcomes['append bodies'] ?? []
     expect(bodies.length).toBeGreaterThanOrEqual(10)
     expect(new Set(bodies)).toEqual(new Set(['Buffer']))

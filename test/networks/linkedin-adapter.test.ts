@@ -1,17 +1,17 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { assessConnection } from '../../src/connect/health.js'
-import { createLogger } from '../../src/logger.js'
 import {
   type Credentials,
   type NetworkAdapter,
   type Profile,
   PublishFailure,
-} from '../../src/networks/adapter.js'
-import { checkLinkedInRequest } from '../../src/networks/linkedin/contract.js'
-import { createLinkedInAdapter } from '../../src/networks/linkedin/index.js'
-import { RESERVED_CHARACTERS } from '../../src/networks/linkedin/little.js'
-import { tokenCredentials } from '../../src/networks/linkedin/oauth.js'
+} from '../../src/adapters/adapter.js'
+import { createLinkedInAdapter } from '../../src/adapters/linkedin/index.js'
+import { tokenCredentials } from '../../src/adapters/linkedin/oauth.js'
+import { RESERVED_CHARACTERS } from '../../src/core/linkedin-little.js'
+import { assessConnection } from '../../src/modules/connections/health.js'
+import { createLogger } from '../../src/platform/logger.js'
+import { checkLinkedInRequest } from '../../src/sandbox/linkedin/contract.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from '../../src/sandbox/linkedin/index.js'
 import { lookupMatch } from '../helpers/lookup-match.js'
 import { createTestMediaPort } from '../helpers/test-media-port.js'
@@ -20,7 +20,7 @@ import { serveJpegOrVideo, type TestServer } from '../media/servers.js'
 
 /**
  * The LinkedIn adapter against the LinkedIn simulator over HTTP, with every request the adapter sends
- * checked against the project's request contract (`src/networks/linkedin/contract.ts`) here, as the
+ * checked against the project's request contract (`src/sandbox/linkedin/contract.ts`) here, as the
  * simulator also enforces it.
  */
 describe('the LinkedIn adapter against the simulator', () => {

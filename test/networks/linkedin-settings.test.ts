@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
-import { canConnect } from '../../src/networks/apps.js'
-import { linkedinSettings } from '../../src/networks/registry.js'
+import { canConnect } from '../../src/adapters/apps.js'
+import { linkedinSettings } from '../../src/adapters/registry.js'
+import { loadConfig } from '../../src/platform/config.js'
 
 describe('LinkedIn settings', () => {
   it('pins the configured LinkedIn-Version and asks for page scopes only when the app has Community Management', () => {

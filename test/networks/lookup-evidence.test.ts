@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import type { Network } from '../../src/domain/networks.js'
-import type { LookupAnswer } from '../../src/networks/adapter.js'
+import type { LookupAnswer } from '../../src/adapters/adapter.js'
+import type { Network } from '../../src/core/networks.js'
 import type { Fault } from '../../src/sandbox/fault-injector.js'
 import { publishingOn, useFaultRig } from '../helpers/fault-rig.js'
 import { afterEffect500, before500 } from '../helpers/fault-script.js'
 import { lookUpAs } from '../helpers/sandbox-adapters.js'
 
 /**
- * Issue 22, path 4: a lookup never decides on ambiguous evidence. Each case sets up, on the simulators, what
- * a naive lookup (the first post since the attempt with the same copy) would take for the attempt's post:
- * someone else's post of links alone, a photo post with an empty caption, a post another target holds. The
- * lookup must use the strongest key the network offers, leave out held posts, and say "ambiguous" (with
- * the posts to check) rather than claim a post it cannot tell apart.
+ * A lookup never decides on ambiguous evidence (docs/adr/0011-lookups.md). Each case sets up, on the
+ * simulators, what a naive lookup (the first post since the attempt with the same copy) would take for the
+ * attempt's post: someone else's post of links alone, a photo post with an empty caption, a post another
+ * target holds. The lookup must use the strongest key the network offers, leave out held posts, and say
+ * "ambiguous" (with the posts to check) rather than claim a post it cannot tell apart.
  */
 
 const profiles = [

@@ -6,7 +6,7 @@ import {
   lookUpRecent,
   normaliseCopy,
   type RecentLookup,
-} from '../../src/networks/lookup-scan.js'
+} from '../../src/adapters/lookup-scan.js'
 
 type Row = { id: string; at: number; text: string }
 

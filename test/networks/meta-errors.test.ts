@@ -4,7 +4,7 @@ import {
   failureFromNetworkError,
   isMissingPermission,
   usageResetAt,
-} from '../../src/networks/meta/errors.js'
+} from '../../src/adapters/meta/errors.js'
 import { cutFetchError, fetchErrorShape, refusedFetchError } from '../helpers/node-fetch-errors.js'
 
 const NOW = Date.UTC(2026, 10, 24, 12)

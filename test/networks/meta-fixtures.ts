@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { createLogger } from '../../src/logger.js'
-import type { AdapterDeps, NetworkAdapter } from '../../src/networks/adapter.js'
-import { createFacebookAdapter } from '../../src/networks/facebook/index.js'
-import { createInstagramAdapter } from '../../src/networks/instagram/index.js'
-import { defaultMetaSettings, type MetaSettings } from '../../src/networks/meta/settings.js'
+import type { AdapterDeps, NetworkAdapter } from '../../src/adapters/adapter.js'
+import { createFacebookAdapter } from '../../src/adapters/facebook/index.js'
+import { createInstagramAdapter } from '../../src/adapters/instagram/index.js'
+import { defaultMetaSettings, type MetaSettings } from '../../src/adapters/meta/settings.js'
+import { createLogger } from '../../src/platform/logger.js'
 import {
   type MetaSandbox,
   type MetaSandboxOptions,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import type { SimulatedCall } from '../../src/sandbox/fault-injector.js'
 import { heldOn, publishingOn, useFaultRig } from '../helpers/fault-rig.js'
 import { afterEffect500 } from '../helpers/fault-script.js'
 
 /**
- * Issue 22, path 3: any answer other than a success to a call that may have taken effect is an unknown
+ * Any answer other than a success to a call that may have taken effect is an unknown
  * outcome, on every network and every publishing call, whatever the error says about being transient
  * (Meta's code 2 with `is_transient`, any 5xx, a timeout). Transient stays for failures that certainly did
  * nothing: a 5xx on a step that creates nothing visible. Each case counts what the simulator holds.

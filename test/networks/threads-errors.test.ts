@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { failureFromGraph } from '../../src/networks/meta/errors.js'
+import { failureFromGraph } from '../../src/adapters/meta/errors.js'
 import {
   HOSTED_MEDIA_UNREACHABLE,
   isPropagationLag,
   threadsFailure,
-} from '../../src/networks/threads/errors.js'
+} from '../../src/adapters/threads/errors.js'
 
 const NOW = Date.parse('2026-11-24T12:00:00Z')
 

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import { createLogger } from '../../src/logger.js'
-import type { AdapterDeps, NetworkAdapter } from '../../src/networks/adapter.js'
-import { createThreadsAdapter } from '../../src/networks/threads/index.js'
-import type { ThreadsSettings } from '../../src/networks/threads/settings.js'
+import type { AdapterDeps, NetworkAdapter } from '../../src/adapters/adapter.js'
+import { createThreadsAdapter } from '../../src/adapters/threads/index.js'
+import type { ThreadsSettings } from '../../src/adapters/threads/settings.js'
+import { createLogger } from '../../src/platform/logger.js'
 import { loadThreadsContract } from '../../src/sandbox/threads/contract.js'
 import {
   registerThreadsSandbox,

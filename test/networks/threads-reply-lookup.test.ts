@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ItemRequest, PublishFailure } from '../../src/networks/adapter.js'
+import type { ItemRequest, PublishFailure } from '../../src/adapters/adapter.js'
 import { request, startThreadsWorld, type ThreadsWorld, threadsGrant } from './threads-fixtures.js'
 
 /**
- * Issue 26: a Threads thread item (a reply) whose `threads_publish` answer was lost after Meta published it
+ * A Threads thread item (a reply) whose `threads_publish` answer was lost after Meta published it
  * (simulation seeds 145 and 213: a 429 after the effect). Whatever asks next, the lookup or a retry that
  * finds its saved container already `PUBLISHED`, the reply is found among the profile's own replies
  * (`GET /{user}/replies`, the reference's "list of all a user's replies"), never posted twice. Replies

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { PublishFailure } from '../../src/networks/adapter.js'
-import { rateLimitResetAt } from '../../src/networks/twitter/errors.js'
+import { PublishFailure } from '../../src/adapters/adapter.js'
+import { rateLimitResetAt } from '../../src/adapters/twitter/errors.js'
 import {
   CLIENT_ID,
   failureOf,

@@ -2,16 +2,16 @@ import { createHash, randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import { describe, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
-import { createLogger } from '../../src/logger.js'
 import type {
   AdapterDeps,
   Credentials,
   NetworkAdapter,
   Profile,
   PublishResult,
-} from '../../src/networks/adapter.js'
-import { createTwitterAdapter, type TwitterSettings } from '../../src/networks/twitter/index.js'
+} from '../../src/adapters/adapter.js'
+import { createTwitterAdapter, type TwitterSettings } from '../../src/adapters/twitter/index.js'
+import { FakeClock } from '../../src/platform/clock.js'
+import { createLogger } from '../../src/platform/logger.js'
 import {
   registerTwitterSandbox,
   type TwitterSandbox,

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { LookupRequest } from '../../src/networks/adapter.js'
+import type { LookupRequest } from '../../src/adapters/adapter.js'
 import { lookupMatch } from '../helpers/lookup-match.js'
 import {
   type Connection,

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { summarizeTweetMetrics } from '../../src/networks/twitter/index.js'
+import { summarizeTweetMetrics } from '../../src/adapters/twitter/index.js'
 import {
   type Connection,
   reportSkippedWithoutOpenApi,

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { PublishFailure } from '../../src/networks/adapter.js'
+import { PublishFailure } from '../../src/adapters/adapter.js'
 import {
   CLIENT_ID,
   failureOf,

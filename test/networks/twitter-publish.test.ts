@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { PublishFailure } from '../../src/networks/adapter.js'
-import { selectTwitterMedia, twitterMediaType } from '../../src/networks/twitter/index.js'
+import { PublishFailure } from '../../src/adapters/adapter.js'
+import { selectTwitterMedia, twitterMediaType } from '../../src/adapters/twitter/index.js'
 import {
   type Connection,
   failureOf,

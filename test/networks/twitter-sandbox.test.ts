@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import { registerTwitterSandbox, type TwitterSandbox } from '../../src/sandbox/twitter/index.js'
 
 /** The sandbox on its own, spoken to over HTTP as X's clients would (no adapter, no OpenAPI file needed). */

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { type Config, loadConfig } from '../../src/config.js'
 import {
   blueskySettings,
   linkedinSettings,
@@ -7,7 +6,8 @@ import {
   threadsSettings,
   twitterSettings,
   youtubeSettings,
-} from '../../src/networks/registry.js'
+} from '../../src/adapters/registry.js'
+import { type Config, loadConfig } from '../../src/platform/config.js'
 
 /**
  * Where a published post's URL leads is configuration, as the API's address is: the adapters build every

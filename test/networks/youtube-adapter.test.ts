@@ -1,7 +1,6 @@
 import { truncate } from 'node:fs/promises'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
-import { PublishFailure } from '../../src/networks/adapter.js'
+import { PublishFailure } from '../../src/adapters/adapter.js'
 import {
   COMMENT_SCOPE,
   failureSpentQuota,
@@ -13,7 +12,8 @@ import {
   type YouTubeAdapter,
   YouTubeConnectRefused,
   youtubeGrantProblem,
-} from '../../src/networks/youtube/index.js'
+} from '../../src/adapters/youtube/index.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import {
   CLIENT,
   clipBytes,

@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { VIDEO_MAX_BYTES } from '../../src/networks/youtube/index.js'
+import { VIDEO_MAX_BYTES } from '../../src/adapters/youtube/index.js'
 import {
   connectAccount,
   fileMediaPort,

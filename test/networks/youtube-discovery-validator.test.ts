@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildVideoInsertBody } from '../../src/networks/youtube/metadata.js'
+import { buildVideoInsertBody } from '../../src/adapters/youtube/metadata.js'
 import {
   createValidatingFetch,
   DiscoveryRequestValidator,

@@ -3,14 +3,14 @@ import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { createLogger } from '../../src/logger.js'
-import type { MediaKind, MediaPort, PreparedMedia } from '../../src/media/port.js'
-import type { AdapterDeps, Credentials, Profile, PublishRequest } from '../../src/networks/adapter.js'
+import type { AdapterDeps, Credentials, Profile, PublishRequest } from '../../src/adapters/adapter.js'
 import {
   createYouTubeAdapter,
   type YouTubeAdapter,
   type YouTubeSettings,
-} from '../../src/networks/youtube/index.js'
+} from '../../src/adapters/youtube/index.js'
+import type { MediaKind, MediaPort, PreparedMedia } from '../../src/core/media-port.js'
+import { createLogger } from '../../src/platform/logger.js'
 import {
   registerYouTubeSandbox,
   type YouTubeSandbox,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { PublishFailure } from '../../src/networks/adapter.js'
-import { classifyTokenError } from '../../src/networks/youtube/errors.js'
+import { PublishFailure } from '../../src/adapters/adapter.js'
+import { classifyTokenError } from '../../src/adapters/youtube/errors.js'
 import {
   buildDescription,
   buildTags,
@@ -16,10 +16,10 @@ import {
   UPLOAD_SCOPE,
   youtubeGrantProblem,
   youtubeMediaProblem,
-} from '../../src/networks/youtube/index.js'
-import { hashtags, videoContentType } from '../../src/networks/youtube/metadata.js'
-import { channelReading, videoReading } from '../../src/networks/youtube/metrics.js'
-import { receivedBytes } from '../../src/networks/youtube/upload.js'
+} from '../../src/adapters/youtube/index.js'
+import { hashtags, videoContentType } from '../../src/adapters/youtube/metadata.js'
+import { channelReading, videoReading } from '../../src/adapters/youtube/metrics.js'
+import { receivedBytes } from '../../src/adapters/youtube/upload.js'
 import { googleError } from '../../src/sandbox/youtube/google-errors.js'
 
 /** The pure YouTube rules (spec §1 youtube rules 1-7, §7, §8), tested without a server. */

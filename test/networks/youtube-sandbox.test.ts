@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import { registerYouTubeSandbox, SCOPE, type YouTubeSandbox } from '../../src/sandbox/youtube/index.js'
 import { DiscoveryRequestValidator } from '../helpers/discovery-request-validator.js'
 import { discovery, pkcePair, sha256 } from './youtube-fixtures.js'

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
-import { PublishFailure, type PublishRequest } from '../../src/networks/adapter.js'
-import type { YouTubeAdapter } from '../../src/networks/youtube/index.js'
+import { PublishFailure, type PublishRequest } from '../../src/adapters/adapter.js'
+import type { YouTubeAdapter } from '../../src/adapters/youtube/index.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import { scriptedFaults } from '../helpers/fault-script.js'
 import {
   clipBytes,
@@ -14,7 +14,7 @@ import {
 } from './youtube-fixtures.js'
 
 /**
- * Issue 22, path 9: YouTube's resumable session is the key to an unknown outcome. The session URI is saved
+ * YouTube's resumable session is the key to an unknown outcome. The session URI is saved
  * as progress before any byte is sent; a lookup asks the session what it holds (`Content-Range: bytes
  * *\/<size>`: 308 with its Range is partial, 200/201 is the finished video); a later publish asks it too, and
  * returns the video an earlier attempt finished or resumes a partial transfer from the offset the session

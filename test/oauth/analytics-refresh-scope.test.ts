@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type NetworkAdapter, PublishFailure } from '../../src/networks/adapter.js'
-import { currentBalance, ledgerFor } from '../../src/store/credits.js'
+import { type NetworkAdapter, PublishFailure } from '../../src/adapters/adapter.js'
+import { currentBalance, ledgerFor } from '../../src/platform/db/statements/credits.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

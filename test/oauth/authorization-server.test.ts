@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
-import { revokeGrantRow } from '../../src/store/oauth.js'
+import { FakeClock } from '../../src/platform/clock.js'
+import { revokeGrantRow } from '../../src/platform/db/statements/oauth.js'
 import { backends } from '../helpers/backends.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'

@@ -24,10 +24,11 @@ import {
 import { screenshotDir } from '../helpers/reference.js'
 
 /**
- * Issue 24's end-to-end test: the official MCP SDK client's own OAuth support against a running Herald.
- * Discovery from the 401, the client identified by a metadata document served by the test (or registered
- * dynamically), sign-in and consent in Chromium, token exchange, tools/list and tools/call, a refresh, and
- * revocation from the AI Integration page, after which the next call is 401.
+ * OAuth for MCP clients end to end (docs/adr/0025-oauth-for-mcp-clients.md): the official MCP SDK client's
+ * own OAuth support against a running Herald. Discovery from the 401, the client identified by a metadata
+ * document served by the test (or registered dynamically), sign-in and consent in Chromium, token exchange,
+ * tools/list and tools/call, a refresh, and revocation from the AI Integration page, after which the next
+ * call is 401.
  */
 
 /** The SDK's provider interface, kept in memory as a desktop client keeps it on disk. */

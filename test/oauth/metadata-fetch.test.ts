@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMetadataFetch, METADATA_DOCUMENT_MAX_BYTES } from '../../src/oauth/metadata-fetch.js'
+import {
+  createMetadataFetch,
+  METADATA_DOCUMENT_MAX_BYTES,
+} from '../../src/modules/oauth-server/metadata-fetch.js'
 import { type DocumentServer, documentFetcher, startDocumentServer } from '../helpers/oauth.js'
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
-import { redirectUriProblem } from '../../src/oauth/redirect-uris.js'
+import { redirectUriProblem } from '../../src/modules/oauth-server/redirect-uris.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLIENT_NAME_MAX } from '../../src/oauth/provider.js'
+import { CLIENT_NAME_MAX } from '../../src/modules/oauth-server/provider.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { register } from '../helpers/oauth.js'
 

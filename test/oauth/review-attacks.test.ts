@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
-import { removeEditor } from '../../src/store/accounts.js'
+import { FakeClock } from '../../src/platform/clock.js'
+import { removeEditor } from '../../src/platform/db/statements/accounts.js'
 import { backends } from '../helpers/backends.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -20,8 +20,9 @@ import {
 } from '../helpers/oauth.js'
 
 /**
- * Issue 24's acceptance list attacked item by item: each test tries to get more than was granted (another
- * resource, more scope, a longer life, a token past its revocation) and checks that nothing more is given.
+ * What OAuth for MCP clients promises (docs/adr/0025-oauth-for-mcp-clients.md), attacked item by item: each
+ * test tries to get more than was granted (another resource, more scope, a longer life, a token past its
+ * revocation) and checks that nothing more is given.
  */
 describe.each(backends)('the OAuth server under attack, on $name', (backend) => {
   const clock = new FakeClock(Date.now())

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { nearestName } from '../../src/tools/validation-messages.js'
+import { nearestName } from '../../src/interfaces/tools/validation-messages.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
 let h: Harness

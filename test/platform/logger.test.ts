@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { createLogger, scrubSecrets } from '../../src/logger.js'
+import { createLogger, scrubSecrets } from '../../src/platform/logger.js'
 
 function capture() {
   const lines: string[] = []

@@ -1,9 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/platform/config.js'
 import { buildMetricsServer } from '../../src/server.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
-/** Issue 23 finding 10: /metrics is not for anyone who asks, and a scrape costs one reading. */
+/**
+ * /metrics is not for anyone who asks (it tells what the instance publishes and how Herald runs), and a
+ * scrape costs one reading.
+ */
 describe('/metrics access', () => {
   let h: Harness | undefined
   afterEach(async () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSession, SESSION_COOKIE } from '../../src/auth/sessions.js'
-import { redactUrl } from '../../src/logger.js'
+import { createSession, SESSION_COOKIE } from '../../src/modules/accounts/sessions.js'
+import { redactUrl } from '../../src/platform/logger.js'
 import { createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
-/** Issue 23 finding 11 (sessions and logs). */
+/** Sessions that cannot be fixed or stolen from a log, and logs that carry no session or CSRF secret. */
 describe('session and log hardening', () => {
   let h: Harness
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { csvLine, teamCsv } from '../helpers/csv-fixture.js'
@@ -149,7 +149,7 @@ describe.each(backends)('CSV import over REST on $name', (backend) => {
     expect(res.body.rows[2].blockers[0].message).toMatch(/2 cells and the header 4/)
   })
 
-  it('imports a row with a first comment as a post carrying it (create_post takes firstComment since issue 26)', async () => {
+  it('imports a row with a first comment as a post carrying it, since create_post takes firstComment', async () => {
     const csv = [
       csvLine(['content', 'profiles', 'date', 'time', 'first comment']),
       csvLine([

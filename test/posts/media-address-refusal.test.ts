@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mediaUrlRefusal } from '../../src/media/url-policy.js'
+import { mediaUrlRefusal } from '../../src/platform/egress/url-policy.js'
 import { backends } from '../helpers/backends.js'
 import type { Harness } from '../helpers/harness.js'
 import { connectAll, snapshot, startPostHarness } from './post-harness.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { PlannedTarget } from '../../src/domain/post-plan.js'
-import { mediaHostBlockers, publicHostProblem } from '../../src/posts/media-host.js'
+import type { PlannedTarget } from '../../src/core/post-plan.js'
+import { mediaHostBlockers, publicHostProblem } from '../../src/modules/publishing/media-host.js'
 
 describe('whether the internet can fetch media from PUBLIC_BASE_URL', () => {
   it('accepts a public https host name or address', () => {

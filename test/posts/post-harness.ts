@@ -1,6 +1,6 @@
 import type { z } from 'zod'
-import type { Network } from '../../src/domain/networks.js'
-import { tools } from '../../src/tools/registry.js'
+import type { Network } from '../../src/core/networks.js'
+import { tools } from '../../src/interfaces/tools/registry.js'
 import type { Backend } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js'

@@ -5,7 +5,7 @@ import type { Harness } from '../helpers/harness.js'
 import { balanceOf, startPostHarness } from './post-harness.js'
 
 /**
- * Issue 26: `thread` and `firstComment` on create_post, preflight_post and update_post. Bad input is a
+ * `thread` and `firstComment` on create_post, preflight_post and update_post. Bad input is a
  * 400 naming the field (create_post) or a blocker (preflight_post), and nothing is created or charged;
  * preflight prices every item and names the networks that take no thread.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import { heldOn as held, publishingOn as publishing, useFaultRig } from '../helpers/fault-rig.js'
 import { afterEffect500, before500 } from '../helpers/fault-script.js'
 

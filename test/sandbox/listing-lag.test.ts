@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import type { FaultInjector } from '../../src/sandbox/fault-injector.js'
 import { registerTwitterSandbox } from '../../src/sandbox/twitter/index.js'
 

@@ -1,4 +1,4 @@
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import type { Harness } from '../helpers/harness.js'
 
 /** One post a simulated network holds: the ids it answers to and what a URL of it names. */

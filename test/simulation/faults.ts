@@ -1,11 +1,11 @@
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import type { Fault, FaultInjector, SimulatedCall } from '../../src/sandbox/fault-injector.js'
 import { Prng } from './prng.js'
 
 /**
  * The network faults of one seed: every request any simulator serves is asked about here, and a PRNG
  * stream of its own per `network:operation` decides (so the n-th `createPosts` of a seed meets the same
- * fault on every replay, whatever the other operations did). The kinds are the issue's list:
+ * fault on every replay, whatever the other operations did). The kinds are DESIGN.md's list:
  * refused before the effect, 5xx or 429 after it, a late answer past the client timeout after it, a
  * connection cut before or after it; reads (the lookups) fail the same ways. Beside them, a seed's networks
  * have a listing lag, their duplicate checks on or off, and replies or comments they refuse for good

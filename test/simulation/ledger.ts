@@ -1,6 +1,6 @@
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import type { SimulatedCall } from '../../src/sandbox/fault-injector.js'
-import type { MountedSandboxes } from '../../src/sandbox/mount.js'
+import type { MountedSandboxes } from '../../src/sandbox-mount.js'
 import type { Harness } from '../helpers/harness.js'
 import { countCopies, countItemCopies } from './copies.js'
 import { carriedText, withoutLinks } from './faults.js'

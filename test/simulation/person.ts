@@ -1,4 +1,4 @@
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import { countCopies, countItemCopies } from './copies.js'
 import { type SeedContext, type SimItem, type SimPost, THREAD_NETWORKS } from './seed-context.js'
 import { PROFILES } from './world.js'
@@ -96,6 +96,7 @@ export async function createPost(
     charged: 0,
     deleted: false,
     resets: 0,
+    confirmed: false,
     role,
     items,
     everItems: new Map(items.map((i) => [i.tag, i])),
@@ -186,22 +187,49 @@ export async function tend(ctx: SeedContext): Promise<void> {
   else await use(ctx, 'publish_post_now', post, { id: post.id })
 }
 
-/** A post still processing: the person resets it (a 409 when its lease is live), edits it, retries it. */
+/**
+ * A post still processing: the person resets it (a 409 when its lease is live). Herald looks the post up
+ * again where it can; where a lookup could not tell ("Herald cannot tell whether ..."), the reset asks for
+ * the person's word, so this person checks the profile and says what they see: there (with its id), or not
+ * there, and then they publish it again. Some try an edit or publish_post_now while it waits for its lookup.
+ */
 async function tendStuck(ctx: SeedContext, post: SimPost, view: PostView) {
-  // "Herald cannot tell whether ...": a lookup read the profile and could not decide. Herald says the
-  // re-send is the person's decision after they checked the profile, so this person checks first.
   const undecided = view.targets.some((t) => /cannot tell/.test(t.error ?? ''))
-  const reset = await use(ctx, 'reset_stuck_post', post, { id: post.id })
+  const word = undecided ? whatThePersonSees(ctx, post, view) : {}
+  const reset = await use(ctx, 'reset_stuck_post', post, { id: post.id, ...word })
   if (reset?.status !== 200) return
-  if (ctx.pick.chance(0.6)) await update(ctx, post, (await readPost(ctx, post)) ?? view)
-  const seen = countCopies(ctx.world.h, post.network, post.tag).length > 0
-  if (undecided && seen) {
-    ctx.note(`the person sees ${post.tag} on ${post.network} and does not send it again`)
+  if (word.onNetwork === true) {
+    post.confirmed = true
+    ctx.note(`the person sees it on ${post.network} and says so: ${word.postId}`)
     return
   }
-  // Most retry as the reset's message says; some leave it (Herald said it failed).
+  if (ctx.pick.chance(0.6)) await update(ctx, post, (await readPost(ctx, post)) ?? view)
+  // Most retry as the reset's message says; some leave it as it is.
   if (ctx.pick.chance(0.75)) await use(ctx, 'publish_post_now', post, { id: post.id })
-  else ctx.note(`the person leaves ${post.tag} failed`)
+  else ctx.note(`the person leaves ${post.tag} as the reset left it`)
+}
+
+/**
+ * What the person sees on the profile of a post Herald could not tell about: the post itself when its
+ * target has no remote id yet, else the first of its items not live, found by its tag. One person in five
+ * does not check and resets without a word (Herald then asks for it: a 409).
+ */
+function whatThePersonSees(
+  ctx: SeedContext,
+  post: SimPost,
+  view: PostView,
+): { onNetwork?: boolean; postId?: string } {
+  if (ctx.pick.chance(0.2)) return {}
+  const target = view.targets.find((t) => /cannot tell/.test(t.error ?? ''))
+  if (!target) return {}
+  let seen: string | undefined
+  if (!target.postId) seen = countCopies(ctx.world.h, post.network, post.tag)[0]?.ids[0]
+  else {
+    const index = (target.items ?? []).findIndex((item) => item.status !== 'published')
+    const item = index >= 0 ? post.items[index] : undefined
+    if (item) seen = countItemCopies(ctx.world.h, post.network, item.tag)[0]?.id
+  }
+  return seen ? { onNetwork: true, postId: seen } : { onNetwork: false }
 }
 
 /**

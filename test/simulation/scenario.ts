@@ -1,4 +1,4 @@
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import type { NetworkBehaviour } from './faults.js'
 import { PublishingLedger } from './ledger.js'
 import { checkEndState } from './oracle.js'

@@ -1,4 +1,4 @@
-import type { Network } from '../../src/domain/networks.js'
+import type { Network } from '../../src/core/networks.js'
 import type { PublishingLedger } from './ledger.js'
 import type { Prng } from './prng.js'
 import type { World } from './world.js'
@@ -22,6 +22,8 @@ export interface SimPost {
   charged: number
   deleted: boolean
   resets: number
+  /** The person told a reset the post (or its item in doubt) is on the network, without giving its address. */
+  confirmed: boolean
   /** `thread` (each item answers the one before, the first the post) or `firstComment` (answers the post). */
   role: 'thread' | 'firstComment'
   /** Its thread items or first comment as they stand after the person's edits, in delivery order. */

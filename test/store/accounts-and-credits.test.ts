@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAccounts } from '../../src/auth/accounts.js'
-import { verifyPassword } from '../../src/auth/passwords.js'
-import { FakeClock } from '../../src/lib/clock.js'
-import { charge, currentBalance, ledgerFor } from '../../src/store/credits.js'
-import type { Store } from '../../src/store/db.js'
-import { migrate } from '../../src/store/db.js'
+import { createAccounts } from '../../src/modules/accounts/accounts.js'
+import { verifyPassword } from '../../src/modules/accounts/passwords.js'
+import { FakeClock } from '../../src/platform/clock.js'
+import type { Store } from '../../src/platform/db/db.js'
+import { migrate } from '../../src/platform/db/db.js'
+import { charge, currentBalance, ledgerFor } from '../../src/platform/db/statements/credits.js'
 import { backends } from '../helpers/backends.js'
 
 describe.each(backends)('accounts and credits store on $name', (backend) => {

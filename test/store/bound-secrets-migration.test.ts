@@ -5,8 +5,9 @@ import { Writable } from 'node:stream'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppContext } from '../../src/app.js'
-import { createAccounts } from '../../src/auth/accounts.js'
-import { loadConfig } from '../../src/config.js'
+import { createAccounts } from '../../src/modules/accounts/accounts.js'
+import { systemClock } from '../../src/platform/clock.js'
+import { loadConfig } from '../../src/platform/config.js'
 import {
   connectionCredentials,
   createVault,
@@ -14,11 +15,10 @@ import {
   type Vault,
   VaultError,
   webhookSecretAt,
-} from '../../src/connect/vault.js'
-import { systemClock } from '../../src/lib/clock.js'
-import { createLogger } from '../../src/logger.js'
-import { upsertConnection } from '../../src/store/connections.js'
-import { migrate, openStore, type Store } from '../../src/store/db.js'
+} from '../../src/platform/crypto/vault.js'
+import { migrate, openStore, type Store } from '../../src/platform/db/db.js'
+import { upsertConnection } from '../../src/platform/db/statements/connections.js'
+import { createLogger } from '../../src/platform/logger.js'
 import { backends } from '../helpers/backends.js'
 import { sealV1 } from '../helpers/vault-v1.js'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Store } from '../../src/store/db.js'
-import { importedRows, recordImportedRow } from '../../src/store/imports.js'
+import type { Store } from '../../src/platform/db/db.js'
+import { importedRows, recordImportedRow } from '../../src/platform/db/statements/imports.js'
 import { backends } from '../helpers/backends.js'
 
 describe.each(backends)('remembered CSV rows on $name', (backend) => {

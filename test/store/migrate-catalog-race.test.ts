@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { catalogRace } from '../../src/store/db.js'
+import { catalogRace } from '../../src/platform/db/db.js'
 import { postgresTestUrl } from '../helpers/backends.js'
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { nextPacificMidnight, pacificDay } from '../../src/networks/youtube/quota.js'
-import type { Store } from '../../src/store/db.js'
-import { quotaUsed, releaseQuota, reserveQuota } from '../../src/store/quota.js'
+import { nextPacificMidnight, pacificDay } from '../../src/core/youtube-quota-day.js'
+import type { Store } from '../../src/platform/db/db.js'
+import { quotaUsed, releaseQuota, reserveQuota } from '../../src/platform/db/statements/quota.js'
 import { backends } from '../helpers/backends.js'
 
 describe.each(backends)('quota ledger on $name', (backend) => {

@@ -5,7 +5,7 @@ import { type Harness, startHarness } from '../helpers/harness.js'
 import { type SharedDatabase, sharedSqlite } from '../helpers/worker-processes.js'
 
 /**
- * Issue 22, path 10: several processes on one SQLite file. A write transaction that begins with a read
+ * Several processes on one SQLite file. A write transaction that begins with a read
  * (create_post with an idempotency key reads the key first) must take the write lock up front (BEGIN
  * IMMEDIATE): a deferred one fails with SQLITE_BUSY when another process wrote since its read, and
  * busy_timeout cannot help. Two real API processes, concurrent create_post calls, each key sent to both.

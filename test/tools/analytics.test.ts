@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { connectionCredentials } from '../../src/connect/vault.js'
-import type { Network } from '../../src/domain/networks.js'
-import { FakeClock } from '../../src/lib/clock.js'
 import {
   type Credentials,
   type NetworkAdapter,
   type PostMetricsReading,
   type ProfileMetricsReading,
   PublishFailure,
-} from '../../src/networks/adapter.js'
-import { charge, currentBalance, ledgerFor } from '../../src/store/credits.js'
-import { getPostAnalytics } from '../../src/tools/get-post-analytics.js'
-import { getProfileAnalytics } from '../../src/tools/get-profile-analytics.js'
+} from '../../src/adapters/adapter.js'
+import type { Network } from '../../src/core/networks.js'
+import { getPostAnalytics } from '../../src/interfaces/tools/get-post-analytics.js'
+import { getProfileAnalytics } from '../../src/interfaces/tools/get-profile-analytics.js'
+import { FakeClock } from '../../src/platform/clock.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
+import { charge, currentBalance, ledgerFor } from '../../src/platform/db/statements/credits.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxPrefixes } from '../../src/networks/registry.js'
+import { sandboxPrefixes } from '../../src/adapters/registry.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { connectMetaGrant } from '../helpers/meta-connect.js'

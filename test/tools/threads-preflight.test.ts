@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { sandboxPrefixes } from '../../src/networks/registry.js'
+import { sandboxPrefixes } from '../../src/adapters/registry.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
 import type { Harness } from '../helpers/harness.js'
 import { usePreflightRig } from '../helpers/preflight-rig.js'
 

@@ -2,8 +2,13 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWebhookWorker } from '../../src/main.js'
-import { markNeedsReconnect } from '../../src/store/connections.js'
-import { createEndpoint, listAttempts, listEndpoints, webhookDepsOf } from '../../src/webhooks/endpoints.js'
+import {
+  createEndpoint,
+  listAttempts,
+  listEndpoints,
+  webhookDepsOf,
+} from '../../src/modules/outbox/endpoints.js'
+import { markNeedsReconnect } from '../../src/platform/db/statements/connections.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWebhookWorker } from '../../src/main.js'
-import type { WebhookWorker } from '../../src/webhooks/delivery-worker.js'
+import type { WebhookWorker } from '../../src/modules/outbox/delivery-worker.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

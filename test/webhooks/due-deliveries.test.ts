@@ -1,9 +1,14 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { nextAttemptAt } from '../../src/domain/webhook-events.js'
-import { claimDeliveries, fanOutEvents, outboxWaiting, recordAttempt } from '../../src/store/webhooks.js'
-import { createEndpoint, webhookDepsOf } from '../../src/webhooks/endpoints.js'
-import { settleTarget } from '../../src/worker/settle.js'
+import { nextAttemptAt } from '../../src/core/webhook-events.js'
+import { settleTarget } from '../../src/modules/delivery/settle.js'
+import { createEndpoint, webhookDepsOf } from '../../src/modules/outbox/endpoints.js'
+import {
+  claimDeliveries,
+  fanOutEvents,
+  outboxWaiting,
+  recordAttempt,
+} from '../../src/platform/db/statements/webhooks.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

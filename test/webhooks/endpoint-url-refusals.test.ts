@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkEndpointUrl } from '../../src/webhooks/endpoints.js'
+import { checkEndpointUrl } from '../../src/modules/outbox/endpoints.js'
 
 /**
  * A webhook URL refused for its host reads the same whether the name does not resolve or resolves inside

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWebhookWorker, createAppWorker } from '../../src/main.js'
-import type { Worker } from '../../src/worker/worker.js'
+import type { Worker } from '../../src/modules/delivery/worker.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

@@ -1,7 +1,7 @@
 import http from 'node:http'
 import net, { type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { postWebhook, type WebhookClientOptions } from '../../src/webhooks/post-webhook.js'
+import { postWebhook, type WebhookClientOptions } from '../../src/modules/outbox/post-webhook.js'
 import { waitFor } from '../helpers/worker-processes.js'
 import { testCertificate } from '../media/tls-fixture.js'
 

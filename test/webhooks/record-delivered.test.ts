@@ -1,17 +1,17 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
-import { migrate } from '../../src/store/db.js'
-import { recordEvent } from '../../src/store/events.js'
+import { createEndpoint, webhookDepsOf } from '../../src/modules/outbox/endpoints.js'
+import { FakeClock } from '../../src/platform/clock.js'
+import { migrate } from '../../src/platform/db/db.js'
+import { recordEvent } from '../../src/platform/db/statements/events.js'
 import {
   claimDeliveries,
   countPendingDeliveries,
   fanOutEvents,
   recordAttempt,
   recordDelivered,
-} from '../../src/store/webhooks.js'
-import { writeTransaction } from '../../src/store/write-transaction.js'
-import { createEndpoint, webhookDepsOf } from '../../src/webhooks/endpoints.js'
+} from '../../src/platform/db/statements/webhooks.js'
+import { writeTransaction } from '../../src/platform/db/write-transaction.js'
 import { backends } from '../helpers/backends.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { MAX_ATTEMPTS } from '../../src/domain/backoff.js'
-import { FakeClock } from '../../src/lib/clock.js'
+import { MAX_ATTEMPTS } from '../../src/core/backoff.js'
 import { createAppWorker } from '../../src/main.js'
-import type { Worker } from '../../src/worker/worker.js'
+import type { Worker } from '../../src/modules/delivery/worker.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -10,7 +10,7 @@ import { fail, type ScriptedAdapter, scriptedAdapter } from '../helpers/test-ada
 
 const T0 = Date.UTC(2032, 0, 1, 0, 0, 0)
 
-/** Issue 22, paths 6 and 7: what counts as a send attempt, and a re-armed target's fresh budget. */
+/** What counts as a send attempt (a rate-limit wait does not), and a re-armed target's fresh budget. */
 describe.each(backends)('send attempt budgets on $name', (backend) => {
   let h: Harness
   let clock: FakeClock

@@ -1,17 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { readItems } from '../../src/domain/thread-items.js'
-import { FakeClock } from '../../src/lib/clock.js'
-import { createAdapters } from '../../src/networks/registry.js'
+import { createAdapters } from '../../src/adapters/registry.js'
+import { readItems } from '../../src/core/thread-items.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
+import { sweepExpiredLeases } from '../../src/modules/delivery/leases.js'
+import { createWorker, type Worker } from '../../src/modules/delivery/worker.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import type { Fault, FaultInjector } from '../../src/sandbox/fault-injector.js'
-import { sweepExpiredLeases } from '../../src/worker/leases.js'
-import { createWorker, type Worker } from '../../src/worker/worker.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { solidImage } from '../media/fixtures.js'
 import { startServer, type TestServer } from '../media/servers.js'
 
 /**
- * Issue 26, simulation seed 137 (an X thread item sent twice) and seeds 145/213 (a Threads reply its lookup
+ * Simulation seed 137 (an X thread item sent twice) and seeds 145/213 (a Threads reply its lookup
  * never found): a worker whose send of a thread outlived its lease (stalled in a media upload) claimed the
  * target again itself, once the sweep had made it a lookup. Both attempts then wrote the target's items as
  * the same `lease_owner`, so the stalled one, waking up, cleared the item's in-flight mark over the new

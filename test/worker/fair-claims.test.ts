@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { insertWorkspace } from '../../src/store/accounts.js'
-import { claimDueTargets } from '../../src/worker/leases.js'
+import { claimDueTargets } from '../../src/modules/delivery/leases.js'
+import { insertWorkspace } from '../../src/platform/db/statements/accounts.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { seedScheduledPosts } from '../helpers/seed.js'
 
-/** Issue 22, path 11: claims take turns across workspaces, so a backlog never delays another workspace. */
+/** Claims take turns across workspaces, so a backlog never delays another workspace. */
 describe.each(backends)('claims across workspaces on $name', (backend) => {
   let h: Harness
   let busy: string

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
-import { FakeClock } from '../../src/lib/clock.js'
+import { sandboxPrefixes } from '../../src/adapters/registry.js'
 import { createAppWorker } from '../../src/main.js'
-import { sandboxPrefixes } from '../../src/networks/registry.js'
-import type { Worker } from '../../src/worker/worker.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
+import type { Worker } from '../../src/modules/delivery/worker.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
+import { PublishFailure } from '../../src/adapters/adapter.js'
 import { createAppWorker } from '../../src/main.js'
-import { PublishFailure } from '../../src/networks/adapter.js'
-import type { Worker } from '../../src/worker/worker.js'
+import type { Worker } from '../../src/modules/delivery/worker.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -22,7 +22,7 @@ describe.each(backends)('a lookup that cannot read back to the attempt, on $name
   beforeAll(async () => {
     clock = new FakeClock(T0)
     twitter = scriptedAdapter('twitter')
-    // The lookup of a profile too busy to read back to the attempt (src/networks/lookup-scan.ts).
+    // The lookup of a profile too busy to read back to the attempt (src/adapters/lookup-scan.ts).
     twitter.findPublished = async () => {
       lookups += 1
       throw new PublishFailure('unknown_outcome', TOO_BUSY)

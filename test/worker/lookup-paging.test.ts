@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sandboxConnect } from '../../src/connect/sandbox-connect.js'
+import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
 import { backends } from '../helpers/backends.js'
 import { useChainRig } from '../helpers/chain-rig.js'
 

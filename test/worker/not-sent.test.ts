@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWorker } from '../../src/main.js'
-import { isStuck } from '../../src/posts/present.js'
+import { isStuck } from '../../src/modules/publishing/present.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
+import { claimDueTargets, markStuck, renewLeases } from '../../src/modules/delivery/leases.js'
 import type { FaultInjector, SimulatedCall } from '../../src/sandbox/fault-injector.js'
-import { claimDueTargets, markStuck, renewLeases } from '../../src/worker/leases.js'
 import { backends, postgresTestUrl } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -16,7 +16,7 @@ const databases: Array<{ name: string; make: () => SharedDatabase }> = [
 ]
 
 /**
- * Issue 22, path 2: a worker paused past its lease (SIGSTOP, as a frozen VM or a long stall would) and then
+ * A worker paused past its lease (SIGSTOP, as a frozen VM or a long stall would) and then
  * resumed (SIGCONT) must not send what another worker took over meanwhile. Two real worker processes
  * against the X simulator of a Herald test server sharing their database; copies counted on the simulator.
  */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { isStrayFetchStreamError } from '../../src/lib/stray-fetch-errors.js'
+import { isStrayFetchStreamError } from '../../src/platform/egress/stray-fetch-errors.js'
 
 const dirs: string[] = []
 const strayWarning = /"level":40.*Node's fetch failed writing the body of a request that had already ended/

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FakeClock } from '../../src/lib/clock.js'
+import { type LookupAnswer, PublishFailure } from '../../src/adapters/adapter.js'
 import { createAppWorker } from '../../src/main.js'
-import { type LookupAnswer, PublishFailure } from '../../src/networks/adapter.js'
-import { sweepExpiredLeases } from '../../src/worker/leases.js'
-import type { Worker } from '../../src/worker/worker.js'
+import { sweepExpiredLeases } from '../../src/modules/delivery/leases.js'
+import type { Worker } from '../../src/modules/delivery/worker.js'
+import { FakeClock } from '../../src/platform/clock.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -13,7 +13,7 @@ const T0 = Date.UTC(2033, 0, 1, 0, 0, 0)
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789'
 
-/** Issue 22: /metrics shows lookups pending, lookups failed and stuck targets by reason, counted exactly. */
+/** /metrics shows lookups pending, lookups failed and stuck targets by reason, counted exactly. */
 describe.each(backends)('lookup and stuck gauges on $name', (backend) => {
   let h: Harness
   let clock: FakeClock

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { connectionCredentials } from '../../src/connect/vault.js'
+import { connectionCredentials } from '../../src/platform/crypto/vault.js'
 import { postgresTestUrl } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -164,10 +164,19 @@ describe('worker processes', () => {
           `${e.message}: ${JSON.stringify(await targetCounts(h.app.store))} received=${recorder.received.length} ${workersStderr()}`,
         )
       })
+      // The survivor's sweep marks the lease its dead peer left stuck: its network has no lookup in these
+      // workers (get_post says stuck as soon as the lease runs out, before any sweep has looked).
       await waitFor(
-        async () => (await h.call('get_post', { id: stuckId })).body.lastError !== '',
+        async () =>
+          (
+            await h.app.store.db
+              .selectFrom('targets')
+              .select('stuck_reason')
+              .where('post_id', '=', stuckId as string)
+              .executeTakeFirst()
+          )?.stuck_reason === 'worker_lost',
         10_000,
-        'the stuck post to say so',
+        'the sweep to mark the stuck post',
       )
       const stuck = (await h.call('get_post', { id: stuckId })).body
       expect(stuck.status).toBe('processing')

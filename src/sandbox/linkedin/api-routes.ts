@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { checkLinkedInRequest } from '../../networks/linkedin/contract.js'
 import { servedRows } from '../fault-hooks.js'
 import { inspectReceivedVideo, isH264 } from '../video-check.js'
 import { sniffContentType } from '../web/kept-media.js'
+import { checkLinkedInRequest } from './contract.js'
 import type { Asset, FaultOp, LinkedInSandboxState, Member, TokenGrant } from './state.js'
 
 /**
  * LinkedIn's REST endpoints as Herald calls them, with LinkedIn's own error bodies: `/v2/userinfo`,
  * `/rest/organizationAcls` (paginated), `/rest/organizations`, the Images and Videos APIs with their
  * upload URLs (`/dms-uploads/…`), `/rest/posts` (create and find by author), and the statistics
- * endpoints. Every request is checked against the contract (`src/networks/linkedin/contract.ts`); a
+ * endpoints. Every request is checked against the contract (`src/sandbox/linkedin/contract.ts`); a
  * request that breaks it is refused with 400 and recorded in `violations`.
  */
 
@@ -371,7 +371,7 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
     return reply.code(201).header('x-restli-id', post.id).header('x-linkedin-id', post.id).send()
   })
 
-  // Issue 26: comments on a post, as the member or as a page they administer (w_member_social /
+  // First comments: comments on a post, as the member or as a page they administer (w_member_social /
   // w_organization_social, as for posts); `object` must be the post in the path.
   app.post('/rest/socialActions/:urn/comments', async (request, reply) => {
     const grant = authorize(request, reply)

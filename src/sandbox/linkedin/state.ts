@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { littleVisible } from '../../networks/linkedin/little.js'
+import { littleVisible } from '../../core/linkedin-little.js'
 import { type FaultInjector, listedAt, refusesDuplicates } from '../fault-injector.js'
 import { KeptMedia } from '../web/kept-media.js'
 

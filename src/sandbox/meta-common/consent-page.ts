@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { paramsOf } from '../meta/graph-routes.js'
+import { paramsOf } from './graph-params.js'
 
 /**
  * A Meta consent page (Facebook Login, Instagram Login, Threads): `GET` shows a form asking for a user

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Network } from '../../domain/networks.js'
+import type { Network } from '../../core/networks.js'
 import { type FaultInjector, listedAt, refusesDuplicates } from '../fault-injector.js'
 import { KeptMedia, sniffContentType } from '../web/kept-media.js'
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { servedRows } from '../fault-hooks.js'
+import { graphPage, graphTime, type Params, paramsOf } from '../meta-common/graph-params.js'
 import { storedCopy } from '../meta-common/text.js'
 import { verifierMatches } from './oauth-routes.js'
 import { validateGraphCall } from './spec-validator.js'
@@ -14,7 +14,6 @@ import type { Fault, FaultOp, IgContainer, MetaSandboxState, SandboxToken } from
  */
 
 type Host = 'facebook' | 'instagram'
-type Params = Record<string, string>
 
 class GraphFailure extends Error {
   constructor(
@@ -74,24 +73,6 @@ const bearer = (request: FastifyRequest): string | undefined => {
   const header = request.headers.authorization
   const match = typeof header === 'string' ? /^(?:Bearer|OAuth)\s+(.+)$/i.exec(header) : null
   return match?.[1]?.trim()
-}
-
-/**
- * The short pages the fault injector asked for ({@link servedRows}), by the parameters of their request:
- * the list routes read a page from the parameters alone, so {@link graphPage} finds it there.
- */
-const shortPages = new WeakMap<Params, number>()
-
-export function paramsOf(request: FastifyRequest): Params {
-  const params: Params = {}
-  const served = servedRows(request)
-  if (served !== undefined) shortPages.set(params, served)
-  for (const [key, value] of new URL(request.url, 'http://sandbox.invalid').searchParams) params[key] = value
-  if (request.body instanceof URLSearchParams) for (const [key, value] of request.body) params[key] = value
-  else if (request.body && typeof request.body === 'object')
-    for (const [key, value] of Object.entries(request.body as Record<string, unknown>))
-      params[key] = typeof value === 'string' ? value : JSON.stringify(value)
-  return params
 }
 
 const dropConnection = (request: FastifyRequest, reply: FastifyReply) => {
@@ -669,47 +650,12 @@ async function pageCall(
   throw fail(400, 100, `(#100) Unsupported ${method} ${edge ?? ''} on a Page in this simulator`)
 }
 
-/**
- * One page of a newest-first edge, as Graph (and Threads) page lists: `limit` rows (25 by default) after
- * the `after` cursor, and a `paging` object whose `cursors.after` and `next` lead on while more rows
- * follow. A cursor names the last row of its page, so posts added at the head meanwhile do not shift the
- * next page. A short page the fault injector asked for holds fewer rows, or none, and still leads on
- * (Graph's own pages come back short when it filters them); the cursor of no row starts at the top.
- * Undefined when the `after` cursor names no row of the list.
- */
-export function graphPage<Row extends { id: string }>(all: Row[], params: Params, path: string) {
-  const limit = Number(params.limit ?? 25)
-  let from = 0
-  if (params.after !== undefined && params.after !== graphCursor('')) {
-    const last = all.findIndex((row) => graphCursor(row.id) === params.after)
-    if (last < 0) return undefined
-    from = last + 1
-  }
-  const size = Math.min(limit, shortPages.get(params) ?? limit)
-  const rows = all.slice(from, from + size)
-  const after = from + size < all.length ? graphCursor(rows.at(-1)?.id ?? all[from - 1]?.id ?? '') : undefined
-  const before = rows.length > 0 ? graphCursor(rows[0]!.id) : undefined
-  return {
-    rows,
-    paging: {
-      cursors: { ...(before ? { before } : {}), ...(after ? { after } : {}) },
-      ...(after ? { next: `https://graph.facebook.invalid${path}?limit=${limit}&after=${after}` } : {}),
-    },
-  }
-}
-
 /** {@link graphPage}, refusing an `after` cursor that names no row as Graph does. */
 function pageOf<Row extends { id: string }>(all: Row[], params: Params, path: string) {
   const page = graphPage(all, params, path)
   if (!page) throw fail(400, 100, '(#100) The after cursor is not valid for this edge')
   return page
 }
-
-const graphCursor = (id: string): string => Buffer.from(`cursor:${id}`).toString('base64url')
-
-/** A Graph `datetime` parameter: unix seconds or an ISO 8601 time, as epoch ms. */
-export const graphTime = (text: string): number =>
-  /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text)
 
 const postView = (
   state: MetaSandboxState,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { consentHandler } from '../meta-common/consent-page.js'
-import { paramsOf } from './graph-routes.js'
+import { paramsOf } from '../meta-common/graph-params.js'
 import type { MetaSandboxState } from './state.js'
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { threadsLength } from '../../domain/text-length.js'
-import { graphPage, graphTime, paramsOf } from '../meta/graph-routes.js'
+import { threadsLength } from '../../core/text-length.js'
+import { graphPage, graphTime, paramsOf } from '../meta-common/graph-params.js'
 import { storedCopy } from '../meta-common/text.js'
 import { validateThreadsCall } from './contract.js'
 import { ThreadsApiError } from './errors.js'

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
-import { parseForm } from '../../lib/form.js'
+import { parseForm } from '../../platform/form.js'
 import { type CallTable, fromTable, installFaultHooks } from '../fault-hooks.js'
 import type { FaultInjector } from '../fault-injector.js'
 import { mediaView, postOnX, registerControlRoutes, tweetView } from './control.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import type { FormBody } from '../../lib/form.js'
+import type { FormBody } from '../../platform/form.js'
 import { defineEndpoint } from './endpoint.js'
 import { oauthErrors } from './problems.js'
 import { knownScopes, type TwitterSandboxState } from './state.js'

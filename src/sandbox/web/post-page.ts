@@ -1,4 +1,4 @@
-import type { Network } from '../../domain/networks.js'
+import type { Network } from '../../core/networks.js'
 
 /**
  * A simulator's web page of one post, as the network would show it: who posted it and when, the copy, its

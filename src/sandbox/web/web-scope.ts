@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Network } from '../../domain/networks.js'
+import type { Network } from '../../core/networks.js'
 import type { KeptFile } from './kept-media.js'
 import {
   renderMissingPage,

@@ -198,7 +198,7 @@ export function registerApiRoutes(app: FastifyInstance, sandbox: YouTubeSandbox)
     )
   })
 
-  // Issue 26: commentThreads.insert (50 units, youtube.force-ssl) and commentThreads.list by videoId.
+  // First comments: commentThreads.insert (50 units, youtube.force-ssl) and commentThreads.list by videoId.
   app.post('/youtube/v3/commentThreads', async (request, reply) => {
     sandbox.record({ op: 'commentThreads.insert', method: 'POST', path: '/youtube/v3/commentThreads' })
     if (fault(request, reply, 'commentThreads.insert')) return reply

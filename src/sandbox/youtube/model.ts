@@ -1,5 +1,5 @@
 import type { Hash } from 'node:crypto'
-import type { Clock } from '../../lib/clock.js'
+import type { Clock } from '../../platform/clock.js'
 import type { FaultInjector } from '../fault-injector.js'
 
 /** The sandbox's options and the shapes of its world (accounts, channels, videos, uploads, faults). */
@@ -17,7 +17,7 @@ export const scopesFor = {
   'videos.insert': [SCOPE.upload, SCOPE.youtube, SCOPE.forceSsl, SCOPE.partner],
   'channels.list': [SCOPE.readonly, SCOPE.youtube, SCOPE.forceSsl, SCOPE.partner],
   'videos.list': [SCOPE.readonly, SCOPE.youtube, SCOPE.forceSsl, SCOPE.partner],
-  // Issue 26: the discovery document lists youtube.force-ssl alone for both commentThreads methods.
+  // First comments: the discovery document lists youtube.force-ssl alone for both commentThreads methods.
   'commentThreads.insert': [SCOPE.forceSsl],
   'commentThreads.list': [SCOPE.forceSsl],
 } as const
@@ -130,7 +130,7 @@ export type FaultOp =
   | 'commentThreads.insert'
   | 'commentThreads.list'
 
-/** A top-level comment (a comment thread) on a video (issue 26). */
+/** A top-level comment (a comment thread) on a video: what a first comment makes. */
 export interface SandboxComment {
   id: string
   videoId: string

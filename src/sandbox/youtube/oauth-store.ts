@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { Clock } from '../../lib/clock.js'
+import type { Clock } from '../../platform/clock.js'
 import type { TokenResponse } from './model.js'
 
 /**

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { type Clock, systemClock } from '../../lib/clock.js'
-import { pacificDay } from '../../networks/youtube/quota.js'
+import { pacificDay } from '../../core/youtube-quota-day.js'
+import { type Clock, systemClock } from '../../platform/clock.js'
 import { listedAt } from '../fault-injector.js'
 import { KEPT_MEDIA_MAX_BYTES, KeptMedia, sniffContentType } from '../web/kept-media.js'
 import type {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { tagListLength } from '../../networks/youtube/metadata.js'
+import { tagListLength } from '../../core/youtube-rules.js'
 import { KEPT_MEDIA_MAX_BYTES } from '../web/kept-media.js'
 import { authorize, checkParts } from './api-routes.js'
 import {

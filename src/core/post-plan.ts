@@ -1,0 +1,386 @@
+import {
+  countHashtags,
+  countMentions,
+  LINK_SURCHARGE,
+  looksLikeVideo,
+  networkRules,
+  reportedTextLimits,
+} from './network-rules.js'
+import type { Network } from './networks.js'
+import { containsLink, lengthOn } from './text-length.js'
+import {
+  type DeliveryItem,
+  deliveryItems,
+  itemBlockers,
+  itemsPrice,
+  type PostItems,
+  type ThreadItemInput,
+  takesThreads,
+  threadNetworks,
+} from './thread-items.js'
+import {
+  type ResolvedYouTubeDetails,
+  resolveYouTubeDetails,
+  type YouTubeDetailsInput,
+} from './youtube-details.js'
+
+/**
+ * Turns a post request into the targets it will create, each with its own copy, media and YouTube details,
+ * plus everything that would stop it (blockers), advice (warnings) and its price. Pure: the caller supplies
+ * the workspace's connections. create_post, preflight_post and update_post all plan through here.
+ */
+
+export interface ConnectionInfo {
+  id: string
+  platform: Network
+  profileId: string
+  username: string
+  status: 'active' | 'needs_reconnect' | 'removed'
+}
+
+export interface TargetRequest {
+  platform: Network
+  profileId?: string | undefined
+  username?: string | undefined
+  content?: string | undefined
+  mediaUrl?: string | undefined
+  mediaUrls?: string[] | undefined
+  youtube?: YouTubeDetailsInput | undefined
+  thread?: ThreadItemInput[] | undefined
+  firstComment?: string | undefined
+}
+
+export interface PlanInput {
+  content: string
+  targetAccounts?: TargetRequest[] | undefined
+  platforms?: Network[] | undefined
+  variants?: Record<string, string> | undefined
+  youtube?: YouTubeDetailsInput | undefined
+  mediaUrl?: string | undefined
+  mediaUrls?: string[] | undefined
+  /** A thread and a first comment, shared, per network or profile, or per target request. */
+  thread?: ThreadItemInput[] | undefined
+  firstComment?: string | undefined
+  threadVariants?: Record<string, ThreadItemInput[]> | undefined
+  firstCommentVariants?: Record<string, string> | undefined
+}
+
+export interface TargetOverrides {
+  content?: string
+  mediaUrls?: string[]
+  youtube?: YouTubeDetailsInput
+}
+
+export interface PlannedTarget {
+  connection: ConnectionInfo
+  overrides: TargetOverrides
+  content: string
+  mediaUrls: string[]
+  youtube: ResolvedYouTubeDetails | null
+  /** The thread items and first comment delivered after the post, in order. */
+  items: DeliveryItem[]
+  /** The thread and first comment as resolved for this profile, kept on its post. */
+  postItems: PostItems
+}
+
+export interface UnknownTarget {
+  platform: string
+  profileId?: string
+  username?: string
+  reason: string
+}
+
+export interface MediaSetLimit {
+  min: number
+  max: number
+  mixesVideo: boolean
+}
+
+export interface Plan {
+  targets: PlannedTarget[]
+  unknownTargets: UnknownTarget[]
+  blockers: string[]
+  warnings: string[]
+  /** Credits the post costs: each target's network price plus the one-off link surcharge. */
+  cost: number
+  hasLink: boolean
+  characterCount: number
+  limits: Record<Network, number>
+  /** Set when some target carries more than one attachment. */
+  mediaCount?: number
+  mediaSetLimits?: Partial<Record<Network, MediaSetLimit>>
+}
+
+const label = (c: ConnectionInfo) => `${c.platform} @${c.username}`
+
+/** Media per target: targetAccounts[].mediaUrls > .mediaUrl > mediaUrls > mediaUrl (DESIGN.md). */
+export function resolveMedia(
+  override: { mediaUrls?: string[] | undefined; mediaUrl?: string | undefined } | undefined,
+  shared: { mediaUrls?: string[] | undefined; mediaUrl?: string | undefined },
+): string[] {
+  if (override?.mediaUrls) return override.mediaUrls
+  if (override?.mediaUrl) return [override.mediaUrl]
+  if (shared.mediaUrls) return shared.mediaUrls
+  return shared.mediaUrl ? [shared.mediaUrl] : []
+}
+
+/** Copy per target: targetAccounts[].content > variants["<platform>:<profileId>"] > variants[platform] > content. */
+export function resolveCopy(
+  connection: ConnectionInfo,
+  override: string | undefined,
+  variants: Record<string, string>,
+  content: string,
+) {
+  return (
+    override ??
+    variants[`${connection.platform}:${connection.profileId}`] ??
+    variants[connection.platform] ??
+    content
+  )
+}
+
+/** Which connections a request names; entries that match nothing are reported, never guessed. */
+export function selectConnections(
+  input: Pick<PlanInput, 'targetAccounts' | 'platforms'>,
+  connections: ConnectionInfo[],
+) {
+  const chosen = new Map<string, { connection: ConnectionInfo; request?: TargetRequest }>()
+  const unknown: UnknownTarget[] = []
+  const live = connections.filter((c) => c.status !== 'removed')
+  for (const request of input.targetAccounts ?? []) {
+    const onNetwork = live.filter((c) => c.platform === request.platform)
+    let match: ConnectionInfo[]
+    if (request.profileId !== undefined) match = onNetwork.filter((c) => c.profileId === request.profileId)
+    else if (request.username !== undefined) {
+      const wanted = request.username.replace(/^@/, '').toLowerCase()
+      match = onNetwork.filter((c) => c.username.replace(/^@/, '').toLowerCase() === wanted)
+    } else match = onNetwork
+    const who = {
+      platform: request.platform,
+      ...(request.profileId ? { profileId: request.profileId } : {}),
+      ...(request.username ? { username: request.username } : {}),
+    }
+    if (match.length === 0) {
+      unknown.push({
+        ...who,
+        reason: `No connected ${request.platform} profile matches ${request.profileId ?? request.username ?? 'this entry'}`,
+      })
+    } else if (match.length > 1) {
+      unknown.push({
+        ...who,
+        reason: `${match.length} ${request.platform} profiles are connected; name one with profileId`,
+      })
+    } else {
+      const connection = match[0] as ConnectionInfo
+      chosen.set(connection.id, { connection, request })
+    }
+  }
+  // A whole network expands to its live profiles, as get_connected_accounts lists them; profiles that need
+  // reconnecting are left out with a warning, unless they are all there is (then the post cannot go out).
+  const skipped: ConnectionInfo[] = []
+  for (const platform of new Set(input.platforms ?? [])) {
+    const onNetwork = live.filter((c) => c.platform === platform)
+    const active = onNetwork.filter((c) => c.status === 'active')
+    if (onNetwork.length === 0)
+      unknown.push({ platform, reason: `No ${platform} profile is connected in this workspace` })
+    for (const connection of active.length > 0 ? active : onNetwork)
+      if (!chosen.has(connection.id)) chosen.set(connection.id, { connection })
+    if (active.length > 0)
+      skipped.push(...onNetwork.filter((c) => c.status !== 'active' && !chosen.has(c.id)))
+  }
+  return { chosen: [...chosen.values()], unknown, skipped }
+}
+
+export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan {
+  const { chosen, unknown, skipped } = selectConnections(input, connections)
+  const blockers: string[] = []
+  const warnings: string[] = []
+  if (!input.targetAccounts?.length && !input.platforms?.length)
+    blockers.push('Name at least one profile in targetAccounts or one network in platforms')
+  for (const u of unknown) blockers.push(u.reason)
+  for (const c of skipped) warnings.push(`${label(c)} is left out: it needs to be reconnected`)
+
+  const targets = chosen.map((choice) => planTarget(input, choice, blockers))
+  checkSharedThread(input, targets, { blockers, warnings })
+  for (const target of targets) checkTarget(target, { blockers, warnings })
+
+  const hasLink = targets.some(
+    (t) => containsLink(t.content) || t.items.some((item) => containsLink(item.content)),
+  )
+  if (hasLink)
+    warnings.push(`The copy holds a link: a one-off surcharge of ${LINK_SURCHARGE} credits applies`)
+  const cost =
+    targets.reduce(
+      (sum, t) =>
+        sum + networkRules[t.connection.platform].price + itemsPrice(t.connection.platform, t.items),
+      0,
+    ) + (hasLink && targets.length > 0 ? LINK_SURCHARGE : 0)
+  const sets = mediaSets(targets)
+  return {
+    targets,
+    unknownTargets: unknown,
+    blockers,
+    warnings,
+    cost,
+    hasLink,
+    characterCount: [...input.content].length,
+    limits: { ...reportedTextLimits },
+    ...(sets.mediaCount !== undefined ? sets : {}),
+  }
+}
+
+interface Findings {
+  blockers: string[]
+  warnings: string[]
+}
+
+/**
+ * One chosen profile's post: its copy, media, YouTube details, thread and first comment, each from the
+ * most specific place given (its request, its profile's or network's variant, the shared field).
+ */
+function planTarget(
+  input: PlanInput,
+  { connection, request }: { connection: ConnectionInfo; request?: TargetRequest },
+  blockers: string[],
+): PlannedTarget {
+  const overrides: TargetOverrides = {}
+  if (request?.content !== undefined) overrides.content = request.content
+  const ownMedia = request?.mediaUrls ?? (request?.mediaUrl ? [request.mediaUrl] : undefined)
+  if (ownMedia) overrides.mediaUrls = ownMedia
+  if (request?.youtube) overrides.youtube = request.youtube
+  const content = resolveCopy(connection, overrides.content, input.variants ?? {}, input.content)
+  const mediaUrls = resolveMedia(overrides, input)
+  const youtube =
+    connection.platform === 'youtube'
+      ? resolveYouTubeDetails(content, { ...input.youtube, ...overrides.youtube })
+      : null
+  const key = `${connection.platform}:${connection.profileId}`
+  const ownThread =
+    request?.thread ?? input.threadVariants?.[key] ?? input.threadVariants?.[connection.platform]
+  const thread = ownThread ?? input.thread
+  const firstComment =
+    request?.firstComment ??
+    input.firstCommentVariants?.[key] ??
+    input.firstCommentVariants?.[connection.platform] ??
+    input.firstComment
+  // A thread named for this profile or network that the network cannot take is refused; the shared one
+  // is left out of such networks with a warning (checkSharedThread).
+  if (ownThread && ownThread.length > 0 && !takesThreads(connection.platform))
+    blockers.push(
+      `${request?.thread ? 'targetAccounts[].thread' : 'threadVariants'}: ${label(connection)}: ${connection.platform} takes no threads (only ${threadNetworks.join(', ')})`,
+    )
+  const items = deliveryItems(connection.platform, thread, firstComment)
+  const postItems: PostItems = {
+    ...(thread && thread.length > 0 && takesThreads(connection.platform) ? { thread } : {}),
+    ...(firstComment ? { firstComment } : {}),
+  }
+  return { connection, overrides, content, mediaUrls, youtube, items, postItems }
+}
+
+/** The shared thread is left out where a network takes none, and refused when no profile takes it. */
+function checkSharedThread(input: PlanInput, targets: PlannedTarget[], { blockers, warnings }: Findings) {
+  if (!input.thread || input.thread.length === 0) return
+  const without = targets.filter((t) => !takesThreads(t.connection.platform))
+  if (without.length === targets.length && targets.length > 0)
+    blockers.push(
+      `thread: none of the profiles takes a thread (${without.map((t) => label(t.connection)).join(', ')}); threads go to ${threadNetworks.join(', ')}`,
+    )
+  else
+    for (const t of without)
+      warnings.push(
+        `${label(t.connection)}: ${t.connection.platform} takes no threads; the thread is left out there (first comments go to every network)`,
+      )
+}
+
+/** One target against its network's rules: connection, copy, media, thread items, video title, set. */
+function checkTarget(target: PlannedTarget, findings: Findings) {
+  const { connection, mediaUrls } = target
+  const { blockers } = findings
+  const who = label(connection)
+  if (connection.status === 'needs_reconnect')
+    blockers.push(`${who} needs to be reconnected before it can publish`)
+  checkCopy(target, who, findings)
+  blockers.push(...attachmentBlockers(target, who))
+  blockers.push(...itemBlockers(connection.platform, who, target.items))
+  if (target.youtube && target.youtube.title === '')
+    blockers.push(`${who}: the video needs a title (give youtube.title or a first line of copy)`)
+  if (mediaUrls.length > 1) blockers.push(...setBlockers(target, who))
+}
+
+/** The copy's length as the network counts it, and its hashtags and mentions where the network caps them. */
+function checkCopy({ connection, content }: PlannedTarget, who: string, { blockers, warnings }: Findings) {
+  const rules = networkRules[connection.platform]
+  const length = lengthOn(connection.platform, content)
+  if (length > rules.textLimit)
+    blockers.push(
+      `${who}: the copy is ${length} characters; ${connection.platform} allows ${rules.textLimit}`,
+    )
+  else if (rules.textWarning && length > rules.textWarning.at) {
+    warnings.push(`${who}: the copy is ${length} characters; ${rules.textWarning.message}`)
+  }
+  if (rules.captionLimits) {
+    const hashtags = countHashtags(content)
+    const mentions = countMentions(content)
+    if (hashtags > rules.captionLimits.hashtags)
+      blockers.push(
+        `${who}: the caption has ${hashtags} hashtags; ${connection.platform} allows ${rules.captionLimits.hashtags}`,
+      )
+    if (mentions > rules.captionLimits.mentions)
+      blockers.push(
+        `${who}: the caption has ${mentions} @mentions; ${connection.platform} allows ${rules.captionLimits.mentions}`,
+      )
+  }
+}
+
+/** Something to publish, and the media a network requires (YouTube: a video). */
+function attachmentBlockers({ connection, content, mediaUrls }: PlannedTarget, who: string): string[] {
+  const rules = networkRules[connection.platform]
+  const blockers: string[] = []
+  if (content.trim() === '' && mediaUrls.length === 0)
+    blockers.push(`${who}: nothing to publish (no copy and no media)`)
+  if (rules.requiresMedia && mediaUrls.length === 0) {
+    blockers.push(
+      connection.platform === 'youtube'
+        ? `${who}: YouTube Shorts needs a video (mediaUrl)`
+        : `${who}: ${connection.platform} requires media`,
+    )
+  }
+  if (rules.requiresVideo && mediaUrls.length > 0 && !mediaUrls.every(looksLikeVideo)) {
+    blockers.push(
+      `${who}: YouTube Shorts needs a video; ${mediaUrls.find((u) => !looksLikeVideo(u))} does not look like one (mp4, mov, webm)`,
+    )
+  }
+  return blockers
+}
+
+/** A set of several attachments against the network's size limits and its rule on mixing in video. */
+function setBlockers({ connection, mediaUrls }: PlannedTarget, who: string): string[] {
+  const rules = networkRules[connection.platform]
+  const blockers: string[] = []
+  if (mediaUrls.length > rules.maxMedia)
+    blockers.push(
+      `${who}: ${mediaUrls.length} attachments; ${connection.platform} takes at most ${rules.maxMedia}`,
+    )
+  if (mediaUrls.length < rules.minSetMedia)
+    blockers.push(`${who}: ${connection.platform} needs at least ${rules.minSetMedia} items in a set`)
+  if (!rules.mixesVideoInSet && mediaUrls.some(looksLikeVideo))
+    blockers.push(`${who}: ${connection.platform} does not mix video into a set of several`)
+  return blockers
+}
+
+/** The largest attachment set and the set limits of each network that gets one (undefined: no sets). */
+function mediaSets(targets: PlannedTarget[]) {
+  let mediaCount: number | undefined
+  const mediaSetLimits: Partial<Record<Network, MediaSetLimit>> = {}
+  for (const { connection, mediaUrls } of targets) {
+    if (mediaUrls.length <= 1) continue
+    const rules = networkRules[connection.platform]
+    mediaCount = Math.max(mediaCount ?? 0, mediaUrls.length)
+    mediaSetLimits[connection.platform] = {
+      min: rules.minSetMedia,
+      max: rules.maxMedia,
+      mixesVideo: rules.mixesVideoInSet,
+    }
+  }
+  return { mediaCount, mediaSetLimits }
+}

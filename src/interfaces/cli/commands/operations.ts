@@ -1,0 +1,86 @@
+import { required } from '../arguments.js'
+import { appCommand, type Command, storeCommand } from '../command.js'
+
+export const operationCommands: Command[] = [
+  storeCommand({
+    name: 'secrets rotate',
+    usage: [
+      'secrets rotate [--json]',
+      'Re-seal every stored token under HERALD_SECRET_KEY (old ones open with HERALD_OLD_SECRET_KEYS).',
+    ],
+    opens: 'store',
+    input: () => ({}),
+    async run(app) {
+      const { rotateSecrets } = await import('../../../platform/crypto/rotate.js')
+      const report = await rotateSecrets(app.store.db, app.vault)
+      const line = (what: string, c: typeof report.connections) =>
+        `${what}: ${c.total} sealed, ${c.rotated} re-sealed, ${c.current} already current, ${c.failed} unreadable${c.failed ? ` (${c.failedIds.join(', ')})` : ''}`
+      const failed =
+        report.connections.failed +
+        report.oauthStates.failed +
+        report.pendingGrants.failed +
+        report.webhookSecrets.failed +
+        report.networkApps.failed
+      return {
+        json: report,
+        text: [
+          `Current key ${report.keyId}.`,
+          line('Connections', report.connections),
+          line('OAuth states', report.oauthStates),
+          line('Pending connect grants', report.pendingGrants),
+          line('Webhook secrets', report.webhookSecrets),
+          line('Network app secrets', report.networkApps),
+          failed
+            ? 'Some values open with none of the configured keys, or were not sealed for the row they are in: add the key that sealed them to HERALD_OLD_SECRET_KEYS, or reconnect those profiles.'
+            : 'Every sealed value is under the current key; HERALD_OLD_SECRET_KEYS can be removed.',
+        ].join('\n'),
+        exitCode: failed ? 1 : 0,
+      }
+    },
+  }),
+  appCommand({
+    name: 'sandbox connect',
+    usage: [
+      'sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads --username U [--organization] [--json]',
+      'Connect a simulated profile through the connect flow of a server running with HERALD_SANDBOX=1',
+      '(youtube: U is the Google account e-mail, e.g. creator@example.com; bluesky: the account',
+      'U.bsky.social, made with an app password in the simulator; facebook: a Page named U;',
+      "instagram: an Instagram professional account U, through Instagram Login; linkedin: member U's",
+      'personal profile, or with --organization the first page U administers; threads: a Threads profile U).',
+    ],
+    opens: 'app',
+    input: (v) => ({
+      workspaceId: required(v, 'workspace'),
+      network: required(v, 'network'),
+      username: required(v, 'username'),
+      organization: v.organization === true,
+    }),
+    async run(app, input) {
+      const { sandboxConnect } = await import('../../../modules/connections/sandbox-connect.js')
+      const result = await sandboxConnect(app, input)
+      return {
+        json: result,
+        text: `Connected ${result.platform} @${result.username} (profile ${result.profileId}) in workspace ${result.workspaceId}.`,
+      }
+    },
+  }),
+  { name: 'api', usage: ['api       Run the HTTP API only (no worker).'], opens: 'service' },
+  { name: 'worker', usage: ['worker    Run the publishing worker only.'], opens: 'service' },
+  appCommand({
+    name: 'media gc',
+    usage: [
+      'media gc [--json]',
+      'Remove hosted media past its retention (HERALD_MEDIA_RETENTION_HOURS) that no pending post needs.',
+    ],
+    opens: 'app',
+    input: () => ({}),
+    async run(app) {
+      const { sweepAppMedia } = await import('../../../modules/media/app-media-sweep.js')
+      const result = await sweepAppMedia(app)
+      return {
+        json: result,
+        text: `Removed ${result.removed.length} hosted media file${result.removed.length === 1 ? '' : 's'} (${result.bytes} bytes).`,
+      }
+    },
+  }),
+]

@@ -1,0 +1,26 @@
+import type { Caller } from '../../modules/accounts/caller.js'
+import type { ToolRunner } from '../tools/runner.js'
+import type { SignedIn } from './request.js'
+
+/**
+ * The person behind a dashboard session as the tool runner knows callers. The session stands in for a key
+ * (rate limits and logs name it `session:<id>`), so the dashboard calls the same tools an agent does.
+ */
+export const callerOf = (who: SignedIn): Caller => ({
+  userId: who.user.id,
+  apiKeyId: `session:${who.session.id}`,
+  defaultWorkspaceId: who.workspace.id,
+})
+
+/** The signed-in person as the team-workflow services know who acts (src/modules/publishing/approvals.ts). */
+export const actorOf = (who: SignedIn) => ({
+  userId: who.user.id,
+  workspaceId: who.workspace.id,
+  role: who.workspace.role,
+})
+
+/** Runs a tool as the signed-in person in the session's workspace; the dashboard's one way into the tools. */
+export const runAs =
+  (runner: ToolRunner) =>
+  <T>(who: SignedIn, tool: string, args: Record<string, unknown>) =>
+    runner.run(tool, { ...args, workspaceId: who.workspace.id }, callerOf(who)) as Promise<T>

@@ -1,0 +1,361 @@
+import path from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { looksLikeVideo } from '../../core/network-rules.js'
+import { isNetwork, type Network } from '../../core/networks.js'
+import { type ConnectionInfo, resolveCopy } from '../../core/post-plan.js'
+import { lengthOn } from '../../core/text-length.js'
+import { deliveryItems, itemLabel, itemLimit } from '../../core/thread-items.js'
+import { type PrivacyStatus, resolveYouTubeDetails } from '../../core/youtube-details.js'
+import type { AppContext } from '../../modules/app-context.js'
+import { detectType } from '../../modules/media/detect-type.js'
+import { httpStatusFor, toAppError } from '../../platform/errors.js'
+import { type FormBody, firstValue } from '../../platform/form.js'
+import type { ToolRunner } from '../tools/runner.js'
+import { runAs } from './caller.js'
+import { COMPOSE_SCRIPT } from './compose-script.js'
+import {
+  type Account,
+  type Checked,
+  type ComposeView,
+  checkHtml,
+  composePage,
+  type Draft,
+  PRIVACY_LABELS,
+  type PreviewTarget,
+  previewHtml,
+  problemHtml,
+  UPLOAD_TYPES,
+} from './compose-view.js'
+import { type FormGuard, scriptUpload, signedInOf } from './form-guard.js'
+import { sendHtml } from './html.js'
+import { redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { ReceivedUpload } from './upload-body.js'
+
+/**
+ * Compose: the copy, the profiles, media by URL or upload, copy per network or per profile, YouTube details
+ * and the slot (or now). The check is live: /compose/preflight runs preflight_post as the signed-in person
+ * and answers the counts, blockers, warnings, cost and a preview per profile; "Create" runs create_post.
+ * Both are the tools an agent calls; nothing here decides what may be posted.
+ */
+
+export { UPLOAD_TYPES }
+
+interface Preflight {
+  ok: boolean
+  resolvedTargets: Array<{ platform: Network; profileId: string; username: string }>
+  blockers: string[]
+  warnings: string[]
+  credits: { cost: number; balance: number; remainingAfter: number }
+  limits: Record<Network, number>
+}
+
+const list = (body: FormBody, name: string) => {
+  const value = body[name]
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+const one = (body: FormBody, name: string) => list(body, name)[0] ?? ''
+
+/** Copy keyed `variant_<network>` or `variant_<network>:<profileId>`; empty fields are no variant. */
+function readVariants(body: FormBody): Draft['variants'] {
+  const variants: Draft['variants'] = {}
+  for (const key of Object.keys(body)) {
+    if (!key.startsWith('variant_')) continue
+    const name = key.slice('variant_'.length)
+    const [network, ...profile] = name.split(':')
+    const valid = isNetwork(network ?? '') && (profile.length === 0 || profile.join(':') !== '')
+    if (valid && one(body, key).trim()) variants[name] = one(body, key)
+  }
+  return variants
+}
+
+function readDraft(body: FormBody): Draft {
+  const youtubePrivacy =
+    one(body, 'youtubePrivacy') in PRIVACY_LABELS ? one(body, 'youtubePrivacy') : 'private'
+  return {
+    content: one(body, 'content'),
+    profiles: list(body, 'profile'),
+    mediaUrls: one(body, 'mediaUrls'),
+    variants: readVariants(body),
+    youtubeTitle: one(body, 'youtubeTitle'),
+    youtubeDescription: one(body, 'youtubeDescription'),
+    youtubePrivacy,
+    youtubeConfirmed: one(body, 'youtubeConfirm') === youtubePrivacy,
+    when: one(body, 'when') === 'schedule' ? 'schedule' : one(body, 'when') === 'queue' ? 'queue' : 'now',
+    date: one(body, 'date'),
+    time: one(body, 'time'),
+    timezone: one(body, 'timezone') || 'UTC',
+    thread: readThread(body),
+    firstComment: one(body, 'firstComment'),
+  }
+}
+
+/** The thread's posts in order (`threadContent` and `threadMedia` side by side); empty ones are left out. */
+function readThread(body: FormBody): Draft['thread'] {
+  const contents = list(body, 'threadContent')
+  const media = list(body, 'threadMedia')
+  return contents
+    .map((content, i) => ({ content, mediaUrls: media[i] ?? '' }))
+    .filter((item) => item.content.trim() !== '' || item.mediaUrls.trim() !== '')
+}
+
+const urlsOf = (text: string) =>
+  text
+    .split(/\s+/)
+    .map((u) => u.trim())
+    .filter(Boolean)
+
+const mediaList = (draft: Draft) =>
+  draft.mediaUrls
+    .split(/\s+/)
+    .map((u) => u.trim())
+    .filter(Boolean)
+const targetsYouTube = (draft: Draft) => draft.profiles.some((p) => p.startsWith('youtube:'))
+const youtubeDetails = (draft: Draft) => ({
+  ...(draft.youtubeTitle.trim() ? { title: draft.youtubeTitle } : {}),
+  ...(draft.youtubeDescription.trim() ? { description: draft.youtubeDescription } : {}),
+  privacyStatus: draft.youtubePrivacy as PrivacyStatus,
+})
+
+/** The tools' arguments for a draft (the same for preflight_post and create_post). */
+function toolArguments(draft: Draft) {
+  const targetAccounts = draft.profiles.map((key) => {
+    const [platform, ...rest] = key.split(':')
+    return { platform, profileId: rest.join(':') }
+  })
+  const mediaUrls = mediaList(draft)
+  return {
+    content: draft.content,
+    targetAccounts,
+    ...(mediaUrls.length ? { mediaUrls } : {}),
+    ...(Object.keys(draft.variants).length ? { variants: draft.variants } : {}),
+    ...(draft.thread.length
+      ? {
+          thread: draft.thread.map((item) => ({
+            content: item.content,
+            ...(urlsOf(item.mediaUrls).length ? { mediaUrls: urlsOf(item.mediaUrls) } : {}),
+          })),
+        }
+      : {}),
+    ...(draft.firstComment.trim() ? { firstComment: draft.firstComment } : {}),
+    ...(targetsYouTube(draft) ? { youtube: youtubeDetails(draft) } : {}),
+    ...(draft.when === 'now'
+      ? { publishImmediately: true, timezone: draft.timezone }
+      : draft.when === 'queue'
+        ? { queue: true }
+        : { scheduleDate: draft.date, scheduleTime: draft.time, timezone: draft.timezone }),
+  }
+}
+
+/**
+ * What preflight_post says about a draft, with each target's copy (resolved by the domain's own rule)
+ * counted as Herald counts it on that network, and the preview of each target.
+ */
+function readPreflight(app: AppContext, draft: Draft, preflight: Preflight) {
+  const media = mediaList(draft).map((url) => ({
+    url,
+    video: looksLikeVideo(url),
+    ...(app.media.isHostedUrl(url) ? { src: new URL(url).pathname } : {}),
+  }))
+  const targets = preflight.resolvedTargets.map((t) => {
+    const connection: ConnectionInfo = { id: '', status: 'active', ...t }
+    return { ...t, copy: resolveCopy(connection, undefined, draft.variants, draft.content) }
+  })
+  const mediaOf = (urls: string[]) =>
+    urls.map((url) => ({
+      url,
+      video: looksLikeVideo(url),
+      ...(app.media.isHostedUrl(url) ? { src: new URL(url).pathname } : {}),
+    }))
+  // Each target's thread posts and first comment, counted and previewed as its network takes them.
+  const itemsOf = (platform: Network) =>
+    deliveryItems(
+      platform,
+      draft.thread.map((item) => ({ content: item.content, mediaUrls: urlsOf(item.mediaUrls) })),
+      draft.firstComment.trim() ? draft.firstComment : undefined,
+    )
+  const checked: Checked = {
+    ok: preflight.ok,
+    counts: targets.flatMap((t) => {
+      const items = itemsOf(t.platform)
+      return [
+        {
+          platform: t.platform,
+          profileId: t.profileId,
+          username: t.username,
+          count: lengthOn(t.platform, t.copy),
+          limit: preflight.limits[t.platform],
+        },
+        ...items.map((item, i) => ({
+          platform: t.platform,
+          profileId: t.profileId,
+          username: t.username,
+          count: lengthOn(t.platform, item.content),
+          limit: itemLimit(t.platform, item.role),
+          what: itemLabel(item, i, items),
+        })),
+      ]
+    }),
+    blockers: preflight.blockers,
+    warnings: preflight.warnings,
+    credits: preflight.credits,
+  }
+  const preview: PreviewTarget[] = targets.map((t) => ({
+    platform: t.platform,
+    username: t.username,
+    copy: t.copy,
+    media,
+    youtube: t.platform === 'youtube' ? resolveYouTubeDetails(t.copy, youtubeDetails(draft)) : null,
+    items: itemsOf(t.platform).map((item, i, all) => ({
+      label: itemLabel(item, i, all).replace(/^./, (c) => c.toUpperCase()),
+      copy: item.content,
+      media: mediaOf(item.mediaUrls),
+    })),
+  }))
+  return { checked, preview }
+}
+
+const confirmationMessage = (draft: Draft) =>
+  `Confirm that this video will be ${PRIVACY_LABELS[draft.youtubePrivacy]} on YouTube, then create the post.`
+
+/** The live check is the page script's: a refused one is the check's JSON, shown where the check goes. */
+const preflightForm: { config: { form: FormGuard } } = {
+  config: {
+    form: {
+      refuse: (reply, why) =>
+        reply
+          .code(why === 'signedOut' ? 401 : 403)
+          .header('cache-control', 'no-store')
+          .send({
+            ok: false,
+            checkHtml: problemHtml(
+              why === 'signedOut' ? 'you are signed out; sign in again.' : 'this page expired; reload it.',
+            ),
+          }),
+    },
+  },
+}
+
+export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
+  const run = runAs(runner)
+
+  scope.get('/dashboard/compose.js', async (_request, reply) =>
+    reply.header('content-type', 'text/javascript; charset=utf-8').send(COMPOSE_SCRIPT),
+  )
+
+  registerUploadRoute(scope, app)
+
+  /** preflight_post for a draft, as the signed-in person, read into the check and the preview. */
+  const checkDraft = async (who: SignedIn, draft: Draft) =>
+    readPreflight(app, draft, await run<Preflight>(who, 'preflight_post', toolArguments(draft)))
+
+  // A free queue slot on the calendar opens Compose for that profile and time (?profile=&date=&time=&timezone=).
+  scope.get<{ Querystring: Record<string, string | undefined> }>('/compose', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/compose')
+    const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
+    const [profile, date, time, timezone] = ['profile', 'date', 'time', 'timezone'].map((key) =>
+      firstValue(request.query[key]),
+    )
+    const draft = emptyDraft()
+    const slotGiven = Boolean(date && time)
+    if (profile && accounts.some((a) => `${a.platform}:${a.profileId}` === profile))
+      draft.profiles = [profile]
+    if (slotGiven) Object.assign(draft, { when: 'schedule', date, time, timezone: timezone || 'UTC' })
+    return sendHtml(reply, 200, composePage({ who, accounts, draft, fresh: !slotGiven }))
+  })
+
+  // The live check: the form as it stands (CSRF token included), answered as JSON for the page's script.
+  scope.post('/compose/preflight', preflightForm, async (request, reply) => {
+    const answer = (status: number, body: Record<string, unknown>) =>
+      reply.code(status).header('cache-control', 'no-store').send(body)
+    const who = signedInOf(request)
+    const draft = readDraft((request.body ?? {}) as FormBody)
+    try {
+      const { checked, preview } = await checkDraft(who, draft)
+      return answer(200, { ...checked, checkHtml: checkHtml(checked), previewHtml: previewHtml(preview) })
+    } catch (error) {
+      const appError = toAppError(error)
+      const status = httpStatusFor(appError.code)
+      if (status >= 500) throw error
+      return answer(status, {
+        ok: false,
+        problem: appError.message,
+        checkHtml: problemHtml(appError.message),
+      })
+    }
+  })
+
+  scope.post('/compose', async (request, reply) => {
+    const who = signedInOf(request)
+    const body = (request.body ?? {}) as FormBody
+    const draft = readDraft(body)
+    const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
+    const show = (status: number, more: Pick<ComposeView, 'checked' | 'preview' | 'problem'>) =>
+      sendHtml(reply, status, composePage({ who, accounts, draft, fresh: false, ...more }))
+    try {
+      const { checked, preview } = await checkDraft(who, draft)
+      if (one(body, 'intent') !== 'create' || !checked.ok) return show(200, { checked, preview })
+      // The spec asks that a YouTube upload's visibility be confirmed before the post is created.
+      if (targetsYouTube(draft) && !draft.youtubeConfirmed)
+        return show(400, { checked, preview, problem: confirmationMessage(draft) })
+      const created = await run<{ postIds: string[] }>(who, 'create_post', toolArguments(draft))
+      const [first, ...others] = created.postIds
+      return reply.redirect(others.length || !first ? '/posts' : `/posts/${encodeURIComponent(first)}`, 303)
+    } catch (error) {
+      const appError = toAppError(error)
+      return show(httpStatusFor(appError.code), { problem: appError.message })
+    }
+  })
+}
+
+const emptyDraft = (): Draft => ({
+  content: '',
+  profiles: [],
+  mediaUrls: '',
+  variants: {},
+  youtubeTitle: '',
+  youtubeDescription: '',
+  youtubePrivacy: 'private',
+  youtubeConfirmed: false,
+  when: 'now',
+  date: '',
+  time: '',
+  timezone: 'UTC',
+  thread: [],
+  firstComment: '',
+})
+
+/** Media uploaded from the compose page: stored now, its URL answered for the form. */
+function registerUploadRoute(scope: FastifyInstance, app: AppContext) {
+  // The file's bytes as the body, its type as the content type; the CSRF token travels in the query and was
+  // checked, with the session, before the body was read (src/interfaces/dashboard/upload-body.ts). The stored type and
+  // the file name's extension come from the bytes, never from what the browser claimed.
+  scope.post<{ Querystring: { name?: string } }>('/compose/upload', scriptUpload, async (request, reply) => {
+    const who = signedInOf(request)
+    const upload = request.body
+    const unsupported = () =>
+      reply.code(415).send({ message: 'Upload an image (PNG, JPEG, GIF, WebP) or a video (MP4, MOV, WebM).' })
+    if (!(upload instanceof ReceivedUpload) || upload.size === 0) return unsupported()
+    const requested = firstValue(request.query.name) ?? 'upload'
+    const detected = detectType(await upload.head(), path.extname(requested).toLowerCase())
+    if (!detected || !UPLOAD_TYPES.includes(detected.contentType)) return unsupported()
+    const stem = path
+      .basename(requested, path.extname(requested))
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .slice(-72)
+    const name = `${stem || 'upload'}.${detected.extension}`
+    const staged = await app.media.stage({
+      file: upload.file,
+      contentType: detected.contentType,
+      name,
+      workspaceId: who.workspace.id,
+    })
+    try {
+      await staged.commit(app.store.db)
+    } catch (error) {
+      await staged.discard()
+      throw error
+    }
+    return reply.code(201).send({ url: staged.url })
+  })
+}

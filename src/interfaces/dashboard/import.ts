@@ -1,0 +1,202 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../../modules/app-context.js'
+import {
+  type ImportReport,
+  type ImportRowReport,
+  importContextFor,
+  importCsv,
+  MAX_IMPORT_ROWS,
+} from '../../modules/publishing/csv-import.js'
+import { findUpload, saveUpload } from '../../platform/db/statements/imports.js'
+import { httpStatusFor, toAppError } from '../../platform/errors.js'
+import { firstValue } from '../../platform/form.js'
+import type { ToolRunner } from '../tools/runner.js'
+import { actorOf, callerOf } from './caller.js'
+import { scriptUpload, signedInOf } from './form-guard.js'
+import { csrfField, escapeHtml, page, sendHtml } from './html.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+
+/**
+ * Bulk import: upload a CSV, see every row checked (blockers, warnings, cost) before anything is created,
+ * then import the rows that passed and see what happened to each. The file waits between the two steps
+ * (kept a day, visible to the person who uploaded it only). The rows go through preflight_post and
+ * create_post as the signed-in person (src/modules/publishing/csv-import.ts).
+ */
+
+export const CSV_TYPES = ['text/csv', 'application/vnd.ms-excel', 'text/plain']
+
+const STYLE = `table{font-size:.92rem}td{vertical-align:top}.blocked td{background:#fdf2f2}.done td{background:#f0f8f2}
+.problems{margin:0;padding-left:1rem}.summary li{margin:.2rem 0}textarea{width:100%;box-sizing:border-box;font-family:monospace}`
+
+const EXAMPLE = `content,profiles,date,time,timezone,media URLs,first comment,queue
+"Spring is here, and so are we",linkedin:acme; twitter,2030-04-01,09:00,Europe/Berlin,,,
+New post from the queue,bluesky,,,,https://example.com/photo.jpg,,yes`
+
+function uploadPage(who: SignedIn, problem?: string) {
+  const csrf = who.session.csrfToken
+  return page(
+    'Import',
+    `<h1>Import posts from a CSV file</h1>
+${problem ? `<div class="problem" role="alert"><p>${escapeHtml(problem)}</p></div>` : ''}
+<p>A row per post (a row to several profiles makes a post for each), up to ${MAX_IMPORT_ROWS} rows. Every row is checked first and shown with its blockers, warnings and cost; nothing is created until you import the rows that passed. A row imported once is never created again, so importing the same file twice creates nothing new.</p>
+<p>Columns (the first row names them, in any order): <code>content</code>, <code>profiles</code> (a network such as <code>linkedin</code> for every profile on it, or <code>network:username</code>; several separated by <code>;</code>), <code>date</code> (YYYY-MM-DD), <code>time</code> (HH:MM), <code>timezone</code> (IANA, default UTC), <code>media URLs</code> (separated by spaces), <code>first comment</code>, and <code>queue</code> (<code>yes</code> instead of a date: the profile's next free posting time).</p>
+<pre>${escapeHtml(EXAMPLE)}</pre>
+<form id="csv-upload" method="post" action="/import">${csrfField(csrf)}
+<label>CSV file <input type="file" id="csv-file" accept=".csv,text/csv" data-csrf="${escapeHtml(csrf)}"></label>
+<p id="csv-status" class="muted" role="status"></p>
+<details><summary>Or paste the CSV</summary>
+<label>CSV text <textarea name="csv" rows="8"></textarea></label>
+<button type="submit">Check the pasted rows</button></details>
+</form>
+<script src="/dashboard/import.js"></script>`,
+    { signedIn: account(who), style: STYLE },
+  )
+}
+
+const IMPORT_SCRIPT = `const input = document.getElementById('csv-file')
+const status = document.getElementById('csv-status')
+input.addEventListener('change', async () => {
+  const file = input.files[0]
+  if (!file) return
+  status.textContent = 'Checking ' + file.name + '…'
+  const query = new URLSearchParams({ name: file.name, csrf: input.dataset.csrf })
+  const answer = await fetch('/import/upload?' + query, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: file })
+  const body = await answer.json().catch(() => ({}))
+  if (!answer.ok) {
+    status.textContent = body.message || 'The upload was refused.'
+    return
+  }
+  window.location.href = body.url
+})
+`
+
+function rowLine(r: ImportRowReport) {
+  const problems = [
+    ...r.blockers.map((b) => (b.column ? `${b.column}: ${b.message}` : b.message)),
+    ...(r.note ? [r.note] : []),
+  ]
+  const warnings = r.warnings.map((w) => `<li class="muted">${escapeHtml(w)}</li>`).join('')
+  const cls =
+    r.status === 'blocked' || r.status === 'failed' ? 'blocked' : r.status === 'created' ? 'done' : ''
+  return `<tr class="${cls}"><td>${r.row}</td><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.content)}</td>
+<td>${escapeHtml(r.profiles.join(', '))}</td><td>${escapeHtml(r.slot)}</td><td>${r.cost}</td>
+<td>${problems.length || warnings ? `<ul class="problems">${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}${warnings}</ul>` : ''}${r.postIds.length ? r.postIds.map((id) => `<a href="/posts/${escapeHtml(id)}">${escapeHtml(id)}</a>`).join(' ') : ''}</td></tr>`
+}
+
+function reportPage(who: SignedIn, uploadId: string, fileName: string, report: ImportReport) {
+  const s = report.summary
+  const title = report.dryRun ? `Check of ${fileName}` : `Import of ${fileName}`
+  const summary = report.dryRun
+    ? `<ul class="summary"><li><strong>${s.ready}</strong> of ${s.rows} rows are ready (${s.cost} credits; the workspace has ${s.balance})</li>
+<li><strong>${s.blocked}</strong> blocked: fix them in the file and upload it again</li>
+${s.repeats ? `<li>${s.repeats} repeat an earlier row and are imported once</li>` : ''}
+${s.alreadyImported ? `<li>${s.alreadyImported} were imported before and are not created again</li>` : ''}</ul>`
+    : `<ul class="summary"><li><strong>${s.created}</strong> created</li><li>${s.blocked} blocked</li><li>${s.alreadyImported} imported before</li><li>${s.failed} failed</li>${s.repeats ? `<li>${s.repeats} repeated rows</li>` : ''}</ul>`
+  const action =
+    report.dryRun && s.ready > 0
+      ? `<form method="post" action="/import/${escapeHtml(uploadId)}/run">${csrfField(who.session.csrfToken)}<button type="submit">Import the ${s.ready} ready row${s.ready === 1 ? '' : 's'}</button></form>`
+      : report.dryRun
+        ? '<p class="muted">No row is ready to import.</p>'
+        : '<p><a href="/posts">See the posts</a> · <a href="/import">Import another file</a></p>'
+  // Rows that need attention first; the rows that are fine (ready or created) folded below them.
+  const fine = (r: ImportRowReport) =>
+    (r.status === 'ready' || r.status === 'created' || r.status === 'waiting for approval') &&
+    r.warnings.length === 0
+  const attention = report.rows.filter((r) => !fine(r))
+  const rest = report.rows.filter(fine)
+  const table = (rows: ImportRowReport[]) =>
+    `<div class="scroll"><table><thead><tr><th scope="col">Row</th><th scope="col">Result</th><th scope="col">Content</th><th scope="col">Profiles</th><th scope="col">When</th><th scope="col">Credits</th><th scope="col">Blockers, warnings, posts</th></tr></thead><tbody>
+${rows.map(rowLine).join('\n')}</tbody></table></div>`
+  return page(
+    title,
+    `<h1>${escapeHtml(title)}</h1>
+${summary}
+${action}
+${attention.length ? `<h2>Rows to look at (${attention.length})</h2>${table(attention)}` : ''}
+${rest.length ? `<details${attention.length ? '' : ' open'}><summary>${report.dryRun ? 'Ready' : 'Created'}: ${rest.length} row${rest.length === 1 ? '' : 's'}</summary>${table(rest)}</details>` : ''}`,
+    { signedIn: account(who), style: STYLE },
+  )
+}
+
+export function registerImportRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
+  scope.get('/dashboard/import.js', async (_request, reply) =>
+    reply.header('content-type', 'text/javascript; charset=utf-8').send(IMPORT_SCRIPT),
+  )
+
+  scope.get('/import', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/import')
+    return sendHtml(reply, 200, uploadPage(who))
+  })
+
+  const keep = (who: SignedIn, fileName: string, bytes: Buffer) =>
+    saveUpload(
+      app.store.db,
+      { workspaceId: who.workspace.id, userId: who.user.id, fileName, body: bytes.toString('base64') },
+      app.clock.now(),
+    )
+
+  // The file's bytes as the body (the page's script); the CSRF token travels in the query.
+  scope.post<{ Querystring: { name?: string } }>('/import/upload', scriptUpload, async (request, reply) => {
+    const who = signedInOf(request)
+    const bytes = request.body
+    if (!Buffer.isBuffer(bytes) || bytes.length === 0)
+      return reply.code(400).send({ message: 'The file is empty.' })
+    const name =
+      (firstValue(request.query.name) ?? 'import.csv').replace(/[^\p{L}\p{N}._ -]+/gu, '-').slice(-120) ||
+      'import.csv'
+    const id = await keep(who, name, bytes)
+    return reply.code(201).send({ url: `/import/${id}` })
+  })
+
+  // Without the script: the pasted CSV, as a form.
+  scope.post('/import', async (request, reply) => {
+    const who = signedInOf(request)
+    const text = field(request, 'csv')
+    if (text.trim() === '')
+      return sendHtml(reply, 400, uploadPage(who, 'Choose a file or paste the CSV first.'))
+    const id = await keep(who, 'pasted.csv', Buffer.from(text, 'utf8'))
+    return reply.redirect(`/import/${id}`, 303)
+  })
+
+  const runImport = async (
+    reply: Parameters<typeof sendHtml>[0],
+    who: SignedIn,
+    id: string,
+    dryRun: boolean,
+  ) => {
+    const upload = await findUpload(app.store.db, id, who.workspace.id, who.user.id)
+    if (!upload)
+      return sendHtml(
+        reply,
+        404,
+        uploadPage(who, 'That upload is gone (uploads are kept a day); upload the file again.'),
+      )
+    try {
+      const ctx = await importContextFor(app, runner, callerOf(who), actorOf(who))
+      const report = await importCsv(ctx, Buffer.from(upload.body, 'base64'), { dryRun })
+      return sendHtml(reply, 200, reportPage(who, id, upload.file_name, report))
+    } catch (error) {
+      const appError = toAppError(error)
+      if (appError.code === 'internal') throw error
+      return sendHtml(
+        reply,
+        httpStatusFor(appError.code),
+        uploadPage(who, `${upload.file_name}: ${appError.message}`),
+      )
+    }
+  }
+
+  scope.get<{ Params: { id: string } }>('/import/:id', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/import')
+    return runImport(reply, who, request.params.id, true)
+  })
+
+  scope.post<{ Params: { id: string } }>('/import/:id/run', async (request, reply) => {
+    const who = signedInOf(request)
+    return runImport(reply, who, request.params.id, false)
+  })
+}
+
+export { MAX_IMPORT_BYTES } from '../../modules/publishing/csv-import.js'

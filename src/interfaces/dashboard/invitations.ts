@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify'
+import { setSessionWorkspace } from '../../modules/accounts/sessions.js'
+import type { AppContext } from '../../modules/app-context.js'
+import { answerInvitation, invitationsFor } from '../../platform/db/statements/invitations.js'
+import { signedInOf } from './form-guard.js'
+import { csrfField, escapeHtml, page, sendHtml } from './html.js'
+import { account, redirectToLogin, type SignedIn, signedIn } from './request.js'
+
+/**
+ * `/invitations`: the workspaces that invited the signed-in person, each with Accept and Decline (POST,
+ * CSRF). Joining a workspace is the person's own act; admins still add members
+ * directly with the CLI.
+ */
+
+async function invitationsPage(app: AppContext, who: SignedIn, message: { notice?: string } = {}) {
+  const invitations = await invitationsFor(app.store.db, who.user.email)
+  const csrf = csrfField(who.session.csrfToken)
+  const rows = invitations
+    .map(
+      (
+        i,
+      ) => `<li><strong>${escapeHtml(i.workspaceName)}</strong> invites you as ${escapeHtml(i.role)}${i.invitedByEmail ? ` (from ${escapeHtml(i.invitedByEmail)})` : ''}.
+<form method="post" action="/invitations/${escapeHtml(i.id)}/accept" class="inline">${csrf}<button type="submit">Accept and join ${escapeHtml(i.workspaceName)}</button></form>
+<form method="post" action="/invitations/${escapeHtml(i.id)}/decline" class="inline">${csrf}<button type="submit">Decline</button></form></li>`,
+    )
+    .join('\n')
+  return page(
+    'Invitations',
+    `<h1>Invitations</h1>
+${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>` : ''}
+${rows ? `<p>Members of a workspace can publish to the profiles connected there, and profiles you connect while working in it post for it.</p><ul>${rows}</ul>` : '<p>No invitations wait for you.</p>'}`,
+    { signedIn: account(who) },
+  )
+}
+
+export function registerInvitationRoutes(scope: FastifyInstance, app: AppContext) {
+  scope.get('/invitations', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/invitations')
+    return sendHtml(reply, 200, await invitationsPage(app, who))
+  })
+
+  scope.post<{ Params: { id: string; answer: string } }>(
+    '/invitations/:id/:answer',
+    async (request, reply) => {
+      const who = signedInOf(request)
+      const { id, answer } = request.params
+      if (answer !== 'accept' && answer !== 'decline')
+        return sendHtml(reply, 404, await invitationsPage(app, who))
+      const accept = answer === 'accept'
+      const workspaceId = await answerInvitation(
+        app.store.db,
+        { id, user: { id: who.user.id, email: who.user.email }, accept },
+        app.clock.now(),
+      )
+      if (!workspaceId)
+        return sendHtml(
+          reply,
+          404,
+          await invitationsPage(app, who, { notice: 'That invitation is no longer open.' }),
+        )
+      if (!accept) {
+        const after = await signedIn(app, request)
+        return sendHtml(reply, 200, await invitationsPage(app, after ?? who, { notice: 'Declined.' }))
+      }
+      await setSessionWorkspace(app.store.db, who.session.id, workspaceId)
+      return reply.redirect('/workspace', 303)
+    },
+  )
+}

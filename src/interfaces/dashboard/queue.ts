@@ -1,0 +1,124 @@
+import type { FastifyInstance } from 'fastify'
+import { isNetwork } from '../../core/networks.js'
+import type { AppContext } from '../../modules/app-context.js'
+import { listQueues, type QueueView, setQueue } from '../../modules/publishing/posting-queues.js'
+import { httpStatusFor, toAppError } from '../../platform/errors.js'
+import type { ToolRunner } from '../tools/runner.js'
+import { runAs } from './caller.js'
+import type { Account } from './compose-view.js'
+import { signedInOf } from './form-guard.js'
+import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+
+/**
+ * The posting queue of each profile: its weekly posting times in a time zone, edited as lines such as
+ * "daily 09:00" or "mon-fri 17:30", with the next free times. Posts take them with "Add to queue" in
+ * Compose, `queue: true` on create_post, or a CSV row with yes in its queue column.
+ */
+
+const STYLE = `textarea{width:100%;max-width:22rem;box-sizing:border-box;font-family:monospace}
+.profile{border:1px solid #dde3ea;border-radius:8px;padding:0 1rem .8rem;margin:1rem 0}.profile ol{padding-left:1.2rem}`
+
+function zoneOptions(selected: string): string {
+  const zones = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')]
+  if (!zones.includes(selected)) zones.unshift(selected)
+  return zones.map((z) => `<option${z === selected ? ' selected' : ''}>${escapeHtml(z)}</option>`).join('')
+}
+
+function queuePage(
+  who: SignedIn,
+  accounts: Account[],
+  queues: QueueView[],
+  message: { notice?: string; problem?: string; key?: string; slots?: string; timezone?: string } = {},
+) {
+  const csrf = who.session.csrfToken
+  const sections = accounts
+    .map((a) => {
+      const key = `${a.platform}:${a.profileId}`
+      const queue = queues.find((q) => q.platform === a.platform && q.profileId === a.profileId)
+      const failed = message.key === key
+      const slots = failed ? (message.slots ?? '') : (queue?.slots ?? []).join('\n')
+      const zone = failed ? (message.timezone ?? 'UTC') : (queue?.timezone ?? 'UTC')
+      const name = `${isNetwork(a.platform) ? networkLabels[a.platform] : a.platform} @${a.username.replace(/^@+/, '')}`
+      const next = queue?.next.length
+        ? `<p>Next free times:</p><ol>${queue.next
+            .map((n) => `<li>${escapeHtml(`${n.scheduleDate} ${n.scheduleTime} ${n.timezone}`)}</li>`)
+            .join('')}</ol>`
+        : '<p class="muted">No posting times yet.</p>'
+      return `<section class="profile" aria-label="Posting queue of ${escapeHtml(name)}"><h2>${escapeHtml(name)}</h2>
+${failed && message.problem ? `<div class="problem" role="alert"><p>${escapeHtml(message.problem)}</p></div>` : ''}
+${next}
+<form method="post" action="/queue">${csrfField(csrf)}<input type="hidden" name="profile" value="${escapeHtml(key)}">
+<label>Posting times of ${escapeHtml(name)}, one per line <textarea name="slots" rows="4" placeholder="daily 09:00&#10;weekdays 17:30">${escapeHtml(slots)}</textarea></label>
+<label>Time zone <select name="timezone">${zoneOptions(zone)}</select></label>
+<button type="submit">Save the times of ${escapeHtml(name)}</button></form></section>`
+    })
+    .join('\n')
+  return page(
+    'Queue',
+    `<h1>Posting queue</h1>
+${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>` : ''}
+<p class="muted">Each profile's weekly posting times, in its time zone: write a line per time, as <code>daily 09:00</code>, <code>weekdays 12:30</code>, <code>mon-fri 17:00</code>, <code>sat,sun 10:00</code>. "Add to queue" in Compose (or <code>queue: true</code> on create_post, or <code>yes</code> in a CSV's queue column) gives a post its profile's next free time; a time stays at the same hour on the clock when daylight saving starts or ends. An empty list removes the queue.</p>
+${sections || '<p class="muted">No profile is connected yet: <a href="/channels">connect one</a>.</p>'}`,
+    { signedIn: account(who), style: STYLE },
+  )
+}
+
+export function registerQueueRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
+  const run = runAs(runner)
+  const show = async (
+    reply: Parameters<typeof sendHtml>[0],
+    who: SignedIn,
+    status: number,
+    message?: Parameters<typeof queuePage>[3],
+  ) => {
+    const [accounts, queues] = await Promise.all([
+      run<Account[]>(who, 'get_connected_accounts', {}),
+      listQueues(app.store.db, who.workspace.id, app.clock.now()),
+    ])
+    return sendHtml(reply, status, queuePage(who, accounts, queues, message))
+  }
+
+  scope.get('/queue', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/queue')
+    return show(reply, who, 200)
+  })
+
+  scope.post('/queue', async (request, reply) => {
+    const who = signedInOf(request)
+    const key = field(request, 'profile')
+    const [platform, ...rest] = key.split(':')
+    const slots = field(request, 'slots')
+    const timezone = field(request, 'timezone') || 'UTC'
+    try {
+      const { connection, queue } = await setQueue(
+        app.store.db,
+        who.workspace.id,
+        {
+          platform: platform ?? '',
+          profile: rest.join(':'),
+          timezone,
+          slots: slots
+            .split(/\r?\n/)
+            .map((l) => l.trim())
+            .filter(Boolean),
+        },
+        app.clock.now(),
+      )
+      const name = `${connection.platform} @${connection.username}`
+      return show(reply, who, 200, {
+        notice: queue ? `Saved the posting times of ${name}.` : `Removed the posting times of ${name}.`,
+      })
+    } catch (error) {
+      const appError = toAppError(error)
+      if (appError.code === 'internal') throw error
+      return show(reply, who, httpStatusFor(appError.code), {
+        problem: appError.message,
+        key,
+        slots,
+        timezone,
+      })
+    }
+  })
+}

@@ -1,0 +1,269 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { eventTypes } from '../../core/webhook-events.js'
+import type { AppContext } from '../../modules/app-context.js'
+import {
+  changeWebhookSettings,
+  createEndpoint,
+  deleteEndpoint,
+  type EndpointView,
+  getEndpoint,
+  getWebhookSettings,
+  listAttempts,
+  listEndpoints,
+  redeliver,
+  rotateSecret,
+  sendTestEvent,
+  updateEndpoint,
+  webhookDepsOf,
+} from '../../modules/outbox/endpoints.js'
+import { httpStatusFor, toAppError } from '../../platform/errors.js'
+import type { FormBody } from '../../platform/form.js'
+import { signedInOf } from './form-guard.js'
+import { csrfField, escapeHtml, page, sendHtml } from './html.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+
+/**
+ * Webhooks, owners only: the endpoints of the workspace, each with its settings, secret
+ * rotation, a test event and its delivery log with redeliver. A secret is shown once, on the page that
+ * answers its creation or rotation. Thin: src/webhooks decides.
+ */
+
+const subscribable = eventTypes.filter((t) => t !== 'webhook.test')
+const when = (iso: string) => escapeHtml(iso.slice(0, 19).replace('T', ' '))
+
+interface Message {
+  notice?: string
+  problem?: string
+  /** A secret to show this once. */
+  secret?: string
+}
+
+function messages(m: Message) {
+  return `${m.problem ? `<div class="problem" role="alert"><p>${escapeHtml(m.problem)}</p></div>` : ''}
+${m.notice ? `<div class="notice" role="status"><p>${escapeHtml(m.notice)}</p></div>` : ''}
+${m.secret ? `<div class="notice" role="status"><p>Signing secret (shown only now; keep it somewhere safe):</p><pre><code>${escapeHtml(m.secret)}</code></pre></div>` : ''}`
+}
+
+function typeBoxes(selected: string[]) {
+  return `<fieldset><legend>Events (none ticked: every event)</legend>${subscribable
+    .map(
+      (t) =>
+        `<label><input type="checkbox" name="eventTypes" value="${t}"${selected.includes(t) ? ' checked' : ''}> ${t}</label>`,
+    )
+    .join(' ')}</fieldset>`
+}
+
+const status = (e: EndpointView) =>
+  e.enabled ? 'enabled' : e.disabledReason ? `disabled by Herald: ${e.disabledReason}` : 'disabled'
+
+async function listPage(app: AppContext, who: SignedIn, m: Message = {}) {
+  const csrf = who.session.csrfToken
+  const endpoints = await listEndpoints(webhookDepsOf(app), actor(who))
+  const { creditsLowThreshold } = await getWebhookSettings(webhookDepsOf(app), actor(who))
+  const disabled = endpoints.filter((e) => e.disabledReason)
+  const rows = endpoints
+    .map(
+      (e) =>
+        `<tr><td class="url"><a href="/webhooks/${escapeHtml(e.id)}">${escapeHtml(e.url)}</a></td><td>${escapeHtml(e.description)}</td><td>${escapeHtml(e.eventTypes.length > 0 ? e.eventTypes.join(', ') : 'every event')}</td><td>${escapeHtml(status(e))}</td></tr>`,
+    )
+    .join('\n')
+  return page(
+    'Webhooks',
+    `<h1>Webhooks</h1>
+${messages(m)}
+${disabled.map((e) => `<div class="problem" role="alert"><p>${escapeHtml(e.url)} was disabled: ${escapeHtml(e.disabledReason)} Fix the receiver, then enable it again.</p></div>`).join('\n')}
+<p class="muted">Herald POSTs each event, signed by the Standard Webhooks scheme, to the endpoints below. See docs/webhooks.md for the catalog and how to verify a delivery.</p>
+<div class="scroll"><table><thead><tr><th scope="col">URL</th><th scope="col">Description</th><th scope="col">Events</th><th scope="col">Status</th></tr></thead><tbody>
+${rows || '<tr><td colspan="4" class="muted">No endpoints yet.</td></tr>'}</tbody></table></div>
+<h2>Add an endpoint</h2>
+<form method="post" action="/webhooks">${csrfField(csrf)}
+<label>URL <input type="url" name="url" required maxlength="2000" placeholder="https://example.com/herald-hook"></label>
+<label>Description <input type="text" name="description" maxlength="500"></label>
+${typeBoxes([])}
+<button type="submit">Add endpoint</button></form>
+<h2>Low credits</h2>
+<p class="muted">${creditsLowThreshold === null ? 'Off: no <code>credits.low</code> event is sent.' : `A charge that takes the balance below ${creditsLowThreshold} credits sends <code>credits.low</code> (once per crossing).`}</p>
+<form method="post" action="/webhooks/settings">${csrfField(csrf)}
+<label>Send credits.low below this balance <input type="number" name="creditsLowThreshold" min="1" max="1000000000" step="1" inputmode="numeric" value="${creditsLowThreshold ?? ''}"></label>
+<p class="muted">Leave it empty to turn the event off.</p>
+<button type="submit">Save threshold</button></form>`,
+    { signedIn: account(who) },
+  )
+}
+
+async function endpointPage(app: AppContext, who: SignedIn, id: string, m: Message = {}) {
+  const deps = webhookDepsOf(app)
+  const csrf = who.session.csrfToken
+  const e = await getEndpoint(deps, actor(who), id)
+  const attempts = await listAttempts(deps, actor(who), id, 100)
+  const path = `/webhooks/${escapeHtml(e.id)}`
+  const log = attempts
+    .map(
+      (a) =>
+        `<tr><td>${when(a.attemptedAt)}</td><td>${escapeHtml(a.eventType)}</td><td>${a.statusCode ?? '—'}</td><td>${a.latencyMs} ms</td><td>${escapeHtml(a.outcome)}</td><td><code>${escapeHtml(a.responseExcerpt.slice(0, 200))}</code></td>
+<td><form method="post" action="${path}/redeliver" class="inline">${csrfField(csrf)}<input type="hidden" name="eventId" value="${escapeHtml(a.eventId)}"><button type="submit">Redeliver</button></form></td></tr>`,
+    )
+    .join('\n')
+  return page(
+    'Webhook endpoint',
+    `<h1 class="url">${escapeHtml(e.url)}</h1>
+${messages(m)}
+<p>Status: <strong>${escapeHtml(status(e))}</strong>${e.previousSecretValidUntil ? ` · the previous secret also signs until ${when(e.previousSecretValidUntil)} UTC` : ''}</p>
+<form method="post" action="${path}">${csrfField(csrf)}
+<label>URL <input type="url" name="url" required maxlength="2000" value="${escapeHtml(e.url)}"></label>
+<label>Description <input type="text" name="description" maxlength="500" value="${escapeHtml(e.description)}"></label>
+${typeBoxes(e.eventTypes)}
+<label><input type="checkbox" name="enabled" value="on"${e.enabled ? ' checked' : ''}> Enabled</label>
+<button type="submit">Save</button></form>
+<form method="post" action="${path}/test" class="inline">${csrfField(csrf)}<button type="submit">Send test event</button></form>
+<form method="post" action="${path}/rotate" class="inline">${csrfField(csrf)}<button type="submit">Rotate secret</button></form>
+<form method="post" action="${path}/delete" class="inline">${csrfField(csrf)}<button type="submit">Delete endpoint</button></form>
+<h2>Delivery log</h2>
+<div class="scroll"><table><caption class="muted">The last 100 attempts, newest first (UTC)</caption>
+<thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Latency</th><th scope="col">Outcome</th><th scope="col">Response</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
+${log || '<tr><td colspan="7" class="muted">No attempts yet.</td></tr>'}</tbody></table></div>
+<p><a href="/webhooks">All endpoints</a></p>`,
+    { signedIn: account(who) },
+  )
+}
+
+const actor = (who: SignedIn) => ({ workspaceId: who.workspace.id, role: who.workspace.role })
+
+function checked(request: FastifyRequest, name: string): string[] {
+  const value = (request.body as FormBody | undefined)?.[name]
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+
+/** Runs a change as the signed-in owner; a refusal is shown on the page it came from, with its status. */
+const change = async (
+  app: AppContext,
+  request: FastifyRequest<{ Params: { id?: string } }>,
+  reply: FastifyReply,
+  run: (who: SignedIn) => Promise<{ html: (who: SignedIn) => Promise<string> }>,
+) => {
+  const who = signedInOf(request)
+  try {
+    const { html } = await run(who)
+    return sendHtml(reply, 200, await html(who))
+  } catch (error) {
+    const appError = toAppError(error)
+    if (appError.code === 'internal') throw error
+    const code = httpStatusFor(appError.code)
+    const id = request.params.id
+    const back =
+      who.workspace.role !== 'owner'
+        ? page('Webhooks', `<h1>Webhooks</h1>${messages({ problem: appError.message })}`, {
+            signedIn: account(who),
+          })
+        : id && appError.code !== 'not_found'
+          ? await endpointPage(app, who, id, { problem: appError.message })
+          : await listPage(app, who, { problem: appError.message })
+    return sendHtml(reply, code, back)
+  }
+}
+
+/** Shows a page to the signed-in person; a refusal (not a member, no such endpoint) is shown with its status. */
+const view = async (
+  app: AppContext,
+  request: FastifyRequest<{ Params: { id?: string } }>,
+  reply: FastifyReply,
+  render: (who: SignedIn) => Promise<string>,
+) => {
+  const who = await signedIn(app, request)
+  if (!who) return redirectToLogin(reply, request.url)
+  try {
+    return sendHtml(reply, 200, await render(who))
+  } catch (error) {
+    const appError = toAppError(error)
+    if (appError.code === 'internal') throw error
+    return sendHtml(
+      reply,
+      httpStatusFor(appError.code),
+      page('Webhooks', `<h1>Webhooks</h1>${messages({ problem: appError.message })}`, {
+        signedIn: account(who),
+      }),
+    )
+  }
+}
+
+export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
+  const deps = webhookDepsOf(app)
+
+  scope.get<{ Params: { id?: string } }>('/webhooks', (request, reply) =>
+    view(app, request, reply, (who) => listPage(app, who)),
+  )
+  scope.get<{ Params: { id: string } }>('/webhooks/:id', (request, reply) =>
+    view(app, request, reply, (who) => endpointPage(app, who, request.params.id)),
+  )
+  scope.post<{ Params: { id?: string } }>('/webhooks', (request, reply) =>
+    change(app, request, reply, async (who) => {
+      const created = await createEndpoint(deps, actor(who), {
+        url: field(request, 'url').trim(),
+        description: field(request, 'description'),
+        eventTypes: checked(request, 'eventTypes'),
+      })
+      return {
+        html: (w) => endpointPage(app, w, created.id, { notice: 'Endpoint added.', secret: created.secret }),
+      }
+    }),
+  )
+  scope.post<{ Params: { id?: string } }>('/webhooks/settings', (request, reply) =>
+    change(app, request, reply, async (who) => {
+      const given = field(request, 'creditsLowThreshold').trim()
+      // Empty turns it off; anything but digits is refused by the same rule as the REST API.
+      const threshold = given === '' ? null : /^\d+$/.test(given) ? Number(given) : Number.NaN
+      const saved = await changeWebhookSettings(deps, actor(who), { creditsLowThreshold: threshold })
+      const notice =
+        saved.creditsLowThreshold === null
+          ? 'credits.low is off.'
+          : `credits.low is sent when a charge takes the balance below ${saved.creditsLowThreshold}.`
+      return { html: (w) => listPage(app, w, { notice }) }
+    }),
+  )
+  scope.post<{ Params: { id: string } }>('/webhooks/:id', (request, reply) =>
+    change(app, request, reply, async (who) => {
+      await updateEndpoint(deps, actor(who), request.params.id, {
+        url: field(request, 'url').trim(),
+        description: field(request, 'description'),
+        eventTypes: checked(request, 'eventTypes'),
+        enabled: field(request, 'enabled') === 'on',
+      })
+      return { html: (w) => endpointPage(app, w, request.params.id, { notice: 'Saved.' }) }
+    }),
+  )
+  scope.post<{ Params: { id: string } }>('/webhooks/:id/rotate', (request, reply) =>
+    change(app, request, reply, async (who) => {
+      const rotated = await rotateSecret(deps, actor(who), request.params.id)
+      return {
+        html: (w) =>
+          endpointPage(app, w, request.params.id, {
+            notice: 'New secret made; the previous one also signs for 24 hours.',
+            secret: rotated.secret,
+          }),
+      }
+    }),
+  )
+  scope.post<{ Params: { id: string } }>('/webhooks/:id/test', (request, reply) =>
+    change(app, request, reply, async (who) => {
+      const sent = await sendTestEvent(deps, actor(who), request.params.id)
+      return {
+        html: (w) =>
+          endpointPage(app, w, request.params.id, { notice: `Test event ${sent.eventId} queued.` }),
+      }
+    }),
+  )
+  scope.post<{ Params: { id: string } }>('/webhooks/:id/redeliver', (request, reply) =>
+    change(app, request, reply, async (who) => {
+      await redeliver(deps, actor(who), request.params.id, field(request, 'eventId'))
+      return {
+        html: (w) => endpointPage(app, w, request.params.id, { notice: 'Queued to be delivered again.' }),
+      }
+    }),
+  )
+  scope.post<{ Params: { id: string } }>('/webhooks/:id/delete', (request, reply) =>
+    change(app, request, reply, async (who) => {
+      await deleteEndpoint(deps, actor(who), request.params.id)
+      return { html: (w) => listPage(app, w, { notice: 'Endpoint deleted.' }) }
+    }),
+  )
+}

@@ -1,0 +1,124 @@
+import { isIP } from 'node:net'
+import type { AppNetwork } from '../../adapters/apps.js'
+import { INSTAGRAM_LOGIN_SCOPES } from '../../adapters/instagram/login.js'
+import { MEMBER_SCOPES, ORGANIZATION_SCOPES } from '../../adapters/linkedin/settings.js'
+import { FACEBOOK_LOGIN_SCOPES } from '../../adapters/meta/facebook-login.js'
+import { THREADS_SCOPES } from '../../adapters/threads/oauth.js'
+import { twitterScopes } from '../../adapters/twitter/index.js'
+import { YOUTUBE_SCOPES } from '../../adapters/youtube/index.js'
+import { checkAddress } from '../../platform/egress/address-policy.js'
+
+/**
+ * How to make each network's developer app, as data: where (the network's developer portal), what to
+ * create and switch on, the permissions Herald asks for (the adapters' own scope lists, so the page cannot
+ * drift from what the sign-in requests), and what the two values are called there.
+ */
+export interface AppGuide {
+  /** The network's developer portal, where the app is created, and its name. */
+  portal: string
+  portalName: string
+  /** The steps in the portal, in order; `{callback}` is replaced by the exact callback URL. */
+  steps: string[]
+  /** The permissions (scopes) Herald's sign-in asks for; the app must be allowed each of them. */
+  scopes: readonly string[]
+  /** LinkedIn: the extra scopes asked for when the app has the Community Management API. */
+  pageScopes?: readonly string[]
+  /** What the network calls the two values. */
+  idName: string
+  secretName: string
+}
+
+export const appGuides: Record<AppNetwork, AppGuide> = {
+  twitter: {
+    portal: 'https://developer.x.com/en/portal/dashboard',
+    portalName: 'X developer portal',
+    steps: [
+      'Create a project and an app in it.',
+      'In the app’s “User authentication settings”, turn on OAuth 2.0, choose “Web App, Automated App or Bot” and the app permissions “Read and write”.',
+      'Enter the callback URL below as the “Callback URI / Redirect URL”, and this Herald’s address as the website.',
+      'Copy the OAuth 2.0 client ID and client secret (not the API key and secret, which are for the older API).',
+    ],
+    scopes: twitterScopes,
+    idName: 'OAuth 2.0 Client ID',
+    secretName: 'Client Secret',
+  },
+  youtube: {
+    portal: 'https://console.cloud.google.com/apis/credentials',
+    portalName: 'Google Cloud console',
+    steps: [
+      'Create a Google Cloud project, and enable the “YouTube Data API v3” for it in the API library.',
+      'Set up the OAuth consent screen (External) with the scopes below. While it is in “Testing”, add each channel owner as a test user: Google then ends their sign-in after 7 days.',
+      'Create credentials → OAuth client ID → “Web application”, with the callback URL below as an authorised redirect URI.',
+      'Copy the client ID and client secret.',
+    ],
+    scopes: YOUTUBE_SCOPES,
+    idName: 'Client ID',
+    secretName: 'Client secret',
+  },
+  facebook: {
+    portal: 'https://developers.facebook.com/apps',
+    portalName: 'Meta for Developers',
+    steps: [
+      'Create a Business app.',
+      'Add the “Facebook Login for Business” product, and enter the callback URL below as a valid OAuth redirect URI.',
+      'Request the permissions below (Pages you do not manage yourself need them approved in App Review).',
+      'Copy the App ID and App Secret from App settings → Basic.',
+    ],
+    scopes: FACEBOOK_LOGIN_SCOPES,
+    idName: 'App ID',
+    secretName: 'App Secret',
+  },
+  instagram: {
+    portal: 'https://developers.facebook.com/apps',
+    portalName: 'Meta for Developers',
+    steps: [
+      'In a Meta app (the Facebook one can serve), add the Instagram product and choose “API setup with Instagram login”.',
+      'Under business login settings, enter the callback URL below as the redirect URL.',
+      'Copy the Instagram app ID and Instagram app secret shown there: they differ from the Meta app’s own.',
+      'Only needed for Instagram professional accounts without a Facebook Page; the others connect through Facebook.',
+    ],
+    scopes: INSTAGRAM_LOGIN_SCOPES,
+    idName: 'Instagram app ID',
+    secretName: 'Instagram app secret',
+  },
+  threads: {
+    portal: 'https://developers.facebook.com/apps',
+    portalName: 'Meta for Developers',
+    steps: [
+      'Create a Meta app with the “Access the Threads API” use case.',
+      'In the use case’s settings, enter the callback URL below as the redirect callback URL, and add the permissions below.',
+      'Copy the Threads app ID and Threads app secret from the use case’s settings: they differ from the Meta app’s own.',
+    ],
+    scopes: THREADS_SCOPES,
+    idName: 'Threads app ID',
+    secretName: 'Threads app secret',
+  },
+  linkedin: {
+    portal: 'https://www.linkedin.com/developers/apps',
+    portalName: 'LinkedIn Developers',
+    steps: [
+      'Create an app (LinkedIn links it to a company page you administer).',
+      'Under Products, add “Sign In with LinkedIn using OpenID Connect” and “Share on LinkedIn”. To post as pages, also apply for the “Community Management API”.',
+      'Under Auth, enter the callback URL below as an authorised redirect URL.',
+      'Copy the client ID and the primary client secret.',
+    ],
+    scopes: MEMBER_SCOPES,
+    pageScopes: ORGANIZATION_SCOPES,
+    idName: 'Client ID',
+    secretName: 'Primary Client Secret',
+  },
+}
+
+/**
+ * Why this Herald's address will not do for registering apps, or undefined when it will: the networks want
+ * the callback on https (most refuse plain http except, for some, on localhost during development), and a
+ * hosted AI assistant must reach Herald on a public https address.
+ */
+export function publicAddressProblem(publicBaseUrl: string): string | undefined {
+  const url = new URL(publicBaseUrl)
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  const local =
+    host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && !checkAddress(host).allowed)
+  if (url.protocol === 'https:' && !local) return undefined
+  return `This Herald’s address is ${publicBaseUrl}, ${local ? 'which only this machine or its network can reach' : 'which is not https'}. Most networks accept only an https callback URL on a public address, and hosted AI assistants need one too: set PUBLIC_BASE_URL to the https address people reach Herald at (behind a reverse proxy or a tunnel) before you register the apps.`
+}

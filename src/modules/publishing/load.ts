@@ -1,0 +1,16 @@
+import type { Db } from '../../platform/db/db.js'
+import { findPost, type PostRow, targetsOf } from '../../platform/db/statements/posts.js'
+import { notFound } from '../../platform/errors.js'
+import { presentPost } from './present.js'
+
+/** The post, or `not_found` for a missing id and for another workspace's post alike. */
+export async function requirePost(db: Db, workspaceId: string, id: string): Promise<PostRow> {
+  const post = await findPost(db, workspaceId, id)
+  if (!post) throw notFound(`Post ${id} not found`)
+  return post
+}
+
+export async function postView(db: Db, workspaceId: string, id: string, now: number) {
+  const post = await requirePost(db, workspaceId, id)
+  return presentPost(post, await targetsOf(db, [id]), now)
+}

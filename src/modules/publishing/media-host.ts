@@ -1,0 +1,71 @@
+import { isIP } from 'node:net'
+import { networkMediaRules } from '../../core/network-rules.js'
+import type { PlannedTarget } from '../../core/post-plan.js'
+import type { Config } from '../../platform/config.js'
+import { checkAddress } from '../../platform/egress/address-policy.js'
+
+/**
+ * Networks that fetch media by URL (Instagram, Facebook, Threads) download Herald's hosted copy from
+ * PUBLIC_BASE_URL, or, when storage is S3, from a presigned URL at the bucket's endpoint. Outside sandbox
+ * mode that address must be one the internet can reach over HTTPS; otherwise every such target with media
+ * is blocked, with the fix in the message. In sandbox mode the simulators fetch from Herald itself, so any
+ * address works; with HERALD_ALLOW_PRIVATE_MEDIA=1 (a local setup by its own declaration) the check is left
+ * out too.
+ */
+export function mediaHostBlockers(
+  config: Pick<Config, 'sandbox' | 'publicBaseUrl' | 'allowPrivateMedia' | 'media'>,
+  targets: PlannedTarget[],
+): string[] {
+  // HERALD_ALLOW_PRIVATE_MEDIA marks a local setup (tests, demos) whose media stays on private addresses.
+  if (config.sandbox || config.allowPrivateMedia) return []
+  const { media } = config
+  if (media.driver === 's3') {
+    // AWS itself when no endpoint is set: public.
+    const problem = media.endpoint ? publicHostProblem(media.endpoint) : undefined
+    if (!problem) return []
+    return fetchingNetworks(targets).map(
+      (label) =>
+        `${label} downloads the media from a presigned URL of the S3 bucket, and HERALD_S3_ENDPOINT (${media.endpoint}) ${problem}: use an S3 endpoint the internet can reach over https`,
+    )
+  }
+  const problem = publicHostProblem(config.publicBaseUrl)
+  if (!problem) return []
+  return fetchingNetworks(targets).map(
+    (label) =>
+      `${label} downloads the media from Herald's public address, and PUBLIC_BASE_URL (${config.publicBaseUrl}) ${problem}: set PUBLIC_BASE_URL to an https address the internet can reach (a domain, or a tunnel to this server) and restart Herald`,
+  )
+}
+
+/** The networks among `targets` that fetch their media by URL, once each, by label. */
+function fetchingNetworks(targets: PlannedTarget[]): string[] {
+  return [
+    ...new Set(
+      targets
+        .filter((t) => t.mediaUrls.length > 0 && networkMediaRules[t.connection.platform].delivery === 'url')
+        .map((t) => networkMediaRules[t.connection.platform].label),
+    ),
+  ]
+}
+
+/** Why the internet cannot fetch from `baseUrl`, or undefined when it can. */
+export function publicHostProblem(baseUrl: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(baseUrl)
+  } catch {
+    return 'is not a URL'
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  if (url.protocol !== 'https:') return 'is not https'
+  if (isIP(host)) {
+    const verdict = checkAddress(host)
+    return verdict.allowed ? undefined : `is a ${verdict.category.replace('_', '-')} address`
+  }
+  if (
+    host === 'localhost' ||
+    /\.(localhost|local|internal|lan|home|test|invalid|example)$/.test(host) ||
+    !host.includes('.')
+  )
+    return 'is not a public host name'
+  return undefined
+}

@@ -1,0 +1,91 @@
+import type { ConnectionInfo, PlannedTarget } from '../../core/post-plan.js'
+import { resolveCopy } from '../../core/post-plan.js'
+import { resolveYouTubeDetails, type YouTubeDetailsInput } from '../../core/youtube-details.js'
+import { compiledOnce } from '../../platform/db/compiled.js'
+import type { Db } from '../../platform/db/db.js'
+import type { TargetRow } from '../../platform/db/statements/posts.js'
+import { newId } from '../../platform/ids.js'
+
+const connectionInfoQuery = compiledOnce(1, (db: Db, workspaceId: string) =>
+  db
+    .selectFrom('connections')
+    .select(['id', 'platform', 'profile_id', 'username', 'status'])
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '!=', 'removed')
+    .orderBy('platform')
+    .orderBy('id'),
+)
+
+/** The workspace's connections in the shape the planner reads. */
+export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<ConnectionInfo[]> {
+  const { rows } = await connectionInfoQuery(db, workspaceId)
+  return rows.map((row) => ({
+    id: row.id,
+    platform: row.platform as ConnectionInfo['platform'],
+    profileId: row.profile_id,
+    username: row.username,
+    status: row.status,
+  }))
+}
+
+/** A queue row for one planned target. `runAt` null keeps it out of the queue (draft). */
+export function targetRow(
+  input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
+  target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'> &
+    Partial<Pick<PlannedTarget, 'items'>>,
+): TargetRow {
+  return {
+    id: newId(input.now),
+    post_id: input.postId,
+    workspace_id: input.workspaceId,
+    connection_id: target.connection.id,
+    position: input.position,
+    platform: target.connection.platform,
+    profile_id: target.connection.profileId,
+    username: target.connection.username,
+    content: target.content,
+    media_urls: JSON.stringify(target.mediaUrls),
+    youtube: target.youtube ? JSON.stringify(target.youtube) : null,
+    status: 'pending',
+    run_at: input.runAt,
+    lease_owner: null,
+    lease_expires_at: null,
+    attempts: 0,
+    remote_id: null,
+    url: null,
+    error: null,
+    upload_error: null,
+    stuck_at: null,
+    published_at: null,
+    progress: null,
+    attempt_started_at: null,
+    unknown_outcome_at: null,
+    created_at: input.now,
+    updated_at: input.now,
+    items: target.items && target.items.length > 0 ? JSON.stringify(target.items) : null,
+  }
+}
+
+/**
+ * What a post's target sends, re-derived from the post's current copy, media and details. `ownCopy` is a
+ * kept target's copy when no new content was sent: it may have come from its own targetAccounts entry,
+ * which outranks the variants the post keeps.
+ */
+export function resolveForPost(
+  connection: ConnectionInfo,
+  post: {
+    content: string
+    mediaUrls: string[]
+    variants: Record<string, string>
+    youtube: YouTubeDetailsInput | undefined
+  },
+  ownCopy?: string,
+) {
+  const content = resolveCopy(connection, ownCopy, post.variants, post.content)
+  return {
+    connection,
+    content,
+    mediaUrls: post.mediaUrls,
+    youtube: connection.platform === 'youtube' ? resolveYouTubeDetails(content, post.youtube) : null,
+  }
+}

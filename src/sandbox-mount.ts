@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify'
+import { sandboxPrefixes } from './adapters/registry.js'
+import type { AppContext } from './modules/app-context.js'
+import { type BlueskySandbox, registerBlueskySandbox } from './sandbox/bluesky/index.js'
+import type { FaultInjector } from './sandbox/fault-injector.js'
+import { type LinkedInSandbox, registerLinkedInSandbox } from './sandbox/linkedin/index.js'
+import { type MetaSandbox, registerMetaSandbox } from './sandbox/meta/index.js'
+import { registerThreadsSandbox, type ThreadsSandbox } from './sandbox/threads/index.js'
+import { registerTwitterSandbox, type TwitterSandbox } from './sandbox/twitter/index.js'
+import { registerYouTubeSandbox, type YouTubeSandbox } from './sandbox/youtube/index.js'
+
+export interface MountedSandboxes {
+  twitter: TwitterSandbox
+  youtube: YouTubeSandbox
+  meta: MetaSandbox
+  linkedin: LinkedInSandbox
+  threads: ThreadsSandbox
+  bluesky: BlueskySandbox
+}
+
+export interface SandboxMountOptions {
+  /**
+   * Asked about every request any simulator serves (tests and the fault simulation: calls refused, answered
+   * badly after their effect, cut or left hanging). Demo mode has none.
+   */
+  faults?: FaultInjector
+}
+
+/**
+ * Demo mode (HERALD_SANDBOX=1): the network simulators inside Herald's own server, under
+ * `/sandbox/<network>`, driven by the app clock. `createAdapters` points the adapters at
+ * `${PUBLIC_BASE_URL}/sandbox/<network>`, so connecting and publishing run the real adapter code over
+ * HTTP against them. Each simulator also serves its network's post pages under `/sandbox/<network>/web`,
+ * the adapters' web site in this mode, so a sandbox post's URL opens the post as the network shows it;
+ * they exist only while the simulators are mounted. Bluesky's simulator is mounted even when a real PDS is configured; the adapter then
+ * talks to that PDS instead.
+ */
+export function mountSandboxes(
+  server: FastifyInstance,
+  app: AppContext,
+  options: SandboxMountOptions = {},
+): MountedSandboxes {
+  const faults = options.faults ? { faults: options.faults } : {}
+  const twitter = registerTwitterSandbox(server, {
+    prefix: sandboxPrefixes.twitter,
+    clock: () => app.clock.now(),
+    ...faults,
+  })
+  const youtube = registerYouTubeSandbox(server, {
+    prefix: sandboxPrefixes.youtube,
+    clock: app.clock,
+    ...faults,
+  })
+  const meta = registerMetaSandbox(server, {
+    prefix: sandboxPrefixes.facebook,
+    clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.facebook}`,
+    ...faults,
+  })
+  const linkedin = registerLinkedInSandbox(server, {
+    prefix: sandboxPrefixes.linkedin,
+    clock: () => app.clock.now(),
+    ...faults,
+  })
+  const threads = registerThreadsSandbox(server, {
+    prefix: sandboxPrefixes.threads,
+    clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.threads}`,
+    ...faults,
+  })
+  const bluesky = registerBlueskySandbox(server, {
+    prefix: sandboxPrefixes.bluesky,
+    clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
+    ...faults,
+  })
+  app.logger.info(
+    {
+      subsystem: 'sandbox',
+      twitter: `${app.config.publicBaseUrl}${sandboxPrefixes.twitter}`,
+      youtube: `${app.config.publicBaseUrl}${sandboxPrefixes.youtube}`,
+      meta: `${app.config.publicBaseUrl}${sandboxPrefixes.facebook}`,
+      linkedin: `${app.config.publicBaseUrl}${sandboxPrefixes.linkedin}`,
+      threads: `${app.config.publicBaseUrl}${sandboxPrefixes.threads}`,
+      bluesky: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
+    },
+    'sandbox mode: network simulators mounted',
+  )
+  return { twitter, youtube, meta, linkedin, threads, bluesky }
+}
