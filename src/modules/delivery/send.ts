@@ -63,32 +63,59 @@ export async function sendTarget(
   /** The target's connection when the caller has it already (read in bulk at claim time). */
   known?: ConnectionRow,
 ): Promise<SendResult> {
-  const connectionId = target.connection_id
-  const leaseTime = deps.leaseTime ?? (() => sql<number>`${deps.now()}`)
-  const fail = (kind: FailureKind, error: string): SendResult => ({
-    outcome: { kind: 'failed', error },
-    kind,
-    connectionId,
-  })
   const adapter = deps.adapters[target.platform as Network]
   if (!adapter)
-    return fail('invalid_content', `Publishing to ${target.platform} is not available in this Herald build`)
-  // A post whose remote id is recorded is on the network: it is never published again, whatever became of
-  // its thread or first comment. With none of them left to send, it is published as it stands.
-  if (target.remote_id !== null && !chainItems(target).some((item) => item.status !== 'published')) {
-    deps.logger.info({ targetId: target.id }, 'post live already with nothing left to send')
-    return {
-      outcome: {
-        kind: 'published',
-        remoteId: target.remote_id,
-        url: target.url ?? '',
-        uploadError: target.upload_error || undefined,
-      },
-      kind: 'ok',
-      connectionId,
-    }
+    return failed(
+      target,
+      'invalid_content',
+      `Publishing to ${target.platform} is not available in this Herald build`,
+    )
+  const live = liveWithNothingLeft(deps, target)
+  if (live) return live
+  const connection = await usableConnection(deps, adapter, target, known)
+  if ('outcome' in connection) return connection
+  const attempt = prepareAttempt(deps, adapter, target, connection, signal)
+  const start = await lookFirst(deps, adapter, target, attempt, signal)
+  if ('outcome' in start) return start
+  return publishAndDeliver(deps, adapter, target, attempt, start, signal)
+}
+
+const failed = (target: TargetRow, kind: FailureKind, error: string): SendResult => ({
+  outcome: { kind: 'failed', error },
+  kind,
+  connectionId: target.connection_id,
+})
+
+/**
+ * A post whose remote id is recorded is on the network: it is never published again, whatever became of
+ * its thread or first comment. With none of them left to send, it is published as it stands.
+ */
+function liveWithNothingLeft(deps: SendDeps, target: TargetRow): SendResult | undefined {
+  if (target.remote_id === null || chainItems(target).some((item) => item.status !== 'published')) return
+  deps.logger.info({ targetId: target.id }, 'post live already with nothing left to send')
+  return {
+    outcome: {
+      kind: 'published',
+      remoteId: target.remote_id,
+      url: target.url ?? '',
+      uploadError: target.upload_error || undefined,
+    },
+    kind: 'ok',
+    connectionId: target.connection_id,
   }
-  // A target whose outcome is unknown is never failed or retried as a send before its lookup answers.
+}
+
+/**
+ * The target's connection, or what to record when it cannot be used: a target whose outcome is unknown is
+ * never failed or retried as a send before its lookup answers, so there it is a lookup that could not ask.
+ */
+async function usableConnection(
+  deps: SendDeps,
+  adapter: NetworkAdapter,
+  target: TargetRow,
+  known: ConnectionRow | undefined,
+): Promise<ConnectionRow | SendResult> {
+  const connectionId = target.connection_id
   const mustLookUp = target.unknown_outcome_at !== null && adapter.findPublished !== undefined
   const notLookedUp = (reason: string): SendResult => ({
     ...lookupFailed(deps, target, new PublishFailure('transient', reason)),
@@ -104,16 +131,45 @@ export async function sendTarget(
   }
   if (!connection || connection.status === 'removed') {
     const reason = `The ${target.platform} profile @${target.username} is no longer connected`
-    return mustLookUp ? notLookedUp(reason) : fail('auth_expired', reason)
+    return mustLookUp ? notLookedUp(reason) : failed(target, 'auth_expired', reason)
   }
   if (connection.status === 'needs_reconnect') {
     const reason = `The ${target.platform} profile @${target.username} needs to be reconnected: ${connection.last_error ?? 'authorisation lost'}`
-    return mustLookUp ? notLookedUp(reason) : fail('auth_expired', reason)
+    return mustLookUp ? notLookedUp(reason) : failed(target, 'auth_expired', reason)
   }
+  return connection
+}
+
+/** What one attempt sends, and with what: the request, the chain of items, the quota it reserves. */
+interface Attempt {
+  connection: ConnectionRow
+  request: Omit<LookupRequest, 'credentials' | 'since'> & {
+    mediaUrls: string[]
+    saveProgress: (progress: Record<string, string>) => Promise<void>
+  }
+  profile: LookupRequest['profile']
+  items: ReturnType<typeof chainItems>
+  /** The target has a thread or first comment still to deliver after its post. */
+  chained: boolean
+  writer: ReturnType<typeof chainWriter>
+  quota: NonNullable<NetworkAdapter['capabilities']['quota']> | undefined
+  slot: { key: string; day: string; units: number } | undefined
+}
+
+function prepareAttempt(
+  deps: SendDeps,
+  adapter: NetworkAdapter,
+  target: TargetRow,
+  connection: ConnectionRow,
+  signal: AbortSignal,
+): Attempt {
+  const leaseTime = deps.leaseTime ?? (() => sql<number>`${deps.now()}`)
+  const items = chainItems(target)
+  const chained = items.some((item) => item.status !== 'published')
   // An app-wide quota (YouTube's daily units) is reserved before the network is called, and refused
   // there when the day's quota would be exceeded; a failure that did not spend it gives the units back.
   // A post already live (its thread or first comment still going out) spends no more publishing quota.
-  const headLive = target.remote_id !== null && chainItems(target).some((item) => item.status !== 'published')
+  const headLive = target.remote_id !== null && chained
   const quota = headLive ? undefined : adapter.capabilities.quota
   const slot = quota
     ? { key: quota.key, day: quota.dayOf(deps.now()), units: quota.unitsPerPublish }
@@ -134,56 +190,93 @@ export async function sendTarget(
     saveProgress: progressSaver(deps.db, target, deps.now, leaseTime),
     signal,
   }
+  return {
+    connection,
+    request,
+    profile,
+    items,
+    chained,
+    writer: chainWriter(deps.db, target, leaseTime),
+    quota,
+    slot,
+  }
+}
 
-  // While an earlier attempt's outcome is unknown, nothing is sent until a lookup has answered, with
-  // certainty, that the post is not there. A lookup that cannot ask keeps the mark and is tried again on
-  // its own schedule (`lookupFailed`); an ambiguous answer leaves the target stuck for a person.
-  let refreshed = false
-  let counted = true
-  // A target with a thread or first comment delivers its items after its post. The post may be
-  // live from an earlier attempt (its remote id is on the target): it is never published again, and what
-  // is unknown then is an item's outcome, looked up under its parent while the chain is delivered.
-  const items = chainItems(target)
-  const chained = items.some((item) => item.status !== 'published')
-  const writer = chainWriter(deps.db, target, leaseTime)
-  let head: PublishResult | undefined =
-    target.remote_id && chained ? { remoteId: target.remote_id, url: target.url ?? '' } : undefined
-  let found = false
-  if (!head && target.unknown_outcome_at !== null && adapter.findPublished) {
-    const answer = await lookUp(deps, adapter, target, connection, request, signal)
-    if ('outcome' in answer) return { ...answer, connectionId }
-    if (answer.kind === 'found') {
-      deps.logger.info({ targetId: target.id }, 'unanswered attempt found on the network')
-      if (!chained)
-        return {
-          outcome: { kind: 'published', remoteId: answer.result.remoteId, url: answer.result.url },
-          kind: 'ok',
-          connectionId,
-        }
-      head = answer.result
-      found = true
-    } else if (answer.kind === 'ambiguous')
+/** Where the send starts: the live post (or the one a lookup found), and whether this send is an attempt. */
+interface Start {
+  head: PublishResult | undefined
+  /** A lookup found the post: it is recorded before its items go out. */
+  found: boolean
+  /** The claim counted this send as an attempt (false: it was claimed for a lookup that answered absent). */
+  counted: boolean
+  refreshed: boolean
+}
+
+/**
+ * While an earlier attempt's outcome is unknown, nothing is sent until a lookup has answered, with
+ * certainty, that the post is not there. A lookup that cannot ask keeps the mark and is tried again on its
+ * own schedule (`lookupFailed`); an ambiguous answer leaves the target stuck for a person. A target with a
+ * thread or first comment delivers its items after its post; the post may be live from an earlier attempt
+ * (its remote id is on the target): it is never published again, and what is unknown then is an item's
+ * outcome, looked up under its parent while the chain is delivered.
+ */
+async function lookFirst(
+  deps: SendDeps,
+  adapter: NetworkAdapter,
+  target: TargetRow,
+  attempt: Attempt,
+  signal: AbortSignal,
+): Promise<Start | SendResult> {
+  const connectionId = target.connection_id
+  const head: PublishResult | undefined =
+    target.remote_id && attempt.chained ? { remoteId: target.remote_id, url: target.url ?? '' } : undefined
+  const start: Start = { head, found: false, counted: true, refreshed: false }
+  if (head || target.unknown_outcome_at === null || !adapter.findPublished) return start
+  const answer = await lookUp(deps, adapter, target, attempt.connection, attempt.request, signal)
+  if ('outcome' in answer) return { ...answer, connectionId }
+  if (answer.kind === 'found') {
+    deps.logger.info({ targetId: target.id }, 'unanswered attempt found on the network')
+    if (!attempt.chained)
       return {
-        outcome: { kind: 'unknown', error: answer.reason, reason: STUCK_REASONS.ambiguous },
-        kind: 'unknown_outcome',
+        outcome: { kind: 'published', remoteId: answer.result.remoteId, url: answer.result.url },
+        kind: 'ok',
         connectionId,
       }
-    else {
-      deps.logger.info({ targetId: target.id }, 'unanswered attempt not found on the network; sending again')
-      // The claim counted a lookup, not a send: this send is an attempt of its own.
-      counted = false
-      refreshed = answer.refreshed
-    }
+    return { ...start, head: answer.result, found: true }
   }
-  const sent = { ...target, attempts: target.attempts + (counted ? 0 : 1) }
+  if (answer.kind === 'ambiguous')
+    return {
+      outcome: { kind: 'unknown', error: answer.reason, reason: STUCK_REASONS.ambiguous },
+      kind: 'unknown_outcome',
+      connectionId,
+    }
+  deps.logger.info({ targetId: target.id }, 'unanswered attempt not found on the network; sending again')
+  // The claim counted a lookup, not a send: this send is an attempt of its own.
+  return { ...start, counted: false, refreshed: answer.refreshed }
+}
+
+/**
+ * Publishes the post (unless it is live) and delivers its items, refreshing the credentials once on a 401,
+ * and turns what the network answered into the outcome to record.
+ */
+async function publishAndDeliver(
+  deps: SendDeps,
+  adapter: NetworkAdapter,
+  target: TargetRow,
+  attempt: Attempt,
+  start: Start,
+  signal: AbortSignal,
+): Promise<SendResult> {
+  const { connection, quota, slot } = attempt
+  let { head, found, refreshed } = start
+  const sent = { ...target, attempts: target.attempts + (start.counted ? 0 : 1) }
   const withAttempt = (result: SendResult): SendResult => ({
     ...result,
-    attemptsDelta: (result.attemptsDelta ?? 0) + (counted ? 0 : 1),
+    attemptsDelta: (result.attemptsDelta ?? 0) + (start.counted ? 0 : 1),
   })
   if (!head && quota && slot && !(await reserveQuota(deps.db, { ...slot, limit: quota.dailyLimit }))) {
-    return withAttempt(await classify(deps, sent, connectionId, quota.exceeded(deps.now()), signal))
+    return withAttempt(await classify(deps, sent, connection.id, quota.exceeded(deps.now()), signal))
   }
-
   for (;;) {
     let credentials: Credentials
     try {
@@ -195,55 +288,20 @@ export async function sendTarget(
         return withAttempt(await classify(deps, sent, connection.id, error, signal))
       // The vault or the database failed before any network call: nothing was sent, so retry.
       deps.logger.error({ err: error, targetId: target.id }, 'could not read the profile credentials')
-      return withAttempt(notSent(deps, sent, connectionId, 'Herald could not read the profile credentials'))
+      return withAttempt(notSent(deps, sent, connection.id, 'Herald could not read the profile credentials'))
     }
     try {
       if (!head || found) {
-        if (!head) head = await adapter.publish({ ...request, credentials })
+        if (!head) head = await adapter.publish({ ...attempt.request, credentials })
         // The post is live: recorded before any item is sent, so no later attempt publishes it again.
-        if (chained) await writer.saveHead(head, deps.now())
+        if (attempt.chained) await attempt.writer.saveHead(head, deps.now())
         found = false
       }
-      if (chained) {
-        const end = await deliverChain({
-          adapter,
-          items,
-          target,
-          profile,
-          credentials,
-          head,
-          writer,
-          now: deps.now,
-          signal,
-        })
-        if (end.kind === 'refused')
-          return withAttempt({
-            outcome: { kind: 'failed', error: end.error },
-            kind: 'invalid_content',
-            connectionId,
-          })
-        if (end.kind === 'unknown')
-          return withAttempt({
-            outcome: {
-              kind: 'unknown',
-              error: end.error,
-              reason: adapter.findItem ? STUCK_REASONS.ambiguous : STUCK_REASONS.no_lookup,
-            },
-            kind: 'unknown_outcome',
-            connectionId,
-          })
-        if (end.kind === 'failure') throw end.failure
+      if (attempt.chained) {
+        const end = await deliverItems(deps, adapter, target, attempt, credentials, head, signal)
+        if (end) return withAttempt(end)
       }
-      return withAttempt({
-        outcome: {
-          kind: 'published',
-          remoteId: head.remoteId,
-          url: head.url,
-          uploadError: head.uploadError ?? (target.upload_error || undefined),
-        },
-        kind: 'ok',
-        connectionId,
-      })
+      return withAttempt(publishedAs(target, head))
     } catch (error) {
       if (error instanceof PublishFailure && error.kind === 'auth_expired' && !refreshed && !signal.aborted) {
         // One refresh on a 401, then the connection is marked for reconnecting.
@@ -252,15 +310,80 @@ export async function sendTarget(
       }
       if (quota && slot && !head && error instanceof PublishFailure && !quota.spent(error))
         await releaseQuota(deps.db, slot)
-      const result = await classify(deps, sent, connection.id, error, signal)
-      // Once the post is live, what is unknown is an item's outcome: it is looked up under its parent.
-      const canLook = head ? Boolean(adapter.findItem) : Boolean(adapter.findPublished)
-      if (result.outcome.kind === 'unknown') return withAttempt(lookLater(deps, sent, canLook, result))
-      if (!head && canLook && error instanceof PublishFailure && error.kind === 'rate_limited')
-        return withAttempt(lookAfterRateLimit(deps, sent, error, result))
-      return withAttempt(result)
+      return withAttempt(await afterFailure(deps, adapter, sent, connection.id, head, error, signal))
     }
   }
+}
+
+/** Delivers the target's items under its live post; answers how the chain ended unless it ended well. */
+async function deliverItems(
+  deps: SendDeps,
+  adapter: NetworkAdapter,
+  target: TargetRow,
+  attempt: Attempt,
+  credentials: Credentials,
+  head: PublishResult,
+  signal: AbortSignal,
+): Promise<SendResult | undefined> {
+  const connectionId = target.connection_id
+  const end = await deliverChain({
+    adapter,
+    items: attempt.items,
+    target,
+    profile: attempt.profile,
+    credentials,
+    head,
+    writer: attempt.writer,
+    now: deps.now,
+    signal,
+  })
+  if (end.kind === 'refused')
+    return { outcome: { kind: 'failed', error: end.error }, kind: 'invalid_content', connectionId }
+  if (end.kind === 'unknown')
+    return {
+      outcome: {
+        kind: 'unknown',
+        error: end.error,
+        reason: adapter.findItem ? STUCK_REASONS.ambiguous : STUCK_REASONS.no_lookup,
+      },
+      kind: 'unknown_outcome',
+      connectionId,
+    }
+  if (end.kind === 'failure') throw end.failure
+  return undefined
+}
+
+const publishedAs = (target: TargetRow, head: PublishResult): SendResult => ({
+  outcome: {
+    kind: 'published',
+    remoteId: head.remoteId,
+    url: head.url,
+    uploadError: head.uploadError ?? (target.upload_error || undefined),
+  },
+  kind: 'ok',
+  connectionId: target.connection_id,
+})
+
+/**
+ * What a failed publishing call leaves: classified, then an unknown outcome goes to a lookup where the
+ * network can be asked (once the post is live, what is unknown is an item's outcome, looked up under its
+ * parent), and a rate limit before the post is live waits and looks.
+ */
+async function afterFailure(
+  deps: SendDeps,
+  adapter: NetworkAdapter,
+  sent: TargetRow,
+  connectionId: string,
+  head: PublishResult | undefined,
+  error: unknown,
+  signal: AbortSignal,
+): Promise<SendResult> {
+  const result = await classify(deps, sent, connectionId, error, signal)
+  const canLook = head ? Boolean(adapter.findItem) : Boolean(adapter.findPublished)
+  if (result.outcome.kind === 'unknown') return lookLater(deps, sent, canLook, result)
+  if (!head && canLook && error instanceof PublishFailure && error.kind === 'rate_limited')
+    return lookAfterRateLimit(deps, sent, error, result)
+  return result
 }
 
 /**
