@@ -177,64 +177,10 @@ export function buildServer(
   })
   const runner = createToolRunner(app, tools)
 
-  // JSON is the only body Herald reads; anything else is refused with 415 before a handler runs.
-  server.removeAllContentTypeParsers()
-  server.addContentTypeParser(
-    ['application/json'],
-    { parseAs: 'string', bodyLimit: BODY_LIMIT },
-    (_request, body, done) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8')
-      if (text.trim() === '') return done(null, {})
-      try {
-        done(null, JSON.parse(text))
-      } catch {
-        done(new AppError('invalid_request', 'The body is not valid JSON'), undefined)
-      }
-    },
-  )
-
-  server.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = fromFrameworkError(error)
-    if (appError.code === 'internal') request.log.error({ err: error }, 'request failed')
-    const retry = (appError.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds
-    if (appError.code === 'rate_limited' && retry) reply.header('retry-after', String(retry))
-    reply.code(appError.httpStatus).send(appError.toBody())
-  })
-  server.setNotFoundHandler((request, reply) => {
-    reply
-      .code(404)
-      .send(new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`).toBody())
-  })
-
-  const requestLog = app.logger.child({ subsystem: 'http' })
-  server.addHook('onResponse', async (request, reply) => {
-    const line = requestLine(request, reply.statusCode, reply.elapsedTime)
-    if (QUIET_ROUTES.has(line.route)) requestLog.debug(line, 'request')
-    else requestLog.info(line, 'request')
-  })
-
-  server.get('/healthz', async () => ({ ok: true, sandbox: app.config.sandbox }))
-  server.get('/readyz', async (_request, reply) => {
-    const ready = await isReachable(app.store)
-    reply.code(ready ? 200 : 503).send({ ok: ready, database: ready ? 'reachable' : 'unreachable' })
-  })
-  // /metrics is off the public port unless HERALD_METRICS_TOKEN is set (then it takes that bearer token);
-  // HERALD_METRICS_LISTEN serves it on a listener of its own (buildMetricsServer).
-  const metricsToken = app.config.metrics.token
-  if (metricsToken) {
-    const scrape = metricsScraper(app)
-    server.get('/metrics', async (request, reply) => {
-      const sent = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? ''
-      if (!sent || !safeEqual(sent, metricsToken))
-        return reply
-          .code(401)
-          .header('www-authenticate', 'Bearer realm="herald-metrics"')
-          .send(
-            new AppError('unauthorized', 'The metrics need HERALD_METRICS_TOKEN as a bearer token').toBody(),
-          )
-      return reply.type(METRICS_CONTENT_TYPE).send(await scrape())
-    })
-  }
+  acceptJsonOnly(server)
+  answerErrorsAsEnvelopes(server)
+  logRequests(server, app)
+  registerHealthRoutes(server, app)
   if (options.role === 'worker') return { server, close: () => server.close(), routes }
 
   const openapi = buildOpenApi(tools, app.config.publicBaseUrl)
@@ -270,5 +216,75 @@ export function buildServer(
         clearTimeout(deadline)
       }
     },
+  }
+}
+
+/** JSON is the only body Herald reads; anything else is refused with 415 before a handler runs. */
+function acceptJsonOnly(server: FastifyInstance) {
+  server.removeAllContentTypeParsers()
+  server.addContentTypeParser(
+    ['application/json'],
+    { parseAs: 'string', bodyLimit: BODY_LIMIT },
+    (_request, body, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8')
+      if (text.trim() === '') return done(null, {})
+      try {
+        done(null, JSON.parse(text))
+      } catch {
+        done(new AppError('invalid_request', 'The body is not valid JSON'), undefined)
+      }
+    },
+  )
+}
+
+/** Every error, the framework's included, answers in the one envelope; a 500 is logged, never echoed. */
+function answerErrorsAsEnvelopes(server: FastifyInstance) {
+  server.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = fromFrameworkError(error)
+    if (appError.code === 'internal') request.log.error({ err: error }, 'request failed')
+    const retry = (appError.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds
+    if (appError.code === 'rate_limited' && retry) reply.header('retry-after', String(retry))
+    reply.code(appError.httpStatus).send(appError.toBody())
+  })
+  server.setNotFoundHandler((request, reply) => {
+    reply
+      .code(404)
+      .send(new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`).toBody())
+  })
+}
+
+/** One line per request (the quiet routes at debug). */
+function logRequests(server: FastifyInstance, app: AppContext) {
+  const requestLog = app.logger.child({ subsystem: 'http' })
+  server.addHook('onResponse', async (request, reply) => {
+    const line = requestLine(request, reply.statusCode, reply.elapsedTime)
+    if (QUIET_ROUTES.has(line.route)) requestLog.debug(line, 'request')
+    else requestLog.info(line, 'request')
+  })
+}
+
+/** Liveness, readiness and, with HERALD_METRICS_TOKEN, /metrics: served by every role. */
+function registerHealthRoutes(server: FastifyInstance, app: AppContext) {
+  server.get('/healthz', async () => ({ ok: true, sandbox: app.config.sandbox }))
+  server.get('/readyz', async (_request, reply) => {
+    const ready = await isReachable(app.store)
+    reply.code(ready ? 200 : 503).send({ ok: ready, database: ready ? 'reachable' : 'unreachable' })
+  })
+  // /metrics is off the public port unless HERALD_METRICS_TOKEN is set (then it takes that bearer token);
+  // HERALD_METRICS_LISTEN serves it on a listener of its own (buildMetricsServer).
+  const metricsToken = app.config.metrics.token
+  if (metricsToken) {
+    const scrape = metricsScraper(app)
+    server.get('/metrics', async (request, reply) => {
+      const sent = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? ''
+      if (!sent || !safeEqual(sent, metricsToken))
+        return reply
+          .code(401)
+          .header('www-authenticate', 'Bearer realm="herald-metrics"')
+          .send(
+            new AppError('unauthorized', 'The metrics need HERALD_METRICS_TOKEN as a bearer token').toBody(),
+          )
+      return reply.type(METRICS_CONTENT_TYPE).send(await scrape())
+    })
   }
 }

@@ -200,119 +200,13 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
   for (const u of unknown) blockers.push(u.reason)
   for (const c of skipped) warnings.push(`${label(c)} is left out: it needs to be reconnected`)
 
-  const variants = input.variants ?? {}
-  const targets: PlannedTarget[] = chosen.map(({ connection, request }) => {
-    const overrides: TargetOverrides = {}
-    if (request?.content !== undefined) overrides.content = request.content
-    const ownMedia = request?.mediaUrls ?? (request?.mediaUrl ? [request.mediaUrl] : undefined)
-    if (ownMedia) overrides.mediaUrls = ownMedia
-    if (request?.youtube) overrides.youtube = request.youtube
-    const content = resolveCopy(connection, overrides.content, variants, input.content)
-    const mediaUrls = resolveMedia(overrides, input)
-    const youtube =
-      connection.platform === 'youtube'
-        ? resolveYouTubeDetails(content, { ...input.youtube, ...overrides.youtube })
-        : null
-    const key = `${connection.platform}:${connection.profileId}`
-    const ownThread =
-      request?.thread ?? input.threadVariants?.[key] ?? input.threadVariants?.[connection.platform]
-    const thread = ownThread ?? input.thread
-    const firstComment =
-      request?.firstComment ??
-      input.firstCommentVariants?.[key] ??
-      input.firstCommentVariants?.[connection.platform] ??
-      input.firstComment
-    // A thread named for this profile or network that the network cannot take is refused; the shared one
-    // is left out of such networks with a warning (below).
-    if (ownThread && ownThread.length > 0 && !takesThreads(connection.platform))
-      blockers.push(
-        `${request?.thread ? 'targetAccounts[].thread' : 'threadVariants'}: ${label(connection)}: ${connection.platform} takes no threads (only ${threadNetworks.join(', ')})`,
-      )
-    const items = deliveryItems(connection.platform, thread, firstComment)
-    const postItems: PostItems = {
-      ...(thread && thread.length > 0 && takesThreads(connection.platform) ? { thread } : {}),
-      ...(firstComment ? { firstComment } : {}),
-    }
-    return { connection, overrides, content, mediaUrls, youtube, items, postItems }
-  })
-  if (input.thread && input.thread.length > 0) {
-    const without = targets.filter((t) => !takesThreads(t.connection.platform))
-    if (without.length === targets.length && targets.length > 0)
-      blockers.push(
-        `thread: none of the profiles takes a thread (${without.map((t) => label(t.connection)).join(', ')}); threads go to ${threadNetworks.join(', ')}`,
-      )
-    else
-      for (const t of without)
-        warnings.push(
-          `${label(t.connection)}: ${t.connection.platform} takes no threads; the thread is left out there (first comments go to every network)`,
-        )
-  }
+  const targets = chosen.map((choice) => planTarget(input, choice, blockers))
+  checkSharedThread(input, targets, { blockers, warnings })
+  for (const target of targets) checkTarget(target, { blockers, warnings })
 
-  let hasLink = false
-  let mediaCount: number | undefined
-  const mediaSetLimits: Partial<Record<Network, MediaSetLimit>> = {}
-  for (const target of targets) {
-    const { connection, content, mediaUrls } = target
-    const rules = networkRules[connection.platform]
-    const who = label(connection)
-    if (connection.status === 'needs_reconnect')
-      blockers.push(`${who} needs to be reconnected before it can publish`)
-    if (containsLink(content)) hasLink = true
-    const length = lengthOn(connection.platform, content)
-    if (length > rules.textLimit)
-      blockers.push(
-        `${who}: the copy is ${length} characters; ${connection.platform} allows ${rules.textLimit}`,
-      )
-    else if (rules.textWarning && length > rules.textWarning.at) {
-      warnings.push(`${who}: the copy is ${length} characters; ${rules.textWarning.message}`)
-    }
-    if (rules.captionLimits) {
-      const hashtags = countHashtags(content)
-      const mentions = countMentions(content)
-      if (hashtags > rules.captionLimits.hashtags)
-        blockers.push(
-          `${who}: the caption has ${hashtags} hashtags; ${connection.platform} allows ${rules.captionLimits.hashtags}`,
-        )
-      if (mentions > rules.captionLimits.mentions)
-        blockers.push(
-          `${who}: the caption has ${mentions} @mentions; ${connection.platform} allows ${rules.captionLimits.mentions}`,
-        )
-    }
-    if (content.trim() === '' && mediaUrls.length === 0)
-      blockers.push(`${who}: nothing to publish (no copy and no media)`)
-    if (rules.requiresMedia && mediaUrls.length === 0) {
-      blockers.push(
-        connection.platform === 'youtube'
-          ? `${who}: YouTube Shorts needs a video (mediaUrl)`
-          : `${who}: ${connection.platform} requires media`,
-      )
-    }
-    if (rules.requiresVideo && mediaUrls.length > 0 && !mediaUrls.every(looksLikeVideo)) {
-      blockers.push(
-        `${who}: YouTube Shorts needs a video; ${mediaUrls.find((u) => !looksLikeVideo(u))} does not look like one (mp4, mov, webm)`,
-      )
-    }
-    blockers.push(...itemBlockers(connection.platform, who, target.items))
-    if (target.items.some((item) => containsLink(item.content))) hasLink = true
-    if (target.youtube && target.youtube.title === '')
-      blockers.push(`${who}: the video needs a title (give youtube.title or a first line of copy)`)
-    if (mediaUrls.length > 1) {
-      mediaCount = Math.max(mediaCount ?? 0, mediaUrls.length)
-      mediaSetLimits[connection.platform] = {
-        min: rules.minSetMedia,
-        max: rules.maxMedia,
-        mixesVideo: rules.mixesVideoInSet,
-      }
-      if (mediaUrls.length > rules.maxMedia)
-        blockers.push(
-          `${who}: ${mediaUrls.length} attachments; ${connection.platform} takes at most ${rules.maxMedia}`,
-        )
-      if (mediaUrls.length < rules.minSetMedia)
-        blockers.push(`${who}: ${connection.platform} needs at least ${rules.minSetMedia} items in a set`)
-      if (!rules.mixesVideoInSet && mediaUrls.some(looksLikeVideo))
-        blockers.push(`${who}: ${connection.platform} does not mix video into a set of several`)
-    }
-  }
+  const hasLink = targets.some(
+    (t) => containsLink(t.content) || t.items.some((item) => containsLink(item.content)),
+  )
   if (hasLink)
     warnings.push(`The copy holds a link: a one-off surcharge of ${LINK_SURCHARGE} credits applies`)
   const cost =
@@ -321,6 +215,7 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
         sum + networkRules[t.connection.platform].price + itemsPrice(t.connection.platform, t.items),
       0,
     ) + (hasLink && targets.length > 0 ? LINK_SURCHARGE : 0)
+  const sets = mediaSets(targets)
   return {
     targets,
     unknownTargets: unknown,
@@ -330,6 +225,162 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
     hasLink,
     characterCount: [...input.content].length,
     limits: { ...reportedTextLimits },
-    ...(mediaCount !== undefined ? { mediaCount, mediaSetLimits } : {}),
+    ...(sets.mediaCount !== undefined ? sets : {}),
   }
+}
+
+interface Findings {
+  blockers: string[]
+  warnings: string[]
+}
+
+/**
+ * One chosen profile's post: its copy, media, YouTube details, thread and first comment, each from the
+ * most specific place given (its request, its profile's or network's variant, the shared field).
+ */
+function planTarget(
+  input: PlanInput,
+  { connection, request }: { connection: ConnectionInfo; request?: TargetRequest },
+  blockers: string[],
+): PlannedTarget {
+  const overrides: TargetOverrides = {}
+  if (request?.content !== undefined) overrides.content = request.content
+  const ownMedia = request?.mediaUrls ?? (request?.mediaUrl ? [request.mediaUrl] : undefined)
+  if (ownMedia) overrides.mediaUrls = ownMedia
+  if (request?.youtube) overrides.youtube = request.youtube
+  const content = resolveCopy(connection, overrides.content, input.variants ?? {}, input.content)
+  const mediaUrls = resolveMedia(overrides, input)
+  const youtube =
+    connection.platform === 'youtube'
+      ? resolveYouTubeDetails(content, { ...input.youtube, ...overrides.youtube })
+      : null
+  const key = `${connection.platform}:${connection.profileId}`
+  const ownThread =
+    request?.thread ?? input.threadVariants?.[key] ?? input.threadVariants?.[connection.platform]
+  const thread = ownThread ?? input.thread
+  const firstComment =
+    request?.firstComment ??
+    input.firstCommentVariants?.[key] ??
+    input.firstCommentVariants?.[connection.platform] ??
+    input.firstComment
+  // A thread named for this profile or network that the network cannot take is refused; the shared one
+  // is left out of such networks with a warning (checkSharedThread).
+  if (ownThread && ownThread.length > 0 && !takesThreads(connection.platform))
+    blockers.push(
+      `${request?.thread ? 'targetAccounts[].thread' : 'threadVariants'}: ${label(connection)}: ${connection.platform} takes no threads (only ${threadNetworks.join(', ')})`,
+    )
+  const items = deliveryItems(connection.platform, thread, firstComment)
+  const postItems: PostItems = {
+    ...(thread && thread.length > 0 && takesThreads(connection.platform) ? { thread } : {}),
+    ...(firstComment ? { firstComment } : {}),
+  }
+  return { connection, overrides, content, mediaUrls, youtube, items, postItems }
+}
+
+/** The shared thread is left out where a network takes none, and refused when no profile takes it. */
+function checkSharedThread(input: PlanInput, targets: PlannedTarget[], { blockers, warnings }: Findings) {
+  if (!input.thread || input.thread.length === 0) return
+  const without = targets.filter((t) => !takesThreads(t.connection.platform))
+  if (without.length === targets.length && targets.length > 0)
+    blockers.push(
+      `thread: none of the profiles takes a thread (${without.map((t) => label(t.connection)).join(', ')}); threads go to ${threadNetworks.join(', ')}`,
+    )
+  else
+    for (const t of without)
+      warnings.push(
+        `${label(t.connection)}: ${t.connection.platform} takes no threads; the thread is left out there (first comments go to every network)`,
+      )
+}
+
+/** One target against its network's rules: connection, copy, media, thread items, video title, set. */
+function checkTarget(target: PlannedTarget, findings: Findings) {
+  const { connection, mediaUrls } = target
+  const { blockers } = findings
+  const who = label(connection)
+  if (connection.status === 'needs_reconnect')
+    blockers.push(`${who} needs to be reconnected before it can publish`)
+  checkCopy(target, who, findings)
+  blockers.push(...attachmentBlockers(target, who))
+  blockers.push(...itemBlockers(connection.platform, who, target.items))
+  if (target.youtube && target.youtube.title === '')
+    blockers.push(`${who}: the video needs a title (give youtube.title or a first line of copy)`)
+  if (mediaUrls.length > 1) blockers.push(...setBlockers(target, who))
+}
+
+/** The copy's length as the network counts it, and its hashtags and mentions where the network caps them. */
+function checkCopy({ connection, content }: PlannedTarget, who: string, { blockers, warnings }: Findings) {
+  const rules = networkRules[connection.platform]
+  const length = lengthOn(connection.platform, content)
+  if (length > rules.textLimit)
+    blockers.push(
+      `${who}: the copy is ${length} characters; ${connection.platform} allows ${rules.textLimit}`,
+    )
+  else if (rules.textWarning && length > rules.textWarning.at) {
+    warnings.push(`${who}: the copy is ${length} characters; ${rules.textWarning.message}`)
+  }
+  if (rules.captionLimits) {
+    const hashtags = countHashtags(content)
+    const mentions = countMentions(content)
+    if (hashtags > rules.captionLimits.hashtags)
+      blockers.push(
+        `${who}: the caption has ${hashtags} hashtags; ${connection.platform} allows ${rules.captionLimits.hashtags}`,
+      )
+    if (mentions > rules.captionLimits.mentions)
+      blockers.push(
+        `${who}: the caption has ${mentions} @mentions; ${connection.platform} allows ${rules.captionLimits.mentions}`,
+      )
+  }
+}
+
+/** Something to publish, and the media a network requires (YouTube: a video). */
+function attachmentBlockers({ connection, content, mediaUrls }: PlannedTarget, who: string): string[] {
+  const rules = networkRules[connection.platform]
+  const blockers: string[] = []
+  if (content.trim() === '' && mediaUrls.length === 0)
+    blockers.push(`${who}: nothing to publish (no copy and no media)`)
+  if (rules.requiresMedia && mediaUrls.length === 0) {
+    blockers.push(
+      connection.platform === 'youtube'
+        ? `${who}: YouTube Shorts needs a video (mediaUrl)`
+        : `${who}: ${connection.platform} requires media`,
+    )
+  }
+  if (rules.requiresVideo && mediaUrls.length > 0 && !mediaUrls.every(looksLikeVideo)) {
+    blockers.push(
+      `${who}: YouTube Shorts needs a video; ${mediaUrls.find((u) => !looksLikeVideo(u))} does not look like one (mp4, mov, webm)`,
+    )
+  }
+  return blockers
+}
+
+/** A set of several attachments against the network's size limits and its rule on mixing in video. */
+function setBlockers({ connection, mediaUrls }: PlannedTarget, who: string): string[] {
+  const rules = networkRules[connection.platform]
+  const blockers: string[] = []
+  if (mediaUrls.length > rules.maxMedia)
+    blockers.push(
+      `${who}: ${mediaUrls.length} attachments; ${connection.platform} takes at most ${rules.maxMedia}`,
+    )
+  if (mediaUrls.length < rules.minSetMedia)
+    blockers.push(`${who}: ${connection.platform} needs at least ${rules.minSetMedia} items in a set`)
+  if (!rules.mixesVideoInSet && mediaUrls.some(looksLikeVideo))
+    blockers.push(`${who}: ${connection.platform} does not mix video into a set of several`)
+  return blockers
+}
+
+/** The largest attachment set and the set limits of each network that gets one (undefined: no sets). */
+function mediaSets(targets: PlannedTarget[]) {
+  let mediaCount: number | undefined
+  const mediaSetLimits: Partial<Record<Network, MediaSetLimit>> = {}
+  for (const { connection, mediaUrls } of targets) {
+    if (mediaUrls.length <= 1) continue
+    const rules = networkRules[connection.platform]
+    mediaCount = Math.max(mediaCount ?? 0, mediaUrls.length)
+    mediaSetLimits[connection.platform] = {
+      min: rules.minSetMedia,
+      max: rules.maxMedia,
+      mixesVideo: rules.mixesVideoInSet,
+    }
+  }
+  return { mediaCount, mediaSetLimits }
 }

@@ -288,15 +288,7 @@ export class ConfigError extends Error {
 
 /** Parses an environment record into a {@link Config}; throws {@link ConfigError} naming every bad value. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const cleaned = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
-  )
-  const parsed = envSchema.safeParse(cleaned)
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`)
-  }
-  const e = parsed.data
+  const e = parseEnvironment(env)
   if (e.HERALD_MEDIA_STORAGE === 's3' && !e.HERALD_S3_BUCKET) {
     throw new ConfigError('Invalid configuration:\n  HERALD_S3_BUCKET: required when HERALD_MEDIA_STORAGE=s3')
   }
@@ -358,56 +350,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       timeoutMs: e.HERALD_WEBHOOK_TIMEOUT_MS,
       retentionMs: e.HERALD_WEBHOOK_RETENTION_DAYS * 86_400_000,
     },
-    networks: {
-      twitter: {
-        clientId: e.HERALD_TWITTER_CLIENT_ID,
-        clientSecret: e.HERALD_TWITTER_CLIENT_SECRET,
-        apiUrl: trimSlash(e.HERALD_TWITTER_API_URL),
-        authorizeUrl: e.HERALD_TWITTER_AUTHORIZE_URL,
-      },
-      youtube: {
-        clientId: e.HERALD_GOOGLE_CLIENT_ID,
-        clientSecret: e.HERALD_GOOGLE_CLIENT_SECRET,
-        authorizeUrl: e.HERALD_GOOGLE_AUTHORIZE_URL,
-        tokenUrl: e.HERALD_GOOGLE_TOKEN_URL,
-        apiUrl: trimSlash(e.HERALD_YOUTUBE_API_URL),
-        dailyQuota: e.HERALD_YOUTUBE_DAILY_QUOTA,
-        uploadUnits: e.HERALD_YOUTUBE_UPLOAD_UNITS,
-      },
-      meta: {
-        appId: e.HERALD_META_APP_ID,
-        appSecret: e.HERALD_META_APP_SECRET,
-        version: e.HERALD_META_GRAPH_VERSION,
-        graphUrl: trimSlash(e.HERALD_META_GRAPH_URL),
-        dialogUrl: trimSlash(e.HERALD_FACEBOOK_DIALOG_URL),
-        instagramAppId: e.HERALD_INSTAGRAM_APP_ID,
-        instagramAppSecret: e.HERALD_INSTAGRAM_APP_SECRET,
-        instagramGraphUrl: trimSlash(e.HERALD_INSTAGRAM_GRAPH_URL),
-        instagramAuthorizeUrl: e.HERALD_INSTAGRAM_AUTHORIZE_URL,
-        instagramTokenUrl: e.HERALD_INSTAGRAM_TOKEN_URL,
-      },
-      threads: {
-        appId: e.HERALD_THREADS_APP_ID,
-        appSecret: e.HERALD_THREADS_APP_SECRET,
-        graphUrl: trimSlash(e.HERALD_THREADS_GRAPH_URL),
-        authorizeUrl: e.HERALD_THREADS_AUTHORIZE_URL,
-      },
-      linkedin: {
-        clientId: e.HERALD_LINKEDIN_CLIENT_ID,
-        clientSecret: e.HERALD_LINKEDIN_CLIENT_SECRET,
-        version: e.HERALD_LINKEDIN_VERSION,
-        communityManagement: e.HERALD_LINKEDIN_COMMUNITY_MANAGEMENT,
-        authorizeUrl: e.HERALD_LINKEDIN_AUTHORIZE_URL,
-        tokenUrl: e.HERALD_LINKEDIN_TOKEN_URL,
-        apiUrl: trimSlash(e.HERALD_LINKEDIN_API_URL),
-      },
-      bluesky: {
-        serviceUrl: trimSlash(e.HERALD_BLUESKY_SERVICE_URL ?? 'https://bsky.social'),
-        configured: e.HERALD_BLUESKY_SERVICE_URL !== undefined,
-        plcUrl: trimSlash(e.HERALD_BLUESKY_PLC_URL),
-        allowLocalPds: e.HERALD_BLUESKY_ALLOW_LOCAL_PDS,
-      },
-    },
+    networks: networksOf(e),
     mcpAllowedOrigins: parseOrigins(e.HERALD_MCP_ALLOWED_ORIGINS),
     dashboard: {
       sessionTtlMs: e.HERALD_SESSION_TTL_HOURS * 3_600_000,
@@ -418,19 +361,90 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       token: e.HERALD_METRICS_TOKEN,
       listen: e.HERALD_METRICS_LISTEN ? parseListen(e.HERALD_METRICS_LISTEN) : undefined,
     },
-    media:
-      e.HERALD_MEDIA_STORAGE === 's3'
-        ? {
-            driver: 's3',
-            bucket: e.HERALD_S3_BUCKET as string,
-            region: e.HERALD_S3_REGION,
-            endpoint: e.HERALD_S3_ENDPOINT,
-            accessKeyId: e.HERALD_S3_ACCESS_KEY_ID,
-            secretAccessKey: e.HERALD_S3_SECRET_ACCESS_KEY,
-            presignSeconds: e.HERALD_S3_PRESIGN_SECONDS,
-          }
-        : { driver: 'local', dir: path.join(dataDir, 'media') },
+    media: mediaStorageOf(e, dataDir),
   }
+}
+
+type Env = z.output<typeof envSchema>
+
+/** The set, non-empty variables checked against the schema; every bad value is named at once. */
+function parseEnvironment(env: Record<string, string | undefined>): Env {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  )
+  const parsed = envSchema.safeParse(cleaned)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`)
+  }
+  return parsed.data
+}
+
+function networksOf(e: Env): Config['networks'] {
+  return {
+    twitter: {
+      clientId: e.HERALD_TWITTER_CLIENT_ID,
+      clientSecret: e.HERALD_TWITTER_CLIENT_SECRET,
+      apiUrl: trimSlash(e.HERALD_TWITTER_API_URL),
+      authorizeUrl: e.HERALD_TWITTER_AUTHORIZE_URL,
+    },
+    youtube: {
+      clientId: e.HERALD_GOOGLE_CLIENT_ID,
+      clientSecret: e.HERALD_GOOGLE_CLIENT_SECRET,
+      authorizeUrl: e.HERALD_GOOGLE_AUTHORIZE_URL,
+      tokenUrl: e.HERALD_GOOGLE_TOKEN_URL,
+      apiUrl: trimSlash(e.HERALD_YOUTUBE_API_URL),
+      dailyQuota: e.HERALD_YOUTUBE_DAILY_QUOTA,
+      uploadUnits: e.HERALD_YOUTUBE_UPLOAD_UNITS,
+    },
+    meta: {
+      appId: e.HERALD_META_APP_ID,
+      appSecret: e.HERALD_META_APP_SECRET,
+      version: e.HERALD_META_GRAPH_VERSION,
+      graphUrl: trimSlash(e.HERALD_META_GRAPH_URL),
+      dialogUrl: trimSlash(e.HERALD_FACEBOOK_DIALOG_URL),
+      instagramAppId: e.HERALD_INSTAGRAM_APP_ID,
+      instagramAppSecret: e.HERALD_INSTAGRAM_APP_SECRET,
+      instagramGraphUrl: trimSlash(e.HERALD_INSTAGRAM_GRAPH_URL),
+      instagramAuthorizeUrl: e.HERALD_INSTAGRAM_AUTHORIZE_URL,
+      instagramTokenUrl: e.HERALD_INSTAGRAM_TOKEN_URL,
+    },
+    threads: {
+      appId: e.HERALD_THREADS_APP_ID,
+      appSecret: e.HERALD_THREADS_APP_SECRET,
+      graphUrl: trimSlash(e.HERALD_THREADS_GRAPH_URL),
+      authorizeUrl: e.HERALD_THREADS_AUTHORIZE_URL,
+    },
+    linkedin: {
+      clientId: e.HERALD_LINKEDIN_CLIENT_ID,
+      clientSecret: e.HERALD_LINKEDIN_CLIENT_SECRET,
+      version: e.HERALD_LINKEDIN_VERSION,
+      communityManagement: e.HERALD_LINKEDIN_COMMUNITY_MANAGEMENT,
+      authorizeUrl: e.HERALD_LINKEDIN_AUTHORIZE_URL,
+      tokenUrl: e.HERALD_LINKEDIN_TOKEN_URL,
+      apiUrl: trimSlash(e.HERALD_LINKEDIN_API_URL),
+    },
+    bluesky: {
+      serviceUrl: trimSlash(e.HERALD_BLUESKY_SERVICE_URL ?? 'https://bsky.social'),
+      configured: e.HERALD_BLUESKY_SERVICE_URL !== undefined,
+      plcUrl: trimSlash(e.HERALD_BLUESKY_PLC_URL),
+      allowLocalPds: e.HERALD_BLUESKY_ALLOW_LOCAL_PDS,
+    },
+  }
+}
+
+function mediaStorageOf(e: Env, dataDir: string): Config['media'] {
+  return e.HERALD_MEDIA_STORAGE === 's3'
+    ? {
+        driver: 's3',
+        bucket: e.HERALD_S3_BUCKET as string,
+        region: e.HERALD_S3_REGION,
+        endpoint: e.HERALD_S3_ENDPOINT,
+        accessKeyId: e.HERALD_S3_ACCESS_KEY_ID,
+        secretAccessKey: e.HERALD_S3_SECRET_ACCESS_KEY,
+        presignSeconds: e.HERALD_S3_PRESIGN_SECONDS,
+      }
+    : { driver: 'local', dir: path.join(dataDir, 'media') }
 }
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '')

@@ -118,21 +118,7 @@ export async function uploadTwitterMedia(
   },
 ): Promise<{ mediaId: string; processed: boolean }> {
   const { file, type, accessToken, signal } = input
-  const step = async (what: string, send: () => Promise<TwitterAnswer>): Promise<unknown> => {
-    let answer: TwitterAnswer
-    try {
-      answer = await send()
-    } catch (error) {
-      if (signal.aborted) throw cancelled()
-      throw new TwitterMediaError(`${what}: ${(error as Error).message}`)
-    }
-    if (answer.status < 200 || answer.status >= 300) {
-      const detail = safeDetail(answer.body, input.secrets)
-      throw new TwitterMediaError(`${what} answered ${answer.status}${detail ? `: ${detail}` : ''}`)
-    }
-    return answer.body
-  }
-
+  const step = uploadStep(signal, input.secrets)
   const initialized = await step('initialize', () =>
     sendToTwitter(ctx, {
       method: 'POST',
@@ -148,9 +134,55 @@ export async function uploadTwitterMedia(
   if (typeof mediaId !== 'string' || !/^[0-9]{1,19}$/.test(mediaId)) {
     throw new TwitterMediaError('initialize answered without a media id')
   }
-  const path = `/2/media/upload/${mediaId}`
+  const upload: Upload = { ctx, step, mediaId, accessToken, signal }
+  await appendSegments(upload, file)
+  const finalized = await step('finalize', () =>
+    sendToTwitter(ctx, {
+      method: 'POST',
+      path: `/2/media/upload/${mediaId}/finalize`,
+      bearer: accessToken,
+      signal,
+      timeoutMs: API_TIMEOUT_MS,
+      what: 'media finalize',
+    }),
+  )
+  const info = processingInfo(finalized)
+  if (!info) return { mediaId, processed: false }
+  await awaitProcessing(upload, info)
+  return { mediaId, processed: true }
+}
 
-  // Segments are read one at a time from the prepared file: a 512 MB video never sits in memory.
+type Step = (what: string, send: () => Promise<TwitterAnswer>) => Promise<unknown>
+
+/** One upload under way: its media id, and the step that sends each of its requests. */
+interface Upload {
+  ctx: TwitterContext
+  step: Step
+  mediaId: string
+  accessToken: string
+  signal: AbortSignal
+}
+
+/** One request of the upload: its answer's body, or a {@link TwitterMediaError} naming the step that failed. */
+function uploadStep(signal: AbortSignal, secrets: readonly (string | undefined)[]): Step {
+  return async (what, send) => {
+    let answer: TwitterAnswer
+    try {
+      answer = await send()
+    } catch (error) {
+      if (signal.aborted) throw cancelled()
+      throw new TwitterMediaError(`${what}: ${(error as Error).message}`)
+    }
+    if (answer.status < 200 || answer.status >= 300) {
+      const detail = safeDetail(answer.body, secrets)
+      throw new TwitterMediaError(`${what} answered ${answer.status}${detail ? `: ${detail}` : ''}`)
+    }
+    return answer.body
+  }
+}
+
+/** Segments are read one at a time from the prepared file: a 512 MB video never sits in memory. */
+async function appendSegments({ ctx, step, mediaId, accessToken, signal }: Upload, file: PreparedMedia) {
   const handle = await open(file.path, 'r')
   try {
     for (let index = 0, position = 0; position < file.size; index++) {
@@ -164,7 +196,7 @@ export async function uploadTwitterMedia(
       await step(`append of segment ${index}`, () =>
         sendToTwitter(ctx, {
           method: 'POST',
-          path: `${path}/append`,
+          path: `/2/media/upload/${mediaId}/append`,
           multipart: form,
           bearer: accessToken,
           signal,
@@ -177,21 +209,11 @@ export async function uploadTwitterMedia(
   } finally {
     await handle.close()
   }
+}
 
-  const finalized = await step('finalize', () =>
-    sendToTwitter(ctx, {
-      method: 'POST',
-      path: `${path}/finalize`,
-      bearer: accessToken,
-      signal,
-      timeoutMs: API_TIMEOUT_MS,
-      what: 'media finalize',
-    }),
-  )
-  let info = processingInfo(finalized)
-  if (!info) return { mediaId, processed: false }
-
-  // Video and GIF are processed asynchronously: poll STATUS as X asks (check_after_secs) until done.
+/** Video and GIF are processed asynchronously: poll STATUS as X asks (check_after_secs) until done. */
+async function awaitProcessing({ ctx, step, mediaId, accessToken, signal }: Upload, first: ProcessingInfo) {
+  let info: ProcessingInfo | undefined = first
   let waited = 0
   while (info.state !== 'succeeded') {
     if (info.state === 'failed') {
@@ -221,7 +243,6 @@ export async function uploadTwitterMedia(
     info = processingInfo(status)
     if (!info) break
   }
-  return { mediaId, processed: true }
 }
 
 function cancelled() {

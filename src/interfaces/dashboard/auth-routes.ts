@@ -91,23 +91,7 @@ export async function signInAs(
 export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, claimed: () => Promise<boolean>) {
   const db = app.store.db
   const secure = app.config.dashboard.secureCookies
-  const throttle = createLoginThrottle()
-  // Unknown e-mails are checked against a real hash too, so timing does not tell which e-mails exist.
-  let dummyHash: Promise<string> | undefined
-
-  const showLogin = (
-    reply: FastifyReply,
-    status: number,
-    input: { next: string; email?: string; problem?: string },
-  ) => {
-    // Double-submit CSRF: the same random token in a cookie and in the form, compared on POST.
-    const csrf = randomToken(24)
-    reply.header(
-      'set-cookie',
-      serializeCookie(LOGIN_CSRF_COOKIE, csrf, { maxAge: LOGIN_CSRF_MAX_AGE_S, secure }),
-    )
-    return sendHtml(reply, status, loginPage({ ...input, csrf }))
-  }
+  const login: LoginChecks = { throttle: createLoginThrottle(), checkPassword: createPasswordCheck() }
 
   // `/` is the dashboard: signed in, the posts page; otherwise sign-in, which comes back there; and on a
   // fresh instance, the setup page.
@@ -120,140 +104,193 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, clai
     if (!(await claimed())) return reply.redirect('/setup', 303)
     const next = localPath((request.query as Record<string, unknown>).next)
     if (await signedIn(app, request)) return reply.redirect(next, 303)
-    return showLogin(reply, 200, { next })
+    return showLogin(app, reply, 200, { next })
   })
 
-  scope.post('/login', openToVisitors, async (request, reply) => {
-    if (!csrfMatches(request, parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE]))
-      return refuseCsrf(reply)
-    const next = localPath(field(request, 'next'))
-    const email = field(request, 'email').trim().toLowerCase()
-    const password = field(request, 'password')
-    const user = email ? await findUserByEmail(db, email) : undefined
-    const device = parseCookies(request.headers.cookie)[DEVICE_COOKIE]
-    const attempt: LoginAttempt = {
-      address: request.ip,
-      account: email,
-      knownDevice: Boolean(user && device && safeEqual(device, deviceToken(app, user.id))),
-    }
-    const wait = throttle.admit(attempt, app.clock.now())
-    if (wait > 0) {
-      reply.header('retry-after', String(wait))
-      return showLogin(reply, 429, {
-        next,
-        email,
-        problem: `Too many attempts. Try again in ${wait} seconds.`,
-      })
-    }
-    dummyHash ??= hashPassword(randomToken())
-    const matches = await verifyPassword(user?.password_hash ?? (await dummyHash), password)
-    const ok = matches && password !== ''
-    if (!user || !ok) {
-      throttle.failed(attempt, app.clock.now())
-      request.log.info({ event: 'login_failed' }, 'dashboard sign-in refused')
-      return showLogin(reply, 401, {
-        next,
-        email,
-        problem: 'That e-mail and password do not match an account.',
-      })
-    }
-    const memberships = await db
-      .selectFrom('memberships')
-      .select(['workspace_id', 'role'])
-      .where('user_id', '=', user.id)
-      .orderBy('workspace_id')
-      .execute()
-    const first = memberships.find((m) => m.role === 'owner') ?? memberships[0]
-    if (!first) {
-      // Someone with no workspace yet may have been invited: they answer here, proven by the password.
-      const invitations = await invitationsFor(db, user.email)
-      if (invitations.length > 0) {
-        throttle.succeeded(attempt)
-        const csrf = parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE] ?? ''
-        const issued = app.clock.now().toString(36)
-        const rows = invitations
-          .map((i) => {
-            const token = invitationToken(app, i.id, user.id, issued)
-            return `<li><strong>${escapeHtml(i.workspaceName)}</strong> invites you as ${escapeHtml(i.role)}${i.invitedByEmail ? ` (from ${escapeHtml(i.invitedByEmail)})` : ''}.
-<form method="post" action="/login/invitation" class="inline"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="invitation" value="${escapeHtml(i.id)}"><input type="hidden" name="issued" value="${escapeHtml(issued)}"><button type="submit">Accept and join ${escapeHtml(i.workspaceName)}</button></form></li>`
-          })
-          .join('\n')
-        return sendHtml(
-          reply,
-          200,
-          page(
-            'Invitations',
-            `<h1>Invitations</h1><p>You are not a member of any workspace yet. You join one only if you accept its invitation.</p><ul>${rows}</ul><p><a href="/login">Back</a></p>`,
-          ),
-        )
-      }
-      return sendHtml(
-        reply,
-        403,
-        problemPage(
-          'No workspace',
-          'Your account is not a member of any workspace yet. Ask an owner to invite you, or an admin to add you with the herald CLI.',
-          {
-            next: '<p><a href="/login">Back</a></p>',
-          },
-        ),
-      )
-    }
-    throttle.succeeded(attempt)
-    await signInAs(app, request, reply, { userId: user.id, workspaceId: first.workspace_id })
-    return reply.redirect(next, 303)
-  })
+  scope.post('/login', openToVisitors, (request, reply) => signInWithPassword(app, login, request, reply))
 
   // Accepting an invitation from the sign-in page (a person with no workspace yet): the token was handed
   // out only after the password matched, is bound to the invitation and the person, and lasts 15 minutes.
-  scope.post('/login/invitation', openToVisitors, async (request, reply) => {
-    if (!csrfMatches(request, parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE]))
-      return refuseCsrf(reply)
-    const invitation = field(request, 'invitation')
-    const issued = field(request, 'issued')
-    const token = field(request, 'token')
-    const issuedAt = Number.parseInt(issued, 36)
-    const now = app.clock.now()
-    const row = /^[0-9a-f]{32}$/.test(invitation)
-      ? await db
-          .selectFrom('invitations')
-          .innerJoin('users', 'users.email', 'invitations.email')
-          .select(['users.id as userId', 'users.email as email'])
-          .where('invitations.id', '=', invitation)
-          .executeTakeFirst()
-      : undefined
-    const valid =
-      row &&
-      Number.isFinite(issuedAt) &&
-      now - issuedAt < INVITATION_TOKEN_TTL_MS &&
-      safeEqual(token, invitationToken(app, invitation, row.userId, issued))
-    if (!row || !valid)
-      return sendHtml(
-        reply,
-        400,
-        problemPage('Invitation expired', 'Sign in again to see your invitations.', {
-          next: '<p><a href="/login">Sign in</a></p>',
-        }),
-      )
-    const workspaceId = await answerInvitation(
-      db,
-      { id: invitation, user: { id: row.userId, email: row.email }, accept: true },
-      now,
-    )
-    if (!workspaceId) return reply.redirect('/login', 303)
-    const ttl = app.config.dashboard.sessionTtlMs
-    const { token: session } = await createSession(db, { userId: row.userId, workspaceId, ttlMs: ttl }, now)
-    reply.header('set-cookie', [
-      sessionCookie(app, session, ttl),
-      serializeCookie(LOGIN_CSRF_COOKIE, '', { maxAge: 0, secure }),
-      serializeCookie(DEVICE_COOKIE, deviceToken(app, row.userId), { maxAge: DEVICE_MAX_AGE_S, secure }),
-    ])
-    return reply.redirect('/workspace', 303)
-  })
+  scope.post('/login/invitation', openToVisitors, (request, reply) =>
+    acceptInvitationAtSignIn(app, request, reply),
+  )
 
   scope.post('/logout', signingOut, async (request, reply) => {
     if (request.signedIn) await deleteSession(db, request.signedIn.session.id)
     reply.header('set-cookie', serializeCookie(sessionCookieName(secure), '', { maxAge: 0, secure }))
     return reply.redirect('/login', 303)
   })
+}
+
+function showLogin(
+  app: AppContext,
+  reply: FastifyReply,
+  status: number,
+  input: { next: string; email?: string; problem?: string },
+) {
+  const secure = app.config.dashboard.secureCookies
+  // Double-submit CSRF: the same random token in a cookie and in the form, compared on POST.
+  const csrf = randomToken(24)
+  reply.header(
+    'set-cookie',
+    serializeCookie(LOGIN_CSRF_COOKIE, csrf, { maxAge: LOGIN_CSRF_MAX_AGE_S, secure }),
+  )
+  return sendHtml(reply, status, loginPage({ ...input, csrf }))
+}
+
+interface LoginChecks {
+  throttle: ReturnType<typeof createLoginThrottle>
+  checkPassword(hash: string | undefined, password: string): Promise<boolean>
+}
+
+/** Unknown e-mails are checked against a real hash too, so timing does not tell which e-mails exist. */
+function createPasswordCheck() {
+  let dummyHash: Promise<string> | undefined
+  return async (hash: string | undefined, password: string) => {
+    dummyHash ??= hashPassword(randomToken())
+    return verifyPassword(hash ?? (await dummyHash), password)
+  }
+}
+
+/** The sign-in form's POST: throttled, checked, then into the person's first workspace (an owner's first). */
+async function signInWithPassword(
+  app: AppContext,
+  { throttle, checkPassword }: LoginChecks,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const db = app.store.db
+  if (!csrfMatches(request, parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE])) return refuseCsrf(reply)
+  const next = localPath(field(request, 'next'))
+  const email = field(request, 'email').trim().toLowerCase()
+  const password = field(request, 'password')
+  const user = email ? await findUserByEmail(db, email) : undefined
+  const device = parseCookies(request.headers.cookie)[DEVICE_COOKIE]
+  const attempt: LoginAttempt = {
+    address: request.ip,
+    account: email,
+    knownDevice: Boolean(user && device && safeEqual(device, deviceToken(app, user.id))),
+  }
+  const wait = throttle.admit(attempt, app.clock.now())
+  if (wait > 0) {
+    reply.header('retry-after', String(wait))
+    return showLogin(app, reply, 429, {
+      next,
+      email,
+      problem: `Too many attempts. Try again in ${wait} seconds.`,
+    })
+  }
+  const matches = await checkPassword(user?.password_hash, password)
+  const ok = matches && password !== ''
+  if (!user || !ok) {
+    throttle.failed(attempt, app.clock.now())
+    request.log.info({ event: 'login_failed' }, 'dashboard sign-in refused')
+    return showLogin(app, reply, 401, {
+      next,
+      email,
+      problem: 'That e-mail and password do not match an account.',
+    })
+  }
+  const memberships = await db
+    .selectFrom('memberships')
+    .select(['workspace_id', 'role'])
+    .where('user_id', '=', user.id)
+    .orderBy('workspace_id')
+    .execute()
+  const first = memberships.find((m) => m.role === 'owner') ?? memberships[0]
+  if (!first) return answerWithoutWorkspace(app, request, reply, user, () => throttle.succeeded(attempt))
+  throttle.succeeded(attempt)
+  await signInAs(app, request, reply, { userId: user.id, workspaceId: first.workspace_id })
+  return reply.redirect(next, 303)
+}
+
+/**
+ * Someone with no workspace yet may have been invited: they answer here, proven by the password (which
+ * counts as a successful sign-in). Without an invitation there is nothing to sign in to.
+ */
+async function answerWithoutWorkspace(
+  app: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: { id: string; email: string },
+  succeeded: () => void,
+) {
+  const invitations = await invitationsFor(app.store.db, user.email)
+  if (invitations.length > 0) {
+    succeeded()
+    const csrf = parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE] ?? ''
+    const issued = app.clock.now().toString(36)
+    const rows = invitations
+      .map((i) => {
+        const token = invitationToken(app, i.id, user.id, issued)
+        return `<li><strong>${escapeHtml(i.workspaceName)}</strong> invites you as ${escapeHtml(i.role)}${i.invitedByEmail ? ` (from ${escapeHtml(i.invitedByEmail)})` : ''}.
+<form method="post" action="/login/invitation" class="inline"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="invitation" value="${escapeHtml(i.id)}"><input type="hidden" name="issued" value="${escapeHtml(issued)}"><button type="submit">Accept and join ${escapeHtml(i.workspaceName)}</button></form></li>`
+      })
+      .join('\n')
+    return sendHtml(
+      reply,
+      200,
+      page(
+        'Invitations',
+        `<h1>Invitations</h1><p>You are not a member of any workspace yet. You join one only if you accept its invitation.</p><ul>${rows}</ul><p><a href="/login">Back</a></p>`,
+      ),
+    )
+  }
+  return sendHtml(
+    reply,
+    403,
+    problemPage(
+      'No workspace',
+      'Your account is not a member of any workspace yet. Ask an owner to invite you, or an admin to add you with the herald CLI.',
+      {
+        next: '<p><a href="/login">Back</a></p>',
+      },
+    ),
+  )
+}
+
+async function acceptInvitationAtSignIn(app: AppContext, request: FastifyRequest, reply: FastifyReply) {
+  const db = app.store.db
+  const secure = app.config.dashboard.secureCookies
+  if (!csrfMatches(request, parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE])) return refuseCsrf(reply)
+  const invitation = field(request, 'invitation')
+  const issued = field(request, 'issued')
+  const token = field(request, 'token')
+  const issuedAt = Number.parseInt(issued, 36)
+  const now = app.clock.now()
+  const row = /^[0-9a-f]{32}$/.test(invitation)
+    ? await db
+        .selectFrom('invitations')
+        .innerJoin('users', 'users.email', 'invitations.email')
+        .select(['users.id as userId', 'users.email as email'])
+        .where('invitations.id', '=', invitation)
+        .executeTakeFirst()
+    : undefined
+  const valid =
+    row &&
+    Number.isFinite(issuedAt) &&
+    now - issuedAt < INVITATION_TOKEN_TTL_MS &&
+    safeEqual(token, invitationToken(app, invitation, row.userId, issued))
+  if (!row || !valid)
+    return sendHtml(
+      reply,
+      400,
+      problemPage('Invitation expired', 'Sign in again to see your invitations.', {
+        next: '<p><a href="/login">Sign in</a></p>',
+      }),
+    )
+  const workspaceId = await answerInvitation(
+    db,
+    { id: invitation, user: { id: row.userId, email: row.email }, accept: true },
+    now,
+  )
+  if (!workspaceId) return reply.redirect('/login', 303)
+  const ttl = app.config.dashboard.sessionTtlMs
+  const { token: session } = await createSession(db, { userId: row.userId, workspaceId, ttlMs: ttl }, now)
+  reply.header('set-cookie', [
+    sessionCookie(app, session, ttl),
+    serializeCookie(LOGIN_CSRF_COOKIE, '', { maxAge: 0, secure }),
+    serializeCookie(DEVICE_COOKIE, deviceToken(app, row.userId), { maxAge: DEVICE_MAX_AGE_S, secure }),
+  ])
+  return reply.redirect('/workspace', 303)
 }

@@ -127,40 +127,45 @@ ${links}
 
 /** `GET /channels` (the workspace's connections, connect links, workspace selector), disconnect and switch. */
 export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
-  const db = app.store.db
-
   scope.get('/channels', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/channels')
-    const query = request.query as Record<string, unknown>
-    const connected = firstValue(query.connected)
-    let notice = ''
-    if (connected) {
-      const row = await db
-        .selectFrom('connections')
-        .select(['platform', 'username'])
-        .where('id', '=', connected)
-        .where('workspace_id', '=', who.workspace.id)
-        .executeTakeFirst()
-      if (row) {
-        const label = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
-        notice = `<div class="notice"><p>Connected @${escapeHtml(row.username)} on ${escapeHtml(label)}.</p></div>`
-      }
-    } else if (query.disconnected) {
-      notice = '<div class="notice"><p>The profile was disconnected and its tokens deleted.</p></div>'
-    } else {
-      const simulated = simulatedNotice(query)
-      if (simulated) notice = `<div class="notice" role="status"><p>${escapeHtml(simulated)}</p></div>`
-    }
+    const notice = await channelsNotice(app, who, request.query as Record<string, unknown>)
     return sendHtml(reply, 200, await channelsPage(app, runner, who, notice))
   })
 
+  registerWorkspaceSwitch(scope, app)
+  registerDisconnect(scope, app)
+}
+
+/** What the page says first: the profile just connected, the one disconnected, or the simulated ones. */
+async function channelsNotice(app: AppContext, who: SignedIn, query: Record<string, unknown>) {
+  const connected = firstValue(query.connected)
+  if (connected) {
+    const row = await app.store.db
+      .selectFrom('connections')
+      .select(['platform', 'username'])
+      .where('id', '=', connected)
+      .where('workspace_id', '=', who.workspace.id)
+      .executeTakeFirst()
+    if (!row) return ''
+    const label = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
+    return `<div class="notice"><p>Connected @${escapeHtml(row.username)} on ${escapeHtml(label)}.</p></div>`
+  }
+  if (query.disconnected)
+    return '<div class="notice"><p>The profile was disconnected and its tokens deleted.</p></div>'
+  const simulated = simulatedNotice(query)
+  return simulated ? `<div class="notice" role="status"><p>${escapeHtml(simulated)}</p></div>` : ''
+}
+
+/** Switching the session's workspace, and the switcher page every page links to. */
+function registerWorkspaceSwitch(scope: FastifyInstance, app: AppContext) {
   scope.post('/channels/workspace', async (request, reply) => {
     const who = signedInOf(request)
     const workspaceId = field(request, 'workspaceId')
     // A workspace the person is not a member of is ignored, as if it did not exist.
-    if (await findMembership(db, workspaceId, who.user.id))
-      await setSessionWorkspace(db, who.session.id, workspaceId)
+    if (await findMembership(app.store.db, workspaceId, who.user.id))
+      await setSessionWorkspace(app.store.db, who.session.id, workspaceId)
     return reply.redirect(localPath(field(request, 'next'), '/channels'), 303)
   })
 
@@ -168,7 +173,7 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
   scope.get('/workspaces', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/workspaces')
-    const workspaces = await listWorkspacesForUser(db, who.user.id)
+    const workspaces = await listWorkspacesForUser(app.store.db, who.user.id)
     const items = workspaces
       .map((w) =>
         w.id === who.workspace.id
@@ -184,22 +189,25 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
       }),
     )
   })
+}
 
-  const ownersOnly = (reply: Parameters<typeof sendHtml>[0], who: SignedIn) =>
-    sendHtml(
-      reply,
-      403,
-      problemPage('Owners only', 'Only an owner of this workspace disconnects its profiles.', {
-        signedIn: account(who),
-      }),
-    )
+const ownersOnly = (reply: Parameters<typeof sendHtml>[0], who: SignedIn) =>
+  sendHtml(
+    reply,
+    403,
+    problemPage('Owners only', 'Only an owner of this workspace disconnects its profiles.', {
+      signedIn: account(who),
+    }),
+  )
 
+/** Disconnecting (owners only): a page that asks first, and its POST that deletes the tokens. */
+function registerDisconnect(scope: FastifyInstance, app: AppContext) {
   // Disconnecting deletes the tokens: a page asks first.
   scope.get<{ Querystring: { connectionId?: string } }>('/channels/disconnect', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/channels')
     if (who.workspace.role !== 'owner') return ownersOnly(reply, who)
-    const row = (await listConnections(db, who.workspace.id)).find(
+    const row = (await listConnections(app.store.db, who.workspace.id)).find(
       (c) => c.id === firstValue(request.query.connectionId),
     )
     if (!row)
@@ -228,7 +236,7 @@ export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, r
     if (who.workspace.role !== 'owner') return ownersOnly(reply, who)
     const now = app.clock.now()
     // The tokens are overwritten, not kept: a removed connection cannot be used again, only reconnected.
-    await db
+    await app.store.db
       .updateTable('connections')
       .set({
         status: 'removed',

@@ -237,58 +237,12 @@ const preflightForm: { config: { form: FormGuard } } = {
 
 export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const run = runAs(runner)
-  const emptyDraft = (): Draft => ({
-    content: '',
-    profiles: [],
-    mediaUrls: '',
-    variants: {},
-    youtubeTitle: '',
-    youtubeDescription: '',
-    youtubePrivacy: 'private',
-    youtubeConfirmed: false,
-    when: 'now',
-    date: '',
-    time: '',
-    timezone: 'UTC',
-    thread: [],
-    firstComment: '',
-  })
 
   scope.get('/dashboard/compose.js', async (_request, reply) =>
     reply.header('content-type', 'text/javascript; charset=utf-8').send(COMPOSE_SCRIPT),
   )
 
-  // The file's bytes as the body, its type as the content type; the CSRF token travels in the query and was
-  // checked, with the session, before the body was read (src/interfaces/dashboard/upload-body.ts). The stored type and
-  // the file name's extension come from the bytes, never from what the browser claimed.
-  scope.post<{ Querystring: { name?: string } }>('/compose/upload', scriptUpload, async (request, reply) => {
-    const who = signedInOf(request)
-    const upload = request.body
-    const unsupported = () =>
-      reply.code(415).send({ message: 'Upload an image (PNG, JPEG, GIF, WebP) or a video (MP4, MOV, WebM).' })
-    if (!(upload instanceof ReceivedUpload) || upload.size === 0) return unsupported()
-    const requested = firstValue(request.query.name) ?? 'upload'
-    const detected = detectType(await upload.head(), path.extname(requested).toLowerCase())
-    if (!detected || !UPLOAD_TYPES.includes(detected.contentType)) return unsupported()
-    const stem = path
-      .basename(requested, path.extname(requested))
-      .replace(/[^A-Za-z0-9._-]+/g, '-')
-      .slice(-72)
-    const name = `${stem || 'upload'}.${detected.extension}`
-    const staged = await app.media.stage({
-      file: upload.file,
-      contentType: detected.contentType,
-      name,
-      workspaceId: who.workspace.id,
-    })
-    try {
-      await staged.commit(app.store.db)
-    } catch (error) {
-      await staged.discard()
-      throw error
-    }
-    return reply.code(201).send({ url: staged.url })
-  })
+  registerUploadRoute(scope, app)
 
   /** preflight_post for a draft, as the signed-in person, read into the check and the preview. */
   const checkDraft = async (who: SignedIn, draft: Draft) =>
@@ -351,5 +305,57 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
       const appError = toAppError(error)
       return show(httpStatusFor(appError.code), { problem: appError.message })
     }
+  })
+}
+
+const emptyDraft = (): Draft => ({
+  content: '',
+  profiles: [],
+  mediaUrls: '',
+  variants: {},
+  youtubeTitle: '',
+  youtubeDescription: '',
+  youtubePrivacy: 'private',
+  youtubeConfirmed: false,
+  when: 'now',
+  date: '',
+  time: '',
+  timezone: 'UTC',
+  thread: [],
+  firstComment: '',
+})
+
+/** Media uploaded from the compose page: stored now, its URL answered for the form. */
+function registerUploadRoute(scope: FastifyInstance, app: AppContext) {
+  // The file's bytes as the body, its type as the content type; the CSRF token travels in the query and was
+  // checked, with the session, before the body was read (src/interfaces/dashboard/upload-body.ts). The stored type and
+  // the file name's extension come from the bytes, never from what the browser claimed.
+  scope.post<{ Querystring: { name?: string } }>('/compose/upload', scriptUpload, async (request, reply) => {
+    const who = signedInOf(request)
+    const upload = request.body
+    const unsupported = () =>
+      reply.code(415).send({ message: 'Upload an image (PNG, JPEG, GIF, WebP) or a video (MP4, MOV, WebM).' })
+    if (!(upload instanceof ReceivedUpload) || upload.size === 0) return unsupported()
+    const requested = firstValue(request.query.name) ?? 'upload'
+    const detected = detectType(await upload.head(), path.extname(requested).toLowerCase())
+    if (!detected || !UPLOAD_TYPES.includes(detected.contentType)) return unsupported()
+    const stem = path
+      .basename(requested, path.extname(requested))
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .slice(-72)
+    const name = `${stem || 'upload'}.${detected.extension}`
+    const staged = await app.media.stage({
+      file: upload.file,
+      contentType: detected.contentType,
+      name,
+      workspaceId: who.workspace.id,
+    })
+    try {
+      await staged.commit(app.store.db)
+    } catch (error) {
+      await staged.discard()
+      throw error
+    }
+    return reply.code(201).send({ url: staged.url })
   })
 }

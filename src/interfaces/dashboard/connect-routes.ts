@@ -32,35 +32,51 @@ const pageOptions = (who: SignedIn | undefined) => (who ? { signedIn: account(wh
  * Bluesky: `GET /connect/bluesky` is a form, `POST /connect/bluesky` connects with an app password.
  */
 export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
-  const db = app.store.db
+  registerStartRoutes(scope, app)
+  registerCallbackRoute(scope, app)
+  registerChooseRoutes(scope, app)
+  registerBlueskyRoute(scope, app)
+}
 
-  const answer = (
-    reply: Parameters<typeof sendHtml>[0],
-    who: SignedIn | undefined,
-    outcome: ConnectOutcome,
-  ) =>
-    outcome.kind === 'connected'
-      ? reply.redirect(`/channels?connected=${encodeURIComponent(outcome.connectionId)}`, 303)
-      : outcome.kind === 'choose'
-        ? reply.redirect(`/connect/${outcome.network}/choose/${encodeURIComponent(outcome.grantId)}`, 303)
-        : sendHtml(reply, outcome.status, refusalPage(outcome, pageOptions(who)))
+type Reply = Parameters<typeof sendHtml>[0]
 
-  /**
-   * The workspace a connect acts in: the one asked for (`workspaceId`, query or form) when the person is a
-   * member of it, else the session's. Undefined when they asked for one they are not a member of.
-   */
-  const targetWorkspace = async (who: SignedIn, wanted: string | undefined) => {
-    if (!wanted || wanted === who.workspace.id) return { id: who.workspace.id, name: who.workspace.name }
-    const membership = await findMembership(db, wanted, who.user.id)
-    return membership ? { id: membership.id, name: membership.name } : undefined
-  }
-  const notMember = (reply: Parameters<typeof sendHtml>[0], who: SignedIn) =>
-    sendHtml(
-      reply,
-      404,
-      problemPage('Workspace not found', 'You are not a member of that workspace.', pageOptions(who)),
-    )
+const answer = (reply: Reply, who: SignedIn | undefined, outcome: ConnectOutcome) =>
+  outcome.kind === 'connected'
+    ? reply.redirect(`/channels?connected=${encodeURIComponent(outcome.connectionId)}`, 303)
+    : outcome.kind === 'choose'
+      ? reply.redirect(`/connect/${outcome.network}/choose/${encodeURIComponent(outcome.grantId)}`, 303)
+      : sendHtml(reply, outcome.status, refusalPage(outcome, pageOptions(who)))
 
+/**
+ * The workspace a connect acts in: the one asked for (`workspaceId`, query or form) when the person is a
+ * member of it, else the session's. Undefined when they asked for one they are not a member of.
+ */
+const targetWorkspace = async (app: AppContext, who: SignedIn, wanted: string | undefined) => {
+  if (!wanted || wanted === who.workspace.id) return { id: who.workspace.id, name: who.workspace.name }
+  const membership = await findMembership(app.store.db, wanted, who.user.id)
+  return membership ? { id: membership.id, name: membership.name } : undefined
+}
+
+const notMember = (reply: Reply, who: SignedIn) =>
+  sendHtml(
+    reply,
+    404,
+    problemPage('Workspace not found', 'You are not a member of that workspace.', pageOptions(who)),
+  )
+
+const expiredGrant = (reply: Reply, who: SignedIn) =>
+  sendHtml(
+    reply,
+    404,
+    problemPage(
+      'Nothing to choose',
+      'This choice has expired, was already made, or belongs to someone else. Nothing was connected. Start again from the channels page.',
+      pageOptions(who),
+    ),
+  )
+
+/** The page that names the workspace, and its form's POST that sends the person to the network. */
+function registerStartRoutes(scope: FastifyInstance, app: AppContext) {
   // A page, never an action: it names the workspace and offers a form; only the form's POST starts.
   scope.get<{ Params: { network: string }; Querystring: { workspaceId?: string } }>(
     '/connect/:network',
@@ -75,7 +91,7 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
       }
       const who = await signedIn(app, request)
       if (!who) return redirectToLogin(reply, `/connect/${network}`)
-      const workspace = await targetWorkspace(who, firstValue(request.query.workspaceId))
+      const workspace = await targetWorkspace(app, who, firstValue(request.query.workspaceId))
       if (!workspace) return notMember(reply, who)
       if (network === 'bluesky') {
         const simulated = app.config.sandbox && !app.config.networks.bluesky.configured
@@ -106,14 +122,18 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
     if (!isNetwork(network) || network === 'bluesky')
       return sendHtml(reply, 404, problemPage('Unknown network', 'This is not a Herald connect address.'))
     const who = signedInOf(request)
-    const workspace = await targetWorkspace(who, field(request, 'workspaceId') || undefined)
+    const workspace = await targetWorkspace(app, who, field(request, 'workspaceId') || undefined)
     if (!workspace) return notMember(reply, who)
-    if (workspace.id !== who.workspace.id) await setSessionWorkspace(db, who.session.id, workspace.id)
+    if (workspace.id !== who.workspace.id)
+      await setSessionWorkspace(app.store.db, who.session.id, workspace.id)
     const started = await startConnect(app, { userId: who.user.id, workspaceId: workspace.id }, network)
     if (started.kind === 'redirect') return reply.redirect(started.url, 303)
     return sendHtml(reply, started.status, refusalPage(started, pageOptions(who)))
   })
+}
 
+/** The network's answer: the connection is finished (or refused) and the person sent on. */
+function registerCallbackRoute(scope: FastifyInstance, app: AppContext) {
   scope.get<{ Params: { network: string }; Querystring: Record<string, string | undefined> }>(
     '/connect/:network/callback',
     async (request, reply) => {
@@ -136,18 +156,10 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
       return answer(reply, who, outcome)
     },
   )
+}
 
-  const expiredGrant = (reply: Parameters<typeof sendHtml>[0], who: SignedIn) =>
-    sendHtml(
-      reply,
-      404,
-      problemPage(
-        'Nothing to choose',
-        'This choice has expired, was already made, or belongs to someone else. Nothing was connected. Start again from the channels page.',
-        pageOptions(who),
-      ),
-    )
-
+/** A grant that reaches several profiles: the choice page, and its POST that connects the ticked ones. */
+function registerChooseRoutes(scope: FastifyInstance, app: AppContext) {
   scope.get<{ Params: { network: string; id: string } }>(
     '/connect/:network/choose/:id',
     async (request, reply) => {
@@ -155,7 +167,7 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
       if (!who) return redirectToLogin(reply, request.url)
       const grant = await readGrant(app, request.params.id, who.user.id)
       if (!grant || grant.network !== request.params.network) return expiredGrant(reply, who)
-      if (!(await findMembership(db, grant.workspaceId, who.user.id))) return notMember(reply, who)
+      if (!(await findMembership(app.store.db, grant.workspaceId, who.user.id))) return notMember(reply, who)
       return sendHtml(
         reply,
         200,
@@ -198,7 +210,7 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
           ),
         )
       // Membership is checked again as the profiles are chosen: it may have ended since the flow began.
-      if (!(await findMembership(db, grant.workspaceId, who.user.id))) return notMember(reply, who)
+      if (!(await findMembership(app.store.db, grant.workspaceId, who.user.id))) return notMember(reply, who)
       if (!(await spendGrant(app, grant.id, who.user.id))) return expiredGrant(reply, who)
       const connector = { userId: who.user.id, workspaceId: grant.workspaceId }
       let first: ConnectOutcome | undefined
@@ -216,10 +228,13 @@ export function registerConnectRoutes(scope: FastifyInstance, app: AppContext) {
       return answer(reply, who, first!)
     },
   )
+}
 
+/** Bluesky connects with a handle and an app password, posted from its form. */
+function registerBlueskyRoute(scope: FastifyInstance, app: AppContext) {
   scope.post('/connect/bluesky', async (request, reply) => {
     const who = signedInOf(request)
-    const workspace = await targetWorkspace(who, field(request, 'workspaceId') || undefined)
+    const workspace = await targetWorkspace(app, who, field(request, 'workspaceId') || undefined)
     if (!workspace) return notMember(reply, who)
     const outcome = await connectWithAppPassword(
       app,

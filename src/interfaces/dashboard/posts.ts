@@ -275,6 +275,8 @@ ${waits ? '<p class="muted">Approvals are on: an owner approves the post before 
 
 export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const run = runAs(runner)
+  const showPost: ShowPost = (reply, who, id, status, message) =>
+    showPostPage(app, run, { reply, who, id, status, message })
 
   scope.get<{ Querystring: { status?: string; page?: string; approval?: string } }>(
     '/posts',
@@ -300,69 +302,92 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     },
   )
 
-  const showPost = async (
-    reply: Parameters<typeof sendHtml>[0],
-    who: SignedIn,
-    id: string,
-    status: number,
-    message?: { notice?: string; problem?: string },
-  ) => {
-    try {
-      const post = await run<PostView>(who, 'get_post', { id })
-      const analytics = post.targets.some((t) => t.status === 'published')
-        ? await run<PostAnalytics>(who, 'get_post_analytics', { id })
-        : undefined
-      const review = await approvalReview(app, { workspaceId: who.workspace.id }, id)
-      return sendHtml(reply, status, postPage(app, who, post, message, analytics, review))
-    } catch (error) {
-      const appError = toAppError(error)
-      return sendHtml(
-        reply,
-        appError.code === 'not_found' ? 404 : 400,
-        problemPage('Post not found', appError.message, {
-          signedIn: account(who),
-          next: '<p><a href="/posts">All posts</a></p>',
-        }),
-      )
-    }
-  }
-
   scope.get<{ Params: { id: string } }>('/posts/:id', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, `/posts/${encodeURIComponent(request.params.id)}`)
     return showPost(reply, who, request.params.id, 200)
   })
 
-  const postActions: Record<
-    string,
-    { tool: string; args: (id: string) => Record<string, unknown>; done: string }
-  > = {
-    publish: { tool: 'publish_post_now', args: (id) => ({ id }), done: 'Sending now.' },
-    reset: {
-      tool: 'reset_stuck_post',
-      args: (id) => ({ id }),
-      done: 'Released: Herald checks the network before anything is sent again.',
-    },
-    draft: { tool: 'update_post', args: (id) => ({ id, status: 'draft' }), done: 'Kept as a draft.' },
-    delete: { tool: 'delete_post', args: (id) => ({ id }), done: 'Deleted.' },
-    analytics: {
-      tool: 'get_post_analytics',
-      args: (id) => ({ id, refresh: true }),
-      done: 'Analytics read from the networks now.',
-    },
+  registerEditRoutes(scope, app, run, showPost)
+  registerPostActions(scope, app, run, showPost)
+}
+
+type Run = ReturnType<typeof runAs>
+type Reply = Parameters<typeof sendHtml>[0]
+type ShowPost = (
+  reply: Reply,
+  who: SignedIn,
+  id: string,
+  status: number,
+  message?: { notice?: string; problem?: string },
+) => Promise<unknown>
+
+/** The post's page (with its analytics once published, and its approval review), or why it cannot be shown. */
+async function showPostPage(
+  app: AppContext,
+  run: Run,
+  {
+    reply,
+    who,
+    id,
+    status,
+    message,
+  }: {
+    reply: Reply
+    who: SignedIn
+    id: string
+    status: number
+    message: { notice?: string; problem?: string } | undefined
+  },
+) {
+  try {
+    const post = await run<PostView>(who, 'get_post', { id })
+    const analytics = post.targets.some((t) => t.status === 'published')
+      ? await run<PostAnalytics>(who, 'get_post_analytics', { id })
+      : undefined
+    const review = await approvalReview(app, { workspaceId: who.workspace.id }, id)
+    return sendHtml(reply, status, postPage(app, who, post, message, analytics, review))
+  } catch (error) {
+    const appError = toAppError(error)
+    return sendHtml(
+      reply,
+      appError.code === 'not_found' ? 404 : 400,
+      problemPage('Post not found', appError.message, {
+        signedIn: account(who),
+        next: '<p><a href="/posts">All posts</a></p>',
+      }),
+    )
   }
+}
 
-  const formOf = (post: PostView, immediate: boolean): EditForm => ({
-    content: post.content,
-    mediaUrls: post.mediaUrls.join('\n'),
-    when: immediate ? 'now' : 'schedule',
-    date: post.scheduleDate,
-    time: post.scheduleTime,
-    timezone: post.timezone,
-  })
-  const waitsFor = (who: SignedIn) =>
-    waitsForApproval(app.store.db, { workspaceId: who.workspace.id, role: who.workspace.role })
+const formOf = (post: PostView, immediate: boolean): EditForm => ({
+  content: post.content,
+  mediaUrls: post.mediaUrls.join('\n'),
+  when: immediate ? 'now' : 'schedule',
+  date: post.scheduleDate,
+  time: post.scheduleTime,
+  timezone: post.timezone,
+})
 
+const waitsFor = (app: AppContext, who: SignedIn) =>
+  waitsForApproval(app.store.db, { workspaceId: who.workspace.id, role: who.workspace.role })
+
+/** Only what changed is sent: new copy replaces per-network copy, so unchanged copy is left alone. */
+function changeOf(id: string, form: EditForm, post: PostView): Record<string, unknown> {
+  const change: Record<string, unknown> = { id }
+  if (form.content !== post.content) change.content = form.content
+  const media = form.mediaUrls.split(/\s+/).filter(Boolean)
+  if (media.join('\n') !== post.mediaUrls.join('\n')) change.mediaUrls = media
+  if (form.when === 'schedule') {
+    if (form.date !== post.scheduleDate) change.scheduleDate = form.date
+    if (form.time !== post.scheduleTime) change.scheduleTime = form.time
+    if (form.timezone !== post.timezone) change.timezone = form.timezone
+  }
+  return change
+}
+
+/** The edit form of a post, and its POST: save the changes, submit it for its slot, or send it now. */
+function registerEditRoutes(scope: FastifyInstance, app: AppContext, run: Run, showPost: ShowPost) {
   scope.get<{ Params: { id: string } }>('/posts/:id/edit', async (request, reply) => {
     const who = await signedIn(app, request)
     const { id } = request.params
@@ -377,7 +402,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     return sendHtml(
       reply,
       200,
-      editPage(who, post, formOf(post, review?.publishImmediately ?? false), await waitsFor(who)),
+      editPage(who, post, formOf(post, review?.publishImmediately ?? false), await waitsFor(app, who)),
     )
   })
 
@@ -398,16 +423,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     } catch {
       return showPost(reply, who, id, 404)
     }
-    // Only what changed is sent: new copy replaces per-network copy, so unchanged copy is left alone.
-    const change: Record<string, unknown> = { id }
-    if (form.content !== post.content) change.content = form.content
-    const media = form.mediaUrls.split(/\s+/).filter(Boolean)
-    if (media.join('\n') !== post.mediaUrls.join('\n')) change.mediaUrls = media
-    if (form.when === 'schedule') {
-      if (form.date !== post.scheduleDate) change.scheduleDate = form.date
-      if (form.time !== post.scheduleTime) change.scheduleTime = form.time
-      if (form.timezone !== post.timezone) change.timezone = form.timezone
-    }
+    const change = changeOf(id, form, post)
     const submit = field(request, 'intent') === 'submit'
     try {
       let message = 'Saved.'
@@ -427,23 +443,50 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
       return sendHtml(
         reply,
         httpStatusFor(appError.code),
-        editPage(who, post, form, await waitsFor(who), appError.message),
+        editPage(who, post, form, await waitsFor(app, who), appError.message),
       )
     }
   })
+}
 
-  // An owner's decisions on a post waiting for approval (not tools: src/modules/publishing/approvals.ts).
-  // Approving names the version the owner reviewed on the post's page: a post changed since is refused.
-  const decisions: Record<
-    string,
-    (who: SignedIn, id: string, form: { note: string; version: string }) => Promise<{ message: string }>
-  > = {
-    approve: (who, id, form) => approvePost(app, actorOf(who), id, { version: form.version || undefined }),
-    'approve-now': (who, id, form) =>
-      approvePost(app, actorOf(who), id, { publishNow: true, version: form.version || undefined }),
-    reject: (who, id, form) => rejectPost(app, actorOf(who), id, form.note),
-  }
+const postActions: Record<
+  string,
+  { tool: string; args: (id: string) => Record<string, unknown>; done: string }
+> = {
+  publish: { tool: 'publish_post_now', args: (id) => ({ id }), done: 'Sending now.' },
+  reset: {
+    tool: 'reset_stuck_post',
+    args: (id) => ({ id }),
+    done: 'Released: Herald checks the network before anything is sent again.',
+  },
+  draft: { tool: 'update_post', args: (id) => ({ id, status: 'draft' }), done: 'Kept as a draft.' },
+  delete: { tool: 'delete_post', args: (id) => ({ id }), done: 'Deleted.' },
+  analytics: {
+    tool: 'get_post_analytics',
+    args: (id) => ({ id, refresh: true }),
+    done: 'Analytics read from the networks now.',
+  },
+}
 
+// An owner's decisions on a post waiting for approval (not tools: src/modules/publishing/approvals.ts).
+// Approving names the version the owner reviewed on the post's page: a post changed since is refused.
+const decisions: Record<
+  string,
+  (
+    app: AppContext,
+    who: SignedIn,
+    id: string,
+    form: { note: string; version: string },
+  ) => Promise<{ message: string }>
+> = {
+  approve: (app, who, id, form) => approvePost(app, actorOf(who), id, { version: form.version || undefined }),
+  'approve-now': (app, who, id, form) =>
+    approvePost(app, actorOf(who), id, { publishNow: true, version: form.version || undefined }),
+  reject: (app, who, id, form) => rejectPost(app, actorOf(who), id, form.note),
+}
+
+/** `POST /posts/:id/<action>`: a tool run on the post (publish, reset, draft, delete, analytics) or a decision. */
+function registerPostActions(scope: FastifyInstance, app: AppContext, run: Run, showPost: ShowPost) {
   scope.post<{ Params: { id: string; action: string } }>('/posts/:id/:action', async (request, reply) => {
     const who = signedInOf(request)
     const action = postActions[request.params.action]
@@ -451,7 +494,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     const decide = decisions[request.params.action]
     if (decide) {
       try {
-        const done = await decide(who, id, {
+        const done = await decide(app, who, id, {
           note: field(request, 'note'),
           version: field(request, 'version'),
         })

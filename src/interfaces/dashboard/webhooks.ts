@@ -134,66 +134,69 @@ function checked(request: FastifyRequest, name: string): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value]
 }
 
+/** Runs a change as the signed-in owner; a refusal is shown on the page it came from, with its status. */
+const change = async (
+  app: AppContext,
+  request: FastifyRequest<{ Params: { id?: string } }>,
+  reply: FastifyReply,
+  run: (who: SignedIn) => Promise<{ html: (who: SignedIn) => Promise<string> }>,
+) => {
+  const who = signedInOf(request)
+  try {
+    const { html } = await run(who)
+    return sendHtml(reply, 200, await html(who))
+  } catch (error) {
+    const appError = toAppError(error)
+    if (appError.code === 'internal') throw error
+    const code = httpStatusFor(appError.code)
+    const id = request.params.id
+    const back =
+      who.workspace.role !== 'owner'
+        ? page('Webhooks', `<h1>Webhooks</h1>${messages({ problem: appError.message })}`, {
+            signedIn: account(who),
+          })
+        : id && appError.code !== 'not_found'
+          ? await endpointPage(app, who, id, { problem: appError.message })
+          : await listPage(app, who, { problem: appError.message })
+    return sendHtml(reply, code, back)
+  }
+}
+
+/** Shows a page to the signed-in person; a refusal (not a member, no such endpoint) is shown with its status. */
+const view = async (
+  app: AppContext,
+  request: FastifyRequest<{ Params: { id?: string } }>,
+  reply: FastifyReply,
+  render: (who: SignedIn) => Promise<string>,
+) => {
+  const who = await signedIn(app, request)
+  if (!who) return redirectToLogin(reply, request.url)
+  try {
+    return sendHtml(reply, 200, await render(who))
+  } catch (error) {
+    const appError = toAppError(error)
+    if (appError.code === 'internal') throw error
+    return sendHtml(
+      reply,
+      httpStatusFor(appError.code),
+      page('Webhooks', `<h1>Webhooks</h1>${messages({ problem: appError.message })}`, {
+        signedIn: account(who),
+      }),
+    )
+  }
+}
+
 export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
   const deps = webhookDepsOf(app)
 
-  /** Runs a change as the signed-in owner; a refusal is shown on the page it came from, with its status. */
-  const change = async (
-    request: FastifyRequest<{ Params: { id?: string } }>,
-    reply: FastifyReply,
-    run: (who: SignedIn) => Promise<{ html: (who: SignedIn) => Promise<string> }>,
-  ) => {
-    const who = signedInOf(request)
-    try {
-      const { html } = await run(who)
-      return sendHtml(reply, 200, await html(who))
-    } catch (error) {
-      const appError = toAppError(error)
-      if (appError.code === 'internal') throw error
-      const code = httpStatusFor(appError.code)
-      const id = request.params.id
-      const back =
-        who.workspace.role !== 'owner'
-          ? page('Webhooks', `<h1>Webhooks</h1>${messages({ problem: appError.message })}`, {
-              signedIn: account(who),
-            })
-          : id && appError.code !== 'not_found'
-            ? await endpointPage(app, who, id, { problem: appError.message })
-            : await listPage(app, who, { problem: appError.message })
-      return sendHtml(reply, code, back)
-    }
-  }
-
-  const view = async (
-    request: FastifyRequest<{ Params: { id?: string } }>,
-    reply: FastifyReply,
-    render: (who: SignedIn) => Promise<string>,
-  ) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, request.url)
-    try {
-      return sendHtml(reply, 200, await render(who))
-    } catch (error) {
-      const appError = toAppError(error)
-      if (appError.code === 'internal') throw error
-      return sendHtml(
-        reply,
-        httpStatusFor(appError.code),
-        page('Webhooks', `<h1>Webhooks</h1>${messages({ problem: appError.message })}`, {
-          signedIn: account(who),
-        }),
-      )
-    }
-  }
-
   scope.get<{ Params: { id?: string } }>('/webhooks', (request, reply) =>
-    view(request, reply, (who) => listPage(app, who)),
+    view(app, request, reply, (who) => listPage(app, who)),
   )
   scope.get<{ Params: { id: string } }>('/webhooks/:id', (request, reply) =>
-    view(request, reply, (who) => endpointPage(app, who, request.params.id)),
+    view(app, request, reply, (who) => endpointPage(app, who, request.params.id)),
   )
   scope.post<{ Params: { id?: string } }>('/webhooks', (request, reply) =>
-    change(request, reply, async (who) => {
+    change(app, request, reply, async (who) => {
       const created = await createEndpoint(deps, actor(who), {
         url: field(request, 'url').trim(),
         description: field(request, 'description'),
@@ -205,7 +208,7 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
     }),
   )
   scope.post<{ Params: { id?: string } }>('/webhooks/settings', (request, reply) =>
-    change(request, reply, async (who) => {
+    change(app, request, reply, async (who) => {
       const given = field(request, 'creditsLowThreshold').trim()
       // Empty turns it off; anything but digits is refused by the same rule as the REST API.
       const threshold = given === '' ? null : /^\d+$/.test(given) ? Number(given) : Number.NaN
@@ -218,7 +221,7 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
     }),
   )
   scope.post<{ Params: { id: string } }>('/webhooks/:id', (request, reply) =>
-    change(request, reply, async (who) => {
+    change(app, request, reply, async (who) => {
       await updateEndpoint(deps, actor(who), request.params.id, {
         url: field(request, 'url').trim(),
         description: field(request, 'description'),
@@ -229,7 +232,7 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
     }),
   )
   scope.post<{ Params: { id: string } }>('/webhooks/:id/rotate', (request, reply) =>
-    change(request, reply, async (who) => {
+    change(app, request, reply, async (who) => {
       const rotated = await rotateSecret(deps, actor(who), request.params.id)
       return {
         html: (w) =>
@@ -241,7 +244,7 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
     }),
   )
   scope.post<{ Params: { id: string } }>('/webhooks/:id/test', (request, reply) =>
-    change(request, reply, async (who) => {
+    change(app, request, reply, async (who) => {
       const sent = await sendTestEvent(deps, actor(who), request.params.id)
       return {
         html: (w) =>
@@ -250,7 +253,7 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
     }),
   )
   scope.post<{ Params: { id: string } }>('/webhooks/:id/redeliver', (request, reply) =>
-    change(request, reply, async (who) => {
+    change(app, request, reply, async (who) => {
       await redeliver(deps, actor(who), request.params.id, field(request, 'eventId'))
       return {
         html: (w) => endpointPage(app, w, request.params.id, { notice: 'Queued to be delivered again.' }),
@@ -258,7 +261,7 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
     }),
   )
   scope.post<{ Params: { id: string } }>('/webhooks/:id/delete', (request, reply) =>
-    change(request, reply, async (who) => {
+    change(app, request, reply, async (who) => {
       await deleteEndpoint(deps, actor(who), request.params.id)
       return { html: (w) => listPage(app, w, { notice: 'Endpoint deleted.' }) }
     }),

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isInstanceAdministrator } from '../../modules/accounts/administrator.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
@@ -149,56 +149,9 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
     )
   })
 
-  scope.post('/workspace/credits', async (request, reply) => {
-    const who = signedInOf(request)
-    if (!(await isInstanceAdministrator(db, who.user.id)))
-      return sendHtml(
-        reply,
-        403,
-        await workspacePage(app, who, { problem: 'Only the administrator of this Herald adds credits.' }),
-      )
-    const text = field(request, 'amount').trim()
-    const amount = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN
-    if (!(amount >= 1 && amount <= MAX_TOP_UP))
-      return sendHtml(
-        reply,
-        400,
-        await workspacePage(app, who, {
-          problem: `Type a whole number of credits from 1 to ${MAX_TOP_UP.toLocaleString('en-US')}.`,
-        }),
-      )
-    const { balance } = await app.accounts.addCredits({ workspaceId: who.workspace.id, amount })
-    return sendHtml(
-      reply,
-      200,
-      await workspacePage(app, who, { notice: `Added ${amount} credits: the balance is now ${balance}.` }),
-    )
-  })
+  scope.post('/workspace/credits', (request, reply) => addCreditsFromForm(app, request, reply))
 
-  scope.post('/workspace/approvals', async (request, reply) => {
-    const who = signedInOf(request)
-    const on = field(request, 'requireApproval') === 'on'
-    try {
-      await changeApprovalSetting(app, actorOf(who), on)
-    } catch (error) {
-      const appError = toAppError(error)
-      if (appError.code === 'internal') throw error
-      return sendHtml(
-        reply,
-        httpStatusFor(appError.code),
-        await workspacePage(app, who, { problem: appError.message }),
-      )
-    }
-    return sendHtml(
-      reply,
-      200,
-      await workspacePage(app, who, {
-        notice: on
-          ? "Posts by editors now wait for an owner's approval."
-          : 'Posts by editors no longer wait for approval.',
-      }),
-    )
-  })
+  scope.post('/workspace/approvals', (request, reply) => changeApprovalsFromForm(app, request, reply))
 
   scope.post('/workspace/members/remove', async (request, reply) => {
     const who = signedInOf(request)
@@ -214,4 +167,57 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
       ),
     )
   })
+}
+
+/** The administrator tops up this workspace's credits. */
+async function addCreditsFromForm(app: AppContext, request: FastifyRequest, reply: FastifyReply) {
+  const who = signedInOf(request)
+  if (!(await isInstanceAdministrator(app.store.db, who.user.id)))
+    return sendHtml(
+      reply,
+      403,
+      await workspacePage(app, who, { problem: 'Only the administrator of this Herald adds credits.' }),
+    )
+  const text = field(request, 'amount').trim()
+  const amount = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN
+  if (!(amount >= 1 && amount <= MAX_TOP_UP))
+    return sendHtml(
+      reply,
+      400,
+      await workspacePage(app, who, {
+        problem: `Type a whole number of credits from 1 to ${MAX_TOP_UP.toLocaleString('en-US')}.`,
+      }),
+    )
+  const { balance } = await app.accounts.addCredits({ workspaceId: who.workspace.id, amount })
+  return sendHtml(
+    reply,
+    200,
+    await workspacePage(app, who, { notice: `Added ${amount} credits: the balance is now ${balance}.` }),
+  )
+}
+
+/** An owner turns approvals for editors' posts on or off. */
+async function changeApprovalsFromForm(app: AppContext, request: FastifyRequest, reply: FastifyReply) {
+  const who = signedInOf(request)
+  const on = field(request, 'requireApproval') === 'on'
+  try {
+    await changeApprovalSetting(app, actorOf(who), on)
+  } catch (error) {
+    const appError = toAppError(error)
+    if (appError.code === 'internal') throw error
+    return sendHtml(
+      reply,
+      httpStatusFor(appError.code),
+      await workspacePage(app, who, { problem: appError.message }),
+    )
+  }
+  return sendHtml(
+    reply,
+    200,
+    await workspacePage(app, who, {
+      notice: on
+        ? "Posts by editors now wait for an owner's approval."
+        : 'Posts by editors no longer wait for approval.',
+    }),
+  )
 }

@@ -69,102 +69,115 @@ const CHANGE_APPROVALS = { name: 'approvals', access: 'write' } as const
 
 export function registerManageRoutes(server: FastifyInstance, app: AppContext, runner: ToolRunner) {
   server.register(async (scope) => {
-    // A CSV import also takes the file as it is (text/csv), up to its own limit.
-    scope.addContentTypeParser(
-      ['text/csv', 'text/plain'],
-      { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES },
-      (_request, body, done) => done(null, body),
-    )
+    acceptImportBodies(scope)
     scope.addHook('onRequest', async (request, reply) => {
       await authenticateRequest(app, request, reply, keyFromHeaders(request.headers))
     })
-    // An import's refusals of the body say its own limit and types (the server's say 1 MB and JSON); the
-    // AppError thrown here is answered by the server's error handler like any other.
-    scope.setErrorHandler((error: FastifyError, request) => {
-      if (!request.url.startsWith('/api/imports')) throw error
-      const csv = /^text\/(csv|plain)\b/i.test(request.headers['content-type'] ?? '')
-      if (error.statusCode === 413 && csv)
-        throw new AppError(
-          'invalid_request',
-          `The file is over the ${MAX_IMPORT_BYTES} bytes an import takes (split it in two)`,
-          undefined,
-          413,
-        )
-      if (error.statusCode === 415)
-        throw new AppError(
-          'invalid_request',
-          'Send the CSV file as the body (Content-Type: text/csv or text/plain), or JSON {"csv": "…"}',
-          undefined,
-          415,
-        )
-      throw error
-    })
+    registerApprovalRoutes(scope, app)
+    registerQueueRoutes(scope, app)
+    registerImportRoute(scope, app, runner)
+  })
+}
 
-    scope.get('/api/approvals', async (request) => {
-      const query = parse(workspaceQuery, request.query, 'query')
-      return approvalSetting(app, await actorFor(app, request, query.workspaceId, READ_APPROVALS))
-    })
-    scope.post('/api/approvals/settings', async (request) => {
-      const body = parse(approvalSettingBody, request.body, 'approval setting')
-      return changeApprovalSetting(
-        app,
-        await actorFor(app, request, body.workspaceId, CHANGE_APPROVALS),
-        body.requireApproval,
+/** A CSV import also takes the file as it is (text/csv), and its refusals of a body say its own limits. */
+function acceptImportBodies(scope: FastifyInstance) {
+  scope.addContentTypeParser(
+    ['text/csv', 'text/plain'],
+    { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES },
+    (_request, body, done) => done(null, body),
+  )
+  // An import's refusals of the body say its own limit and types (the server's say 1 MB and JSON); the
+  // AppError thrown here is answered by the server's error handler like any other.
+  scope.setErrorHandler((error: FastifyError, request) => {
+    if (!request.url.startsWith('/api/imports')) throw error
+    const csv = /^text\/(csv|plain)\b/i.test(request.headers['content-type'] ?? '')
+    if (error.statusCode === 413 && csv)
+      throw new AppError(
+        'invalid_request',
+        `The file is over the ${MAX_IMPORT_BYTES} bytes an import takes (split it in two)`,
+        undefined,
+        413,
       )
-    })
-    scope.post<{ Params: { id: string } }>('/api/approvals/:id/approve', async (request) => {
-      const body = parse(approveBody, request.body, 'approval')
-      return approvePost(
-        app,
-        await actorFor(app, request, body.workspaceId, CHANGE_APPROVALS),
-        request.params.id,
-        { publishNow: body.publishNow, version: body.version },
+    if (error.statusCode === 415)
+      throw new AppError(
+        'invalid_request',
+        'Send the CSV file as the body (Content-Type: text/csv or text/plain), or JSON {"csv": "…"}',
+        undefined,
+        415,
       )
-    })
-    scope.post<{ Params: { id: string } }>('/api/approvals/:id/reject', async (request) => {
-      const body = parse(rejectBody, request.body, 'rejection')
-      return rejectPost(
-        app,
-        await actorFor(app, request, body.workspaceId, CHANGE_APPROVALS),
-        request.params.id,
-        body.note,
-      )
-    })
+    throw error
+  })
+}
 
-    scope.get('/api/queues', async (request) => {
-      const query = parse(workspaceQuery, request.query, 'query')
-      const actor = await actorFor(app, request, query.workspaceId, {
-        name: 'queues',
-        access: 'read',
-      })
-      return listQueues(app.store.db, actor.workspaceId, app.clock.now())
-    })
-    scope.post('/api/queues', async (request) => {
-      const body = parse(queueBody, request.body, 'posting queue')
-      const actor = await actorFor(app, request, body.workspaceId, { name: 'queues', access: 'write' })
-      await setQueue(app.store.db, actor.workspaceId, body, app.clock.now())
-      const queues = await listQueues(app.store.db, actor.workspaceId, app.clock.now())
-      return { success: true, queues }
-    })
-
-    scope.post<{ Querystring: { workspaceId?: string; dryRun?: string } }>(
-      '/api/imports',
-      async (request) => {
-        const raw = Buffer.isBuffer(request.body)
-        // With the file as the body, its options are in the query; `dryRun=on` is refused, never an import.
-        const query = raw ? parse(importQuery, request.query, 'import options') : undefined
-        const body = query
-          ? { csv: request.body as Buffer, workspaceId: query.workspaceId, dryRun: query.dryRun }
-          : parse(importBody, request.body, 'import')
-        const dryRun = query ? ['1', 'true', 'yes'].includes(query.dryRun ?? '') : Boolean(body.dryRun)
-        // A check creates nothing (read); an import creates posts (write).
-        const actor = await actorFor(app, request, body.workspaceId, {
-          name: 'imports',
-          access: dryRun ? 'read' : 'write',
-        })
-        const ctx = await importContextFor(app, runner, request.caller!, actor)
-        return importCsv(ctx, body.csv, { dryRun })
-      },
+/** The workspace's approval setting, and an owner's decisions on a waiting post. */
+function registerApprovalRoutes(scope: FastifyInstance, app: AppContext) {
+  scope.get('/api/approvals', async (request) => {
+    const query = parse(workspaceQuery, request.query, 'query')
+    return approvalSetting(app, await actorFor(app, request, query.workspaceId, READ_APPROVALS))
+  })
+  scope.post('/api/approvals/settings', async (request) => {
+    const body = parse(approvalSettingBody, request.body, 'approval setting')
+    return changeApprovalSetting(
+      app,
+      await actorFor(app, request, body.workspaceId, CHANGE_APPROVALS),
+      body.requireApproval,
     )
+  })
+  scope.post<{ Params: { id: string } }>('/api/approvals/:id/approve', async (request) => {
+    const body = parse(approveBody, request.body, 'approval')
+    return approvePost(
+      app,
+      await actorFor(app, request, body.workspaceId, CHANGE_APPROVALS),
+      request.params.id,
+      { publishNow: body.publishNow, version: body.version },
+    )
+  })
+  scope.post<{ Params: { id: string } }>('/api/approvals/:id/reject', async (request) => {
+    const body = parse(rejectBody, request.body, 'rejection')
+    return rejectPost(
+      app,
+      await actorFor(app, request, body.workspaceId, CHANGE_APPROVALS),
+      request.params.id,
+      body.note,
+    )
+  })
+}
+
+/** The posting queues: each profile's weekly posting times. */
+function registerQueueRoutes(scope: FastifyInstance, app: AppContext) {
+  scope.get('/api/queues', async (request) => {
+    const query = parse(workspaceQuery, request.query, 'query')
+    const actor = await actorFor(app, request, query.workspaceId, {
+      name: 'queues',
+      access: 'read',
+    })
+    return listQueues(app.store.db, actor.workspaceId, app.clock.now())
+  })
+  scope.post('/api/queues', async (request) => {
+    const body = parse(queueBody, request.body, 'posting queue')
+    const actor = await actorFor(app, request, body.workspaceId, { name: 'queues', access: 'write' })
+    await setQueue(app.store.db, actor.workspaceId, body, app.clock.now())
+    const queues = await listQueues(app.store.db, actor.workspaceId, app.clock.now())
+    return { success: true, queues }
+  })
+}
+
+/** A CSV import (or its dry run), with the file as the body or as JSON. */
+function registerImportRoute(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
+  scope.post<{ Querystring: { workspaceId?: string; dryRun?: string } }>('/api/imports', async (request) => {
+    const raw = Buffer.isBuffer(request.body)
+    // With the file as the body, its options are in the query; `dryRun=on` is refused, never an import.
+    const query = raw ? parse(importQuery, request.query, 'import options') : undefined
+    const body = query
+      ? { csv: request.body as Buffer, workspaceId: query.workspaceId, dryRun: query.dryRun }
+      : parse(importBody, request.body, 'import')
+    const dryRun = query ? ['1', 'true', 'yes'].includes(query.dryRun ?? '') : Boolean(body.dryRun)
+    // A check creates nothing (read); an import creates posts (write).
+    const actor = await actorFor(app, request, body.workspaceId, {
+      name: 'imports',
+      access: dryRun ? 'read' : 'write',
+    })
+    const ctx = await importContextFor(app, runner, request.caller!, actor)
+    return importCsv(ctx, body.csv, { dryRun })
   })
 }

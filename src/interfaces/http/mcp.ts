@@ -138,7 +138,62 @@ export function registerMcpRoutes(
   tools: readonly AnyTool[],
 ) {
   const sseSessions = new Map<string, SseSession>()
+  const { streamable, modern } = createStreamableHandler(app, runner, tools)
 
+  // Streamable HTTP, stateless: any process can answer any request.
+  server.post('/mcp', async (request, reply) => {
+    reply.hijack()
+    try {
+      checkMcpRequestOrigin(app.config, request)
+      const caller = await authenticateRequest(app, request, reply, keyFromHeaders(request.headers), 'mcp')
+      const missing = stepUpNeeded(caller, request.body, tools)
+      if (missing) throw missing
+      // The SDK hands `auth` to the server factory: the caller rides in it, never the credential itself.
+      const raw = request.raw as typeof request.raw & { auth?: AuthInfo }
+      raw.auth = {
+        token: '',
+        clientId: caller.apiKeyId,
+        scopes: [...(caller.grant?.scopes ?? [])],
+        extra: { caller },
+      }
+      await streamable(raw, reply.raw, request.body)
+    } catch (error) {
+      if (!reply.raw.headersSent) sendError(app, reply, error)
+    }
+  })
+
+  // GET /mcp: a streamable-HTTP client (it sends mcp-protocol-version) gets 405, as the stateless transport
+  // offers no standalone stream; a legacy SSE client opens its event stream here, `?apikey=` allowed.
+  const openSse = sseOpener(app, runner, tools, sseSessions)
+  server.get('/mcp', openSse)
+  server.get('/sse', openSse)
+
+  const postSseMessage = sseMessagePoster(app, tools, sseSessions)
+  server.post('/mcp/messages', postSseMessage)
+  server.post('/messages', postSseMessage)
+
+  server.delete('/mcp', async (request, reply) => {
+    checkMcpRequestOrigin(app.config, request)
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send(new AppError('invalid_request', 'Sessions are not used: nothing to delete').toBody())
+  })
+
+  const stopWatching = watchSseSessions(app, sseSessions)
+
+  return {
+    closeAll: async () => {
+      stopWatching()
+      await modern.close()
+      for (const { transport } of sseSessions.values()) await transport.close()
+      sseSessions.clear()
+    },
+  }
+}
+
+/** The streamable HTTP handler, answering each request in the protocol revision it speaks. */
+function createStreamableHandler(app: AppContext, runner: ToolRunner, tools: readonly AnyTool[]) {
   // One factory for both eras: each request gets its own server, built for the caller it authenticated.
   const serverFor = (caller: Caller) =>
     createStreamableServer(toolSurface(app, runner, tools, caller), runner)
@@ -175,35 +230,17 @@ export function registerMcpRoutes(
         : modern.fetch(request, options)
     },
   })
+  return { streamable, modern }
+}
 
-  // Streamable HTTP, stateless: any process can answer any request.
-  server.post('/mcp', async (request, reply) => {
-    reply.hijack()
-    try {
-      checkMcpRequestOrigin(app.config, request)
-      const caller = await authenticateRequest(app, request, reply, keyFromHeaders(request.headers), 'mcp')
-      const missing = stepUpNeeded(caller, request.body, tools)
-      if (missing) throw missing
-      // The SDK hands `auth` to the server factory: the caller rides in it, never the credential itself.
-      const raw = request.raw as typeof request.raw & { auth?: AuthInfo }
-      raw.auth = {
-        token: '',
-        clientId: caller.apiKeyId,
-        scopes: [...(caller.grant?.scopes ?? [])],
-        extra: { caller },
-      }
-      await streamable(raw, reply.raw, request.body)
-    } catch (error) {
-      if (!reply.raw.headersSent) sendError(app, reply, error)
-    }
-  })
-
-  // GET /mcp: a streamable-HTTP client (it sends mcp-protocol-version) gets 405, as the stateless transport
-  // offers no standalone stream; a legacy SSE client opens its event stream here, `?apikey=` allowed.
-  const openSse = async (
-    request: FastifyRequest<{ Querystring: { apikey?: string } }>,
-    reply: FastifyReply,
-  ) => {
+/** Opens a legacy SSE event stream (or answers 405 to a streamable-HTTP client asking for one). */
+function sseOpener(
+  app: AppContext,
+  runner: ToolRunner,
+  tools: readonly AnyTool[],
+  sseSessions: Map<string, SseSession>,
+) {
+  return async (request: FastifyRequest<{ Querystring: { apikey?: string } }>, reply: FastifyReply) => {
     reply.hijack()
     try {
       checkMcpRequestOrigin(app.config, request)
@@ -232,10 +269,11 @@ export function registerMcpRoutes(
       if (!reply.raw.headersSent) sendError(app, reply, error)
     }
   }
-  server.get('/mcp', openSse)
-  server.get('/sse', openSse)
+}
 
-  const postSseMessage = async (
+/** A message on an open SSE session: its credential checked again, a key sent with it the same person's. */
+function sseMessagePoster(app: AppContext, tools: readonly AnyTool[], sseSessions: Map<string, SseSession>) {
+  return async (
     request: FastifyRequest<{ Querystring: { sessionId?: string; apikey?: string } }>,
     reply: FastifyReply,
   ) => {
@@ -267,19 +305,13 @@ export function registerMcpRoutes(
       if (!reply.raw.headersSent) sendError(app, reply, error)
     }
   }
-  server.post('/mcp/messages', postSseMessage)
-  server.post('/messages', postSseMessage)
+}
 
-  server.delete('/mcp', async (request, reply) => {
-    checkMcpRequestOrigin(app.config, request)
-    reply
-      .code(405)
-      .header('allow', 'POST')
-      .send(new AppError('invalid_request', 'Sessions are not used: nothing to delete').toBody())
-  })
-
-  // A credential revoked in this process ends its open streams at once; one revoked elsewhere (the CLI) is
-  // caught by the next message or by this sweep, whichever comes first.
+/**
+ * A credential revoked in this process ends its open streams at once; one revoked elsewhere (the CLI) is
+ * caught by the next message or by this sweep, whichever comes first.
+ */
+function watchSseSessions(app: AppContext, sseSessions: Map<string, SseSession>) {
   const unsubscribe = app.revocations.subscribe((credentialId) => {
     for (const session of sseSessions.values())
       if (session.caller.apiKeyId === credentialId) void session.transport.close()
@@ -294,15 +326,9 @@ export function registerMcpRoutes(
     }
   }, SSE_RECHECK_MS)
   sweep.unref()
-
-  return {
-    closeAll: async () => {
-      unsubscribe()
-      clearInterval(sweep)
-      await modern.close()
-      for (const { transport } of sseSessions.values()) await transport.close()
-      sseSessions.clear()
-    },
+  return () => {
+    unsubscribe()
+    clearInterval(sweep)
   }
 }
 

@@ -125,116 +125,125 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string) {
 
 /** The webhook management paths (owners only; not tools), their requests from the schemas the routes parse. */
 function webhookManagementPaths() {
-  const security = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { OAuth2: [scopeFor('write')] }]
-  const json = (schema: unknown) => ({ content: { 'application/json': { schema } } })
-  const subscribable = eventTypes.filter((type) => type !== 'webhook.test')
-  const endpoint = {
-    type: 'object',
-    properties: {
-      id: { type: 'string' },
-      url: { type: 'string' },
-      description: { type: 'string' },
-      eventTypes: {
-        type: 'array',
-        items: { type: 'string', enum: subscribable },
-        description: '[] means every type.',
-      },
-      enabled: { type: 'boolean' },
-      disabledReason: { type: 'string' },
-      disabledAt: { type: 'string', format: 'date-time' },
-      previousSecretValidUntil: { type: 'string', format: 'date-time' },
-      createdAt: { type: 'string', format: 'date-time' },
+  return { ...webhookCatalogPaths(), ...webhookEndpointPaths(), ...webhookActionPaths() }
+}
+
+const webhookSecurity = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { OAuth2: [scopeFor('write')] }]
+const jsonBody = (schema: unknown) => ({ content: { 'application/json': { schema } } })
+const subscribable = eventTypes.filter((type) => type !== 'webhook.test')
+const endpointSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    url: { type: 'string' },
+    description: { type: 'string' },
+    eventTypes: {
+      type: 'array',
+      items: { type: 'string', enum: subscribable },
+      description: '[] means every type.',
     },
-  }
-  const withSecret = {
-    allOf: [
-      endpoint,
-      {
-        type: 'object',
-        properties: { secret: { type: 'string', description: 'whsec_…, shown only in this answer.' } },
-      },
-    ],
-  }
-  /** An endpoint's input as the route parses it, each event type named. */
-  const input = (schema: typeof endpointCreateBody | typeof endpointUpdateBody) => {
-    const body = zodJsonSchema(schema, 'input') as { properties: Record<string, Record<string, unknown>> }
-    const types = body.properties.eventTypes
-    if (types) types.items = { ...(types.items as object), enum: subscribable }
-    return body
-  }
-  const settings = {
-    type: 'object',
-    properties: { creditsLowThreshold: { type: ['integer', 'null'], minimum: 1 } },
-  }
-  const attempt = {
-    type: 'object',
-    properties: {
-      eventId: { type: 'string' },
-      eventType: { type: 'string' },
-      attemptedAt: { type: 'string', format: 'date-time' },
-      statusCode: { type: ['integer', 'null'], description: 'null: no answer (refused, timed out, reset).' },
-      latencyMs: { type: 'integer' },
-      outcome: { type: 'string', enum: ['delivered', 'failed', 'gave_up', 'gone'] },
-      responseExcerpt: { type: 'string', description: "The answer's first characters, or why none came." },
+    enabled: { type: 'boolean' },
+    disabledReason: { type: 'string' },
+    disabledAt: { type: 'string', format: 'date-time' },
+    previousSecretValidUntil: { type: 'string', format: 'date-time' },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+}
+const withSecretSchema = {
+  allOf: [
+    endpointSchema,
+    {
+      type: 'object',
+      properties: { secret: { type: 'string', description: 'whsec_…, shown only in this answer.' } },
     },
-  }
-  const queued = {
-    type: 'object',
-    properties: {
-      eventId: { type: 'string' },
-      endpointId: { type: 'string' },
-      status: { type: 'string', enum: ['pending'] },
-    },
-  }
-  const op = (
-    operationId: string,
-    summary: string,
-    extra: { parameters?: unknown[]; requestBody?: unknown; responses: object },
-    conflicts = false,
-  ) => ({
-    operationId,
-    summary,
-    tags: ['Webhooks'],
-    security,
-    ...extra,
-    responses: {
-      ...extra.responses,
-      ...Object.fromEntries(
-        [
-          '400',
-          '401',
-          '403',
-          '404',
-          ...(conflicts ? ['409'] : []),
-          ...(extra.requestBody ? ['413', '415'] : []),
-          '429',
-          '500',
-        ].map((status) => [
-          status,
-          {
-            description:
-              status === '403'
-                ? 'Not an owner of the workspace.'
-                : (errorResponses as Record<string, string>)[status],
-            ...json({ $ref: '#/components/schemas/Error' }),
-          },
-        ]),
-      ),
-    },
-  })
-  const body = (schema: Parameters<typeof zodJsonSchema>[0], required = true) => ({
-    required,
-    ...json(zodJsonSchema(schema, 'input')),
-  })
-  const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
-  const workspace = parameters(workspaceQuery, 'query')
+  ],
+}
+/** An endpoint's input as the route parses it, each event type named. */
+const endpointInput = (schema: typeof endpointCreateBody | typeof endpointUpdateBody) => {
+  const body = zodJsonSchema(schema, 'input') as { properties: Record<string, Record<string, unknown>> }
+  const types = body.properties.eventTypes
+  if (types) types.items = { ...(types.items as object), enum: subscribable }
+  return body
+}
+const settingsSchema = {
+  type: 'object',
+  properties: { creditsLowThreshold: { type: ['integer', 'null'], minimum: 1 } },
+}
+const attemptSchema = {
+  type: 'object',
+  properties: {
+    eventId: { type: 'string' },
+    eventType: { type: 'string' },
+    attemptedAt: { type: 'string', format: 'date-time' },
+    statusCode: { type: ['integer', 'null'], description: 'null: no answer (refused, timed out, reset).' },
+    latencyMs: { type: 'integer' },
+    outcome: { type: 'string', enum: ['delivered', 'failed', 'gave_up', 'gone'] },
+    responseExcerpt: { type: 'string', description: "The answer's first characters, or why none came." },
+  },
+}
+const queuedSchema = {
+  type: 'object',
+  properties: {
+    eventId: { type: 'string' },
+    endpointId: { type: 'string' },
+    status: { type: 'string', enum: ['pending'] },
+  },
+}
+/** One owner-only webhook operation with the error answers every such route can give. */
+const op = (
+  operationId: string,
+  summary: string,
+  extra: { parameters?: unknown[]; requestBody?: unknown; responses: object },
+  conflicts = false,
+) => ({
+  operationId,
+  summary,
+  tags: ['Webhooks'],
+  security: webhookSecurity,
+  ...extra,
+  responses: {
+    ...extra.responses,
+    ...Object.fromEntries(
+      [
+        '400',
+        '401',
+        '403',
+        '404',
+        ...(conflicts ? ['409'] : []),
+        ...(extra.requestBody ? ['413', '415'] : []),
+        '429',
+        '500',
+      ].map((status) => [
+        status,
+        {
+          description:
+            status === '403'
+              ? 'Not an owner of the workspace.'
+              : (errorResponses as Record<string, string>)[status],
+          ...jsonBody({ $ref: '#/components/schemas/Error' }),
+        },
+      ]),
+    ),
+  },
+})
+const requestBody = (schema: Parameters<typeof zodJsonSchema>[0], required = true) => ({
+  required,
+  ...jsonBody(zodJsonSchema(schema, 'input')),
+})
+const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
+
+/** Evaluated per call, like the other paths: the workspace query parameter as the routes parse it. */
+const workspaceParameters = () => parameters(workspaceQuery, 'query')
+
+/** The event catalog and the credits.low setting. */
+function webhookCatalogPaths() {
   return {
     '/api/webhooks/event-types': {
       get: op('listWebhookEventTypes', 'The event catalog', {
         responses: {
           '200': {
             description: 'Event types.',
-            ...json({
+            ...jsonBody({
               type: 'object',
               properties: { eventTypes: { type: 'array', items: { type: 'string', enum: subscribable } } },
             }),
@@ -244,40 +253,48 @@ function webhookManagementPaths() {
     },
     '/api/webhooks/settings': {
       get: op('getWebhookSettings', 'The credits.low threshold', {
-        parameters: workspace,
-        responses: { '200': { description: 'Settings.', ...json(settings) } },
+        parameters: workspaceParameters(),
+        responses: { '200': { description: 'Settings.', ...jsonBody(settingsSchema) } },
       }),
       post: op('changeWebhookSettings', 'Set the credits.low threshold (null: off)', {
-        requestBody: body(settingsBody),
-        responses: { '200': { description: 'Settings.', ...json(settings) } },
+        requestBody: requestBody(settingsBody),
+        responses: { '200': { description: 'Settings.', ...jsonBody(settingsSchema) } },
       }),
     },
+  }
+}
+
+/** Endpoints: list, add, read, change, remove. */
+function webhookEndpointPaths() {
+  return {
     '/api/webhooks/endpoints': {
       get: op('listWebhookEndpoints', 'List endpoints (never a secret)', {
-        parameters: workspace,
-        responses: { '200': { description: 'Endpoints.', ...json({ type: 'array', items: endpoint }) } },
+        parameters: workspaceParameters(),
+        responses: {
+          '200': { description: 'Endpoints.', ...jsonBody({ type: 'array', items: endpointSchema }) },
+        },
       }),
       post: op('createWebhookEndpoint', 'Add an endpoint; its secret is shown once', {
-        requestBody: { required: true, ...json(input(endpointCreateBody)) },
-        responses: { '201': { description: 'Created.', ...json(withSecret) } },
+        requestBody: { required: true, ...jsonBody(endpointInput(endpointCreateBody)) },
+        responses: { '201': { description: 'Created.', ...jsonBody(withSecretSchema) } },
       }),
     },
     '/api/webhooks/endpoints/{id}': {
       get: op('getWebhookEndpoint', 'One endpoint', {
-        parameters: [id, ...workspace],
-        responses: { '200': { description: 'The endpoint.', ...json(endpoint) } },
+        parameters: [idParameter, ...workspaceParameters()],
+        responses: { '200': { description: 'The endpoint.', ...jsonBody(endpointSchema) } },
       }),
       patch: op('updateWebhookEndpoint', 'Change URL, description, event types or enabled', {
-        parameters: [id],
-        requestBody: { required: true, ...json(input(endpointUpdateBody)) },
-        responses: { '200': { description: 'The endpoint.', ...json(endpoint) } },
+        parameters: [idParameter],
+        requestBody: { required: true, ...jsonBody(endpointInput(endpointUpdateBody)) },
+        responses: { '200': { description: 'The endpoint.', ...jsonBody(endpointSchema) } },
       }),
       delete: op('deleteWebhookEndpoint', 'Remove an endpoint and its log', {
-        parameters: [id, ...workspace],
+        parameters: [idParameter, ...workspaceParameters()],
         responses: {
           '200': {
             description: 'Deleted.',
-            ...json({
+            ...jsonBody({
               type: 'object',
               properties: { id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } },
             }),
@@ -285,14 +302,22 @@ function webhookManagementPaths() {
         },
       }),
     },
+  }
+}
+
+/** What an endpoint does besides: rotate its secret, send a test, its log, redeliver an event. */
+function webhookActionPaths() {
+  return {
     '/api/webhooks/endpoints/{id}/rotate-secret': {
       post: op(
         'rotateWebhookSecret',
         'A new secret (shown once); the old one also signs for 24 hours (rotating again within them replaces only the new one)',
         {
-          parameters: [id],
-          requestBody: body(plainBody, false),
-          responses: { '200': { description: 'The endpoint with its new secret.', ...json(withSecret) } },
+          parameters: [idParameter],
+          requestBody: requestBody(plainBody, false),
+          responses: {
+            '200': { description: 'The endpoint with its new secret.', ...jsonBody(withSecretSchema) },
+          },
         },
       ),
     },
@@ -301,20 +326,20 @@ function webhookManagementPaths() {
         'sendWebhookTest',
         'Send a webhook.test event (409 while the endpoint is disabled)',
         {
-          parameters: [id],
-          requestBody: body(plainBody, false),
-          responses: { '202': { description: 'Queued.', ...json(queued) } },
+          parameters: [idParameter],
+          requestBody: requestBody(plainBody, false),
+          responses: { '202': { description: 'Queued.', ...jsonBody(queuedSchema) } },
         },
         true,
       ),
     },
     '/api/webhooks/endpoints/{id}/attempts': {
       get: op('listWebhookAttempts', 'The delivery log, newest first', {
-        parameters: [id, ...parameters(attemptsQuery, 'query')],
+        parameters: [idParameter, ...parameters(attemptsQuery, 'query')],
         responses: {
           '200': {
             description: 'Attempts: time, event type, status code, latency, response excerpt, outcome.',
-            ...json({ type: 'array', items: attempt }),
+            ...jsonBody({ type: 'array', items: attemptSchema }),
           },
         },
       }),
@@ -324,9 +349,9 @@ function webhookManagementPaths() {
         'redeliverWebhookEvent',
         'Send an event to this endpoint again (same webhook-id; 409 while it is still pending)',
         {
-          parameters: [id],
-          requestBody: body(redeliverBody),
-          responses: { '202': { description: 'Queued.', ...json(queued) } },
+          parameters: [idParameter],
+          requestBody: requestBody(redeliverBody),
+          responses: { '202': { description: 'Queued.', ...jsonBody(queuedSchema) } },
         },
         true,
       ),

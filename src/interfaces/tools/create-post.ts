@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { WAITING_MESSAGE } from '../../core/approval.js'
-import { planPost } from '../../core/post-plan.js'
-import { describeOpening } from '../../core/posting-queue.js'
+import { type Plan, type PlannedTarget, planPost } from '../../core/post-plan.js'
+import { describeOpening, type QueueOpening } from '../../core/posting-queue.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
 import {
   rememberedWithCharge,
@@ -20,7 +20,7 @@ import {
 } from '../../modules/publishing/posting-queues.js'
 import { presentPost } from '../../modules/publishing/present.js'
 import { loadConnectionInfos, targetRow } from '../../modules/publishing/rows.js'
-import { resolveCreateSchedule } from '../../modules/publishing/schedule-input.js'
+import { type ResolvedSchedule, resolveCreateSchedule } from '../../modules/publishing/schedule-input.js'
 import {
   contentSchema,
   dateSchema,
@@ -124,15 +124,28 @@ async function create(
 ): Promise<CreateOutput> {
   const { db } = ctx.app.store
   const now = ctx.app.clock.now()
-  const workspaceId = ctx.workspace.id
   const key = idempotencyKey
   const hash = key ? requestHash({ ...input, idempotencyKey: undefined }) : ''
   // A replay answers with the first response whatever changed since (its slot may have passed, a
   // connection or the balance moved), so it is looked up before the request is checked again.
   if (key) {
-    const replay = await replayFor(db, workspaceId, key, hash, now)
+    const replay = await replayFor(db, ctx.workspace.id, key, hash, now)
     if (replay) return replay as CreateOutput
   }
+  const { plan, schedule } = await checkCreatable(input, ctx, now)
+  // The key was looked up above; a request with the same key that commits in between makes this one's
+  // write of the key fail on its primary key, which rolls this one back whole, and the handler answers
+  // with that request's response (no second lookup here: it would cost every create a round trip).
+  const response = await ctx.app.store.batchedTransaction((tx) =>
+    writePosts(tx, ctx, { input, plan, schedule, key, hash, now }),
+  )
+  if (!input.publishImmediately || response.post.status === 'draft') return response
+  return await awaitImmediatePublish(ctx, response, key)
+}
+
+/** The request's plan and slot, or the 400 naming what blocks it; nothing is written. */
+async function checkCreatable(input: CreateInput, ctx: ToolContext, now: number) {
+  const { db } = ctx.app.store
   if (
     input.queue &&
     (input.publishImmediately || input.scheduleDate !== undefined || input.scheduleTime !== undefined)
@@ -148,6 +161,17 @@ async function create(
   }
   if (plan.blockers.length > 0)
     throw invalid(`The post cannot be published: ${plan.blockers.join('; ')}`, { blockers: plan.blockers })
+  await checkCreatableMedia(plan, ctx)
+  if (input.queue)
+    refuseWithoutQueue(
+      plan.targets.map((t) => t.connection),
+      new Set((await profilesWithQueue(db, ctx.workspace.id)).keys()),
+    )
+  return { plan, schedule }
+}
+
+/** Every attachment is fetchable, on a host its network accepts, and of a kind and size it takes. */
+async function checkCreatableMedia(plan: Plan, ctx: ToolContext) {
   await refuseUnfetchableMedia(
     plan.targets.flatMap((t) => [...t.mediaUrls, ...t.items.flatMap((item) => item.mediaUrls)]),
     ctx.app.config,
@@ -160,109 +184,152 @@ async function create(
   if (media.blockers.length > 0) {
     throw invalid(`The post cannot be published: ${media.blockers.join('; ')}`, { blockers: media.blockers })
   }
-  if (input.queue)
-    refuseWithoutQueue(
-      plan.targets.map((t) => t.connection),
-      new Set((await profilesWithQueue(db, workspaceId)).keys()),
-    )
+}
 
-  // The key was looked up above; a request with the same key that commits in between makes this one's
-  // write of the key fail on its primary key, which rolls this one back whole, and the handler answers
-  // with that request's response (no second lookup here: it would cost every create a round trip).
-  const response = await ctx.app.store.batchedTransaction(async (tx) => {
-    // An editor's posts wait for an owner when the workspace asks for approval (read in this transaction).
-    const waits = ctx.workspace.role === 'editor' && (await requiresApproval(tx, workspaceId))
-    const slots = input.queue
-      ? await takeQueueSlots(
-          tx,
-          ctx.app.store,
-          workspaceId,
-          plan.targets.map((t) => t.connection),
-          now,
-        )
-      : undefined
-    const postIds: string[] = []
-    const posts: PostRow[] = []
-    const rows: TargetRow[] = []
-    // A waiting post's share of the call's one-off link surcharge is paid by the first of them approved.
-    const chargeGroup = waits && plan.hasLink ? newId(now) : null
-    for (const target of plan.targets) {
-      const id = newId(now)
-      const opening = slots?.get(target.connection.id)
-      const slot = opening
-        ? { date: opening.date, time: opening.time, timezone: opening.timezone, dueAt: opening.dueAt }
-        : (schedule as NonNullable<typeof schedule>)
-      const post: PostRow = {
-        id,
-        workspace_id: workspaceId,
-        author_id: ctx.caller.userId,
-        content: target.content,
-        media_urls: JSON.stringify(target.mediaUrls),
-        youtube:
-          target.connection.platform === 'youtube' && (input.youtube || target.overrides.youtube)
-            ? JSON.stringify({ ...input.youtube, ...target.overrides.youtube })
-            : null,
-        variants: JSON.stringify(input.variants ?? {}),
-        status: waits ? 'draft' : 'scheduled',
-        schedule_date: slot.date,
-        schedule_time: slot.time,
-        timezone: slot.timezone,
-        due_at: slot.dueAt,
-        publish_immediately: input.publishImmediately ? 1 : 0,
-        attempts: 0,
-        last_error: '',
-        created_at: now,
-        updated_at: now,
-        published_at: null,
-        approval: waits ? 'pending' : null,
-        charge_group: chargeGroup,
-        from_queue: opening ? 1 : 0,
-        items: Object.keys(target.postItems).length > 0 ? JSON.stringify(target.postItems) : null,
-      }
-      const row = targetRow(
-        { postId: id, workspaceId, position: 0, runAt: waits ? null : slot.dueAt, now },
-        target,
-      )
-      if (waits) row.paid = 0
-      postIds.push(id)
-      posts.push(post)
-      rows.push(row)
-    }
-    await insertPosts(tx, posts, rows)
-    const charged = waits ? 0 : plan.cost
-    const views = posts.map((post, i) => presentPost(post, [rows[i] as TargetRow], now))
-    const when = slots
-      ? `at ${[...slots.values()].map(describeOpening).join(', ')} (the next free posting time${slots.size > 1 ? ' of each profile' : ''})`
-      : `for ${schedule?.date} ${schedule?.time} ${schedule?.timezone}`
-    const respond = (remaining: number): CreateOutput => ({
-      success: true,
-      message: waits
-        ? `${WAITING_MESSAGE}: ${plural(views.length)} ${input.publishImmediately ? 'to publish once approved' : `asking for ${when.replace(/^(at|for) /, '')}`}`
-        : input.publishImmediately
-          ? `Publishing ${plural(views.length)} now`
-          : `${slots ? 'Queued' : 'Scheduled'} ${plural(views.length)} ${when}`,
-      postIds,
-      posts: views,
-      post: views[0] as CreateOutput['post'],
-      credits: { charged, remaining },
-    })
-    let remaining: number
-    if (waits) {
-      remaining = await currentBalance(tx, workspaceId)
-      if (key) await rememberResponse(tx, workspaceId, key, hash, respond(remaining), now)
-    } else {
-      // The key's first response is written with the charge (on Postgres in its statement, see charge).
-      remaining = await charge(
+interface CreateRequest {
+  input: CreateInput
+  plan: Plan
+  /** The requested slot; undefined when each post takes its profile's next queue opening. */
+  schedule: ResolvedSchedule | undefined
+  key: string | undefined
+  hash: string
+  now: number
+}
+
+/** The create's one transaction: the posts and their targets, the charge (or the wait) and the key. */
+async function writePosts(tx: Db, ctx: ToolContext, request: CreateRequest): Promise<CreateOutput> {
+  const { input, plan, key, hash, now } = request
+  const workspaceId = ctx.workspace.id
+  // An editor's posts wait for an owner when the workspace asks for approval (read in this transaction).
+  const waits = ctx.workspace.role === 'editor' && (await requiresApproval(tx, workspaceId))
+  const slots = input.queue
+    ? await takeQueueSlots(
         tx,
-        { workspaceId, amount: plan.cost, reason: 'create_post', reference: postIds.join(',') },
+        ctx.app.store,
+        workspaceId,
+        plan.targets.map((t) => t.connection),
         now,
-        key ? rememberedWithCharge(workspaceId, key, hash, respond, now) : undefined,
       )
-    }
-    if (ctx.importRow) await recordImportRow(tx, { workspaceId, key: ctx.importRow, postIds }, now)
-    return respond(remaining)
+    : undefined
+  // A waiting post's share of the call's one-off link surcharge is paid by the first of them approved.
+  const chargeGroup = waits && plan.hasLink ? newId(now) : null
+  const built = plan.targets.map((target) =>
+    newPost(target, { ctx, input, opening: slots?.get(target.connection.id), request, waits, chargeGroup }),
+  )
+  const posts = built.map((b) => b.post)
+  const rows = built.map((b) => b.row)
+  const postIds = posts.map((p) => p.id)
+  await insertPosts(tx, posts, rows)
+  const views = posts.map((post, i) => presentPost(post, [rows[i] as TargetRow], now))
+  const respond = responder(input, request.schedule, slots, waits, {
+    postIds,
+    views,
+    charged: waits ? 0 : plan.cost,
   })
-  if (!input.publishImmediately || response.post.status === 'draft') return response
+  let remaining: number
+  if (waits) {
+    remaining = await currentBalance(tx, workspaceId)
+    if (key) await rememberResponse(tx, workspaceId, key, hash, respond(remaining), now)
+  } else {
+    // The key's first response is written with the charge (on Postgres in its statement, see charge).
+    remaining = await charge(
+      tx,
+      { workspaceId, amount: plan.cost, reason: 'create_post', reference: postIds.join(',') },
+      now,
+      key ? rememberedWithCharge(workspaceId, key, hash, respond, now) : undefined,
+    )
+  }
+  if (ctx.importRow) await recordImportRow(tx, { workspaceId, key: ctx.importRow, postIds }, now)
+  return respond(remaining)
+}
+
+/** One profile's post and its first target row, at its queue opening or the requested slot. */
+function newPost(
+  target: PlannedTarget,
+  at: {
+    ctx: ToolContext
+    input: CreateInput
+    opening: QueueOpening | undefined
+    request: CreateRequest
+    waits: boolean
+    chargeGroup: string | null
+  },
+): { post: PostRow; row: TargetRow } {
+  const { ctx, input, opening, waits } = at
+  const { now } = at.request
+  const workspaceId = ctx.workspace.id
+  const id = newId(now)
+  const slot = opening
+    ? { date: opening.date, time: opening.time, timezone: opening.timezone, dueAt: opening.dueAt }
+    : (at.request.schedule as ResolvedSchedule)
+  const post: PostRow = {
+    id,
+    workspace_id: workspaceId,
+    author_id: ctx.caller.userId,
+    content: target.content,
+    media_urls: JSON.stringify(target.mediaUrls),
+    youtube:
+      target.connection.platform === 'youtube' && (input.youtube || target.overrides.youtube)
+        ? JSON.stringify({ ...input.youtube, ...target.overrides.youtube })
+        : null,
+    variants: JSON.stringify(input.variants ?? {}),
+    status: waits ? 'draft' : 'scheduled',
+    schedule_date: slot.date,
+    schedule_time: slot.time,
+    timezone: slot.timezone,
+    due_at: slot.dueAt,
+    publish_immediately: input.publishImmediately ? 1 : 0,
+    attempts: 0,
+    last_error: '',
+    created_at: now,
+    updated_at: now,
+    published_at: null,
+    approval: waits ? 'pending' : null,
+    charge_group: at.chargeGroup,
+    from_queue: opening ? 1 : 0,
+    items: Object.keys(target.postItems).length > 0 ? JSON.stringify(target.postItems) : null,
+  }
+  const row = targetRow(
+    { postId: id, workspaceId, position: 0, runAt: waits ? null : slot.dueAt, now },
+    target,
+  )
+  if (waits) row.paid = 0
+  return { post, row }
+}
+
+/** The create's response for a given remaining balance (known only once the charge is made). */
+function responder(
+  input: CreateInput,
+  schedule: ResolvedSchedule | undefined,
+  slots: Map<string, QueueOpening> | undefined,
+  waits: boolean,
+  created: { postIds: string[]; views: CreateOutput['posts']; charged: number },
+) {
+  const { postIds, views, charged } = created
+  const when = slots
+    ? `at ${[...slots.values()].map(describeOpening).join(', ')} (the next free posting time${slots.size > 1 ? ' of each profile' : ''})`
+    : `for ${schedule?.date} ${schedule?.time} ${schedule?.timezone}`
+  return (remaining: number): CreateOutput => ({
+    success: true,
+    message: waits
+      ? `${WAITING_MESSAGE}: ${plural(views.length)} ${input.publishImmediately ? 'to publish once approved' : `asking for ${when.replace(/^(at|for) /, '')}`}`
+      : input.publishImmediately
+        ? `Publishing ${plural(views.length)} now`
+        : `${slots ? 'Queued' : 'Scheduled'} ${plural(views.length)} ${when}`,
+    postIds,
+    posts: views,
+    post: views[0] as CreateOutput['post'],
+    credits: { charged, remaining },
+  })
+}
+
+/** An immediate post answers once the worker settled it (or the wait ran out), with what it became. */
+async function awaitImmediatePublish(
+  ctx: ToolContext,
+  response: CreateOutput,
+  key: string | undefined,
+): Promise<CreateOutput> {
+  const { db } = ctx.app.store
   ctx.app.queue.wake()
   await ctx.app.queue.waitForSettled(db, response.postIds, ctx.app.config.immediateWaitMs)
   const settled = await reread(ctx, response.postIds)
@@ -276,7 +343,7 @@ async function create(
     posts: settled,
     post: settled[0] as CreateOutput['post'],
   }
-  if (key) await updateRememberedResponse(db, workspaceId, key, final)
+  if (key) await updateRememberedResponse(db, ctx.workspace.id, key, final)
   return final
 }
 

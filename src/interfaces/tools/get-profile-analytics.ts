@@ -3,13 +3,15 @@ import { type ProfileMetricsReading, PublishFailure } from '../../adapters/adapt
 import type { Network } from '../../core/networks.js'
 import { neverReports, profileReadingOf, readError } from '../../modules/analytics/readings.js'
 import { profileReadingSchema } from '../../modules/analytics/schemas.js'
+import type { AppContext } from '../../modules/app-context.js'
 import { callWithCredentials } from '../../modules/connections/authorized-call.js'
 import { networkSchema } from '../../modules/publishing/schemas.js'
 import { insertReading, latestProfileReading } from '../../platform/db/statements/analytics.js'
+import type { ConnectionRow } from '../../platform/db/statements/connections.js'
 import { charge, currentBalance } from '../../platform/db/statements/credits.js'
 import { AppError, notFound } from '../../platform/errors.js'
 import { ANALYTICS_REFRESH_PRICE, refreshSpends } from './get-post-analytics.js'
-import { creditsCharged, defineTool, toolInput } from './tool.js'
+import { creditsCharged, defineTool, type ToolContext, toolInput } from './tool.js'
 
 export const getProfileAnalytics = defineTool({
   name: 'get_profile_analytics',
@@ -61,105 +63,15 @@ export const getProfileAnalytics = defineTool({
     if (!connection)
       throw notFound(`No connected ${input.platform} profile ${input.profileId} in this workspace`)
     const platform = input.platform as Network
-    const adapter = app.adapters[platform]
     const never = neverReports(platform, connection)
     const cannotRead =
       never ??
-      (adapter ? undefined : `this Herald does not read ${platform} analytics (no ${platform} adapter)`)
+      (app.adapters[platform]
+        ? undefined
+        : `this Herald does not read ${platform} analytics (no ${platform} adapter)`)
 
-    let message = 'The stored reading (free).'
-    let credits: { charged: number; remaining: number } | undefined
-    if (input.refresh) {
-      let price = 0
-      let reading: (ProfileMetricsReading & { fetchedAt: number }) | undefined
-      if (cannotRead) message = `Nothing was read: ${cannotRead}.`
-      else if (connection.status !== 'active') {
-        message = 'Nothing was read: the profile needs to be reconnected.'
-        reading = {
-          summary: { followers: null, following: null, posts: null, views: null },
-          metrics: {},
-          window: '',
-          source: platform,
-          error: readError(
-            new PublishFailure(
-              'auth_expired',
-              `The profile needs to be reconnected: ${connection.last_error ?? 'authorisation lost'}`,
-            ),
-          ),
-          fetchedAt: app.clock.now(),
-        }
-      } else {
-        if ((await currentBalance(db, workspace.id)) < ANALYTICS_REFRESH_PRICE) {
-          throw new AppError(
-            'insufficient_credits',
-            `Refreshing analytics costs ${ANALYTICS_REFRESH_PRICE} credit and the workspace has none left; the stored reading is free (refresh: false).`,
-            { required: ANALYTICS_REFRESH_PRICE, balance: await currentBalance(db, workspace.id) },
-          )
-        }
-        price = ANALYTICS_REFRESH_PRICE
-        try {
-          const read = await callWithCredentials(
-            {
-              db,
-              vault: app.vault,
-              now: () => app.clock.now(),
-              currentAdapter: (network) => app.networkApps.adapterFor(network),
-            },
-            adapter!,
-            connection,
-            (credentials) =>
-              adapter!.profileMetrics({
-                credentials,
-                profile: {
-                  profileId: connection.profile_id,
-                  username: connection.username,
-                  name: connection.name,
-                  isOrganization: connection.is_organization === 1,
-                },
-              }),
-          )
-          reading = { ...read, fetchedAt: app.clock.now() }
-          message = read.error ? `Read ${platform} now; it reported an error.` : `Read ${platform} now.`
-        } catch (error) {
-          if (!(error instanceof PublishFailure))
-            app.logger.error({ err: error, platform }, 'profile metrics read failed unexpectedly')
-          reading = {
-            summary: { followers: null, following: null, posts: null, views: null },
-            metrics: {},
-            window: '',
-            source: platform,
-            error: readError(error),
-            fetchedAt: app.clock.now(),
-          }
-          message = `Reading ${platform} failed.`
-        }
-      }
-      const remaining = await db.transaction().execute(async (tx) => {
-        const balance = await charge(
-          tx,
-          { workspaceId: workspace.id, amount: price, reason: 'profile_analytics', reference: connection.id },
-          app.clock.now(),
-        )
-        if (reading) {
-          await insertReading(tx, {
-            workspaceId: workspace.id,
-            kind: 'profile',
-            targetId: null,
-            connectionId: connection.id,
-            fetchedAt: reading.fetchedAt,
-            summary: reading.summary,
-            metrics: reading.metrics,
-            window: reading.window,
-            source: reading.source,
-            error: reading.error ?? '',
-            unavailable: reading.unavailable ?? false,
-          })
-        }
-        return balance
-      })
-      credits = { charged: price, remaining }
-    }
-
+    const refreshed = input.refresh ? await refreshProfile(ctx, connection, platform, cannotRead) : undefined
+    let message = refreshed?.message ?? 'The stored reading (free).'
     const row = await latestProfileReading(db, connection.id)
     const analytics = profileReadingOf(row, Boolean(never))
     const note = never
@@ -181,7 +93,120 @@ export const getProfileAnalytics = defineTool({
       analytics,
       note,
       message,
-      ...(credits ? { credits } : {}),
+      ...(refreshed ? { credits: refreshed.credits } : {}),
     }
   },
 })
+
+type TimedReading = ProfileMetricsReading & { fetchedAt: number }
+
+/** Reads the profile now when it can be read, then charges and stores the reading in one transaction. */
+async function refreshProfile(
+  ctx: ToolContext,
+  connection: ConnectionRow,
+  platform: Network,
+  cannotRead: string | undefined,
+): Promise<{ message: string; credits: { charged: number; remaining: number } }> {
+  const { app, workspace } = ctx
+  const db = app.store.db
+  let outcome: { price: number; reading: TimedReading | undefined; message: string }
+  if (cannotRead) outcome = { price: 0, reading: undefined, message: `Nothing was read: ${cannotRead}.` }
+  else if (connection.status !== 'active') {
+    const lost = new PublishFailure(
+      'auth_expired',
+      `The profile needs to be reconnected: ${connection.last_error ?? 'authorisation lost'}`,
+    )
+    outcome = {
+      price: 0,
+      reading: failedReading(platform, lost, app.clock.now()),
+      message: 'Nothing was read: the profile needs to be reconnected.',
+    }
+  } else {
+    if ((await currentBalance(db, workspace.id)) < ANALYTICS_REFRESH_PRICE) {
+      throw new AppError(
+        'insufficient_credits',
+        `Refreshing analytics costs ${ANALYTICS_REFRESH_PRICE} credit and the workspace has none left; the stored reading is free (refresh: false).`,
+        { required: ANALYTICS_REFRESH_PRICE, balance: await currentBalance(db, workspace.id) },
+      )
+    }
+    outcome = { price: ANALYTICS_REFRESH_PRICE, ...(await readProfile(app, connection, platform)) }
+  }
+  const { price, reading } = outcome
+  const remaining = await db.transaction().execute(async (tx) => {
+    const balance = await charge(
+      tx,
+      { workspaceId: workspace.id, amount: price, reason: 'profile_analytics', reference: connection.id },
+      app.clock.now(),
+    )
+    if (reading) {
+      await insertReading(tx, {
+        workspaceId: workspace.id,
+        kind: 'profile',
+        targetId: null,
+        connectionId: connection.id,
+        fetchedAt: reading.fetchedAt,
+        summary: reading.summary,
+        metrics: reading.metrics,
+        window: reading.window,
+        source: reading.source,
+        error: reading.error ?? '',
+        unavailable: reading.unavailable ?? false,
+      })
+    }
+    return balance
+  })
+  return { message: outcome.message, credits: { charged: price, remaining } }
+}
+
+/** The profile's metrics from its network; a failed read is a reading that carries its error. */
+async function readProfile(
+  app: AppContext,
+  connection: ConnectionRow,
+  platform: Network,
+): Promise<{ reading: TimedReading; message: string }> {
+  const adapter = app.adapters[platform]!
+  try {
+    const read = await callWithCredentials(
+      {
+        db: app.store.db,
+        vault: app.vault,
+        now: () => app.clock.now(),
+        currentAdapter: (network) => app.networkApps.adapterFor(network),
+      },
+      adapter,
+      connection,
+      (credentials) =>
+        adapter.profileMetrics({
+          credentials,
+          profile: {
+            profileId: connection.profile_id,
+            username: connection.username,
+            name: connection.name,
+            isOrganization: connection.is_organization === 1,
+          },
+        }),
+    )
+    return {
+      reading: { ...read, fetchedAt: app.clock.now() },
+      message: read.error ? `Read ${platform} now; it reported an error.` : `Read ${platform} now.`,
+    }
+  } catch (error) {
+    if (!(error instanceof PublishFailure))
+      app.logger.error({ err: error, platform }, 'profile metrics read failed unexpectedly')
+    return {
+      reading: failedReading(platform, error, app.clock.now()),
+      message: `Reading ${platform} failed.`,
+    }
+  }
+}
+
+function failedReading(platform: Network, error: unknown, fetchedAt: number): TimedReading {
+  return {
+    summary: { followers: null, following: null, posts: null, views: null },
+    metrics: {},
+    window: '',
+    source: platform,
+    error: readError(error),
+    fetchedAt,
+  }
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { networks } from '../../core/networks.js'
-import { planPost } from '../../core/post-plan.js'
+import { type Plan, planPost } from '../../core/post-plan.js'
 import { allowanceWarnings } from '../../modules/publishing/allowance-checks.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
 import { duplicateFindings } from '../../modules/publishing/duplicate-checks.js'
@@ -14,7 +14,7 @@ import { mediaUrlSchema, networkSchema } from '../../modules/publishing/schemas.
 import { currentBalance } from '../../platform/db/statements/credits.js'
 import { AppError } from '../../platform/errors.js'
 import { createPostInput, QUEUE_OR_SLOT } from './create-post.js'
-import { defineTool } from './tool.js'
+import { defineTool, type ToolContext } from './tool.js'
 
 const limitsSchema = z.object(
   Object.fromEntries(
@@ -113,55 +113,7 @@ export const preflightPost = defineTool({
     const plan = planPost(input, ctx.knownConnections ?? (await loadConnectionInfos(db, workspaceId)))
     const blockers = [...plan.blockers, ...mediaHostBlockers(ctx.app.config, plan.targets)]
     const warnings: string[] = []
-    // The spec's own request (content and targets only) has no schedule: a schedule is checked when given.
-    const scheduled =
-      input.publishImmediately || input.scheduleDate !== undefined || input.scheduleTime !== undefined
-    const check = async (rule: () => unknown) => {
-      try {
-        await rule()
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error
-        blockers.push(error.message)
-      }
-    }
-    // When each target would go out: its queue slot, the given slot, or now.
-    const sendsAt = new Map<string, number>()
-    let queueSlots: Array<{
-      platform: (typeof networks)[number]
-      profileId: string
-      scheduleDate: string
-      scheduleTime: string
-      timezone: string
-    }> = []
-    if (input.queue) {
-      if (scheduled) blockers.push(QUEUE_OR_SLOT)
-      const preview = await previewQueueSlots(
-        db,
-        workspaceId,
-        plan.targets.map((t) => t.connection),
-        now,
-      )
-      blockers.push(...preview.blockers)
-      queueSlots = plan.targets.flatMap((t) => {
-        const opening = preview.slots.get(t.connection.id)
-        if (!opening) return []
-        sendsAt.set(t.connection.id, opening.dueAt)
-        return [
-          {
-            platform: t.connection.platform,
-            profileId: t.connection.profileId,
-            scheduleDate: opening.date,
-            scheduleTime: opening.time,
-            timezone: opening.timezone,
-          },
-        ]
-      })
-    } else if (scheduled) {
-      await check(() => {
-        const schedule = resolveCreateSchedule(input, now)
-        for (const t of plan.targets) sendsAt.set(t.connection.id, schedule.dueAt)
-      })
-    }
+    const { sendsAt, queueSlots } = await sendTimes(input, ctx, plan, now, blockers)
     const duplicates = await duplicateFindings(
       db,
       workspaceId,
@@ -175,7 +127,7 @@ export const preflightPost = defineTool({
       warnings.push(
         "Approvals are on in this workspace: the post waits for an owner's approval before it goes out, and its credits are charged when it is approved",
       )
-    await check(() =>
+    await collectBlocker(blockers, () =>
       refuseUnfetchableMedia(
         plan.targets.flatMap((t) => t.mediaUrls),
         ctx.app.config,
@@ -217,3 +169,69 @@ export const preflightPost = defineTool({
     }
   },
 })
+
+type PreflightInput = z.output<typeof preflightInput>
+
+/** Runs a rule that throws an AppError to refuse, collecting its message as a blocker instead. */
+async function collectBlocker(blockers: string[], rule: () => unknown) {
+  try {
+    await rule()
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error
+    blockers.push(error.message)
+  }
+}
+
+/**
+ * When each target would go out: its queue slot, the given slot, or now (absent from the map). What stops
+ * a slot (a queue and a slot both, no free queue time, a slot in the past) is added to the blockers.
+ */
+async function sendTimes(
+  input: PreflightInput,
+  ctx: ToolContext,
+  plan: Plan,
+  now: number,
+  blockers: string[],
+) {
+  const sendsAt = new Map<string, number>()
+  // The spec's own request (content and targets only) has no schedule: a schedule is checked when given.
+  const scheduled =
+    input.publishImmediately || input.scheduleDate !== undefined || input.scheduleTime !== undefined
+  let queueSlots: Array<{
+    platform: (typeof networks)[number]
+    profileId: string
+    scheduleDate: string
+    scheduleTime: string
+    timezone: string
+  }> = []
+  if (input.queue) {
+    if (scheduled) blockers.push(QUEUE_OR_SLOT)
+    const preview = await previewQueueSlots(
+      ctx.app.store.db,
+      ctx.workspace.id,
+      plan.targets.map((t) => t.connection),
+      now,
+    )
+    blockers.push(...preview.blockers)
+    queueSlots = plan.targets.flatMap((t) => {
+      const opening = preview.slots.get(t.connection.id)
+      if (!opening) return []
+      sendsAt.set(t.connection.id, opening.dueAt)
+      return [
+        {
+          platform: t.connection.platform,
+          profileId: t.connection.profileId,
+          scheduleDate: opening.date,
+          scheduleTime: opening.time,
+          timezone: opening.timezone,
+        },
+      ]
+    })
+  } else if (scheduled) {
+    await collectBlocker(blockers, () => {
+      const schedule = resolveCreateSchedule(input, now)
+      for (const t of plan.targets) sendsAt.set(t.connection.id, schedule.dueAt)
+    })
+  }
+  return { sendsAt, queueSlots }
+}

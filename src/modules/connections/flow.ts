@@ -234,6 +234,40 @@ export async function finishConnect(
       `You are no longer a member of the workspace this connection was started in. ${NOTHING}`,
     )
 
+  const declined = refusalInAnswer(label, query)
+  if (declined) return declined
+  const code = query.code as string
+
+  const secrets = [code, state.codeVerifier]
+  let exchanged: { credentials: Credentials; grantedScopes: string[] }
+  try {
+    exchanged = await adapter.oauth!.exchangeCode({
+      code,
+      codeVerifier: state.codeVerifier,
+      redirectUri: state.row.redirect_uri,
+    })
+  } catch (error) {
+    app.logger.warn(
+      { subsystem: 'connect', network, kind: (error as PublishFailure).kind },
+      'code exchange failed',
+    )
+    return failurePage(network, 'refused the authorization code', error, secrets)
+  }
+  const { credentials, grantedScopes } = exchanged
+  const problem = grantProblem(network, adapter, grantedScopes, credentials)
+  if (problem) return refused(400, 'Permission missing', `${problem} ${NOTHING}`)
+  const granted = {
+    credentials,
+    grantedScopes,
+    tokenSecrets: [...secrets, credentials.accessToken, credentials.refreshToken],
+  }
+  return adapter.oauth!.listProfiles
+    ? holdGrantForChoice(app, connector, adapter, network, granted)
+    : connectTheProfile(app, connector, adapter, network, granted)
+}
+
+/** The network's answer when it carries no code: consent declined, an error, or nothing at all. */
+function refusalInAnswer(label: string, query: Record<string, string | undefined>): Refusal | undefined {
   if (query.error === 'access_denied') {
     return refused(
       400,
@@ -255,56 +289,65 @@ export async function finishConnect(
       `${label} sent no code`,
       `${label} came back without an authorization code. ${NOTHING} ${AGAIN}`,
     )
+  return undefined
+}
 
-  const secrets = [query.code, state.codeVerifier]
-  let exchanged: { credentials: Credentials; grantedScopes: string[] }
+/** What the code exchange gave, with every secret a failure page must scrub. */
+interface Grant {
+  credentials: Credentials
+  grantedScopes: string[]
+  tokenSecrets: Array<string | undefined>
+}
+
+/** A grant that reaches several profiles is held while the person chooses among them. */
+async function holdGrantForChoice(
+  app: AppContext,
+  connector: Connector,
+  adapter: NetworkAdapter,
+  network: Network,
+  { credentials, grantedScopes, tokenSecrets }: Grant,
+): Promise<ConnectOutcome> {
+  const label = networkLabels[network]
+  let profiles: GrantProfile[]
   try {
-    exchanged = await adapter.oauth!.exchangeCode({
-      code: query.code,
-      codeVerifier: state.codeVerifier,
-      redirectUri: state.row.redirect_uri,
-    })
+    profiles = await adapter.oauth!.listProfiles!(credentials)
   } catch (error) {
-    app.logger.warn(
-      { subsystem: 'connect', network, kind: (error as PublishFailure).kind },
-      'code exchange failed',
+    return failurePage(network, 'did not list the profiles', error, tokenSecrets)
+  }
+  if (profiles.length === 0)
+    return refused(
+      400,
+      `No ${label} profile to connect`,
+      `This ${label} account gives Herald no profile it can publish to. ${NOTHING}`,
     )
-    return failurePage(network, 'refused the authorization code', error, secrets)
-  }
-  const { credentials, grantedScopes } = exchanged
-  const tokenSecrets = [...secrets, credentials.accessToken, credentials.refreshToken]
-  const problem = grantProblem(network, adapter, grantedScopes, credentials)
-  if (problem) return refused(400, 'Permission missing', `${problem} ${NOTHING}`)
+  const grantId = await holdGrant(app, {
+    userId: connector.userId,
+    workspaceId: connector.workspaceId,
+    network,
+    profiles,
+    scopes: grantedScopes,
+  })
+  return { kind: 'choose', network, grantId }
+}
 
-  if (adapter.oauth!.listProfiles) {
-    let profiles: GrantProfile[]
-    try {
-      profiles = await adapter.oauth!.listProfiles(credentials)
-    } catch (error) {
-      return failurePage(network, 'did not list the profiles', error, tokenSecrets)
-    }
-    if (profiles.length === 0)
-      return refused(
-        400,
-        `No ${label} profile to connect`,
-        `This ${label} account gives Herald no profile it can publish to. ${NOTHING}`,
-      )
-    const grantId = await holdGrant(app, {
-      userId: connector.userId,
-      workspaceId: connector.workspaceId,
-      network,
-      profiles,
-      scopes: grantedScopes,
-    })
-    return { kind: 'choose', network, grantId }
-  }
-
+/** A grant for one profile: the profile is read and the connection stored. */
+async function connectTheProfile(
+  app: AppContext,
+  connector: Connector,
+  adapter: NetworkAdapter,
+  network: Network,
+  { credentials, grantedScopes, tokenSecrets }: Grant,
+): Promise<ConnectOutcome> {
   let profile: Profile
   try {
     profile = await adapter.resolveProfile(credentials)
   } catch (error) {
     if (error instanceof PublishFailure && error.kind === 'invalid_content')
-      return refused(400, `${label} account refused`, `${scrub(error.message, tokenSecrets)}. ${NOTHING}`)
+      return refused(
+        400,
+        `${networkLabels[network]} account refused`,
+        `${scrub(error.message, tokenSecrets)}. ${NOTHING}`,
+      )
     return failurePage(network, 'did not return the profile', error, tokenSecrets)
   }
   return storeConnection(app, connector, network, credentials, profile, grantedScopes)

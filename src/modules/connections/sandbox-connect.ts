@@ -35,16 +35,18 @@ const pageText = (html: string) =>
     .replace(/<[^>]+>/g, '')
     .replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)))
 
+interface SandboxConnectInput {
+  workspaceId: string
+  network: string
+  username: string
+  organization?: boolean
+  /** The member to act as (the dashboard's signed-in person); the workspace's first owner by default. */
+  userId?: string
+}
+
 export async function sandboxConnect(
   app: AppContext,
-  input: {
-    workspaceId: string
-    network: string
-    username: string
-    organization?: boolean
-    /** The member to act as (the dashboard's signed-in person); the workspace's first owner by default. */
-    userId?: string
-  },
+  input: SandboxConnectInput,
   http: typeof fetch = (url, init) => fetch(url, init),
 ): Promise<SandboxConnected> {
   if (!isSandboxNetwork(input.network))
@@ -54,7 +56,31 @@ export async function sandboxConnect(
     throw invalid('--organization is for linkedin (Facebook connects Pages already)')
   await checkSandboxServer(app.config.publicBaseUrl, http)
   const db = app.store.db
-  let members = db.selectFrom('memberships').select('user_id').where('workspace_id', '=', input.workspaceId)
+  const actingUserId = await actingMember(app, input)
+  const { token, session } = await createSession(
+    db,
+    { userId: actingUserId, workspaceId: input.workspaceId, ttlMs: SESSION_TTL_MS },
+    app.clock.now(),
+  )
+  const cookie = `${sessionCookieName(app.config.dashboard.secureCookies)}=${encodeURIComponent(token)}`
+  const browser = browserFor(app.config.publicBaseUrl, http, cookie)
+  try {
+    const connectionId =
+      network === 'bluesky'
+        ? await signInWithAppPassword(app, browser.send, cookie, input.username)
+        : await connectThroughConsent(app, browser, { network, input, csrf: session.csrfToken })
+    return await connectedRow(app, { workspaceId: input.workspaceId, network }, connectionId)
+  } finally {
+    await deleteSession(db, session.id)
+  }
+}
+
+/** The member the command acts as: the one named, or the workspace's first owner. */
+async function actingMember(app: AppContext, input: SandboxConnectInput): Promise<string> {
+  let members = app.store.db
+    .selectFrom('memberships')
+    .select('user_id')
+    .where('workspace_id', '=', input.workspaceId)
   members = input.userId ? members.where('user_id', '=', input.userId) : members.where('role', '=', 'owner')
   const owner = await members.orderBy('created_at').executeTakeFirst()
   if (!owner)
@@ -63,105 +89,121 @@ export async function sandboxConnect(
         ? `${input.userId} is not a member of workspace ${input.workspaceId}`
         : `No workspace ${input.workspaceId} with an owner`,
     )
+  return owner.user_id
+}
 
-  const base = app.config.publicBaseUrl
-  const { token, session } = await createSession(
-    db,
-    { userId: owner.user_id, workspaceId: input.workspaceId, ttlMs: SESSION_TTL_MS },
-    app.clock.now(),
-  )
-  const cookie = `${sessionCookieName(app.config.dashboard.secureCookies)}=${encodeURIComponent(token)}`
-  const send = async (url: string, init: RequestInit = {}) => {
-    try {
-      return await http(url, { ...init, redirect: 'manual' })
-    } catch {
-      throw new AppError(
-        'invalid_request',
-        `No Herald answered at ${base}. Start it with HERALD_SANDBOX=1 npm start (and the same PUBLIC_BASE_URL and database).`,
-      )
-    }
-  }
-  const locationOf = (response: Response, what: string) => {
-    const location = response.headers.get('location')
-    if (response.status < 300 || response.status >= 400 || !location)
-      throw new AppError('internal', `${what} answered ${response.status} instead of a redirect`)
-    return new URL(location, base).toString()
-  }
+type Send = (url: string, init?: RequestInit) => Promise<Response>
 
-  try {
-    if (network === 'bluesky')
-      return await connectedRow(
-        app,
-        { workspaceId: input.workspaceId, network },
-        await signInWithAppPassword(app, send, cookie, input.username),
-      )
-    // Starting is the confirmation page's form: a POST with the session's CSRF token.
-    const start = await send(`${base}/connect/${network}`, {
-      method: 'POST',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf: session.csrfToken, workspaceId: input.workspaceId }).toString(),
+/** What the command drives the server with, as a browser would: requests that never follow redirects. */
+interface Browser {
+  base: string
+  cookie: string
+  send: Send
+  /** The absolute URL a redirect points to; anything else is an internal error naming `what`. */
+  locationOf(response: Response, what: string): string
+}
+
+function browserFor(base: string, http: typeof fetch, cookie: string): Browser {
+  return {
+    base,
+    cookie,
+    async send(url, init = {}) {
+      try {
+        return await http(url, { ...init, redirect: 'manual' })
+      } catch {
+        throw new AppError(
+          'invalid_request',
+          `No Herald answered at ${base}. Start it with HERALD_SANDBOX=1 npm start (and the same PUBLIC_BASE_URL and database).`,
+        )
+      }
+    },
+    locationOf(response, what) {
+      const location = response.headers.get('location')
+      if (response.status < 300 || response.status >= 400 || !location)
+        throw new AppError('internal', `${what} answered ${response.status} instead of a redirect`)
+      return new URL(location, base).toString()
+    },
+  }
+}
+
+/**
+ * The OAuth networks: start (the confirmation page's form), the simulator's consent page and its form, the
+ * callback, and the choose-profiles page for a grant that reaches several. Answers the new connection's id.
+ */
+async function connectThroughConsent(
+  app: AppContext,
+  browser: Browser,
+  { network, input, csrf }: { network: SandboxNetwork; input: SandboxConnectInput; csrf: string },
+): Promise<string> {
+  const { base, cookie, send, locationOf } = browser
+  // Starting is the confirmation page's form: a POST with the session's CSRF token.
+  const start = await send(`${base}/connect/${network}`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf, workspaceId: input.workspaceId }).toString(),
+  })
+  const authorize = locationOf(start, `POST /connect/${network}`)
+  if (authorize.startsWith(`${base}/login`))
+    throw invalid(
+      `The Herald at ${base} does not share this command's database (${describeDatabase(app)}): run this command with the server's HERALD_DATA_DIR (or DATABASE_URL).`,
+    )
+  if (!authorize.startsWith(`${base}${sandboxPrefixes[network]}/`))
+    throw new AppError(
+      'internal',
+      `The Herald at ${base} is not in sandbox mode (it sent the browser to ${new URL(authorize).origin}): restart it with HERALD_SANDBOX=1.`,
+    )
+  const consentPage = await send(authorize)
+  if (consentPage.status !== 200)
+    throw new AppError('internal', `The sandbox consent page answered ${consentPage.status}`)
+  await consentPage.text()
+
+  const consented = await send(authorize.split('?')[0]!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: (await consentForm(browser, network, authorize, input.username)).toString(),
+  })
+  if (consented.status === 400)
+    throw invalid(`The sandbox refused the consent: ${pageText(await consented.text())}`)
+  const callback = locationOf(consented, 'The sandbox consent')
+  let finished = await send(callback, { headers: { cookie } })
+  if (finished.status >= 400) throw invalid(`The connection was refused: ${pageText(await finished.text())}`)
+  if (network === 'facebook')
+    finished = await chooseNamedPage(send, base, finished, cookie, {
+      what: `Facebook Page named ${input.username}`,
+      pick: (text) => new RegExp(`>\\s*${escapeRegExp(input.username)}\\b`).test(text),
     })
-    const authorize = locationOf(start, `POST /connect/${network}`)
-    if (authorize.startsWith(`${base}/login`))
-      throw invalid(
-        `The Herald at ${base} does not share this command's database (${describeDatabase(app)}): run this command with the server's HERALD_DATA_DIR (or DATABASE_URL).`,
-      )
-    if (!authorize.startsWith(`${base}${sandboxPrefixes[network]}/`))
-      throw new AppError(
-        'internal',
-        `The Herald at ${base} is not in sandbox mode (it sent the browser to ${new URL(authorize).origin}): restart it with HERALD_SANDBOX=1.`,
-      )
-    const consentPage = await send(authorize)
-    if (consentPage.status !== 200)
-      throw new AppError('internal', `The sandbox consent page answered ${consentPage.status}`)
-    await consentPage.text()
-
-    const params = new URL(authorize).searchParams
-    const form = new URLSearchParams()
-    for (const [key, value] of params) form.append(key, value)
-    const scopes = (params.get('scope') ?? '').split(/[\s,]+/).filter(Boolean)
-    if (network !== 'youtube') {
-      // X and Meta's consent pages take the user name and one granted_scope per ticked permission.
-      form.set('username', input.username)
-      for (const scope of scopes) form.append('granted_scope', scope)
-      form.set('decision', 'authorize')
-    } else {
-      await ensureYouTubeAccount(send, `${base}${sandboxPrefixes.youtube}`, input.username)
-      form.set('account', input.username)
-      for (const scope of scopes) form.append('granted', scope)
-      form.set('decision', 'allow')
-    }
-    const consented = await send(authorize.split('?')[0]!, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: form.toString(),
+  if (network === 'linkedin')
+    // The simulator's member administers two pages; --organization ticks the first, else the member.
+    finished = await chooseNamedPage(send, base, finished, cookie, {
+      what: input.organization
+        ? `LinkedIn page administered by ${input.username}`
+        : 'LinkedIn personal profile',
+      pick: (text) =>
+        (input.organization ? /· LinkedIn Page\s*$/ : /· LinkedIn Personal profile\s*$/).test(text),
     })
-    if (consented.status === 400)
-      throw invalid(`The sandbox refused the consent: ${pageText(await consented.text())}`)
-    const callback = locationOf(consented, 'The sandbox consent')
-    let finished = await send(callback, { headers: { cookie } })
-    if (finished.status >= 400)
-      throw invalid(`The connection was refused: ${pageText(await finished.text())}`)
-    if (network === 'facebook')
-      finished = await chooseNamedPage(send, base, finished, cookie, {
-        what: `Facebook Page named ${input.username}`,
-        pick: (text) => new RegExp(`>\\s*${escapeRegExp(input.username)}\\b`).test(text),
-      })
-    if (network === 'linkedin')
-      // The simulator's member administers two pages; --organization ticks the first, else the member.
-      finished = await chooseNamedPage(send, base, finished, cookie, {
-        what: input.organization
-          ? `LinkedIn page administered by ${input.username}`
-          : 'LinkedIn personal profile',
-        pick: (text) =>
-          (input.organization ? /· LinkedIn Page\s*$/ : /· LinkedIn Personal profile\s*$/).test(text),
-      })
-    const connectionId = new URL(locationOf(finished, 'The connect callback')).searchParams.get('connected')
-    if (!connectionId) throw new AppError('internal', 'The connect callback did not name the new connection')
-    return await connectedRow(app, { workspaceId: input.workspaceId, network }, connectionId)
-  } finally {
-    await deleteSession(db, session.id)
+  const connectionId = new URL(locationOf(finished, 'The connect callback')).searchParams.get('connected')
+  if (!connectionId) throw new AppError('internal', 'The connect callback did not name the new connection')
+  return connectionId
+}
+
+/** The simulator's consent form, filled as the given user granting every scope asked for. */
+async function consentForm(browser: Browser, network: SandboxNetwork, authorize: string, username: string) {
+  const params = new URL(authorize).searchParams
+  const form = new URLSearchParams()
+  for (const [key, value] of params) form.append(key, value)
+  const scopes = (params.get('scope') ?? '').split(/[\s,]+/).filter(Boolean)
+  if (network !== 'youtube') {
+    // X and Meta's consent pages take the user name and one granted_scope per ticked permission.
+    form.set('username', username)
+    for (const scope of scopes) form.append('granted_scope', scope)
+    form.set('decision', 'authorize')
+  } else {
+    await ensureYouTubeAccount(browser.send, `${browser.base}${sandboxPrefixes.youtube}`, username)
+    form.set('account', username)
+    for (const scope of scopes) form.append('granted', scope)
+    form.set('decision', 'allow')
   }
+  return form
 }
 
 /** One made-up profile on every network, the ones the README's sandbox demo connects. */

@@ -77,94 +77,29 @@ const STALE_WORK_MS = 24 * 3_600_000
 
 export function createMediaCache(options: MediaCacheOptions): MediaCache {
   const { fetcher, maxBytes } = options
-  const objects = path.join(options.dir, 'objects')
-  const index = path.join(options.dir, 'index')
-  const workDir = path.join(options.dir, 'work')
+  const layout = layoutOf(options.dir)
+  const { objectPath, workDir } = layout
   const enabled = maxBytes > 0
   const ready = enabled
-    ? Promise.all([objects, index, workDir].map((dir) => mkdir(dir, { recursive: true })))
+    ? Promise.all([layout.objects, layout.index, workDir].map((dir) => mkdir(dir, { recursive: true })))
     : Promise.resolve()
 
-  const indexPath = (url: string) =>
-    path.join(index, `${createHash('sha256').update(url).digest('hex')}.json`)
-  const objectPath = (sha256: string) => path.join(objects, sha256)
-
-  async function readEntry(url: string): Promise<IndexEntry | undefined> {
-    if (!enabled) return undefined
-    try {
-      const entry = JSON.parse(await readFile(indexPath(url), 'utf8')) as IndexEntry
-      return entry.url === url && /^[0-9a-f]{64}$/.test(entry.sha256) ? entry : undefined
-    } catch {
-      return undefined
-    }
-  }
-
-  /** A private link to the cached object, checked against this use's caps. Undefined when it was evicted. */
-  async function checkout(
-    entry: IndexEntry,
-    url: string,
-    fetchOptions: FetchOptions,
-  ): Promise<FetchedFile | undefined> {
-    const temp = await createTempDir(workDir)
-    const file = temp.file('body')
-    try {
-      await link(objectPath(entry.sha256), file)
-    } catch {
-      await temp.dispose()
-      return undefined
-    }
-    try {
-      const now = new Date()
-      await utimes(objectPath(entry.sha256), now, now).catch(() => undefined)
-      const head = await readHead(file)
-      let cap = fetchOptions.maxBytes
-      if (fetchOptions.capForHead) cap = Math.min(cap, fetchOptions.capForHead(head))
-      if (entry.size > cap) throw tooLarge(entry.size, cap)
-      return {
-        path: file,
-        size: entry.size,
-        sha256: entry.sha256,
-        head,
-        contentType: entry.contentType,
-        finalUrl: entry.finalUrl,
-        name: fileNameFromUrl(url),
-        extension: urlExtension(url),
-        validators: entry.validators,
-        dispose: temp.dispose,
-      }
-    } catch (error) {
-      await temp.dispose()
-      throw error
-    }
-  }
+  const readEntry = async (url: string) => (enabled ? readIndexEntry(layout, url) : undefined)
 
   async function keep(url: string, file: FetchedFile): Promise<FetchedFile> {
     if (!enabled || (!file.validators.etag && !file.validators.lastModified) || file.size > maxBytes)
       return file
     try {
       await ready
-      const target = objectPath(file.sha256)
-      try {
-        await link(file.path, target)
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        if (code === 'EXDEV') {
-          const partial = `${target}.${randomBytes(6).toString('hex')}.partial`
-          await copyFile(file.path, partial)
-          await rename(partial, target)
-        } else if (code !== 'EEXIST') throw error
-      }
-      const entry: IndexEntry = {
+      await storeObject(layout, file)
+      await writeIndexEntry(layout, {
         url,
         sha256: file.sha256,
         size: file.size,
         contentType: file.contentType,
         finalUrl: file.finalUrl,
         validators: file.validators,
-      }
-      const partial = `${indexPath(url)}.${randomBytes(6).toString('hex')}.partial`
-      await writeFile(partial, JSON.stringify(entry))
-      await rename(partial, indexPath(url))
+      })
       await evict()
     } catch (error) {
       // A cache that cannot write only costs a later download.
@@ -173,35 +108,10 @@ export function createMediaCache(options: MediaCacheOptions): MediaCache {
     return file
   }
 
-  async function listObjects() {
-    const names = await readdir(objects).catch(() => [] as string[])
-    const found: { file: string; size: number; mtimeMs: number; nlink: number }[] = []
-    for (const name of names) {
-      if (!/^[0-9a-f]{64}$/.test(name)) continue
-      const file = path.join(objects, name)
-      const info = await stat(file).catch(() => undefined)
-      if (info) found.push({ file, size: info.size, mtimeMs: info.mtimeMs, nlink: info.nlink })
-    }
-    return found
-  }
-
   async function evict(): Promise<void> {
     if (!enabled) return
-    const found = await listObjects()
-    let total = found.reduce((sum, object) => sum + object.size, 0)
-    for (const object of found.sort((a, b) => a.mtimeMs - b.mtimeMs)) {
-      if (total <= maxBytes) break
-      // A second link is a use in progress (this process or another): it stays.
-      if (object.nlink > 1) continue
-      await rm(object.file, { force: true })
-      total -= object.size
-    }
-    const cutoff = Date.now() - STALE_WORK_MS
-    for (const name of await readdir(workDir).catch(() => [] as string[])) {
-      const dir = path.join(workDir, name)
-      const info = await stat(dir).catch(() => undefined)
-      if (info && info.mtimeMs < cutoff) await rm(dir, { recursive: true, force: true })
-    }
+    await evictLeastRecentlyUsed(layout, maxBytes)
+    await removeStaleWork(workDir)
   }
 
   return {
@@ -221,15 +131,142 @@ export function createMediaCache(options: MediaCacheOptions): MediaCache {
       if (entry) {
         const answer = await fetcher.fetchIfChanged(url, entry.validators, fetchOptions)
         if (answer !== 'not_modified') return keep(url, answer)
-        const cached = await checkout(entry, url, fetchOptions)
+        const cached = await checkout(layout, entry, url, fetchOptions)
         if (cached) return cached
       }
       return keep(url, await fetcher.fetchToFile(url, fetchOptions))
     },
     async usage() {
-      const found = await listObjects()
+      const found = await listObjects(layout.objects)
       return { bytes: found.reduce((sum, object) => sum + object.size, 0), count: found.length }
     },
+  }
+}
+
+/** Where the cache keeps what: `objects/`, `index/` and `work/` under its folder. */
+interface CacheLayout {
+  objects: string
+  index: string
+  workDir: string
+  indexPath(url: string): string
+  objectPath(sha256: string): string
+}
+
+function layoutOf(dir: string): CacheLayout {
+  const objects = path.join(dir, 'objects')
+  const index = path.join(dir, 'index')
+  return {
+    objects,
+    index,
+    workDir: path.join(dir, 'work'),
+    indexPath: (url) => path.join(index, `${createHash('sha256').update(url).digest('hex')}.json`),
+    objectPath: (sha256) => path.join(objects, sha256),
+  }
+}
+
+async function readIndexEntry(layout: CacheLayout, url: string): Promise<IndexEntry | undefined> {
+  try {
+    const entry = JSON.parse(await readFile(layout.indexPath(url), 'utf8')) as IndexEntry
+    return entry.url === url && /^[0-9a-f]{64}$/.test(entry.sha256) ? entry : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Written under a temporary name and renamed, so a reader never sees half an entry. */
+async function writeIndexEntry(layout: CacheLayout, entry: IndexEntry) {
+  const partial = `${layout.indexPath(entry.url)}.${randomBytes(6).toString('hex')}.partial`
+  await writeFile(partial, JSON.stringify(entry))
+  await rename(partial, layout.indexPath(entry.url))
+}
+
+/** Links the download in as the object of its bytes (copied when the link would cross file systems). */
+async function storeObject(layout: CacheLayout, file: FetchedFile) {
+  const target = layout.objectPath(file.sha256)
+  try {
+    await link(file.path, target)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EXDEV') {
+      const partial = `${target}.${randomBytes(6).toString('hex')}.partial`
+      await copyFile(file.path, partial)
+      await rename(partial, target)
+    } else if (code !== 'EEXIST') throw error
+  }
+}
+
+/** A private link to the cached object, checked against this use's caps. Undefined when it was evicted. */
+async function checkout(
+  layout: CacheLayout,
+  entry: IndexEntry,
+  url: string,
+  fetchOptions: FetchOptions,
+): Promise<FetchedFile | undefined> {
+  const object = layout.objectPath(entry.sha256)
+  const temp = await createTempDir(layout.workDir)
+  const file = temp.file('body')
+  try {
+    await link(object, file)
+  } catch {
+    await temp.dispose()
+    return undefined
+  }
+  try {
+    const now = new Date()
+    await utimes(object, now, now).catch(() => undefined)
+    const head = await readHead(file)
+    let cap = fetchOptions.maxBytes
+    if (fetchOptions.capForHead) cap = Math.min(cap, fetchOptions.capForHead(head))
+    if (entry.size > cap) throw tooLarge(entry.size, cap)
+    return {
+      path: file,
+      size: entry.size,
+      sha256: entry.sha256,
+      head,
+      contentType: entry.contentType,
+      finalUrl: entry.finalUrl,
+      name: fileNameFromUrl(url),
+      extension: urlExtension(url),
+      validators: entry.validators,
+      dispose: temp.dispose,
+    }
+  } catch (error) {
+    await temp.dispose()
+    throw error
+  }
+}
+
+async function listObjects(objects: string) {
+  const names = await readdir(objects).catch(() => [] as string[])
+  const found: { file: string; size: number; mtimeMs: number; nlink: number }[] = []
+  for (const name of names) {
+    if (!/^[0-9a-f]{64}$/.test(name)) continue
+    const file = path.join(objects, name)
+    const info = await stat(file).catch(() => undefined)
+    if (info) found.push({ file, size: info.size, mtimeMs: info.mtimeMs, nlink: info.nlink })
+  }
+  return found
+}
+
+async function evictLeastRecentlyUsed(layout: CacheLayout, maxBytes: number) {
+  const found = await listObjects(layout.objects)
+  let total = found.reduce((sum, object) => sum + object.size, 0)
+  for (const object of found.sort((a, b) => a.mtimeMs - b.mtimeMs)) {
+    if (total <= maxBytes) break
+    // A second link is a use in progress (this process or another): it stays.
+    if (object.nlink > 1) continue
+    await rm(object.file, { force: true })
+    total -= object.size
+  }
+}
+
+/** Work folders left by a process that died mid-use. */
+async function removeStaleWork(workDir: string) {
+  const cutoff = Date.now() - STALE_WORK_MS
+  for (const name of await readdir(workDir).catch(() => [] as string[])) {
+    const dir = path.join(workDir, name)
+    const info = await stat(dir).catch(() => undefined)
+    if (info && info.mtimeMs < cutoff) await rm(dir, { recursive: true, force: true })
   }
 }
 

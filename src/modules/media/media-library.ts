@@ -84,7 +84,7 @@ const DEFAULT_PRESIGN_SECONDS = 86_400
 
 const newMediaId = () => randomBytes(16).toString('hex')
 
-export function createMediaLibrary(deps: {
+interface LibraryDeps {
   publicBaseUrl: string
   db: Db
   storage: MediaStorage
@@ -92,7 +92,9 @@ export function createMediaLibrary(deps: {
   tempDir?: string | undefined
   /** Lifetime of presigned URLs (S3 storage); see `networkUrl`. */
   presignSeconds?: number | undefined
-}): MediaLibrary {
+}
+
+export function createMediaLibrary(deps: LibraryDeps): MediaLibrary {
   const { db, storage } = deps
   const base = new URL(`${deps.publicBaseUrl}/`)
   const prefix = `${base.pathname}media/`
@@ -155,34 +157,7 @@ export function createMediaLibrary(deps: {
       }
     },
 
-    async host(file, input) {
-      const sha256 = await hashFile(file)
-      const existing = await findMediaByContent(db, sha256, input.contentType)
-      // Reused only if it is still there when marked used (the sweep deletes only rows not used since).
-      if (existing && (await recordMediaUse(db, existing.id, deps.now(), input.targetId)))
-        return publicUrl(existing.id, existing.name)
-      const id = newMediaId()
-      const name = sanitizeFileName(input.name) || 'media'
-      const storageKey = `${id}/${name}`
-      await storage.putFile(storageKey, file, { contentType: input.contentType, size: input.size })
-      // Linked before the row exists: the sweep never sees a copy for a pending target unlinked.
-      if (input.targetId) await linkMediaUse(db, id, input.targetId, deps.now())
-      await insertMedia(db, {
-        id,
-        workspaceId: null,
-        sourceUrl: input.sourceUrl,
-        sha256,
-        contentType: input.contentType,
-        size: input.size,
-        width: input.width ?? null,
-        height: input.height ?? null,
-        durationMs: input.durationMs ?? null,
-        storageKey,
-        name,
-        createdAt: deps.now(),
-      })
-      return publicUrl(id, name)
-    },
+    host: (file, input) => hostFile(deps, publicUrl, file, input),
 
     async recordUse(url, targetId) {
       let parts: { id: string; name: string } | undefined
@@ -194,48 +169,92 @@ export function createMediaLibrary(deps: {
       if (parts && /^[0-9a-f]{32}$/.test(parts.id)) await recordMediaUse(db, parts.id, deps.now(), targetId)
     },
 
-    async stage(input) {
-      const id = newMediaId()
-      const name = sanitizeFileName(input.name) || 'image.png'
-      const storageKey = `${id}/${name}`
-      let size: number
-      let sha256: string
-      if ('file' in input) {
-        size = (await stat(input.file)).size
-        sha256 = await hashFile(input.file)
-        await storage.putFile(storageKey, input.file, { contentType: input.contentType, size })
-      } else {
-        size = input.bytes.length
-        sha256 = createHash('sha256').update(input.bytes).digest('hex')
-        const temp = await createTempDir(deps.tempDir)
-        try {
-          const file = temp.file('staged')
-          await writeFile(file, input.bytes)
-          await storage.putFile(storageKey, file, { contentType: input.contentType, size })
-        } finally {
-          await temp.dispose()
-        }
-      }
-      const record: MediaRecord = {
-        id,
-        workspaceId: input.workspaceId,
-        sourceUrl: null,
-        sha256,
-        contentType: input.contentType,
-        size,
-        width: input.width ?? null,
-        height: input.height ?? null,
-        durationMs: null,
-        storageKey,
-        name,
-        createdAt: deps.now(),
-      }
-      return {
-        record,
-        url: publicUrl(id, name),
-        commit: (trx) => insertMedia(trx, record),
-        discard: () => storage.delete(storageKey),
-      }
-    },
+    stage: (input) => stageMedia(deps, publicUrl, input),
+  }
+}
+
+/** Stores a file and its row now; a file with the same bytes already hosted is reused. Returns the URL. */
+async function hostFile(
+  deps: LibraryDeps,
+  publicUrl: (id: string, name: string) => string,
+  file: string,
+  input: HostInput,
+): Promise<string> {
+  const { db, storage } = deps
+  const sha256 = await hashFile(file)
+  const existing = await findMediaByContent(db, sha256, input.contentType)
+  // Reused only if it is still there when marked used (the sweep deletes only rows not used since).
+  if (existing && (await recordMediaUse(db, existing.id, deps.now(), input.targetId)))
+    return publicUrl(existing.id, existing.name)
+  const id = newMediaId()
+  const name = sanitizeFileName(input.name) || 'media'
+  const storageKey = `${id}/${name}`
+  await storage.putFile(storageKey, file, { contentType: input.contentType, size: input.size })
+  // Linked before the row exists: the sweep never sees a copy for a pending target unlinked.
+  if (input.targetId) await linkMediaUse(db, id, input.targetId, deps.now())
+  await insertMedia(db, {
+    id,
+    workspaceId: null,
+    sourceUrl: input.sourceUrl,
+    sha256,
+    contentType: input.contentType,
+    size: input.size,
+    width: input.width ?? null,
+    height: input.height ?? null,
+    durationMs: input.durationMs ?? null,
+    storageKey,
+    name,
+    createdAt: deps.now(),
+  })
+  return publicUrl(id, name)
+}
+
+/** Stores bytes under a new id; the row is written by `commit`, in the caller's transaction. */
+async function stageMedia(
+  deps: LibraryDeps,
+  publicUrl: (id: string, name: string) => string,
+  input: StageInput,
+): Promise<StagedMedia> {
+  const { storage } = deps
+  const id = newMediaId()
+  const name = sanitizeFileName(input.name) || 'image.png'
+  const storageKey = `${id}/${name}`
+  let size: number
+  let sha256: string
+  if ('file' in input) {
+    size = (await stat(input.file)).size
+    sha256 = await hashFile(input.file)
+    await storage.putFile(storageKey, input.file, { contentType: input.contentType, size })
+  } else {
+    size = input.bytes.length
+    sha256 = createHash('sha256').update(input.bytes).digest('hex')
+    const temp = await createTempDir(deps.tempDir)
+    try {
+      const file = temp.file('staged')
+      await writeFile(file, input.bytes)
+      await storage.putFile(storageKey, file, { contentType: input.contentType, size })
+    } finally {
+      await temp.dispose()
+    }
+  }
+  const record: MediaRecord = {
+    id,
+    workspaceId: input.workspaceId,
+    sourceUrl: null,
+    sha256,
+    contentType: input.contentType,
+    size,
+    width: input.width ?? null,
+    height: input.height ?? null,
+    durationMs: null,
+    storageKey,
+    name,
+    createdAt: deps.now(),
+  }
+  return {
+    record,
+    url: publicUrl(id, name),
+    commit: (trx) => insertMedia(trx, record),
+    discard: () => storage.delete(storageKey),
   }
 }

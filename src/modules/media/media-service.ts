@@ -14,7 +14,7 @@ import {
 } from '../../platform/egress/safe-fetch.js'
 import type { Logger } from '../../platform/logger.js'
 import { type MediaPlan, planMedia } from './conversion-plan.js'
-import { createConversionSlots } from './conversion-slots.js'
+import { type ConversionSlots, createConversionSlots } from './conversion-slots.js'
 import { convertImage } from './convert.js'
 import { convertVideo } from './convert-video.js'
 import { detectType } from './detect-type.js'
@@ -24,7 +24,13 @@ import { createCardImageProvider } from './image-card.js'
 import type { AspectRatio, GeneratedImage, ImageProvider } from './image-provider.js'
 import { readLinkPreview } from './link-preview.js'
 import { createMediaCache, type MediaCache } from './media-cache.js'
-import { createMediaLibrary, type HostedMedia, type StagedMedia, type StageInput } from './media-library.js'
+import {
+  createMediaLibrary,
+  type HostedMedia,
+  type MediaLibrary,
+  type StagedMedia,
+  type StageInput,
+} from './media-library.js'
 import { type MediaInfo, probeFile } from './probe.js'
 import { probeByRanges } from './range-probe.js'
 import { createMediaStorage, type MediaStorage } from './storage.js'
@@ -126,61 +132,14 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     deps.imageProvider ??
     (config.imageApi ? createImageApiProvider({ ...config.imageApi, fetcher }) : createCardImageProvider())
 
-  const limitsFor = (rules: NetworkMediaRules, signal: AbortSignal | undefined): FetchOptions => ({
-    maxBytes: fetchCeiling(rules),
-    capForHead: (head) => capFor(rules, head),
-    ...(signal ? { signal } : {}),
-  })
-
-  const conversionSlots = createConversionSlots(config.videoConversion.concurrency)
-  let ffmpegFound: Promise<FfmpegLookup> | undefined
-  const ffmpegLookup = () => {
-    ffmpegFound ??=
-      deps.ffmpeg !== undefined
-        ? Promise.resolve(deps.ffmpeg ? { ffmpeg: deps.ffmpeg } : {})
-        : lookForFfmpeg({ configured: config.videoConversion.ffmpegPath })
-    return ffmpegFound
-  }
-  const ffmpeg = async () => (await ffmpegLookup()).ffmpeg
-
-  /** A video that needs converting needs ffmpeg: say so before anything is sent. */
-  async function requireFfmpeg(rules: NetworkMediaRules, plan: MediaPlan): Promise<Ffmpeg | undefined> {
-    if (plan.action !== 'convert' || plan.kind !== 'video') return undefined
-    const { ffmpeg: found, refused } = await ffmpegLookup()
-    if (!found)
-      throw new MediaError(
-        'conversion_failed',
-        refused
-          ? `${rules.label} needs this video converted (${plan.reasons.join(', ')}), and this Herald's ffmpeg is not used: ${refused.reason}. Install a newer ffmpeg or set HERALD_FFMPEG_PATH`
-          : `${rules.label} needs this video converted (${plan.reasons.join(', ')}), and this Herald has no ffmpeg: install ffmpeg or set HERALD_FFMPEG_PATH`,
-      )
-    return found
-  }
-
-  /** X's rule 2 (spec §1): the URL names the type. A video is never converted and relabelled as an image. */
-  function checkUrlType(url: string, info: MediaInfo, rules: NetworkMediaRules) {
-    const videoUrls = rules.video?.onlyFromUrlExtensions
-    if (info.kind === 'video' && videoUrls && !videoUrls.includes(urlExtension(url)))
-      throw new MediaError(
-        'unsupported_type',
-        `${rules.label} takes the media type from the URL, which does not end in ${videoUrls.join(' or ')}; this file is a video`,
-      )
-  }
-
-  /** Fetch (through the cache) and probe under the network's caps; the caller owns (and disposes) the download. */
-  async function fetchAndProbe(url: string, rules: NetworkMediaRules, signal: AbortSignal | undefined) {
-    return probeFetched(await cache.fetch(url, limitsFor(rules, signal)), rules, url)
-  }
-
-  async function probeFetched(fetched: FetchedFile, rules: NetworkMediaRules, url: string) {
-    try {
-      const info = await probeFile(fetched)
-      checkUrlType(url, info, rules)
-      return { fetched, info, plan: planMedia(info, rules) }
-    } catch (error) {
-      await fetched.dispose()
-      throw error
-    }
+  const media: MediaPipeline = {
+    config,
+    logger,
+    library,
+    fetcher,
+    cache,
+    ffmpegLookup: createFfmpegLookup(deps.ffmpeg, config),
+    conversionSlots: createConversionSlots(config.videoConversion.concurrency),
   }
 
   return {
@@ -191,123 +150,228 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     stage: library.stage,
     generateImage: (input) => imageProvider.generate(input),
     linkPreview: (url, { signal }) => readLinkPreview(fetcher, url, signal),
-    ffmpeg,
-    ffmpegLookup,
+    ffmpeg: async () => (await media.ffmpegLookup()).ffmpeg,
+    ffmpegLookup: media.ffmpegLookup,
 
     cache,
 
-    async inspect(url, { network, signal }) {
-      const rules = networkMediaRules[network]
-      let found: Awaited<ReturnType<typeof fetchAndProbe>>
-      if (await cache.has(url)) found = await fetchAndProbe(url, rules, signal)
-      else {
-        // Not cached: read only what the prober needs, with range requests.
-        const probe = await probeByRanges(fetcher, url, limitsFor(rules, signal))
-        if (probe.kind === 'probed') {
-          checkUrlType(url, probe.info, rules)
-          const plan = planMedia(probe.info, rules)
-          await requireFfmpeg(rules, plan)
-          return {
-            ...probe.info,
-            name: fileName(probe, probe.info),
-            conversions: plan.action === 'convert' ? plan.reasons : [],
-          }
-        }
-        found =
-          probe.kind === 'full'
-            ? await probeFetched(await cache.keep(url, probe.file), rules, url)
-            : await fetchAndProbe(url, rules, signal)
-      }
-      const { fetched, info, plan } = found
-      await fetched.dispose()
-      await requireFfmpeg(rules, plan)
+    inspect: (url, options) => inspectMedia(media, url, options),
+    prepare: (url, options) => prepareMedia(media, url, options),
+  }
+}
+
+/** What inspect and prepare work with, built once by {@link createMediaService}. */
+interface MediaPipeline {
+  config: Config
+  logger: Logger
+  library: MediaLibrary
+  fetcher: SafeFetcher
+  cache: MediaCache
+  /** Finds ffmpeg once, on first use. */
+  ffmpegLookup: () => Promise<FfmpegLookup>
+  conversionSlots: ConversionSlots
+}
+
+function createFfmpegLookup(injected: Ffmpeg | null | undefined, config: Config) {
+  let ffmpegFound: Promise<FfmpegLookup> | undefined
+  return () => {
+    ffmpegFound ??=
+      injected !== undefined
+        ? Promise.resolve(injected ? { ffmpeg: injected } : {})
+        : lookForFfmpeg({ configured: config.videoConversion.ffmpegPath })
+    return ffmpegFound
+  }
+}
+
+function limitsFor(rules: NetworkMediaRules, signal: AbortSignal | undefined): FetchOptions {
+  return {
+    maxBytes: fetchCeiling(rules),
+    capForHead: (head) => capFor(rules, head),
+    ...(signal ? { signal } : {}),
+  }
+}
+
+/** A video that needs converting needs ffmpeg: say so before anything is sent. */
+async function requireFfmpeg(
+  media: MediaPipeline,
+  rules: NetworkMediaRules,
+  plan: MediaPlan,
+): Promise<Ffmpeg | undefined> {
+  if (plan.action !== 'convert' || plan.kind !== 'video') return undefined
+  const { ffmpeg: found, refused } = await media.ffmpegLookup()
+  if (!found)
+    throw new MediaError(
+      'conversion_failed',
+      refused
+        ? `${rules.label} needs this video converted (${plan.reasons.join(', ')}), and this Herald's ffmpeg is not used: ${refused.reason}. Install a newer ffmpeg or set HERALD_FFMPEG_PATH`
+        : `${rules.label} needs this video converted (${plan.reasons.join(', ')}), and this Herald has no ffmpeg: install ffmpeg or set HERALD_FFMPEG_PATH`,
+    )
+  return found
+}
+
+/** X's rule 2 (spec §1): the URL names the type. A video is never converted and relabelled as an image. */
+function checkUrlType(url: string, info: MediaInfo, rules: NetworkMediaRules) {
+  const videoUrls = rules.video?.onlyFromUrlExtensions
+  if (info.kind === 'video' && videoUrls && !videoUrls.includes(urlExtension(url)))
+    throw new MediaError(
+      'unsupported_type',
+      `${rules.label} takes the media type from the URL, which does not end in ${videoUrls.join(' or ')}; this file is a video`,
+    )
+}
+
+/** Fetch (through the cache) and probe under the network's caps; the caller owns (and disposes) the download. */
+async function fetchAndProbe(
+  media: MediaPipeline,
+  url: string,
+  rules: NetworkMediaRules,
+  signal: AbortSignal | undefined,
+) {
+  return probeFetched(await media.cache.fetch(url, limitsFor(rules, signal)), rules, url)
+}
+
+async function probeFetched(fetched: FetchedFile, rules: NetworkMediaRules, url: string) {
+  try {
+    const info = await probeFile(fetched)
+    checkUrlType(url, info, rules)
+    return { fetched, info, plan: planMedia(info, rules) }
+  } catch (error) {
+    await fetched.dispose()
+    throw error
+  }
+}
+
+async function inspectMedia(
+  media: MediaPipeline,
+  url: string,
+  { network, signal }: { network: Network; signal?: AbortSignal },
+): Promise<InspectedMedia> {
+  const rules = networkMediaRules[network]
+  let found: Awaited<ReturnType<typeof fetchAndProbe>>
+  if (await media.cache.has(url)) found = await fetchAndProbe(media, url, rules, signal)
+  else {
+    // Not cached: read only what the prober needs, with range requests.
+    const probe = await probeByRanges(media.fetcher, url, limitsFor(rules, signal))
+    if (probe.kind === 'probed') {
+      checkUrlType(url, probe.info, rules)
+      const plan = planMedia(probe.info, rules)
+      await requireFfmpeg(media, rules, plan)
       return {
-        ...info,
-        name: fileName(fetched, info),
+        ...probe.info,
+        name: fileName(probe, probe.info),
         conversions: plan.action === 'convert' ? plan.reasons : [],
       }
-    },
-
-    async prepare(url, { network, signal, targetId }) {
-      const rules = networkMediaRules[network]
-      // Sending one of our own files (an upload, a generated image) is a use: its retention restarts.
-      if (library.isHostedUrl(url)) await library.recordUse(url, targetId)
-      const { fetched, info, plan } = await fetchAndProbe(url, rules, signal)
-      try {
-        let result = {
-          path: fetched.path,
-          contentType: info.contentType,
-          size: info.size,
-          width: info.width,
-          height: info.height,
-          name: fileName(fetched, info),
-        }
-        const converter = await requireFfmpeg(rules, plan)
-        if (plan.action === 'convert' && plan.kind === 'video' && converter) {
-          const target = path.join(path.dirname(fetched.path), 'converted.mp4')
-          const converted = await conversionSlots.run(
-            () =>
-              convertVideo(fetched.path, plan, target, {
-                ffmpeg: converter.path,
-                timeoutMs: config.videoConversion.timeoutMs,
-                limits: {
-                  cpuSeconds: config.videoConversion.cpuSeconds,
-                  memoryMb: config.videoConversion.memoryMb,
-                },
-                ...(signal ? { signal } : {}),
-              }),
-            signal,
-          )
-          result = {
-            ...result,
-            path: converted.path,
-            contentType: converted.contentType,
-            size: converted.size,
-            width: converted.width ?? info.width,
-            height: converted.height ?? info.height,
-            name: withExtension(result.name, converted.extension),
-          }
-          logger.info(
-            { network, reasons: plan.reasons, from: info.size, to: converted.size },
-            'video converted',
-          )
-        } else if (plan.action === 'convert' && plan.kind === 'image') {
-          const target = path.join(path.dirname(fetched.path), 'converted')
-          const converted = await convertImage(fetched.path, plan, target)
-          result = { ...converted, name: withExtension(result.name, converted.extension) }
-          logger.debug(
-            { network, reasons: plan.reasons, from: info.size, to: converted.size },
-            'media converted',
-          )
-        }
-        // URL networks fetch from us, so they get exactly the bytes checked here (never the user's URL):
-        // our hosted URL, or a presigned URL of the same object when storage is S3.
-        let publicUrl: string | undefined
-        if (rules.delivery === 'url')
-          publicUrl = await library.networkUrl(
-            plan.action === 'keep' && library.isHostedUrl(url)
-              ? url
-              : await library.host(result.path, {
-                  ...result,
-                  durationMs: info.durationMs,
-                  sourceUrl: url,
-                  targetId,
-                }),
-          )
-        const prepared: PreparedMedia = {
-          ...result,
-          kind: info.kind,
-          dispose: fetched.dispose,
-        }
-        if (info.durationMs !== undefined) prepared.durationMs = info.durationMs
-        if (publicUrl) prepared.publicUrl = publicUrl
-        return prepared
-      } catch (error) {
-        await fetched.dispose()
-        throw error
-      }
-    },
+    }
+    found =
+      probe.kind === 'full'
+        ? await probeFetched(await media.cache.keep(url, probe.file), rules, url)
+        : await fetchAndProbe(media, url, rules, signal)
   }
+  const { fetched, info, plan } = found
+  await fetched.dispose()
+  await requireFfmpeg(media, rules, plan)
+  return {
+    ...info,
+    name: fileName(fetched, info),
+    conversions: plan.action === 'convert' ? plan.reasons : [],
+  }
+}
+
+async function prepareMedia(
+  media: MediaPipeline,
+  url: string,
+  { network, signal, targetId }: { network: Network; signal?: AbortSignal; targetId?: string },
+): Promise<PreparedMedia> {
+  const { library } = media
+  const rules = networkMediaRules[network]
+  // Sending one of our own files (an upload, a generated image) is a use: its retention restarts.
+  if (library.isHostedUrl(url)) await library.recordUse(url, targetId)
+  const { fetched, info, plan } = await fetchAndProbe(media, url, rules, signal)
+  try {
+    const result = await convertForNetwork(media, { fetched, info, plan, rules, network, signal })
+    // URL networks fetch from us, so they get exactly the bytes checked here (never the user's URL):
+    // our hosted URL, or a presigned URL of the same object when storage is S3.
+    let publicUrl: string | undefined
+    if (rules.delivery === 'url')
+      publicUrl = await library.networkUrl(
+        plan.action === 'keep' && library.isHostedUrl(url)
+          ? url
+          : await library.host(result.path, {
+              ...result,
+              durationMs: info.durationMs,
+              sourceUrl: url,
+              targetId,
+            }),
+      )
+    const prepared: PreparedMedia = {
+      ...result,
+      kind: info.kind,
+      dispose: fetched.dispose,
+    }
+    if (info.durationMs !== undefined) prepared.durationMs = info.durationMs
+    if (publicUrl) prepared.publicUrl = publicUrl
+    return prepared
+  } catch (error) {
+    await fetched.dispose()
+    throw error
+  }
+}
+
+/** The fetched file as the network takes it: unchanged, or converted beside the download. */
+async function convertForNetwork(
+  media: MediaPipeline,
+  job: {
+    fetched: FetchedFile
+    info: MediaInfo
+    plan: MediaPlan
+    rules: NetworkMediaRules
+    network: Network
+    signal: AbortSignal | undefined
+  },
+) {
+  const { config, logger } = media
+  const { fetched, info, plan, network, signal } = job
+  const result = {
+    path: fetched.path,
+    contentType: info.contentType,
+    size: info.size,
+    width: info.width,
+    height: info.height,
+    name: fileName(fetched, info),
+  }
+  const converter = await requireFfmpeg(media, job.rules, plan)
+  if (plan.action === 'convert' && plan.kind === 'video' && converter) {
+    const target = path.join(path.dirname(fetched.path), 'converted.mp4')
+    const converted = await media.conversionSlots.run(
+      () =>
+        convertVideo(fetched.path, plan, target, {
+          ffmpeg: converter.path,
+          timeoutMs: config.videoConversion.timeoutMs,
+          limits: {
+            cpuSeconds: config.videoConversion.cpuSeconds,
+            memoryMb: config.videoConversion.memoryMb,
+          },
+          ...(signal ? { signal } : {}),
+        }),
+      signal,
+    )
+    logger.info({ network, reasons: plan.reasons, from: info.size, to: converted.size }, 'video converted')
+    return {
+      ...result,
+      path: converted.path,
+      contentType: converted.contentType,
+      size: converted.size,
+      width: converted.width ?? info.width,
+      height: converted.height ?? info.height,
+      name: withExtension(result.name, converted.extension),
+    }
+  }
+  if (plan.action === 'convert' && plan.kind === 'image') {
+    const target = path.join(path.dirname(fetched.path), 'converted')
+    const converted = await convertImage(fetched.path, plan, target)
+    logger.debug({ network, reasons: plan.reasons, from: info.size, to: converted.size }, 'media converted')
+    return { ...converted, name: withExtension(result.name, converted.extension) }
+  }
+  return result
 }
 
 /** The URL's file name, with the detected type's extension when the URL had none. */

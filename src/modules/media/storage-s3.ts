@@ -25,62 +25,8 @@ export function createS3Storage(
 ): MediaStorage {
   const multipartThreshold = sizes.multipartThreshold ?? MULTIPART_THRESHOLD
   const partSize = sizes.partSize ?? PART_SIZE
-  let ready: Promise<{ sdk: Sdk; client: Client }> | undefined
-  const connect = () => {
-    ready ??= import('@aws-sdk/client-s3').then((sdk) => ({
-      sdk,
-      client: new sdk.S3Client({
-        region: settings.region,
-        ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
-        ...(settings.accessKeyId && settings.secretAccessKey
-          ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
-          : {}),
-        requestChecksumCalculation: 'WHEN_REQUIRED',
-        responseChecksumValidation: 'WHEN_REQUIRED',
-      }),
-    }))
-    return ready
-  }
+  const connect = lazyClient(settings)
   const Bucket = settings.bucket
-
-  /** CreateMultipartUpload, one UploadPart per `partSize` slice of the file, Complete; Abort on failure. */
-  async function putInParts(sdk: Sdk, client: Client, key: string, file: string, size: number, type: string) {
-    const created = await client.send(
-      new sdk.CreateMultipartUploadCommand({ Bucket, Key: key, ContentType: type }),
-    )
-    const UploadId = created.UploadId
-    if (!UploadId) throw new Error(`The bucket started no multipart upload for ${key}`)
-    try {
-      const parts: { ETag: string; PartNumber: number }[] = []
-      for (let start = 0, PartNumber = 1; start < size; start += partSize, PartNumber++) {
-        const end = Math.min(size, start + partSize) - 1
-        const answer = await client.send(
-          new sdk.UploadPartCommand({
-            Bucket,
-            Key: key,
-            UploadId,
-            PartNumber,
-            Body: createReadStream(file, { start, end }),
-            ContentLength: end - start + 1,
-          }),
-        )
-        if (!answer.ETag) throw new Error(`The bucket returned no ETag for part ${PartNumber} of ${key}`)
-        parts.push({ ETag: answer.ETag, PartNumber })
-      }
-      await client.send(
-        new sdk.CompleteMultipartUploadCommand({
-          Bucket,
-          Key: key,
-          UploadId,
-          MultipartUpload: { Parts: parts },
-        }),
-      )
-    } catch (error) {
-      // Parts of an unfinished upload are billed storage until aborted.
-      await client.send(new sdk.AbortMultipartUploadCommand({ Bucket, Key: key, UploadId })).catch(() => {})
-      throw error
-    }
-  }
 
   return {
     driver: 's3',
@@ -88,7 +34,10 @@ export function createS3Storage(
       assertSafeKey(key)
       const { sdk, client } = await connect()
       if (meta.size > multipartThreshold)
-        return putInParts(sdk, client, key, file, meta.size, meta.contentType)
+        return putInParts(
+          { sdk, client, Bucket, partSize },
+          { key, file, size: meta.size, type: meta.contentType },
+        )
       await client.send(
         new sdk.PutObjectCommand({
           Bucket,
@@ -134,6 +83,70 @@ export function createS3Storage(
         expiresInSeconds,
       })
     },
+  }
+}
+
+/** The SDK and its client, made on first use (an installation on the local driver never imports it). */
+function lazyClient(settings: S3Settings) {
+  let ready: Promise<{ sdk: Sdk; client: Client }> | undefined
+  return () => {
+    ready ??= import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: settings.region,
+        ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
+        ...(settings.accessKeyId && settings.secretAccessKey
+          ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
+          : {}),
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+    }))
+    return ready
+  }
+}
+
+/** CreateMultipartUpload, one UploadPart per `partSize` slice of the file, Complete; Abort on failure. */
+async function putInParts(
+  s3: { sdk: Sdk; client: Client; Bucket: string; partSize: number },
+  upload: { key: string; file: string; size: number; type: string },
+) {
+  const { sdk, client, Bucket, partSize } = s3
+  const { key, file, size, type } = upload
+  const created = await client.send(
+    new sdk.CreateMultipartUploadCommand({ Bucket, Key: key, ContentType: type }),
+  )
+  const UploadId = created.UploadId
+  if (!UploadId) throw new Error(`The bucket started no multipart upload for ${key}`)
+  try {
+    const parts: { ETag: string; PartNumber: number }[] = []
+    for (let start = 0, PartNumber = 1; start < size; start += partSize, PartNumber++) {
+      const end = Math.min(size, start + partSize) - 1
+      const answer = await client.send(
+        new sdk.UploadPartCommand({
+          Bucket,
+          Key: key,
+          UploadId,
+          PartNumber,
+          Body: createReadStream(file, { start, end }),
+          ContentLength: end - start + 1,
+        }),
+      )
+      if (!answer.ETag) throw new Error(`The bucket returned no ETag for part ${PartNumber} of ${key}`)
+      parts.push({ ETag: answer.ETag, PartNumber })
+    }
+    await client.send(
+      new sdk.CompleteMultipartUploadCommand({
+        Bucket,
+        Key: key,
+        UploadId,
+        MultipartUpload: { Parts: parts },
+      }),
+    )
+  } catch (error) {
+    // Parts of an unfinished upload are billed storage until aborted.
+    await client.send(new sdk.AbortMultipartUploadCommand({ Bucket, Key: key, UploadId })).catch(() => {})
+    throw error
   }
 }
 

@@ -95,26 +95,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
     void endGrant(grantId).catch((error) => logger.error({ err: error }, 'ending a revoked grant failed'))
   })
 
-  // The audit trail of refusals: what was refused and for which client, never a token or a code.
-  const refusals = ['authorization.error', 'grant.error', 'registration_create.error', 'revocation.error']
-  // The library's typings list each event with its own listener type; these four share one shape.
-  for (const event of refusals)
-    (provider.on as (name: string, listener: (...args: never[]) => void) => void)(
-      event,
-      (
-        ctx: { oidc?: { client?: { clientId?: string } } },
-        error: { error?: string; error_description?: string },
-      ) =>
-        logger.info(
-          {
-            event,
-            error: error.error,
-            reason: error.error_description,
-            clientId: ctx.oidc?.client?.clientId?.slice(0, 300),
-          },
-          'OAuth request refused',
-        ),
-    )
+  logRefusals(provider, logger)
 
   const purge = setInterval(() => {
     void purgeExpiredArtifacts(db, clock.now()).catch((error) =>
@@ -123,42 +104,11 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   }, PURGE_INTERVAL_MS)
   purge.unref()
 
-  const unauthorized = (message: string) => new AppError('unauthorized', message)
-
   return {
     provider,
 
-    async verifyAccessToken(token: string, surface: Surface): Promise<Caller> {
-      const accessToken = token.length <= 512 ? await provider.AccessToken.find(token) : undefined
-      if (!accessToken || accessToken.isExpired)
-        throw unauthorized('The access token is not valid or has expired')
-      const audience = accessToken.aud as string | string[] | undefined
-      const bound = Array.isArray(audience) ? audience : audience ? [audience] : []
-      const accepted = acceptedResources(config.publicBaseUrl, surface)
-      if (bound.length !== 1 || !accepted.includes(bound[0] as string))
-        throw unauthorized('The access token was issued for another resource')
-      const grant = accessToken.grantId ? await findGrant(db, accessToken.grantId) : undefined
-      if (!grant || grant.revoked_at !== null)
-        throw unauthorized('The authorization behind this access token was revoked')
-      if (!(await findMembership(db, grant.workspace_id, grant.user_id)))
-        throw unauthorized('The person behind this access token is no longer a member of its workspace')
-      const now = clock.now()
-      if (now - (lastTouched.get(grant.id) ?? grant.last_used_at ?? 0) >= TOUCH_INTERVAL_MS) {
-        lastTouched.set(grant.id, now)
-        await touchGrant(db, grant.id, now)
-      }
-      const granted = new Set(grant.scopes.split(' '))
-      return {
-        userId: grant.user_id,
-        apiKeyId: `oauth:${grant.id}`,
-        defaultWorkspaceId: grant.workspace_id,
-        grant: {
-          id: grant.id,
-          workspaceId: grant.workspace_id,
-          scopes: [...accessToken.scopes].filter((scope) => isScope(scope) && granted.has(scope)),
-        },
-      }
-    },
+    verifyAccessToken: (token: string, surface: Surface) =>
+      verifyAccessToken({ provider, db, clock, config, lastTouched }, token, surface),
 
     async connectedApps(userId) {
       const rows = await listGrants(db, userId)
@@ -185,6 +135,83 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
 
     close() {
       clearInterval(purge)
+    },
+  }
+}
+
+/** The audit trail of refusals: what was refused and for which client, never a token or a code. */
+function logRefusals(provider: Provider, logger: Logger) {
+  const refusals = ['authorization.error', 'grant.error', 'registration_create.error', 'revocation.error']
+  // The library's typings list each event with its own listener type; these four share one shape.
+  for (const event of refusals)
+    (provider.on as (name: string, listener: (...args: never[]) => void) => void)(
+      event,
+      (
+        ctx: { oidc?: { client?: { clientId?: string } } },
+        error: { error?: string; error_description?: string },
+      ) =>
+        logger.info(
+          {
+            event,
+            error: error.error,
+            reason: error.error_description,
+            clientId: ctx.oidc?.client?.clientId?.slice(0, 300),
+          },
+          'OAuth request refused',
+        ),
+    )
+}
+
+const unauthorized = (message: string) => new AppError('unauthorized', message)
+
+/**
+ * The caller behind an access token: live, bound to this surface's resource, its grant not revoked and its
+ * person still a member; the grant's last use is written at most once per {@link TOUCH_INTERVAL_MS}.
+ */
+async function verifyAccessToken(
+  {
+    provider,
+    db,
+    clock,
+    config,
+    lastTouched,
+  }: {
+    provider: Provider
+    db: Db
+    clock: Clock
+    config: Config
+    lastTouched: Map<string, number>
+  },
+  token: string,
+  surface: Surface,
+): Promise<Caller> {
+  const accessToken = token.length <= 512 ? await provider.AccessToken.find(token) : undefined
+  if (!accessToken || accessToken.isExpired)
+    throw unauthorized('The access token is not valid or has expired')
+  const audience = accessToken.aud as string | string[] | undefined
+  const bound = Array.isArray(audience) ? audience : audience ? [audience] : []
+  const accepted = acceptedResources(config.publicBaseUrl, surface)
+  if (bound.length !== 1 || !accepted.includes(bound[0] as string))
+    throw unauthorized('The access token was issued for another resource')
+  const grant = accessToken.grantId ? await findGrant(db, accessToken.grantId) : undefined
+  if (!grant || grant.revoked_at !== null)
+    throw unauthorized('The authorization behind this access token was revoked')
+  if (!(await findMembership(db, grant.workspace_id, grant.user_id)))
+    throw unauthorized('The person behind this access token is no longer a member of its workspace')
+  const now = clock.now()
+  if (now - (lastTouched.get(grant.id) ?? grant.last_used_at ?? 0) >= TOUCH_INTERVAL_MS) {
+    lastTouched.set(grant.id, now)
+    await touchGrant(db, grant.id, now)
+  }
+  const granted = new Set(grant.scopes.split(' '))
+  return {
+    userId: grant.user_id,
+    apiKeyId: `oauth:${grant.id}`,
+    defaultWorkspaceId: grant.workspace_id,
+    grant: {
+      id: grant.id,
+      workspaceId: grant.workspace_id,
+      scopes: [...accessToken.scopes].filter((scope) => isScope(scope) && granted.has(scope)),
     },
   }
 }

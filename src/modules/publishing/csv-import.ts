@@ -390,84 +390,19 @@ async function planRow(
   const args: Record<string, unknown> = { content: fields.content }
   if (targetAccounts.length > 0) args.targetAccounts = targetAccounts
   if (platforms.length > 0) args.platforms = platforms
-  const media = fields.media.split(/[\s|]+/).filter(Boolean)
-  const badMedia = media.filter((url) => !mediaUrlSchema.safeParse(url).success)
-  for (const url of badMedia)
-    problems.push({ column: 'media URLs', message: `"${url}" is not an http(s) URL Herald can fetch` })
-  if (media.length > 0 && badMedia.length === 0) args.mediaUrls = media
-  if (fields.firstComment.trim() !== '') {
-    if (ctx.supportsFirstComment) args.firstComment = fields.firstComment
-    else
-      problems.push({ column: 'first comment', message: 'first comment is not supported by this Herald yet' })
-  }
-
-  let dueAt: number | undefined
-  if (queue) {
-    if (fields.date || fields.time)
-      problems.push({ column: 'queue', message: 'give a date and time, or queue, not both' })
-    args.queue = true
-  } else {
-    const slot = { date: fields.date, time: normaliseTime(fields.time), timezone: fields.timezone || 'UTC' }
-    if (!fields.date)
-      problems.push({ column: 'date', message: 'a date (YYYY-MM-DD) is needed, or yes in queue' })
-    if (!fields.time)
-      problems.push({ column: 'time', message: 'a time (HH:MM, 24-hour) is needed, or yes in queue' })
-    if (fields.date && fields.time) {
-      const slotProblems = checkSlot(slot)
-      for (const p of slotProblems)
-        problems.push({
-          column: p.path === 'scheduleDate' ? 'date' : p.path === 'scheduleTime' ? 'time' : 'timezone',
-          message: p.message.replace(/^scheduleDate/, 'the date').replace(/^scheduleTime/, 'the time'),
-        })
-      if (slotProblems.length === 0) {
-        dueAt = slotToInstant(slot)
-        report.slot = `${slot.date} ${slot.time} ${slot.timezone}`
-        if (isPastSlot(dueAt, ctx.now))
-          problems.push({
-            column: 'date',
-            message: `${report.slot} is in the past (${new Date(dueAt).toISOString()})`,
-          })
-        else
-          Object.assign(args, { scheduleDate: slot.date, scheduleTime: slot.time, timezone: slot.timezone })
-      }
-    }
-  }
-
+  readAdditions(ctx, fields, args, problems)
+  const dueAt = readSchedule(ctx, fields, queue, { args, problems, report })
+  const resolved = await preflightRow(ctx, connections, { args, problems, report })
   const sends: PlannedRow['sends'] = []
-  const resolved: ConnectionInfo[] = []
-  let preflight: Preflight | undefined
-  try {
-    // The check reads the connections this import read (create_post reads them again when it creates).
-    preflight = (await ctx.run('preflight_post', args, { knownConnections: connections })) as Preflight
-  } catch (error) {
-    problems.push({ message: toAppError(error).message })
-  }
-  if (preflight) {
-    report.cost = preflight.credits.cost
-    report.warnings.push(...preflight.warnings)
-    for (const blocker of preflight.blockers) {
-      if (/costs \d+ credits and the workspace has/.test(blocker)) continue // the running total decides
-      // The profiles cell's own problems already say why no profile is left.
-      if (!args.targetAccounts && !args.platforms && /^Name at least one profile/.test(blocker)) continue
-      const column = columnOf(blocker, preflight)
-      problems.push(column ? { column, message: blocker } : { message: blocker })
-    }
-    resolved.push(
-      ...preflight.resolvedTargets.flatMap((t) => {
-        const connection = connections.find((c) => c.platform === t.platform && c.profileId === t.profileId)
-        return connection ? [connection] : []
-      }),
-    )
-    if (!queue && dueAt !== undefined)
-      for (const c of resolved)
-        sends.push({
-          connectionId: c.id,
-          label: `${c.platform} @${c.username}`,
-          network: c.platform,
-          at: dueAt,
-          copy: comparableCopy(fields.content),
-        })
-  }
+  if (!queue && dueAt !== undefined)
+    for (const c of resolved)
+      sends.push({
+        connectionId: c.id,
+        label: `${c.platform} @${c.username}`,
+        network: c.platform,
+        at: dueAt,
+        copy: comparableCopy(fields.content),
+      })
   if (problems.length > 0) report.status = 'blocked'
   return {
     report,
@@ -478,6 +413,98 @@ async function planRow(
     resolved,
     copy: comparableCopy(fields.content),
   }
+}
+
+/** What checking a row builds: create_post's arguments, the row's problems and its report. */
+interface RowCheck {
+  args: Record<string, unknown>
+  problems: RowProblem[]
+  report: ImportRowReport
+}
+
+/** The media URLs and first comment cells into create_post's arguments. */
+function readAdditions(
+  ctx: ImportContext,
+  fields: RowFields,
+  args: Record<string, unknown>,
+  problems: RowProblem[],
+) {
+  const media = fields.media.split(/[\s|]+/).filter(Boolean)
+  const badMedia = media.filter((url) => !mediaUrlSchema.safeParse(url).success)
+  for (const url of badMedia)
+    problems.push({ column: 'media URLs', message: `"${url}" is not an http(s) URL Herald can fetch` })
+  if (media.length > 0 && badMedia.length === 0) args.mediaUrls = media
+  if (fields.firstComment.trim() !== '') {
+    if (ctx.supportsFirstComment) args.firstComment = fields.firstComment
+    else
+      problems.push({ column: 'first comment', message: 'first comment is not supported by this Herald yet' })
+  }
+}
+
+/** The row's slot (queue, or a date and time in the future) into the arguments; returns its due instant. */
+function readSchedule(
+  ctx: ImportContext,
+  fields: RowFields,
+  queue: boolean,
+  { args, problems, report }: RowCheck,
+): number | undefined {
+  if (queue) {
+    if (fields.date || fields.time)
+      problems.push({ column: 'queue', message: 'give a date and time, or queue, not both' })
+    args.queue = true
+    return undefined
+  }
+  const slot = { date: fields.date, time: normaliseTime(fields.time), timezone: fields.timezone || 'UTC' }
+  if (!fields.date)
+    problems.push({ column: 'date', message: 'a date (YYYY-MM-DD) is needed, or yes in queue' })
+  if (!fields.time)
+    problems.push({ column: 'time', message: 'a time (HH:MM, 24-hour) is needed, or yes in queue' })
+  if (!fields.date || !fields.time) return undefined
+  const slotProblems = checkSlot(slot)
+  for (const p of slotProblems)
+    problems.push({
+      column: p.path === 'scheduleDate' ? 'date' : p.path === 'scheduleTime' ? 'time' : 'timezone',
+      message: p.message.replace(/^scheduleDate/, 'the date').replace(/^scheduleTime/, 'the time'),
+    })
+  if (slotProblems.length > 0) return undefined
+  const dueAt = slotToInstant(slot)
+  report.slot = `${slot.date} ${slot.time} ${slot.timezone}`
+  if (isPastSlot(dueAt, ctx.now))
+    problems.push({
+      column: 'date',
+      message: `${report.slot} is in the past (${new Date(dueAt).toISOString()})`,
+    })
+  else Object.assign(args, { scheduleDate: slot.date, scheduleTime: slot.time, timezone: slot.timezone })
+  return dueAt
+}
+
+/** preflight_post on the row's arguments: its cost, warnings and blockers, and the profiles it resolved. */
+async function preflightRow(
+  ctx: ImportContext,
+  connections: ConnectionInfo[],
+  { args, problems, report }: RowCheck,
+): Promise<ConnectionInfo[]> {
+  let preflight: Preflight | undefined
+  try {
+    // The check reads the connections this import read (create_post reads them again when it creates).
+    preflight = (await ctx.run('preflight_post', args, { knownConnections: connections })) as Preflight
+  } catch (error) {
+    problems.push({ message: toAppError(error).message })
+  }
+  if (!preflight) return []
+  report.cost = preflight.credits.cost
+  report.warnings.push(...preflight.warnings)
+  for (const blocker of preflight.blockers) {
+    if (/costs \d+ credits and the workspace has/.test(blocker)) continue // the running total decides
+    // The profiles cell's own problems already say why no profile is left.
+    if (!args.targetAccounts && !args.platforms && /^Name at least one profile/.test(blocker)) continue
+    const column = columnOf(blocker, preflight)
+    problems.push(column ? { column, message: blocker } : { message: blocker })
+  }
+  return preflight.resolvedTargets.flatMap((t) => {
+    const connection = connections.find((c) => c.platform === t.platform && c.profileId === t.profileId)
+    return connection ? [connection] : []
+  })
 }
 
 /** Runs `work` over `items` with at most `limit` at a time, keeping their order in the answer. */

@@ -199,248 +199,302 @@ export async function resolveCheckedAddress(
 }
 
 export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher {
-  const policy: AddressPolicyOptions = { allowPrivate: options.allowPrivate ?? false }
-  const lookup = options.lookup ?? defaultLookup
-  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000
-  const totalTimeoutMs = options.totalTimeoutMs ?? 300_000
-  const idleTimeoutMs = options.idleTimeoutMs ?? 30_000
-  const maxRedirects = options.maxRedirects ?? 5
-
-  const resolveTarget = (url: URL) => resolveCheckedAddress(url, policy, lookup)
-
-  async function open(
-    start: URL,
-    signal: AbortSignal,
-    extra: Record<string, string>,
-  ): Promise<{ response: IncomingMessage; url: URL }> {
-    let url = start
-    for (let hop = 0; ; hop++) {
-      const target = await resolveTarget(url)
-      const response = await pinnedRequest({
-        url,
-        target,
-        policy,
-        dial: options.dial,
-        ca: options.ca,
-        connectTimeoutMs,
-        idleTimeoutMs,
-        signal,
-        headers: {
-          'user-agent': options.userAgent ?? 'Herald media fetcher',
-          accept: 'image/*, video/*;q=0.9, */*;q=0.5',
-          ...extra,
-        },
-      })
-      const status = response.statusCode ?? 0
-      if (!REDIRECTS.has(status)) return { response, url }
-      response.destroy()
-      const location = response.headers.location
-      if (!location) throw new MediaError('fetch_failed', `${url.host} answered ${status} without a Location`)
-      if (hop >= maxRedirects)
-        throw new MediaError('fetch_failed', `More than ${maxRedirects} redirects from ${start.host}`)
-      let next: URL
-      try {
-        next = new URL(location, url)
-      } catch {
-        throw new MediaError('fetch_failed', `${url.host} redirected to an invalid URL`)
-      }
-      url = parseMediaUrl(next.href)
-      options.logger?.debug({ from: start.host, to: url.host, hop: hop + 1 }, 'media redirect')
-    }
-  }
-
-  /** One guarded GET with extra request headers; the whole body goes to a temporary file unless told otherwise. */
-  async function fetchWith(
-    raw: string,
-    fetchOptions: FetchOptions,
-    extra: Record<string, string>,
-    range?: { start: number; end: number },
-  ): Promise<FetchedFile | 'not_modified' | Extract<RangeAnswer, { kind: 'partial' }>> {
-    const url = parseMediaUrl(raw)
-    const timeout = new AbortController()
-    const timer = setTimeout(
-      () =>
-        timeout.abort(
-          new MediaError('timeout', `Fetching ${url.host} took longer than ${totalTimeoutMs} ms`),
-        ),
-      totalTimeoutMs,
-    )
-    const signal = fetchOptions.signal
-      ? AbortSignal.any([fetchOptions.signal, timeout.signal])
-      : timeout.signal
-    let temp: TempDir | undefined
-    try {
-      let body: Readable
-      let contentType: string | undefined
-      let finalUrl = url
-      let validators: Validators = {}
-      const caching: { cacheControl?: string; expires?: string } = {}
-      const local = await options.localSource?.(url)
-      if (local) {
-        if (local.size > fetchOptions.maxBytes) throw tooLarge(local.size, fetchOptions.maxBytes)
-        body = await local.open()
-        contentType = local.contentType
-      } else {
-        const opened = await open(url, signal, extra)
-        const { response } = opened
-        finalUrl = opened.url
-        const status = response.statusCode ?? 0
-        if (status === 304 && (extra['if-none-match'] || extra['if-modified-since'])) {
-          response.destroy()
-          return 'not_modified'
-        }
-        if (status < 200 || status > 299) {
-          response.destroy()
-          throw new MediaError('fetch_failed', `Fetching ${redactQuery(finalUrl)} answered HTTP ${status}`)
-        }
-        validators = validatorsOf(response)
-        if (response.headers['cache-control']) caching.cacheControl = response.headers['cache-control']
-        if (response.headers.expires) caching.expires = response.headers.expires
-        contentType = response.headers['content-type']?.split(';')[0]?.trim()
-        if (range && status === 206)
-          return {
-            kind: 'partial',
-            ...(await readPartial(response, range, fetchOptions, signal)),
-            validators,
-            contentType,
-          }
-        const declared = Number(response.headers['content-length'])
-        if (Number.isFinite(declared) && declared > fetchOptions.maxBytes) {
-          response.destroy()
-          throw tooLarge(declared, fetchOptions.maxBytes)
-        }
-        body = response
-      }
-      temp = await createTempDir(options.tempDir)
-      const file = temp.file('body')
-      const meter = createMeter(fetchOptions)
-      // A refusal ends the response and its connection itself. The pipeline's own clean-up aborts the
-      // request instead, which leaves a response whose last byte already arrived (a small body over TLS)
-      // undestroyed, and the pipeline waiting on it until the server hangs up.
-      const source = body
-      const hangUp = (error?: unknown) => {
-        if (local) source.destroy()
-        else {
-          ;(source as IncomingMessage).socket?.destroy()
-          source.destroy(error instanceof Error ? error : undefined)
-        }
-      }
-      const onAbort = () => hangUp(signal.reason)
-      meter.stream.once('error', hangUp)
-      signal.addEventListener('abort', onAbort, { once: true })
-      try {
-        await pipeline(body, meter.stream, createWriteStream(file), { signal })
-      } finally {
-        signal.removeEventListener('abort', onAbort)
-      }
-      return {
-        path: file,
-        size: meter.size(),
-        sha256: meter.sha256(),
-        head: meter.head(),
-        contentType,
-        finalUrl: finalUrl.href,
-        name: fileNameFromUrl(raw),
-        extension: urlExtension(raw),
-        validators,
-        caching,
-        dispose: temp.dispose,
-      }
-    } catch (error) {
-      await temp?.dispose()
-      throw asMediaError(error, signal, url)
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-
-  /** A total-time signal for one fetch, joined with the caller's; `done` clears its timer. */
-  function deadline(url: URL, outer: AbortSignal | undefined) {
-    const controller = new AbortController()
-    const timer = setTimeout(
-      () =>
-        controller.abort(
-          new MediaError('timeout', `Fetching ${url.host} took longer than ${totalTimeoutMs} ms`),
-        ),
-      totalTimeoutMs,
-    )
-    // A listener rather than AbortSignal.any: it keeps the caller's signal (often an AbortSignal.timeout
-    // nobody else holds) alive until this fetch is done.
-    const onOuter = () =>
-      controller.abort(
-        new MediaError('timeout', `Fetching ${url.host} was cut short by its caller's deadline`),
-      )
-    if (outer?.aborted) onOuter()
-    else outer?.addEventListener('abort', onOuter, { once: true })
-    return {
-      signal: controller.signal,
-      done: () => {
-        clearTimeout(timer)
-        outer?.removeEventListener('abort', onOuter)
-      },
-    }
-  }
-
-  async function fetchDocument(
-    raw: string,
-    documentOptions: { maxBytes: number; accept: string; signal?: AbortSignal },
-  ): Promise<FetchedDocument> {
-    const url = parseMediaUrl(raw)
-    const { signal, done } = deadline(url, documentOptions.signal)
-    let response: IncomingMessage | undefined
-    try {
-      const opened = await open(url, signal, { accept: documentOptions.accept })
-      response = opened.response
-      const status = response.statusCode ?? 0
-      if (status !== 200)
-        throw new MediaError('fetch_failed', `Fetching ${redactQuery(opened.url)} answered HTTP ${status}`)
-      const declared = Number(response.headers['content-length'])
-      if (Number.isFinite(declared) && declared > documentOptions.maxBytes)
-        throw tooLarge(declared, documentOptions.maxBytes)
-      const parts: Buffer[] = []
-      let size = 0
-      for await (const chunk of response.iterator({ destroyOnReturn: true })) {
-        if (signal.aborted) throw signal.reason
-        size += (chunk as Buffer).length
-        if (size > documentOptions.maxBytes) throw tooLarge(size, documentOptions.maxBytes, true)
-        parts.push(chunk as Buffer)
-      }
-      if (signal.aborted) throw signal.reason
-      const caching: FetchedDocument['caching'] = {}
-      if (response.headers['cache-control']) caching.cacheControl = response.headers['cache-control']
-      if (response.headers.expires) caching.expires = response.headers.expires
-      return {
-        body: Buffer.concat(parts),
-        contentType: response.headers['content-type']?.split(';')[0]?.trim(),
-        caching,
-        finalUrl: opened.url.href,
-      }
-    } catch (error) {
-      throw asMediaError(error, signal, url)
-    } finally {
-      // Whatever happened, this connection is not reused: its socket goes with the response.
-      response?.socket?.destroy()
-      response?.destroy()
-      done()
-    }
-  }
-
+  const settings = settingsOf(options)
   return {
-    fetchDocument,
+    fetchDocument: (raw, documentOptions) => fetchDocument(settings, raw, documentOptions),
     async fetchToFile(raw, fetchOptions) {
-      return (await fetchWith(raw, fetchOptions, {})) as FetchedFile
+      return (await fetchWith(settings, raw, fetchOptions, {})) as FetchedFile
     },
     async fetchIfChanged(raw, validators, fetchOptions) {
       const extra: Record<string, string> = {}
       if (validators.etag) extra['if-none-match'] = validators.etag
       if (validators.lastModified) extra['if-modified-since'] = validators.lastModified
-      return (await fetchWith(raw, fetchOptions, extra)) as FetchedFile | 'not_modified'
+      return (await fetchWith(settings, raw, fetchOptions, extra)) as FetchedFile | 'not_modified'
     },
     async fetchRange(raw, range, fetchOptions) {
-      const answer = await fetchWith(raw, fetchOptions, { range: `bytes=${range.start}-${range.end}` }, range)
+      const answer = await fetchWith(
+        settings,
+        raw,
+        fetchOptions,
+        { range: `bytes=${range.start}-${range.end}` },
+        range,
+      )
       if (answer === 'not_modified') throw new MediaError('fetch_failed', 'Unexpected 304 to a range request')
       return 'kind' in answer ? answer : { kind: 'full', file: answer }
     },
+  }
+}
+
+/** The fetcher's options with their defaults applied. */
+interface FetcherSettings {
+  options: SafeFetcherOptions
+  policy: AddressPolicyOptions
+  lookup: LookupFn
+  connectTimeoutMs: number
+  totalTimeoutMs: number
+  idleTimeoutMs: number
+  maxRedirects: number
+}
+
+function settingsOf(options: SafeFetcherOptions): FetcherSettings {
+  return {
+    options,
+    policy: { allowPrivate: options.allowPrivate ?? false },
+    lookup: options.lookup ?? defaultLookup,
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    totalTimeoutMs: options.totalTimeoutMs ?? 300_000,
+    idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
+    maxRedirects: options.maxRedirects ?? 5,
+  }
+}
+
+/** A GET pinned to a checked address, following redirects (each hop checked again) up to the limit. */
+async function requestFollowingRedirects(
+  settings: FetcherSettings,
+  start: URL,
+  signal: AbortSignal,
+  extra: Record<string, string>,
+): Promise<{ response: IncomingMessage; url: URL }> {
+  const { options, policy, maxRedirects } = settings
+  let url = start
+  for (let hop = 0; ; hop++) {
+    const target = await resolveCheckedAddress(url, policy, settings.lookup)
+    const response = await pinnedRequest({
+      url,
+      target,
+      policy,
+      dial: options.dial,
+      ca: options.ca,
+      connectTimeoutMs: settings.connectTimeoutMs,
+      idleTimeoutMs: settings.idleTimeoutMs,
+      signal,
+      headers: {
+        'user-agent': options.userAgent ?? 'Herald media fetcher',
+        accept: 'image/*, video/*;q=0.9, */*;q=0.5',
+        ...extra,
+      },
+    })
+    const status = response.statusCode ?? 0
+    if (!REDIRECTS.has(status)) return { response, url }
+    response.destroy()
+    const location = response.headers.location
+    if (!location) throw new MediaError('fetch_failed', `${url.host} answered ${status} without a Location`)
+    if (hop >= maxRedirects)
+      throw new MediaError('fetch_failed', `More than ${maxRedirects} redirects from ${start.host}`)
+    let next: URL
+    try {
+      next = new URL(location, url)
+    } catch {
+      throw new MediaError('fetch_failed', `${url.host} redirected to an invalid URL`)
+    }
+    url = parseMediaUrl(next.href)
+    options.logger?.debug({ from: start.host, to: url.host, hop: hop + 1 }, 'media redirect')
+  }
+}
+
+type PartialAnswer = Extract<RangeAnswer, { kind: 'partial' }>
+
+/** One guarded GET with extra request headers; the whole body goes to a temporary file unless told otherwise. */
+async function fetchWith(
+  settings: FetcherSettings,
+  raw: string,
+  fetchOptions: FetchOptions,
+  extra: Record<string, string>,
+  range?: { start: number; end: number },
+): Promise<FetchedFile | 'not_modified' | PartialAnswer> {
+  const { totalTimeoutMs } = settings
+  const url = parseMediaUrl(raw)
+  const timeout = new AbortController()
+  const timer = setTimeout(
+    () =>
+      timeout.abort(new MediaError('timeout', `Fetching ${url.host} took longer than ${totalTimeoutMs} ms`)),
+    totalTimeoutMs,
+  )
+  const signal = fetchOptions.signal ? AbortSignal.any([fetchOptions.signal, timeout.signal]) : timeout.signal
+  let temp: TempDir | undefined
+  try {
+    const source = await openBody(settings, url, { fetchOptions, extra, signal, range })
+    if (source === 'not_modified' || 'kind' in source) return source
+    temp = await createTempDir(settings.options.tempDir)
+    const file = temp.file('body')
+    const meter = await saveBody(source, file, fetchOptions, signal)
+    return {
+      path: file,
+      size: meter.size(),
+      sha256: meter.sha256(),
+      head: meter.head(),
+      contentType: source.contentType,
+      finalUrl: source.finalUrl.href,
+      name: fileNameFromUrl(raw),
+      extension: urlExtension(raw),
+      validators: source.validators,
+      caching: source.caching,
+      dispose: temp.dispose,
+    }
+  } catch (error) {
+    await temp?.dispose()
+    throw asMediaError(error, signal, url)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A body about to be read: this service's own stored file, or a server's 2xx answer. */
+interface OpenedBody {
+  body: Readable
+  local: boolean
+  contentType: string | undefined
+  finalUrl: URL
+  validators: Validators
+  caching: { cacheControl?: string; expires?: string }
+}
+
+/**
+ * Opens what a fetch reads: the stored file behind one of this service's own URLs, or the server's answer.
+ * A 304 to a conditional request and a 206 to a range request end the fetch here; any other non-2xx, or a
+ * declared size over the cap, is refused before the body is read.
+ */
+async function openBody(
+  settings: FetcherSettings,
+  url: URL,
+  request: {
+    fetchOptions: FetchOptions
+    extra: Record<string, string>
+    signal: AbortSignal
+    range: { start: number; end: number } | undefined
+  },
+): Promise<OpenedBody | 'not_modified' | PartialAnswer> {
+  const { fetchOptions, extra, signal, range } = request
+  const local = await settings.options.localSource?.(url)
+  if (local) {
+    if (local.size > fetchOptions.maxBytes) throw tooLarge(local.size, fetchOptions.maxBytes)
+    const body = await local.open()
+    return { body, local: true, contentType: local.contentType, finalUrl: url, validators: {}, caching: {} }
+  }
+  const opened = await requestFollowingRedirects(settings, url, signal, extra)
+  const { response } = opened
+  const finalUrl = opened.url
+  const status = response.statusCode ?? 0
+  if (status === 304 && (extra['if-none-match'] || extra['if-modified-since'])) {
+    response.destroy()
+    return 'not_modified'
+  }
+  if (status < 200 || status > 299) {
+    response.destroy()
+    throw new MediaError('fetch_failed', `Fetching ${redactQuery(finalUrl)} answered HTTP ${status}`)
+  }
+  const validators = validatorsOf(response)
+  const caching: OpenedBody['caching'] = {}
+  if (response.headers['cache-control']) caching.cacheControl = response.headers['cache-control']
+  if (response.headers.expires) caching.expires = response.headers.expires
+  const contentType = response.headers['content-type']?.split(';')[0]?.trim()
+  if (range && status === 206)
+    return {
+      kind: 'partial',
+      ...(await readPartial(response, range, fetchOptions, signal)),
+      validators,
+      contentType,
+    }
+  const declared = Number(response.headers['content-length'])
+  if (Number.isFinite(declared) && declared > fetchOptions.maxBytes) {
+    response.destroy()
+    throw tooLarge(declared, fetchOptions.maxBytes)
+  }
+  return { body: response, local: false, contentType, finalUrl, validators, caching }
+}
+
+/** Streams the body through the meter (size cap, hash, head) into `file`. */
+async function saveBody(source: OpenedBody, file: string, fetchOptions: FetchOptions, signal: AbortSignal) {
+  const { body } = source
+  const meter = createMeter(fetchOptions)
+  // A refusal ends the response and its connection itself. The pipeline's own clean-up aborts the
+  // request instead, which leaves a response whose last byte already arrived (a small body over TLS)
+  // undestroyed, and the pipeline waiting on it until the server hangs up.
+  const hangUp = (error?: unknown) => {
+    if (source.local) body.destroy()
+    else {
+      ;(body as IncomingMessage).socket?.destroy()
+      body.destroy(error instanceof Error ? error : undefined)
+    }
+  }
+  const onAbort = () => hangUp(signal.reason)
+  meter.stream.once('error', hangUp)
+  signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    await pipeline(body, meter.stream, createWriteStream(file), { signal })
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+  }
+  return meter
+}
+
+/** A total-time signal for one fetch, joined with the caller's; `done` clears its timer. */
+function deadline(totalTimeoutMs: number, url: URL, outer: AbortSignal | undefined) {
+  const controller = new AbortController()
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new MediaError('timeout', `Fetching ${url.host} took longer than ${totalTimeoutMs} ms`),
+      ),
+    totalTimeoutMs,
+  )
+  // A listener rather than AbortSignal.any: it keeps the caller's signal (often an AbortSignal.timeout
+  // nobody else holds) alive until this fetch is done.
+  const onOuter = () =>
+    controller.abort(new MediaError('timeout', `Fetching ${url.host} was cut short by its caller's deadline`))
+  if (outer?.aborted) onOuter()
+  else outer?.addEventListener('abort', onOuter, { once: true })
+  return {
+    signal: controller.signal,
+    done: () => {
+      clearTimeout(timer)
+      outer?.removeEventListener('abort', onOuter)
+    },
+  }
+}
+
+async function fetchDocument(
+  settings: FetcherSettings,
+  raw: string,
+  documentOptions: { maxBytes: number; accept: string; signal?: AbortSignal },
+): Promise<FetchedDocument> {
+  const url = parseMediaUrl(raw)
+  const { signal, done } = deadline(settings.totalTimeoutMs, url, documentOptions.signal)
+  let response: IncomingMessage | undefined
+  try {
+    const opened = await requestFollowingRedirects(settings, url, signal, { accept: documentOptions.accept })
+    response = opened.response
+    const status = response.statusCode ?? 0
+    if (status !== 200)
+      throw new MediaError('fetch_failed', `Fetching ${redactQuery(opened.url)} answered HTTP ${status}`)
+    const declared = Number(response.headers['content-length'])
+    if (Number.isFinite(declared) && declared > documentOptions.maxBytes)
+      throw tooLarge(declared, documentOptions.maxBytes)
+    const parts: Buffer[] = []
+    let size = 0
+    for await (const chunk of response.iterator({ destroyOnReturn: true })) {
+      if (signal.aborted) throw signal.reason
+      size += (chunk as Buffer).length
+      if (size > documentOptions.maxBytes) throw tooLarge(size, documentOptions.maxBytes, true)
+      parts.push(chunk as Buffer)
+    }
+    if (signal.aborted) throw signal.reason
+    const caching: FetchedDocument['caching'] = {}
+    if (response.headers['cache-control']) caching.cacheControl = response.headers['cache-control']
+    if (response.headers.expires) caching.expires = response.headers.expires
+    return {
+      body: Buffer.concat(parts),
+      contentType: response.headers['content-type']?.split(';')[0]?.trim(),
+      caching,
+      finalUrl: opened.url.href,
+    }
+  } catch (error) {
+    throw asMediaError(error, signal, url)
+  } finally {
+    // Whatever happened, this connection is not reused: its socket goes with the response.
+    response?.socket?.destroy()
+    response?.destroy()
+    done()
   }
 }
 
