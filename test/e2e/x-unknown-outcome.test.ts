@@ -81,7 +81,7 @@ describe('an unanswered X post is resolved by asking X', () => {
     expect(post.targets[0].url).toBe(`${h.baseUrl}/sandbox/twitter/web/lookup/status/${tweets[0]!.id}`)
   })
 
-  it('while the lookup is pending the post cannot be edited, re-sent or deleted', async () => {
+  it('while the lookup is pending the post cannot be edited or deleted, and publish now leaves the lookup as it is', async () => {
     expect((await injectCreateFailure({ status: 503, afterEffect: true })).status).toBe(201)
     const id = await publish('Waiting to be looked up')
     let row: { unknown_outcome_at: number | null } | undefined
@@ -104,12 +104,21 @@ describe('an unanswered X post is resolved by asking X', () => {
     expect((await h.call('get_post', { id })).body.targets[0].error).toMatch(/look for the post on twitter/)
     for (const [tool, body] of [
       ['update_post', { id, content: 'Changed' }],
-      ['publish_post_now', { id }],
       ['delete_post', { id }],
     ] as const) {
       const answer = await h.call(tool, body)
       expect(answer.status, `${tool}: ${JSON.stringify(answer.body)}`).toBe(409)
     }
+    // publish_post_now says the post is going out and sends nothing: the lookup keeps its hour.
+    const now = await h.call('publish_post_now', { id })
+    expect(now.status, JSON.stringify(now.body)).toBe(200)
+    expect(now.body.message).toMatch(/first looks for it on the network/)
+    const waiting = await h.app.store.db
+      .selectFrom('targets')
+      .select('run_at')
+      .where('post_id', '=', id)
+      .executeTakeFirstOrThrow()
+    expect(Number(waiting.run_at)).toBeGreaterThan(Date.now() + 3_000_000)
     expect(await tweetsWith('Waiting to be looked up')).toHaveLength(1)
   })
 })
