@@ -52,6 +52,39 @@ export function createMetrics(): Metrics {
     labelNames: ['network', 'kind'],
     registers,
   })
+  const setScraped = createScrapedGauges(registry)
+  const webhookAttempts = new Counter({
+    name: 'herald_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome.',
+    labelNames: ['outcome'],
+    registers,
+  })
+  const webhookLag = new Histogram({
+    name: 'herald_webhook_lag_seconds',
+    help: 'Time from the change an event reports to its delivery.',
+    buckets: FIRE_LAG_BUCKETS,
+    registers,
+  })
+
+  return {
+    observeFireLag: (seconds) => fireLag.observe(Math.max(0, seconds)),
+    countOutcome: (network, kind) => outcomes.inc({ network, kind }),
+    countWebhookAttempt: (outcome) => webhookAttempts.inc({ outcome }),
+    observeWebhookLag: (seconds) => webhookLag.observe(Math.max(0, seconds)),
+    async render(gauges) {
+      setScraped(gauges)
+      return registry.metrics()
+    },
+  }
+}
+
+/**
+ * The gauges read for each scrape, and the function that sets one scrape's readings on them. The queue
+ * depth and stuck count join the registry at once (created between the publishing and webhook metrics,
+ * so the scrape lists them in the same order as ever); the others when first read.
+ */
+function createScrapedGauges(registry: Registry): (gauges: ScrapedGauges) => void {
+  const registers = [registry]
   // Gauges a process may never read (a worker-only process has no media, say) join the registry, and so
   // the scrape, the first time they are read.
   const gauge = (name: string, help: string, labelNames: string[] = [], always = false) =>
@@ -83,18 +116,6 @@ export function createMetrics(): Metrics {
   const hostedFiles = gauge('herald_hosted_media_files', 'Files Herald hosts.')
   const cacheBytes = gauge('herald_media_cache_bytes', 'Bytes in the fetch-once cache of media URLs.')
   const cacheFiles = gauge('herald_media_cache_files', 'Files in the fetch-once cache of media URLs.')
-  const webhookAttempts = new Counter({
-    name: 'herald_webhook_attempts_total',
-    help: 'Webhook delivery attempts by outcome.',
-    labelNames: ['outcome'],
-    registers,
-  })
-  const webhookLag = new Histogram({
-    name: 'herald_webhook_lag_seconds',
-    help: 'Time from the change an event reports to its delivery.',
-    buckets: FIRE_LAG_BUCKETS,
-    registers,
-  })
   const webhooksPending = gauge('herald_webhook_events_pending', 'Webhook deliveries waiting to succeed.')
   const endpointsDisabled = gauge(
     'herald_webhook_endpoints_disabled',
@@ -107,40 +128,33 @@ export function createMetrics(): Metrics {
     registry.registerMetric(metric)
   }
 
-  return {
-    observeFireLag: (seconds) => fireLag.observe(Math.max(0, seconds)),
-    countOutcome: (network, kind) => outcomes.inc({ network, kind }),
-    countWebhookAttempt: (outcome) => webhookAttempts.inc({ outcome }),
-    observeWebhookLag: (seconds) => webhookLag.observe(Math.max(0, seconds)),
-    async render(gauges) {
-      queueDepth.set(gauges.queueDepth)
-      stuck.set(gauges.stuck)
-      if (gauges.stuckByReason) {
-        show(stuckByReason)
-        for (const reason of new Set([...STUCK_REASON_LABELS, ...Object.keys(gauges.stuckByReason)]))
-          stuckByReason.set({ reason }, gauges.stuckByReason[reason] ?? 0)
-      }
-      if (gauges.lookupsPending !== undefined) {
-        show(lookupsPending)
-        show(lookupsFailed)
-        lookupsPending.set(gauges.lookupsPending)
-        lookupsFailed.set(gauges.lookupsFailed ?? 0)
-      }
-      if (gauges.media) {
-        for (const metric of [hostedBytes, hostedFiles, cacheBytes, cacheFiles]) show(metric)
-        hostedBytes.set(gauges.media.hostedBytes)
-        hostedFiles.set(gauges.media.hostedCount)
-        cacheBytes.set(gauges.media.cacheBytes)
-        cacheFiles.set(gauges.media.cacheCount)
-      }
-      if (gauges.webhooks) {
-        show(webhooksPending)
-        show(endpointsDisabled)
-        webhooksPending.set(gauges.webhooks.pending)
-        endpointsDisabled.set(gauges.webhooks.disabledEndpoints)
-      }
-      return registry.metrics()
-    },
+  return (gauges) => {
+    queueDepth.set(gauges.queueDepth)
+    stuck.set(gauges.stuck)
+    if (gauges.stuckByReason) {
+      show(stuckByReason)
+      for (const reason of new Set([...STUCK_REASON_LABELS, ...Object.keys(gauges.stuckByReason)]))
+        stuckByReason.set({ reason }, gauges.stuckByReason[reason] ?? 0)
+    }
+    if (gauges.lookupsPending !== undefined) {
+      show(lookupsPending)
+      show(lookupsFailed)
+      lookupsPending.set(gauges.lookupsPending)
+      lookupsFailed.set(gauges.lookupsFailed ?? 0)
+    }
+    if (gauges.media) {
+      for (const metric of [hostedBytes, hostedFiles, cacheBytes, cacheFiles]) show(metric)
+      hostedBytes.set(gauges.media.hostedBytes)
+      hostedFiles.set(gauges.media.hostedCount)
+      cacheBytes.set(gauges.media.cacheBytes)
+      cacheFiles.set(gauges.media.cacheCount)
+    }
+    if (gauges.webhooks) {
+      show(webhooksPending)
+      show(endpointsDisabled)
+      webhooksPending.set(gauges.webhooks.pending)
+      endpointsDisabled.set(gauges.webhooks.disabledEndpoints)
+    }
   }
 }
 
