@@ -76,7 +76,7 @@ export const resetStuckPost = defineTool({
       if (stuck.length === 0)
         throw conflict('The post is not stuck: no send of it was interrupted', { status: post.status })
       const steps = stuck.map((target) => ({ target, step: stepFor(ctx, target, input.onNetwork) }))
-      const message = await carryOut(tx, ctx, steps, input, now)
+      const { message, published } = await carryOut(tx, ctx, steps, input, now)
       const after = await targetStatuses(tx, post.id)
       await updatePostRow(tx, post.id, {
         status: settledStatus(after) ?? 'processing',
@@ -85,7 +85,7 @@ export const resetStuckPost = defineTool({
       })
       // A reset reports as a settle would: each target it settled, then the post once all are settled.
       await recordToolSettleEvents(tx, post.id, idsOf(steps, 'release'), 'target.failed', now)
-      await recordToolSettleEvents(tx, post.id, await publishedIds(tx, steps), 'target.published', now)
+      await recordToolSettleEvents(tx, post.id, published, 'target.published', now)
       return { post, message }
     })
     return { success: true, message, post: await postView(store.db, ctx.workspace.id, post.id, now) }
@@ -127,7 +127,11 @@ function stepFor(ctx: ToolContext, target: TargetRow, onNetwork: boolean | undef
   return resetStep(target, Boolean(adapter?.findPublished), onNetwork)
 }
 
-/** Writes each target's step, in the transaction; a target that needs the person's word refuses the reset. */
+/**
+ * Writes each target's step, in the transaction; a target that needs the person's word refuses the reset.
+ * Answers what to tell the caller and the targets it settled as published (a confirmed one with nothing left
+ * to send).
+ */
 async function carryOut(tx: Db, ctx: ToolContext, steps: Planned[], input: Input, now: number) {
   const asked = steps.filter((s) => s.step.kind === 'ask')
   if (asked.length > 0)
@@ -135,18 +139,27 @@ async function carryOut(tx: Db, ctx: ToolContext, steps: Planned[], input: Input
       `Herald could not tell whether ${asked.map((s) => who(s.target)).join(', ')} holds this post: check the profile, then reset again with onNetwork false (it is not there: it is marked failed, for publish_post_now to send again) or onNetwork true with the postId you see there`,
       { reasons: asked.map((s) => (s.step.kind === 'ask' ? s.step.why : '')) },
     )
-  const look = steps.filter((s) => s.step.kind === 'look').map((s) => s.target)
-  await returnToLookup(tx, ids(look), {
-    message: look[0] ? LOOKUP_MESSAGE(who(look[0])) : '',
-    now,
-    dueFrom: leaseNow(ctx.app.store.dialect, ctx.app.leaseClock()),
-    delayMs: ctx.app.config.worker.unknownOutcomeCheckMs,
-  })
-  for (const keepsMark of [true, false])
-    await releaseStuckTargets(tx, idsOf(steps, 'release', keepsMark), RESET_MESSAGE, now, keepsMark)
-  for (const { target } of steps.filter((s) => s.step.kind === 'confirm'))
-    await confirmStuckTarget(tx, target, { remoteId: input.postId as string, url: input.url, now })
-  return resetMessage(steps)
+  const published: string[] = []
+  for (const { target, step } of steps) {
+    if (step.kind === 'look')
+      await returnToLookup(tx, [target.id], {
+        message: LOOKUP_MESSAGE(who(target)),
+        now,
+        dueFrom: leaseNow(ctx.app.store.dialect, ctx.app.leaseClock()),
+        delayMs: ctx.app.config.worker.unknownOutcomeCheckMs,
+      })
+    else if (step.kind === 'release')
+      await releaseStuckTargets(tx, [target.id], RESET_MESSAGE, now, step.keepsMark)
+    else if (step.kind === 'confirm') {
+      const status = await confirmStuckTarget(tx, target, {
+        remoteId: input.postId as string,
+        url: input.url,
+        now,
+      })
+      if (status === 'published') published.push(target.id)
+    }
+  }
+  return { message: resetMessage(steps), published }
 }
 
 function resetMessage(steps: Planned[]): string {
@@ -160,21 +173,5 @@ function resetMessage(steps: Planned[]): string {
   return 'Released: Herald looks for the post on the network first; found, it is marked published, not found, it is sent again'
 }
 
-const ids = (targets: TargetRow[]) => targets.map((t) => t.id)
-
-const idsOf = (steps: Planned[], kind: ResetStep['kind'], keepsMark?: boolean) =>
-  steps
-    .filter(
-      (s) =>
-        s.step.kind === kind &&
-        (keepsMark === undefined || (s.step.kind === 'release' && s.step.keepsMark === keepsMark)),
-    )
-    .map((s) => s.target.id)
-
-/** The confirmed targets that ended published (those with items left went back to the worker). */
-async function publishedIds(tx: Db, steps: Planned[]) {
-  const confirmed = idsOf(steps, 'confirm')
-  if (confirmed.length === 0) return []
-  const rows = await tx.selectFrom('targets').select(['id', 'status']).where('id', 'in', confirmed).execute()
-  return rows.filter((r) => r.status === 'published').map((r) => r.id)
-}
+const idsOf = (steps: Planned[], kind: ResetStep['kind']) =>
+  steps.filter((s) => s.step.kind === kind).map((s) => s.target.id)
