@@ -367,7 +367,9 @@ const publishedAs = (target: TargetRow, head: PublishResult): SendResult => ({
 /**
  * What a failed publishing call leaves: classified, then an unknown outcome goes to a lookup where the
  * network can be asked (once the post is live, what is unknown is an item's outcome, looked up under its
- * parent), and a rate limit before the post is live waits and looks.
+ * parent), and a rate limit waits and looks. Once the post is live a 429 always leaves an item in doubt (the
+ * chain keeps its start whether the limit answered its call or its lookup), so the lookup waits as long as
+ * any other: a network's short Retry-After (YouTube's 30 s) comes before its listing shows what it made.
  */
 async function afterFailure(
   deps: SendDeps,
@@ -381,8 +383,8 @@ async function afterFailure(
   const result = await classify(deps, sent, connectionId, error, signal)
   const canLook = head ? Boolean(adapter.findItem) : Boolean(adapter.findPublished)
   if (result.outcome.kind === 'unknown') return lookLater(deps, sent, canLook, result)
-  if (!head && canLook && error instanceof PublishFailure && error.kind === 'rate_limited')
-    return lookAfterRateLimit(deps, sent, error, result)
+  if (canLook && error instanceof PublishFailure && error.kind === 'rate_limited')
+    return lookAfterRateLimit(deps, sent, error, result, head ? 'the reply or comment' : 'the post')
   return result
 }
 
@@ -587,6 +589,7 @@ function lookAfterRateLimit(
   target: TargetRow,
   error: PublishFailure,
   result: SendResult,
+  what: string,
 ): SendResult {
   const now = deps.now()
   const runAt = Math.max(now + (deps.unknownOutcomeCheckMs ?? 60_000), error.options.resetAt ?? 0)
@@ -594,7 +597,7 @@ function lookAfterRateLimit(
     ...result,
     outcome: {
       kind: 'check',
-      error: `${error.message}; ${target.platform} may have taken the post before refusing, so Herald will look for it at ${new Date(runAt).toISOString()} before sending again`,
+      error: `${error.message}; ${target.platform} may have taken ${what} before refusing, so Herald will look for it at ${new Date(runAt).toISOString()} before sending again`,
       runAt,
       unknownSince: now,
       fresh: true,
