@@ -9,6 +9,15 @@ const compositionRoot = '^src/[^/]+\\.(ts|js)$'
 module.exports = {
   forbidden: [
     {
+      name: 'browser-scripts-import-only-browser-code-and-core',
+      severity: 'error',
+      comment:
+        'dashboard client -> the server: src/interfaces/dashboard/client/ runs in the browser, bundled by ' +
+        'bin/build-assets.js, and imports only itself and the pure rules of src/core/ (npm packages are fine).',
+      from: { path: '^src/interfaces/dashboard/client/' },
+      to: { path: '^src/', pathNot: '^src/(core|interfaces/dashboard/client)/' },
+    },
+    {
       name: 'no-folder-cycles',
       severity: 'error',
       scope: 'folder',

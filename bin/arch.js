@@ -14,6 +14,7 @@ import { stripTypeScriptTypes } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { transformSync } from 'esbuild'
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url))
 const config = path.join(projectRoot, '.dependency-cruiser.cjs')
@@ -51,19 +52,33 @@ function withTypeImportsKept(source) {
   return `${kept}\n${lazy.join('\n')}\n`
 }
 
+/** The page templates (.tsx) among the files, by path without extension, so reports name them as they are. */
+const templates = new Set()
+
 /** Writes the stripped copy of src/ under `scratch`; false (said on stderr) when a file cannot be read. */
 function writeStrippedCopy(scratch) {
   for (const file of filesUnder(path.join(projectRoot, 'src'))) {
-    if (!file.endsWith('.ts') || file.endsWith('.d.ts')) continue
+    const jsx = file.endsWith('.tsx')
+    if (!(file.endsWith('.ts') || jsx) || file.endsWith('.d.ts')) continue
     const source = readFileSync(path.join(projectRoot, 'src', file), 'utf8')
     let code
     try {
-      code = stripTypeScriptTypes(withTypeImportsKept(source), { mode: 'transform', sourceUrl: file })
+      // Node's stripper reads no JSX: a page template (.tsx) is compiled by esbuild, keeping every import.
+      code = jsx
+        ? transformSync(withTypeImportsKept(source), {
+            loader: 'tsx',
+            jsx: 'automatic',
+            jsxImportSource: 'preact',
+            tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
+            sourcefile: file,
+          }).code
+        : stripTypeScriptTypes(withTypeImportsKept(source), { mode: 'transform', sourceUrl: file })
+      if (jsx) templates.add(`src/${file.replace(/\.tsx$/, '')}`)
     } catch (error) {
       process.stderr.write(`npm run arch: could not read src/${file}: ${error.message}\n`)
       return false
     }
-    const target = path.join(scratch, 'src', file.replace(/\.ts$/, '.js'))
+    const target = path.join(scratch, 'src', file.replace(/\.tsx?$/, '.js'))
     mkdirSync(path.dirname(target), { recursive: true })
     writeFileSync(target, code)
   }
@@ -75,7 +90,8 @@ function cruise(scratch) {
   const cli = path.join(projectRoot, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs')
   const args = [cli, 'src', '--config', config, '--output-type', 'err-long', ...process.argv.slice(2)]
   const run = spawnSync(process.execPath, args, { cwd: scratch, encoding: 'utf8' })
-  const named = (text) => text.replace(/\b(src\/[\w./-]+?)\.js\b/g, '$1.ts')
+  const named = (text) =>
+    text.replace(/\b(src\/[\w./-]+?)\.js\b/g, (_, name) => `${name}.${templates.has(name) ? 'tsx' : 'ts'}`)
   process.stdout.write(named(run.stdout ?? ''))
   process.stderr.write(named(run.stderr ?? ''))
   // dependency-cruiser exits with the number of errors, which the system takes modulo 256 (256 broken

@@ -75,7 +75,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('approvals in the dashboard', ()
 
       // The editor composes a scheduled post to X; the check says it will wait.
       await signIn(writer.tab, editor.email, editor.password)
-      await writer.tab.getByRole('link', { name: 'Compose' }).click()
+      await writer.tab.getByRole('link', { name: 'Create post' }).click()
       await writer.tab.getByLabel('Copy', { exact: true }).fill('Our new store opens on Saturday.')
       await writer.tab.getByLabel(/X: @team_x/).check()
       const day = new Date(clock.now() + 2 * 86_400_000).toISOString().slice(0, 10)

@@ -153,7 +153,7 @@ describe('dashboard request bodies', () => {
     expect(rows).toHaveLength(0)
   })
 
-  const upload = (name: string, type: string, body: Buffer) =>
+  const upload = (name: string, type: string, body: Buffer<ArrayBuffer>) =>
     fetch(`${h.baseUrl}/compose/upload?name=${encodeURIComponent(name)}&csrf=${csrf}`, {
       method: 'POST',
       headers: { 'content-type': type, cookie: cookie() },

@@ -63,14 +63,14 @@ describe('the Compose page', () => {
   }
 
   const cookie = () => [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
-  const upload = (query: string, type: string, body: Buffer) =>
+  const upload = (query: string, type: string, body: Buffer<ArrayBuffer>) =>
     fetch(`${h.baseUrl}/compose/upload?${query}`, {
       method: 'POST',
       headers: { 'content-type': type, cookie: cookie() },
       body,
     })
   /** Uploads a file as the page does; answers the URL Herald hosts it at. */
-  const hosted = async (name: string, type: string, bytes: Buffer) => {
+  const hosted = async (name: string, type: string, bytes: Buffer<ArrayBuffer>) => {
     const csrf = browser.csrf(await browser.get('/compose'))
     const answer = await upload(`name=${encodeURIComponent(name)}&csrf=${csrf}`, type, bytes)
     expect(answer.status).toBe(201)
@@ -212,7 +212,7 @@ describe('the Compose page', () => {
     const [instagramCard, xCard] = body.previewHtml.split('<article').slice(1) as [string, string]
     // The page's script fits a lone image into this range once it knows the image's own shape.
     expect(instagramCard).toContain('data-min="0.8" data-max="1.91"')
-    expect(xCard).toContain('style="aspect-ratio:1.7778" data-min="1.7777777777777777"')
+    expect(xCard).toContain('class="ratio-17778" data-min="1.7777777777777777"')
   })
 
   it('a check shows the blockers as Herald counts them and the cost, and creates nothing', async () => {
@@ -372,7 +372,7 @@ describe('the Compose page', () => {
     })
       .png()
       .toBuffer()
-    const upload = (query: string, type: string, body: Buffer) =>
+    const upload = (query: string, type: string, body: Buffer<ArrayBuffer>) =>
       fetch(`${h.baseUrl}/compose/upload?${query}`, {
         method: 'POST',
         headers: {

@@ -73,7 +73,7 @@ describe.each(backends.map((b) => [b.name, b] as const))('workspace invitations 
 
   it('shows the victim the invitation on every page, and joins only when they accept', async () => {
     const posts = await victim.get('/posts')
-    expect(posts.text).toContain('Workspace: <strong>Victim Co</strong>')
+    expect(posts.text).toContain('<span class="name">Victim Co</span>')
     expect(posts.text).toContain('You have 1 invitation to join a workspace')
     const list = await victim.get('/invitations')
     expect(list.text).toContain('<strong>Acme</strong> invites you as editor')
@@ -94,14 +94,14 @@ describe.each(backends.map((b) => [b.name, b] as const))('workspace invitations 
     const page = await victim.get(`/connect/twitter?workspaceId=${h.workspaceId}`)
     expect(page.status).toBe(200)
     expect(page.text).toContain('Connect X to Acme')
-    expect(page.text).toContain('Workspace: <strong>Victim Co</strong>')
+    expect(page.text).toContain('<span class="name">Victim Co</span>')
     expect(await sessionWorkspace()).toBe(victimWorkspace)
     const forged = await victim.post('/connect/twitter', { workspaceId: h.workspaceId })
     expect(forged.status).toBe(403)
     expect(await states()).toBe(before)
     expect(await sessionWorkspace()).toBe(victimWorkspace)
     const compose = await victim.get('/compose')
-    expect(compose.text).toContain('Workspace: <strong>Victim Co</strong>')
+    expect(compose.text).toContain('<span class="name">Victim Co</span>')
   })
 
   it('re-checks membership when the connect completes: removed meanwhile, nothing is connected', async () => {

@@ -71,7 +71,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the Queue and Import pages', ()
     expect(await tab.getByText('Next free times:').count()).toBe(1)
     await photograph('queue')
 
-    await tab.getByRole('link', { name: 'Compose' }).click()
+    await tab.getByRole('link', { name: 'Create post' }).click()
     await tab.getByLabel('Copy', { exact: true }).fill('Into the queue it goes')
     await tab.getByLabel(/LinkedIn: @acme-li/).check()
     await tab.getByLabel(/Add to queue/).check()

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium, type Page } from 'playwright-core'
@@ -10,7 +10,7 @@ import type { Worker } from '../../src/modules/delivery/worker.js'
 import { connectionCredentials } from '../../src/platform/crypto/vault.js'
 import { CHROMIUM } from '../helpers/chromium.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { screenshotDir } from '../helpers/reference.js'
+import { lookAt } from '../helpers/look-at.js'
 import { startServer, type TestServer } from '../media/servers.js'
 
 /**
@@ -24,7 +24,6 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
   let worker: Worker
   let images: TestServer
   const pages: string[] = []
-  const shots = screenshotDir()
 
   beforeAll(async () => {
     const png = await sharp({
@@ -43,7 +42,6 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
     })
     worker = createAppWorker(h.app, { id: 'walkthrough-worker' })
     worker.start()
-    mkdirSync(shots, { recursive: true })
   })
   afterAll(async () => {
     await worker?.stop()
@@ -51,21 +49,26 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
     await images?.close()
   })
 
-  /** Keeps the page's HTML for the token check and photographs it at both widths. */
-  async function keep(tab: Page, name?: string) {
+  /** Keeps the page's HTML for the token check, and looks at it at both widths in both themes. */
+  async function keep(tab: Page, name?: string, forgiven: (problem: string) => boolean = () => false) {
     pages.push(await tab.content())
     if (!name) return
-    await tab.screenshot({ path: path.join(shots, `${name}-desktop.png`), fullPage: true })
-    await tab.setViewportSize({ width: 390, height: 844 })
-    await tab.screenshot({ path: path.join(shots, `${name}-phone.png`), fullPage: true })
-    await tab.setViewportSize({ width: 1280, height: 900 })
+    expect((await lookAt(tab, name)).filter((finding) => !forgiven(finding.problem))).toEqual([])
   }
+
+  /**
+   * FullCalendar labels each day cell with its date alone, though the cell shows its posts too (axe's
+   * label-content-name-mismatch): the one finding forgiven, on the calendar only, until the calendar is
+   * Herald's own.
+   */
+  const fullCalendarDayCells = (problem: string) =>
+    problem.startsWith('serious label-content-name-mismatch: ') && problem.includes('[aria-label="')
 
   it('goes from sign-in to published posts and a revoked key', async () => {
     const profile = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
     const context = await chromium.launchPersistentContext(profile, {
       ...CHROMIUM,
-      viewport: { width: 1280, height: 900 },
+      viewport: { width: 1366, height: 900 },
       timezoneId: 'Europe/Lisbon',
     })
     const tab = await context.newPage()
@@ -115,7 +118,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
       await keep(tab, 'channels')
 
       // Compose to both, with an image and LinkedIn's own copy; check, then schedule.
-      await tab.getByRole('link', { name: 'Compose' }).click()
+      await tab.getByRole('link', { name: 'Create post' }).click()
       await tab.getByLabel('Copy', { exact: true }).fill('Our spring collection is here.')
       await tab.getByLabel(/X: @walk_x/).check()
       await tab.getByLabel(/LinkedIn: @avery-quinn-studio/).check()
@@ -158,7 +161,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
       const nextDay = next.toISOString().slice(0, 10)
       const event = tab.getByText(/Our spring collection is here\. \(X, scheduled\)/).first()
       await event.waitFor()
-      await keep(tab, 'calendar')
+      await keep(tab, 'calendar', fullCalendarDayCells)
       const from = (await event.boundingBox())!
       const to = (await tab.locator(`[data-date="${nextDay}"]`).first().boundingBox())!
       await tab.mouse.move(from.x + from.width / 2, from.y + from.height / 2)

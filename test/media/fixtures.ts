@@ -156,7 +156,7 @@ export function mp4Header(options: Mp4Options): Buffer {
 }
 
 /** A complete small MP4: header plus an mdat of `mdatBytes` filler bytes. */
-export function mp4File(options: Mp4Options & { mdatBytes?: number }): Buffer {
+export function mp4File(options: Mp4Options & { mdatBytes?: number }): Buffer<ArrayBuffer> {
   const mdat = Buffer.alloc(options.mdatBytes ?? 1024, 0x5a)
   return Buffer.concat([mp4Header(options), box('mdat', mdat)])
 }

@@ -17,7 +17,7 @@ export interface XrpcCall {
   /** A JSON body; the call becomes a POST. */
   json?: unknown
   /** A raw body (a blob upload); the call becomes a POST. */
-  raw?: { body: Uint8Array; contentType: string }
+  raw?: { body: Uint8Array<ArrayBuffer>; contentType: string }
   /** A POST without a body (refreshSession); implied by `json` or `raw`. */
   post?: boolean
   /** Sent as `Authorization: Bearer`. */

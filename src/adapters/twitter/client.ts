@@ -71,7 +71,7 @@ export async function sendToTwitter(ctx: TwitterContext, request: TwitterRequest
     const pair = `${encodeURIComponent(request.basicAuth.user)}:${encodeURIComponent(request.basicAuth.password)}`
     headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`
   }
-  let body: string | URLSearchParams | Uint8Array | undefined
+  let body: string | URLSearchParams | Uint8Array<ArrayBuffer> | undefined
   if (request.json !== undefined) {
     headers['content-type'] = 'application/json'
     body = JSON.stringify(request.json)

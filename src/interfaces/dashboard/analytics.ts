@@ -9,7 +9,7 @@ import { listConnections } from '../../platform/db/statements/connections.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { callerOf } from './caller.js'
-import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
+import { emptyState } from './first-run/empty-state.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
@@ -106,7 +106,7 @@ ${
 ${sections.join('\n')}`
 }
 <script src="/dashboard/vendor/chart.js"></script><script src="/dashboard/analytics.js"></script>`,
-    { signedIn: account(who), style: EMPTY_STYLE },
+    { signedIn: account(who) },
   )
 }
 

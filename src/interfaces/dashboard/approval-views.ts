@@ -81,12 +81,3 @@ ${options.immediate ? '' : `<form method="post" action="/posts/${id}/approve-now
 <label>Note for its author (why it goes back) <textarea name="note" rows="3" required maxlength="2000"></textarea></label>
 <button type="submit">Reject with this note</button></form></section>`
 }
-
-export const APPROVAL_STYLE = `.cards{display:grid;gap:1rem}.card{border:1px solid #dde3ea;border-radius:8px;padding:.4rem .9rem;max-width:30rem}
-.card h3{font-size:1rem;margin:.4rem 0}.copy{white-space:pre-wrap;overflow-wrap:anywhere}.more{color:#5b6675;font-weight:600}
-.media{list-style:none;padding:0;margin:.5rem 0;gap:3px}.media figure{margin:0}.media figcaption{font-size:.8rem;color:#5b6675}
-.media img,.media .frame{display:block;width:100%;object-fit:cover;background:#e8edf3;border-radius:4px}
-.media .frame{display:flex;align-items:center;justify-content:center;font-size:.8rem;color:#5b6675;min-height:4rem}
-.media.grid{display:grid;grid-template-columns:1fr 1fr}.media.carousel{display:flex;overflow-x:auto}.media.carousel li{flex:0 0 80%}
-.review{border:1px solid #dde3ea;border-radius:8px;padding:0 1rem 1rem;margin:1rem 0}.review form{margin-top:.6rem}.note{white-space:pre-wrap;font-style:italic}
-textarea{width:100%;box-sizing:border-box}`

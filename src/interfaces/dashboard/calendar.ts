@@ -9,7 +9,7 @@ import type { PostView } from '../../modules/publishing/schemas.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
-import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
+import { emptyState } from './first-run/empty-state.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
@@ -37,6 +37,8 @@ const pad = (n) => String(n).padStart(2, '0')
 const calendar = new FullCalendar.Calendar(document.getElementById('calendar'), {
   initialView: 'dayGridMonth',
   headerToolbar: { start: 'prev,next today', center: 'title', end: 'dayGridMonth,timeGridWeek' },
+  // A button's name holds the word it shows (by default "Today" is named "This month").
+  buttonHints: { today: 'Today' },
   timeZone: 'local',
   events: data,
   eventClick: (info) => {
@@ -135,12 +137,9 @@ ${
 <input type="hidden" name="id"><input type="hidden" name="scheduleDate"><input type="hidden" name="scheduleTime"><input type="hidden" name="timezone"></form>
 <script type="application/json" id="calendar-events">${json}</script>
 <script src="/dashboard/vendor/fullcalendar.js"></script><script src="/dashboard/vendor/fullcalendar-theme.js"></script><script src="/dashboard/calendar.js"></script>`,
-    { signedIn: account(who), style: CALENDAR_STYLE + EMPTY_STYLE },
+    { signedIn: account(who) },
   )
 }
-
-const CALENDAR_STYLE = `.free-slot{opacity:.75;border-style:dashed!important;background:#f5f7fa!important;color:#1d2430!important}
-.free-slot .fc-event-title,.free-slot .fc-event-time{color:#1d2430}.pending{border-style:dotted!important}`
 
 export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const run = runAs(runner)

@@ -9,7 +9,7 @@ import { listConnections } from '../../platform/db/statements/connections.js'
 import { firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { callerOf } from './caller.js'
-import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
+import { emptyState } from './first-run/empty-state.js'
 import { simulatedNotice, simulatedProfilesForm } from './first-run/onboarding.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
@@ -121,7 +121,7 @@ ${table}
 <h2 id="connect">Connect a profile</h2><ul>
 ${links}
 </ul>`,
-    { signedIn: account(who), style: EMPTY_STYLE },
+    { signedIn: account(who) },
   )
 }
 

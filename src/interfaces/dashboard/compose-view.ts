@@ -116,11 +116,13 @@ function mediaHtml(target: PreviewTarget): string {
     .map((item, index) => {
       const aspect = cropAspect(platform, media.length)
       const bounds = media.length === 1 ? ` data-min="${rule.single.min}" data-max="${rule.single.max}"` : ''
-      const frame = `style="aspect-ratio:${aspect.toFixed(4)}"`
+      // The frame's starting crop is a class (the CSP allows no inline style); the page's script then sets the
+      // image's own ratio, within the network's bounds, once it has loaded.
+      const crop = `ratio-${Math.round(aspect * 10_000)}`
       const body =
         item.src && !item.video
-          ? `<img src="${escapeHtml(item.src)}" alt="${escapeHtml(fileName(item.url))}" ${frame}${bounds}>`
-          : `<span class="frame" ${frame}>${item.video ? 'Video' : 'Image'}: ${escapeHtml(fileName(item.url))}</span>`
+          ? `<img src="${escapeHtml(item.src)}" alt="${escapeHtml(fileName(item.url))}" class="${crop}"${bounds}>`
+          : `<span class="frame ${crop}">${item.video ? 'Video' : 'Image'}: ${escapeHtml(fileName(item.url))}</span>`
       return `<li><figure>${body}<figcaption>${index + 1} of ${media.length}</figcaption></figure></li>`
     })
     .join('')
@@ -169,18 +171,6 @@ export const previewHtml = (targets: PreviewTarget[]) =>
   targets.length
     ? targets.map(previewCard).join('\n')
     : '<p class="muted">Tick a profile to see how the post will look there.</p>'
-
-const STYLE = `textarea,select{width:100%;max-width:100%;box-sizing:border-box}input[type=text]{box-sizing:border-box}
-.counts{list-style:none;padding:0}.over{color:#b3261e}
-.cards{display:grid;gap:1rem}.card{border:1px solid #dde3ea;border-radius:8px;padding:.4rem .9rem;max-width:30rem}
-.card.shorts .media{max-width:14rem}.card h3{font-size:1rem;margin:.4rem 0}
-.copy{white-space:pre-wrap;overflow-wrap:anywhere}.more{color:#5b6675;font-weight:600}
-.media{list-style:none;padding:0;margin:.5rem 0;gap:3px}.media figure{margin:0}.media figcaption{font-size:.8rem;color:#5b6675}
-.media img,.media .frame{display:block;width:100%;object-fit:cover;background:#e8edf3;border-radius:4px}
-.media .frame{display:flex;align-items:center;justify-content:center;font-size:.8rem;color:#5b6675;overflow:hidden;overflow-wrap:anywhere;text-align:center}
-.media.grid{display:grid;grid-template-columns:1fr 1fr}.media.carousel{display:flex;overflow-x:auto;scroll-snap-type:x mandatory}
-.media.carousel li{flex:0 0 80%;scroll-snap-align:start}
-.items{list-style:none;padding:0 0 0 .8rem;border-left:3px solid #dde3ea}.thread-item{border:1px dashed #dde3ea;padding:.3rem .6rem;margin:.4rem 0}`
 
 function zoneOptions(selected: string): string {
   const zones = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')]
@@ -281,6 +271,6 @@ ${youtube}
 <section aria-labelledby="preview-title"><h2 id="preview-title">Preview</h2>
 <div id="preview" class="cards">${previewHtml(view.preview ?? [])}</div></section>
 <script src="/dashboard/compose.js"></script>`,
-    { signedIn: account(signedIn), style: STYLE },
+    { signedIn: account(signedIn) },
   )
 }

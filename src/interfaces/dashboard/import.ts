@@ -25,9 +25,6 @@ import { account, field, redirectToLogin, type SignedIn, signedIn } from './requ
 
 export const CSV_TYPES = ['text/csv', 'application/vnd.ms-excel', 'text/plain']
 
-const STYLE = `table{font-size:.92rem}td{vertical-align:top}.blocked td{background:#fdf2f2}.done td{background:#f0f8f2}
-.problems{margin:0;padding-left:1rem}.summary li{margin:.2rem 0}textarea{width:100%;box-sizing:border-box;font-family:monospace}`
-
 const EXAMPLE = `content,profiles,date,time,timezone,media URLs,first comment,queue
 "Spring is here, and so are we",linkedin:acme; twitter,2030-04-01,09:00,Europe/Berlin,,,
 New post from the queue,bluesky,,,,https://example.com/photo.jpg,,yes`
@@ -49,7 +46,7 @@ ${problem ? `<div class="problem" role="alert"><p>${escapeHtml(problem)}</p></di
 <button type="submit">Check the pasted rows</button></details>
 </form>
 <script src="/dashboard/import.js"></script>`,
-    { signedIn: account(who), style: STYLE },
+    { signedIn: account(who) },
   )
 }
 
@@ -105,7 +102,7 @@ ${s.alreadyImported ? `<li>${s.alreadyImported} were imported before and are not
   const attention = report.rows.filter((r) => !fine(r))
   const rest = report.rows.filter(fine)
   const table = (rows: ImportRowReport[]) =>
-    `<div class="scroll"><table><thead><tr><th scope="col">Row</th><th scope="col">Result</th><th scope="col">Content</th><th scope="col">Profiles</th><th scope="col">When</th><th scope="col">Credits</th><th scope="col">Blockers, warnings, posts</th></tr></thead><tbody>
+    `<div class="scroll" tabindex="0" role="region" aria-label="Rows of the file"><table><thead><tr><th scope="col">Row</th><th scope="col">Result</th><th scope="col">Content</th><th scope="col">Profiles</th><th scope="col">When</th><th scope="col">Credits</th><th scope="col">Blockers, warnings, posts</th></tr></thead><tbody>
 ${rows.map(rowLine).join('\n')}</tbody></table></div>`
   return page(
     title,
@@ -114,7 +111,7 @@ ${summary}
 ${action}
 ${attention.length ? `<h2>Rows to look at (${attention.length})</h2>${table(attention)}` : ''}
 ${rest.length ? `<details${attention.length ? '' : ' open'}><summary>${report.dryRun ? 'Ready' : 'Created'}: ${rest.length} row${rest.length === 1 ? '' : 's'}</summary>${table(rest)}</details>` : ''}`,
-    { signedIn: account(who), style: STYLE },
+    { signedIn: account(who) },
   )
 }
 

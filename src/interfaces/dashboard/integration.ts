@@ -64,7 +64,7 @@ function connectedAppsSection(apps: ConnectedApp[], csrf: string) {
 <button type="submit" aria-label="Revoke ${escapeHtml(a.name)}">Revoke</button></form></td></tr>`,
     )
     .join('\n')
-  return `<div class="scroll"><table><caption class="muted">Apps you authorized (each acts as you, in one workspace)</caption><thead><tr><th scope="col">App</th><th scope="col">Workspace</th><th scope="col">Scopes</th><th scope="col">Authorized (UTC)</th><th scope="col">First used</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
+  return `<div class="scroll" tabindex="0" role="region" aria-label="Connected apps"><table><caption class="muted">Apps you authorized (each acts as you, in one workspace)</caption><thead><tr><th scope="col">App</th><th scope="col">Workspace</th><th scope="col">Scopes</th><th scope="col">Authorized (UTC)</th><th scope="col">First used</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
 ${rows}</tbody></table></div>`
 }
 
@@ -90,7 +90,7 @@ async function integrationPage(
     )
     .join('\n')
   const table = active.length
-    ? `<div class="scroll"><table><caption class="muted">Your keys (each acts as you)</caption><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Default workspace</th><th scope="col">Created (UTC)</th><th scope="col">Last used (UTC)</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
+    ? `<div class="scroll" tabindex="0" role="region" aria-label="API keys"><table><caption class="muted">Your keys (each acts as you)</caption><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Default workspace</th><th scope="col">Created (UTC)</th><th scope="col">Last used (UTC)</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
 ${rows}</tbody></table></div>`
     : '<p class="muted">You have no API key yet.</p>'
   const created = shown.key

@@ -31,13 +31,6 @@ interface Message {
   check?: AppCheck
 }
 
-const STYLE = `.network{border-top:1px solid #dde3ea;padding-top:.4rem;margin-top:1.4rem}
-.state{display:inline-block;padding:.05rem .5rem;border-radius:1em;font-size:.85em;vertical-align:middle;margin-left:.4rem}
-.ready{background:#e6f4ea;color:#1e5b2e}.missing{background:#fdecea;color:#8c1d18}.sandbox{background:#eef1f5;color:#33404f}
-details{margin:.6rem 0}summary{cursor:pointer;font-weight:600}ol{padding-left:1.4rem}.scopes code{overflow-wrap:anywhere;margin-right:.4rem}
-.field input{display:block;width:100%;max-width:30rem;box-sizing:border-box;margin-top:.2rem}
-.actions form{display:inline-block;margin:.3rem .6rem .3rem 0}`
-
 function stateBadge(network: Network, app: ResolvedApp | undefined) {
   if (!needsApp(network)) return '<span class="state ready">Ready: no app needed</span>'
   if (!app) return '<span class="state missing">Not set up: needs an app</span>'
@@ -151,7 +144,7 @@ ${networks
   .sort((a, b) => order(a) - order(b))
   .map((network) => networkSection(app, who, network, records, m))
   .join('\n')}`,
-    { signedIn: account(who), style: STYLE },
+    { signedIn: account(who) },
   )
 }
 

@@ -20,6 +20,7 @@ import { registerInvitationRoutes } from './invitations.js'
 import { registerNetworkAppRoutes } from './network-apps.js'
 import { registerPostRoutes } from './posts.js'
 import { registerQueueRoutes } from './queue.js'
+import { registerAssetRoutes } from './ui/assets.js'
 import {
   FORM_BODY_LIMIT,
   guardBody,
@@ -91,6 +92,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
     scope.get('/favicon.ico', async (_request, reply) =>
       reply.code(204).header('cache-control', 'public, max-age=86400').send(),
     )
+    registerAssetRoutes(scope)
     const claimed = createClaimCheck(app.store.db)
     registerAuthRoutes(scope, app, claimed)
     registerSetupRoutes(scope, app, claimed)

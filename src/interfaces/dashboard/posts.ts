@@ -8,10 +8,10 @@ import { approvalReview, approvePost, rejectPost } from '../../modules/publishin
 import type { PostView } from '../../modules/publishing/schemas.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { APPROVAL_STYLE, approvalSection } from './approval-views.js'
+import { approvalSection } from './approval-views.js'
 import { actorOf, runAs } from './caller.js'
-import { EMPTY_STYLE, emptyState } from './first-run/empty-state.js'
-import { ONBOARDING_STYLE, onboardingSection, simulatedNotice } from './first-run/onboarding.js'
+import { emptyState } from './first-run/empty-state.js'
+import { onboardingSection, simulatedNotice } from './first-run/onboarding.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
@@ -95,11 +95,11 @@ function queuePage(
 ${onboarding}<nav aria-label="Filter by status"><p>${filters}</p></nav>
 ${
   result.posts.length
-    ? `<div class="scroll"><table><thead><tr><th scope="col">Post</th><th scope="col">Status</th><th scope="col">Networks</th><th scope="col">Slot</th></tr></thead><tbody>
+    ? `<div class="scroll" tabindex="0" role="region" aria-label="Posts"><table><thead><tr><th scope="col">Post</th><th scope="col">Status</th><th scope="col">Networks</th><th scope="col">Slot</th></tr></thead><tbody>
 ${rows}</tbody></table></div><p>${pager}</p>`
     : emptyList(result)
 }`,
-    { signedIn: account(who), style: ONBOARDING_STYLE + EMPTY_STYLE },
+    { signedIn: account(who) },
   )
 }
 
@@ -216,11 +216,11 @@ ${approvalSection(app, post, { owner: who.workspace.role === 'owner', csrf: who.
 ${post.mediaUrls.length ? `<p>Media: ${post.mediaUrls.map((u) => escapeHtml(u)).join(', ')}</p>` : ''}
 ${post.lastError ? `<p class="muted">Last error: ${escapeHtml(post.lastError)}</p>` : ''}
 <h2>Delivery per profile</h2>
-<div class="scroll"><table><thead><tr><th scope="col">Network</th><th scope="col">Profile</th><th scope="col">Status</th><th scope="col">Link</th><th scope="col">Error</th></tr></thead><tbody>
+<div class="scroll" tabindex="0" role="region" aria-label="Delivery per profile"><table><thead><tr><th scope="col">Network</th><th scope="col">Profile</th><th scope="col">Status</th><th scope="col">Link</th><th scope="col">Error</th></tr></thead><tbody>
 ${rows}</tbody></table></div>
 <p>${actions(post, who.session.csrfToken)}</p>
 ${analyticsSection(post, analytics, who.session.csrfToken)}`,
-    { signedIn: account(who), style: APPROVAL_STYLE },
+    { signedIn: account(who) },
   )
 }
 
@@ -269,7 +269,7 @@ ${note}${problem ? `<div class="problem" role="alert"><p>${escapeHtml(problem)}<
 <button type="submit" name="intent" value="submit">${submit}</button>
 ${waits ? '<p class="muted">Approvals are on: an owner approves the post before it goes out; its credits are charged then.</p>' : ''}
 </form>`,
-    { signedIn: account(who), style: APPROVAL_STYLE },
+    { signedIn: account(who) },
   )
 }
 

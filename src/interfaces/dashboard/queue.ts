@@ -16,9 +16,6 @@ import { account, field, redirectToLogin, type SignedIn, signedIn } from './requ
  * Compose, `queue: true` on create_post, or a CSV row with yes in its queue column.
  */
 
-const STYLE = `textarea{width:100%;max-width:22rem;box-sizing:border-box;font-family:monospace}
-.profile{border:1px solid #dde3ea;border-radius:8px;padding:0 1rem .8rem;margin:1rem 0}.profile ol{padding-left:1.2rem}`
-
 function zoneOptions(selected: string): string {
   const zones = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')]
   if (!zones.includes(selected)) zones.unshift(selected)
@@ -60,7 +57,7 @@ ${next}
 ${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>` : ''}
 <p class="muted">Each profile's weekly posting times, in its time zone: write a line per time, as <code>daily 09:00</code>, <code>weekdays 12:30</code>, <code>mon-fri 17:00</code>, <code>sat,sun 10:00</code>. "Add to queue" in Compose (or <code>queue: true</code> on create_post, or <code>yes</code> in a CSV's queue column) gives a post its profile's next free time; a time stays at the same hour on the clock when daylight saving starts or ends. An empty list removes the queue.</p>
 ${sections || '<p class="muted">No profile is connected yet: <a href="/channels">connect one</a>.</p>'}`,
-    { signedIn: account(who), style: STYLE },
+    { signedIn: account(who) },
   )
 }
 

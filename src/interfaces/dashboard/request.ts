@@ -27,6 +27,8 @@ export interface SignedIn {
   invitations: number
   /** Administers the instance itself (its network apps): see {@link isInstanceAdministrator}. */
   administrator: boolean
+  /** The page asked for (path and query), so the navigation marks where the person is. */
+  path: string
 }
 
 /** What every page's header shows of the signed-in person. */
@@ -37,6 +39,7 @@ export const account = (who: SignedIn) => ({
   workspace: who.workspace.name,
   invitations: who.invitations,
   administrator: who.administrator,
+  path: who.path,
 })
 
 /** One field of the request's form body ('' when absent). */
@@ -85,6 +88,7 @@ export async function signedIn(app: AppContext, request: FastifyRequest): Promis
     pendingApprovals,
     invitations,
     administrator,
+    path: request.url,
   }
 }
 

@@ -73,7 +73,7 @@ async function listPage(app: AppContext, who: SignedIn, m: Message = {}) {
 ${messages(m)}
 ${disabled.map((e) => `<div class="problem" role="alert"><p>${escapeHtml(e.url)} was disabled: ${escapeHtml(e.disabledReason)} Fix the receiver, then enable it again.</p></div>`).join('\n')}
 <p class="muted">Herald POSTs each event, signed by the Standard Webhooks scheme, to the endpoints below. See docs/webhooks.md for the catalog and how to verify a delivery.</p>
-<div class="scroll"><table><thead><tr><th scope="col">URL</th><th scope="col">Description</th><th scope="col">Events</th><th scope="col">Status</th></tr></thead><tbody>
+<div class="scroll" tabindex="0" role="region" aria-label="Webhook endpoints"><table><thead><tr><th scope="col">URL</th><th scope="col">Description</th><th scope="col">Events</th><th scope="col">Status</th></tr></thead><tbody>
 ${rows || '<tr><td colspan="4" class="muted">No endpoints yet.</td></tr>'}</tbody></table></div>
 <h2>Add an endpoint</h2>
 <form method="post" action="/webhooks">${csrfField(csrf)}
@@ -119,7 +119,7 @@ ${typeBoxes(e.eventTypes)}
 <form method="post" action="${path}/rotate" class="inline">${csrfField(csrf)}<button type="submit">Rotate secret</button></form>
 <form method="post" action="${path}/delete" class="inline">${csrfField(csrf)}<button type="submit">Delete endpoint</button></form>
 <h2>Delivery log</h2>
-<div class="scroll"><table><caption class="muted">The last 100 attempts, newest first (UTC)</caption>
+<div class="scroll" tabindex="0" role="region" aria-label="Delivery attempts"><table><caption class="muted">The last 100 attempts, newest first (UTC)</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Latency</th><th scope="col">Outcome</th><th scope="col">Response</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
 ${log || '<tr><td colspan="7" class="muted">No attempts yet.</td></tr>'}</tbody></table></div>
 <p><a href="/webhooks">All endpoints</a></p>`,

@@ -69,7 +69,7 @@ async function workspacePage(
       )
       .join('\n')
     credits += `
-<div class="scroll"><table><caption class="muted">The last ${LEDGER_ROWS} movements, newest first</caption>
+<div class="scroll" tabindex="0" role="region" aria-label="Credit movements"><table><caption class="muted">The last ${LEDGER_ROWS} movements, newest first</caption>
 <thead><tr><th scope="col">When (UTC)</th><th scope="col">Change</th><th scope="col">Reason</th><th scope="col">For</th><th scope="col">Balance after</th></tr></thead><tbody>
 ${entries}</tbody></table></div>`
   } else credits += '<p class="muted">Only an owner sees the ledger of credit movements.</p>'
@@ -100,7 +100,7 @@ ${entries}</tbody></table></div>`
 ${message.problem ? `<div class="problem" role="alert"><p>${escapeHtml(message.problem)}</p></div>` : ''}
 ${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>` : ''}
 <h2>People</h2>
-<div class="scroll"><table><thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
+<div class="scroll" tabindex="0" role="region" aria-label="Members"><table><thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
 ${rows}</tbody></table></div>
 ${add}
 ${approvals}

@@ -14,7 +14,9 @@ import { randomBytes } from 'node:crypto'
  * The encoding is the HTML form one (WHATWG "multipart/form-data encoding algorithm"): CRLF line breaks,
  * names and file names with `"`, CR and LF percent-escaped; string values with their line breaks as CRLF.
  */
-export async function encodeMultipart(form: FormData): Promise<{ body: Uint8Array; contentType: string }> {
+export async function encodeMultipart(
+  form: FormData,
+): Promise<{ body: Uint8Array<ArrayBuffer>; contentType: string }> {
   const boundary = `----herald-${randomBytes(12).toString('hex')}`
   const chunks: Uint8Array[] = []
   for (const [name, value] of form) {

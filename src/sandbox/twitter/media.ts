@@ -58,7 +58,9 @@ async function readSegment(request: FastifyRequest): Promise<{ index: number; by
   let media: unknown
   let index: unknown
   if (contentType.startsWith('multipart/form-data')) {
-    const form = await new Response(request.body as Buffer, { headers: { 'content-type': contentType } })
+    const form = await new Response(request.body as Buffer<ArrayBuffer>, {
+      headers: { 'content-type': contentType },
+    })
       .formData()
       .catch(() => {
         throw new ProblemReply(400, problems.invalid('The multipart body could not be read.'))

@@ -103,7 +103,7 @@ describe('the Bluesky simulator over HTTP', () => {
 
   const xrpc = async (
     nsid: string,
-    init: { query?: string; body?: unknown; token?: string; raw?: Buffer } = {},
+    init: { query?: string; body?: unknown; token?: string; raw?: Buffer<ArrayBuffer> } = {},
   ) => {
     const headers: Record<string, string> = {}
     if (init.token) headers.authorization = `Bearer ${init.token}`

@@ -57,16 +57,6 @@ const STEPS: Step[] = [
   },
 ]
 
-export const ONBOARDING_STYLE = `.onboarding{border:1px solid #dde3ea;border-radius:.4rem;padding:.2rem 1rem .9rem;margin:1rem 0 1.5rem;background:#f8fafc}
-.onboarding h2{margin:.6rem 0 .2rem;font-size:1.15rem}.onboarding ol{list-style:none;padding:0;margin:.6rem 0 .4rem}
-.onboarding li{display:flex;gap:.6rem;align-items:flex-start;padding:.5rem 0;border-top:1px solid #eef1f5}
-.onboarding .mark{flex:none;width:1.4rem;height:1.4rem;border-radius:50%;border:2px solid #5b6675;text-align:center;line-height:1.3rem;font-weight:bold}
-.onboarding .done .mark{background:#1e7b34;border-color:#1e7b34;color:#fff}.onboarding li p{margin:0}
-.onboarding .state{font-size:.8rem;font-weight:600;padding:.05rem .5rem;border-radius:1rem;background:#e6eaf0;color:#1d2430;white-space:nowrap}
-.onboarding .done .state{background:#e3f3e7;color:#14572a}
-.onboarding .simulated{border-top:1px solid #eef1f5;padding-top:.3rem}.onboarding .simulated p{margin:.4rem 0 .6rem}
-.onboarding .dismiss{margin:.8rem 0 0;text-align:right}`
-
 /** The checklist's HTML for this workspace ('' once it has closed). The render that sees it done closes it. */
 export async function onboardingSection(app: AppContext, who: SignedIn): Promise<string> {
   const state = await onboardingState(app.store.db, who.workspace.id)

@@ -20,7 +20,6 @@ import { signInAs } from '../auth-routes.js'
 import { openToVisitors } from '../form-guard.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from '../html.js'
 import { csrfMatches, field, refuseCsrf } from '../request.js'
-import { EMPTY_STYLE } from './empty-state.js'
 import { isLocalRequest } from './local-request.js'
 
 /**
@@ -77,14 +76,9 @@ ${problem}
 ${code}
 <button type="submit" class="primary">Create the account</button>
 </form>`,
-    { style: SETUP_STYLE },
+    {},
   )
 }
-
-/** The form stacks each label over its field, with its hint right under it. */
-const SETUP_STYLE = `${EMPTY_STYLE}
-form.setup label{margin:1rem 0 0;font-weight:600}form.setup label input{display:block;margin-top:.3rem;font-weight:normal;box-sizing:border-box}
-form.setup p.muted{margin:.3rem 0 0;font-size:.92rem}form.setup button{margin-top:1.3rem}`
 
 const alreadySetUp = (reply: FastifyReply) =>
   sendHtml(
