@@ -1,4 +1,5 @@
 import type { Caller } from '../../modules/accounts/caller.js'
+import type { ToolArgs, ToolName, ToolResult } from '../tools/registry.js'
 import type { ToolRunner } from '../tools/runner.js'
 import type { SignedIn } from './request.js'
 
@@ -24,3 +25,12 @@ export const runAs =
   (runner: ToolRunner) =>
   <T>(who: SignedIn, tool: string, args: Record<string, unknown>) =>
     runner.run(tool, { ...args, workspaceId: who.workspace.id }, callerOf(who)) as Promise<T>
+
+/**
+ * Runs a tool as the signed-in person in the session's workspace, its arguments and its answer typed by the
+ * tool's own schemas: a page that asks for a field the tool does not answer does not compile.
+ */
+export const toolsAs =
+  (runner: ToolRunner) =>
+  <N extends ToolName>(who: SignedIn, tool: N, args: Omit<ToolArgs<N>, 'workspaceId'>) =>
+    runner.run(tool, { ...args, workspaceId: who.workspace.id }, callerOf(who)) as Promise<ToolResult<N>>

@@ -1,3 +1,4 @@
+import type { z } from 'zod'
 import { createPost } from './create-post.js'
 import { deletePost } from './delete-post.js'
 import { generateImage } from './generate-image.js'
@@ -37,3 +38,30 @@ export const tools: readonly AnyTool[] = [
   getUserInfo,
   multicall,
 ]
+
+/** The tools by name, with each one's own input and output types (for a caller that wants them checked). */
+export const toolsByName = {
+  preflight_post: preflightPost,
+  create_post: createPost,
+  publish_post_now: publishPostNow,
+  list_posts: listPosts,
+  get_post: getPost,
+  get_post_analytics: getPostAnalytics,
+  get_profile_analytics: getProfileAnalytics,
+  update_post: updatePost,
+  reschedule_post: reschedulePost,
+  reset_stuck_post: resetStuckPost,
+  delete_post: deletePost,
+  get_connected_accounts: getConnectedAccounts,
+  get_account_health: getAccountHealth,
+  generate_image: generateImage,
+  list_workspaces: listWorkspaces,
+  get_user_info: getUserInfo,
+  multicall,
+} as const
+
+export type ToolName = keyof typeof toolsByName
+/** What a caller may send to a tool: its input schema before defaults apply. */
+export type ToolArgs<N extends ToolName> = z.input<(typeof toolsByName)[N]['input']>
+/** What a tool answers: what its handler returns, as its output schema describes it. */
+export type ToolResult<N extends ToolName> = z.input<(typeof toolsByName)[N]['output']>
