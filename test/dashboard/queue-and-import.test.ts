@@ -8,6 +8,7 @@ import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { teamCsv } from '../helpers/csv-fixture.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { lookAt } from '../helpers/look-at.js'
 import { screenshotDir } from '../helpers/reference.js'
 import { scriptedAdapter } from '../helpers/test-adapters.js'
 
@@ -84,26 +85,28 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the Queue and Import pages', ()
     expect(queued).toMatchObject({ queued: true, timezone: 'Europe/Berlin' })
     expect(['09:00', '17:30']).toContain(queued.scheduleTime)
 
-    const calendar = await browser.get('/calendar')
-    const json = /<script type="application\/json" id="calendar-events">([^<]*)<\/script>/.exec(
-      calendar.text,
-    )?.[1]
-    const events = JSON.parse(json!) as Array<{ id: string; start: string; classNames?: string[] }>
-    const free = events.filter((e) => e.classNames?.includes('free-slot'))
+    // Four weeks of the agenda: the daily and weekday times, less the one the post took.
+    const calendar = await browser.get('/calendar?view=agenda&tz=Europe/Berlin')
+    const free = [...calendar.text.matchAll(/<a class="cal-slot net-linkedin" href="([^"]+)"/g)].map(
+      (m) => new URL(m[1]!.replaceAll('&amp;', '&'), h.baseUrl).searchParams,
+    )
     expect(free.length).toBeGreaterThan(40)
-    // The slot the post took is not free any more.
-    expect(free.some((e) => e.start === queued.dueAt)).toBe(false)
-    expect(events.some((e) => e.id === queued.id)).toBe(true)
+    expect(
+      free.every((q) => q.get('profile') === 'linkedin:li-1' && q.get('timezone') === 'Europe/Berlin'),
+    ).toBe(true)
+    expect(
+      free.some((q) => q.get('date') === queued.scheduleDate && q.get('time') === queued.scheduleTime),
+    ).toBe(false)
+    expect(calendar.text).toContain(`href="/posts/${queued.id}"`)
     await tab.getByRole('link', { name: 'Calendar' }).click()
-    await tab
-      .getByText(/Free: LinkedIn @acme-li/)
-      .first()
-      .waitFor()
-    await tab
-      .getByText(/Into the queue it goes/)
-      .first()
-      .waitFor()
-    await photograph('calendar-queue')
+    await tab.locator('.calendar[data-zone="Europe/Berlin"]').waitFor()
+    await tab.getByRole('link', { name: 'Agenda' }).click()
+    const slot = tab.getByRole('link', { name: /^\d\d:\d\d Free slot LinkedIn @acme-li$/ }).first()
+    await slot.waitFor()
+    expect(await slot.evaluate((a) => getComputedStyle(a).borderTopStyle)).toBe('dashed')
+    expect(await slot.getAttribute('href')).toMatch(/^\/compose\?profile=linkedin%3Ali-1&/)
+    await tab.locator(`a.cal-event[data-id="${queued.id}"]`).waitFor()
+    expect(await lookAt(tab, 'calendar-queue')).toEqual([])
   }, 90_000)
 
   it('checks a 200-row CSV with 7 bad rows, imports the 193 others, and creates nothing the second time', async () => {

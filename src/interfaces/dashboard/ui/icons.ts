@@ -72,6 +72,9 @@ const UI_ICONS = [
   'chevrons-up-down',
   'megaphone',
   'badge-check',
+  'chevron-left',
+  'chevron-right',
+  'calendar-clock',
 ] as const
 export type UiIcon = (typeof UI_ICONS)[number]
 
