@@ -9,6 +9,7 @@ const UNIT = [
   'test/domain/**/*.test.ts',
   'test/config.test.ts',
   'test/connect/connect-config.test.ts',
+  'test/dashboard/calendar-days.test.ts',
   'test/dashboard/preview-rules.test.ts',
   'test/media/address-policy.test.ts',
   'test/media/conversion-slots.test.ts',
