@@ -9,6 +9,7 @@ import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { lookAt } from '../helpers/look-at.js'
+import { addMember, manage } from '../helpers/team.js'
 import { scriptedAdapter } from '../helpers/test-adapters.js'
 
 const dayAfter = (date: string, days = 1) => {
@@ -37,6 +38,7 @@ describe('the Calendar page', () => {
   /** The compose to X and Bluesky makes one post per profile: X's, which the tests move, and Bluesky's. */
   let id = ''
   let ids: string[] = []
+  let pendingId = ''
   // Far enough ahead that the next day is still in the future, and in the month the test opens.
   const day = new Date(Date.now() + 3 * 86_400_000)
   const date = day.toISOString().slice(0, 10)
@@ -74,6 +76,21 @@ describe('the Calendar page', () => {
     })
     ids = res.body.postIds
     id = ids[0]!
+    // An editor's post while approvals are on waits for an owner: the calendar marks it so.
+    const editor = await addMember(h, 'editor')
+    await manage(h, 'POST', '/api/approvals/settings', { requireApproval: true })
+    const waiting = await h.call(
+      'create_post',
+      {
+        content: 'Waiting for a look',
+        targetAccounts: [{ platform: 'twitter', profileId: 'tw-1' }],
+        scheduleDate: date,
+        scheduleTime: '14:00',
+        timezone: 'UTC',
+      },
+      { key: editor.apiKey },
+    )
+    pendingId = waiting.body.postIds[0]
     if (chromiumHere) await openCalendarInChromium()
   })
 
@@ -185,6 +202,11 @@ describe('the Calendar page', () => {
       )
       expect(new Set(colours.map((c) => c.border)).size).toBe(2)
       for (const c of colours) expect(c).toEqual({ border: c.net, net: c.net, icon: true })
+      // Waiting for approval: said in words with an icon, and a dotted bar, not a colour alone.
+      const waiting = tab.locator(`a.cal-event[data-id="${pendingId}"]`)
+      expect((await waiting.locator('.chip').textContent())?.trim()).toBe('Waiting for approval:')
+      expect(await waiting.evaluate((a) => getComputedStyle(a).borderLeftStyle)).toBe('dotted')
+      expect(await waiting.getAttribute('data-movable')).toBe('')
       expect(await lookAt(tab, 'calendar-month')).toEqual([])
     },
   )
@@ -249,12 +271,13 @@ describe('the Calendar page', () => {
       await tab.goto(`${h.baseUrl}/calendar?view=week&date=${dayAfter(date)}`)
       await tab.locator('.calendar').waitFor()
       expect(await lookAt(tab, 'calendar-week')).toEqual([])
+      const wanted = `Reschedule X @acme at ${newYork(`${date}T10:00:00Z`)}`
       let focused = ''
-      for (let i = 0; i < 80 && !focused.startsWith('Reschedule X @acme'); i++) {
+      for (let i = 0; i < 80 && focused !== wanted; i++) {
         await tab.keyboard.press('Tab')
         focused = await tab.evaluate(() => document.activeElement?.textContent?.trim() ?? '')
       }
-      expect(focused).toBe(`Reschedule X @acme at ${newYork(`${date}T10:00:00Z`)}`)
+      expect(focused).toBe(wanted)
       await tab.keyboard.press('Enter')
       await tab.getByRole('heading', { name: 'Reschedule post' }).waitFor()
       expect(await lookAt(tab, 'calendar-reschedule')).toEqual([])
