@@ -11,7 +11,7 @@ import { freeSlotItems, itemsByDay, postItems } from './calendar/items.js'
 import { CALENDAR_VIEWS, type CalendarView, periodOf } from './calendar/period.js'
 import { renderRescheduleForm } from './calendar/reschedule-page.js'
 import { calendarHref, renderCalendar } from './calendar/view.js'
-import { runAs } from './caller.js'
+import { toolsAs } from './caller.js'
 import { emptyState } from './first-run/empty-state.js'
 import { signedInOf } from './form-guard.js'
 import { escapeHtml, page, problemPage, sendHtml } from './html.js'
@@ -76,7 +76,7 @@ function movedNotice(posts: PostView[], id: string | undefined): string | undefi
 
 async function calendarPage(
   app: AppContext,
-  run: ReturnType<typeof runAs>,
+  tools: ReturnType<typeof toolsAs>,
   who: SignedIn,
   request: FastifyRequest<{ Querystring: CalendarQuery }>,
 ) {
@@ -91,7 +91,7 @@ async function calendarPage(
   const from = slotToInstant({ date: period.first, time: '00:00', timezone: zone })
   const to = slotToInstant({ date: addDays(period.last, 1), time: '00:00', timezone: zone })
   const [listed, openings] = await Promise.all([
-    run<{ posts: PostView[] }>(who, 'list_posts', { all: true }),
+    tools(who, 'list_posts', { all: true }),
     to > now ? freeOpenings(app.store.db, who.workspace.id, Math.max(from, now), to) : Promise.resolve([]),
   ])
   const posts = postItems(listed.posts, zone)
@@ -122,12 +122,12 @@ async function calendarPage(
 }
 
 export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
-  const run = runAs(runner)
+  const tools = toolsAs(runner)
 
   scope.get<{ Querystring: CalendarQuery }>('/calendar', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, request.url)
-    return sendHtml(reply, 200, await calendarPage(app, run, who, request))
+    return sendHtml(reply, 200, await calendarPage(app, tools, who, request))
   })
 
   scope.get<{ Querystring: { id?: string; back?: string } }>(
@@ -137,7 +137,7 @@ export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, 
       if (!who) return redirectToLogin(reply, request.url)
       const back = calendarReturn(request.query.back ?? '')
       try {
-        const post = await run<PostView>(who, 'get_post', { id: request.query.id ?? '' })
+        const post = await tools(who, 'get_post', { id: request.query.id ?? '' })
         const body = renderRescheduleForm(post, who.session.csrfToken, back)
         return sendHtml(reply, 200, page('Reschedule post', body, { signedIn: account(who) }))
       } catch (error) {
@@ -158,7 +158,7 @@ export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, 
     const who = signedInOf(request)
     const id = field(request, 'id')
     try {
-      await run(who, 'reschedule_post', {
+      await tools(who, 'reschedule_post', {
         id,
         scheduleDate: field(request, 'scheduleDate'),
         scheduleTime: field(request, 'scheduleTime'),
