@@ -33,6 +33,8 @@ export type Place = 'profiles' | 'media' | 'thread' | 'comment' | 'youtube' | 'w
 export type FieldKey = Place | `copy:${'all' | Network}`
 
 const PLACES: Array<[Place | 'copy', RegExp]> = [
+  // A repeated copy names its slot, but the fix is in the copy.
+  ['copy', /same copy|the copy is|caption has/],
   ['youtube', /\btitle\b|youtube\.|privacy|visibility/],
   ['thread', /\bthread/],
   ['comment', /\bcomment/],

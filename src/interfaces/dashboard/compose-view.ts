@@ -146,7 +146,7 @@ ${variant(network, `Copy for ${networkLabels[network]} (empty: the copy for all)
 ${note(`copy:${network}`, checked)}</div>`
     })
     .join('')
-  return `<section class="panel compose-part" aria-labelledby="copy-title"><h2 id="copy-title">Copy</h2>
+  return `<section class="panel compose-part"><h2>Copy</h2>
 <div role="tablist" class="copy-tabs" aria-label="Copy for" hidden>${tab('all', 'All')}${networks.map((n) => tab(n, networkLabels[n], n)).join('')}</div>
 <div role="tabpanel" class="copy-panel" id="panel-all" aria-labelledby="tab-all">
 <label class="field" for="content">Copy</label>
@@ -243,6 +243,13 @@ function actionBar(view: ComposeView): string {
 </div>`
 }
 
+/** The price against the balance, beside the previews so it stays in view. */
+export function priceLine(checked: Checked | undefined): string {
+  if (!checked) return 'The price shows once the check has run.'
+  const { cost, balance } = checked.credits
+  return `${checked.ok ? 'Ready' : 'Not ready'} · costs ${cost} credit${cost === 1 ? '' : 's'} · balance ${balance}`
+}
+
 export function composePage(view: ComposeView) {
   const problem = view.problem
     ? `<div class="problem" role="alert"><p>${escapeHtml(view.problem)}</p></div>`
@@ -263,6 +270,7 @@ ${whenSection(view)}
 ${actionBar(view)}
 </form>
 <aside class="compose-previews" tabindex="0" aria-label="Previews">
+<p id="price-line" class="price-line" aria-live="polite">${escapeHtml(priceLine(view.checked))}</p>
 <section aria-labelledby="preview-title" id="preview-region"><h2 id="preview-title">Preview</h2>
 <div id="preview" class="previews">${previewHtml(view.preview ?? [])}</div></section>
 </aside>

@@ -22,6 +22,7 @@ import {
   type Draft,
   type PickerProfile,
   PRIVACY_LABELS,
+  priceLine,
   UPLOAD_TYPES,
   type When,
 } from './compose-view.js'
@@ -332,6 +333,7 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
       return answer(200, {
         ...checked,
         checkHtml: checkHtml(checked),
+        priceLine: priceLine(checked),
         fields: fieldNotes(checked),
         tabs: tabStates(checked),
         previewHtml: previewHtml(preview),
@@ -344,6 +346,7 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
         ok: false,
         problem: appError.message,
         checkHtml: problemHtml(appError.message),
+        priceLine: 'Not ready: see the check by the buttons.',
         fields: {},
         tabs: {},
       })

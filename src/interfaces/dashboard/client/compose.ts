@@ -12,6 +12,7 @@ import { createThread } from './compose/thread.js'
 
 interface Answer {
   ok: boolean
+  priceLine?: string
   checkHtml?: string
   previewHtml?: string
   fields?: Record<string, string>
@@ -102,6 +103,9 @@ function start(form: HTMLFormElement) {
     for (const note of form.querySelectorAll<HTMLElement>('.field-note[data-field]'))
       note.innerHTML = answer.fields?.[note.dataset.field ?? ''] ?? ''
     tabs.counts(answer.tabs ?? {})
+    const price = byId<HTMLElement>('price-line')
+    if (price) price.textContent = answer.priceLine ?? 'Not ready: see the check by the buttons.'
+    price?.classList.toggle('not-ready', !answer.ok)
     if (preview && answer.previewHtml !== undefined) {
       preview.innerHTML = answer.previewHtml
       cropImages(preview)
