@@ -15,6 +15,9 @@ import { scriptedAdapter } from '../helpers/test-adapters.js'
  * LinkedIn and Instagram, to X, a LinkedIn page and Instagram; three previews in each network's look; the
  * post scheduled for a date and time in the browser's zone.
  */
+/** A loaded machine runs the debounced check and the uploads slowly. */
+const slow = { timeout: 15_000 }
+
 describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => {
   let h: Harness
 
@@ -71,12 +74,17 @@ describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => 
           { name: 'square.png', mimeType: 'image/png', buffer: await picture(220, 120, 20, 200, 200) },
         ])
         const thumbs = tab.getByRole('list', { name: 'Media, in order' }).getByRole('listitem')
-        await expect.poll(() => thumbs.count()).toBe(2)
+        await expect.poll(() => thumbs.count(), slow).toBe(2)
         // The keyboard's way to reorder: the square first, then back.
         await tab.getByRole('button', { name: 'Move square.png earlier' }).click()
-        await expect.poll(() => thumbs.first().textContent()).toContain('square.png')
+        await expect.poll(() => thumbs.first().textContent(), slow).toContain('square.png')
         await tab.getByRole('button', { name: 'Move square.png later' }).click()
-        await expect.poll(() => thumbs.first().textContent()).toContain('wide.png')
+        await expect.poll(() => thumbs.first().textContent(), slow).toContain('wide.png')
+        // And the pointer's way: dragging the square onto the first place, then the wide one back.
+        await thumbs.nth(1).dragTo(thumbs.nth(0))
+        await expect.poll(() => thumbs.first().textContent(), slow).toContain('square.png')
+        await thumbs.nth(1).dragTo(thumbs.nth(0))
+        await expect.poll(() => thumbs.first().textContent(), slow).toContain('wide.png')
 
         // Copy for one network, in its tab, with its own count against LinkedIn's limit.
         await tab.getByRole('tab', { name: /LinkedIn/ }).click()
@@ -86,7 +94,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => 
         await tab.getByRole('tab', { name: /Instagram/ }).click()
         await tab.getByLabel('Copy for Instagram (empty: the copy for all)').fill('Spring, in bloom #spring')
         await expect
-          .poll(() => tab.getByRole('tab', { name: /LinkedIn/ }).textContent())
+          .poll(() => tab.getByRole('tab', { name: /LinkedIn/ }).textContent(), slow)
           .toContain('31 / 3000')
 
         await tab.getByLabel('Date', { exact: true }).fill(day)
@@ -96,7 +104,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => 
 
         const region = tab.getByRole('region', { name: 'Preview' })
         const previews = region.getByRole('article')
-        await expect.poll(() => previews.count()).toBe(3)
+        await expect.poll(() => previews.count(), slow).toBe(3)
         const labels = await previews.evaluateAll((cards) => cards.map((c) => c.getAttribute('aria-label')))
         expect(labels.sort()).toEqual(['Instagram @acme.ig', 'LinkedIn @acme-studio', 'X @acme'])
         expect(await region.locator('article.pv-twitter .media.grid img').count()).toBe(2)

@@ -15,6 +15,9 @@ import { mp4File } from '../media/fixtures.js'
  * Compose: the live check runs preflight_post (counts per profile, blockers, warnings, cost, preview), then
  * create_post creates the post.
  */
+/** A loaded machine runs the debounced check and the uploads slowly. */
+const slow = { timeout: 15_000 }
+
 describe('the Compose page', () => {
   let h: Harness
   let browser: Browser
@@ -219,6 +222,26 @@ describe('the Compose page', () => {
     expect(card).toContain('aria-label="Carousel of 2, in this order"')
     expect([...card.matchAll(/alt="([^"]+)"/g)].map((m) => m[1])).toEqual(['red.png', 'blue.png'])
     expect(card).toContain(`${copy.slice(0, 125).trimEnd()} <span class="more">… more</span>`)
+  })
+
+  it('the preview shows a link in the copy as a card with its site when there is no media', async () => {
+    const { body } = await liveCheck({
+      content: ['Our menu: https://menu.invalid/spring.'],
+      profile: ['twitter:tw-1', 'linkedin:li-1'],
+      ...later,
+    })
+    const cards = body.previewHtml.split('<article').slice(1)
+    expect(cards).toHaveLength(2)
+    for (const card of cards)
+      expect(card).toContain('<p class="link-card"><span class="link-host">menu.invalid</span>')
+    const red = await hosted('red.png', 'image/png', await square(200, 40, 40))
+    const withMedia = await liveCheck({
+      content: ['Our menu: https://menu.invalid/spring.'],
+      profile: ['twitter:tw-1'],
+      mediaUrls: [red],
+      ...later,
+    })
+    expect(withMedia.body.previewHtml).not.toContain('link-card')
   })
 
   it('the preview keeps a lone image between the shapes its network shows', async () => {
@@ -461,8 +484,12 @@ describe('the Compose page', () => {
         await box('X @acme').check()
         await box('LinkedIn @acme-li').check()
         await copy.fill('x'.repeat(281))
-        await expect.poll(() => allCounts.textContent()).toContain('X @acme: 281 / 280 characters (over)')
-        await expect.poll(() => tab.getByRole('tab', { name: /X/ }).textContent()).toContain('281 / 280')
+        await expect
+          .poll(() => allCounts.textContent(), slow)
+          .toContain('X @acme: 281 / 280 characters (over)')
+        await expect
+          .poll(() => tab.getByRole('tab', { name: /X/ }).textContent(), slow)
+          .toContain('281 / 280')
 
         // LinkedIn's own copy past 3,000 is a blocker in LinkedIn's tab: the buttons are disabled until it is shortened.
         await tab.getByRole('tab', { name: /LinkedIn/ }).click()
@@ -470,11 +497,13 @@ describe('the Compose page', () => {
         await panel.getByText('Copy for one profile').click()
         const linkedInCopy = tab.getByLabel('Copy for LinkedIn @acme-li only (empty: the copy for LinkedIn)')
         await linkedInCopy.fill('l'.repeat(3001))
-        await expect.poll(() => panel.locator('.field-note').textContent()).toContain('linkedin allows 3000')
+        await expect
+          .poll(() => panel.locator('.field-note').textContent(), slow)
+          .toContain('linkedin allows 3000')
         expect(await publish.isDisabled()).toBe(true)
         const launch = `Launch day! Our new site is live, with ${'a calmer, faster way to plan your week, '.repeat(5)}and more.`
         await linkedInCopy.fill(launch)
-        await expect.poll(() => publish.isEnabled()).toBe(true)
+        await expect.poll(() => publish.isEnabled(), slow).toBe(true)
         expect(await panel.locator('.field-note').textContent()).toContain(
           `LinkedIn @acme-li: ${launch.length} / 3000`,
         )
@@ -482,8 +511,8 @@ describe('the Compose page', () => {
         await tab.getByRole('tab', { name: 'All' }).click()
         await copy.fill('Launch day! Our new site is live.')
         expect(await publish.isDisabled()).toBe(true)
-        await expect.poll(() => allCounts.textContent()).toContain('X @acme: 33 / 280')
-        await expect.poll(() => publish.isEnabled()).toBe(true)
+        await expect.poll(() => allCounts.textContent(), slow).toContain('X @acme: 33 / 280')
+        await expect.poll(() => publish.isEnabled(), slow).toBe(true)
         expect(await tab.locator('#price-line').textContent()).toMatch(
           /^Ready · costs 6 credits · balance \d+$/,
         )
@@ -495,10 +524,10 @@ describe('the Compose page', () => {
           { name: 'wide.png', mimeType: 'image/png', buffer: wide },
           { name: 'tall.png', mimeType: 'image/png', buffer: tall },
         ])
-        await expect.poll(() => tab.locator('#media-urls').inputValue()).toContain('tall.png')
+        await expect.poll(() => tab.locator('#media-urls').inputValue(), slow).toContain('tall.png')
         const linkedInCard = tab.getByRole('article', { name: 'LinkedIn @acme-li' })
         await expect
-          .poll(() => linkedInCard.locator('figcaption').allTextContents())
+          .poll(() => linkedInCard.locator('figcaption').allTextContents(), slow)
           .toEqual(['1 of 2', '2 of 2'])
         expect(
           await linkedInCard.getByRole('img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('alt'))),
@@ -511,7 +540,7 @@ describe('the Compose page', () => {
         expect(await schedule.isDisabled()).toBe(true)
         await tab.getByLabel('Date', { exact: true }).fill('2031-07-01')
         await tab.getByLabel('Time', { exact: true }).fill('09:30')
-        await expect.poll(() => schedule.isEnabled()).toBe(true)
+        await expect.poll(() => schedule.isEnabled(), slow).toBe(true)
 
         // A reload keeps the draft (kept in the browser), and its check runs again.
         await tab.reload()
@@ -519,7 +548,7 @@ describe('the Compose page', () => {
         expect(await copy.inputValue()).toBe('Launch day! Our new site is live.')
         expect(await box('LinkedIn @acme-li').isChecked()).toBe(true)
         expect(await tab.locator('#media-urls').inputValue()).toContain('tall.png')
-        await expect.poll(() => schedule.isEnabled()).toBe(true)
+        await expect.poll(() => schedule.isEnabled(), slow).toBe(true)
 
         // Ctrl+Enter presses Schedule, the highlighted button once a date and time are given.
         expect(await schedule.getAttribute('class')).toContain('primary')
@@ -549,21 +578,21 @@ describe('the Compose page', () => {
           mimeType: 'video/mp4',
           buffer: mp4File({ width: 1080, height: 1920, durationMs: 30_000 }),
         })
-        await expect.poll(() => tab.locator('#media-urls').inputValue()).toContain('short.mp4')
+        await expect.poll(() => tab.locator('#media-urls').inputValue(), slow).toContain('short.mp4')
         await tab.getByLabel('Visibility').selectOption('public')
         const confirm = tab.getByLabel('This video will be Public on YouTube')
         expect(await confirm.isChecked()).toBe(false)
-        await expect.poll(() => check.textContent()).toContain('Ready to create.')
+        await expect.poll(() => check.textContent(), slow).toContain('Ready to create.')
         expect(await publish.isDisabled()).toBe(true)
         await confirm.check()
-        await expect.poll(() => publish.isEnabled()).toBe(true)
+        await expect.poll(() => publish.isEnabled(), slow).toBe(true)
         // Changing the visibility takes the confirmation back.
         await tab.getByLabel('Visibility').selectOption('unlisted')
         expect(await tab.getByLabel('This video will be Unlisted on YouTube').isChecked()).toBe(false)
         expect(await publish.isDisabled()).toBe(true)
         await tab.getByLabel('Visibility').selectOption('public')
         await confirm.check()
-        await expect.poll(() => publish.isEnabled()).toBe(true)
+        await expect.poll(() => publish.isEnabled(), slow).toBe(true)
         await publish.click()
         await tab.waitForURL(/\/posts\/[^/]+$/)
         const id = decodeURIComponent(new URL(tab.url()).pathname.split('/').pop()!)

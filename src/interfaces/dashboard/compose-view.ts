@@ -73,8 +73,10 @@ export interface ComposeView {
   who: SignedIn
   profiles: PickerProfile[]
   draft: Draft
-  /** A fresh form: the script fills the browser's time zone in and may restore a kept draft. */
+  /** A fresh form: the script fills the browser's time zone in. */
   fresh: boolean
+  /** An empty form opened from the menu: the script puts back a draft kept in the browser. */
+  restoreDraft?: boolean
   /** Where Herald's hosted media begin (`{PUBLIC_BASE_URL}/media/`): the tray shows those as pictures. */
   mediaPrefix: string
   checked?: Checked
@@ -239,6 +241,7 @@ function actionBar(view: ComposeView): string {
 <button type="submit" name="intent" value="queue" data-when="queue" class="primary" aria-describedby="queue-slot">${icon('list-ordered')}Add to queue</button>
 </div>
 <p class="muted queue-slot" id="queue-slot">${escapeHtml(queueSlotText(view.profiles, view.draft.profiles))}</p>
+<p class="muted to-preview"><a href="#preview-region">See the preview</a></p>
 <p class="muted shortcut">Ctrl+Enter (⌘+Enter on a Mac) presses the highlighted button.</p>
 </div>`
 }
@@ -259,7 +262,7 @@ export function composePage(view: ComposeView) {
     `<div class="page-head"><h1>Create post</h1></div>
 ${problem}
 <div class="composer">
-<form method="post" action="/compose" id="compose" class="compose-editor"${view.fresh ? ' data-fresh' : ''} data-draft-key="herald:compose:${escapeHtml(view.who.workspace.id)}">${csrfField(view.who.session.csrfToken)}
+<form method="post" action="/compose" id="compose" class="compose-editor"${view.restoreDraft ? ' data-fresh' : ''} data-draft-key="herald:compose:${escapeHtml(view.who.workspace.id)}">${csrfField(view.who.session.csrfToken)}
 <p id="draft-status" class="draft-status" role="status" hidden><span></span> <button type="button" id="discard-draft">Discard the kept draft</button></p>
 ${pickerSection(view)}
 ${copySection(view)}

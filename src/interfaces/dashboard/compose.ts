@@ -317,7 +317,14 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     return sendHtml(
       reply,
       200,
-      composePage({ who, profiles, draft, fresh: !slotGiven && !profile, mediaPrefix }),
+      composePage({
+        who,
+        profiles,
+        draft,
+        fresh: !slotGiven,
+        restoreDraft: !slotGiven && !profile,
+        mediaPrefix,
+      }),
     )
   })
 

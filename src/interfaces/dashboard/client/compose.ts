@@ -31,9 +31,9 @@ function start(form: HTMLFormElement) {
   const date = form.querySelector<HTMLInputElement>('input[name="date"]')
   const time = form.querySelector<HTMLInputElement>('input[name="time"]')
   const draft = createDraftStore(form, form.dataset.draftKey ?? 'herald:compose')
-  const fresh = form.hasAttribute('data-fresh')
+  const restorable = form.hasAttribute('data-fresh')
 
-  browserZone(fresh)
+  browserZone()
   const boxes = () => [...form.querySelectorAll<HTMLInputElement>('input[name="profile"]')]
   const chosen = () => boxes().filter((b) => b.checked)
   const chosenNetworks = () => new Set(chosen().map((b) => b.value.split(':')[0] ?? ''))
@@ -162,7 +162,7 @@ function start(form: HTMLFormElement) {
     if (button && !button.disabled) form.requestSubmit(button)
   })
 
-  const kept = fresh ? draft.kept() : undefined
+  const kept = restorable ? draft.kept() : undefined
   if (kept) {
     draft.restore(kept, () => addItem?.click())
     media?.draw()
@@ -177,9 +177,9 @@ function start(form: HTMLFormElement) {
 }
 
 /** A fresh form takes the browser's time zone. */
-function browserZone(fresh: boolean) {
+function browserZone() {
   const zone = byId<HTMLSelectElement>('timezone')
-  if (!zone || !fresh || !zone.hasAttribute('data-browser-default')) return
+  if (!zone?.hasAttribute('data-browser-default')) return
   const own = Intl.DateTimeFormat().resolvedOptions().timeZone
   if (!own) return
   if (![...zone.options].some((o) => o.value === own)) zone.add(new Option(own, own), 0)
