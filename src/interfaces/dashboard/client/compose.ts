@@ -20,47 +20,70 @@ interface Answer {
 }
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T | null
-const form = byId<HTMLFormElement>('compose')
-if (form) start(form)
+
+type Tabs = ReturnType<typeof createTabs>
+
+const chosenBoxes = (form: HTMLFormElement) =>
+  [...form.querySelectorAll<HTMLInputElement>('input[name="profile"]')].filter((b) => b.checked)
+const chosenNetworks = (form: HTMLFormElement) =>
+  new Set(chosenBoxes(form).map((b) => b.value.split(':')[0] ?? ''))
+
+/** The form as the check sees it: everything but the YouTube confirmation, which only gates the buttons. */
+function contentsOf(form: HTMLFormElement): string {
+  const fields = new URLSearchParams(new FormData(form) as unknown as Record<string, string>)
+  fields.delete('youtubeConfirm')
+  return fields.toString()
+}
 
 function start(form: HTMLFormElement) {
-  const check = byId<HTMLElement>('check')
-  const preview = byId<HTMLElement>('preview')
-  const buttons = [...form.querySelectorAll<HTMLButtonElement>('button[data-when]')]
-  const confirm = byId<HTMLInputElement>('youtube-confirm')
-  const date = form.querySelector<HTMLInputElement>('input[name="date"]')
-  const time = form.querySelector<HTMLInputElement>('input[name="time"]')
   const draft = createDraftStore(form, form.dataset.draftKey ?? 'herald:compose')
-  const restorable = form.hasAttribute('data-fresh')
-
   browserZone()
-  const boxes = () => [...form.querySelectorAll<HTMLInputElement>('input[name="profile"]')]
-  const chosen = () => boxes().filter((b) => b.checked)
-  const chosenNetworks = () => new Set(chosen().map((b) => b.value.split(':')[0] ?? ''))
-
-  /** The form as the check sees it: everything but the YouTube confirmation, which only gates the buttons. */
-  const contents = () => {
-    const fields = new URLSearchParams(new FormData(form) as unknown as Record<string, string>)
-    fields.delete('youtubeConfirm')
-    return fields.toString()
-  }
-
-  let checkedContents: string | null = null
-  let passed = false
-  let latest = 0
-  let timer: ReturnType<typeof setTimeout> | undefined
-
   const tabs = createTabs(form)
+  const state = { checkedContents: null as string | null, passed: false }
+  const update = () => updateForm(form, tabs, state.passed && state.checkedContents === contentsOf(form))
+  const check = createLiveCheck(form, (answer, sent) => {
+    applyAnswer(form, tabs, answer)
+    state.checkedContents = sent
+    state.passed = answer.ok === true
+    update()
+  })
+  const edited = () => {
+    update()
+    draft.save()
+    if (state.checkedContents !== contentsOf(form)) check.soon()
+  }
+  const { addItem, media } = attachEditors(form, edited)
+  form.addEventListener('input', edited)
+  form.addEventListener('change', edited)
+  youtubeConfirmation(update)
+  submitting(form, update, () => draft.clear())
+
+  const kept = form.hasAttribute('data-fresh') ? draft.kept() : undefined
+  if (kept) {
+    draft.restore(kept, () => addItem?.click())
+    media?.draw()
+    keptNotice(() => {
+      draft.clear()
+      location.reload()
+    })
+  }
+  const begun = new URLSearchParams(new FormData(form) as unknown as Record<string, string>)
+  if (begun.get('content') || begun.getAll('profile').length) check.now()
+  update()
+}
+
+/** The thread's posts and the media tray, each telling the form when it changed. */
+function attachEditors(form: HTMLFormElement, edited: () => void) {
   const thread = byId<HTMLOListElement>('thread-items')
   const addItem = byId<HTMLButtonElement>('add-item')
-  if (thread && addItem) createThread(thread, addItem, () => edited())
+  if (thread && addItem) createThread(thread, addItem, edited)
   const field = byId<HTMLTextAreaElement>('media-urls')
   const list = byId<HTMLOListElement>('thumbs')
   const tray = byId<HTMLElement>('tray')
   const input = byId<HTMLInputElement>('upload')
   const status = byId<HTMLElement>('upload-status')
   const media =
-    field && list && tray && input && status
+    field && list && tray && input && status && form.contains(field)
       ? createMediaTray({
           field,
           list,
@@ -69,52 +92,64 @@ function start(form: HTMLFormElement) {
           status,
           hostedPrefix: tray.dataset.hosted ?? `${location.origin}/media/`,
           videoEndings: (tray.dataset.videoEndings ?? '').split(' ').filter(Boolean),
-          changed: () => edited(),
+          changed: edited,
         })
       : undefined
+  return { addItem, media }
+}
 
-  /** The button Ctrl/Cmd+Enter presses: Schedule with a time, the queue when every profile has one, else now. */
-  const primary = () => {
-    if (date?.value && time?.value) return 'schedule'
-    const picked = chosen()
-    return picked.length && picked.every((b) => b.dataset.nextSlot) ? 'queue' : 'now'
+/** The button Ctrl/Cmd+Enter presses: Schedule with a time, the queue when every profile has one, else now. */
+function primaryWhen(form: HTMLFormElement): string {
+  const date = form.querySelector<HTMLInputElement>('input[name="date"]')
+  const time = form.querySelector<HTMLInputElement>('input[name="time"]')
+  if (date?.value && time?.value) return 'schedule'
+  const picked = chosenBoxes(form)
+  return picked.length && picked.every((b) => b.dataset.nextSlot) ? 'queue' : 'now'
+}
+
+/** The parts shown for the chosen networks, and the buttons enabled only for a passed, current check. */
+function updateForm(form: HTMLFormElement, tabs: Tabs, checkedNow: boolean) {
+  const networks = chosenNetworks(form)
+  tabs.show(networks)
+  const threadPart = byId<HTMLElement>('thread')
+  const threadNetworks = (threadPart?.dataset.networks ?? '').split(' ')
+  if (threadPart) threadPart.hidden = networks.size > 0 && !threadNetworks.some((n) => networks.has(n))
+  const youtube = byId<HTMLElement>('youtube')
+  if (youtube) youtube.hidden = !networks.has('youtube')
+  queueSlot(chosenBoxes(form))
+  const confirmed = !networks.has('youtube') || Boolean(byId<HTMLInputElement>('youtube-confirm')?.checked)
+  const timed = primaryWhen(form) === 'schedule'
+  for (const b of form.querySelectorAll<HTMLButtonElement>('button[data-when]')) {
+    const when = b.dataset.when
+    b.disabled = !(checkedNow && confirmed) || (when === 'schedule' && !timed)
+    b.classList.toggle('primary', when === primaryWhen(form))
   }
+}
 
-  const update = () => {
-    const networks = chosenNetworks()
-    tabs.show(networks)
-    const threadPart = byId<HTMLElement>('thread')
-    const threadNetworks = (threadPart?.dataset.networks ?? '').split(' ')
-    if (threadPart) threadPart.hidden = networks.size > 0 && !threadNetworks.some((n) => networks.has(n))
-    const youtube = byId<HTMLElement>('youtube')
-    if (youtube) youtube.hidden = !networks.has('youtube')
-    queueSlot(chosen())
-    const confirmed = !networks.has('youtube') || Boolean(confirm?.checked)
-    const ready = passed && checkedContents === contents() && confirmed
-    for (const b of buttons) {
-      const when = b.dataset.when
-      b.disabled = !ready || (when === 'schedule' && !(date?.value && time?.value))
-      b.classList.toggle('primary', when === primary())
-    }
+/** The check's answer in its places: the summary, each field's note, the tabs' counts, the price, the previews. */
+function applyAnswer(form: HTMLFormElement, tabs: Tabs, answer: Answer) {
+  const check = byId<HTMLElement>('check')
+  if (check) check.innerHTML = answer.checkHtml ?? '<p class="not-ready">The check could not run.</p>'
+  for (const note of form.querySelectorAll<HTMLElement>('.field-note[data-field]'))
+    note.innerHTML = answer.fields?.[note.dataset.field ?? ''] ?? ''
+  tabs.counts(answer.tabs ?? {})
+  const price = byId<HTMLElement>('price-line')
+  if (price) price.textContent = answer.priceLine ?? 'Not ready: see the check by the buttons.'
+  const preview = byId<HTMLElement>('preview')
+  if (preview && answer.previewHtml !== undefined) {
+    preview.innerHTML = answer.previewHtml
+    cropImages(preview)
   }
+}
 
-  const apply = (answer: Answer) => {
-    if (check) check.innerHTML = answer.checkHtml ?? '<p class="not-ready">The check could not run.</p>'
-    for (const note of form.querySelectorAll<HTMLElement>('.field-note[data-field]'))
-      note.innerHTML = answer.fields?.[note.dataset.field ?? ''] ?? ''
-    tabs.counts(answer.tabs ?? {})
-    const price = byId<HTMLElement>('price-line')
-    if (price) price.textContent = answer.priceLine ?? 'Not ready: see the check by the buttons.'
-    price?.classList.toggle('not-ready', !answer.ok)
-    if (preview && answer.previewHtml !== undefined) {
-      preview.innerHTML = answer.previewHtml
-      cropImages(preview)
-    }
-  }
-
-  const runCheck = async () => {
-    const sent = contents()
+/** The live check: the form sent after a pause in typing; only the latest answer is shown. */
+function createLiveCheck(form: HTMLFormElement, answered: (answer: Answer, sent: string) => void) {
+  let latest = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const run = async () => {
+    const sent = contentsOf(form)
     const serial = ++latest
+    const check = byId<HTMLElement>('check')
     check?.setAttribute('aria-busy', 'true')
     let answer: Answer
     try {
@@ -132,48 +167,32 @@ function start(form: HTMLFormElement) {
     }
     if (serial !== latest) return
     check?.removeAttribute('aria-busy')
-    apply(answer)
-    checkedContents = sent
-    passed = answer.ok === true
-    update()
+    answered(answer, sent)
   }
-
-  function edited() {
-    update()
-    draft.save()
-    clearTimeout(timer)
-    if (checkedContents !== contents()) timer = setTimeout(runCheck, 300)
+  return {
+    now: () => void run(),
+    soon() {
+      clearTimeout(timer)
+      timer = setTimeout(run, 300)
+    },
   }
+}
 
-  form.addEventListener('input', edited)
-  form.addEventListener('change', edited)
-  youtubeConfirmation(update)
+/** A disabled button does not submit; Ctrl/Cmd+Enter presses the highlighted one; a sent post's draft is dropped. */
+function submitting(form: HTMLFormElement, update: () => void, sent: () => void) {
   form.addEventListener('submit', (event) => {
     const submitter = (event as SubmitEvent).submitter as HTMLButtonElement | null
     if (!submitter?.dataset.when) return
     update()
     if (submitter.disabled) event.preventDefault()
-    else draft.clear()
+    else sent()
   })
   form.addEventListener('keydown', (event) => {
     if (event.key !== 'Enter' || !(event.ctrlKey || event.metaKey)) return
     event.preventDefault()
-    const button = buttons.find((b) => b.dataset.when === primary())
+    const button = form.querySelector<HTMLButtonElement>(`button[data-when="${primaryWhen(form)}"]`)
     if (button && !button.disabled) form.requestSubmit(button)
   })
-
-  const kept = restorable ? draft.kept() : undefined
-  if (kept) {
-    draft.restore(kept, () => addItem?.click())
-    media?.draw()
-    keptNotice(() => {
-      draft.clear()
-      location.reload()
-    })
-  }
-  const begun = new URLSearchParams(new FormData(form) as unknown as Record<string, string>)
-  if (begun.get('content') || begun.getAll('profile').length) void runCheck()
-  update()
 }
 
 /** A fresh form takes the browser's time zone. */
@@ -287,3 +306,7 @@ function keptNotice(discard: () => void) {
   notice.hidden = false
   byId<HTMLButtonElement>('discard-draft')?.addEventListener('click', discard)
 }
+
+// Last, once every helper above is defined.
+const form = byId<HTMLFormElement>('compose')
+if (form) start(form)
