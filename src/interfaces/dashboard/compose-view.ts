@@ -166,6 +166,7 @@ function mediaSection(view: ComposeView): string {
 <input type="file" id="upload" class="file-input" multiple accept="${UPLOAD_TYPES.join(',')}" data-csrf="${escapeHtml(csrf)}">
 </div>
 <p id="upload-status" class="muted" role="status"></p>
+<noscript><p class="muted">Uploading needs JavaScript: without it, give each file's address under "Media by address".</p></noscript>
 <details class="by-address"${view.draft.mediaUrls.trim() ? ' open' : ''}><summary>Media by address</summary>
 <label class="field">Media URLs, one per line, in order <textarea name="mediaUrls" id="media-urls" rows="2">${escapeHtml(view.draft.mediaUrls)}</textarea></label></details>
 ${note('media', view.checked)}</section>`
