@@ -3,7 +3,7 @@ import { MediaError } from './media-port.js'
 
 /** Pure helpers about media URLs: what may be fetched, what a URL suggests, what to call the file. */
 
-const videoExtensions = new Set(['.mp4', '.mov', '.webm', '.m4v'])
+export const videoExtensions = new Set(['.mp4', '.mov', '.webm', '.m4v'])
 
 /**
  * Parses a user-supplied media URL. Only `http:` and `https:` pass; credentials in the URL are refused.

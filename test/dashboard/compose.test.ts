@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium } from 'playwright-core'
@@ -8,7 +8,6 @@ import { type Browser, createBrowser } from '../helpers/browser.js'
 import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { screenshotDir } from '../helpers/reference.js'
 import { scriptedAdapter } from '../helpers/test-adapters.js'
 import { mp4File } from '../media/fixtures.js'
 
@@ -16,6 +15,9 @@ import { mp4File } from '../media/fixtures.js'
  * Compose: the live check runs preflight_post (counts per profile, blockers, warnings, cost, preview), then
  * create_post creates the post.
  */
+/** A loaded machine runs the debounced check and the uploads slowly. */
+const slow = { timeout: 15_000 }
+
 describe('the Compose page', () => {
   let h: Harness
   let browser: Browser
@@ -52,6 +54,9 @@ describe('the Compose page', () => {
     warnings: string[]
     credits: { cost: number; balance: number }
     checkHtml: string
+    priceLine: string
+    fields: Record<string, string>
+    tabs: Record<string, { count: number; limit: number; blocked: boolean }>
     previewHtml: string
   }
   /** What the page's script sends as the person types: the whole form, CSRF token included. */
@@ -82,20 +87,24 @@ describe('the Compose page', () => {
       .toBuffer()
   const later = { when: ['schedule'], date: ['2031-06-01'], time: ['10:00'], timezone: ['Europe/Berlin'] }
 
-  it('lists the profiles, copy fields per network and per profile, a zone picker, and keeps Create disabled', async () => {
+  it('lists the profiles as chips named by network and handle, copy per network and per profile, a zone picker, and the three buttons', async () => {
     const form = await browser.get('/compose')
     expect(form.status).toBe(200)
-    expect(form.text).toContain('value="twitter:tw-1"')
-    expect(form.text).toContain('value="linkedin:li-1"')
+    expect(form.text).toContain('value="twitter:tw-1" aria-label="X @acme"')
+    expect(form.text).toContain('value="linkedin:li-1" aria-label="LinkedIn @acme-li"')
     expect(form.text).toContain('name="variant_linkedin"')
     expect(form.text).toContain('name="variant_linkedin:li-1"')
-    expect(form.text).toContain('Copy for LinkedIn @acme-li only (optional)')
+    expect(form.text).toContain('Copy for LinkedIn @acme-li only (empty: the copy for LinkedIn)')
     expect(form.text).toMatch(/<select name="timezone" id="timezone" data-browser-default>/)
     expect(form.text).toContain('<option>America/New_York</option>')
-    expect(form.text).toContain('<div id="check" aria-live="polite">')
-    expect(form.text).toMatch(/value="create" disabled/)
-    expect(form.text).toContain('<script src="/dashboard/compose.js"></script>')
+    expect(form.text).toContain('<div id="check" class="check" aria-live="polite">')
+    // Without a script the form still posts: the buttons start enabled, and the server checks again.
+    for (const when of ['now', 'schedule', 'queue'])
+      expect(form.text).toMatch(new RegExp(`name="intent" value="${when}" data-when="${when}"[^>]*>`))
+    expect(form.text).not.toMatch(/data-when="[a-z]+"[^>]* disabled/)
+    expect(form.text).toMatch(/<script type="module" src="\/assets\/compose-[A-Z0-9]+\.js"><\/script>/)
     expect(form.text).not.toMatch(/<script>/)
+    expect((await browser.get('/dashboard/compose.js')).status).toBe(404)
   })
 
   it('the live check counts each profile’s copy as Herald counts it on that network', async () => {
@@ -111,14 +120,22 @@ describe('the Compose page', () => {
       expect.objectContaining({ platform: 'twitter', count: 14, limit: 280 }),
       expect.objectContaining({ platform: 'linkedin', count: 7, limit: 3000 }),
     ])
-    expect(body.checkHtml).toContain('X @acme: <strong>14</strong> / 280 characters')
+    expect(body.fields['copy:all']).toContain('X @acme: <strong>14</strong> / 280 characters')
+    expect(body.fields['copy:twitter']).toContain('X @acme: <strong>14</strong> / 280 characters')
+    expect(body.tabs).toMatchObject({
+      twitter: { count: 14, limit: 280 },
+      linkedin: { count: 7, limit: 3000 },
+    })
     expect(body.checkHtml).toContain('It costs <strong>6</strong> credits of')
+    expect(body.priceLine).toBe('Ready · costs 6 credits · balance 100')
   })
 
   it('the live check shows X past 280 as over with Herald’s warning, and a real blocker as not ready', async () => {
     const longForX = await liveCheck({ content: ['x'.repeat(281)], profile: ['twitter:tw-1'], ...later })
     expect(longForX.body.counts[0]).toMatchObject({ count: 281, limit: 280 })
-    expect(longForX.body.checkHtml).toContain('<li class="over">X @acme: <strong>281</strong> / 280')
+    expect(longForX.body.fields['copy:twitter']).toContain(
+      '<li class="over">X @acme: <strong>281</strong> / 280',
+    )
     expect(longForX.body.warnings.join(' ')).toContain('X allows 280 on standard access')
     // Over 280 is a warning in Herald (premium X accounts take up to 25,000): preflight_post decides.
     expect(longForX.body.ok).toBe(true)
@@ -132,7 +149,12 @@ describe('the Compose page', () => {
     expect(blocked.body.ok).toBe(false)
     expect(blocked.body.counts[1]).toMatchObject({ platform: 'linkedin', count: 3001, limit: 3000 })
     expect(blocked.body.blockers.join(' ')).toContain('linkedin allows 3000')
+    // The blocker is shown in LinkedIn's copy tab, which is marked, and not under X's.
+    expect(blocked.body.fields['copy:linkedin']).toContain('linkedin allows 3000')
+    expect(blocked.body.fields['copy:twitter']).not.toContain('linkedin allows 3000')
+    expect(blocked.body.tabs.linkedin).toMatchObject({ blocked: true })
     expect(blocked.body.checkHtml).toContain('Not ready: fix the blockers below.')
+    expect(blocked.body.checkHtml).toContain('1 blocker shown beside its field.')
     expect((await h.call('list_posts', {})).body.counts.all).toBe(0)
   })
 
@@ -148,7 +170,8 @@ describe('the Compose page', () => {
       timezone: ['Mars/Olympus'],
     })
     expect(unknownZone.body.ok).toBe(false)
-    expect(unknownZone.body.checkHtml).toContain('Mars/Olympus')
+    // The zone's blocker is shown by the time fields.
+    expect(unknownZone.body.fields.when).toContain('Mars/Olympus')
     const forged = await liveCheck({ content: ['Hello'], profile: ['twitter:tw-1'] }, { csrf: false })
     expect(forged.status).toBe(403)
     expect(forged.body.ok).toBe(false)
@@ -172,13 +195,13 @@ describe('the Compose page', () => {
       ...later,
     })
     const [xCard, linkedInCard] = body.previewHtml.split('<article').slice(1) as [string, string]
-    expect(xCard).toContain('aria-label="Preview on X @acme"')
+    expect(xCard).toContain('class="pv pv-twitter" aria-label="X @acme"')
     expect(xCard).toContain(`${copy}</p>`)
-    expect(linkedInCard).toContain('aria-label="Preview on LinkedIn @acme-li"')
+    expect(linkedInCard).toContain('class="pv pv-linkedin" aria-label="LinkedIn @acme-li"')
     const shown = copy.slice(0, 210).trimEnd()
     expect(linkedInCard).toContain(`${shown} <span class="more">…see more</span>`)
     expect(linkedInCard).not.toContain(copy.slice(0, 211))
-    expect(linkedInCard).toContain('The feed cuts the copy after 210 characters.')
+    expect(linkedInCard).toContain('The feed folds the copy after 210 characters.')
     // Both images, in the order given, numbered, served by Herald itself (the CSP allows only 'self').
     const order = [...linkedInCard.matchAll(/<img src="([^"]+)" alt="([^"]+)"[^>]*><figcaption>(\d) of 2/g)]
     expect(order.map((m) => [m[2], m[3]])).toEqual([
@@ -199,6 +222,26 @@ describe('the Compose page', () => {
     expect(card).toContain('aria-label="Carousel of 2, in this order"')
     expect([...card.matchAll(/alt="([^"]+)"/g)].map((m) => m[1])).toEqual(['red.png', 'blue.png'])
     expect(card).toContain(`${copy.slice(0, 125).trimEnd()} <span class="more">… more</span>`)
+  })
+
+  it('the preview shows a link in the copy as a card with its site when there is no media', async () => {
+    const { body } = await liveCheck({
+      content: ['Our menu: https://menu.invalid/spring.'],
+      profile: ['twitter:tw-1', 'linkedin:li-1'],
+      ...later,
+    })
+    const cards = body.previewHtml.split('<article').slice(1)
+    expect(cards).toHaveLength(2)
+    for (const card of cards)
+      expect(card).toContain('<p class="link-card"><span class="link-host">menu.invalid</span>')
+    const red = await hosted('red.png', 'image/png', await square(200, 40, 40))
+    const withMedia = await liveCheck({
+      content: ['Our menu: https://menu.invalid/spring.'],
+      profile: ['twitter:tw-1'],
+      mediaUrls: [red],
+      ...later,
+    })
+    expect(withMedia.body.previewHtml).not.toContain('link-card')
   })
 
   it('the preview keeps a lone image between the shapes its network shows', async () => {
@@ -243,8 +286,7 @@ describe('the Compose page', () => {
     }
     const checked = await compose({ intent: ['check'], ...fields })
     expect(checked.text).toContain('Ready to create.')
-    expect(checked.text).not.toMatch(/value="create" disabled/)
-    const created = await compose({ intent: ['create'], ...fields })
+    const created = await compose({ intent: ['schedule'], ...fields })
     expect(created.status).toBe(303)
     const posts = (await h.call('list_posts', {})).body.posts as Array<{
       content: string
@@ -273,8 +315,8 @@ describe('the Compose page', () => {
     }
     const { body: check } = await liveCheck(fields)
     expect(check.ok, JSON.stringify(check)).toBe(true)
-    expect(check.checkHtml).toContain('X @acme, thread post 2 of 3: <strong>36</strong> / 280 characters')
-    expect(check.checkHtml).toContain(
+    expect(check.fields.thread).toContain('X @acme, thread post 2 of 3: <strong>36</strong> / 280 characters')
+    expect(check.fields.comment).toContain(
       'LinkedIn @acme-li, first comment: <strong>21</strong> / 1250 characters',
     )
     expect(check.warnings.join(' ')).toMatch(/linkedin @acme-li: linkedin takes no threads/)
@@ -285,7 +327,7 @@ describe('the Compose page', () => {
     const form = await browser.get('/compose')
     expect(form.text).toContain('Add to thread')
     expect(form.text).toContain('name="firstComment"')
-    const created = await compose({ intent: ['create'], ...fields })
+    const created = await compose({ intent: ['schedule'], ...fields })
     expect(created.status, created.text).toBe(303)
     const location = created.headers.get('location') ?? ''
     const posts = (await h.call('list_posts', {})).body.posts as Array<{
@@ -307,7 +349,7 @@ describe('the Compose page', () => {
 
   it('sends copy for one profile as variants["linkedin:<profileId>"], and that profile’s post gets it', async () => {
     const created = await compose({
-      intent: ['create'],
+      intent: ['schedule'],
       content: ['Shared copy'],
       profile: ['twitter:tw-1', 'linkedin:li-1'],
       variant_linkedin: ['Copy for every LinkedIn profile'],
@@ -346,18 +388,20 @@ describe('the Compose page', () => {
     }
     const checked = await liveCheck(fields)
     expect(checked.body.ok, checked.body.blockers.join('; ')).toBe(true)
-    expect(checked.body.previewHtml).toContain('<strong>Behind the scenes at Acme</strong>')
+    expect(checked.body.previewHtml).toContain(
+      '<strong class="short-title">Behind the scenes at Acme</strong>',
+    )
     expect(checked.body.previewHtml).toContain('Visibility: <strong>Public</strong>')
     const count = async () => (await h.call('list_posts', {})).body.counts.all as number
     const before = await count()
-    const unconfirmed = await compose({ intent: ['create'], ...fields })
+    const unconfirmed = await compose({ intent: ['schedule'], ...fields })
     expect(unconfirmed.status).toBe(400)
     expect(unconfirmed.text).toContain('Confirm that this video will be Public on YouTube')
     // A confirmation given for another visibility does not count.
-    const stale = await compose({ intent: ['create'], ...fields, youtubeConfirm: ['private'] })
+    const stale = await compose({ intent: ['schedule'], ...fields, youtubeConfirm: ['private'] })
     expect(stale.status).toBe(400)
     expect(await count()).toBe(before)
-    const created = await compose({ intent: ['create'], ...fields, youtubeConfirm: ['public'] })
+    const created = await compose({ intent: ['schedule'], ...fields, youtubeConfirm: ['public'] })
     expect(created.status).toBe(303)
     const id = decodeURIComponent(created.location!.split('/posts/')[1]!)
     const post = (await h.call('get_post', { id })).body
@@ -401,7 +445,7 @@ describe('the Compose page', () => {
 
   it('refuses a submission without its CSRF token', async () => {
     const forged = await browser.post(`${h.baseUrl}/compose`, {
-      intent: ['create'],
+      intent: ['now'],
       content: ['Forged'],
       profile: ['twitter:tw-1'],
       when: ['now'],
@@ -410,7 +454,7 @@ describe('the Compose page', () => {
   })
 
   it.runIf(existsSync('/usr/bin/chromium'))(
-    'in Chromium: the check runs live, the preview follows, YouTube asks to confirm, the zone is the browser’s',
+    'in Chromium: the check runs live beside each field, the preview follows, YouTube asks to confirm, the zone is the browser’s, a draft survives a reload',
     async () => {
       const profile = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
       const context = await chromium.launchPersistentContext(profile, {
@@ -429,45 +473,61 @@ describe('the Compose page', () => {
         await tab.waitForURL(/\/compose$/)
         expect(await tab.getByLabel('Time zone').inputValue()).toBe('America/New_York')
         const check = tab.locator('#check')
-        const create = tab.getByRole('button', { name: 'Create post' })
-        expect(await tab.getByRole('button', { name: 'Check' }).count()).toBe(0)
+        const allCounts = tab.locator('[data-field="copy:all"]')
+        const publish = tab.getByRole('button', { name: 'Publish now' })
+        const schedule = tab.getByRole('button', { name: 'Schedule' })
+        expect(await tab.getByRole('button', { name: 'Check and preview' }).count()).toBe(0)
+        const box = (name: string) => tab.getByRole('checkbox', { name, exact: true })
+        const copy = tab.getByRole('textbox', { name: 'Copy', exact: true })
 
         // Typing: X past 280 shows as over, with Herald's warning (X premium takes more).
-        await tab.getByLabel(/X: @acme/).check()
-        await tab.getByLabel(/LinkedIn: @acme-li/).check()
-        await tab.getByLabel('Copy', { exact: true }).fill('x'.repeat(281))
-        await expect.poll(() => check.textContent()).toContain('X @acme: 281 / 280 characters (over)')
-        expect(await check.textContent()).toContain('X allows 280 on standard access')
+        await box('X @acme').check()
+        await box('LinkedIn @acme-li').check()
+        await copy.fill('x'.repeat(281))
+        await expect
+          .poll(() => allCounts.textContent(), slow)
+          .toContain('X @acme: 281 / 280 characters (over)')
+        await expect
+          .poll(() => tab.getByRole('tab', { name: /X/ }).textContent(), slow)
+          .toContain('281 / 280')
 
-        // LinkedIn's own copy past 3,000 is a blocker: Create is disabled; shortening it enables Create.
-        await tab.getByText('Copy for one network or one profile').click()
-        const linkedInCopy = tab.getByLabel('Copy for LinkedIn @acme-li only (optional)')
+        // LinkedIn's own copy past 3,000 is a blocker in LinkedIn's tab: the buttons are disabled until it is shortened.
+        await tab.getByRole('tab', { name: /LinkedIn/ }).click()
+        const panel = tab.getByRole('tabpanel', { name: /LinkedIn/ })
+        await panel.getByText('Copy for one profile').click()
+        const linkedInCopy = tab.getByLabel('Copy for LinkedIn @acme-li only (empty: the copy for LinkedIn)')
         await linkedInCopy.fill('l'.repeat(3001))
-        await expect.poll(() => check.textContent()).toContain('linkedin allows 3000')
-        expect(await create.isDisabled()).toBe(true)
+        await expect
+          .poll(() => panel.locator('.field-note').textContent(), slow)
+          .toContain('linkedin allows 3000')
+        expect(await publish.isDisabled()).toBe(true)
         const launch = `Launch day! Our new site is live, with ${'a calmer, faster way to plan your week, '.repeat(5)}and more.`
         await linkedInCopy.fill(launch)
-        await expect.poll(() => create.isEnabled()).toBe(true)
-        expect(await check.textContent()).toContain(`LinkedIn @acme-li: ${launch.length} / 3000`)
-        // Any edit disables Create until the check has run for exactly the new contents.
-        await tab.getByLabel('Copy', { exact: true }).fill('Launch day! Our new site is live.')
-        expect(await create.isDisabled()).toBe(true)
-        await expect.poll(() => check.textContent()).toContain('X @acme: 33 / 280')
-        await expect.poll(() => create.isEnabled()).toBe(true)
+        await expect.poll(() => publish.isEnabled(), slow).toBe(true)
+        expect(await panel.locator('.field-note').textContent()).toContain(
+          `LinkedIn @acme-li: ${launch.length} / 3000`,
+        )
+        // Any edit disables the buttons until the check has run for exactly the new contents.
+        await tab.getByRole('tab', { name: 'All' }).click()
+        await copy.fill('Launch day! Our new site is live.')
+        expect(await publish.isDisabled()).toBe(true)
+        await expect.poll(() => allCounts.textContent(), slow).toContain('X @acme: 33 / 280')
+        await expect.poll(() => publish.isEnabled(), slow).toBe(true)
+        expect(await tab.locator('#price-line').textContent()).toMatch(
+          /^Ready · costs 6 credits · balance \d+$/,
+        )
 
-        // Two uploads: the preview shows them in order, numbered, and LinkedIn's copy cut at "see more".
+        // Two uploads at once: the tray and the preview show them in order, and LinkedIn's copy cut at "see more".
         const wide = await square(10, 90, 200, 320, 120)
         const tall = await square(220, 120, 20, 120, 320)
-        for (const [name, buffer] of [
-          ['wide.png', wide],
-          ['tall.png', tall],
-        ] as const) {
-          await tab.locator('#upload').setInputFiles({ name, mimeType: 'image/png', buffer })
-          await expect.poll(() => tab.locator('#media-urls').inputValue()).toContain(name)
-        }
-        const linkedInCard = tab.getByRole('article', { name: 'Preview on LinkedIn @acme-li' })
+        await tab.getByLabel('Add media').setInputFiles([
+          { name: 'wide.png', mimeType: 'image/png', buffer: wide },
+          { name: 'tall.png', mimeType: 'image/png', buffer: tall },
+        ])
+        await expect.poll(() => tab.locator('#media-urls').inputValue(), slow).toContain('tall.png')
+        const linkedInCard = tab.getByRole('article', { name: 'LinkedIn @acme-li' })
         await expect
-          .poll(() => linkedInCard.locator('figcaption').allTextContents())
+          .poll(() => linkedInCard.locator('figcaption').allTextContents(), slow)
           .toEqual(['1 of 2', '2 of 2'])
         expect(
           await linkedInCard.getByRole('img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('alt'))),
@@ -476,21 +536,23 @@ describe('the Compose page', () => {
         const shown = (await linkedInCard.locator('.copy').textContent()) ?? ''
         expect(shown).toBe(`${launch.slice(0, 210).trimEnd()} …see more`)
 
-        // "Publish now" (the default) hides the slot; choosing Schedule shows it.
-        expect(await tab.getByLabel('Date', { exact: true }).isVisible()).toBe(false)
-        await tab.getByLabel('Schedule').check()
-        expect(await tab.getByLabel('Date', { exact: true }).isVisible()).toBe(true)
+        // Schedule needs a date and a time.
+        expect(await schedule.isDisabled()).toBe(true)
         await tab.getByLabel('Date', { exact: true }).fill('2031-07-01')
         await tab.getByLabel('Time', { exact: true }).fill('09:30')
-        await expect.poll(() => create.isEnabled()).toBe(true)
-        const shots = screenshotDir()
-        mkdirSync(shots, { recursive: true })
-        await tab.screenshot({ path: path.join(shots, 'compose-desktop.png'), fullPage: true })
-        await tab.setViewportSize({ width: 390, height: 844 })
-        expect(await tab.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
-        await tab.screenshot({ path: path.join(shots, 'compose-phone.png'), fullPage: true })
-        await tab.setViewportSize({ width: 1280, height: 900 })
-        await create.click()
+        await expect.poll(() => schedule.isEnabled(), slow).toBe(true)
+
+        // A reload keeps the draft (kept in the browser), and its check runs again.
+        await tab.reload()
+        expect(await tab.getByText('Your draft from before was put back.').isVisible()).toBe(true)
+        expect(await copy.inputValue()).toBe('Launch day! Our new site is live.')
+        expect(await box('LinkedIn @acme-li').isChecked()).toBe(true)
+        expect(await tab.locator('#media-urls').inputValue()).toContain('tall.png')
+        await expect.poll(() => schedule.isEnabled(), slow).toBe(true)
+
+        // Ctrl+Enter presses Schedule, the highlighted button once a date and time are given.
+        expect(await schedule.getAttribute('class')).toContain('primary')
+        await copy.press('Control+Enter')
         await tab.waitForURL(/\/posts$/)
         const posts = (await h.call('list_posts', {})).body.posts as Array<{
           id: string
@@ -506,31 +568,32 @@ describe('the Compose page', () => {
         expect(stored.content).toBe(launch)
         expect(stored.mediaUrls.map((u: string) => u.split('/').pop())).toEqual(['wide.png', 'tall.png'])
 
-        // YouTube: Create stays disabled until "This video will be Public on YouTube" is ticked.
+        // YouTube: the buttons stay disabled until "This video will be Public on YouTube" is ticked.
         await tab.goto(`${h.baseUrl}/compose`)
-        await tab.getByLabel(/YouTube: @acme-yt/).check()
-        await tab.getByLabel('Copy', { exact: true }).fill('Behind the scenes')
-        await tab.locator('#upload').setInputFiles({
+        expect(await tab.getByText('Your draft from before was put back.').isVisible()).toBe(false)
+        await box('YouTube @acme-yt').check()
+        await copy.fill('Behind the scenes')
+        await tab.getByLabel('Add media').setInputFiles({
           name: 'short.mp4',
           mimeType: 'video/mp4',
           buffer: mp4File({ width: 1080, height: 1920, durationMs: 30_000 }),
         })
-        await expect.poll(() => tab.locator('#media-urls').inputValue()).toContain('short.mp4')
+        await expect.poll(() => tab.locator('#media-urls').inputValue(), slow).toContain('short.mp4')
         await tab.getByLabel('Visibility').selectOption('public')
         const confirm = tab.getByLabel('This video will be Public on YouTube')
         expect(await confirm.isChecked()).toBe(false)
-        await expect.poll(() => check.textContent()).toContain('Ready to create.')
-        expect(await create.isDisabled()).toBe(true)
+        await expect.poll(() => check.textContent(), slow).toContain('Ready to create.')
+        expect(await publish.isDisabled()).toBe(true)
         await confirm.check()
-        await expect.poll(() => create.isEnabled()).toBe(true)
+        await expect.poll(() => publish.isEnabled(), slow).toBe(true)
         // Changing the visibility takes the confirmation back.
         await tab.getByLabel('Visibility').selectOption('unlisted')
         expect(await tab.getByLabel('This video will be Unlisted on YouTube').isChecked()).toBe(false)
-        expect(await create.isDisabled()).toBe(true)
+        expect(await publish.isDisabled()).toBe(true)
         await tab.getByLabel('Visibility').selectOption('public')
         await confirm.check()
-        await expect.poll(() => create.isEnabled()).toBe(true)
-        await create.click()
+        await expect.poll(() => publish.isEnabled(), slow).toBe(true)
+        await publish.click()
         await tab.waitForURL(/\/posts\/[^/]+$/)
         const id = decodeURIComponent(new URL(tab.url()).pathname.split('/').pop()!)
         const video = (await h.call('get_post', { id })).body
@@ -539,21 +602,27 @@ describe('the Compose page', () => {
 
         // A lone tall image on Instagram is cropped to 4:5 once the page knows its shape; on X to 16:9.
         await tab.goto(`${h.baseUrl}/compose`)
-        await tab.getByLabel(/Instagram: @acme-ig/).check()
-        await tab.getByLabel(/X: @acme /).check()
-        await tab.getByLabel('Copy', { exact: true }).fill('Tall')
-        await tab.locator('#upload').setInputFiles({ name: 'tall.png', mimeType: 'image/png', buffer: tall })
+        await box('Instagram @acme-ig').check()
+        await box('X @acme').check()
+        await copy.fill('Tall')
+        await tab
+          .getByLabel('Add media')
+          .setInputFiles({ name: 'tall.png', mimeType: 'image/png', buffer: tall })
         const shape = (name: string) =>
           tab
             .getByRole('article', { name })
-            .getByRole('img')
+            .locator('.media img')
             .evaluate((image) => {
               const box = image.getBoundingClientRect()
               return Math.round((box.width / box.height) * 100) / 100
             })
         // The preview follows the upload and a debounced check: give a loaded machine time.
-        await expect.poll(() => shape('Preview on Instagram @acme-ig'), { timeout: 10_000 }).toBe(0.8)
-        expect(await shape('Preview on X @acme')).toBe(1.78)
+        await expect.poll(() => shape('Instagram @acme-ig'), { timeout: 10_000 }).toBe(0.8)
+        expect(await shape('X @acme')).toBe(1.78)
+        // The thread shows for X; with Instagram alone it is hidden.
+        expect(await tab.locator('#thread').isVisible()).toBe(true)
+        await box('X @acme').uncheck()
+        expect(await tab.locator('#thread').isVisible()).toBe(false)
         expect(errors).toEqual([])
       } finally {
         await context.close()

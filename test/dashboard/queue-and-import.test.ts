@@ -74,9 +74,12 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the Queue and Import pages', ()
 
     await tab.getByRole('link', { name: 'Create post' }).click()
     await tab.getByLabel('Copy', { exact: true }).fill('Into the queue it goes')
-    await tab.getByLabel(/LinkedIn: @acme-li/).check()
-    await tab.getByLabel(/Add to queue/).check()
-    const create = tab.getByRole('button', { name: 'Create post' })
+    await tab.getByRole('checkbox', { name: 'LinkedIn @acme-li', exact: true }).check()
+    // "Add to queue" names the slot the post will take.
+    expect(await tab.locator('#queue-slot').textContent()).toMatch(
+      /^Next free slot: \d{4}-\d{2}-\d{2} (09:00|17:30) Europe\/Berlin\.$/,
+    )
+    const create = tab.getByRole('button', { name: 'Add to queue' })
     await expect.poll(() => create.isEnabled(), { timeout: 15_000 }).toBe(true)
     await create.click()
     await tab.waitForURL(/\/posts\/[0-9a-f]{24}$/)

@@ -112,25 +112,23 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
       // Compose to both, with an image and LinkedIn's own copy; check, then schedule.
       await tab.getByRole('link', { name: 'Create post' }).click()
       await tab.getByLabel('Copy', { exact: true }).fill('Our spring collection is here.')
-      await tab.getByLabel(/X: @walk_x/).check()
-      await tab.getByLabel(/LinkedIn: @avery-quinn-studio/).check()
+      await tab.getByRole('checkbox', { name: 'X @walk_x', exact: true }).check()
+      await tab.getByRole('checkbox', { name: 'LinkedIn @avery-quinn-studio', exact: true }).check()
+      await tab.getByText('Media by address').click()
       await tab.getByLabel(/Media URLs/).fill(`${images.url}/spring.png`)
-      await tab.getByText('Copy for one network or one profile').click()
+      await tab.getByRole('tab', { name: /LinkedIn/ }).click()
       await tab
-        .getByLabel('Copy for LinkedIn only (optional)')
+        .getByLabel('Copy for LinkedIn (empty: the copy for all)')
         .fill('Our spring collection is here: made for teams.')
       const day = new Date(Date.now() + 4 * 86_400_000).toISOString().slice(0, 10)
-      await tab.getByLabel('Schedule').check()
       await tab.getByLabel('Date', { exact: true }).fill(day)
       await tab.getByLabel('Time', { exact: true }).fill('10:00')
-      // The check runs as the form changes; Create is enabled once it passed for these contents.
-      const create = tab.getByRole('button', { name: 'Create post' })
+      // The check runs as the form changes; Schedule is enabled once it passed for these contents.
+      const create = tab.getByRole('button', { name: 'Schedule' })
       await expect.poll(() => create.isEnabled(), { timeout: 15_000 }).toBe(true)
       expect(await tab.getByText('Ready to create.').count()).toBe(1)
       expect(await tab.getByText(/It costs 6 credits/).count()).toBe(1)
-      expect(
-        await tab.getByRole('article', { name: 'Preview on LinkedIn @avery-quinn-studio' }).count(),
-      ).toBe(1)
+      expect(await tab.getByRole('article', { name: 'LinkedIn @avery-quinn-studio' }).count()).toBe(1)
       // Compose is photographed by test/dashboard/compose.test.ts, with hosted images in its preview.
       await keep(tab)
       await create.click()

@@ -3,7 +3,7 @@ import { type ConnectionInfo, resolveCopy } from '../../core/post-plan.js'
 import { resolveYouTubeDetails } from '../../core/youtube-details.js'
 import type { AppContext } from '../../modules/app-context.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
-import { type PreviewTarget, previewHtml } from './compose-view.js'
+import { type PreviewTarget, previewHtml } from './compose-previews.js'
 import { csrfField, escapeHtml } from './html.js'
 
 /**
@@ -74,7 +74,7 @@ export function approvalSection(
 <p>It asks ${escapeHtml(asksFor(post, options.immediate))}. Approving charges <strong>${price}</strong> credit${price === 1 ? '' : 's'}.</p>
 ${earlier}
 <h3>Preview</h3>
-<div class="cards">${previewHtml(previewOf(app, post))}</div>
+<div class="previews">${previewHtml(previewOf(app, post))}</div>
 <form method="post" action="/posts/${id}/approve" class="inline">${csrfField(options.csrf)}${reviewed}<button type="submit">Approve (${price} credit${price === 1 ? '' : 's'})</button></form>
 ${options.immediate ? '' : `<form method="post" action="/posts/${id}/approve-now" class="inline">${csrfField(options.csrf)}${reviewed}<button type="submit">Approve and publish now</button></form>`}
 <form method="post" action="/posts/${id}/reject">${csrfField(options.csrf)}

@@ -1,10 +1,27 @@
-import type { Network } from '../../core/networks.js'
-import type { ResolvedYouTubeDetails } from '../../core/youtube-details.js'
-import { csrfField, escapeHtml, networkLabels, page } from './html.js'
-import { cropAspect, cutCopy, previewRules } from './preview-rules.js'
+import { videoExtensions } from '../../core/media-url.js'
+import { type Network, networkLabels } from '../../core/networks.js'
+import { takesThreads, threadNetworks } from '../../core/thread-items.js'
+import { type Checked, checkHtml, type FieldKey, fieldNotes, tabStates } from './compose-findings.js'
+import {
+  avatarHtml,
+  handleOf,
+  PRIVACY_LABELS,
+  type PreviewTarget,
+  previewHtml,
+  profileName,
+} from './compose-previews.js'
+import { csrfField, escapeHtml, page } from './html.js'
 import { account, type SignedIn } from './request.js'
+import { assetUrl } from './ui/assets.js'
+import { icon, networkName } from './ui/icons.js'
 
-/** Compose's HTML: the form, the preflight's findings and the preview per profile (escaped throughout). */
+/**
+ * Compose's page, in two panes: the editor (profiles, copy for all and per network, media, thread and first
+ * comment, YouTube details, when) and the previews with the check. The form posts as it is without a script;
+ * client/compose.ts adds the live check, the tabs, the media tray and the draft kept across reloads.
+ */
+
+export { PRIVACY_LABELS }
 
 export const UPLOAD_TYPES = [
   'image/png',
@@ -16,18 +33,21 @@ export const UPLOAD_TYPES = [
   'video/webm',
 ]
 
-export const PRIVACY_LABELS: Record<string, string> = {
-  private: 'Private',
-  unlisted: 'Unlisted',
-  public: 'Public',
-}
-
 export interface Account {
   platform: Network
   username: string
   name: string
   profileId: string
 }
+
+/** A profile in the picker: its account, the health of its connection and its queue's next free time. */
+export interface PickerProfile extends Account {
+  health: { tone: 'ok' | 'warn'; words: string }
+  /** The queue's next free time ("2031-06-02 09:00 Europe/Berlin"); absent without posting times. */
+  nextSlot?: string
+}
+
+export type When = 'now' | 'schedule' | 'queue'
 
 export interface Draft {
   content: string
@@ -39,7 +59,7 @@ export interface Draft {
   youtubeDescription: string
   youtubePrivacy: string
   youtubeConfirmed: boolean
-  when: 'now' | 'schedule' | 'queue'
+  when: When
   date: string
   time: string
   timezone: string
@@ -49,128 +69,22 @@ export interface Draft {
   firstComment: string
 }
 
-/** One target's length as Herald counts it on its network, against the limit preflight reports. */
-export interface TargetCount {
-  platform: Network
-  profileId: string
-  username: string
-  count: number
-  limit: number
-  /** What is counted when it is not the post itself: "thread post 2", "first comment". */
-  what?: string
+export interface ComposeView {
+  who: SignedIn
+  profiles: PickerProfile[]
+  draft: Draft
+  /** A fresh form: the script fills the browser's time zone in. */
+  fresh: boolean
+  /** An empty form opened from the menu: the script puts back a draft kept in the browser. */
+  restoreDraft?: boolean
+  /** Where Herald's hosted media begin (`{PUBLIC_BASE_URL}/media/`): the tray shows those as pictures. */
+  mediaPrefix: string
+  checked?: Checked
+  preview?: PreviewTarget[]
+  problem?: string
 }
 
-export interface Checked {
-  ok: boolean
-  counts: TargetCount[]
-  blockers: string[]
-  warnings: string[]
-  credits: { cost: number; balance: number; remainingAfter: number }
-}
-
-/** What one profile's preview shows: its copy and media as they will go out. */
-export interface PreviewTarget {
-  platform: Network
-  username: string
-  copy: string
-  media: Array<{ url: string; src?: string; video: boolean }>
-  youtube: ResolvedYouTubeDetails | null
-  /** The thread posts and first comment shown under the post, in order. */
-  items?: Array<{ label: string; copy: string; media: Array<{ url: string; src?: string; video: boolean }> }>
-}
-
-const handle = (username: string) => `@${username.replace(/^@+/, '')}`
-const who = (platform: Network, username: string) => `${networkLabels[platform]} ${handle(username)}`
-const fileName = (url: string) => {
-  try {
-    return decodeURIComponent(new URL(url).pathname.split('/').pop() || url)
-  } catch {
-    return url
-  }
-}
-
-/** The live check: counts per profile, blockers, warnings and the cost against the balance. */
-export function checkHtml(checked: Checked): string {
-  const counts = checked.counts
-    .map(
-      (c) =>
-        `<li${c.count > c.limit ? ' class="over"' : ''}>${escapeHtml(who(c.platform, c.username))}${c.what ? `, ${escapeHtml(c.what)}` : ''}: <strong>${c.count}</strong> / ${c.limit} characters${c.count > c.limit ? ' (over)' : ''}</li>`,
-    )
-    .join('')
-  const { cost, balance } = checked.credits
-  return `<p class="${checked.ok ? 'notice' : 'problem'}">${checked.ok ? 'Ready to create.' : 'Not ready: fix the blockers below.'} It costs <strong>${cost}</strong> credits of ${balance}.</p>
-${counts ? `<ul class="counts">${counts}</ul>` : ''}
-${checked.blockers.length ? `<h3>Blockers</h3><ul>${checked.blockers.map((b) => `<li>${escapeHtml(b)}</li>`).join('')}</ul>` : ''}
-${checked.warnings.length ? `<h3>Warnings</h3><ul>${checked.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''}`
-}
-
-/** A problem that stopped the check itself (the arguments were refused). */
-export const problemHtml = (message: string) => `<p class="problem">Not ready: ${escapeHtml(message)}</p>`
-
-function mediaHtml(target: PreviewTarget): string {
-  const { platform, media } = target
-  if (media.length === 0) return ''
-  const rule = previewRules[platform]
-  const layout = media.length > 1 ? rule.several.layout : 'single'
-  const items = media
-    .map((item, index) => {
-      const aspect = cropAspect(platform, media.length)
-      const bounds = media.length === 1 ? ` data-min="${rule.single.min}" data-max="${rule.single.max}"` : ''
-      // The frame's starting crop is a class (the CSP allows no inline style); the page's script then sets the
-      // image's own ratio, within the network's bounds, once it has loaded.
-      const crop = `ratio-${Math.round(aspect * 10_000)}`
-      const body =
-        item.src && !item.video
-          ? `<img src="${escapeHtml(item.src)}" alt="${escapeHtml(fileName(item.url))}" class="${crop}"${bounds}>`
-          : `<span class="frame ${crop}">${item.video ? 'Video' : 'Image'}: ${escapeHtml(fileName(item.url))}</span>`
-      return `<li><figure>${body}<figcaption>${index + 1} of ${media.length}</figcaption></figure></li>`
-    })
-    .join('')
-  const label =
-    layout === 'carousel'
-      ? `Carousel of ${media.length}, in this order`
-      : layout === 'grid'
-        ? `Grid of ${media.length}`
-        : 'One item'
-  return `<ol class="media ${layout}" aria-label="${label}">${items}</ol>`
-}
-
-/** The thread posts and first comment under a post's preview, each with its own copy and media. */
-function itemsHtml(target: PreviewTarget): string {
-  if (!target.items?.length) return ''
-  const items = target.items
-    .map(
-      (item) =>
-        `<li><p class="muted">${escapeHtml(item.label)}</p><p class="copy">${escapeHtml(item.copy)}</p>${mediaHtml({ ...target, media: item.media })}</li>`,
-    )
-    .join('')
-  return `<ol class="items" aria-label="After the post">${items}</ol>`
-}
-
-function previewCard(target: PreviewTarget): string {
-  const name = who(target.platform, target.username)
-  const rule = previewRules[target.platform]
-  if (target.youtube) {
-    const description = cutCopy('youtube', target.youtube.description)
-    return `<article class="card shorts" aria-label="Preview on ${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>
-${mediaHtml(target)}
-<p><strong>${escapeHtml(target.youtube.title)}</strong></p>
-<p class="copy">${escapeHtml(description.shown)}${description.cut ? ` <span class="more">${escapeHtml(rule.cut.more)}</span>` : ''}</p>
-<p>Visibility: <strong>${escapeHtml(PRIVACY_LABELS[target.youtube.privacyStatus] ?? target.youtube.privacyStatus)}</strong></p>
-${itemsHtml(target)}</article>`
-  }
-  const copy = cutCopy(target.platform, target.copy)
-  return `<article class="card" aria-label="Preview on ${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>
-<p class="copy">${escapeHtml(copy.shown)}${copy.cut ? ` <span class="more">${escapeHtml(rule.cut.more)}</span>` : ''}</p>
-${copy.cut ? `<p class="muted">The feed cuts the copy after ${rule.cut.at} characters.</p>` : ''}
-${mediaHtml(target)}
-${itemsHtml(target)}</article>`
-}
-
-export const previewHtml = (targets: PreviewTarget[]) =>
-  targets.length
-    ? targets.map(previewCard).join('\n')
-    : '<p class="muted">Tick a profile to see how the post will look there.</p>'
+const keyOf = (a: Account) => `${a.platform}:${a.profileId}`
 
 function zoneOptions(selected: string): string {
   const zones = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')]
@@ -178,99 +92,196 @@ function zoneOptions(selected: string): string {
   return zones.map((z) => `<option${z === selected ? ' selected' : ''}>${escapeHtml(z)}</option>`).join('')
 }
 
-export interface ComposeView {
-  who: SignedIn
-  accounts: Account[]
-  draft: Draft
-  /** A fresh form: the script fills the browser's time zone in. */
-  fresh: boolean
-  checked?: Checked
-  preview?: PreviewTarget[]
-  problem?: string
+/** A field's live note: its counts and the check's findings about it, refreshed by the script. */
+const note = (key: FieldKey, checked: Checked | undefined) =>
+  `<div class="field-note" data-field="${key}">${checked ? (fieldNotes(checked)[key] ?? '') : ''}</div>`
+
+function pickerSection(view: ComposeView): string {
+  const picked = new Set(view.draft.profiles)
+  const networks = [...new Set(view.profiles.map((p) => p.platform))]
+  const groups = networks
+    .map((network) => {
+      const chips = view.profiles
+        .filter((p) => p.platform === network)
+        .map((p) => {
+          const key = keyOf(p)
+          const id = `profile-${key.replace(/[^A-Za-z0-9_-]/g, '-')}`
+          const slot = p.nextSlot ? ` data-next-slot="${escapeHtml(p.nextSlot)}"` : ''
+          return `<label class="profile-chip"><input type="checkbox" name="profile" value="${escapeHtml(key)}" aria-label="${escapeHtml(profileName(p.platform, p.username))}" aria-describedby="${id}-health"${slot}${picked.has(key) ? ' checked' : ''}>
+${avatarHtml(p.platform, p.name || p.username)}<span class="chip-text"><span class="chip-name">${escapeHtml(p.name || p.username)}</span><span class="chip-handle">${escapeHtml(handleOf(p.username))}</span></span><span class="chip ${p.health.tone}" id="${id}-health">${escapeHtml(p.health.words)}</span></label>`
+        })
+        .join('')
+      return `<fieldset class="profile-group" data-network="${network}"><legend>${networkName(network)}</legend><div class="chips">${chips}</div></fieldset>`
+    })
+    .join('')
+  return `<section class="panel compose-part" aria-labelledby="profiles-title"><h2 id="profiles-title">Profiles</h2>
+${groups || '<p class="muted">No profile is connected yet: <a href="/channels">connect one</a>.</p>'}
+${note('profiles', view.checked)}</section>`
+}
+
+function copySection(view: ComposeView): string {
+  const { draft, checked } = view
+  const networks = [...new Set(view.profiles.map((p) => p.platform))]
+  const tabs = checked ? tabStates(checked) : {}
+  const tab = (id: string, label: string, network?: Network) => {
+    const state = network ? tabs[network] : undefined
+    const count = state ? `${state.count} / ${state.limit}` : ''
+    return `<button type="button" role="tab" id="tab-${id}" aria-controls="panel-${id}" aria-selected="${id === 'all'}"${network ? ` data-network="${network}"` : ''}${state && (state.blocked || state.count > state.limit) ? ' class="blocked"' : ''}>${network ? networkName(network) : escapeHtml(label)}<span class="tab-count">${count}</span></button>`
+  }
+  const variant = (key: string, label: string) =>
+    `<label class="field">${escapeHtml(label)} <textarea name="variant_${escapeHtml(key)}" rows="3">${escapeHtml(draft.variants[key] ?? '')}</textarea></label>`
+  const panels = networks
+    .map((network) => {
+      const own = view.profiles
+        .filter((p) => p.platform === network)
+        .map((p) =>
+          variant(
+            keyOf(p),
+            `Copy for ${profileName(p.platform, p.username)} only (empty: the copy for ${networkLabels[network]})`,
+          ),
+        )
+        .join('')
+      return `<div role="tabpanel" class="copy-panel" id="panel-${network}" aria-labelledby="tab-${network}" data-network="${network}">
+<h3 class="panel-title">${networkName(network)}</h3>
+${variant(network, `Copy for ${networkLabels[network]} (empty: the copy for all)`)}
+<details class="per-profile"${view.profiles.some((p) => p.platform === network && draft.variants[keyOf(p)]) ? ' open' : ''}><summary>Copy for one profile</summary>${own}</details>
+${note(`copy:${network}`, checked)}</div>`
+    })
+    .join('')
+  return `<section class="panel compose-part"><h2>Copy</h2>
+<div role="tablist" class="copy-tabs" aria-label="Copy for" hidden>${tab('all', 'All')}${networks.map((n) => tab(n, networkLabels[n], n)).join('')}</div>
+<div role="tabpanel" class="copy-panel" id="panel-all" aria-labelledby="tab-all">
+<label class="field" for="content">Copy</label>
+<textarea name="content" id="content" rows="6" required>${escapeHtml(draft.content)}</textarea>
+${note('copy:all', checked)}</div>
+${panels}</section>`
+}
+
+function mediaSection(view: ComposeView): string {
+  const csrf = view.who.session.csrfToken
+  return `<section class="panel compose-part" aria-labelledby="media-title"><h2 id="media-title">Media</h2>
+<div class="tray" id="tray" data-hosted="${escapeHtml(view.mediaPrefix)}" data-video-endings="${[...videoExtensions].join(' ')}">
+<ol class="thumbs" id="thumbs" aria-label="Media, in order"></ol>
+<label class="drop" for="upload">${icon('plus')}<span>Add media</span><span class="muted drop-hint">Pick or drop images and videos</span></label>
+<input type="file" id="upload" class="file-input" multiple accept="${UPLOAD_TYPES.join(',')}" data-csrf="${escapeHtml(csrf)}">
+</div>
+<p id="upload-status" class="muted" role="status"></p>
+<noscript><p class="muted">Uploading needs JavaScript: without it, give each file's address under "Media by address".</p></noscript>
+<details class="by-address"${view.draft.mediaUrls.trim() ? ' open' : ''}><summary>Media by address</summary>
+<label class="field">Media URLs, one per line, in order <textarea name="mediaUrls" id="media-urls" rows="2">${escapeHtml(view.draft.mediaUrls)}</textarea></label></details>
+${note('media', view.checked)}</section>`
+}
+
+function threadItem(item: { content: string; mediaUrls: string }, index: number): string {
+  return `<li class="thread-item"><label class="field"><span class="item-name">Thread post ${index + 2}</span> <textarea name="threadContent" rows="2">${escapeHtml(item.content)}</textarea></label>
+<label class="field">Its media URLs, one per line (optional) <textarea name="threadMedia" rows="1">${escapeHtml(item.mediaUrls)}</textarea></label>
+<div class="item-tools" hidden><button type="button" data-move="-1">Move up</button><button type="button" data-move="1">Move down</button><button type="button" class="danger" data-remove>Remove</button></div></li>`
+}
+
+function extrasSection(view: ComposeView): string {
+  const { draft, checked } = view
+  const threadShown =
+    draft.profiles.length === 0 || draft.profiles.some((p) => takesThreads(p.split(':')[0] as Network))
+  return `<section class="panel compose-part" id="thread" data-networks="${threadNetworks.join(' ')}" aria-labelledby="thread-title"${threadShown ? '' : ' hidden'}><h2 id="thread-title">Thread</h2>
+<p class="muted">On X, Bluesky and Threads each post replies to the one before; empty posts are left out.</p>
+<ol class="thread-items" id="thread-items">${[...draft.thread, { content: '', mediaUrls: '' }].map(threadItem).join('')}</ol>
+<button type="submit" name="intent" value="addItem" id="add-item">${icon('plus')}Add to thread</button>
+${note('thread', checked)}</section>
+<section class="panel compose-part" id="comment" aria-labelledby="comment-title"><h2 id="comment-title">First comment</h2>
+<label class="field">First comment (optional: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky and Threads) <textarea name="firstComment" rows="2">${escapeHtml(draft.firstComment)}</textarea></label>
+${note('comment', checked)}</section>`
+}
+
+function youtubeSection(view: ComposeView): string {
+  const { draft } = view
+  if (!view.profiles.some((p) => p.platform === 'youtube')) return ''
+  const privacy = PRIVACY_LABELS[draft.youtubePrivacy] ?? 'Private'
+  const options = Object.entries(PRIVACY_LABELS)
+    .map(
+      ([value, label]) =>
+        `<option value="${value}"${draft.youtubePrivacy === value ? ' selected' : ''}>${label}</option>`,
+    )
+    .join('')
+  return `<section class="panel compose-part" id="youtube" aria-labelledby="youtube-title"${draft.profiles.some((p) => p.startsWith('youtube:')) ? '' : ' hidden'}><h2 id="youtube-title">${networkName('youtube')} details</h2>
+<label class="field">Title <input type="text" name="youtubeTitle" maxlength="100" value="${escapeHtml(draft.youtubeTitle)}"></label>
+<label class="field">Description (optional; the copy when empty) <textarea name="youtubeDescription" rows="2" maxlength="5000">${escapeHtml(draft.youtubeDescription)}</textarea></label>
+<label class="field">Visibility <select name="youtubePrivacy" id="youtube-privacy">${options}</select></label>
+<label class="check"><input type="checkbox" name="youtubeConfirm" id="youtube-confirm" value="${escapeHtml(draft.youtubePrivacy)}"${draft.youtubeConfirmed ? ' checked' : ''}> This video will be <strong id="youtube-visibility">${privacy}</strong> on YouTube</label>
+<p class="muted">Creating a post to YouTube needs this confirmation: a public upload is seen by everyone at once.</p>
+${note('youtube', view.checked)}</section>`
+}
+
+/** Where "Add to queue" puts the post: each chosen profile's next free time, or "next free slot". */
+export function queueSlotText(profiles: PickerProfile[], chosen: string[]): string {
+  const picked = profiles.filter((p) => chosen.includes(keyOf(p)))
+  if (picked.length === 0 || picked.some((p) => !p.nextSlot)) return 'Goes to each profile’s next free slot.'
+  if (picked.length === 1) return `Next free slot: ${picked[0]?.nextSlot}.`
+  return `Next free slots: ${picked.map((p) => `${profileName(p.platform, p.username)} ${p.nextSlot}`).join('; ')}.`
+}
+
+function whenSection(view: ComposeView): string {
+  const { draft, checked } = view
+  return `<section class="panel compose-part" aria-labelledby="when-title"><h2 id="when-title">When</h2>
+<div class="when-fields">
+<label class="field">Date <input type="date" name="date" value="${escapeHtml(draft.date)}"></label>
+<label class="field">Time <input type="time" name="time" value="${escapeHtml(draft.time)}"></label>
+<label class="field zone">Time zone <select name="timezone" id="timezone"${view.fresh ? ' data-browser-default' : ''}>${zoneOptions(draft.timezone)}</select></label>
+</div>
+<p class="muted">Schedule uses the date and time; Publish now and Add to queue leave them aside.</p>
+${note('when', checked)}</section>`
+}
+
+function actionBar(view: ComposeView): string {
+  const { checked } = view
+  return `<div class="compose-actions">
+<div id="check" class="check" aria-live="polite">${checked ? checkHtml(checked) : '<p class="muted">The check runs as you write: each network’s count, what would stop the post, and its price against the balance.</p>'}</div>
+<div class="action-buttons">
+<noscript><button type="submit" name="intent" value="check">Check and preview</button></noscript>
+<button type="submit" name="intent" value="now" data-when="now">${icon('send')}Publish now</button>
+<button type="submit" name="intent" value="schedule" data-when="schedule">${icon('clock')}Schedule</button>
+<button type="submit" name="intent" value="queue" data-when="queue" class="primary" aria-describedby="queue-slot">${icon('list-ordered')}Add to queue</button>
+</div>
+<p class="muted queue-slot" id="queue-slot">${escapeHtml(queueSlotText(view.profiles, view.draft.profiles))}</p>
+<p class="muted to-preview"><a href="#preview-region">See the preview</a></p>
+<p class="muted shortcut">Ctrl+Enter (⌘+Enter on a Mac) presses the highlighted button.</p>
+</div>`
+}
+
+/** The price against the balance, beside the previews so it stays in view. */
+export function priceLine(checked: Checked | undefined): string {
+  if (!checked) return 'The price shows once the check has run.'
+  const { cost, balance } = checked.credits
+  return `${checked.ok ? 'Ready' : 'Not ready'} · costs ${cost} credit${cost === 1 ? '' : 's'} · balance ${balance}`
 }
 
 export function composePage(view: ComposeView) {
-  const { who: signedIn, accounts, draft, checked } = view
-  const csrf = signedIn.session.csrfToken
-  const picked = new Set(draft.profiles)
-  const boxes = accounts
-    .map((a) => {
-      const key = `${a.platform}:${a.profileId}`
-      return `<label><input type="checkbox" name="profile" value="${escapeHtml(key)}"${picked.has(key) ? ' checked' : ''}> ${escapeHtml(networkLabels[a.platform])}: ${escapeHtml(handle(a.username))} (${escapeHtml(a.name)})</label>`
-    })
-    .join('\n')
-  const networks = [...new Set(accounts.map((a) => a.platform))]
-  const variantField = (key: string, label: string) =>
-    `<label>Copy for ${escapeHtml(label)} only (optional) <textarea name="variant_${escapeHtml(key)}" rows="2">${escapeHtml(draft.variants[key] ?? '')}</textarea></label>`
-  const variantFields = [
-    ...networks.map((n) => variantField(n, networkLabels[n])),
-    ...accounts.map((a) => variantField(`${a.platform}:${a.profileId}`, who(a.platform, a.username))),
-  ].join('\n')
-  const privacy = PRIVACY_LABELS[draft.youtubePrivacy] ?? 'Private'
-  const youtube = networks.includes('youtube')
-    ? `<fieldset id="youtube"${draft.profiles.some((p) => p.startsWith('youtube:')) ? '' : ' hidden'}><legend>YouTube</legend>
-<label>Title <input type="text" name="youtubeTitle" maxlength="100" value="${escapeHtml(draft.youtubeTitle)}"></label>
-<label>Description (optional; the copy when empty) <textarea name="youtubeDescription" rows="2" maxlength="5000">${escapeHtml(draft.youtubeDescription)}</textarea></label>
-<label>Visibility <select name="youtubePrivacy" id="youtube-privacy">${Object.entries(PRIVACY_LABELS)
-        .map(
-          ([value, label]) =>
-            `<option value="${value}"${draft.youtubePrivacy === value ? ' selected' : ''}>${label}</option>`,
-        )
-        .join('')}</select></label>
-<label><input type="checkbox" name="youtubeConfirm" id="youtube-confirm" value="${escapeHtml(draft.youtubePrivacy)}"${draft.youtubeConfirmed ? ' checked' : ''}> This video will be <strong id="youtube-visibility">${privacy}</strong> on YouTube</label>
-<p class="muted">Creating a post to YouTube needs this confirmation: a public upload is seen by everyone at once.</p></fieldset>`
-    : ''
   const problem = view.problem
     ? `<div class="problem" role="alert"><p>${escapeHtml(view.problem)}</p></div>`
     : ''
   return page(
     'Compose',
-    `<h1>Compose</h1>
+    `<div class="page-head"><h1>Create post</h1></div>
 ${problem}
-<form method="post" action="/compose" id="compose">${csrfField(csrf)}
-<label>Copy <textarea name="content" rows="5" required>${escapeHtml(draft.content)}</textarea></label>
-<fieldset><legend>Profiles</legend>
-${boxes || '<p class="muted">No profile is connected yet: <a href="/channels">connect one</a>.</p>'}</fieldset>
-<label>Media URLs, one per line, in order (optional) <textarea name="mediaUrls" id="media-urls" rows="2">${escapeHtml(draft.mediaUrls)}</textarea></label>
-<label>Or upload a file (Herald hosts it and adds its URL above) <input type="file" id="upload" accept="${UPLOAD_TYPES.join(',')}" data-csrf="${escapeHtml(csrf)}"></label>
-<p id="upload-status" class="muted" role="status"></p>
-<fieldset id="thread"><legend>Thread (X, Bluesky and Threads: each post replies to the one before)</legend>
-${[...draft.thread, { content: '', mediaUrls: '' }]
-  .map(
-    (
-      item,
-      i,
-    ) => `<div class="thread-item"><label>Post ${i + 2} of the thread <textarea name="threadContent" rows="2">${escapeHtml(item.content)}</textarea></label>
-<label>Its media URLs, one per line (optional) <textarea name="threadMedia" rows="1">${escapeHtml(item.mediaUrls)}</textarea></label></div>`,
-  )
-  .join('\n')}
-<button type="submit" name="intent" value="addItem" id="add-item">Add to thread</button>
-<p class="muted">Empty posts at the end are left out. Each post costs what a post costs on its network.</p></fieldset>
-<label>First comment (optional; a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky and Threads) <textarea name="firstComment" rows="2">${escapeHtml(draft.firstComment)}</textarea></label>
-<details${Object.keys(draft.variants).length ? ' open' : ''}><summary>Copy for one network or one profile</summary>
-${variantFields}
-</details>
-${youtube}
-<fieldset><legend>When</legend>
-<label><input type="radio" name="when" value="now"${draft.when === 'now' ? ' checked' : ''}> Publish now</label>
-<label><input type="radio" name="when" value="schedule"${draft.when === 'schedule' ? ' checked' : ''}> Schedule</label>
-<label><input type="radio" name="when" value="queue"${draft.when === 'queue' ? ' checked' : ''}> Add to queue (each profile's next free posting time)</label>
-<div id="slot"${draft.when !== 'schedule' ? ' hidden' : ''}>
-<label>Date <input type="date" name="date" value="${escapeHtml(draft.date)}"></label>
-<label>Time <input type="time" name="time" value="${escapeHtml(draft.time)}"></label>
-<label>Time zone <select name="timezone" id="timezone"${view.fresh ? ' data-browser-default' : ''}>${zoneOptions(draft.timezone)}</select></label>
-</div>
-</fieldset>
-<section aria-labelledby="check-title"><h2 id="check-title">Check</h2>
-<div id="check" aria-live="polite">${checked ? checkHtml(checked) : '<p class="muted">The check runs as you type: the count per profile as each network counts it, blockers, warnings and the cost.</p>'}</div>
-</section>
-<noscript><button type="submit" name="intent" value="check">Check</button></noscript>
-<button type="submit" id="create" name="intent" value="create"${checked?.ok ? '' : ' disabled'}>Create post</button>
-<p class="muted">Create is enabled once the check passes for exactly what is in the form.</p>
+<div class="composer">
+<form method="post" action="/compose" id="compose" class="compose-editor"${view.restoreDraft ? ' data-fresh' : ''} data-draft-key="herald:compose:${escapeHtml(view.who.workspace.id)}">${csrfField(view.who.session.csrfToken)}
+<p id="draft-status" class="draft-status" role="status" hidden><span></span> <button type="button" id="discard-draft">Discard the kept draft</button></p>
+${pickerSection(view)}
+${copySection(view)}
+${mediaSection(view)}
+${extrasSection(view)}
+${youtubeSection(view)}
+${whenSection(view)}
+${actionBar(view)}
 </form>
-<section aria-labelledby="preview-title"><h2 id="preview-title">Preview</h2>
-<div id="preview" class="cards">${previewHtml(view.preview ?? [])}</div></section>
-<script src="/dashboard/compose.js"></script>`,
-    { signedIn: account(signedIn) },
+<aside class="compose-previews" tabindex="0" aria-label="Previews">
+<p id="price-line" class="price-line" aria-live="polite">${escapeHtml(priceLine(view.checked))}</p>
+<section aria-labelledby="preview-title" id="preview-region"><h2 id="preview-title">Preview</h2>
+<div id="preview" class="previews">${previewHtml(view.preview ?? [])}</div></section>
+</aside>
+</div>
+<script type="module" src="${assetUrl('compose.js')}"></script>`,
+    { signedIn: account(view.who) },
   )
 }
+
+export type { Checked, PreviewTarget }

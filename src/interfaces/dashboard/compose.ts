@@ -8,34 +8,36 @@ import { deliveryItems, itemLabel, itemLimit } from '../../core/thread-items.js'
 import { type PrivacyStatus, resolveYouTubeDetails } from '../../core/youtube-details.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { detectType } from '../../modules/media/detect-type.js'
+import { listQueues } from '../../modules/publishing/posting-queues.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { type FormBody, firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
-import { COMPOSE_SCRIPT } from './compose-script.js'
+import { type Checked, checkHtml, fieldNotes, problemHtml, tabStates } from './compose-findings.js'
+import { type LinkCard, type PreviewTarget, previewHtml } from './compose-previews.js'
 import {
   type Account,
-  type Checked,
   type ComposeView,
-  checkHtml,
   composePage,
   type Draft,
+  type PickerProfile,
   PRIVACY_LABELS,
-  type PreviewTarget,
-  previewHtml,
-  problemHtml,
+  priceLine,
   UPLOAD_TYPES,
+  type When,
 } from './compose-view.js'
 import { type FormGuard, scriptUpload, signedInOf } from './form-guard.js'
 import { sendHtml } from './html.js'
+import { createLinkCards } from './link-cards.js'
 import { redirectToLogin, type SignedIn, signedIn } from './request.js'
 import { ReceivedUpload } from './upload-body.js'
 
 /**
- * Compose: the copy, the profiles, media by URL or upload, copy per network or per profile, YouTube details
- * and the slot (or now). The check is live: /compose/preflight runs preflight_post as the signed-in person
- * and answers the counts, blockers, warnings, cost and a preview per profile; "Create" runs create_post.
- * Both are the tools an agent calls; nothing here decides what may be posted.
+ * Compose: the copy, the profiles, media by URL or upload, copy per network or per profile, the thread and
+ * first comment, YouTube details and when (now, a date and time, or the queue). The check is live:
+ * /compose/preflight runs preflight_post as the signed-in person and answers the counts, blockers, warnings,
+ * cost and a preview per profile, each note placed by its field; "Publish now", "Schedule" and "Add to queue"
+ * run create_post. Both are the tools an agent calls; nothing here decides what may be posted.
  */
 
 export { UPLOAD_TYPES }
@@ -68,6 +70,21 @@ function readVariants(body: FormBody): Draft['variants'] {
   return variants
 }
 
+const WHENS: readonly When[] = ['now', 'schedule', 'queue']
+const isWhen = (value: string): value is When => (WHENS as readonly string[]).includes(value)
+
+/**
+ * When the post goes: the button pressed; for the live check and the preview button, a date and time given
+ * mean Schedule (so the check looks at that time), and none mean now.
+ */
+function whenOf(body: FormBody): When {
+  const intent = one(body, 'intent')
+  if (isWhen(intent)) return intent
+  const asked = one(body, 'when')
+  if (isWhen(asked)) return asked
+  return one(body, 'date') && one(body, 'time') ? 'schedule' : 'now'
+}
+
 function readDraft(body: FormBody): Draft {
   const youtubePrivacy =
     one(body, 'youtubePrivacy') in PRIVACY_LABELS ? one(body, 'youtubePrivacy') : 'private'
@@ -80,7 +97,7 @@ function readDraft(body: FormBody): Draft {
     youtubeDescription: one(body, 'youtubeDescription'),
     youtubePrivacy,
     youtubeConfirmed: one(body, 'youtubeConfirm') === youtubePrivacy,
-    when: one(body, 'when') === 'schedule' ? 'schedule' : one(body, 'when') === 'queue' ? 'queue' : 'now',
+    when: whenOf(body),
     date: one(body, 'date'),
     time: one(body, 'time'),
     timezone: one(body, 'timezone') || 'UTC',
@@ -146,20 +163,28 @@ function toolArguments(draft: Draft) {
   }
 }
 
+/** A target's copy, by the domain's own rule (its profile's copy, its network's, or the shared one). */
+const copyOf = (draft: Draft, target: Preflight['resolvedTargets'][number]) => {
+  const connection: ConnectionInfo = { id: '', status: 'active', ...target }
+  return resolveCopy(connection, undefined, draft.variants, draft.content)
+}
+
 /**
  * What preflight_post says about a draft, with each target's copy (resolved by the domain's own rule)
  * counted as Herald counts it on that network, and the preview of each target.
  */
-function readPreflight(app: AppContext, draft: Draft, preflight: Preflight) {
+function readPreflight(
+  app: AppContext,
+  draft: Draft,
+  preflight: Preflight,
+  extra: { accounts: Account[]; links: Map<string, LinkCard | undefined> },
+) {
   const media = mediaList(draft).map((url) => ({
     url,
     video: looksLikeVideo(url),
     ...(app.media.isHostedUrl(url) ? { src: new URL(url).pathname } : {}),
   }))
-  const targets = preflight.resolvedTargets.map((t) => {
-    const connection: ConnectionInfo = { id: '', status: 'active', ...t }
-    return { ...t, copy: resolveCopy(connection, undefined, draft.variants, draft.content) }
-  })
+  const targets = preflight.resolvedTargets.map((t) => ({ ...t, copy: copyOf(draft, t) }))
   const mediaOf = (urls: string[]) =>
     urls.map((url) => ({
       url,
@@ -202,6 +227,8 @@ function readPreflight(app: AppContext, draft: Draft, preflight: Preflight) {
   const preview: PreviewTarget[] = targets.map((t) => ({
     platform: t.platform,
     username: t.username,
+    name: extra.accounts.find((a) => a.platform === t.platform && a.profileId === t.profileId)?.name ?? '',
+    ...(extra.links.get(t.copy) ? { link: extra.links.get(t.copy) } : {}),
     copy: t.copy,
     media,
     youtube: t.platform === 'youtube' ? resolveYouTubeDetails(t.copy, youtubeDetails(draft)) : null,
@@ -235,33 +262,70 @@ const preflightForm: { config: { form: FormGuard } } = {
   },
 }
 
+/** The profiles to pick from: each live connection with its health and its queue's next free time. */
+async function pickerProfiles(app: AppContext, run: ReturnType<typeof runAs>, who: SignedIn) {
+  const [accounts, health, queues] = await Promise.all([
+    run<Account[]>(who, 'get_connected_accounts', {}),
+    run<{ connections: Array<{ platform: Network; profileId: string; daysLeft: number }> }>(
+      who,
+      'get_account_health',
+      {},
+    ),
+    listQueues(app.store.db, who.workspace.id, app.clock.now(), 1),
+  ])
+  return accounts.map((a): PickerProfile => {
+    const ailing = health.connections.find((c) => c.platform === a.platform && c.profileId === a.profileId)
+    const next = queues.find((q) => q.platform === a.platform && q.profileId === a.profileId)?.next[0]
+    return {
+      ...a,
+      health: ailing
+        ? { tone: 'warn', words: `Expires in ${ailing.daysLeft} day${ailing.daysLeft === 1 ? '' : 's'}` }
+        : { tone: 'ok', words: 'Connected' },
+      ...(next ? { nextSlot: `${next.scheduleDate} ${next.scheduleTime} ${next.timezone}` } : {}),
+    }
+  })
+}
+
 export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const run = runAs(runner)
-
-  scope.get('/dashboard/compose.js', async (_request, reply) =>
-    reply.header('content-type', 'text/javascript; charset=utf-8').send(COMPOSE_SCRIPT),
-  )
+  const cardFor = createLinkCards(app.media, () => app.clock.now())
+  const mediaPrefix = `${app.config.publicBaseUrl.replace(/\/$/, '')}/media/`
 
   registerUploadRoute(scope, app)
 
   /** preflight_post for a draft, as the signed-in person, read into the check and the preview. */
-  const checkDraft = async (who: SignedIn, draft: Draft) =>
-    readPreflight(app, draft, await run<Preflight>(who, 'preflight_post', toolArguments(draft)))
+  const checkDraft = async (who: SignedIn, draft: Draft, accounts: Account[]) => {
+    const preflight = await run<Preflight>(who, 'preflight_post', toolArguments(draft))
+    const copies = [...new Set(preflight.resolvedTargets.map((t) => copyOf(draft, t)))]
+    const links = new Map(await Promise.all(copies.map(async (c) => [c, await cardFor(c)] as const)))
+    return readPreflight(app, draft, preflight, { accounts, links })
+  }
 
   // A free queue slot on the calendar opens Compose for that profile and time (?profile=&date=&time=&timezone=).
   scope.get<{ Querystring: Record<string, string | undefined> }>('/compose', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/compose')
-    const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
+    const profiles = await pickerProfiles(app, run, who)
     const [profile, date, time, timezone] = ['profile', 'date', 'time', 'timezone'].map((key) =>
       firstValue(request.query[key]),
     )
     const draft = emptyDraft()
     const slotGiven = Boolean(date && time)
-    if (profile && accounts.some((a) => `${a.platform}:${a.profileId}` === profile))
+    if (profile && profiles.some((a) => `${a.platform}:${a.profileId}` === profile))
       draft.profiles = [profile]
     if (slotGiven) Object.assign(draft, { when: 'schedule', date, time, timezone: timezone || 'UTC' })
-    return sendHtml(reply, 200, composePage({ who, accounts, draft, fresh: !slotGiven }))
+    return sendHtml(
+      reply,
+      200,
+      composePage({
+        who,
+        profiles,
+        draft,
+        fresh: !slotGiven,
+        restoreDraft: !slotGiven && !profile,
+        mediaPrefix,
+      }),
+    )
   })
 
   // The live check: the form as it stands (CSRF token included), answered as JSON for the page's script.
@@ -271,8 +335,16 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     const who = signedInOf(request)
     const draft = readDraft((request.body ?? {}) as FormBody)
     try {
-      const { checked, preview } = await checkDraft(who, draft)
-      return answer(200, { ...checked, checkHtml: checkHtml(checked), previewHtml: previewHtml(preview) })
+      const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
+      const { checked, preview } = await checkDraft(who, draft, accounts)
+      return answer(200, {
+        ...checked,
+        checkHtml: checkHtml(checked),
+        priceLine: priceLine(checked),
+        fields: fieldNotes(checked),
+        tabs: tabStates(checked),
+        previewHtml: previewHtml(preview),
+      })
     } catch (error) {
       const appError = toAppError(error)
       const status = httpStatusFor(appError.code)
@@ -281,6 +353,9 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
         ok: false,
         problem: appError.message,
         checkHtml: problemHtml(appError.message),
+        priceLine: 'Not ready: see the check by the buttons.',
+        fields: {},
+        tabs: {},
       })
     }
   })
@@ -289,12 +364,13 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     const who = signedInOf(request)
     const body = (request.body ?? {}) as FormBody
     const draft = readDraft(body)
-    const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
+    const profiles = await pickerProfiles(app, run, who)
     const show = (status: number, more: Pick<ComposeView, 'checked' | 'preview' | 'problem'>) =>
-      sendHtml(reply, status, composePage({ who, accounts, draft, fresh: false, ...more }))
+      sendHtml(reply, status, composePage({ who, profiles, draft, fresh: false, mediaPrefix, ...more }))
     try {
-      const { checked, preview } = await checkDraft(who, draft)
-      if (one(body, 'intent') !== 'create' || !checked.ok) return show(200, { checked, preview })
+      const { checked, preview } = await checkDraft(who, draft, profiles)
+      // "Check and preview" and "Add to thread" (without the page's script) show the form again, checked.
+      if (!isWhen(one(body, 'intent')) || !checked.ok) return show(200, { checked, preview })
       // The spec asks that a YouTube upload's visibility be confirmed before the post is created.
       if (targetsYouTube(draft) && !draft.youtubeConfirmed)
         return show(400, { checked, preview, problem: confirmationMessage(draft) })

@@ -1,0 +1,151 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { chromium } from 'playwright-core'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CHROMIUM } from '../helpers/chromium.js'
+import { connectProfile } from '../helpers/connections.js'
+import { type Harness, startHarness } from '../helpers/harness.js'
+import { lookAt, VIEWPORTS } from '../helpers/look-at.js'
+import { scriptedAdapter } from '../helpers/test-adapters.js'
+
+/**
+ * A manager composes in Chromium, on a laptop and on a phone: two uploaded images, copy of its own for
+ * LinkedIn and Instagram, to X, a LinkedIn page and Instagram; three previews in each network's look; the
+ * post scheduled for a date and time in the browser's zone.
+ */
+/** A loaded machine runs the debounced check and the uploads slowly. */
+const slow = { timeout: 15_000 }
+
+describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => {
+  let h: Harness
+
+  beforeAll(async () => {
+    h = await startHarness({
+      adapters: {
+        twitter: scriptedAdapter('twitter'),
+        linkedin: scriptedAdapter('linkedin'),
+        instagram: scriptedAdapter('instagram'),
+      },
+      credits: 200,
+      // A local setup: Instagram's media stays on Herald's loopback address.
+      env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' },
+    })
+    await connectProfile(h, 'twitter', 'tw-1', 'acme')
+    await connectProfile(h, 'linkedin', 'li-page', 'acme-studio', { isOrganization: true })
+    await connectProfile(h, 'instagram', 'ig-1', 'acme.ig')
+  })
+  afterAll(() => h.close())
+
+  const picture = (r: number, g: number, b: number, width: number, height: number) =>
+    sharp({ create: { width, height, channels: 3, background: { r, g, b } } })
+      .png()
+      .toBuffer()
+
+  for (const [index, [size, viewport]] of Object.entries(VIEWPORTS).entries()) {
+    it(`composes to X, a LinkedIn page and Instagram with two images and schedules it (${size})`, async () => {
+      const profile = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
+      const context = await chromium.launchPersistentContext(profile, {
+        ...CHROMIUM,
+        viewport,
+        timezoneId: 'Europe/Paris',
+      })
+      try {
+        const tab = await context.newPage()
+        const errors: string[] = []
+        tab.on('pageerror', (error) => errors.push(error.message))
+        await tab.goto(`${h.baseUrl}/login?next=%2Fposts`)
+        await tab.getByLabel('Email').fill(h.email)
+        await tab.getByLabel('Password').fill(h.password)
+        await tab.getByRole('button', { name: /sign in/i }).click()
+        await tab.waitForURL(/\/posts$/)
+        await tab.getByRole('link', { name: 'Create post' }).first().click()
+        await tab.waitForURL(/\/compose$/)
+        expect(await tab.getByLabel('Time zone').inputValue()).toBe('Europe/Paris')
+
+        for (const name of ['X @acme', 'LinkedIn @acme-studio', 'Instagram @acme.ig'])
+          await tab.getByRole('checkbox', { name, exact: true }).check()
+        const day = new Date(Date.now() + (5 + index) * 86_400_000).toISOString().slice(0, 10)
+        const copy = tab.getByRole('textbox', { name: 'Copy', exact: true })
+        await copy.fill(`Spring is here, on ${size}.`)
+        await tab.getByLabel('Add media').setInputFiles([
+          { name: 'wide.png', mimeType: 'image/png', buffer: await picture(10, 90, 200, 320, 180) },
+          { name: 'square.png', mimeType: 'image/png', buffer: await picture(220, 120, 20, 200, 200) },
+        ])
+        const thumbs = tab.getByRole('list', { name: 'Media, in order' }).getByRole('listitem')
+        await expect.poll(() => thumbs.count(), slow).toBe(2)
+        // The keyboard's way to reorder: the square first, then back.
+        await tab.getByRole('button', { name: 'Move square.png earlier' }).click()
+        await expect.poll(() => thumbs.first().textContent(), slow).toContain('square.png')
+        await tab.getByRole('button', { name: 'Move square.png later' }).click()
+        await expect.poll(() => thumbs.first().textContent(), slow).toContain('wide.png')
+        // And the pointer's way: dragging the square onto the first place, then the wide one back.
+        await thumbs.nth(1).dragTo(thumbs.nth(0))
+        await expect.poll(() => thumbs.first().textContent(), slow).toContain('square.png')
+        await thumbs.nth(1).dragTo(thumbs.nth(0))
+        await expect.poll(() => thumbs.first().textContent(), slow).toContain('wide.png')
+
+        // Copy for one network, in its tab, with its own count against LinkedIn's limit.
+        await tab.getByRole('tab', { name: /LinkedIn/ }).click()
+        await tab
+          .getByLabel('Copy for LinkedIn (empty: the copy for all)')
+          .fill('Spring is here: made for teams.')
+        await tab.getByRole('tab', { name: /Instagram/ }).click()
+        await tab.getByLabel('Copy for Instagram (empty: the copy for all)').fill('Spring, in bloom #spring')
+        await expect
+          .poll(() => tab.getByRole('tab', { name: /LinkedIn/ }).textContent(), slow)
+          .toContain('31 / 3000')
+
+        await tab.getByLabel('Date', { exact: true }).fill(day)
+        await tab.getByLabel('Time', { exact: true }).fill('10:30')
+        const schedule = tab.getByRole('button', { name: 'Schedule' })
+        await expect.poll(() => schedule.isEnabled(), { timeout: 15_000 }).toBe(true)
+
+        const region = tab.getByRole('region', { name: 'Preview' })
+        const previews = region.getByRole('article')
+        await expect.poll(() => previews.count(), slow).toBe(3)
+        const labels = await previews.evaluateAll((cards) => cards.map((c) => c.getAttribute('aria-label')))
+        expect(labels.sort()).toEqual(['Instagram @acme.ig', 'LinkedIn @acme-studio', 'X @acme'])
+        expect(await region.locator('article.pv-twitter .media.grid img').count()).toBe(2)
+        expect(await region.locator('article.pv-instagram .media.carousel img').count()).toBe(2)
+        expect(await region.getByRole('article', { name: 'LinkedIn @acme-studio' }).textContent()).toContain(
+          'Spring is here: made for teams.',
+        )
+        if (size === 'desktop') {
+          const box = await tab.locator('.compose-previews').boundingBox()
+          const editor = await tab.locator('.compose-editor').boundingBox()
+          expect(box!.x).toBeGreaterThan(editor!.x + editor!.width - 1)
+          await tab.evaluate(() => window.scrollTo(0, 0))
+          expect(await lookAt(tab, 'compose')).toEqual([])
+        } else {
+          expect(await tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+        }
+
+        await schedule.click()
+        await tab.waitForURL(/\/posts$/)
+        const posts = (await h.call('list_posts', {})).body.posts as Array<{
+          content: string
+          platforms: string[]
+          scheduleDate: string
+          scheduleTime: string
+          timezone: string
+          mediaUrls: string[]
+        }>
+        const made = posts.filter((p) => p.scheduleDate === day)
+        expect(made.map((p) => p.platforms[0]).sort()).toEqual(['instagram', 'linkedin', 'twitter'])
+        expect(made.every((p) => p.scheduleTime === '10:30' && p.timezone === 'Europe/Paris')).toBe(true)
+        const copyOn = (network: string) => made.find((p) => p.platforms[0] === network)?.content
+        expect(copyOn('twitter')).toBe(`Spring is here, on ${size}.`)
+        expect(copyOn('linkedin')).toBe('Spring is here: made for teams.')
+        expect(copyOn('instagram')).toBe('Spring, in bloom #spring')
+        for (const post of made)
+          expect(post.mediaUrls.map((u) => u.split('/').pop())).toEqual(['wide.png', 'square.png'])
+        expect(errors).toEqual([])
+      } finally {
+        await context.close()
+        rmSync(profile, { recursive: true, force: true })
+      }
+    }, 120_000)
+  }
+})
