@@ -132,7 +132,7 @@ describe('the network apps page', () => {
     expect(row!.client_secret).not.toContain(SECRET)
 
     const channels = await editor.get('/channels')
-    expect(channels.text).toContain('<a href="/connect/twitter">Connect X</a>')
+    expect(channels.text).toMatch(/<a class="tile" href="\/connect\/twitter">.*Connect <\/span>X<\/span>/)
     const started = await editor.connect('/connect/twitter')
     expect(started.status).toBe(303)
     const authorize = new URL(started.location!)
