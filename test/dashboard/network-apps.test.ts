@@ -89,7 +89,7 @@ describe('the network apps page', () => {
 
   it('says “not set up” on Channels and the connect page, with the way forward for each person', async () => {
     const forAdmin = await admin.get('/channels')
-    expect(forAdmin.text).toMatch(/X: <strong>not set up<\/strong>/)
+    expect(forAdmin.text).toMatch(/>X<\/span><span class="tile-line"><strong>Not set up<\/strong>/)
     expect(forAdmin.text).toContain('href="/settings/networks#twitter"')
     const forEditor = await editor.get('/channels')
     expect(forEditor.text).toContain('Ask the person who runs this Herald to set it up.')

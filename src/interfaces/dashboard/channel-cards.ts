@@ -76,7 +76,7 @@ export function channelCard(row: ConnectionRow, health: HealthEntry | undefined,
     : ''
   const name = row.name && row.name !== row.username.replace(/^@+/, '') ? row.name : ''
   return `<li class="card channel">
-<div class="channel-who">${profileAvatar(row, 'large')}<div><h3>${escapeHtml(handle)}</h3><p class="muted">${isNetwork(row.platform) ? networkIcon(row.platform) : ''}${escapeHtml(network)}${name ? ` · ${escapeHtml(name)}` : ''}</p></div></div>
+<div class="channel-who">${profileAvatar(row, 'large')}<div><h3>${escapeHtml(handle)}</h3><p class="muted">${escapeHtml(network)}${name ? ` · ${escapeHtml(name)}` : ''}</p></div></div>
 <p class="channel-health">${state.chip}</p>${state.reason ? `\n<p class="channel-reason">${escapeHtml(state.reason)}</p>` : ''}
 ${reconnect || disconnect ? `<div class="channel-actions">${reconnect}${disconnect}</div>` : ''}
 </li>`
@@ -95,7 +95,7 @@ export function networkTiles(canConnect: (network: Network) => boolean, administ
     const next = administrator
       ? `<a href="/settings/networks#${network}">Set it up on the network apps page</a>`
       : 'Ask the person who runs this Herald to set it up.'
-    return `<li><div class="tile off">${head}<span class="tile-line">${escapeHtml(networkLabels[network])}: <strong>not set up</strong>. It needs a ${escapeHtml(networkLabels[network])} developer app first.</span><span class="tile-line">${next}</span></div></li>`
+    return `<li><div class="tile off">${head}<span class="tile-line"><strong>Not set up</strong>: it needs a developer app from ${escapeHtml(networkLabels[network])} first.</span><span class="tile-line">${next}</span></div></li>`
   })
   return `<ul class="tiles">\n${tiles.join('\n')}\n</ul>`
 }
