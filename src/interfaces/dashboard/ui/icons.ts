@@ -72,6 +72,14 @@ const UI_ICONS = [
   'chevrons-up-down',
   'megaphone',
   'badge-check',
+  'trending-up',
+  'trending-down',
+  'minus',
+  'copy',
+  'key-round',
+  'plug',
+  'refresh-cw',
+  'mail',
 ] as const
 export type UiIcon = (typeof UI_ICONS)[number]
 
