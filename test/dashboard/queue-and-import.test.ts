@@ -8,7 +8,7 @@ import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { teamCsv } from '../helpers/csv-fixture.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { screenshotDir } from '../helpers/reference.js'
+import { lookAt } from '../helpers/look-at.js'
 import { scriptedAdapter } from '../helpers/test-adapters.js'
 
 /** The Queue page, Add to queue in Compose, free slots on the calendar, and Import, in Chromium. */
@@ -18,7 +18,6 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the Queue and Import pages', ()
   let tab: Page
   let browser: Browser
   const dirs: string[] = []
-  const shots = screenshotDir()
   const count = async () => (await h.call('list_posts', {})).body.counts.all as number
 
   beforeAll(async () => {
@@ -50,10 +49,17 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the Queue and Import pages', ()
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
   })
 
+  /**
+   * Looks at the page at both sizes in both themes. The calendar's FullCalendar day cells are labelled by
+   * their date alone (axe's label-content-name-mismatch), forgiven there as in the walkthrough.
+   */
   const photograph = async (name: string, fullPage = true) => {
-    await tab.screenshot({ path: path.join(shots, `${name}-desktop.png`), fullPage })
-    await tab.setViewportSize({ width: 390, height: 844 })
-    await tab.screenshot({ path: path.join(shots, `${name}-phone.png`), fullPage })
+    const findings = await lookAt(tab, name, { fullPage })
+    const forgiven = (problem: string) =>
+      name.startsWith('calendar') &&
+      problem.startsWith('serious label-content-name-mismatch: ') &&
+      problem.includes('[aria-label="')
+    expect(findings.filter((f) => !forgiven(f.problem))).toEqual([])
     await tab.setViewportSize({ width: 1280, height: 900 })
   }
 
@@ -67,7 +73,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the Queue and Import pages', ()
     expect(await times.inputValue()).toBe('daily 09:00\nmon 09:00')
     await times.fill('daily 09:00\nweekdays 17:30')
     await tab.getByRole('button', { name: 'Save the times of LinkedIn @acme-li' }).click()
-    await tab.getByText('Saved the posting times of linkedin @acme-li.').waitFor()
+    await tab.getByText('Saved the posting times of LinkedIn @acme-li.').waitFor()
     expect(await tab.getByText('Next free times:').count()).toBe(1)
     await photograph('queue')
 
