@@ -40,7 +40,9 @@ describe('the Analytics page', () => {
     // A profile never read: one call to read it, not rows of dashes.
     const card = shown.text.slice(shown.text.indexOf('<li class="card profile-figures">'))
     expect(card).toContain('Never read yet.')
-    expect(card).toMatch(/<button type="submit" class="primary" aria-label="Read now X @acme \(1 credit\)">.*Read now \(1 credit\)<\/button>/)
+    expect(card).toMatch(
+      /<button type="submit" class="primary" aria-label="Read now X @acme \(1 credit\)">.*Read now \(1 credit\)<\/button>/,
+    )
     expect(card.slice(0, card.indexOf('</li>'))).not.toContain('—')
     expect(card.slice(0, card.indexOf('</li>'))).not.toContain('<dl class="stats">')
     expect(await balance()).toBe(before)

@@ -44,7 +44,9 @@ describe('the Channels page', () => {
     expect(cards).toHaveLength(3)
     const card = (handle: string) => cards.find((c) => c.includes(`<h3>@${handle}</h3>`)) ?? ''
     // Initials on the avatar with the network's mark on its corner, the handle once with one @.
-    expect(card('heralddemo')).toMatch(/<span class="avatar large" aria-hidden="true">HT<svg class="net-icon net-twitter"/)
+    expect(card('heralddemo')).toMatch(
+      /<span class="avatar large" aria-hidden="true">HT<svg class="net-icon net-twitter"/,
+    )
     expect(shown.text).not.toContain('@@heralddemo')
     expect(card('heralddemo')).toMatch(/<span class="chip ok">.*Healthy<\/span>/)
     expect(card('heralddemo')).not.toContain('Reconnect')

@@ -81,7 +81,11 @@ describe.each(backends.map((b) => [b.name, b] as const))('workspace invitations 
     const list = await victim.get('/invitations')
     expect(list.text).toContain('<strong>Acme</strong> invites you as editor')
     if (existsSync('/usr/bin/chromium')) {
-      const browser = await openSignedIn(h.baseUrl, { email: victimEmail, password: victimPassword }, '/invitations')
+      const browser = await openSignedIn(
+        h.baseUrl,
+        { email: victimEmail, password: victimPassword },
+        '/invitations',
+      )
       try {
         expect(await lookAt(browser.tab, 'invitations')).toEqual([])
       } finally {

@@ -134,6 +134,8 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the Queue and Import pages', ()
         .getByText(/first comment: .*the first comment is 1300 characters; linkedin allows 1250/)
         .count(),
     ).toBe(1)
+    // The file's column names the field; the tool's own name for it is not repeated.
+    expect(await tab.getByText(/firstComment/).count()).toBe(0)
     expect(await count()).toBe(before)
     await photograph('import-check', false)
 

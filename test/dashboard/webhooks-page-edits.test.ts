@@ -10,9 +10,9 @@ import type { WebhookWorker } from '../../src/modules/outbox/delivery-worker.js'
 import { markNeedsReconnect } from '../../src/platform/db/statements/connections.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { CHROMIUM } from '../helpers/chromium.js'
-import { lookAt } from '../helpers/look-at.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { lookAt } from '../helpers/look-at.js'
 
 /** The Webhooks page holds to the API's limits, keeps an endpoint's failure record through routine saves, and keeps long URLs inside the page. */
 describe('the Webhooks page with long, failing and edited endpoints', () => {

@@ -31,7 +31,9 @@ describe('the Workspace page', () => {
     expect(invited.status).toBe(200)
     expect(invited.text).toContain(`Invited ${editorEmail}.`)
     expect(invited.text).not.toContain('Editor</span>')
-    expect(invited.text).toMatch(new RegExp(`${editorEmail}</td><td><span class="chip warn">.*Invited</span>`))
+    expect(invited.text).toMatch(
+      new RegExp(`${editorEmail}</td><td><span class="chip warn">.*Invited</span>`),
+    )
     // Eddie has no workspace yet: signing in shows the invitation, and accepting joins.
     const editor = createBrowser(h.baseUrl)
     const form = await editor.get('/login')
@@ -71,15 +73,16 @@ describe('the Workspace page', () => {
     const ledger = shown.text.slice(shown.text.indexOf('<table class="ledger">'))
     expect(ledger).toContain('Scheduled a post to 3 profiles')
     expect(ledger).toContain('“Spring sale starts Monday”')
-    const ids = (created.body.posts as Array<{ id: string; targets: Array<{ platform: string }> }>).map((p) => [
-      p.targets[0]!.platform,
-      p.id,
-    ])
+    const ids = (created.body.posts as Array<{ id: string; targets: Array<{ platform: string }> }>).map(
+      (p) => [p.targets[0]!.platform, p.id],
+    )
     expect(ids).toHaveLength(3)
     for (const [platform, id] of ids) {
-      const label = { twitter: 'X @acme', linkedin: 'LinkedIn @acme-page', bluesky: 'Bluesky @acme.bsky.social' }[
-        platform!
-      ]
+      const label = {
+        twitter: 'X @acme',
+        linkedin: 'LinkedIn @acme-page',
+        bluesky: 'Bluesky @acme.bsky.social',
+      }[platform!]
       expect(ledger).toContain(`<a href="/posts/${id}">${label}</a>`)
     }
     expect(ledger).toContain('Added 500 credits')

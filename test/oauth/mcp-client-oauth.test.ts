@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { lookAt } from '../helpers/look-at.js'
 import {
   type CallbackServer,
   type DocumentServer,
@@ -21,7 +22,6 @@ import {
   startCallbackServer,
   startDocumentServer,
 } from '../helpers/oauth.js'
-import { lookAt } from '../helpers/look-at.js'
 
 /**
  * OAuth for MCP clients end to end (docs/adr/0025-oauth-for-mcp-clients.md): the official MCP SDK client's

@@ -111,7 +111,9 @@ export function postFiguresTable(rows: PostFigures[], sort: PostSort) {
     return '<p class="muted">Published posts appear here with their views and engagement, newest and best first.</p>'
   const body = rows
     .map(
-      (r) => `<tr><td><a href="/posts/${encodeURIComponent(r.postId)}">${escapeHtml(excerpt(r.content))}</a></td>
+      (
+        r,
+      ) => `<tr><td><a href="/posts/${encodeURIComponent(r.postId)}">${escapeHtml(excerpt(r.content))}</a></td>
 <td><span class="profile-line">${profileAvatar({ platform: r.platform, name: '', username: r.username }, 'small')}<span class="handle">${escapeHtml(handleOf(r.username))}</span></span></td>
 <td class="figure when">${escapeHtml(new Date(r.publishedAt).toISOString().slice(0, 10))}</td>${figure(r.views)}${figure(r.likes)}${figure(r.comments)}${figure(r.shares)}${figure(r.engagement)}</tr>`,
     )

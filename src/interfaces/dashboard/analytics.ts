@@ -11,10 +11,10 @@ import { callerOf } from './caller.js'
 import { emptyState } from './first-run/empty-state.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 import { assetUrl } from './ui/assets.js'
 import { handleOf, profileAvatar } from './ui/avatar.js'
 import { icon } from './ui/icons.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * Analytics: a card per connected profile with its stored reading (free, through get_profile_analytics), the

@@ -13,9 +13,9 @@ import { emptyState } from './first-run/empty-state.js'
 import { simulatedNotice, simulatedProfilesForm } from './first-run/onboarding.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
+import { account, field, localPath, redirectToLogin, type SignedIn, signedIn } from './request.js'
 import { profileAvatar } from './ui/avatar.js'
 import { icon } from './ui/icons.js'
-import { account, field, localPath, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, notice: string) {
   const db = app.store.db

@@ -106,12 +106,17 @@ export function ledgerLine(row: LedgerRow, posts: Map<string, PostLine>): { word
   const describe = POST_CHARGES[row.reason]
   if (!describe) return { words: otherWords(row), links: '' }
   const profiles = named.reduce((n, p) => n + Math.max(p.profiles.length, 1), 0)
-  const words = describe(Math.max(profiles, 1), named.some((p) => p.publishNow))
+  const words = describe(
+    Math.max(profiles, 1),
+    named.some((p) => p.publishNow),
+  )
   const first = named[0]
   if (!first) return { words, links: '<span class="muted">The post was deleted.</span>' }
   // One compose makes one post per profile: the copy names the compose, each profile links to its post.
   const each = named
-    .flatMap((p) => (p.profiles.length ? p.profiles : [{ platform: '', username: '' }]).map((pr) => ({ p, pr })))
+    .flatMap((p) =>
+      (p.profiles.length ? p.profiles : [{ platform: '', username: '' }]).map((pr) => ({ p, pr })),
+    )
     .map(({ p, pr }) =>
       pr.platform
         ? `<a href="/posts/${encodeURIComponent(p.id)}">${escapeHtml(profileWords(pr))}</a>`

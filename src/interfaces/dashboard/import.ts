@@ -15,8 +15,8 @@ import type { ToolRunner } from '../tools/runner.js'
 import { actorOf, callerOf } from './caller.js'
 import { scriptUpload, signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import { icon, type UiIcon } from './ui/icons.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { icon, type UiIcon } from './ui/icons.js'
 
 /**
  * Bulk import: upload a CSV, see every row checked (blockers, warnings, cost) before anything is created,
@@ -97,9 +97,15 @@ function postLinks(r: ImportRowReport) {
   return `<p class="row-posts">${links.join(' · ')}</p>`
 }
 
+/**
+ * A check's message without the tool's field name in front (`firstComment: …`): the row already names its
+ * column in the file's words.
+ */
+const withoutFieldName = (message: string) => message.replace(/^[a-z]+(?:[A-Z][a-z]*)+(?:\[\d+\])?: /, '')
+
 function rowLine(r: ImportRowReport) {
   const problems = [
-    ...r.blockers.map((b) => (b.column ? `${b.column}: ${b.message}` : b.message)),
+    ...r.blockers.map((b) => (b.column ? `${b.column}: ${withoutFieldName(b.message)}` : b.message)),
     ...(r.note ? [r.note] : []),
   ]
   const warnings = r.warnings.map((w) => `<li class="muted">${escapeHtml(w)}</li>`).join('')

@@ -5,8 +5,8 @@ import { listWorkspacesForUser } from '../../platform/db/statements/accounts.js'
 import { AppError } from '../../platform/errors.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import { icon } from './ui/icons.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { icon } from './ui/icons.js'
 
 /**
  * AI Integration: the person's API keys (create, list, revoke; a new key is shown once) and ready-to-paste

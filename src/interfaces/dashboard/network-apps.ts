@@ -15,8 +15,8 @@ import { type SavedAppRecord, secretRequired } from '../../modules/network-apps/
 import { AppError, httpStatusFor, toAppError } from '../../platform/errors.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from './html.js'
-import { icon, networkName } from './ui/icons.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { icon, networkName } from './ui/icons.js'
 
 /**
  * `/settings/networks`, the instance administrator's page: every network Herald publishes to, whether it can

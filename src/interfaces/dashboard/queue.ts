@@ -9,8 +9,8 @@ import type { Account } from './compose-view.js'
 import { emptyState } from './first-run/empty-state.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
-import { profileAvatar } from './ui/avatar.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { profileAvatar } from './ui/avatar.js'
 
 /**
  * The posting queue of each profile: its weekly posting times in a time zone, edited as lines such as

@@ -20,8 +20,8 @@ import { httpStatusFor, invalid, toAppError } from '../../platform/errors.js'
 import type { FormBody } from '../../platform/form.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import { icon } from './ui/icons.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { icon } from './ui/icons.js'
 
 /**
  * Webhooks, owners only: the endpoints of the workspace, each with its settings, secret

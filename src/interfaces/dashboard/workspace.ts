@@ -3,18 +3,18 @@ import { isInstanceAdministrator } from '../../modules/accounts/administrator.js
 import type { AppContext } from '../../modules/app-context.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
 import { changeApprovalSetting } from '../../modules/publishing/approvals.js'
+import type { Db } from '../../platform/db/db.js'
 import { listMembers, removeEditor } from '../../platform/db/statements/accounts.js'
 import { currentBalance } from '../../platform/db/statements/credits.js'
 import { invite, invitedTo } from '../../platform/db/statements/invitations.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
-import type { Db } from '../../platform/db/db.js'
 import { actorOf } from './caller.js'
 import { ledgerLine, postsOfLedger } from './credit-ledger.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
+import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 import { initials } from './ui/avatar.js'
 import { icon } from './ui/icons.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
  * The workspace: its people (an owner invites a person by e-mail as an editor, who joins by accepting, and
