@@ -7,7 +7,7 @@ import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { type PostSort, postFiguresTable, postSortOf, publishedPostFigures } from './analytics-posts.js'
-import { callerOf } from './caller.js'
+import { callerOf, toolsAs } from './caller.js'
 import { emptyState } from './first-run/empty-state.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
@@ -22,20 +22,7 @@ import { icon } from './ui/icons.js'
  * (one call to action for a profile never read), and the published posts sortable by engagement.
  */
 
-interface ProfileAnalytics {
-  platform: Network
-  profileId: string
-  username: string
-  name: string
-  analytics: {
-    fetchedAt: string | null
-    summary: Record<string, number | null>
-    error: string
-    unavailable: boolean
-  }
-}
-
-const FIGURES: Array<[key: string, label: string]> = [
+const FIGURES: Array<[key: 'followers' | 'following' | 'posts' | 'views', label: string]> = [
   ['followers', 'Followers'],
   ['following', 'Following'],
   ['posts', 'Posts'],
@@ -74,11 +61,10 @@ async function profileCard(
   c: ConnectionRow,
   i: number,
 ): Promise<string> {
-  const reading = (await runner.run(
-    'get_profile_analytics',
-    { workspaceId: who.workspace.id, platform: c.platform, profileId: c.profile_id },
-    callerOf(who),
-  )) as ProfileAnalytics
+  const reading = await toolsAs(runner)(who, 'get_profile_analytics', {
+    platform: c.platform as Network,
+    profileId: c.profile_id,
+  })
   const a = reading.analytics
   const label = networkLabels[reading.platform]
   const handle = handleOf(reading.username)

@@ -7,8 +7,8 @@ import { findMembership, listWorkspacesForUser } from '../../platform/db/stateme
 import { listConnections } from '../../platform/db/statements/connections.js'
 import { firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { callerOf } from './caller.js'
-import { channelCard, type HealthEntry, networkTiles } from './channel-cards.js'
+import { toolsAs } from './caller.js'
+import { channelCard, networkTiles } from './channel-cards.js'
 import { emptyState } from './first-run/empty-state.js'
 import { simulatedNotice, simulatedProfilesForm } from './first-run/onboarding.js'
 import { signedInOf } from './form-guard.js'
@@ -25,11 +25,7 @@ async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, 
   ])
   const csrf = who.session.csrfToken
   const owner = who.workspace.role === 'owner'
-  const report = (await runner.run(
-    'get_account_health',
-    { workspaceId: who.workspace.id },
-    callerOf(who),
-  )) as { connections: HealthEntry[] }
+  const report = await toolsAs(runner)(who, 'get_account_health', {})
   const health = new Map(report.connections.map((e) => [`${e.platform}:${e.profileId}`, e]))
   const selector =
     workspaces.length > 1
