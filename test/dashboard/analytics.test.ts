@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { insertReading } from '../../src/platform/db/statements/analytics.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
@@ -64,6 +65,56 @@ describe('the Analytics page', () => {
     const series = /<script type="application\/json" id="series-0">([^<]*)<\/script>/.exec(after.text)?.[1]
     expect(JSON.parse(series!).map((p: { summary: { followers: number } }) => p.summary.followers)).toEqual([
       125, 150,
+    ])
+  })
+
+  it('lists the published posts by engagement, or by views or date when asked, sorted on the server', async () => {
+    await h.app.accounts.addCredits({ workspaceId: h.workspaceId, amount: 20 })
+    const publish = async (content: string, at: number, summary: Record<string, number>) => {
+      const created = await h.call('create_post', {
+        content,
+        targetAccounts: [{ platform: 'twitter', profileId: 'tw-1' }],
+        scheduleDate: '2031-05-01',
+        scheduleTime: '09:00',
+        timezone: 'UTC',
+      })
+      expect(created.status, JSON.stringify(created.body)).toBe(200)
+      const postId = created.body.postIds[0] as string
+      const target = await h.app.store.db
+        .updateTable('targets')
+        .set({ status: 'published', published_at: at, run_at: null })
+        .where('post_id', '=', postId)
+        .returning(['id', 'connection_id'])
+        .executeTakeFirstOrThrow()
+      await insertReading(h.app.store.db, {
+        workspaceId: h.workspaceId,
+        kind: 'post',
+        targetId: target.id,
+        connectionId: target.connection_id,
+        fetchedAt: at + 1000,
+        summary,
+        metrics: {},
+        window: null,
+        source: 'test',
+        error: '',
+        unavailable: false,
+      })
+    }
+    await publish('Older but loved', Date.UTC(2030, 0, 1), { views: 90, likes: 40, comments: 10 })
+    await publish('Newer and quiet', Date.UTC(2030, 0, 2), { views: 900, engagements: 5 })
+    const order = (html: string) =>
+      ['Older but loved', 'Newer and quiet'].sort((a, b) => html.indexOf(a) - html.indexOf(b))
+    const byEngagement = await browser.get('/analytics')
+    expect(byEngagement.text).toContain('<th scope="col" class="figure" aria-sort="descending">')
+    expect(order(byEngagement.text)).toEqual(['Older but loved', 'Newer and quiet'])
+    expect(byEngagement.text).toContain('<td class="figure">50</td></tr>')
+    expect(order((await browser.get('/analytics?sort=views')).text)).toEqual([
+      'Newer and quiet',
+      'Older but loved',
+    ])
+    expect(order((await browser.get('/analytics?sort=published')).text)).toEqual([
+      'Newer and quiet',
+      'Older but loved',
     ])
   })
 
