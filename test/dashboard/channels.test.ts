@@ -68,6 +68,9 @@ describe('the Channels page', () => {
       const browser = await openSignedIn(h.baseUrl, h, '/channels')
       try {
         expect(await lookAt(browser.tab, 'channels')).toEqual([])
+        await browser.tab.getByRole('link', { name: 'Disconnect YouTube @dead-channel' }).click()
+        await browser.tab.waitForURL(/\/channels\/disconnect\?/)
+        expect(await lookAt(browser.tab, 'channel-disconnect')).toEqual([])
         expect(browser.errors).toEqual([])
       } finally {
         await browser.close()

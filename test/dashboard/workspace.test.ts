@@ -97,6 +97,8 @@ describe('the Workspace page', () => {
       const browser = await openSignedIn(h.baseUrl, h, '/workspace')
       try {
         expect(await lookAt(browser.tab, 'workspace')).toEqual([])
+        await browser.tab.goto(`${h.baseUrl}/workspaces`)
+        expect(await lookAt(browser.tab, 'workspaces')).toEqual([])
       } finally {
         await browser.close()
       }
