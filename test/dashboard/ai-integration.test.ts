@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium } from 'playwright-core'
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { CHROMIUM } from '../helpers/chromium.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { screenshotDir } from '../helpers/reference.js'
+import { lookAt } from '../helpers/look-at.js'
 
 /** The AI Integration page: a person's API keys, made and revoked in a browser, and setup to paste. */
 describe('AI Integration', () => {
@@ -136,11 +136,11 @@ describe('AI Integration', () => {
         await tab.locator('button[data-copy="new-key"]').click()
         await expect.poll(() => tab.locator('button[data-copy="new-key"]').textContent()).toBe('Copied')
         expect(await tab.evaluate('navigator.clipboard.readText()')).toBe(key)
-        const shots = screenshotDir()
-        mkdirSync(shots, { recursive: true })
-        await tab.screenshot({ path: path.join(shots, 'ai-integration-desktop.png'), fullPage: true })
-        await tab.setViewportSize({ width: 390, height: 844 })
-        await tab.screenshot({ path: path.join(shots, 'ai-integration-phone.png'), fullPage: true })
+        // The MCP address has its own copy button.
+        await tab.locator('button[data-copy="mcp-url"]').click()
+        await expect.poll(() => tab.locator('button[data-copy="mcp-url"]').textContent()).toBe('Copied')
+        expect(await tab.evaluate('navigator.clipboard.readText()')).toBe(`${h.app.config.publicBaseUrl}/mcp`)
+        expect(await lookAt(tab, 'ai-integration')).toEqual([])
         await tab.getByRole('button', { name: 'Revoke the key Browser key' }).click()
         await expect.poll(() => tab.getByText('Revoked the key').count()).toBe(1)
         expect((await rest(key)).status).toBe(401)

@@ -1,13 +1,16 @@
+import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectionCredentials } from '../../src/platform/crypto/vault.js'
 import { addMember } from '../../src/platform/db/statements/accounts.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { lookAt } from '../helpers/look-at.js'
+import { openSignedIn } from '../helpers/signed-in-tab.js'
 
 const DAY = 86_400_000
 
-/** Channels: each connection's state in words, reconnect links, and disconnecting behind a confirmation. */
+/** Channels: a card per profile with its health in words, Reconnect, and disconnecting behind a confirmation. */
 describe('the Channels page', () => {
   let h: Harness
   let owner: Browser
@@ -34,16 +37,47 @@ describe('the Channels page', () => {
   })
   afterAll(() => h.close())
 
-  it('says Healthy, Expires in N days, or Reconnect needed with the reason, and shows each handle once', async () => {
+  it('shows each profile as a card with its avatar, a health chip, the days left and Reconnect where needed', async () => {
     const shown = await owner.get('/channels')
     expect(shown.status).toBe(200)
-    expect(shown.text).toContain('Healthy')
-    expect(shown.text).toContain('@heralddemo')
+    const cards = shown.text.split('<li class="card channel">').slice(1)
+    expect(cards).toHaveLength(3)
+    const card = (handle: string) => cards.find((c) => c.includes(`<h3>@${handle}</h3>`)) ?? ''
+    // Initials on the avatar with the network's mark on its corner, the handle once with one @.
+    expect(card('heralddemo')).toMatch(
+      /<span class="avatar large" aria-hidden="true">HT<svg class="net-icon net-twitter"/,
+    )
     expect(shown.text).not.toContain('@@heralddemo')
-    expect(shown.text).toContain('Expires in 5 days')
-    expect(shown.text).toContain('Reconnect needed:')
-    expect(shown.text).toContain('href="/connect/youtube">Reconnect</a>')
+    expect(card('heralddemo')).toMatch(/<span class="chip ok">.*Healthy<\/span>/)
+    expect(card('heralddemo')).not.toContain('Reconnect')
+    expect(card('soon-page')).toMatch(/<span class="chip warn">.*Expires in 5 days<\/span>/)
+    expect(card('soon-page')).toContain('aria-label="Reconnect LinkedIn @soon-page">Reconnect</a>')
+    expect(card('dead-channel')).toMatch(/<span class="chip bad">.*Reconnect needed<\/span>/)
+    expect(card('dead-channel')).toContain(
+      '<a class="button primary" href="/connect/youtube" aria-label="Reconnect YouTube @dead-channel">Reconnect</a>',
+    )
+    expect(card('dead-channel')).toContain('class="button danger" href="/channels/disconnect?')
+    // Adding a channel is a grid of network tiles, each leading to its connect flow.
+    expect(shown.text).toContain('<h2 id="connect">Add channel</h2>')
+    expect(shown.text).toMatch(/<ul class="tiles">[\s\S]*<svg class="net-icon net-bluesky"/)
   })
+
+  it.runIf(existsSync('/usr/bin/chromium'))(
+    'fits a phone and passes the accessibility checks in both themes',
+    async () => {
+      const browser = await openSignedIn(h.baseUrl, h, '/channels')
+      try {
+        expect(await lookAt(browser.tab, 'channels')).toEqual([])
+        await browser.tab.getByRole('link', { name: 'Disconnect YouTube @dead-channel' }).click()
+        await browser.tab.waitForURL(/\/channels\/disconnect\?/)
+        expect(await lookAt(browser.tab, 'channel-disconnect')).toEqual([])
+        expect(browser.errors).toEqual([])
+      } finally {
+        await browser.close()
+      }
+    },
+    60_000,
+  )
 
   it('asks before disconnecting, and only an owner may', async () => {
     const rows = await h.app.store.db.selectFrom('connections').select(['id', 'platform']).execute()

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium, type Page } from 'playwright-core'
@@ -7,19 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { announceSetup } from '../../src/modules/accounts/setup-codes.js'
 import { CHROMIUM } from '../helpers/chromium.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { screenshotDir } from '../helpers/reference.js'
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function accessibilityProblems(tab: Page) {
-  await tab.evaluate(axeSource)
-  const results = await tab.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe
-    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }))
-  })
-  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-}
+import { accessibilityProblems, lookAt } from '../helpers/look-at.js'
 
 /**
  * The first hour, in Chromium against a fresh sandbox Herald reached from another machine (a trusted proxy
@@ -27,12 +14,11 @@ async function accessibilityProblems(tab: Page) {
  * nobody, the URL from the start line creates the owner, who lands on the onboarding checklist; the
  * checklist ticks as a channel is connected (all the simulated ones, in one click), a post is scheduled, a
  * webhook is added and an API key is made, then says the workspace is set up and goes. The setup page and
- * the checklist are photographed at 1366 and 390 px.
+ * the checklist are looked at (1366 and 390 px, light and dark).
  */
 describe.runIf(existsSync('/usr/bin/chromium'))('the first hour in Chromium', () => {
   let h: Harness
   let setupUrl: string
-  const shots = screenshotDir()
 
   beforeAll(async () => {
     h = await startHarness({ sandbox: true, fresh: true, env: { HERALD_TRUST_PROXY: '127.0.0.1' } })
@@ -49,14 +35,9 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the first hour in Chromium', ()
     await h?.close()
   })
 
+  /** Looks at the page at both sizes in both themes, expecting nothing wrong; leaves it at the desktop size. */
   async function photograph(tab: Page, name: string) {
-    await tab.setViewportSize({ width: 1366, height: 900 })
-    await tab.screenshot({ path: path.join(shots, `${name}-desktop.png`), fullPage: true })
-    await tab.setViewportSize({ width: 390, height: 844 })
-    await tab.screenshot({ path: path.join(shots, `${name}-phone.png`), fullPage: true })
-    // Nothing is wider than the phone's screen.
-    expect(await tab.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
-    await tab.setViewportSize({ width: 1366, height: 900 })
+    expect(await lookAt(tab, name)).toEqual([])
   }
 
   const stepState = async (tab: Page, title: RegExp) =>

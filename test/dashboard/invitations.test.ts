@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { backends } from '../helpers/backends.js'
 import { type Browser, createBrowser, formFields, type Page } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { lookAt } from '../helpers/look-at.js'
+import { openSignedIn } from '../helpers/signed-in-tab.js'
 
 /**
  * An owner cannot pull another Herald user into their workspace, nor have a
@@ -77,6 +80,18 @@ describe.each(backends.map((b) => [b.name, b] as const))('workspace invitations 
     expect(posts.text).toContain('You have 1 invitation to join a workspace')
     const list = await victim.get('/invitations')
     expect(list.text).toContain('<strong>Acme</strong> invites you as editor')
+    if (existsSync('/usr/bin/chromium')) {
+      const browser = await openSignedIn(
+        h.baseUrl,
+        { email: victimEmail, password: victimPassword },
+        '/invitations',
+      )
+      try {
+        expect(await lookAt(browser.tab, 'invitations')).toEqual([])
+      } finally {
+        await browser.close()
+      }
+    }
     const forged = await victim.post(list.text.match(/action="(\/invitations\/[0-9a-f]+\/accept)"/)![1]!, {})
     expect(forged.status).toBe(403)
     expect(await membership(h.workspaceId)).toBeUndefined()

@@ -1,13 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { chromium, type Page } from 'playwright-core'
+import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { CHROMIUM } from '../helpers/chromium.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { screenshotDir } from '../helpers/reference.js'
+import { accessibilityProblems, lookAt } from '../helpers/look-at.js'
 import { addMember } from '../helpers/team.js'
 
 const SECRET = 'x-app-secret-never-shown-0123456789'
@@ -89,7 +88,7 @@ describe('the network apps page', () => {
 
   it('says “not set up” on Channels and the connect page, with the way forward for each person', async () => {
     const forAdmin = await admin.get('/channels')
-    expect(forAdmin.text).toMatch(/X: <strong>not set up<\/strong>/)
+    expect(forAdmin.text).toMatch(/>X<\/span><span class="tile-line"><strong>Not set up<\/strong>/)
     expect(forAdmin.text).toContain('href="/settings/networks#twitter"')
     const forEditor = await editor.get('/channels')
     expect(forEditor.text).toContain('Ask the person who runs this Herald to set it up.')
@@ -132,7 +131,7 @@ describe('the network apps page', () => {
     expect(row!.client_secret).not.toContain(SECRET)
 
     const channels = await editor.get('/channels')
-    expect(channels.text).toContain('<a href="/connect/twitter">Connect X</a>')
+    expect(channels.text).toMatch(/<a class="tile" href="\/connect\/twitter">.*Connect <\/span>X<\/span>/)
     const started = await editor.connect('/connect/twitter')
     expect(started.status).toBe(303)
     const authorize = new URL(started.location!)
@@ -177,14 +176,7 @@ describe('the network apps page', () => {
         await tab.getByLabel('Password').fill(h.password)
         await tab.getByRole('button', { name: /sign in/i }).click()
         await tab.waitForURL(/\/settings\/networks$/)
-        expect(await accessibilityProblems(tab)).toEqual([])
-        const shots = screenshotDir()
-        await tab.screenshot({ path: path.join(shots, 'network-apps-desktop.png'), fullPage: true })
-        await tab.setViewportSize({ width: 390, height: 844 })
-        // Nothing wider than the phone's screen.
-        expect(await tab.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
-        expect(await accessibilityProblems(tab)).toEqual([])
-        await tab.screenshot({ path: path.join(shots, 'network-apps-phone.png'), fullPage: true })
+        expect(await lookAt(tab, 'network-apps')).toEqual([])
         expect(await tab.content()).not.toContain(SECRET)
       } finally {
         await context.close()
@@ -200,18 +192,6 @@ describe('the network apps page', () => {
     expect(h.logs.join('')).not.toContain(SECRET)
   })
 })
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function accessibilityProblems(tab: Page) {
-  await tab.evaluate(axeSource)
-  const results = await tab.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe
-    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }))
-  })
-  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-}
 
 /**
  * In Chromium against a sandbox Herald: the administrator enters an X app on the network apps page, checks

@@ -12,6 +12,7 @@ import { type Browser, createBrowser } from '../helpers/browser.js'
 import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { lookAt } from '../helpers/look-at.js'
 
 /** The Webhooks page holds to the API's limits, keeps an endpoint's failure record through routine saves, and keeps long URLs inside the page. */
 describe('the Webhooks page with long, failing and edited endpoints', () => {
@@ -108,10 +109,13 @@ describe('the Webhooks page with long, failing and edited endpoints', () => {
         await tab.waitForURL(new RegExp(`/webhooks/${id}$`))
         const width = await tab.evaluate('document.documentElement.scrollWidth')
         expect(width).toBeLessThanOrEqual(1280)
+        expect(await lookAt(tab, 'webhook-long-url')).toEqual([])
+        await tab.setViewportSize({ width: 1280, height: 900 })
         await tab.goto(`${h.baseUrl}/webhooks`)
         const status = await tab.getByRole('columnheader', { name: 'Status' }).boundingBox()
         expect(status).not.toBeNull()
         expect((status?.x ?? 0) + (status?.width ?? 0)).toBeLessThanOrEqual(1280)
+        expect(await lookAt(tab, 'webhooks-failing')).toEqual([])
       } finally {
         await context.close()
         rmSync(profile, { recursive: true, force: true })

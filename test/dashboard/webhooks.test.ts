@@ -1,14 +1,12 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { chromium } from 'playwright-core'
+import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWebhookWorker } from '../../src/main.js'
 import type { WebhookWorker } from '../../src/modules/outbox/delivery-worker.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
-import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { lookAt } from '../helpers/look-at.js'
+import { openSignedIn } from '../helpers/signed-in-tab.js'
 import { addMember, manage } from '../helpers/team.js'
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js'
 
@@ -149,7 +147,7 @@ describe('the Webhooks page', () => {
         creditsLowThreshold: [''],
       })
       expect(off.status).toBe(200)
-      expect(off.text).toContain('credits.low is off.')
+      expect(off.text).toContain('The low-credits warning is off.')
       expect(await threshold()).toBeNull()
     } finally {
       await lowReceiver.close()
@@ -169,7 +167,7 @@ describe('the Webhooks page', () => {
         creditsLowThreshold: [value],
       })
       expect(refused.status).toBe(400)
-      expect(refused.text).toContain('creditsLowThreshold must be a whole number')
+      expect(refused.text).toContain('Type a whole number of credits from 1 to 1,000,000,000')
     }
     const forged = await owner.post(`${h.baseUrl}/webhooks/settings`, { creditsLowThreshold: ['7'] })
     expect(forged.status).toBe(403)
@@ -195,27 +193,23 @@ describe('the Webhooks page', () => {
   it.runIf(existsSync('/usr/bin/chromium'))(
     'sets the threshold in Chromium',
     async () => {
-      const profile = mkdtempSync(path.join(tmpdir(), 'herald-chromium-'))
-      const context = await chromium.launchPersistentContext(profile, {
-        ...CHROMIUM,
-      })
+      const browser = await openSignedIn(h.baseUrl, h, '/webhooks')
+      const tab = browser.tab
       try {
-        const tab = await context.newPage()
-        const errors: string[] = []
-        tab.on('pageerror', (error) => errors.push(error.message))
-        await tab.goto(`${h.baseUrl}/login?next=%2Fwebhooks`)
-        await tab.getByLabel('Email').fill(h.email)
-        await tab.getByLabel('Password').fill(h.password)
-        await tab.getByRole('button', { name: /sign in/i }).click()
-        await tab.waitForURL(/\/webhooks$/)
-        await tab.getByLabel('Send credits.low below this balance').fill('40')
+        await tab.getByLabel('Warn below this balance (credits)').fill('40')
         await tab.getByRole('button', { name: 'Save threshold' }).click()
         await expect.poll(() => tab.getByRole('status').first().textContent()).toContain('below 40')
         expect(await threshold()).toBe(40)
-        expect(errors).toEqual([])
+        expect(await lookAt(tab, 'webhooks')).toEqual([])
+        const endpoint = tab.locator('td.url a').first()
+        if ((await endpoint.count()) > 0) {
+          await endpoint.click()
+          await tab.waitForURL(/\/webhooks\/[0-9a-f]+$/)
+          expect(await lookAt(tab, 'webhook-endpoint')).toEqual([])
+        }
+        expect(browser.errors).toEqual([])
       } finally {
-        await context.close()
-        rmSync(profile, { recursive: true, force: true })
+        await browser.close()
       }
     },
     60_000,

@@ -1,6 +1,10 @@
+import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, createBrowser, formFields } from '../helpers/browser.js'
+import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { lookAt } from '../helpers/look-at.js'
+import { openSignedIn } from '../helpers/signed-in-tab.js'
 
 /** The Workspace page: an owner manages people and sees credits; an editor does neither. */
 describe('the Workspace page', () => {
@@ -26,7 +30,10 @@ describe('the Workspace page', () => {
     })
     expect(invited.status).toBe(200)
     expect(invited.text).toContain(`Invited ${editorEmail}.`)
-    expect(invited.text).not.toContain('<td>editor</td>')
+    expect(invited.text).not.toContain('Editor</span>')
+    expect(invited.text).toMatch(
+      new RegExp(`${editorEmail}</td><td><span class="chip warn">.*Invited</span>`),
+    )
     // Eddie has no workspace yet: signing in shows the invitation, and accepting joins.
     const editor = createBrowser(h.baseUrl)
     const form = await editor.get('/login')
@@ -42,8 +49,62 @@ describe('the Workspace page', () => {
     const joined = await editor.post(accept.action, Object.fromEntries(accept.fields))
     expect(joined.status).toBe(303)
     expect(joined.location).toBe(`${h.baseUrl}/workspace`)
-    expect((await owner.get('/workspace')).text).toContain('<td>editor</td>')
+    expect((await owner.get('/workspace')).text).toContain('Editor</span>')
   })
+
+  it('shows the ledger in words, each post charge linked to the posts it paid for, with no reason code or id list', async () => {
+    await connectProfile(h, 'twitter', 'tw-ledger', 'acme')
+    await connectProfile(h, 'linkedin', 'li-ledger', 'acme-page')
+    await connectProfile(h, 'bluesky', 'bs-ledger', 'acme.bsky.social')
+    const created = await h.call('create_post', {
+      content: 'Spring sale starts Monday\nEverything half price',
+      targetAccounts: [
+        { platform: 'twitter', profileId: 'tw-ledger' },
+        { platform: 'linkedin', profileId: 'li-ledger' },
+        { platform: 'bluesky', profileId: 'bs-ledger' },
+      ],
+      scheduleDate: '2031-05-01',
+      scheduleTime: '09:00',
+      timezone: 'Europe/Paris',
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(200)
+    await h.app.accounts.addCredits({ workspaceId: h.workspaceId, amount: 500 })
+    const shown = await owner.get('/workspace')
+    const ledger = shown.text.slice(shown.text.indexOf('<table class="ledger">'))
+    expect(ledger).toContain('Scheduled a post to 3 profiles')
+    expect(ledger).toContain('“Spring sale starts Monday”')
+    const ids = (created.body.posts as Array<{ id: string; targets: Array<{ platform: string }> }>).map(
+      (p) => [p.targets[0]!.platform, p.id],
+    )
+    expect(ids).toHaveLength(3)
+    for (const [platform, id] of ids) {
+      const label = {
+        twitter: 'X @acme',
+        linkedin: 'LinkedIn @acme-page',
+        bluesky: 'Bluesky @acme.bsky.social',
+      }[platform!]
+      expect(ledger).toContain(`<a href="/posts/${id}">${label}</a>`)
+    }
+    expect(ledger).toContain('Added 500 credits')
+    expect(ledger).toContain('Started with 321 credits')
+    for (const code of ['create_post', 'top_up', 'bootstrap', ','.concat(ids[1]![1]!)])
+      expect(ledger).not.toContain(code)
+  })
+
+  it.runIf(existsSync('/usr/bin/chromium'))(
+    'fits a phone and passes the accessibility checks in both themes',
+    async () => {
+      const browser = await openSignedIn(h.baseUrl, h, '/workspace')
+      try {
+        expect(await lookAt(browser.tab, 'workspace')).toEqual([])
+        await browser.tab.goto(`${h.baseUrl}/workspaces`)
+        expect(await lookAt(browser.tab, 'workspaces')).toEqual([])
+      } finally {
+        await browser.close()
+      }
+    },
+    60_000,
+  )
 
   it('lets an editor see the people and the balance, as the tools tell them, but not manage people or see the ledger', async () => {
     const editor = createBrowser(h.baseUrl)

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM } from '../helpers/chromium.js'
 import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
+import { lookAt } from '../helpers/look-at.js'
 import {
   type CallbackServer,
   type DocumentServer,
@@ -21,7 +22,6 @@ import {
   startCallbackServer,
   startDocumentServer,
 } from '../helpers/oauth.js'
-import { screenshotDir } from '../helpers/reference.js'
 
 /**
  * OAuth for MCP clients end to end (docs/adr/0025-oauth-for-mcp-clients.md): the official MCP SDK client's
@@ -172,10 +172,7 @@ describe.runIf(hasChromium).each([
     expect(page.includes('Unverified app')).toBe(!useDocument)
     expect(page).toContain('posts:write')
     await tab.getByLabel('Workspace it acts in').selectOption({ label: 'Acme (owner)' })
-    const shots = screenshotDir()
-    await tab.screenshot({ path: path.join(shots, `${shotName}-desktop.png`), fullPage: true })
-    await tab.setViewportSize({ width: 390, height: 844 })
-    await tab.screenshot({ path: path.join(shots, `${shotName}-phone.png`), fullPage: true })
+    expect(await lookAt(tab, shotName)).toEqual([])
     await tab.setViewportSize({ width: 1280, height: 900 })
     const answer = callback.next()
     await tab.getByRole('button', { name: 'Allow' }).click()
@@ -231,9 +228,7 @@ describe.runIf(hasChromium).each([
     await expect.poll(() => row.count()).toBe(1)
     expect(await row.textContent()).toContain('Acme')
     if (useDocument) {
-      await tab.screenshot({ path: path.join(shots, 'connected-apps-desktop.png'), fullPage: true })
-      await tab.setViewportSize({ width: 390, height: 844 })
-      await tab.screenshot({ path: path.join(shots, 'connected-apps-phone.png'), fullPage: true })
+      expect(await lookAt(tab, 'connected-apps')).toEqual([])
       await tab.setViewportSize({ width: 1280, height: 900 })
     }
     await tab.getByRole('button', { name: `Revoke ${appName}` }).click()

@@ -1,130 +1,140 @@
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Network } from '../../core/networks.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { profileReadingHistory } from '../../platform/db/statements/analytics.js'
-import { listConnections } from '../../platform/db/statements/connections.js'
+import { type ConnectionRow, listConnections } from '../../platform/db/statements/connections.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
+import { firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { callerOf } from './caller.js'
+import { type PostSort, postFiguresTable, postSortOf, publishedPostFigures } from './analytics-posts.js'
+import { callerOf, toolsAs } from './caller.js'
 import { emptyState } from './first-run/empty-state.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { assetUrl } from './ui/assets.js'
+import { handleOf, profileAvatar } from './ui/avatar.js'
+import { icon } from './ui/icons.js'
 
 /**
- * Profile analytics: each connected profile's stored reading (free, through get_profile_analytics), a
- * refresh that states its 1-credit price before spending it, and a chart of the readings over time.
+ * Analytics: a card per connected profile with its stored reading (free, through get_profile_analytics), the
+ * trend of its followers and a chart over time, a read that states its 1-credit price before spending it
+ * (one call to action for a profile never read), and the published posts sortable by engagement.
  */
 
-const require = createRequire(import.meta.url)
-// chart.js exports no path to its browser build: it sits beside the package's main file in dist/.
-const chartJs = readFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'))
+const FIGURES: Array<[key: 'followers' | 'following' | 'posts' | 'views', label: string]> = [
+  ['followers', 'Followers'],
+  ['following', 'Following'],
+  ['posts', 'Posts'],
+  ['views', 'Views'],
+]
 
-const ANALYTICS_SCRIPT = `for (const canvas of document.querySelectorAll('canvas[data-series]')) {
-  const series = JSON.parse(document.getElementById(canvas.dataset.series).textContent)
-  new Chart(canvas, {
-    type: 'line',
-    data: {
-      labels: series.map((p) => new Date(p.at).toLocaleDateString()),
-      datasets: ['followers', 'views'].map((key) => ({ label: key, data: series.map((p) => p.summary[key]) })),
-    },
-    options: { animation: false, responsive: true, spanGaps: true },
-  })
+/** Followers gained or lost between the first and the latest reading, as words with an arrow. */
+function trendOf(history: Array<{ at: number; summary: Record<string, number | null> }>) {
+  const first = history.find((p) => typeof p.summary.followers === 'number')
+  const last = history.findLast((p) => typeof p.summary.followers === 'number')
+  if (!first || !last || first === last)
+    return '<p class="trend muted">A trend appears after the second reading.</p>'
+  const change = (last.summary.followers ?? 0) - (first.summary.followers ?? 0)
+  const since = new Date(first.at).toISOString().slice(0, 10)
+  const [tone, mark, words] =
+    change > 0
+      ? ['ok', icon('trending-up'), `+${change.toLocaleString('en-US')}`]
+      : change < 0
+        ? ['bad', icon('trending-down'), `−${(-change).toLocaleString('en-US')}`]
+        : ['', icon('minus'), 'No change in']
+  return `<p class="trend"><span class="chip ${tone}">${mark}${escapeHtml(words)} followers</span> <span class="muted">since ${escapeHtml(since)}</span></p>`
 }
-`
 
-interface ProfileAnalytics {
-  platform: Network
-  profileId: string
-  username: string
-  name: string
-  analytics: {
-    fetchedAt: string | null
-    summary: Record<string, number | null>
-    error: string
-    unavailable: boolean
-  }
+/** The button that reads the network now, at its price. */
+function readForm(csrf: string, c: { platform: string; profile_id: string }, who: string, first: boolean) {
+  const words = first ? 'Read now (1 credit)' : 'Refresh now (1 credit)'
+  return `<form method="post" action="/analytics/refresh">${csrfField(csrf)}<input type="hidden" name="platform" value="${escapeHtml(c.platform)}"><input type="hidden" name="profileId" value="${escapeHtml(c.profile_id)}">
+<button type="submit"${first ? ' class="primary"' : ''} aria-label="${escapeHtml(`${words.replace(' (1 credit)', '')} ${who} (1 credit)`)}">${icon('refresh-cw')}${words}</button></form>`
+}
+
+/** One profile's card: who, its figures and trend, a chart over time, or one call to read it the first time. */
+async function profileCard(
+  app: AppContext,
+  runner: ToolRunner,
+  who: SignedIn,
+  c: ConnectionRow,
+  i: number,
+): Promise<string> {
+  const reading = await toolsAs(runner)(who, 'get_profile_analytics', {
+    platform: c.platform as Network,
+    profileId: c.profile_id,
+  })
+  const a = reading.analytics
+  const label = networkLabels[reading.platform]
+  const handle = handleOf(reading.username)
+  const head = `<div class="channel-who">${profileAvatar(c, 'large')}<div><h2 id="profile-${i}">${escapeHtml(handle)}</h2><p class="muted">${escapeHtml(label)}</p></div></div>`
+  const open = `<li class="card profile-figures">${head}`
+  if (a.unavailable)
+    return `${open}<p class="muted">${escapeHtml(label)} does not report a profile's figures to apps like Herald.</p></li>`
+  const csrf = who.session.csrfToken
+  const error = a.error ? `<div class="problem"><p>${escapeHtml(a.error)}</p></div>` : ''
+  if (!a.fetchedAt)
+    return `${open}${error}<div class="never-read"><p>Never read yet. Reading ${escapeHtml(handle)} asks ${escapeHtml(label)} for its followers and views, and keeps them for a chart over time.</p>
+${readForm(csrf, c, `${label} ${handle}`, true)}</div></li>`
+  const history = await profileReadingHistory(app.store.db, who.workspace.id, c.id)
+  const stats = FIGURES.filter(([key]) => typeof a.summary[key] === 'number')
+    .map(
+      ([key, name]) =>
+        `<div><dt>${escapeHtml(name)}</dt><dd>${escapeHtml((a.summary[key] as number).toLocaleString('en-US'))}</dd></div>`,
+    )
+    .join('')
+  const chart =
+    history.length > 1
+      ? `<canvas data-series="series-${i}" aria-label="${escapeHtml(`${label} ${handle}: followers and views over time`)}" role="img"></canvas>
+<script type="application/json" id="series-${i}">${JSON.stringify(history).replace(/</g, '\\u003c')}</script>`
+      : ''
+  return `${open}${error}
+<dl class="stats">${stats || '<div><dt>Figures</dt><dd class="muted">None reported</dd></div>'}</dl>
+${trendOf(history)}${chart}
+<div class="card-foot"><span class="muted">Read ${escapeHtml(a.fetchedAt.slice(0, 16).replace('T', ' '))} UTC</span>${readForm(csrf, c, `${label} ${handle}`, false)}</div></li>`
 }
 
 async function analyticsPage(
   app: AppContext,
   runner: ToolRunner,
   who: SignedIn,
-  message: { notice?: string; problem?: string } = {},
+  options: { notice?: string; problem?: string; sort?: PostSort } = {},
 ) {
-  const csrf = who.session.csrfToken
   const connections = (await listConnections(app.store.db, who.workspace.id)).filter(
     (c) => c.status !== 'removed',
   )
-  const sections: string[] = []
-  for (const [i, c] of connections.entries()) {
-    const reading = (await runner.run(
-      'get_profile_analytics',
-      { workspaceId: who.workspace.id, platform: c.platform, profileId: c.profile_id },
-      callerOf(who),
-    )) as ProfileAnalytics
-    const history = await profileReadingHistory(app.store.db, who.workspace.id, c.id)
-    const a = reading.analytics
-    const figures = Object.entries(a.summary)
-      .map(
-        ([k, v]) =>
-          `<tr><th scope="row">${escapeHtml(k)}</th><td>${v === null ? '—' : escapeHtml(v)}</td></tr>`,
-      )
-      .join('')
-    const label = networkLabels[reading.platform]
-    const chart =
-      history.length > 1
-        ? `<canvas data-series="series-${i}" aria-label="${escapeHtml(`${label} @${reading.username}: followers and views over time`)}" role="img"></canvas>
-<script type="application/json" id="series-${i}">${JSON.stringify(history).replace(/</g, '\\u003c')}</script>`
-        : '<p class="muted">A chart appears once there are two readings.</p>'
-    sections.push(`<section aria-labelledby="profile-${i}"><h2 id="profile-${i}">${escapeHtml(label)}: @${escapeHtml(reading.username.replace(/^@+/, ''))}</h2>
-<p class="muted">${a.unavailable ? 'This profile never reports analytics.' : a.fetchedAt ? `Read ${escapeHtml(a.fetchedAt.slice(0, 16).replace('T', ' '))} UTC` : 'Never read yet'}${a.error ? ` · ${escapeHtml(a.error)}` : ''}</p>
-<table><tbody>${figures}</tbody></table>
-${chart}
-${
-  a.unavailable
-    ? ''
-    : `<form method="post" action="/analytics/refresh">${csrfField(csrf)}<input type="hidden" name="platform" value="${escapeHtml(c.platform)}"><input type="hidden" name="profileId" value="${escapeHtml(c.profile_id)}">
-<button type="submit" aria-label="Refresh ${escapeHtml(`${label} @${reading.username}`)} now (costs 1 credit)">Refresh now (costs 1 credit)</button></form>`
-}</section>`)
-  }
+  const cards: string[] = []
+  for (const [i, c] of connections.entries()) cards.push(await profileCard(app, runner, who, c, i))
+  const sort = options.sort ?? 'engagement'
+  const posts = postFiguresTable(await publishedPostFigures(app.store.db, who.workspace.id, sort), sort)
   return page(
     'Analytics',
-    `<h1>Analytics</h1>
-${message.problem ? `<div class="problem" role="alert"><p>${escapeHtml(message.problem)}</p></div>` : ''}
-${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>` : ''}
+    `<div class="page-head"><h1>Analytics</h1></div>
+${options.problem ? `<div class="problem" role="alert"><p>${escapeHtml(options.problem)}</p></div>` : ''}
+${options.notice ? `<div class="notice" role="status"><p>${escapeHtml(options.notice)}</p></div>` : ''}
 ${
-  sections.length === 0
+  cards.length === 0
     ? emptyState(
         'No numbers yet. Once a profile is connected, this page shows its followers and views over time, read from the network.',
         { href: '/channels', label: 'Connect a channel' },
       )
-    : `<p class="muted">Stored readings are free. A refresh reads the network now and costs 1 credit. A post's own figures are on its page.</p>
-${sections.join('\n')}`
+    : `<p class="muted">Figures already read are free to look at. Reading a profile from its network now costs 1 credit.</p>
+<ul class="cards analytics-profiles" aria-label="Profiles">${cards.join('\n')}</ul>
+<h2 id="posts">Posts</h2>
+${posts}`
 }
-<script src="/dashboard/vendor/chart.js"></script><script src="/dashboard/analytics.js"></script>`,
+<script type="module" src="${assetUrl('analytics.js')}"></script>`,
     { signedIn: account(who) },
   )
 }
 
 export function registerAnalyticsRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
-  scope.get('/dashboard/vendor/chart.js', async (_request, reply) =>
-    reply
-      .header('content-type', 'text/javascript; charset=utf-8')
-      .header('cache-control', 'public, max-age=86400')
-      .send(chartJs),
-  )
-  scope.get('/dashboard/analytics.js', async (_request, reply) =>
-    reply.header('content-type', 'text/javascript; charset=utf-8').send(ANALYTICS_SCRIPT),
-  )
-
   scope.get('/analytics', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/analytics')
-    return sendHtml(reply, 200, await analyticsPage(app, runner, who))
+    const sort = postSortOf(firstValue((request.query as Record<string, unknown>).sort))
+    return sendHtml(reply, 200, await analyticsPage(app, runner, who, { sort }))
   })
 
   scope.post('/analytics/refresh', async (request, reply) => {

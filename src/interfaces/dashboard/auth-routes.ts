@@ -44,14 +44,14 @@ function loginPage(input: { csrf: string; next: string; email?: string; problem?
   const problem = input.problem ? `<div class="problem"><p>${escapeHtml(input.problem)}</p></div>` : ''
   return page(
     'Sign in',
-    `<h1>Sign in</h1>${problem}
+    `<div class="card auth-card"><h1>Sign in</h1>${problem}
 <form method="post" action="/login">
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
 <input type="hidden" name="next" value="${escapeHtml(input.next)}">
 <label>Email <input type="email" name="email" autocomplete="username" required value="${escapeHtml(input.email ?? '')}"></label>
 <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
-<button type="submit">Sign in</button>
-</form>`,
+<button type="submit" class="primary">Sign in</button>
+</form></div>`,
   )
 }
 
@@ -223,8 +223,8 @@ async function answerWithoutWorkspace(
     const rows = invitations
       .map((i) => {
         const token = invitationToken(app, i.id, user.id, issued)
-        return `<li><strong>${escapeHtml(i.workspaceName)}</strong> invites you as ${escapeHtml(i.role)}${i.invitedByEmail ? ` (from ${escapeHtml(i.invitedByEmail)})` : ''}.
-<form method="post" action="/login/invitation" class="inline"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="invitation" value="${escapeHtml(i.id)}"><input type="hidden" name="issued" value="${escapeHtml(issued)}"><button type="submit">Accept and join ${escapeHtml(i.workspaceName)}</button></form></li>`
+        return `<li class="card invitation"><p><strong>${escapeHtml(i.workspaceName)}</strong> invites you as ${escapeHtml(i.role)}${i.invitedByEmail ? ` (from ${escapeHtml(i.invitedByEmail)})` : ''}.</p>
+<form method="post" action="/login/invitation" class="inline"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="invitation" value="${escapeHtml(i.id)}"><input type="hidden" name="issued" value="${escapeHtml(issued)}"><button type="submit" class="primary">Accept and join ${escapeHtml(i.workspaceName)}</button></form></li>`
       })
       .join('\n')
     return sendHtml(
@@ -232,7 +232,7 @@ async function answerWithoutWorkspace(
       200,
       page(
         'Invitations',
-        `<h1>Invitations</h1><p>You are not a member of any workspace yet. You join one only if you accept its invitation.</p><ul>${rows}</ul><p><a href="/login">Back</a></p>`,
+        `<div class="auth-card wide"><div class="page-head"><h1>Invitations</h1></div><p>You are not a member of any workspace yet. You join one only if you accept its invitation.</p><ul class="cards invitations">${rows}</ul><p><a href="/login">Back</a></p></div>`,
       ),
     )
   }

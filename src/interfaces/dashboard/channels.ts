@@ -1,66 +1,21 @@
 import type { FastifyInstance } from 'fastify'
-import { isNetwork, type Network } from '../../core/networks.js'
+import { isNetwork } from '../../core/networks.js'
 import { setSessionWorkspace } from '../../modules/accounts/sessions.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { connectionCredentials } from '../../platform/crypto/vault.js'
 import { findMembership, listWorkspacesForUser } from '../../platform/db/statements/accounts.js'
-import type { ConnectionRow } from '../../platform/db/statements/connections.js'
 import { listConnections } from '../../platform/db/statements/connections.js'
 import { firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { callerOf } from './caller.js'
+import { toolsAs } from './caller.js'
+import { channelCard, networkTiles } from './channel-cards.js'
 import { emptyState } from './first-run/empty-state.js'
 import { simulatedNotice, simulatedProfilesForm } from './first-run/onboarding.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import { account, field, localPath, redirectToLogin, type SignedIn, signedIn } from './request.js'
-
-/** The networks the channels page offers to connect, in the order shown. */
-const CONNECTABLE: readonly Network[] = [
-  'twitter',
-  'youtube',
-  'bluesky',
-  'facebook',
-  'instagram',
-  'threads',
-  'linkedin',
-]
-
-/** Where one network is reached two ways, the link says which (Instagram: through its Page, or alone). */
-const CONNECT_LABELS: Partial<Record<Network, string>> = {
-  facebook: 'Connect Facebook Pages and their Instagram accounts (Facebook Login)',
-  instagram: 'Connect an Instagram professional account without a Page (Instagram Login)',
-  linkedin: 'Connect LinkedIn: your profile and the pages you administer',
-}
-
-interface HealthEntry {
-  platform: string
-  profileId: string
-  needsReconnect: boolean
-  expired: boolean
-  daysLeft: number
-  reason: string
-}
-
-/** The connection's state in words, from get_account_health: healthy, expiring, or to reconnect. */
-function statusCell(row: ConnectionRow, health: HealthEntry | undefined) {
-  const reconnect = `<a href="/connect/${escapeHtml(row.platform)}">Reconnect</a>`
-  if (row.status === 'needs_reconnect' || health?.needsReconnect || health?.expired)
-    return `<strong>Reconnect needed:</strong> ${escapeHtml(health?.reason ?? row.last_error ?? 'authorisation lost')}<br>${reconnect}`
-  if (health)
-    return `Expires in ${health.daysLeft} day${health.daysLeft === 1 ? '' : 's'}<br><span class="muted">${escapeHtml(health.reason)}</span><br>${reconnect}`
-  return 'Healthy'
-}
-
-function connectionRow(row: ConnectionRow, health: HealthEntry | undefined, owner: boolean) {
-  const network = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
-  const disconnect = owner
-    ? `<a href="/channels/disconnect?connectionId=${encodeURIComponent(row.id)}">Disconnect</a>`
-    : ''
-  return `<tr><td>${escapeHtml(network)}</td><td>@${escapeHtml(row.username.replace(/^@+/, ''))}<br><span class="muted">${escapeHtml(row.name)}</span></td>
-<td>${statusCell(row, health)}</td>
-<td>${disconnect}</td></tr>`
-}
+import { profileAvatar } from './ui/avatar.js'
+import { icon } from './ui/icons.js'
 
 async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, notice: string) {
   const db = app.store.db
@@ -70,17 +25,11 @@ async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, 
   ])
   const csrf = who.session.csrfToken
   const owner = who.workspace.role === 'owner'
-  const report = (await runner.run(
-    'get_account_health',
-    { workspaceId: who.workspace.id },
-    callerOf(who),
-  )) as {
-    connections: HealthEntry[]
-  }
+  const report = await toolsAs(runner)(who, 'get_account_health', {})
   const health = new Map(report.connections.map((e) => [`${e.platform}:${e.profileId}`, e]))
   const selector =
     workspaces.length > 1
-      ? `<form method="post" action="/channels/workspace">${csrfField(csrf)}
+      ? `<form method="post" action="/channels/workspace" class="switch-workspace">${csrfField(csrf)}
 <label>Workspace <select name="workspaceId">${workspaces
           .map(
             (w) =>
@@ -88,7 +37,7 @@ async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, 
           )
           .join('')}</select></label> <button type="submit">Switch</button></form>`
       : ''
-  const table =
+  const cards =
     rows.length === 0
       ? emptyState(
           'No channels yet. Every social profile you connect appears here, with whether Herald can still post to it.',
@@ -96,19 +45,11 @@ async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, 
             ? { html: simulatedProfilesForm(csrf, '/channels') }
             : { href: '#connect', label: 'Connect a profile' },
         )
-      : `<table><thead><tr><th>Network</th><th>Profile</th><th>Status</th><th></th></tr></thead><tbody>
-${rows.map((row) => connectionRow(row, health.get(`${row.platform}:${row.profile_id}`), owner)).join('\n')}</tbody></table>`
+      : `<ul class="cards channels" aria-label="Connected profiles">
+${rows.map((row) => channelCard(row, health.get(`${row.platform}:${row.profile_id}`), owner)).join('\n')}</ul>`
   // Read again: another process may have set an app up since this one last looked.
   await app.networkApps.refresh()
-  const links = CONNECTABLE.map((network) => {
-    const label = CONNECT_LABELS[network] ?? `Connect ${networkLabels[network]}`
-    if (app.networkApps.canConnect(network))
-      return `<li><a href="/connect/${network}">${escapeHtml(label)}</a></li>`
-    const next = who.administrator
-      ? `<a href="/settings/networks#${network}">Set it up on the network apps page</a>`
-      : 'Ask the person who runs this Herald to set it up.'
-    return `<li>${escapeHtml(networkLabels[network])}: <strong>not set up</strong>. <span class="muted">It needs a ${escapeHtml(networkLabels[network])} developer app first.</span> ${next}</li>`
-  }).join('\n')
+  const tiles = networkTiles((network) => app.networkApps.canConnect(network), who.administrator)
   // An empty sandbox workspace already says it in the empty state, beside its button.
   const sandbox =
     app.config.sandbox && rows.length > 0
@@ -116,11 +57,12 @@ ${rows.map((row) => connectionRow(row, health.get(`${row.platform}:${row.profile
       : ''
   return page(
     'Channels',
-    `<h1>Channels of ${escapeHtml(who.workspace.name)}</h1>${notice}${selector}${sandbox}
-${table}
-<h2 id="connect">Connect a profile</h2><ul>
-${links}
-</ul>`,
+    `<div class="page-head"><h1>Channels of ${escapeHtml(who.workspace.name)}</h1>${rows.length > 0 ? '<a class="button primary" href="#connect">Add channel</a>' : ''}</div>
+${notice}${selector}${sandbox}
+${cards}
+<h2 id="connect">Add channel</h2>
+<p class="muted">Pick a network: Herald asks it for permission to post, then the profile appears above.</p>
+${tiles}`,
     { signedIn: account(who) },
   )
 }
@@ -175,18 +117,23 @@ function registerWorkspaceSwitch(scope: FastifyInstance, app: AppContext) {
     if (!who) return redirectToLogin(reply, '/workspaces')
     const workspaces = await listWorkspacesForUser(app.store.db, who.user.id)
     const items = workspaces
-      .map((w) =>
-        w.id === who.workspace.id
-          ? `<li><strong aria-current="true">${escapeHtml(w.name)}</strong> (${escapeHtml(w.role)}, current)</li>`
-          : `<li><form method="post" action="/channels/workspace" class="inline">${csrfField(who.session.csrfToken)}<input type="hidden" name="workspaceId" value="${escapeHtml(w.id)}"><input type="hidden" name="next" value="/posts"><button type="submit">Switch to ${escapeHtml(w.name)}</button></form> (${escapeHtml(w.role)})</li>`,
-      )
+      .map((w) => {
+        const role = `<span class="muted">${w.role === 'owner' ? 'Owner' : 'Editor'}</span>`
+        const action =
+          w.id === who.workspace.id
+            ? `<span class="chip ok" aria-current="true">${icon('circle-check')}Current</span>`
+            : `<form method="post" action="/channels/workspace" class="inline">${csrfField(who.session.csrfToken)}<input type="hidden" name="workspaceId" value="${escapeHtml(w.id)}"><input type="hidden" name="next" value="/posts"><button type="submit">Switch to ${escapeHtml(w.name)}</button></form>`
+        return `<li class="card workspace-choice"><div><h2>${escapeHtml(w.name)}</h2>${role}</div>${action}</li>`
+      })
       .join('\n')
     return sendHtml(
       reply,
       200,
-      page('Workspaces', `<h1>Your workspaces</h1><ul>${items}</ul>`, {
-        signedIn: account(who),
-      }),
+      page(
+        'Workspaces',
+        `<div class="page-head"><h1>Your workspaces</h1></div><ul class="cards workspaces">${items}</ul>`,
+        { signedIn: account(who) },
+      ),
     )
   })
 }
@@ -222,10 +169,11 @@ function registerDisconnect(scope: FastifyInstance, app: AppContext) {
       200,
       page(
         'Disconnect',
-        `<h1>Disconnect @${escapeHtml(row.username.replace(/^@+/, ''))} on ${escapeHtml(network)}?</h1>
-<p>Herald deletes the stored tokens. Posts queued for this profile will fail until it is connected again.</p>
-<form method="post" action="/channels/disconnect">${csrfField(who.session.csrfToken)}<input type="hidden" name="connectionId" value="${escapeHtml(row.id)}">
-<button type="submit">Yes, disconnect</button> <a href="/channels">Keep it</a></form>`,
+        `<div class="page-head"><h1>Disconnect @${escapeHtml(row.username.replace(/^@+/, ''))} on ${escapeHtml(network)}?</h1></div>
+<div class="card confirm">
+<div class="channel-who">${profileAvatar(row, 'large')}<p>Herald deletes the stored tokens. Posts queued for this profile will fail until it is connected again.</p></div>
+<form method="post" action="/channels/disconnect" class="actions">${csrfField(who.session.csrfToken)}<input type="hidden" name="connectionId" value="${escapeHtml(row.id)}">
+<button type="submit" class="danger">Yes, disconnect</button> <a class="button" href="/channels">Keep it</a></form></div>`,
         { signedIn: account(who) },
       ),
     )

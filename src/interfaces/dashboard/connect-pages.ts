@@ -1,6 +1,7 @@
 import type { Network } from '../../core/networks.js'
 import { notSetUpMessage, type Refusal } from '../../modules/connections/flow.js'
 import { csrfField, escapeHtml, networkLabels, type PageOptions, page, problemPage } from './html.js'
+import { networkIcon } from './ui/icons.js'
 
 /** The pages of the connect flow that are not redirects. */
 
@@ -31,15 +32,14 @@ or run <code>npx herald sandbox connect --network bluesky --username U</code>, w
     : ''
   return page(
     'Connect Bluesky',
-    `<h1>Connect Bluesky</h1>
-<p>Bluesky has no OAuth for apps like Herald: sign in with an <strong>app password</strong>, made in the Bluesky
+    `<div class="page-head"><h1 class="net net-bluesky">${networkIcon('bluesky')}Connect Bluesky</h1></div>
+<div class="card connect-card"><p>Bluesky has no OAuth for apps like Herald: sign in with an <strong>app password</strong>, made in the Bluesky
 app under Settings → Privacy and security → App passwords. Herald uses it once to open a session and does not keep it.</p>
 ${workspace}${simulator}<form method="post" action="/connect/bluesky">${csrfField(csrf)}${workspaceField}
 <label>Handle (for example you.bsky.social) <input type="text" name="identifier" autocomplete="username" required value="${escapeHtml(options.identifier ?? '')}"></label>
 <label>App password (xxxx-xxxx-xxxx-xxxx) <input type="password" name="appPassword" autocomplete="off" required></label>
-<button type="submit">Connect</button>
-</form>
-<p><a href="/channels">Back to channels</a></p>`,
+<div class="actions"><button type="submit" class="primary">Connect</button> <a class="button" href="/channels">Back to channels</a></div>
+</form></div>`,
     options,
   )
 }
@@ -57,12 +57,11 @@ export function confirmConnectPage(
   const name = escapeHtml(input.workspace.name)
   return page(
     `Connect ${label}`,
-    `<h1>Connect ${escapeHtml(label)} to ${name}</h1>
-<p>You are about to connect a ${escapeHtml(label)} profile into the workspace <strong>${name}</strong>. Every member of ${name} will be able to publish as that profile. Continue only if you meant to.</p>
+    `<div class="page-head"><h1>Connect ${escapeHtml(label)} to ${name}</h1></div>
+<div class="card connect-card"><p class="connect-mark">${networkIcon(input.network)}</p><p>You are about to connect a ${escapeHtml(label)} profile into the workspace <strong>${name}</strong>. Every member of ${name} will be able to publish as that profile. Continue only if you meant to.</p>
 <form method="post" action="/connect/${escapeHtml(input.network)}">${csrfField(input.csrf)}<input type="hidden" name="workspaceId" value="${escapeHtml(input.workspace.id)}">
-<button type="submit">Continue to ${escapeHtml(label)}</button>
-</form>
-<p><a href="/channels">Back to channels</a></p>`,
+<div class="actions"><button type="submit" class="primary">Continue to ${escapeHtml(label)}</button> <a class="button" href="/channels">Back to channels</a></div>
+</form></div>`,
     options,
   )
 }
@@ -99,16 +98,15 @@ export function chooseProfilesPage(
     .join('\n')
   return page(
     `Choose ${label} profiles`,
-    `<h1>Choose what to connect</h1>
-<p>Your ${escapeHtml(label)} sign-in reaches these profiles. Tick each one Herald should publish to; each becomes its own channel.</p>
+    `<div class="page-head"><h1>Choose what to connect</h1></div>
+<div class="card connect-card"><p>Your ${escapeHtml(label)} sign-in reaches these profiles. Tick each one Herald should publish to; each becomes its own channel.</p>
 ${input.message ? `<p role="alert">${escapeHtml(input.message)}</p>` : ''}
 <form method="post" action="/connect/${input.network}/choose/${escapeHtml(input.grantId)}">${csrfField(input.csrf)}
-<fieldset><legend>Profiles</legend>
+<fieldset class="choices"><legend>Profiles</legend>
 ${boxes}
 </fieldset>
-<button type="submit">Connect the ticked profiles</button>
-</form>
-<p><a href="/channels">Cancel and go back to channels</a></p>`,
+<div class="actions"><button type="submit" class="primary">Connect the ticked profiles</button> <a class="button" href="/channels">Cancel and go back to channels</a></div>
+</form></div>`,
     options,
   )
 }

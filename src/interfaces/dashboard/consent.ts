@@ -98,17 +98,17 @@ async function consentPage(app: AppContext, who: SignedIn, pending: PendingReque
   const csrf = who.session.csrfToken
   return page(
     'Allow access',
-    `<h1>Allow ${escapeHtml(pending.clientName)} to use Herald?</h1>
-${error}${identity}
+    `<div class="page-head"><h1>Allow ${escapeHtml(pending.clientName)} to use Herald?</h1></div>
+${error}<div class="card consent">${identity}
 <p>After you answer, you go back to <strong>${escapeHtml(pending.redirectHost)}</strong>.</p>
 <form method="post" action="${escapeHtml(consentPath(pending.uid))}">${csrfField(csrf)}
 <label>Workspace it acts in <select name="workspaceId">${options}</select></label>
 <p>It will be able to act as you (${escapeHtml(who.user.email)}) in that workspace only, to:</p>
-<ul>${scopes}</ul>
+<ul class="scopes">${scopes}</ul>
 <p class="muted">You can see and revoke this app at any time on the AI Integration page.</p>
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
-</form>`,
+<div class="actions"><button type="submit" name="decision" value="allow" class="primary">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button></div>
+</form></div>`,
     { signedIn: account(who) },
   )
 }

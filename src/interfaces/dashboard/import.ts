@@ -6,6 +6,7 @@ import {
   importContextFor,
   importCsv,
   MAX_IMPORT_ROWS,
+  type RowStatus,
 } from '../../modules/publishing/csv-import.js'
 import { findUpload, saveUpload } from '../../platform/db/statements/imports.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
@@ -15,6 +16,7 @@ import { actorOf, callerOf } from './caller.js'
 import { scriptUpload, signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { icon, type UiIcon } from './ui/icons.js'
 
 /**
  * Bulk import: upload a CSV, see every row checked (blockers, warnings, cost) before anything is created,
@@ -33,18 +35,20 @@ function uploadPage(who: SignedIn, problem?: string) {
   const csrf = who.session.csrfToken
   return page(
     'Import',
-    `<h1>Import posts from a CSV file</h1>
+    `<div class="page-head"><h1>Import posts from a CSV file</h1></div>
 ${problem ? `<div class="problem" role="alert"><p>${escapeHtml(problem)}</p></div>` : ''}
-<p>A row per post (a row to several profiles makes a post for each), up to ${MAX_IMPORT_ROWS} rows. Every row is checked first and shown with its blockers, warnings and cost; nothing is created until you import the rows that passed. A row imported once is never created again, so importing the same file twice creates nothing new.</p>
-<p>Columns (the first row names them, in any order): <code>content</code>, <code>profiles</code> (a network such as <code>linkedin</code> for every profile on it, or <code>network:username</code>; several separated by <code>;</code>), <code>date</code> (YYYY-MM-DD), <code>time</code> (HH:MM), <code>timezone</code> (IANA, default UTC), <code>media URLs</code> (separated by spaces), <code>first comment</code>, and <code>queue</code> (<code>yes</code> instead of a date: the profile's next free posting time).</p>
-<pre>${escapeHtml(EXAMPLE)}</pre>
+<section class="card" aria-labelledby="csv-upload-title"><h2 id="csv-upload-title">Upload a file</h2>
 <form id="csv-upload" method="post" action="/import">${csrfField(csrf)}
 <label>CSV file <input type="file" id="csv-file" accept=".csv,text/csv" data-csrf="${escapeHtml(csrf)}"></label>
 <p id="csv-status" class="muted" role="status"></p>
 <details><summary>Or paste the CSV</summary>
-<label>CSV text <textarea name="csv" rows="8"></textarea></label>
-<button type="submit">Check the pasted rows</button></details>
-</form>
+<label>CSV text <textarea class="code" name="csv" rows="8"></textarea></label>
+<button type="submit" class="primary">Check the pasted rows</button></details>
+</form></section>
+<section class="card" aria-labelledby="csv-format"><h2 id="csv-format">What the file holds</h2>
+<p>A row per post (a row to several profiles makes a post for each), up to ${MAX_IMPORT_ROWS} rows. Every row is checked first and shown with its blockers, warnings and cost; nothing is created until you import the rows that passed. A row imported once is never created again, so importing the same file twice creates nothing new.</p>
+<p>Columns (the first row names them, in any order): <code>content</code>, <code>profiles</code> (a network such as <code>linkedin</code> for every profile on it, or <code>network:username</code>; several separated by <code>;</code>), <code>date</code> (YYYY-MM-DD), <code>time</code> (HH:MM), <code>timezone</code> (IANA, default UTC), <code>media URLs</code> (separated by spaces), <code>first comment</code>, and <code>queue</code> (<code>yes</code> instead of a date: the profile's next free posting time).</p>
+<pre class="example" tabindex="0" aria-label="An example file">${escapeHtml(EXAMPLE)}</pre></section>
 <script src="/dashboard/import.js"></script>`,
     { signedIn: account(who) },
   )
@@ -67,17 +71,49 @@ input.addEventListener('change', async () => {
 })
 `
 
+const RESULTS: Record<RowStatus, { tone: string; icon: UiIcon; words: string }> = {
+  ready: { tone: 'info', icon: 'circle-check', words: 'Ready' },
+  blocked: { tone: 'bad', icon: 'circle-x', words: 'Blocked' },
+  repeat: { tone: '', icon: 'minus', words: 'Repeat' },
+  created: { tone: 'ok', icon: 'circle-check', words: 'Created' },
+  'waiting for approval': { tone: 'warn', icon: 'hourglass', words: 'Waiting for approval' },
+  'already imported': { tone: '', icon: 'minus', words: 'Imported before' },
+  failed: { tone: 'bad', icon: 'circle-alert', words: 'Failed' },
+}
+
+/** A row's result as a chip: an icon and the words. */
+function resultChip(status: RowStatus) {
+  const r = RESULTS[status]
+  return `<span class="chip ${r.tone}">${icon(r.icon)}${escapeHtml(r.words)}</span>`
+}
+
+/** The posts a row made, each a link named by the profile it is for (not by its id). */
+function postLinks(r: ImportRowReport) {
+  if (r.postIds.length === 0) return ''
+  const links = r.postIds.map(
+    (id, i) =>
+      `<a href="/posts/${escapeHtml(id)}">${escapeHtml(r.postIds.length === r.profiles.length ? `Post to ${r.profiles[i]}` : `Post ${i + 1}`)}</a>`,
+  )
+  return `<p class="row-posts">${links.join(' · ')}</p>`
+}
+
+/**
+ * A check's message without the tool's field name in front (`firstComment: …`): the row already names its
+ * column in the file's words.
+ */
+const withoutFieldName = (message: string) => message.replace(/^[a-z]+(?:[A-Z][a-z]*)+(?:\[\d+\])?: /, '')
+
 function rowLine(r: ImportRowReport) {
   const problems = [
-    ...r.blockers.map((b) => (b.column ? `${b.column}: ${b.message}` : b.message)),
+    ...r.blockers.map((b) => (b.column ? `${b.column}: ${withoutFieldName(b.message)}` : b.message)),
     ...(r.note ? [r.note] : []),
   ]
   const warnings = r.warnings.map((w) => `<li class="muted">${escapeHtml(w)}</li>`).join('')
   const cls =
     r.status === 'blocked' || r.status === 'failed' ? 'blocked' : r.status === 'created' ? 'done' : ''
-  return `<tr class="${cls}"><td>${r.row}</td><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.content)}</td>
+  return `<tr class="${cls}"><td>${r.row}</td><td>${resultChip(r.status)}</td><td class="copy">${escapeHtml(r.content)}</td>
 <td>${escapeHtml(r.profiles.join(', '))}</td><td>${escapeHtml(r.slot)}</td><td>${r.cost}</td>
-<td>${problems.length || warnings ? `<ul class="problems">${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}${warnings}</ul>` : ''}${r.postIds.length ? r.postIds.map((id) => `<a href="/posts/${escapeHtml(id)}">${escapeHtml(id)}</a>`).join(' ') : ''}</td></tr>`
+<td>${problems.length || warnings ? `<ul class="problems">${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}${warnings}</ul>` : ''}${postLinks(r)}</td></tr>`
 }
 
 function reportPage(who: SignedIn, uploadId: string, fileName: string, report: ImportReport) {
@@ -91,10 +127,10 @@ ${s.alreadyImported ? `<li>${s.alreadyImported} were imported before and are not
     : `<ul class="summary"><li><strong>${s.created}</strong> created</li><li>${s.blocked} blocked</li><li>${s.alreadyImported} imported before</li><li>${s.failed} failed</li>${s.repeats ? `<li>${s.repeats} repeated rows</li>` : ''}</ul>`
   const action =
     report.dryRun && s.ready > 0
-      ? `<form method="post" action="/import/${escapeHtml(uploadId)}/run">${csrfField(who.session.csrfToken)}<button type="submit">Import the ${s.ready} ready row${s.ready === 1 ? '' : 's'}</button></form>`
+      ? `<form method="post" action="/import/${escapeHtml(uploadId)}/run">${csrfField(who.session.csrfToken)}<button type="submit" class="primary">Import the ${s.ready} ready row${s.ready === 1 ? '' : 's'}</button></form>`
       : report.dryRun
         ? '<p class="muted">No row is ready to import.</p>'
-        : '<p><a href="/posts">See the posts</a> · <a href="/import">Import another file</a></p>'
+        : '<p class="actions"><a class="button primary" href="/posts">See the posts</a> <a class="button" href="/import">Import another file</a></p>'
   // Rows that need attention first; the rows that are fine (ready or created) folded below them.
   const fine = (r: ImportRowReport) =>
     (r.status === 'ready' || r.status === 'created' || r.status === 'waiting for approval') &&
@@ -102,13 +138,13 @@ ${s.alreadyImported ? `<li>${s.alreadyImported} were imported before and are not
   const attention = report.rows.filter((r) => !fine(r))
   const rest = report.rows.filter(fine)
   const table = (rows: ImportRowReport[]) =>
-    `<div class="scroll" tabindex="0" role="region" aria-label="Rows of the file"><table><thead><tr><th scope="col">Row</th><th scope="col">Result</th><th scope="col">Content</th><th scope="col">Profiles</th><th scope="col">When</th><th scope="col">Credits</th><th scope="col">Blockers, warnings, posts</th></tr></thead><tbody>
+    `<div class="table-card" tabindex="0" role="region" aria-label="Rows of the file"><table class="import-rows"><thead><tr><th scope="col">Row</th><th scope="col">Result</th><th scope="col">Content</th><th scope="col">Profiles</th><th scope="col">When</th><th scope="col">Credits</th><th scope="col">Blockers, warnings, posts</th></tr></thead><tbody>
 ${rows.map(rowLine).join('\n')}</tbody></table></div>`
   return page(
     title,
-    `<h1>${escapeHtml(title)}</h1>
-${summary}
-${action}
+    `<div class="page-head"><h1>${escapeHtml(title)}</h1></div>
+<section class="card">${summary}
+${action}</section>
 ${attention.length ? `<h2>Rows to look at (${attention.length})</h2>${table(attention)}` : ''}
 ${rest.length ? `<details${attention.length ? '' : ' open'}><summary>${report.dryRun ? 'Ready' : 'Created'}: ${rest.length} row${rest.length === 1 ? '' : 's'}</summary>${table(rest)}</details>` : ''}`,
     { signedIn: account(who) },

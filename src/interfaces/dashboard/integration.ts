@@ -6,6 +6,7 @@ import { AppError } from '../../platform/errors.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { icon } from './ui/icons.js'
 
 /**
  * AI Integration: the person's API keys (create, list, revoke; a new key is shown once) and ready-to-paste
@@ -45,14 +46,14 @@ export function setupSnippets(baseUrl: string, key: string) {
 }
 
 function snippet(id: string, label: string, text: string) {
-  return `<h3 id="${id}-title">${escapeHtml(label)}</h3>
-<pre><code id="${id}">${escapeHtml(text)}</code></pre>
-<button type="button" data-copy="${id}" aria-describedby="${id}-title">Copy</button>`
+  return `<div class="snippet"><h4 id="${id}-title">${escapeHtml(label)}</h4>
+<div class="snippet-body"><pre tabindex="0" aria-labelledby="${id}-title"><code id="${id}">${escapeHtml(text)}</code></pre>
+<button type="button" data-copy="${id}" aria-describedby="${id}-title">${icon('copy')}Copy</button></div></div>`
 }
 
 function connectedAppsSection(apps: ConnectedApp[], csrf: string) {
   if (apps.length === 0)
-    return '<p class="muted">No app is connected. Add Herald to an assistant below; it asks you here before it gets access.</p>'
+    return '<p class="muted">No app is connected. Add Herald to an assistant with the address above; it asks you here before it gets access.</p>'
   const rows = apps
     .map(
       (
@@ -61,10 +62,10 @@ function connectedAppsSection(apps: ConnectedApp[], csrf: string) {
 <td>${escapeHtml(a.workspaceName)}</td><td>${a.scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(' ')}</td>
 <td>${escapeHtml(when(a.createdAt))}</td><td>${escapeHtml(when(a.firstUsedAt))}</td><td>${escapeHtml(when(a.lastUsedAt))}</td>
 <td><form method="post" action="/integration/apps/revoke" class="inline">${csrfField(csrf)}<input type="hidden" name="grantId" value="${escapeHtml(a.grantId)}">
-<button type="submit" aria-label="Revoke ${escapeHtml(a.name)}">Revoke</button></form></td></tr>`,
+<button type="submit" class="danger" aria-label="Revoke ${escapeHtml(a.name)}">Revoke</button></form></td></tr>`,
     )
     .join('\n')
-  return `<div class="scroll" tabindex="0" role="region" aria-label="Connected apps"><table><caption class="muted">Apps you authorized (each acts as you, in one workspace)</caption><thead><tr><th scope="col">App</th><th scope="col">Workspace</th><th scope="col">Scopes</th><th scope="col">Authorized (UTC)</th><th scope="col">First used</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
+  return `<div class="table-card" tabindex="0" role="region" aria-label="Connected apps"><table><caption class="muted">Apps you authorized (each acts as you, in one workspace)</caption><thead><tr><th scope="col">App</th><th scope="col">Workspace</th><th scope="col">Scopes</th><th scope="col">Authorized (UTC)</th><th scope="col">First used</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
 ${rows}</tbody></table></div>`
 }
 
@@ -86,17 +87,17 @@ async function integrationPage(
       (k) => `<tr><td>${escapeHtml(k.name)}</td><td><code>${escapeHtml(k.prefix)}…</code></td>
 <td>${escapeHtml(names.get(k.defaultWorkspaceId) ?? k.defaultWorkspaceId)}</td><td>${escapeHtml(when(k.createdAt))}</td><td>${escapeHtml(when(k.lastUsedAt))}</td>
 <td><form method="post" action="/integration/keys/revoke" class="inline">${csrfField(csrf)}<input type="hidden" name="keyId" value="${escapeHtml(k.id)}">
-<button type="submit" aria-label="Revoke the key ${escapeHtml(k.name)}">Revoke</button></form></td></tr>`,
+<button type="submit" class="danger" aria-label="Revoke the key ${escapeHtml(k.name)}">Revoke</button></form></td></tr>`,
     )
     .join('\n')
   const table = active.length
-    ? `<div class="scroll" tabindex="0" role="region" aria-label="API keys"><table><caption class="muted">Your keys (each acts as you)</caption><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Default workspace</th><th scope="col">Created (UTC)</th><th scope="col">Last used (UTC)</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
+    ? `<div class="table-card" tabindex="0" role="region" aria-label="API keys"><table><caption class="muted">Your keys (each acts as you)</caption><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Default workspace</th><th scope="col">Created (UTC)</th><th scope="col">Last used (UTC)</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
 ${rows}</tbody></table></div>`
     : '<p class="muted">You have no API key yet.</p>'
   const created = shown.key
     ? `<div class="notice" role="status"><p><strong>Your new key. It is shown once: copy it now.</strong></p>
-<label for="new-key">API key</label><input id="new-key" type="text" readonly value="${escapeHtml(shown.key)}" size="48">
-<button type="button" data-copy="new-key">Copy</button></div>`
+<label for="new-key">API key</label><div class="copy-line"><input id="new-key" type="text" readonly value="${escapeHtml(shown.key)}" size="48">
+<button type="button" data-copy="new-key">Copy</button></div></div>`
     : ''
   const notice = shown.notice
     ? `<div class="notice" role="status"><p>${escapeHtml(shown.notice)}</p></div>`
@@ -112,32 +113,38 @@ ${rows}</tbody></table></div>`
     .join('')
   const snippets = setupSnippets(app.config.publicBaseUrl, shown.key ?? PLACEHOLDER)
   const lines = oauthSetupLines(app.config.publicBaseUrl)
+  const mcpUrl = `${app.config.publicBaseUrl}/mcp`
   return page(
     'AI Integration',
-    `<h1>AI Integration</h1>
-<p>An assistant (Claude, ChatGPT, Claude Code, VS Code…) signs in to Herald with OAuth: you allow it on a Herald page and it can use Herald's 17 tools as you, in the workspace you choose. An API key does the same for an agent or a script, over MCP (<code>${escapeHtml(app.config.publicBaseUrl)}/mcp</code>) or REST.</p>
+    `<div class="page-head"><h1>AI Integration</h1></div>
+<p class="lead">Let an assistant such as Claude, ChatGPT, Claude Code or VS Code schedule and read your posts. It signs in to Herald and asks you on a Herald page first; then it acts as you, in the workspace you choose. An API key does the same for an agent or a script of your own.</p>
 ${problem}${notice}${created}
-<h2>Connected apps</h2>
-${connectedAppsSection(apps, csrf)}
-<h2>Create a key</h2>
-<form method="post" action="/integration/keys">${csrfField(csrf)}
+<section class="card" aria-labelledby="mcp-title"><h2 id="mcp-title">${icon('plug')}This Herald's address for assistants</h2>
+<p class="muted">Paste it where the assistant asks for a connector or server address; it asks you to allow it the first time.</p>
+<div class="copy-line"><input id="mcp-url" type="text" readonly value="${escapeHtml(mcpUrl)}" aria-labelledby="mcp-title"><button type="button" data-copy="mcp-url" aria-describedby="mcp-title">${icon('copy')}Copy</button></div>
+</section>
+<section class="card" aria-labelledby="apps-title"><h2 id="apps-title">${icon('bot')}Connected apps</h2>
+${connectedAppsSection(apps, csrf)}</section>
+<section class="card" aria-labelledby="keys-title"><h2 id="keys-title">${icon('key-round')}API keys</h2>
+${table}
+<h3>Create a key</h3>
+<form method="post" action="/integration/keys" class="key-form">${csrfField(csrf)}
 <label>Name <input type="text" name="name" required maxlength="80" placeholder="For example: Claude on my laptop"></label>
 <label>Default workspace <select name="workspaceId">${options}</select></label>
-<button type="submit">Create key</button></form>
-<h2>Your keys</h2>
-${table}
-<h2>Set up a client</h2>
-<p>Assistants that sign in with OAuth need only this Herald's MCP address; each asks you to allow it the first time.</p>
+<button type="submit" class="primary">Create key</button></form></section>
+<section class="card" aria-labelledby="setup-title"><h2 id="setup-title">Set up a client</h2>
+<h3>Assistants that sign in</h3>
 ${snippet('setup-claude', 'Claude (claude.ai or Claude Desktop): Settings → Connectors → Add custom connector, with this URL', lines.claude)}
 ${snippet('setup-chatgpt', 'ChatGPT: Settings → Apps & Connectors → Create (developer mode), MCP server URL, authentication OAuth', lines.chatgpt)}
 ${snippet('setup-claude-code', 'Claude Code (one line; then /mcp to sign in)', lines.claudeCode)}
 ${snippet('setup-vscode', 'VS Code (one line; it asks you to sign in on first use)', lines.vscode)}
 <h3>With an API key</h3>
-<p>${shown.key ? 'Your new key is filled in below.' : `Put your key where <code>${PLACEHOLDER}</code> stands.`}</p>
+<p>${shown.key ? 'Your new key is filled in below.' : `Put your key where <code>${PLACEHOLDER}</code> stands.`} Herald answers over MCP at <code>${escapeHtml(mcpUrl)}</code> and over REST at <code>${escapeHtml(app.config.publicBaseUrl)}/api/tools</code>, with Herald's 17 tools.</p>
 ${snippet('setup-desktop', 'Desktop MCP clients (JSON configuration)', snippets.desktop)}
 ${snippet('setup-cli', 'Command-line agents (one line)', snippets.cli)}
 ${snippet('setup-curl', 'Any HTTP client (curl)', snippets.curl)}
 <p>Reference: <a href="/docs">every tool, its fields and errors</a> · <a href="/openapi.json">OpenAPI document</a></p>
+</section>
 <script src="/dashboard/copy.js"></script>`,
     { signedIn: account(who) },
   )

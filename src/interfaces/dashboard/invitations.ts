@@ -19,16 +19,16 @@ async function invitationsPage(app: AppContext, who: SignedIn, message: { notice
     .map(
       (
         i,
-      ) => `<li><strong>${escapeHtml(i.workspaceName)}</strong> invites you as ${escapeHtml(i.role)}${i.invitedByEmail ? ` (from ${escapeHtml(i.invitedByEmail)})` : ''}.
-<form method="post" action="/invitations/${escapeHtml(i.id)}/accept" class="inline">${csrf}<button type="submit">Accept and join ${escapeHtml(i.workspaceName)}</button></form>
-<form method="post" action="/invitations/${escapeHtml(i.id)}/decline" class="inline">${csrf}<button type="submit">Decline</button></form></li>`,
+      ) => `<li class="card invitation"><p><strong>${escapeHtml(i.workspaceName)}</strong> invites you as ${escapeHtml(i.role)}${i.invitedByEmail ? ` (from ${escapeHtml(i.invitedByEmail)})` : ''}.</p>
+<div class="actions"><form method="post" action="/invitations/${escapeHtml(i.id)}/accept" class="inline">${csrf}<button type="submit" class="primary">Accept and join ${escapeHtml(i.workspaceName)}</button></form>
+<form method="post" action="/invitations/${escapeHtml(i.id)}/decline" class="inline">${csrf}<button type="submit">Decline</button></form></div></li>`,
     )
     .join('\n')
   return page(
     'Invitations',
-    `<h1>Invitations</h1>
+    `<div class="page-head"><h1>Invitations</h1></div>
 ${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>` : ''}
-${rows ? `<p>Members of a workspace can publish to the profiles connected there, and profiles you connect while working in it post for it.</p><ul>${rows}</ul>` : '<p>No invitations wait for you.</p>'}`,
+${rows ? `<p>Members of a workspace can publish to the profiles connected there, and profiles you connect while working in it post for it.</p><ul class="cards invitations">${rows}</ul>` : '<div class="empty"><p>No invitations wait for you. When an owner invites you to a workspace, it appears here to accept or decline.</p><a class="button" href="/posts">Back to your posts</a></div>'}`,
     { signedIn: account(who) },
   )
 }

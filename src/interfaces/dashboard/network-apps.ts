@@ -16,6 +16,7 @@ import { AppError, httpStatusFor, toAppError } from '../../platform/errors.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { icon, networkName } from './ui/icons.js'
 
 /**
  * `/settings/networks`, the instance administrator's page: every network Herald publishes to, whether it can
@@ -32,10 +33,11 @@ interface Message {
 }
 
 function stateBadge(network: Network, app: ResolvedApp | undefined) {
-  if (!needsApp(network)) return '<span class="state ready">Ready: no app needed</span>'
-  if (!app) return '<span class="state missing">Not set up: needs an app</span>'
-  if (app.source === 'sandbox') return '<span class="state sandbox">Sandbox: the simulator’s own app</span>'
-  return `<span class="state ready">Ready: set ${app.source === 'environment' ? 'by the environment' : 'on this page'}</span>`
+  if (!needsApp(network)) return `<span class="chip ok">${icon('circle-check')}Ready: no app needed</span>`
+  if (!app) return `<span class="chip bad">${icon('circle-alert')}Not set up: needs an app</span>`
+  if (app.source === 'sandbox')
+    return `<span class="chip info">${icon('circle-check')}Sandbox: the simulator’s own app</span>`
+  return `<span class="chip ok">${icon('circle-check')}Ready: set ${app.source === 'environment' ? 'by the environment' : 'on this page'}</span>`
 }
 
 function messageFor(m: Message | undefined, network: AppNetwork) {
@@ -86,7 +88,7 @@ function appForm(
 <label class="field">${escapeHtml(g.idName)} <input type="text" name="clientId" autocomplete="off" spellcheck="false" maxlength="200" required value="${escapeHtml(record?.clientId ?? '')}"></label>
 <label class="field">${escapeHtml(g.secretName)}${secretRequired(network) ? '' : ' (optional)'} <input type="password" name="clientSecret" autocomplete="new-password" maxlength="500"${record?.secretSet || !secretRequired(network) ? '' : ' required'}></label>
 ${secretState ? `<p class="muted">${escapeHtml(secretState)}</p>` : ''}${linkedin}
-<button type="submit">Save the ${escapeHtml(networkLabels[network])} app</button></form>`
+<button type="submit" class="primary">Save the ${escapeHtml(networkLabels[network])} app</button></form>`
 }
 
 function actions(app: AppContext, network: AppNetwork, csrf: string, record: SavedAppRecord | undefined) {
@@ -98,7 +100,7 @@ function actions(app: AppContext, network: AppNetwork, csrf: string, record: Sav
       ? `<form method="post" action="/settings/networks/${network}/check">${csrfField(csrf)}<button type="submit">Check the app with ${label}</button></form>`
       : ''
   const remove = record
-    ? `<form method="post" action="/settings/networks/${network}/remove">${csrfField(csrf)}<button type="submit">Remove the saved ${label} app</button></form>`
+    ? `<form method="post" action="/settings/networks/${network}/remove">${csrfField(csrf)}<button type="submit" class="danger">Remove the saved ${label} app</button></form>`
     : ''
   const replacing = record
     ? `<p class="muted">Profiles connected through an app keep working only with that app: after replacing or removing it, connect them again.</p>`
@@ -115,13 +117,13 @@ function networkSection(
 ) {
   const label = escapeHtml(networkLabels[network])
   const resolved = app.networkApps.resolve(network)
-  const heading = `<h2>${label} ${stateBadge(network, resolved)}</h2>`
+  const heading = `<div class="network-head"><h2>${networkName(network)}</h2>${stateBadge(network, resolved)}</div>`
   if (!needsApp(network))
-    return `<section class="network" id="${network}" aria-label="${label}">${heading}
+    return `<section class="card network" id="${network}" aria-label="${label}">${heading}
 <p class="muted">Bluesky accounts connect with their handle and an app password: there is no app to make.</p></section>`
   const record = records[network]
   const csrf = who.session.csrfToken
-  return `<section class="network" id="${network}" aria-label="${label}">${heading}
+  return `<section class="card network" id="${network}" aria-label="${label}">${heading}
 ${messageFor(m, network)}${guide(app, network, !resolved)}
 ${appForm(network, csrf, record, resolved?.source === 'environment')}
 ${actions(app, network, csrf, record)}</section>`
@@ -135,7 +137,7 @@ async function networksPage(app: AppContext, who: SignedIn, m?: Message) {
     : ''
   return page(
     'Network apps',
-    `<h1>Network apps</h1>
+    `<div class="page-head"><h1>Network apps</h1></div>
 <p>Each network lets Herald publish only through a developer app that <strong>you</strong> register with it: Herald has no app of its own. Make one per network you need, paste its client ID and secret here, and your workspaces can connect their profiles. Bluesky needs none.</p>
 <p class="muted">Values set in the environment (for example ${escapeHtml(appEnvironment.twitter.id)}) win over this page. A saved secret is stored encrypted and never shown again.</p>
 ${address ? `<div class="problem" role="alert"><p>${escapeHtml(address)}</p></div>` : ''}${sandbox}

@@ -6,14 +6,17 @@ import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
 import type { Account } from './compose-view.js'
+import { emptyState } from './first-run/empty-state.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { profileAvatar } from './ui/avatar.js'
 
 /**
  * The posting queue of each profile: its weekly posting times in a time zone, edited as lines such as
  * "daily 09:00" or "mon-fri 17:30", with the next free times. Posts take them with "Add to queue" in
- * Compose, `queue: true` on create_post, or a CSV row with yes in its queue column.
+ * Compose, `queue: true` on create_post, or a CSV row with yes in its queue column (the page names only
+ * what a manager sees: Compose and the CSV).
  */
 
 function zoneOptions(selected: string): string {
@@ -38,25 +41,25 @@ function queuePage(
       const zone = failed ? (message.timezone ?? 'UTC') : (queue?.timezone ?? 'UTC')
       const name = `${isNetwork(a.platform) ? networkLabels[a.platform] : a.platform} @${a.username.replace(/^@+/, '')}`
       const next = queue?.next.length
-        ? `<p>Next free times:</p><ol>${queue.next
+        ? `<p>Next free times:</p><ol class="slots">${queue.next
             .map((n) => `<li>${escapeHtml(`${n.scheduleDate} ${n.scheduleTime} ${n.timezone}`)}</li>`)
             .join('')}</ol>`
         : '<p class="muted">No posting times yet.</p>'
-      return `<section class="profile" aria-label="Posting queue of ${escapeHtml(name)}"><h2>${escapeHtml(name)}</h2>
+      return `<li class="card queue-profile"><section aria-label="Posting queue of ${escapeHtml(name)}"><div class="channel-who">${profileAvatar({ platform: a.platform, name: a.name, username: a.username }, 'large')}<h2>${escapeHtml(name)}</h2></div>
 ${failed && message.problem ? `<div class="problem" role="alert"><p>${escapeHtml(message.problem)}</p></div>` : ''}
 ${next}
 <form method="post" action="/queue">${csrfField(csrf)}<input type="hidden" name="profile" value="${escapeHtml(key)}">
-<label>Posting times of ${escapeHtml(name)}, one per line <textarea name="slots" rows="4" placeholder="daily 09:00&#10;weekdays 17:30">${escapeHtml(slots)}</textarea></label>
+<label>Posting times of ${escapeHtml(name)}, one per line <textarea class="code" name="slots" rows="4" placeholder="daily 09:00&#10;weekdays 17:30">${escapeHtml(slots)}</textarea></label>
 <label>Time zone <select name="timezone">${zoneOptions(zone)}</select></label>
-<button type="submit">Save the times of ${escapeHtml(name)}</button></form></section>`
+<button type="submit" class="primary">Save the times of ${escapeHtml(name)}</button></form></section></li>`
     })
     .join('\n')
   return page(
     'Queue',
-    `<h1>Posting queue</h1>
+    `<div class="page-head"><h1>Posting queue</h1></div>
 ${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>` : ''}
-<p class="muted">Each profile's weekly posting times, in its time zone: write a line per time, as <code>daily 09:00</code>, <code>weekdays 12:30</code>, <code>mon-fri 17:00</code>, <code>sat,sun 10:00</code>. "Add to queue" in Compose (or <code>queue: true</code> on create_post, or <code>yes</code> in a CSV's queue column) gives a post its profile's next free time; a time stays at the same hour on the clock when daylight saving starts or ends. An empty list removes the queue.</p>
-${sections || '<p class="muted">No profile is connected yet: <a href="/channels">connect one</a>.</p>'}`,
+<p class="muted">Each profile's weekly posting times, in its time zone: write a line per time, as <code>daily 09:00</code>, <code>weekdays 12:30</code>, <code>mon-fri 17:00</code>, <code>sat,sun 10:00</code>. "Add to queue" in Compose (or <code>yes</code> in the queue column of an imported CSV file) gives a post its profile's next free time; a time stays at the same hour on the clock when daylight saving starts or ends. An empty list removes the queue.</p>
+${sections ? `<ul class="cards queues">${sections}</ul>` : emptyState('No profile is connected yet. Each profile you connect gets its own weekly posting times here.', { href: '/channels', label: 'Connect a channel' })}`,
     { signedIn: account(who) },
   )
 }
@@ -103,7 +106,7 @@ export function registerQueueRoutes(scope: FastifyInstance, app: AppContext, run
         },
         app.clock.now(),
       )
-      const name = `${connection.platform} @${connection.username}`
+      const name = `${isNetwork(connection.platform) ? networkLabels[connection.platform] : connection.platform} @${connection.username.replace(/^@+/, '')}`
       return show(reply, who, 200, {
         notice: queue ? `Saved the posting times of ${name}.` : `Removed the posting times of ${name}.`,
       })

@@ -16,11 +16,12 @@ import {
   updateEndpoint,
   webhookDepsOf,
 } from '../../modules/outbox/endpoints.js'
-import { httpStatusFor, toAppError } from '../../platform/errors.js'
+import { httpStatusFor, invalid, toAppError } from '../../platform/errors.js'
 import type { FormBody } from '../../platform/form.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { icon } from './ui/icons.js'
 
 /**
  * Webhooks, owners only: the endpoints of the workspace, each with its settings, secret
@@ -45,7 +46,7 @@ ${m.secret ? `<div class="notice" role="status"><p>Signing secret (shown only no
 }
 
 function typeBoxes(selected: string[]) {
-  return `<fieldset><legend>Events (none ticked: every event)</legend>${subscribable
+  return `<fieldset class="choices"><legend>Events (none ticked: every event)</legend>${subscribable
     .map(
       (t) =>
         `<label><input type="checkbox" name="eventTypes" value="${t}"${selected.includes(t) ? ' checked' : ''}> ${t}</label>`,
@@ -56,6 +57,12 @@ function typeBoxes(selected: string[]) {
 const status = (e: EndpointView) =>
   e.enabled ? 'enabled' : e.disabledReason ? `disabled by Herald: ${e.disabledReason}` : 'disabled'
 
+/** The endpoint's state as a chip: an icon and the words. */
+const statusChip = (e: EndpointView) =>
+  e.enabled
+    ? `<span class="chip ok">${icon('circle-check')}Enabled</span>`
+    : `<span class="chip ${e.disabledReason ? 'bad' : ''}">${icon('ban')}${escapeHtml(e.disabledReason ? 'Disabled by Herald' : 'Disabled')}</span>`
+
 async function listPage(app: AppContext, who: SignedIn, m: Message = {}) {
   const csrf = who.session.csrfToken
   const endpoints = await listEndpoints(webhookDepsOf(app), actor(who))
@@ -64,29 +71,29 @@ async function listPage(app: AppContext, who: SignedIn, m: Message = {}) {
   const rows = endpoints
     .map(
       (e) =>
-        `<tr><td class="url"><a href="/webhooks/${escapeHtml(e.id)}">${escapeHtml(e.url)}</a></td><td>${escapeHtml(e.description)}</td><td>${escapeHtml(e.eventTypes.length > 0 ? e.eventTypes.join(', ') : 'every event')}</td><td>${escapeHtml(status(e))}</td></tr>`,
+        `<tr><td class="url"><a href="/webhooks/${escapeHtml(e.id)}">${escapeHtml(e.url)}</a></td><td>${escapeHtml(e.description)}</td><td>${escapeHtml(e.eventTypes.length > 0 ? e.eventTypes.join(', ') : 'every event')}</td><td>${statusChip(e)}</td></tr>`,
     )
     .join('\n')
   return page(
     'Webhooks',
-    `<h1>Webhooks</h1>
+    `<div class="page-head"><h1>Webhooks</h1><a class="button primary" href="#add">Add endpoint</a></div>
 ${messages(m)}
 ${disabled.map((e) => `<div class="problem" role="alert"><p>${escapeHtml(e.url)} was disabled: ${escapeHtml(e.disabledReason)} Fix the receiver, then enable it again.</p></div>`).join('\n')}
 <p class="muted">Herald POSTs each event, signed by the Standard Webhooks scheme, to the endpoints below. See docs/webhooks.md for the catalog and how to verify a delivery.</p>
-<div class="scroll" tabindex="0" role="region" aria-label="Webhook endpoints"><table><thead><tr><th scope="col">URL</th><th scope="col">Description</th><th scope="col">Events</th><th scope="col">Status</th></tr></thead><tbody>
+<div class="table-card" tabindex="0" role="region" aria-label="Webhook endpoints"><table><thead><tr><th scope="col">URL</th><th scope="col">Description</th><th scope="col">Events</th><th scope="col">Status</th></tr></thead><tbody>
 ${rows || '<tr><td colspan="4" class="muted">No endpoints yet.</td></tr>'}</tbody></table></div>
-<h2>Add an endpoint</h2>
+<section class="card" aria-labelledby="add"><h2 id="add">Add an endpoint</h2>
 <form method="post" action="/webhooks">${csrfField(csrf)}
 <label>URL <input type="url" name="url" required maxlength="2000" placeholder="https://example.com/herald-hook"></label>
 <label>Description <input type="text" name="description" maxlength="500"></label>
 ${typeBoxes([])}
-<button type="submit">Add endpoint</button></form>
-<h2>Low credits</h2>
+<button type="submit" class="primary">Add endpoint</button></form></section>
+<section class="card" aria-labelledby="low-credits"><h2 id="low-credits">Low credits</h2>
 <p class="muted">${creditsLowThreshold === null ? 'Off: no <code>credits.low</code> event is sent.' : `A charge that takes the balance below ${creditsLowThreshold} credits sends <code>credits.low</code> (once per crossing).`}</p>
 <form method="post" action="/webhooks/settings">${csrfField(csrf)}
-<label>Send credits.low below this balance <input type="number" name="creditsLowThreshold" min="1" max="1000000000" step="1" inputmode="numeric" value="${creditsLowThreshold ?? ''}"></label>
+<label>Warn below this balance (credits) <input type="number" name="creditsLowThreshold" min="1" max="1000000000" step="1" inputmode="numeric" value="${creditsLowThreshold ?? ''}"></label>
 <p class="muted">Leave it empty to turn the event off.</p>
-<button type="submit">Save threshold</button></form>`,
+<button type="submit">Save threshold</button></form></section>`,
     { signedIn: account(who) },
   )
 }
@@ -106,20 +113,23 @@ async function endpointPage(app: AppContext, who: SignedIn, id: string, m: Messa
     .join('\n')
   return page(
     'Webhook endpoint',
-    `<h1 class="url">${escapeHtml(e.url)}</h1>
+    `<div class="page-head"><h1 class="url">${escapeHtml(e.url)}</h1>${statusChip(e)}</div>
 ${messages(m)}
 <p>Status: <strong>${escapeHtml(status(e))}</strong>${e.previousSecretValidUntil ? ` · the previous secret also signs until ${when(e.previousSecretValidUntil)} UTC` : ''}</p>
+<section class="card" aria-labelledby="settings"><h2 id="settings">Settings</h2>
 <form method="post" action="${path}">${csrfField(csrf)}
 <label>URL <input type="url" name="url" required maxlength="2000" value="${escapeHtml(e.url)}"></label>
 <label>Description <input type="text" name="description" maxlength="500" value="${escapeHtml(e.description)}"></label>
 ${typeBoxes(e.eventTypes)}
 <label><input type="checkbox" name="enabled" value="on"${e.enabled ? ' checked' : ''}> Enabled</label>
-<button type="submit">Save</button></form>
+<button type="submit" class="primary">Save</button></form>
+<div class="actions">
 <form method="post" action="${path}/test" class="inline">${csrfField(csrf)}<button type="submit">Send test event</button></form>
 <form method="post" action="${path}/rotate" class="inline">${csrfField(csrf)}<button type="submit">Rotate secret</button></form>
-<form method="post" action="${path}/delete" class="inline">${csrfField(csrf)}<button type="submit">Delete endpoint</button></form>
+<form method="post" action="${path}/delete" class="inline">${csrfField(csrf)}<button type="submit" class="danger">Delete endpoint</button></form>
+</div></section>
 <h2>Delivery log</h2>
-<div class="scroll" tabindex="0" role="region" aria-label="Delivery attempts"><table><caption class="muted">The last 100 attempts, newest first (UTC)</caption>
+<div class="table-card" tabindex="0" role="region" aria-label="Delivery attempts"><table><caption class="muted">The last 100 attempts, newest first (UTC)</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Latency</th><th scope="col">Outcome</th><th scope="col">Response</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
 ${log || '<tr><td colspan="7" class="muted">No attempts yet.</td></tr>'}</tbody></table></div>
 <p><a href="/webhooks">All endpoints</a></p>`,
@@ -210,13 +220,17 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
   scope.post<{ Params: { id?: string } }>('/webhooks/settings', (request, reply) =>
     change(app, request, reply, async (who) => {
       const given = field(request, 'creditsLowThreshold').trim()
-      // Empty turns it off; anything but digits is refused by the same rule as the REST API.
-      const threshold = given === '' ? null : /^\d+$/.test(given) ? Number(given) : Number.NaN
+      // Empty turns it off. The form's own words for a bad number: the tool's message names its field.
+      const threshold = given === '' ? null : /^\d{1,10}$/.test(given) ? Number(given) : Number.NaN
+      if (threshold !== null && !(threshold >= 1 && threshold <= 1_000_000_000))
+        throw invalid(
+          'Type a whole number of credits from 1 to 1,000,000,000, or leave the box empty to turn the warning off.',
+        )
       const saved = await changeWebhookSettings(deps, actor(who), { creditsLowThreshold: threshold })
       const notice =
         saved.creditsLowThreshold === null
-          ? 'credits.low is off.'
-          : `credits.low is sent when a charge takes the balance below ${saved.creditsLowThreshold}.`
+          ? 'The low-credits warning is off.'
+          : `The low-credits warning is sent when a charge takes the balance below ${saved.creditsLowThreshold}.`
       return { html: (w) => listPage(app, w, { notice }) }
     }),
   )

@@ -3,14 +3,18 @@ import { isInstanceAdministrator } from '../../modules/accounts/administrator.js
 import type { AppContext } from '../../modules/app-context.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
 import { changeApprovalSetting } from '../../modules/publishing/approvals.js'
+import type { Db } from '../../platform/db/db.js'
 import { listMembers, removeEditor } from '../../platform/db/statements/accounts.js'
 import { currentBalance } from '../../platform/db/statements/credits.js'
 import { invite, invitedTo } from '../../platform/db/statements/invitations.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { actorOf } from './caller.js'
+import { ledgerLine, postsOfLedger } from './credit-ledger.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { initials } from './ui/avatar.js'
+import { icon } from './ui/icons.js'
 
 /**
  * The workspace: its people (an owner invites a person by e-mail as an editor, who joins by accepting, and
@@ -24,10 +28,74 @@ const MAX_TOP_UP = 1_000_000
 
 /** The administrator's top-up: on a self-hosted Herald, credits come from whoever runs it. */
 const addCreditsForm = (csrf: string) => `
-<form method="post" action="/workspace/credits">${csrfField(csrf)}
+<form method="post" action="/workspace/credits" class="stack">${csrfField(csrf)}
 <label>Credits to add <input type="number" name="amount" min="1" max="${MAX_TOP_UP}" step="1" required inputmode="numeric"></label>
 <p class="muted">As the administrator of this Herald you give its workspaces their credits: each post to a profile costs them (5 on X, 1 elsewhere).</p>
-<button type="submit">Add credits</button></form>`
+<button type="submit" class="primary">Add credits</button></form>`
+
+const roleChip = (role: string) =>
+  role === 'owner'
+    ? `<span class="chip info">${icon('badge-check')}Owner</span>`
+    : `<span class="chip">${icon('users')}Editor</span>`
+
+/** The people: members with their role (an owner removes editors), and who is invited but has not joined. */
+async function peopleCard(db: Db, who: SignedIn, owner: boolean) {
+  const csrf = who.session.csrfToken
+  const members = await listMembers(db, who.workspace.id)
+  const rows = members.map((m) => {
+    const remove =
+      owner && m.role === 'editor'
+        ? `<form method="post" action="/workspace/members/remove" class="inline">${csrfField(csrf)}<input type="hidden" name="userId" value="${escapeHtml(m.id)}"><button type="submit" class="danger" aria-label="Remove ${escapeHtml(m.email)}">Remove</button></form>`
+        : ''
+    return `<tr><td><span class="profile-line"><span class="avatar small" aria-hidden="true">${escapeHtml(initials(m.name, m.email))}</span>${escapeHtml(m.name)}</span></td><td class="url">${escapeHtml(m.email)}</td><td>${roleChip(m.role)}</td><td>${remove}</td></tr>`
+  })
+  const invited = owner ? await invitedTo(db, who.workspace.id) : []
+  for (const i of invited)
+    rows.push(
+      `<tr><td><span class="muted">Not joined yet</span></td><td class="url">${escapeHtml(i.email)}</td><td><span class="chip warn">${icon('hourglass')}Invited</span></td><td></td></tr>`,
+    )
+  const add = owner
+    ? `<h3>Invite a person</h3>
+<form method="post" action="/workspace/members" class="stack">${csrfField(csrf)}
+<label>E-mail of a Herald user <input type="email" name="email" required autocomplete="off"></label>
+<p class="muted">They see the invitation on their dashboard and join as an editor only if they accept: then they can connect profiles and publish, not manage members or credits.</p>
+<button type="submit" class="primary">Invite as editor</button></form>`
+    : '<p class="muted">Only an owner of this workspace invites or removes people.</p>'
+  return `<section class="card" aria-labelledby="people"><h2 id="people">People</h2>
+<div class="table-card" tabindex="0" role="region" aria-label="Members"><table><thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>
+${rows.join('\n')}</tbody></table></div>
+${add}</section>`
+}
+
+/** The balance for every member; the ledger, in words and linked to its posts, for owners. */
+async function creditsCard(db: Db, who: SignedIn, owner: boolean, administrator: boolean) {
+  // One rule for pages and tools: every member sees the balance; only owners see the ledger.
+  const balance = await currentBalance(db, who.workspace.id)
+  let credits = `<section class="card" aria-labelledby="credits"><h2 id="credits">Credits</h2>
+<p class="balance">Balance: <strong>${escapeHtml(balance)}</strong> credits.</p>`
+  if (owner) {
+    const ledger = await db
+      .selectFrom('credit_ledger')
+      .select(['delta', 'reason', 'reference', 'balance_after', 'created_at'])
+      .where('workspace_id', '=', who.workspace.id)
+      .orderBy('id', 'desc')
+      .limit(LEDGER_ROWS)
+      .execute()
+    const posts = await postsOfLedger(db, who.workspace.id, ledger)
+    const entries = ledger.map((l) => {
+      const line = ledgerLine(l, posts)
+      const delta = Number(l.delta)
+      return `<tr><td class="when">${escapeHtml(new Date(Number(l.created_at)).toISOString().slice(0, 16).replace('T', ' '))}</td>
+<td>${escapeHtml(line.words)}${line.links ? `<br>${line.links}` : ''}</td><td class="figure ${delta > 0 ? 'gain' : 'spend'}">${delta > 0 ? '+' : '−'}${escapeHtml(Math.abs(delta))}</td><td class="figure">${escapeHtml(l.balance_after)}</td></tr>`
+    })
+    credits += `
+<div class="table-card" tabindex="0" role="region" aria-label="Credit movements"><table class="ledger"><caption class="muted">The last ${LEDGER_ROWS} movements, newest first</caption>
+<thead><tr><th scope="col">When (UTC)</th><th scope="col">What</th><th scope="col">Credits</th><th scope="col">Balance after</th></tr></thead><tbody>
+${entries.join('\n')}</tbody></table></div>`
+  } else credits += '<p class="muted">Only an owner sees the ledger of credit movements.</p>'
+  if (administrator) credits += addCreditsForm(who.session.csrfToken)
+  return `${credits}</section>`
+}
 
 async function workspacePage(
   app: AppContext,
@@ -37,75 +105,27 @@ async function workspacePage(
   const db = app.store.db
   const owner = who.workspace.role === 'owner'
   const csrf = who.session.csrfToken
-  const members = await listMembers(db, who.workspace.id)
-  const rows = members
-    .map((m) => {
-      const remove =
-        owner && m.role === 'editor'
-          ? `<form method="post" action="/workspace/members/remove" class="inline">${csrfField(csrf)}<input type="hidden" name="userId" value="${escapeHtml(m.id)}"><button type="submit" aria-label="Remove ${escapeHtml(m.email)}">Remove</button></form>`
-          : ''
-      return `<tr><td>${escapeHtml(m.name)}</td><td>${escapeHtml(m.email)}</td><td>${escapeHtml(m.role)}</td><td>${remove}</td></tr>`
-    })
-    .join('\n')
-  // One rule for pages and tools: every member sees the balance (get_user_info,
-  // preflight_post and create_post tell any caller of the workspace); only owners see the ledger.
-  const balance = await currentBalance(db, who.workspace.id)
-  let credits = `<h2>Credits</h2>
-<p>Balance: <strong>${escapeHtml(balance)}</strong> credits.</p>`
-  if (owner) {
-    const ledger = await db
-      .selectFrom('credit_ledger')
-      .select(['delta', 'reason', 'reference', 'balance_after', 'created_at'])
-      .where('workspace_id', '=', who.workspace.id)
-      .orderBy('id', 'desc')
-      .limit(LEDGER_ROWS)
-      .execute()
-    const entries = ledger
-      .map(
-        (
-          l,
-        ) => `<tr><td>${escapeHtml(new Date(Number(l.created_at)).toISOString().slice(0, 16).replace('T', ' '))}</td>
-<td>${Number(l.delta) > 0 ? '+' : ''}${escapeHtml(l.delta)}</td><td>${escapeHtml(l.reason)}</td><td>${l.reference ? `<a href="/posts/${escapeHtml(l.reference)}">${escapeHtml(l.reference)}</a>` : ''}</td><td>${escapeHtml(l.balance_after)}</td></tr>`,
-      )
-      .join('\n')
-    credits += `
-<div class="scroll" tabindex="0" role="region" aria-label="Credit movements"><table><caption class="muted">The last ${LEDGER_ROWS} movements, newest first</caption>
-<thead><tr><th scope="col">When (UTC)</th><th scope="col">Change</th><th scope="col">Reason</th><th scope="col">For</th><th scope="col">Balance after</th></tr></thead><tbody>
-${entries}</tbody></table></div>`
-  } else credits += '<p class="muted">Only an owner sees the ledger of credit movements.</p>'
-  if (await isInstanceAdministrator(db, who.user.id)) credits += addCreditsForm(csrf)
   const requires = await requiresApproval(db, who.workspace.id)
   const approvals = owner
-    ? `<h2>Approvals</h2>
-<form method="post" action="/workspace/approvals">${csrfField(csrf)}
-<label><input type="checkbox" name="requireApproval" value="on"${requires ? ' checked' : ''}> Posts by editors need an owner's approval</label>
+    ? `<section class="card" aria-labelledby="approvals"><h2 id="approvals">Approvals</h2>
+<form method="post" action="/workspace/approvals" class="stack">${csrfField(csrf)}
+<label class="check"><input type="checkbox" name="requireApproval" value="on"${requires ? ' checked' : ''}> Posts by editors need an owner's approval</label>
 <p class="muted">An editor's post then waits as a draft until an owner approves it (charged then) or sends it back with a note. An owner's own posts never wait.</p>
-<button type="submit">Save</button></form>`
-    : `<h2>Approvals</h2><p class="muted">${requires ? "Your posts wait for an owner's approval before they go out." : 'Your posts go out without approval.'} Only an owner changes this.</p>`
-  const invited = owner ? await invitedTo(db, who.workspace.id) : []
-  const waiting =
-    invited.length > 0
-      ? `<p class="muted">Invited, not yet accepted: ${invited.map((i) => escapeHtml(i.email)).join(', ')}.</p>`
-      : ''
-  const add = owner
-    ? `<h2>Invite a person</h2>
-<form method="post" action="/workspace/members">${csrfField(csrf)}
-<label>E-mail of a Herald user <input type="email" name="email" required autocomplete="off"></label>
-<p class="muted">They see the invitation on their dashboard and join as an editor only if they accept: then they can connect profiles and publish, not manage members or credits.</p>
-<button type="submit">Invite as editor</button></form>${waiting}`
-    : '<p class="muted">Only an owner of this workspace invites or removes people.</p>'
+<button type="submit">Save</button></form></section>`
+    : `<section class="card" aria-labelledby="approvals"><h2 id="approvals">Approvals</h2><p class="muted">${requires ? "Your posts wait for an owner's approval before they go out." : 'Your posts go out without approval.'} Only an owner changes this.</p></section>`
+  const [people, credits] = await Promise.all([
+    peopleCard(db, who, owner),
+    creditsCard(db, who, owner, await isInstanceAdministrator(db, who.user.id)),
+  ])
   return page(
     'Workspace',
-    `<h1>${escapeHtml(who.workspace.name)}</h1>
+    `<div class="page-head"><h1>${escapeHtml(who.workspace.name)}</h1></div>
 ${message.problem ? `<div class="problem" role="alert"><p>${escapeHtml(message.problem)}</p></div>` : ''}
 ${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>` : ''}
-<h2>People</h2>
-<div class="scroll" tabindex="0" role="region" aria-label="Members"><table><thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
-${rows}</tbody></table></div>
-${add}
+${people}
+${credits}
 ${approvals}
-${owner ? `<h2>Webhooks</h2><p><a href="/webhooks">Webhook endpoints</a>: signed events sent to your systems when posts go out, fail or get stuck.</p>` : ''}
-${credits}`,
+${owner ? `<section class="card" aria-labelledby="webhooks"><h2 id="webhooks">Webhooks</h2><p><a href="/webhooks">Webhook endpoints</a>: signed events sent to your systems when posts go out, fail or get stuck.</p></section>` : ''}`,
     { signedIn: account(who) },
   )
 }

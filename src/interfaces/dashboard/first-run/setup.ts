@@ -62,7 +62,7 @@ function setupPage(input: { csrf: string; needsCode: boolean; form?: SetupForm; 
     : '<p class="muted">You are on the computer Herald runs on, so no setup code is needed.</p>'
   return page(
     'Set up Herald',
-    `<h1>Set up Herald</h1>
+    `<div class="card auth-card wide"><h1>Set up Herald</h1>
 <p>This Herald has no account yet. Create the first one: you become the administrator of this Herald and the owner of its first workspace, and go straight to the dashboard.</p>
 ${problem}
 <form method="post" action="/setup" class="setup">${csrfField(input.csrf)}
@@ -75,7 +75,7 @@ ${problem}
 <p class="muted" id="workspace-hint">Your team, brand or client: its channels, posts and people live in this workspace.</p>
 ${code}
 <button type="submit" class="primary">Create the account</button>
-</form>`,
+</form></div>`,
     {},
   )
 }

@@ -75,6 +75,14 @@ const UI_ICONS = [
   'chevron-left',
   'chevron-right',
   'calendar-clock',
+  'trending-up',
+  'trending-down',
+  'minus',
+  'copy',
+  'key-round',
+  'plug',
+  'refresh-cw',
+  'mail',
 ] as const
 export type UiIcon = (typeof UI_ICONS)[number]
 
