@@ -51,6 +51,8 @@ export function dashboardHeaders(formActions: string[] = []): SecurityHeaders {
         connectSrc: ["'self'"],
         styleSrc: ["'self'"],
         imgSrc: ["'self'"],
+        // A post's video plays from Herald's own media store.
+        mediaSrc: ["'self'"],
         formAction: ["'self'", ...formActions],
         frameAncestors: ["'none'"],
         baseUri: ["'none'"],

@@ -10,10 +10,21 @@ import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { approvalSection } from './approval-views.js'
 import { actorOf, runAs } from './caller.js'
-import { emptyState } from './first-run/empty-state.js'
 import { onboardingSection, simulatedNotice } from './first-run/onboarding.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
+import {
+  analyticsSection,
+  history,
+  mediaGallery,
+  type NeedsReconnect,
+  type PostAnalytics,
+  postHead,
+  postTitle,
+  profileCards,
+} from './post-page.js'
+import { handleOf, localMediaOf } from './post-parts.js'
+import { type ComposeList, type ListFilters, type ProfileOption, postsListBody } from './posts-list.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
@@ -22,96 +33,10 @@ import { account, field, redirectToLogin, type SignedIn, signedIn } from './requ
  * their workspace: no rule of states or prices is written here.
  */
 
+/** Composes per page of the list. */
 const PAGE_SIZE = 20
 
 const label = (platform: string) => (isNetwork(platform) ? networkLabels[platform] : platform)
-const excerpt = (text: string) => (text.length > 90 ? `${text.slice(0, 89)}…` : text)
-
-interface ListResult {
-  posts: PostView[]
-  pagination: { page: number; totalPages: number; totalPosts: number }
-  counts: Record<string, number>
-  approvals?: { pending: number; rejected: number }
-}
-
-/** The status shown in the list: a draft waiting for approval (or rejected) says so. */
-const shownStatus = (p: PostView) =>
-  p.approval?.state === 'pending'
-    ? 'pending approval'
-    : p.approval?.state === 'rejected'
-      ? 'rejected'
-      : p.status
-
-function queuePage(
-  who: SignedIn,
-  result: ListResult,
-  status: string,
-  approval: string | undefined,
-  /** The onboarding checklist and its notices, above the list ('' once it has closed). */
-  onboarding = '',
-) {
-  const selected = approval ? `approval:${approval}` : status
-  const filter = (key: string, text: string, href: string) =>
-    key === selected
-      ? `<strong aria-current="page">${escapeHtml(text)}</strong>`
-      : `<a href="${href}">${escapeHtml(text)}</a>`
-  const filters = [
-    ...['all', ...postStatuses].map((s) =>
-      filter(s, `${s} (${result.counts[s] ?? 0})`, `/posts?status=${s}`),
-    ),
-    ...(result.approvals
-      ? [
-          filter(
-            'approval:pending',
-            `pending approval (${result.approvals.pending})`,
-            '/posts?approval=pending',
-          ),
-          filter('approval:rejected', `rejected (${result.approvals.rejected})`, '/posts?approval=rejected'),
-        ]
-      : []),
-  ].join(' · ')
-  const rows = result.posts
-    .map(
-      (
-        p,
-      ) => `<tr><td><a href="/posts/${escapeHtml(p.id)}">${escapeHtml(excerpt(p.content) || '(no text)')}</a></td>
-<td>${escapeHtml(shownStatus(p))}</td><td>${escapeHtml(p.platforms.map(label).join(', '))}</td>
-<td>${escapeHtml(`${p.scheduleDate} ${p.scheduleTime} ${p.timezone}`)}</td></tr>`,
-    )
-    .join('\n')
-  const { page: current, totalPages } = result.pagination
-  const query = approval ? `approval=${approval}` : `status=${status}`
-  const link = (n: number, text: string) => `<a href="/posts?${query}&amp;page=${n}">${text}</a>`
-  const pager = [
-    current > 1 ? link(current - 1, 'Newer') : '',
-    `page ${current} of ${Math.max(1, totalPages)}`,
-    current < totalPages ? link(current + 1, 'Older') : '',
-  ]
-    .filter(Boolean)
-    .join(' · ')
-  return page(
-    'Posts',
-    `<h1>Posts of ${escapeHtml(who.workspace.name)}</h1>
-${onboarding}<nav aria-label="Filter by status"><p>${filters}</p></nav>
-${
-  result.posts.length
-    ? `<div class="scroll" tabindex="0" role="region" aria-label="Posts"><table><thead><tr><th scope="col">Post</th><th scope="col">Status</th><th scope="col">Networks</th><th scope="col">Slot</th></tr></thead><tbody>
-${rows}</tbody></table></div><p>${pager}</p>`
-    : emptyList(result)
-}`,
-    { signedIn: account(who) },
-  )
-}
-
-/** What an empty list says: what this page will show, and the one button that fills it. */
-function emptyList(result: ListResult) {
-  if ((result.counts.all ?? 0) > 0 || result.pagination.page > 1)
-    return '<p class="muted">No posts match this filter. <a href="/posts">Show all posts</a></p>'
-  return emptyState('No posts yet. Every post you write appears here, with how it went on each network.', {
-    href: '/compose',
-    label: 'Compose a post',
-  })
-}
 
 /** The actions a post's state allows, each a CSRF-protected form that calls one tool. */
 function actions(post: PostView, csrf: string) {
@@ -134,92 +59,36 @@ function actions(post: PostView, csrf: string) {
   return out.join(' ')
 }
 
-interface PostAnalytics {
-  fetchedAt: string | null
-  totals: Record<string, number | null>
-  measured: number
-  measurable: number
-  notes: string[]
-}
-
-/** Stored readings (free) and the refresh form, which states its price before anything is spent. */
-function analyticsSection(post: PostView, analytics: PostAnalytics | undefined, csrf: string) {
-  if (!post.targets.some((t) => t.status === 'published')) return ''
-  const figures = analytics
-    ? Object.entries(analytics.totals)
-        .filter(([, value]) => value !== null)
-        .map(
-          ([key, value]) => `<tr><th scope="row">${escapeHtml(key)}</th><td>${escapeHtml(value)}</td></tr>`,
-        )
-        .join('')
-    : ''
-  const when = analytics?.fetchedAt
-    ? `Read ${escapeHtml(analytics.fetchedAt.slice(0, 16).replace('T', ' '))} UTC`
-    : 'Never read yet'
-  return `<h2>Analytics</h2>
-<p class="muted">${when}; ${analytics?.measured ?? 0} of ${analytics?.measurable ?? 0} profiles with numbers. Stored readings are free.</p>
-${figures ? `<table><tbody>${figures}</tbody></table>` : ''}
-${(analytics?.notes ?? []).map((n) => `<p class="muted">${escapeHtml(n)}</p>`).join('')}
-<form method="post" action="/posts/${escapeHtml(post.id)}/analytics">${csrfField(csrf)}
-<button type="submit">Refresh analytics now (costs 1 credit)</button></form>`
-}
-
-/**
- * A target's thread posts and first comment, one row each under it, with their own delivery
- * (status, link, the network's words when one was refused).
- */
-function itemRows(items: NonNullable<PostView['targets'][number]['items']>): string {
-  let threadPost = 1
-  return items
-    .map((item) => {
-      const what = item.kind === 'firstComment' ? 'First comment' : `Thread post ${++threadPost}`
-      return `\n<tr class="item"><td></td><td>↳ ${escapeHtml(what)}</td>
-<td>${escapeHtml(item.status)}</td>
-<td>${item.url ? `<a href="${escapeHtml(item.url)}" rel="noopener noreferrer">${escapeHtml(item.url)}</a>` : ''}</td>
-<td>${escapeHtml(item.error ?? '')}</td></tr>`
-    })
-    .join('')
-}
-
 function postPage(
   app: AppContext,
   who: SignedIn,
-  post: PostView,
+  view: { post: PostView; compose: PostView[]; needsReconnect: NeedsReconnect },
   message?: { notice?: string; problem?: string },
   analytics?: PostAnalytics,
   review?: { price: number; publishImmediately: boolean },
 ) {
-  const rows = post.targets
-    .map(
-      (
-        t,
-      ) => `<tr><td>${escapeHtml(label(t.platform))}</td><td>@${escapeHtml(t.username.replace(/^@+/, ''))}</td>
-<td>${escapeHtml(t.status)}</td>
-<td>${t.url ? `<a href="${escapeHtml(t.url)}" rel="noopener noreferrer">${escapeHtml(t.url)}</a>` : ''}</td>
-<td>${escapeHtml([t.error, t.uploadError].filter(Boolean).join(' · '))}</td></tr>${itemRows(t.items ?? [])}`,
-    )
-    .join('\n')
+  const { post } = view
+  const csrf = who.session.csrfToken
+  const local = localMediaOf(app.config.publicBaseUrl)
   const notice = message?.notice
     ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>`
     : ''
   const problem = message?.problem
     ? `<div class="problem" role="alert"><p>${escapeHtml(message.problem)}</p></div>`
     : ''
+  const target = post.targets[0]
   return page(
-    'Post',
-    `<p><a href="/posts">All posts</a></p>
-<h1>Post ${escapeHtml(post.id)}</h1>
+    postTitle(post),
+    `${postHead(post)}
 ${notice}${problem}
-<p><strong>${escapeHtml(post.status)}</strong> · slot ${escapeHtml(`${post.scheduleDate} ${post.scheduleTime} ${post.timezone}`)}${post.queued ? ' (from the posting queue)' : ''} · ${post.attempts} attempt${post.attempts === 1 ? '' : 's'}</p>
-${approvalSection(app, post, { owner: who.workspace.role === 'owner', csrf: who.session.csrfToken, price: review?.price, immediate: review?.publishImmediately ?? false })}
-<blockquote>${escapeHtml(post.content)}</blockquote>
-${post.mediaUrls.length ? `<p>Media: ${post.mediaUrls.map((u) => escapeHtml(u)).join(', ')}</p>` : ''}
-${post.lastError ? `<p class="muted">Last error: ${escapeHtml(post.lastError)}</p>` : ''}
-<h2>Delivery per profile</h2>
-<div class="scroll" tabindex="0" role="region" aria-label="Delivery per profile"><table><thead><tr><th scope="col">Network</th><th scope="col">Profile</th><th scope="col">Status</th><th scope="col">Link</th><th scope="col">Error</th></tr></thead><tbody>
-${rows}</tbody></table></div>
-<p>${actions(post, who.session.csrfToken)}</p>
-${analyticsSection(post, analytics, who.session.csrfToken)}`,
+${approvalSection(app, post, { owner: who.workspace.role === 'owner', csrf, price: review?.price, immediate: review?.publishImmediately ?? false })}
+<blockquote class="post-copy">${escapeHtml(post.content)}</blockquote>
+${mediaGallery(post, local)}
+${profileCards(view.compose, post.id, { csrf, needsReconnect: view.needsReconnect })}
+<section aria-labelledby="actions-head"><h2 id="actions-head">${target ? `Actions for ${escapeHtml(`${label(target.platform)} ${handleOf(target.username)}`)}` : 'Actions'}</h2>
+<div class="post-actions">${actions(post, csrf)}</div></section>
+${history(view.compose)}
+${analyticsSection(post, analytics, csrf)}`,
     { signedIn: account(who) },
   )
 }
@@ -278,29 +147,30 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
   const showPost: ShowPost = (reply, who, id, status, message) =>
     showPostPage(app, run, { reply, who, id, status, message })
 
-  scope.get<{ Querystring: { status?: string; page?: string; approval?: string } }>(
-    '/posts',
-    async (request, reply) => {
-      const who = await signedIn(app, request)
-      if (!who) return redirectToLogin(reply, '/posts')
-      const status = ['all', ...postStatuses].includes(request.query.status ?? '')
-        ? request.query.status!
-        : 'all'
-      const approval = (approvalStates as readonly string[]).includes(request.query.approval ?? '')
-        ? request.query.approval
-        : undefined
-      const pageNumber = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1)
-      const result = await run<ListResult>(who, 'list_posts', {
-        status,
+  scope.get<{ Querystring: Record<string, string | undefined> }>('/posts', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return redirectToLogin(reply, '/posts')
+    const filters = filtersOf(request.query)
+    const pageNumber = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1)
+    const [list, profiles] = await Promise.all([
+      run<ComposeList>(who, 'list_posts', {
+        ...listArgs(filters),
+        byCompose: true,
         page: pageNumber,
         limit: PAGE_SIZE,
-        ...(approval ? { approval } : {}),
-      })
-      const notice = simulatedNotice(request.query as Record<string, unknown>)
-      const onboarding = `${notice ? `<div class="notice" role="status"><p>${escapeHtml(notice)}</p></div>` : ''}${await onboardingSection(app, who)}`
-      return sendHtml(reply, 200, queuePage(who, result, status, approval, onboarding))
-    },
-  )
+      }),
+      run<ProfileOption[]>(who, 'get_connected_accounts', {}),
+    ])
+    const notice = simulatedNotice(request.query as Record<string, unknown>)
+    const onboarding = `${notice ? `<div class="notice" role="status"><p>${escapeHtml(notice)}</p></div>` : ''}${await onboardingSection(app, who)}`
+    const body = postsListBody(who.workspace.name, list, {
+      filters,
+      profiles,
+      local: localMediaOf(app.config.publicBaseUrl),
+      onboarding,
+    })
+    return sendHtml(reply, 200, page('Posts', body, { signedIn: account(who) }))
+  })
 
   scope.get<{ Params: { id: string } }>('/posts/:id', async (request, reply) => {
     const who = await signedIn(app, request)
@@ -310,6 +180,41 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
 
   registerEditRoutes(scope, app, run, showPost)
   registerPostActions(scope, app, run, showPost)
+}
+
+/** The list's filters from the query string; anything unknown is left out rather than refused. */
+function filtersOf(query: Record<string, string | undefined>): ListFilters {
+  const text = (key: string, max = 200) => (query[key] ?? '').trim().slice(0, max)
+  const day = (key: string) => (/^\d{4}-\d{2}-\d{2}$/.test(text(key)) ? text(key) : '')
+  const legacyApproval = (approvalStates as readonly string[]).includes(query.approval ?? '')
+    ? `approval:${query.approval}`
+    : ''
+  const statuses = ['all', ...postStatuses, ...approvalStates.map((a) => `approval:${a}`)]
+  const status = legacyApproval || (statuses.includes(text('status')) ? text('status') : 'all')
+  return {
+    status,
+    network: isNetwork(text('network')) ? text('network') : '',
+    profile: text('profile'),
+    from: day('from'),
+    to: day('to'),
+    q: text('q'),
+  }
+}
+
+/** The filters as list_posts takes them. */
+function listArgs(filters: ListFilters): Record<string, unknown> {
+  const approval = filters.status.startsWith('approval:')
+    ? filters.status.slice('approval:'.length)
+    : undefined
+  return {
+    status: approval ? 'all' : filters.status,
+    ...(approval ? { approval } : {}),
+    ...(filters.network ? { network: filters.network } : {}),
+    ...(filters.profile ? { profileId: filters.profile } : {}),
+    ...(filters.from ? { from: filters.from } : {}),
+    ...(filters.to ? { to: filters.to } : {}),
+    ...(filters.q ? { search: filters.q } : {}),
+  }
 }
 
 type Run = ReturnType<typeof runAs>
@@ -342,11 +247,35 @@ async function showPostPage(
 ) {
   try {
     const post = await run<PostView>(who, 'get_post', { id })
-    const analytics = post.targets.some((t) => t.status === 'published')
-      ? await run<PostAnalytics>(who, 'get_post_analytics', { id })
-      : undefined
-    const review = await approvalReview(app, { workspaceId: who.workspace.id }, id)
-    return sendHtml(reply, status, postPage(app, who, post, message, analytics, review))
+    const [compose, health, analytics, review] = await Promise.all([
+      run<{ posts: PostView[] }>(who, 'list_posts', { composeId: post.composeId ?? post.id, all: true }),
+      post.status === 'failed' || post.status === 'published'
+        ? run<{
+            connections: Array<{
+              platform: string
+              profileId: string
+              needsReconnect: boolean
+              expired: boolean
+            }>
+          }>(who, 'get_account_health', {})
+        : undefined,
+      post.targets.some((t) => t.status === 'published')
+        ? run<PostAnalytics>(who, 'get_post_analytics', { id })
+        : undefined,
+      approvalReview(app, { workspaceId: who.workspace.id }, id),
+    ])
+    const lost = new Set(
+      (health?.connections ?? [])
+        .filter((c) => c.needsReconnect || c.expired)
+        .map((c) => `${c.platform}:${c.profileId}`),
+    )
+    const needsReconnect: NeedsReconnect = (t) => lost.has(`${t.platform}:${t.profileId}`)
+    const siblings = compose.posts.length > 0 ? compose.posts : [post]
+    return sendHtml(
+      reply,
+      status,
+      postPage(app, who, { post, compose: siblings, needsReconnect }, message, analytics, review),
+    )
   } catch (error) {
     const appError = toAppError(error)
     return sendHtml(

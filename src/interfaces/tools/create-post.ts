@@ -216,7 +216,9 @@ async function writePosts(tx: Db, ctx: ToolContext, request: CreateRequest): Pro
   const built = plan.targets.map((target) =>
     newPost(target, { ctx, input, opening: slots?.get(target.connection.id), request, waits, chargeGroup }),
   )
-  const posts = built.map((b) => b.post)
+  // The call's posts are one compose, named by its first post's id (as an older post is its own).
+  const composeId = built[0]?.post.id ?? null
+  const posts = built.map((b) => ({ ...b.post, compose_id: composeId }))
   const rows = built.map((b) => b.row)
   const postIds = posts.map((p) => p.id)
   await insertPosts(tx, posts, rows)

@@ -52,6 +52,7 @@ export function presentPost(post: PostRow, targets: TargetRow[], now: number): P
       ? { firstComment: readPostItems(post.items).firstComment }
       : {}),
     ...(post.from_queue ? { queued: true } : {}),
+    composeId: post.compose_id ?? post.id,
   }
 }
 

@@ -233,6 +233,12 @@ export const postViewSchema = z.object({
     .boolean()
     .optional()
     .describe("True when the slot came from the profile's posting queue (queue: true); absent otherwise."),
+  composeId: z
+    .string()
+    .optional()
+    .describe(
+      'The compose this post belongs to (an addition to the spec): every post one create_post call made, one per targeted profile, shares it (the id of the first of them). A post made before compose ids were recorded is its own compose (its own id).',
+    ),
 })
 
 export type PostView = z.infer<typeof postViewSchema>

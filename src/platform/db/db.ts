@@ -30,6 +30,7 @@ import { createAttemptsByDeliveryMigration } from './migrations/023-attempts-by-
 import { createWiderLedgerReferenceMigration } from './migrations/024-wider-ledger-reference.js'
 import { createNetworkAppsMigration } from './migrations/025-network-apps.js'
 import { createInstanceSetupMigration } from './migrations/026-instance-setup.js'
+import { createComposeGroupsMigration } from './migrations/027-compose-groups.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -183,6 +184,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '024-wider-ledger-reference': createWiderLedgerReferenceMigration(store.dialect),
     '025-network-apps': createNetworkAppsMigration(),
     '026-instance-setup': createInstanceSetupMigration(),
+    '027-compose-groups': createComposeGroupsMigration(),
   }
   if (await allApplied(store, Object.keys(migrations), schema)) return
   const migrator = new Migrator({

@@ -126,6 +126,11 @@ export interface PostsTable {
   from_queue?: number
   /** The thread and first comment as given for this post's profile (JSON), or null. */
   items?: string | null
+  /**
+   * The create_post call that made this post with its siblings, one per targeted profile (migration 027);
+   * null for posts made before it, each its own group.
+   */
+  compose_id?: string | null
 }
 
 export interface TargetsTable {

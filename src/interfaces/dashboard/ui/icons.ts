@@ -83,6 +83,11 @@ const UI_ICONS = [
   'plug',
   'refresh-cw',
   'mail',
+  'file-text',
+  'film',
+  'image',
+  'external-link',
+  'plug-zap',
 ] as const
 export type UiIcon = (typeof UI_ICONS)[number]
 

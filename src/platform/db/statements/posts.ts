@@ -117,6 +117,7 @@ const insertPostRows = compiledInsertRows('posts', [
   'charge_group',
   'from_queue',
   'items',
+  'compose_id',
 ])
 
 const insertTargetRows = compiledInsertRows('targets', [
@@ -155,7 +156,14 @@ const insertTargetRows = compiledInsertRows('targets', [
 export async function insertPosts(db: Db, posts: PostRow[], targets: TargetRow[]) {
   await insertPostRows(
     db,
-    posts.map((post) => ({ approval: null, charge_group: null, from_queue: 0, items: null, ...post })),
+    posts.map((post) => ({
+      approval: null,
+      charge_group: null,
+      from_queue: 0,
+      items: null,
+      compose_id: null,
+      ...post,
+    })),
   )
   await insertTargetRows(
     db,
