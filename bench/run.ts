@@ -10,6 +10,7 @@ import { benchCsvImport, type ImportBenchRow } from './csv-import.js'
 import { benchHttp, type HttpResult } from './http.js'
 import { benchLighthouse, type LighthouseRow } from './lighthouse.js'
 import { benchMediaStream } from './media-stream.js'
+import { benchPostsPages, type PostsPageRow } from './posts-page.js'
 import { benchPreflight } from './preflight.js'
 import { benchScaleOut, type ScaleOutResult } from './scale-out.js'
 import { benchStartTime, type StartTimeResult } from './start-time.js'
@@ -77,6 +78,7 @@ if (want('start')) {
 }
 const cli: CliTimeResult[] = want('cli') ? await benchCliTime() : []
 const lighthouseRows: LighthouseRow[] = want('lighthouse') ? await benchLighthouse() : []
+const postsPages: PostsPageRow[] = want('posts') ? await benchPostsPages() : []
 
 const bare = http
   .filter((r) => r.name.startsWith('bare'))
@@ -354,6 +356,27 @@ if (lighthouseRows.length > 0) {
       (r) =>
         `| \`${r.page}\` | ${r.performance} | ${r.accessibility} | ${r.bestPractices} | ${verdict(r.performance >= 95 && r.accessibility === 100 && r.bestPractices === 100)} |`,
     ),
+    '',
+if (postsPages.length > 0) {
+  lines.push(
+    '## The Posts page',
+    '',
+    "The server rendering the dashboard's Posts page, signed in, with 10,000 posts in the workspace: 2,500",
+    "composes of four profiles each, made through create_post. Each view is requested through Fastify's inject",
+    '(no socket: from the session check to the last byte of HTML), 20 times to warm up and then one at a time;',
+    'the list pages by compose, 20 to a page. Postgres is analysed after the posts are made, as autovacuum does',
+    "for a database in service. The load average is the whole machine's, which other work shares.",
+    '',
+    '| database | view | requests | p50 ms | p95 ms | p99 ms | Node CPU ms per request | load (1 min) start → end |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...postsPages.map(
+      (r) =>
+        `| ${r.backend} | ${r.view} | ${r.requests} | ${r.p50Ms} | ${r.p95Ms} | ${r.p99Ms} | ${r.cpuMs} | ${r.load[0]} → ${r.load[1]} |`,
+    ),
+    '',
+    ...postsPages
+      .filter((r) => r.view === 'list, first page')
+      .map((r) => `- ${r.backend}: the list's first page, p95 under 50 ms: ${verdict(r.p95Ms < 50)}.`),
     '',
   )
 }

@@ -189,15 +189,15 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the dashboard walkthrough', () 
         await tab.goto(`${h.baseUrl}/posts/${post.id}`)
         // Sandbox links open the simulator's page of the post, under the network's own paths.
         const link =
-          post === xPost
-            ? /\/sandbox\/twitter\/web\/walk_x\/status\//
-            : /\/sandbox\/linkedin\/web\/feed\/update\//
-        expect(await tab.getByRole('link', { name: link }).count()).toBe(1)
+          post === xPost ? '/sandbox/twitter/web/walk_x/status/' : '/sandbox/linkedin/web/feed/update/'
+        const live = tab.getByRole('link', { name: post === xPost ? 'See it on X' : 'See it on LinkedIn' })
+        expect(await live.count()).toBe(1)
+        expect(await live.getAttribute('href')).toContain(link)
       }
       await keep(tab, 'post')
 
       // Refresh the LinkedIn page post's analytics: the button says its price.
-      await tab.getByRole('button', { name: 'Refresh analytics now (costs 1 credit)' }).click()
+      await tab.getByRole('button', { name: 'Read now (1 credit)' }).click()
       await expect.poll(() => tab.getByText('Analytics read from the networks now.').count()).toBe(1)
 
       await tab.getByRole('link', { name: 'Workspace', exact: true }).click()

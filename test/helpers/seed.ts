@@ -60,7 +60,11 @@ export async function seedScheduledPosts(store: Store, input: SeedInput): Promis
         )
         ids.push(postId)
       }
-      await tx.insertInto('posts').values(posts).execute()
+      // Each seeded post is its own compose, as create_post's single-profile posts are.
+      await tx
+        .insertInto('posts')
+        .values(posts.map((post) => ({ ...post, compose_id: post.id })))
+        .execute()
       await tx.insertInto('targets').values(targets).execute()
     })
   }

@@ -2,6 +2,7 @@ import { looksLikeVideoUrl } from '../../core/media-url.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
 import {
   avatar,
+  errorInWords,
   firstLine,
   instant,
   type LocalMedia,
@@ -79,7 +80,7 @@ function itemLines(target: PostView['targets'][number]): string {
       const what = item.kind === 'firstComment' ? 'First comment' : `Thread post ${++threadPost}`
       const state =
         item.status === 'published' ? 'published' : item.status === 'failed' ? 'failed' : 'scheduled'
-      return `<li>${escapeHtml(what)} ${statusChip(state)}${item.url ? ` <a href="${escapeHtml(item.url)}" rel="noopener noreferrer">See it live</a>` : ''}${item.error ? `<p class="problem-text">${escapeHtml(item.error)}</p>` : ''}</li>`
+      return `<li>${escapeHtml(what)} ${statusChip(state)}${item.url ? ` <a href="${escapeHtml(item.url)}" rel="noopener noreferrer">See it live</a>` : ''}${item.error ? `<p class="problem-text">${escapeHtml(errorInWords(item.error))}</p>` : ''}</li>`
     })
     .join('')
 }
@@ -93,7 +94,7 @@ export function profileCards(
   const cards = compose.map((post) => {
     const target = post.targets[0]
     if (!target) return ''
-    const errors = [target.error, target.uploadError].filter(Boolean) as string[]
+    const errors = ([target.error, target.uploadError].filter(Boolean) as string[]).map(errorInWords)
     const items = itemLines(target)
     return `<li class="card profile-card${post.id === current ? ' current' : ''}">
 <div class="profile-head"><span class="profile-line">${avatar(target)}<span class="handle"><strong>${escapeHtml(profileName(target))}</strong></span></span>${profileChip(post)}</div>
@@ -131,15 +132,15 @@ export function history(compose: PostView[]): string {
       ])
     if (target?.status === 'published') lines.push([target.publishedAt ?? '', `Published on ${who}`])
     if (target?.status === 'failed')
-      lines.push(['', `Failed on ${who}: ${target.error ?? 'no reason given'}`])
+      lines.push(['', `Failed on ${who}: ${errorInWords(target.error ?? 'no reason given')}`])
     else if (post.lastError && target?.status === 'pending')
-      lines.push(['', `Being looked up on ${who}: ${post.lastError}`])
+      lines.push(['', `Not settled on ${who}: ${errorInWords(post.lastError)}`])
   }
   const dated = lines.filter(([at]) => at).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   const undated = lines.filter(([at]) => !at)
   const items = [...dated, ...undated].map(
     ([at, what]) =>
-      `<li>${at ? `<time datetime="${escapeHtml(at)}">${escapeHtml(instant(at))}</time>` : '<span class="muted">Latest</span>'}<span>${escapeHtml(what)}</span></li>`,
+      `<li>${at ? `<time datetime="${escapeHtml(at)}">${escapeHtml(instant(at))}</time>` : '<span class="muted">Then</span>'}<span>${escapeHtml(what)}</span></li>`,
   )
   return `<section aria-labelledby="history-head"><h2 id="history-head">History</h2><ol class="history">${items.join('')}</ol></section>`
 }

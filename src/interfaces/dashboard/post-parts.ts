@@ -1,5 +1,6 @@
 import { looksLikeVideoUrl } from '../../core/media-url.js'
 import { isNetwork, type Network, networkLabels } from '../../core/networks.js'
+import { RESET_MESSAGE, STUCK_MESSAGE } from '../../core/post-status.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
 import { escapeHtml } from './ui/escape.js'
 import { icon, networkIcon } from './ui/icons.js'
@@ -85,3 +86,14 @@ export function thumbnail(mediaUrls: string[], local: LocalMedia): string {
     return `<img class="thumb" src="${escapeHtml(path)}" alt="" loading="lazy">`
   return `<span class="thumb none" aria-hidden="true">${icon(looksLikeVideoUrl(first) ? 'film' : 'image')}</span>`
 }
+
+/** Herald's own messages that name tools, said with the page's buttons instead. */
+const IN_WORDS: Record<string, string> = {
+  [STUCK_MESSAGE]:
+    'Publishing stopped mid-send (the worker holding it went away); the outcome is unknown. Check the profile, then press “Reset stuck sending” and publish again.',
+  [RESET_MESSAGE]:
+    'The outcome of the interrupted send is unknown: it may or may not have reached the network. Check the profile before you retry.',
+}
+
+/** A delivery error as a manager reads it: the network's words, or Herald's without tool names. */
+export const errorInWords = (error: string) => IN_WORDS[error] ?? error

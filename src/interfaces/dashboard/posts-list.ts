@@ -150,12 +150,12 @@ export function postsListBody(
   const groups = composesOf(list.posts)
   const { page, totalPages, totalPosts } = list.pagination
   const composes = list.pagination.totalComposes ?? groups.length
-  const summary = `${composes} post${composes === 1 ? '' : 's'} as composed, ${totalPosts} to profiles`
+  const summary = `${composes} post${composes === 1 ? '' : 's'} (${totalPosts} profile${totalPosts === 1 ? '' : 's'} in all)`
   return `<div class="page-head"><h1>Posts of ${escapeHtml(workspace)}</h1></div>
 ${view.onboarding}${filterForm(view.filters, view.profiles)}
 ${
   groups.length
-    ? `<p class="muted" role="status">${escapeHtml(summary)}</p>
+    ? `<p class="muted">${escapeHtml(summary)}</p>
 <ul class="compose-list">${groups.map((g) => composeRow(g, view.local)).join('\n')}</ul>
 ${pager(view.filters, page, totalPages)}`
     : emptyList(list)

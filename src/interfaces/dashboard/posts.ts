@@ -42,16 +42,14 @@ const label = (platform: string) => (isNetwork(platform) ? networkLabels[platfor
 function actions(post: PostView, csrf: string) {
   const form = (action: string, text: string) =>
     `<form method="post" action="/posts/${escapeHtml(post.id)}/${action}" class="inline">${csrfField(csrf)}<button type="submit">${text}</button></form>`
-  const failed = post.targets.some((t) => t.status === 'failed')
   const pending = post.approval?.state === 'pending'
   const out: string[] = []
   if (post.status === 'scheduled' || post.status === 'draft' || post.status === 'failed')
-    out.push(`<a href="/posts/${escapeHtml(post.id)}/edit">Edit</a>`)
+    out.push(`<a class="button" href="/posts/${escapeHtml(post.id)}/edit">Edit</a>`)
   // Nothing publishes a post waiting for approval but its approval (src/core/approval.ts).
   if ((post.status === 'scheduled' || post.status === 'draft') && !pending)
     out.push(form('publish', 'Publish now'))
-  if ((post.status === 'failed' || post.status === 'published') && failed)
-    out.push(form('publish', 'Retry the failed profiles'))
+  // A failed profile's retry sits on its card, beside the network's words (src/interfaces/dashboard/post-page.ts).
   if (post.status === 'processing') out.push(form('reset', 'Reset stuck sending'))
   if (post.status === 'scheduled' || post.status === 'failed') out.push(form('draft', 'Move to drafts'))
   if (pending) out.push(form('draft', 'Withdraw the request (keep as a draft)'))
@@ -270,7 +268,9 @@ async function showPostPage(
         .map((c) => `${c.platform}:${c.profileId}`),
     )
     const needsReconnect: NeedsReconnect = (t) => lost.has(`${t.platform}:${t.profileId}`)
-    const siblings = compose.posts.length > 0 ? compose.posts : [post]
+    // In the order they were made (ids are time-ordered), the compose's first profile first.
+    const siblings =
+      compose.posts.length > 0 ? [...compose.posts].sort((a, b) => (a.id < b.id ? -1 : 1)) : [post]
     return sendHtml(
       reply,
       status,

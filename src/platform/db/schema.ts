@@ -127,8 +127,9 @@ export interface PostsTable {
   /** The thread and first comment as given for this post's profile (JSON), or null. */
   items?: string | null
   /**
-   * The create_post call that made this post with its siblings, one per targeted profile (migration 027);
-   * null for posts made before it, each its own group.
+   * The create_post call that made this post with its siblings, one per targeted profile, named by the
+   * first of them's id (migration 027, which gave each older post its own id); read as the post's own id
+   * when null.
    */
   compose_id?: string | null
 }

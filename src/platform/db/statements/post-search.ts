@@ -6,7 +6,7 @@ import type { PostRow } from './posts.js'
 /**
  * Posts narrowed by what a manager filters on (status, approval, network, profile, slot dates, words in the
  * copy, compose), and the same posts read as composes: the posts one create_post made together, newest
- * compose first. A post without a compose id (made before they were recorded) is its own compose.
+ * compose first. Every post has a compose id (migration 027 gave each older post its own).
  */
 
 export interface PostFilter {
@@ -22,9 +22,6 @@ export interface PostFilter {
   composeId?: string | undefined
 }
 
-/** A post's compose: its recorded compose id, or its own id for a post made before they were recorded. */
-const composeOf = sql<string>`coalesce(posts.compose_id, posts.id)`
-
 /** `%` and `_` in the search are the manager's words, not wildcards. */
 const likePattern = (words: string) => `%${words.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
@@ -36,16 +33,7 @@ function matching(db: Db, workspaceId: string, filter: PostFilter) {
   if (filter.to) query = query.where('posts.schedule_date', '<=', filter.to)
   if (filter.search)
     query = query.where(sql<boolean>`lower(posts.content) LIKE ${likePattern(filter.search)} ESCAPE '\\'`)
-  if (filter.composeId) {
-    const compose = filter.composeId
-    // Said both ways so each side can use its index: (workspace_id, compose_id) and the primary key.
-    query = query.where((eb) =>
-      eb.or([
-        eb('posts.compose_id', '=', compose),
-        eb.and([eb('posts.compose_id', 'is', null), eb('posts.id', '=', compose)]),
-      ]),
-    )
-  }
+  if (filter.composeId) query = query.where('posts.compose_id', '=', filter.composeId)
   if (filter.network || filter.profileId) query = query.where((eb) => eb.exists(targetOf(eb, filter)))
   return query
 }
@@ -79,17 +67,16 @@ export async function countMatching(
   filter: PostFilter,
 ): Promise<{ posts: number; composes: number }> {
   const row = await matching(db, workspaceId, filter)
-    .select([
-      sql<number>`count(*)`.as('posts'),
-      sql<number>`count(DISTINCT coalesce(posts.compose_id, posts.id))`.as('composes'),
-    ])
+    .select([sql<number>`count(*)`.as('posts'), sql<number>`count(DISTINCT posts.compose_id)`.as('composes')])
     .executeTakeFirst()
   return { posts: Number(row?.posts ?? 0), composes: Number(row?.composes ?? 0) }
 }
 
 /**
- * A page of composes with a matching post, newest first (by their newest post), each with every one of its
- * posts, matching or not: the compose is shown whole, in the order its posts were made.
+ * A page of composes with a matching post, newest first (a compose is named by its first post's id, so by
+ * when it was made), each with every one of its posts, matching or not: the compose is shown whole, in
+ * the order its posts were made. The groups are read walking the (workspace_id, compose_id) index
+ * backwards, stopping once the page is full, rather than grouping the whole workspace.
  */
 export async function pageMatchingComposes(
   db: Db,
@@ -98,24 +85,19 @@ export async function pageMatchingComposes(
   page: { limit: number; offset: number },
 ): Promise<PostRow[]> {
   const groups = await matching(db, workspaceId, filter)
-    .select([composeOf.as('compose'), sql<string>`max(posts.id)`.as('newest')])
-    .groupBy(composeOf)
-    .orderBy('newest', 'desc')
+    .select('posts.compose_id as compose')
+    .groupBy('posts.compose_id')
+    .orderBy('posts.compose_id', 'desc')
     .limit(page.limit)
     .offset(page.offset)
     .execute()
-  const composes = groups.map((g) => g.compose)
+  const composes = groups.map((g) => g.compose).filter((c): c is string => c !== null && c !== undefined)
   if (composes.length === 0) return []
   const posts = await db
     .selectFrom('posts')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
-    .where((eb) =>
-      eb.or([
-        eb('compose_id', 'in', composes),
-        eb.and([eb('compose_id', 'is', null), eb('id', 'in', composes)]),
-      ]),
-    )
+    .where('compose_id', 'in', composes)
     .execute()
   const rank = new Map(composes.map((compose, i) => [compose, i]))
   const key = (post: PostRow) => rank.get(post.compose_id ?? post.id) ?? 0

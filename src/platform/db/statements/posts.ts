@@ -151,7 +151,7 @@ const insertTargetRows = compiledInsertRows('targets', [
 
 /**
  * Inserts posts and their targets, in two statements whatever their number; the approval and queue
- * columns default to "none" when not set.
+ * columns default to "none" when not set, and a post without a compose is its own.
  */
 export async function insertPosts(db: Db, posts: PostRow[], targets: TargetRow[]) {
   await insertPostRows(
@@ -161,8 +161,9 @@ export async function insertPosts(db: Db, posts: PostRow[], targets: TargetRow[]
       charge_group: null,
       from_queue: 0,
       items: null,
-      compose_id: null,
       ...post,
+      // A post written without one is its own compose.
+      compose_id: post.compose_id ?? post.id,
     })),
   )
   await insertTargetRows(
