@@ -343,8 +343,9 @@ describe('the Compose page', () => {
     ])
     expect(onX?.firstComment).toBe('Open daily from eight')
     const page = await browser.get(location.startsWith('/posts/') ? location : `/posts/${onX!.id}`)
-    expect(page.text).toContain('↳ Thread post 2')
-    expect(page.text).toContain('↳ First comment')
+    // Each profile's card on the post page lists its thread posts and first comment with their own state.
+    expect(page.text).toContain('<ul class="items"><li>Thread post 2 <span class="chip')
+    expect(page.text).toContain('<li>First comment <span class="chip')
   })
 
   it('sends copy for one profile as variants["linkedin:<profileId>"], and that profile’s post gets it', async () => {

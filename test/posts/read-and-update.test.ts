@@ -271,6 +271,8 @@ describe.each(backends)('reading and updating posts on $name', (backend) => {
         createdAt: new Date(T0).toISOString(),
         attempts: 0,
         lastError: '',
+        // One profile: its own compose.
+        composeId: id,
       })
     })
 
