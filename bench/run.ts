@@ -357,6 +357,9 @@ if (lighthouseRows.length > 0) {
         `| \`${r.page}\` | ${r.performance} | ${r.accessibility} | ${r.bestPractices} | ${verdict(r.performance >= 95 && r.accessibility === 100 && r.bestPractices === 100)} |`,
     ),
     '',
+  )
+}
+
 if (postsPages.length > 0) {
   lines.push(
     '## The Posts page',
@@ -365,7 +368,8 @@ if (postsPages.length > 0) {
     "composes of four profiles each, made through create_post. Each view is requested through Fastify's inject",
     '(no socket: from the session check to the last byte of HTML), 20 times to warm up and then one at a time;',
     'the list pages by compose, 20 to a page. Postgres is analysed after the posts are made, as autovacuum does',
-    "for a database in service. The load average is the whole machine's, which other work shares.",
+    "for a database in service. The load average is the whole machine's, which other work shares; Node's CPU time",
+    "per request is what the render costs whatever else runs (on Postgres the database server's is not in it).",
     '',
     '| database | view | requests | p50 ms | p95 ms | p99 ms | Node CPU ms per request | load (1 min) start → end |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
