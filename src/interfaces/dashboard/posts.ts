@@ -7,9 +7,10 @@ import { waitsForApproval } from '../../modules/publishing/approval-store.js'
 import { approvalReview, approvePost, rejectPost } from '../../modules/publishing/approvals.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
+import type { ToolArgs } from '../tools/registry.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { approvalSection } from './approval-views.js'
-import { actorOf, runAs } from './caller.js'
+import { actorOf, runAs, toolsAs } from './caller.js'
 import { onboardingSection, simulatedNotice } from './first-run/onboarding.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
@@ -24,7 +25,7 @@ import {
   profileCards,
 } from './post-page.js'
 import { handleOf, localMediaOf } from './post-parts.js'
-import { type ComposeList, type ListFilters, type ProfileOption, postsListBody } from './posts-list.js'
+import { type ListFilters, postsListBody } from './posts-list.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
@@ -142,8 +143,9 @@ ${waits ? '<p class="muted">Approvals are on: an owner approves the post before 
 
 export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const run = runAs(runner)
+  const tools = toolsAs(runner)
   const showPost: ShowPost = (reply, who, id, status, message) =>
-    showPostPage(app, run, { reply, who, id, status, message })
+    showPostPage(app, tools, { reply, who, id, status, message })
 
   scope.get<{ Querystring: Record<string, string | undefined> }>('/posts', async (request, reply) => {
     const who = await signedIn(app, request)
@@ -151,13 +153,8 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     const filters = filtersOf(request.query)
     const pageNumber = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1)
     const [list, profiles] = await Promise.all([
-      run<ComposeList>(who, 'list_posts', {
-        ...listArgs(filters),
-        byCompose: true,
-        page: pageNumber,
-        limit: PAGE_SIZE,
-      }),
-      run<ProfileOption[]>(who, 'get_connected_accounts', {}),
+      tools(who, 'list_posts', { ...listArgs(filters), byCompose: true, page: pageNumber, limit: PAGE_SIZE }),
+      tools(who, 'get_connected_accounts', {}),
     ])
     const notice = simulatedNotice(request.query as Record<string, unknown>)
     const onboarding = `${notice ? `<div class="notice" role="status"><p>${escapeHtml(notice)}</p></div>` : ''}${await onboardingSection(app, who)}`
@@ -200,14 +197,14 @@ function filtersOf(query: Record<string, string | undefined>): ListFilters {
 }
 
 /** The filters as list_posts takes them. */
-function listArgs(filters: ListFilters): Record<string, unknown> {
+function listArgs(filters: ListFilters): Omit<ToolArgs<'list_posts'>, 'workspaceId'> {
   const approval = filters.status.startsWith('approval:')
     ? filters.status.slice('approval:'.length)
     : undefined
   return {
-    status: approval ? 'all' : filters.status,
-    ...(approval ? { approval } : {}),
-    ...(filters.network ? { network: filters.network } : {}),
+    status: approval ? 'all' : (filters.status as ToolArgs<'list_posts'>['status']),
+    ...(approval ? { approval: approval as ToolArgs<'list_posts'>['approval'] } : {}),
+    ...(filters.network ? { network: filters.network as ToolArgs<'list_posts'>['network'] } : {}),
     ...(filters.profile ? { profileId: filters.profile } : {}),
     ...(filters.from ? { from: filters.from } : {}),
     ...(filters.to ? { to: filters.to } : {}),
@@ -216,6 +213,7 @@ function listArgs(filters: ListFilters): Record<string, unknown> {
 }
 
 type Run = ReturnType<typeof runAs>
+type Tools = ReturnType<typeof toolsAs>
 type Reply = Parameters<typeof sendHtml>[0]
 type ShowPost = (
   reply: Reply,
@@ -228,7 +226,7 @@ type ShowPost = (
 /** The post's page (with its analytics once published, and its approval review), or why it cannot be shown. */
 async function showPostPage(
   app: AppContext,
-  run: Run,
+  tools: Tools,
   {
     reply,
     who,
@@ -244,21 +242,14 @@ async function showPostPage(
   },
 ) {
   try {
-    const post = await run<PostView>(who, 'get_post', { id })
+    const post = await tools(who, 'get_post', { id })
     const [compose, health, analytics, review] = await Promise.all([
-      run<{ posts: PostView[] }>(who, 'list_posts', { composeId: post.composeId ?? post.id, all: true }),
+      tools(who, 'list_posts', { composeId: post.composeId ?? post.id, all: true }),
       post.status === 'failed' || post.status === 'published'
-        ? run<{
-            connections: Array<{
-              platform: string
-              profileId: string
-              needsReconnect: boolean
-              expired: boolean
-            }>
-          }>(who, 'get_account_health', {})
+        ? tools(who, 'get_account_health', {})
         : undefined,
       post.targets.some((t) => t.status === 'published')
-        ? run<PostAnalytics>(who, 'get_post_analytics', { id })
+        ? tools(who, 'get_post_analytics', { id })
         : undefined,
       approvalReview(app, { workspaceId: who.workspace.id }, id),
     ])
