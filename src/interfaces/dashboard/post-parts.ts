@@ -80,11 +80,11 @@ export function localMediaOf(publicBaseUrl: string): LocalMedia {
 /** The list's thumbnail: the first image Herald hosts, or a placeholder naming what the media is. */
 export function thumbnail(mediaUrls: string[], local: LocalMedia): string {
   const first = mediaUrls[0]
-  if (!first) return `<span class="thumb none" aria-hidden="true">${icon('file-text')}</span>`
+  if (!first) return `<span class="post-thumb none" aria-hidden="true">${icon('file-text')}</span>`
   const path = local(first)
   if (path && !looksLikeVideoUrl(first))
-    return `<img class="thumb" src="${escapeHtml(path)}" alt="" loading="lazy">`
-  return `<span class="thumb none" aria-hidden="true">${icon(looksLikeVideoUrl(first) ? 'film' : 'image')}</span>`
+    return `<img class="post-thumb" src="${escapeHtml(path)}" alt="" loading="lazy">`
+  return `<span class="post-thumb none" aria-hidden="true">${icon(looksLikeVideoUrl(first) ? 'film' : 'image')}</span>`
 }
 
 /** Herald's own messages that name tools, said with the page's buttons instead. */

@@ -148,9 +148,10 @@ export function postsListBody(
   view: { filters: ListFilters; profiles: ProfileOption[]; local: LocalMedia; onboarding: string },
 ): string {
   const groups = composesOf(list.posts)
-  const { page, totalPages, totalPosts } = list.pagination
+  const { page, totalPages } = list.pagination
   const composes = list.pagination.totalComposes ?? groups.length
-  const summary = `${composes} post${composes === 1 ? '' : 's'} (${totalPosts} profile${totalPosts === 1 ? '' : 's'} in all)`
+  // Posts as composed; how many profiles they reach is on each row (a filter counts only the matching ones).
+  const summary = `${composes} post${composes === 1 ? '' : 's'}`
   return `<div class="page-head"><h1>Posts of ${escapeHtml(workspace)}</h1></div>
 ${view.onboarding}${filterForm(view.filters, view.profiles)}
 ${

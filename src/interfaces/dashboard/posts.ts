@@ -42,7 +42,8 @@ const label = (platform: string) => (isNetwork(platform) ? networkLabels[platfor
 /** The actions a post's state allows, each a CSRF-protected form that calls one tool. */
 function actions(post: PostView, csrf: string) {
   const form = (action: string, text: string) =>
-    `<form method="post" action="/posts/${escapeHtml(post.id)}/${action}" class="inline">${csrfField(csrf)}<button type="submit">${text}</button></form>`
+    // Deleting cannot be undone, so it looks unlike the rest.
+    `<form method="post" action="/posts/${escapeHtml(post.id)}/${action}" class="inline">${csrfField(csrf)}<button type="submit"${action === 'delete' ? ' class="danger"' : ''}>${text}</button></form>`
   const pending = post.approval?.state === 'pending'
   const out: string[] = []
   if (post.status === 'scheduled' || post.status === 'draft' || post.status === 'failed')
