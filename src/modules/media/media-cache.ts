@@ -83,6 +83,10 @@ export function createMediaCache(options: MediaCacheOptions): MediaCache {
   const ready = enabled
     ? Promise.all([layout.objects, layout.index, workDir].map((dir) => mkdir(dir, { recursive: true })))
     : Promise.resolve()
+  // Made at start and awaited only when the cache is used: a folder that could not be made (the data folder
+  // removed as a short-lived process shuts down) is an error for the use that needs it, never an unhandled
+  // rejection of a process that used no cache at all.
+  ready.catch(() => undefined)
 
   const readEntry = async (url: string) => (enabled ? readIndexEntry(layout, url) : undefined)
 
