@@ -16,6 +16,7 @@ import { actorOf, callerOf } from './caller.js'
 import { scriptUpload, signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { assetUrl } from './ui/assets.js'
 import { icon, type UiIcon } from './ui/icons.js'
 
 /**
@@ -49,27 +50,10 @@ ${problem ? `<div class="problem" role="alert"><p>${escapeHtml(problem)}</p></di
 <p>A row per post (a row to several profiles makes a post for each), up to ${MAX_IMPORT_ROWS} rows. Every row is checked first and shown with its blockers, warnings and cost; nothing is created until you import the rows that passed. A row imported once is never created again, so importing the same file twice creates nothing new.</p>
 <p>Columns (the first row names them, in any order): <code>content</code>, <code>profiles</code> (a network such as <code>linkedin</code> for every profile on it, or <code>network:username</code>; several separated by <code>;</code>), <code>date</code> (YYYY-MM-DD), <code>time</code> (HH:MM), <code>timezone</code> (IANA, default UTC), <code>media URLs</code> (separated by spaces), <code>first comment</code>, and <code>queue</code> (<code>yes</code> instead of a date: the profile's next free posting time).</p>
 <pre class="example" tabindex="0" aria-label="An example file">${escapeHtml(EXAMPLE)}</pre></section>
-<script src="/dashboard/import.js"></script>`,
+<script type="module" src="${assetUrl('csv-import.js')}"></script>`,
     { signedIn: account(who) },
   )
 }
-
-const IMPORT_SCRIPT = `const input = document.getElementById('csv-file')
-const status = document.getElementById('csv-status')
-input.addEventListener('change', async () => {
-  const file = input.files[0]
-  if (!file) return
-  status.textContent = 'Checking ' + file.name + '…'
-  const query = new URLSearchParams({ name: file.name, csrf: input.dataset.csrf })
-  const answer = await fetch('/import/upload?' + query, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: file })
-  const body = await answer.json().catch(() => ({}))
-  if (!answer.ok) {
-    status.textContent = body.message || 'The upload was refused.'
-    return
-  }
-  window.location.href = body.url
-})
-`
 
 const RESULTS: Record<RowStatus, { tone: string; icon: UiIcon; words: string }> = {
   ready: { tone: 'info', icon: 'circle-check', words: 'Ready' },
@@ -152,10 +136,6 @@ ${rest.length ? `<details${attention.length ? '' : ' open'}><summary>${report.dr
 }
 
 export function registerImportRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
-  scope.get('/dashboard/import.js', async (_request, reply) =>
-    reply.header('content-type', 'text/javascript; charset=utf-8').send(IMPORT_SCRIPT),
-  )
-
   scope.get('/import', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/import')

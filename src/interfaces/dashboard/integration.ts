@@ -6,6 +6,7 @@ import { AppError } from '../../platform/errors.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { assetUrl } from './ui/assets.js'
 import { icon } from './ui/icons.js'
 
 /**
@@ -145,30 +146,12 @@ ${snippet('setup-cli', 'Command-line agents (one line)', snippets.cli)}
 ${snippet('setup-curl', 'Any HTTP client (curl)', snippets.curl)}
 <p>Reference: <a href="/docs">every tool, its fields and errors</a> · <a href="/openapi.json">OpenAPI document</a></p>
 </section>
-<script src="/dashboard/copy.js"></script>`,
+<script type="module" src="${assetUrl('copy.js')}"></script>`,
     { signedIn: account(who) },
   )
 }
 
-/** Copies the text of the element a `data-copy` button names; the page works without it. */
-const COPY_SCRIPT = `for (const button of document.querySelectorAll('button[data-copy]')) {
-  button.addEventListener('click', async () => {
-    const target = document.getElementById(button.dataset.copy)
-    if (!target) return
-    await navigator.clipboard.writeText('value' in target ? target.value : target.textContent)
-    button.textContent = 'Copied'
-  })
-}
-`
-
 export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContext) {
-  scope.get('/dashboard/copy.js', async (_request, reply) =>
-    reply
-      .header('content-type', 'text/javascript; charset=utf-8')
-      .header('cache-control', 'public, max-age=3600')
-      .send(COPY_SCRIPT),
-  )
-
   scope.get('/integration', async (request, reply) => {
     const who = await signedIn(app, request)
     if (!who) return redirectToLogin(reply, '/integration')
