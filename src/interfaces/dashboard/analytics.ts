@@ -9,9 +9,9 @@ import type { ToolRunner } from '../tools/runner.js'
 import { type PostSort, postFiguresTable, postSortOf, publishedPostFigures } from './analytics-posts.js'
 import { callerOf, toolsAs } from './caller.js'
 import { emptyState } from './first-run/empty-state.js'
-import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, type SignedIn } from './request.js'
+import { signedInRoutes } from './sign-in-guard.js'
 import { assetUrl } from './ui/assets.js'
 import { handleOf, profileAvatar } from './ui/avatar.js'
 import { icon } from './ui/icons.js'
@@ -130,15 +130,13 @@ ${posts}`
 }
 
 export function registerAnalyticsRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
-  scope.get('/analytics', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/analytics')
+  const routes = signedInRoutes(scope)
+  routes.get('/analytics', async (request, reply, who) => {
     const sort = postSortOf(firstValue((request.query as Record<string, unknown>).sort))
     return sendHtml(reply, 200, await analyticsPage(app, runner, who, { sort }))
   })
 
-  scope.post('/analytics/refresh', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/analytics/refresh', async (request, reply, who) => {
     try {
       await runner.run(
         'get_profile_analytics',

@@ -17,9 +17,9 @@ import type { AppContext } from '../../modules/app-context.js'
 import { safeEqual } from '../../platform/crypto/safe-equal.js'
 import { findUserByEmail } from '../../platform/db/statements/accounts.js'
 import { answerInvitation, invitationsFor } from '../../platform/db/statements/invitations.js'
-import { openToVisitors, signingOut } from './form-guard.js'
 import { escapeHtml, page, problemPage, sendHtml } from './html.js'
-import { csrfMatches, field, localPath, refuseCsrf, sessionCookie, signedIn } from './request.js'
+import { csrfMatches, field, localPath, refuseCsrf, sessionCookie } from './request.js'
+import { openToVisitors, visitorOrSignedIn } from './sign-in-guard.js'
 
 const LOGIN_CSRF_MAX_AGE_S = 3600
 /** The cookie a browser gets on signing in, so its own attempts are counted apart (src/modules/accounts/login-throttle.ts). */
@@ -95,15 +95,15 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, clai
 
   // `/` is the dashboard: signed in, the posts page; otherwise sign-in, which comes back there; and on a
   // fresh instance, the setup page.
-  scope.get('/', async (request, reply) => {
+  scope.get('/', visitorOrSignedIn, async (request, reply) => {
     if (!(await claimed())) return reply.redirect('/setup', 303)
-    return reply.redirect((await signedIn(app, request)) ? '/posts' : '/login?next=%2Fposts', 303)
+    return reply.redirect(request.signedIn ? '/posts' : '/login?next=%2Fposts', 303)
   })
 
-  scope.get('/login', async (request, reply) => {
+  scope.get('/login', visitorOrSignedIn, async (request, reply) => {
     if (!(await claimed())) return reply.redirect('/setup', 303)
     const next = localPath((request.query as Record<string, unknown>).next)
-    if (await signedIn(app, request)) return reply.redirect(next, 303)
+    if (request.signedIn) return reply.redirect(next, 303)
     return showLogin(app, reply, 200, { next })
   })
 
@@ -115,7 +115,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, clai
     acceptInvitationAtSignIn(app, request, reply),
   )
 
-  scope.post('/logout', signingOut, async (request, reply) => {
+  scope.post('/logout', visitorOrSignedIn, async (request, reply) => {
     if (request.signedIn) await deleteSession(db, request.signedIn.session.id)
     reply.header('set-cookie', serializeCookie(sessionCookieName(secure), '', { maxAge: 0, secure }))
     return reply.redirect('/login', 303)

@@ -13,9 +13,9 @@ import { renderRescheduleForm } from './calendar/reschedule-page.js'
 import { calendarHref, renderCalendar } from './calendar/view.js'
 import { toolsAs } from './caller.js'
 import { emptyState } from './first-run/empty-state.js'
-import { signedInOf } from './form-guard.js'
 import { escapeHtml, page, problemPage, sendHtml } from './html.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, type SignedIn } from './request.js'
+import { signedInRoutes } from './sign-in-guard.js'
 
 /**
  * The calendar: scheduled and published posts (one item per profile) and the free times of the posting
@@ -122,19 +122,16 @@ async function calendarPage(
 }
 
 export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
+  const routes = signedInRoutes(scope)
   const tools = toolsAs(runner)
 
-  scope.get<{ Querystring: CalendarQuery }>('/calendar', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, request.url)
+  routes.get<{ Querystring: CalendarQuery }>('/calendar', async (request, reply, who) => {
     return sendHtml(reply, 200, await calendarPage(app, tools, who, request))
   })
 
-  scope.get<{ Querystring: { id?: string; back?: string } }>(
+  routes.get<{ Querystring: { id?: string; back?: string } }>(
     '/calendar/reschedule',
-    async (request, reply) => {
-      const who = await signedIn(app, request)
-      if (!who) return redirectToLogin(reply, request.url)
+    async (request, reply, who) => {
       const back = calendarReturn(request.query.back ?? '')
       try {
         const post = await tools(who, 'get_post', { id: request.query.id ?? '' })
@@ -154,8 +151,7 @@ export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, 
     },
   )
 
-  scope.post('/calendar/reschedule', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/calendar/reschedule', async (request, reply, who) => {
     const id = field(request, 'id')
     try {
       await tools(who, 'reschedule_post', {

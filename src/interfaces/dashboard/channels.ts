@@ -11,9 +11,9 @@ import { toolsAs } from './caller.js'
 import { channelCard, networkTiles } from './channel-cards.js'
 import { emptyState } from './first-run/empty-state.js'
 import { simulatedNotice, simulatedProfilesForm } from './first-run/onboarding.js'
-import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
-import { account, field, localPath, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, localPath, type SignedIn } from './request.js'
+import { signedInRoutes } from './sign-in-guard.js'
 import { profileAvatar } from './ui/avatar.js'
 import { icon } from './ui/icons.js'
 
@@ -69,9 +69,8 @@ ${tiles}`,
 
 /** `GET /channels` (the workspace's connections, connect links, workspace selector), disconnect and switch. */
 export function registerChannelRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
-  scope.get('/channels', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/channels')
+  const routes = signedInRoutes(scope)
+  routes.get('/channels', async (request, reply, who) => {
     const notice = await channelsNotice(app, who, request.query as Record<string, unknown>)
     return sendHtml(reply, 200, await channelsPage(app, runner, who, notice))
   })
@@ -102,8 +101,8 @@ async function channelsNotice(app: AppContext, who: SignedIn, query: Record<stri
 
 /** Switching the session's workspace, and the switcher page every page links to. */
 function registerWorkspaceSwitch(scope: FastifyInstance, app: AppContext) {
-  scope.post('/channels/workspace', async (request, reply) => {
-    const who = signedInOf(request)
+  const routes = signedInRoutes(scope)
+  routes.post('/channels/workspace', async (request, reply, who) => {
     const workspaceId = field(request, 'workspaceId')
     // A workspace the person is not a member of is ignored, as if it did not exist.
     if (await findMembership(app.store.db, workspaceId, who.user.id))
@@ -112,9 +111,7 @@ function registerWorkspaceSwitch(scope: FastifyInstance, app: AppContext) {
   })
 
   // The workspace switcher every page links to: the person's workspaces, the current one marked.
-  scope.get('/workspaces', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/workspaces')
+  routes.get('/workspaces', async (_request, reply, who) => {
     const workspaces = await listWorkspacesForUser(app.store.db, who.user.id)
     const items = workspaces
       .map((w) => {
@@ -149,38 +146,39 @@ const ownersOnly = (reply: Parameters<typeof sendHtml>[0], who: SignedIn) =>
 
 /** Disconnecting (owners only): a page that asks first, and its POST that deletes the tokens. */
 function registerDisconnect(scope: FastifyInstance, app: AppContext) {
+  const routes = signedInRoutes(scope)
   // Disconnecting deletes the tokens: a page asks first.
-  scope.get<{ Querystring: { connectionId?: string } }>('/channels/disconnect', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/channels')
-    if (who.workspace.role !== 'owner') return ownersOnly(reply, who)
-    const row = (await listConnections(app.store.db, who.workspace.id)).find(
-      (c) => c.id === firstValue(request.query.connectionId),
-    )
-    if (!row)
+  routes.get<{ Querystring: { connectionId?: string } }>(
+    '/channels/disconnect',
+    async (request, reply, who) => {
+      if (who.workspace.role !== 'owner') return ownersOnly(reply, who)
+      const row = (await listConnections(app.store.db, who.workspace.id)).find(
+        (c) => c.id === firstValue(request.query.connectionId),
+      )
+      if (!row)
+        return sendHtml(
+          reply,
+          404,
+          problemPage('No such profile', 'That profile is not connected in this workspace.'),
+        )
+      const network = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
       return sendHtml(
         reply,
-        404,
-        problemPage('No such profile', 'That profile is not connected in this workspace.'),
-      )
-    const network = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
-    return sendHtml(
-      reply,
-      200,
-      page(
-        'Disconnect',
-        `<div class="page-head"><h1>Disconnect @${escapeHtml(row.username.replace(/^@+/, ''))} on ${escapeHtml(network)}?</h1></div>
+        200,
+        page(
+          'Disconnect',
+          `<div class="page-head"><h1>Disconnect @${escapeHtml(row.username.replace(/^@+/, ''))} on ${escapeHtml(network)}?</h1></div>
 <div class="card confirm">
 <div class="channel-who">${profileAvatar(row, 'large')}<p>Herald deletes the stored tokens. Posts queued for this profile will fail until it is connected again.</p></div>
 <form method="post" action="/channels/disconnect" class="actions">${csrfField(who.session.csrfToken)}<input type="hidden" name="connectionId" value="${escapeHtml(row.id)}">
 <button type="submit" class="danger">Yes, disconnect</button> <a class="button" href="/channels">Keep it</a></form></div>`,
-        { signedIn: account(who) },
-      ),
-    )
-  })
+          { signedIn: account(who) },
+        ),
+      )
+    },
+  )
 
-  scope.post('/channels/disconnect', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/channels/disconnect', async (request, reply, who) => {
     if (who.workspace.role !== 'owner') return ownersOnly(reply, who)
     const now = app.clock.now()
     // The tokens are overwritten, not kept: a removed connection cannot be used again, only reconnected.

@@ -26,10 +26,10 @@ import {
   UPLOAD_TYPES,
   type When,
 } from './compose-view.js'
-import { type FormGuard, scriptUpload, signedInOf } from './form-guard.js'
 import { sendHtml } from './html.js'
 import { createLinkCards } from './link-cards.js'
-import { redirectToLogin, type SignedIn, signedIn } from './request.js'
+import type { SignedIn } from './request.js'
+import { type RouteGuard, scriptUpload, signedInRoutes } from './sign-in-guard.js'
 import { ReceivedUpload } from './upload-body.js'
 
 /**
@@ -245,21 +245,17 @@ const confirmationMessage = (draft: Draft) =>
   `Confirm that this video will be ${PRIVACY_LABELS[draft.youtubePrivacy]} on YouTube, then create the post.`
 
 /** The live check is the page script's: a refused one is the check's JSON, shown where the check goes. */
-const preflightForm: { config: { form: FormGuard } } = {
-  config: {
-    form: {
-      refuse: (reply, why) =>
-        reply
-          .code(why === 'signedOut' ? 401 : 403)
-          .header('cache-control', 'no-store')
-          .send({
-            ok: false,
-            checkHtml: problemHtml(
-              why === 'signedOut' ? 'you are signed out; sign in again.' : 'this page expired; reload it.',
-            ),
-          }),
-    },
-  },
+const preflightForm: RouteGuard = {
+  refuse: (reply, why) =>
+    reply
+      .code(why === 'signedOut' ? 401 : 403)
+      .header('cache-control', 'no-store')
+      .send({
+        ok: false,
+        checkHtml: problemHtml(
+          why === 'signedOut' ? 'you are signed out; sign in again.' : 'this page expired; reload it.',
+        ),
+      }),
 }
 
 /** The profiles to pick from: each live connection with its health and its queue's next free time. */
@@ -287,6 +283,7 @@ async function pickerProfiles(app: AppContext, run: ReturnType<typeof runAs>, wh
 }
 
 export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
+  const routes = signedInRoutes(scope)
   const run = runAs(runner)
   const cardFor = createLinkCards(app.media, () => app.clock.now())
   const mediaPrefix = `${app.config.publicBaseUrl.replace(/\/$/, '')}/media/`
@@ -302,9 +299,7 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   }
 
   // A free queue slot on the calendar opens Compose for that profile and time (?profile=&date=&time=&timezone=).
-  scope.get<{ Querystring: Record<string, string | undefined> }>('/compose', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/compose')
+  routes.get<{ Querystring: Record<string, string | undefined> }>('/compose', async (request, reply, who) => {
     const profiles = await pickerProfiles(app, run, who)
     const [profile, date, time, timezone] = ['profile', 'date', 'time', 'timezone'].map((key) =>
       firstValue(request.query[key]),
@@ -329,10 +324,9 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   })
 
   // The live check: the form as it stands (CSRF token included), answered as JSON for the page's script.
-  scope.post('/compose/preflight', preflightForm, async (request, reply) => {
+  routes.post('/compose/preflight', preflightForm, async (request, reply, who) => {
     const answer = (status: number, body: Record<string, unknown>) =>
       reply.code(status).header('cache-control', 'no-store').send(body)
-    const who = signedInOf(request)
     const draft = readDraft((request.body ?? {}) as FormBody)
     try {
       const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
@@ -360,8 +354,7 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     }
   })
 
-  scope.post('/compose', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/compose', async (request, reply, who) => {
     const body = (request.body ?? {}) as FormBody
     const draft = readDraft(body)
     const profiles = await pickerProfiles(app, run, who)
@@ -403,11 +396,11 @@ const emptyDraft = (): Draft => ({
 
 /** Media uploaded from the compose page: stored now, its URL answered for the form. */
 function registerUploadRoute(scope: FastifyInstance, app: AppContext) {
+  const { post } = signedInRoutes(scope)
   // The file's bytes as the body, its type as the content type; the CSRF token travels in the query and was
   // checked, with the session, before the body was read (src/interfaces/dashboard/upload-body.ts). The stored type and
   // the file name's extension come from the bytes, never from what the browser claimed.
-  scope.post<{ Querystring: { name?: string } }>('/compose/upload', scriptUpload, async (request, reply) => {
-    const who = signedInOf(request)
+  post<{ Querystring: { name?: string } }>('/compose/upload', scriptUpload, async (request, reply, who) => {
     const upload = request.body
     const unsupported = () =>
       reply.code(415).send({ message: 'Upload an image (PNG, JPEG, GIF, WebP) or a video (MP4, MOV, WebM).' })

@@ -20,9 +20,9 @@ import {
   notSetUpPage,
   refusalPage,
 } from './connect-pages.js'
-import { signedInOf } from './form-guard.js'
 import { problemPage, sendHtml } from './html.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, type SignedIn } from './request.js'
+import { signedInRoutes, visitorOrSignedIn } from './sign-in-guard.js'
 
 const pageOptions = (who: SignedIn | undefined) => (who ? { signedIn: account(who) } : {})
 
@@ -77,10 +77,11 @@ const expiredGrant = (reply: Reply, who: SignedIn) =>
 
 /** The page that names the workspace, and its form's POST that sends the person to the network. */
 function registerStartRoutes(scope: FastifyInstance, app: AppContext) {
+  const routes = signedInRoutes(scope)
   // A page, never an action: it names the workspace and offers a form; only the form's POST starts.
-  scope.get<{ Params: { network: string }; Querystring: { workspaceId?: string } }>(
+  routes.get<{ Params: { network: string }; Querystring: { workspaceId?: string } }>(
     '/connect/:network',
-    async (request, reply) => {
+    async (request, reply, who) => {
       const { network } = request.params
       if (!isNetwork(network)) {
         return sendHtml(
@@ -89,8 +90,6 @@ function registerStartRoutes(scope: FastifyInstance, app: AppContext) {
           problemPage('Unknown network', `Herald does not know a network called "${network.slice(0, 40)}".`),
         )
       }
-      const who = await signedIn(app, request)
-      if (!who) return redirectToLogin(reply, `/connect/${network}`)
       const workspace = await targetWorkspace(app, who, firstValue(request.query.workspaceId))
       if (!workspace) return notMember(reply, who)
       if (network === 'bluesky') {
@@ -117,11 +116,10 @@ function registerStartRoutes(scope: FastifyInstance, app: AppContext) {
     },
   )
 
-  scope.post<{ Params: { network: string } }>('/connect/:network', async (request, reply) => {
+  routes.post<{ Params: { network: string } }>('/connect/:network', async (request, reply, who) => {
     const { network } = request.params
     if (!isNetwork(network) || network === 'bluesky')
       return sendHtml(reply, 404, problemPage('Unknown network', 'This is not a Herald connect address.'))
-    const who = signedInOf(request)
     const workspace = await targetWorkspace(app, who, field(request, 'workspaceId') || undefined)
     if (!workspace) return notMember(reply, who)
     if (workspace.id !== who.workspace.id)
@@ -136,11 +134,12 @@ function registerStartRoutes(scope: FastifyInstance, app: AppContext) {
 function registerCallbackRoute(scope: FastifyInstance, app: AppContext) {
   scope.get<{ Params: { network: string }; Querystring: Record<string, string | undefined> }>(
     '/connect/:network/callback',
+    visitorOrSignedIn,
     async (request, reply) => {
       const { network } = request.params
       if (!isNetwork(network))
         return sendHtml(reply, 404, problemPage('Unknown network', 'This is not a Herald connect address.'))
-      const who = await signedIn(app, request)
+      const who = request.signedIn
       const query = Object.fromEntries(
         Object.entries(request.query).map(([key, value]) => [
           key,
@@ -160,11 +159,10 @@ function registerCallbackRoute(scope: FastifyInstance, app: AppContext) {
 
 /** A grant that reaches several profiles: the choice page, and its POST that connects the ticked ones. */
 function registerChooseRoutes(scope: FastifyInstance, app: AppContext) {
-  scope.get<{ Params: { network: string; id: string } }>(
+  const routes = signedInRoutes(scope)
+  routes.get<{ Params: { network: string; id: string } }>(
     '/connect/:network/choose/:id',
-    async (request, reply) => {
-      const who = await signedIn(app, request)
-      if (!who) return redirectToLogin(reply, request.url)
+    async (request, reply, who) => {
       const grant = await readGrant(app, request.params.id, who.user.id)
       if (!grant || grant.network !== request.params.network) return expiredGrant(reply, who)
       if (!(await findMembership(app.store.db, grant.workspaceId, who.user.id))) return notMember(reply, who)
@@ -184,10 +182,9 @@ function registerChooseRoutes(scope: FastifyInstance, app: AppContext) {
     },
   )
 
-  scope.post<{ Params: { network: string; id: string } }>(
+  routes.post<{ Params: { network: string; id: string } }>(
     '/connect/:network/choose/:id',
-    async (request, reply) => {
-      const who = signedInOf(request)
+    async (request, reply, who) => {
       const grant = await readGrant(app, request.params.id, who.user.id)
       if (!grant || grant.network !== request.params.network) return expiredGrant(reply, who)
       const raw = (request.body as Record<string, unknown> | undefined)?.profile
@@ -232,8 +229,8 @@ function registerChooseRoutes(scope: FastifyInstance, app: AppContext) {
 
 /** Bluesky connects with a handle and an app password, posted from its form. */
 function registerBlueskyRoute(scope: FastifyInstance, app: AppContext) {
-  scope.post('/connect/bluesky', async (request, reply) => {
-    const who = signedInOf(request)
+  const routes = signedInRoutes(scope)
+  routes.post('/connect/bluesky', async (request, reply, who) => {
     const workspace = await targetWorkspace(app, who, field(request, 'workspaceId') || undefined)
     if (!workspace) return notMember(reply, who)
     const outcome = await connectWithAppPassword(

@@ -6,9 +6,9 @@ import { parseScopes, type Scope, scopeWords } from '../../modules/oauth-server/
 import type { OAuthServer } from '../../modules/oauth-server/service.js'
 import { findMembership, listWorkspacesForUser } from '../../platform/db/statements/accounts.js'
 import { insertGrant, keepArtifact } from '../../platform/db/statements/oauth.js'
-import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from './html.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, type SignedIn } from './request.js'
+import { signedInRoutes } from './sign-in-guard.js'
 
 /**
  * The consent page of Herald's OAuth server. The library sends the browser here with an interaction (its
@@ -114,9 +114,8 @@ ${error}<div class="card consent">${identity}
 }
 
 export function registerConsentRoutes(scope: FastifyInstance, app: AppContext, oauth: OAuthServer) {
-  scope.get<{ Params: { uid: string } }>('/oauth/consent/:uid', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, consentPath(request.params.uid))
+  const routes = signedInRoutes(scope)
+  routes.get<{ Params: { uid: string } }>('/oauth/consent/:uid', async (request, reply, who) => {
     const pending = await pendingRequest(oauth, request, reply)
     if (typeof pending === 'string') return sendHtml(reply, 400, problemPage('Request expired', pending))
     // A grant (and its tokens) is for one resource. Consenting to the first of several would leave the library
@@ -136,8 +135,7 @@ export function registerConsentRoutes(scope: FastifyInstance, app: AppContext, o
     })
   })
 
-  scope.post<{ Params: { uid: string } }>('/oauth/consent/:uid', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post<{ Params: { uid: string } }>('/oauth/consent/:uid', async (request, reply, who) => {
     const pending = await pendingRequest(oauth, request, reply)
     if (typeof pending === 'string') return sendHtml(reply, 400, problemPage('Request expired', pending))
     const provider = oauth.provider

@@ -13,9 +13,9 @@ import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { actorOf, callerOf } from './caller.js'
-import { scriptUpload, signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, type SignedIn } from './request.js'
+import { scriptUpload, signedInRoutes } from './sign-in-guard.js'
 import { assetUrl } from './ui/assets.js'
 import { icon, type UiIcon } from './ui/icons.js'
 
@@ -136,9 +136,8 @@ ${rest.length ? `<details${attention.length ? '' : ' open'}><summary>${report.dr
 }
 
 export function registerImportRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
-  scope.get('/import', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/import')
+  const routes = signedInRoutes(scope)
+  routes.get('/import', async (_request, reply, who) => {
     return sendHtml(reply, 200, uploadPage(who))
   })
 
@@ -150,21 +149,23 @@ export function registerImportRoutes(scope: FastifyInstance, app: AppContext, ru
     )
 
   // The file's bytes as the body (the page's script); the CSRF token travels in the query.
-  scope.post<{ Querystring: { name?: string } }>('/import/upload', scriptUpload, async (request, reply) => {
-    const who = signedInOf(request)
-    const bytes = request.body
-    if (!Buffer.isBuffer(bytes) || bytes.length === 0)
-      return reply.code(400).send({ message: 'The file is empty.' })
-    const name =
-      (firstValue(request.query.name) ?? 'import.csv').replace(/[^\p{L}\p{N}._ -]+/gu, '-').slice(-120) ||
-      'import.csv'
-    const id = await keep(who, name, bytes)
-    return reply.code(201).send({ url: `/import/${id}` })
-  })
+  routes.post<{ Querystring: { name?: string } }>(
+    '/import/upload',
+    scriptUpload,
+    async (request, reply, who) => {
+      const bytes = request.body
+      if (!Buffer.isBuffer(bytes) || bytes.length === 0)
+        return reply.code(400).send({ message: 'The file is empty.' })
+      const name =
+        (firstValue(request.query.name) ?? 'import.csv').replace(/[^\p{L}\p{N}._ -]+/gu, '-').slice(-120) ||
+        'import.csv'
+      const id = await keep(who, name, bytes)
+      return reply.code(201).send({ url: `/import/${id}` })
+    },
+  )
 
   // Without the script: the pasted CSV, as a form.
-  scope.post('/import', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/import', async (request, reply, who) => {
     const text = field(request, 'csv')
     if (text.trim() === '')
       return sendHtml(reply, 400, uploadPage(who, 'Choose a file or paste the CSV first.'))
@@ -200,14 +201,11 @@ export function registerImportRoutes(scope: FastifyInstance, app: AppContext, ru
     }
   }
 
-  scope.get<{ Params: { id: string } }>('/import/:id', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/import')
+  routes.get<{ Params: { id: string } }>('/import/:id', async (request, reply, who) => {
     return runImport(reply, who, request.params.id, true)
   })
 
-  scope.post<{ Params: { id: string } }>('/import/:id/run', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post<{ Params: { id: string } }>('/import/:id/run', async (request, reply, who) => {
     return runImport(reply, who, request.params.id, false)
   })
 }

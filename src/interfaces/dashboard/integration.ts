@@ -3,9 +3,9 @@ import type { AppContext } from '../../modules/app-context.js'
 import type { ConnectedApp } from '../../modules/oauth-server/service.js'
 import { listWorkspacesForUser } from '../../platform/db/statements/accounts.js'
 import { AppError } from '../../platform/errors.js'
-import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, type SignedIn } from './request.js'
+import { signedInRoutes } from './sign-in-guard.js'
 import { assetUrl } from './ui/assets.js'
 import { icon } from './ui/icons.js'
 
@@ -152,14 +152,12 @@ ${snippet('setup-curl', 'Any HTTP client (curl)', snippets.curl)}
 }
 
 export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContext) {
-  scope.get('/integration', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/integration')
+  const routes = signedInRoutes(scope)
+  routes.get('/integration', async (_request, reply, who) => {
     return sendHtml(reply, 200, await integrationPage(app, who))
   })
 
-  scope.post('/integration/keys', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/integration/keys', async (request, reply, who) => {
     const name = field(request, 'name').trim()
     if (name.length === 0 || name.length > 80)
       return sendHtml(
@@ -184,8 +182,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
     }
   })
 
-  scope.post('/integration/apps/revoke', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/integration/apps/revoke', async (request, reply, who) => {
     const grantId = field(request, 'grantId')
     const app_ = (await app.oauth?.connectedApps(who.user.id))?.find((a) => a.grantId === grantId)
     // A person revokes only their own apps; another person's grant does not exist for them.
@@ -204,8 +201,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
     )
   })
 
-  scope.post('/integration/keys/revoke', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/integration/keys/revoke', async (request, reply, who) => {
     const id = field(request, 'keyId')
     // A person revokes only their own keys; another person's key id does not exist for them.
     const own = (await app.accounts.listKeys({ email: who.user.email })).find(

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { setSessionWorkspace } from '../../modules/accounts/sessions.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { answerInvitation, invitationsFor } from '../../platform/db/statements/invitations.js'
-import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import { account, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, type SignedIn, signedIn } from './request.js'
+import { signedInRoutes } from './sign-in-guard.js'
 
 /**
  * `/invitations`: the workspaces that invited the signed-in person, each with Accept and Decline (POST,
@@ -34,16 +34,14 @@ ${rows ? `<p>Members of a workspace can publish to the profiles connected there,
 }
 
 export function registerInvitationRoutes(scope: FastifyInstance, app: AppContext) {
-  scope.get('/invitations', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/invitations')
+  const routes = signedInRoutes(scope)
+  routes.get('/invitations', async (_request, reply, who) => {
     return sendHtml(reply, 200, await invitationsPage(app, who))
   })
 
-  scope.post<{ Params: { id: string; answer: string } }>(
+  routes.post<{ Params: { id: string; answer: string } }>(
     '/invitations/:id/:answer',
-    async (request, reply) => {
-      const who = signedInOf(request)
+    async (request, reply, who) => {
       const { id, answer } = request.params
       if (answer !== 'accept' && answer !== 'decline')
         return sendHtml(reply, 404, await invitationsPage(app, who))

@@ -13,9 +13,9 @@ import { appGuides, publicAddressProblem } from '../../modules/network-apps/cata
 import { type AppCheck, checkable } from '../../modules/network-apps/check.js'
 import { type SavedAppRecord, secretRequired } from '../../modules/network-apps/service.js'
 import { AppError, httpStatusFor, toAppError } from '../../platform/errors.js'
-import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from './html.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, type SignedIn } from './request.js'
+import { signedInRoutes } from './sign-in-guard.js'
 import { icon, networkName } from './ui/icons.js'
 
 /**
@@ -167,9 +167,8 @@ const isAppNetwork = (value: string): value is AppNetwork =>
   (appNetworks as readonly string[]).includes(value)
 
 export function registerNetworkAppRoutes(scope: FastifyInstance, app: AppContext) {
-  scope.get('/settings/networks', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/settings/networks')
+  const routes = signedInRoutes(scope)
+  routes.get('/settings/networks', async (_request, reply, who) => {
     if (!who.administrator) return administratorsOnly(reply, who)
     await app.networkApps.refresh()
     return sendHtml(reply, 200, await networksPage(app, who))
@@ -178,8 +177,7 @@ export function registerNetworkAppRoutes(scope: FastifyInstance, app: AppContext
   /** Every change: signed in, the form's CSRF token, the administrator, a network with an app; then `act`. */
   const change =
     (act: (network: AppNetwork, who: SignedIn, request: FastifyRequest) => Promise<Message>) =>
-    async (request: FastifyRequest<{ Params: { network: string } }>, reply: FastifyReply) => {
-      const who = signedInOf(request)
+    async (request: FastifyRequest<{ Params: { network: string } }>, reply: FastifyReply, who: SignedIn) => {
       if (!who.administrator) return administratorsOnly(reply, who)
       const { network } = request.params
       if (!isAppNetwork(network))
@@ -204,7 +202,7 @@ export function registerNetworkAppRoutes(scope: FastifyInstance, app: AppContext
       return sendHtml(reply, status, await networksPage(app, who, message))
     }
 
-  scope.post<{ Params: { network: string } }>(
+  routes.post<{ Params: { network: string } }>(
     '/settings/networks/:network',
     change(async (network, who, request) => {
       await app.networkApps.save(
@@ -219,11 +217,11 @@ export function registerNetworkAppRoutes(scope: FastifyInstance, app: AppContext
       return { network, notice: `The ${networkLabels[network]} app is saved.` }
     }),
   )
-  scope.post<{ Params: { network: string } }>(
+  routes.post<{ Params: { network: string } }>(
     '/settings/networks/:network/check',
     change(async (network) => ({ network, check: await app.networkApps.check(network) })),
   )
-  scope.post<{ Params: { network: string } }>(
+  routes.post<{ Params: { network: string } }>(
     '/settings/networks/:network/remove',
     change(async (network) => {
       const removed = await app.networkApps.remove(network)

@@ -12,7 +12,6 @@ import { registerConnectRoutes } from './connect-routes.js'
 import { registerConsentRoutes } from './consent.js'
 import { registerOnboardingRoutes } from './first-run/onboarding.js'
 import { createClaimCheck, registerSetupRoutes } from './first-run/setup.js'
-import { registerFormGuard } from './form-guard.js'
 import { dashboardHeaders, problemPage, sendHtml } from './html.js'
 import { CSV_TYPES, MAX_IMPORT_BYTES, registerImportRoutes } from './import.js'
 import { registerIntegrationRoutes } from './integration.js'
@@ -20,6 +19,7 @@ import { registerInvitationRoutes } from './invitations.js'
 import { registerNetworkAppRoutes } from './network-apps.js'
 import { registerPostRoutes } from './posts.js'
 import { registerQueueRoutes } from './queue.js'
+import { openToVisitors, registerSignInGuard } from './sign-in-guard.js'
 import { registerAssetRoutes } from './ui/assets.js'
 import {
   FORM_BODY_LIMIT,
@@ -35,9 +35,10 @@ import { registerWebhookPages } from './webhooks.js'
 import { registerWorkspaceRoutes } from './workspace.js'
 
 /**
- * The dashboard: sign-in, the channels page and the connect flow, in their own plugin scope. Only this
- * scope reads `application/x-www-form-urlencoded` bodies (the API keeps refusing anything but JSON with
- * 415), errors here are HTML pages, and the API-key hook of `/api/tools` does not apply.
+ * The dashboard, in its own plugin scope. Only this scope reads `application/x-www-form-urlencoded` bodies
+ * (the API keeps refusing anything but JSON with 415), errors here are HTML pages, and the API-key hook of
+ * `/api/tools` does not apply. Every route here is for a signed-in person unless its options say it is open
+ * to visitors (the sign-in guard, sign-in-guard.ts).
  */
 export function registerDashboard(server: FastifyInstance, app: AppContext, runner: ToolRunner) {
   server.register(async (scope) => {
@@ -59,7 +60,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
       )
     })
     scope.addHook('onRequest', (request, reply) => guardBody(app, request, reply))
-    registerFormGuard(scope, app)
+    registerSignInGuard(scope, app)
     scope.addHook('onResponse', async (request) => {
       if (request.body instanceof ReceivedUpload) await request.body.dispose()
     })
@@ -89,7 +90,7 @@ export function registerDashboard(server: FastifyInstance, app: AppContext, runn
       )
     })
     // Browsers ask for an icon on every page; Herald has none, and says so without an error.
-    scope.get('/favicon.ico', async (_request, reply) =>
+    scope.get('/favicon.ico', openToVisitors, async (_request, reply) =>
       reply.code(204).header('cache-control', 'public, max-age=86400').send(),
     )
     registerAssetRoutes(scope)

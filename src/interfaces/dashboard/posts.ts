@@ -12,7 +12,6 @@ import type { ToolRunner } from '../tools/runner.js'
 import { approvalSection } from './approval-views.js'
 import { actorOf, runAs, toolsAs } from './caller.js'
 import { onboardingSection, simulatedNotice } from './first-run/onboarding.js'
-import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
 import {
   analyticsSection,
@@ -26,7 +25,8 @@ import {
 } from './post-page.js'
 import { handleOf, localMediaOf } from './post-parts.js'
 import { type ListFilters, postsListBody } from './posts-list.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, type SignedIn, signedIn } from './request.js'
+import { signedInRoutes } from './sign-in-guard.js'
 
 /**
  * The queue and a post's delivery, read and changed through the same tools an agent calls (list_posts,
@@ -143,14 +143,13 @@ ${waits ? '<p class="muted">Approvals are on: an owner approves the post before 
 }
 
 export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
+  const routes = signedInRoutes(scope)
   const run = runAs(runner)
   const tools = toolsAs(runner)
   const showPost: ShowPost = (reply, who, id, status, message) =>
     showPostPage(app, tools, { reply, who, id, status, message })
 
-  scope.get<{ Querystring: Record<string, string | undefined> }>('/posts', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/posts')
+  routes.get<{ Querystring: Record<string, string | undefined> }>('/posts', async (request, reply, who) => {
     const filters = filtersOf(request.query)
     const pageNumber = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1)
     const [list, profiles] = await Promise.all([
@@ -168,9 +167,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     return sendHtml(reply, 200, page('Posts', body, { signedIn: account(who) }))
   })
 
-  scope.get<{ Params: { id: string } }>('/posts/:id', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, `/posts/${encodeURIComponent(request.params.id)}`)
+  routes.get<{ Params: { id: string } }>('/posts/:id', async (request, reply, who) => {
     return showPost(reply, who, request.params.id, 200)
   })
 
@@ -309,10 +306,9 @@ function changeOf(id: string, form: EditForm, post: PostView): Record<string, un
 
 /** The edit form of a post, and its POST: save the changes, submit it for its slot, or send it now. */
 function registerEditRoutes(scope: FastifyInstance, app: AppContext, run: Run, showPost: ShowPost) {
-  scope.get<{ Params: { id: string } }>('/posts/:id/edit', async (request, reply) => {
-    const who = await signedIn(app, request)
+  const routes = signedInRoutes(scope)
+  routes.get<{ Params: { id: string } }>('/posts/:id/edit', async (request, reply, who) => {
     const { id } = request.params
-    if (!who) return redirectToLogin(reply, `/posts/${encodeURIComponent(id)}/edit`)
     let post: PostView
     try {
       post = await run<PostView>(who, 'get_post', { id })
@@ -327,8 +323,7 @@ function registerEditRoutes(scope: FastifyInstance, app: AppContext, run: Run, s
     )
   })
 
-  scope.post<{ Params: { id: string } }>('/posts/:id/edit', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post<{ Params: { id: string } }>('/posts/:id/edit', async (request, reply, who) => {
     const { id } = request.params
     const form: EditForm = {
       content: field(request, 'content'),
@@ -408,36 +403,39 @@ const decisions: Record<
 
 /** `POST /posts/:id/<action>`: a tool run on the post (publish, reset, draft, delete, analytics) or a decision. */
 function registerPostActions(scope: FastifyInstance, app: AppContext, run: Run, showPost: ShowPost) {
-  scope.post<{ Params: { id: string; action: string } }>('/posts/:id/:action', async (request, reply) => {
-    const who = signedInOf(request)
-    const action = postActions[request.params.action]
-    const { id } = request.params
-    const decide = decisions[request.params.action]
-    if (decide) {
+  const routes = signedInRoutes(scope)
+  routes.post<{ Params: { id: string; action: string } }>(
+    '/posts/:id/:action',
+    async (request, reply, who) => {
+      const action = postActions[request.params.action]
+      const { id } = request.params
+      const decide = decisions[request.params.action]
+      if (decide) {
+        try {
+          const done = await decide(app, who, id, {
+            note: field(request, 'note'),
+            version: field(request, 'version'),
+          })
+          return showPost(reply, await signedIn(app, request).then((w) => w ?? who), id, 200, {
+            notice: done.message,
+          })
+        } catch (error) {
+          const appError = toAppError(error)
+          if (appError.code === 'internal') throw error
+          return showPost(reply, who, id, httpStatusFor(appError.code), { problem: appError.message })
+        }
+      }
+      if (!action)
+        return sendHtml(reply, 404, problemPage('Unknown action', 'That is not something a post can do.'))
       try {
-        const done = await decide(app, who, id, {
-          note: field(request, 'note'),
-          version: field(request, 'version'),
-        })
-        return showPost(reply, await signedIn(app, request).then((w) => w ?? who), id, 200, {
-          notice: done.message,
-        })
+        await run(who, action.tool, action.args(id))
       } catch (error) {
+        // The tool's own words: a 409 says why the post's state does not allow it.
         const appError = toAppError(error)
-        if (appError.code === 'internal') throw error
         return showPost(reply, who, id, httpStatusFor(appError.code), { problem: appError.message })
       }
-    }
-    if (!action)
-      return sendHtml(reply, 404, problemPage('Unknown action', 'That is not something a post can do.'))
-    try {
-      await run(who, action.tool, action.args(id))
-    } catch (error) {
-      // The tool's own words: a 409 says why the post's state does not allow it.
-      const appError = toAppError(error)
-      return showPost(reply, who, id, httpStatusFor(appError.code), { problem: appError.message })
-    }
-    if (request.params.action === 'delete') return reply.redirect('/posts', 303)
-    return showPost(reply, who, id, 200, { notice: action.done })
-  })
+      if (request.params.action === 'delete') return reply.redirect('/posts', 303)
+      return showPost(reply, who, id, 200, { notice: action.done })
+    },
+  )
 }

@@ -7,9 +7,9 @@ import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
 import type { Account } from './compose-view.js'
 import { emptyState } from './first-run/empty-state.js'
-import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, networkLabels, page, sendHtml } from './html.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, type SignedIn } from './request.js'
+import { signedInRoutes } from './sign-in-guard.js'
 import { profileAvatar } from './ui/avatar.js'
 
 /**
@@ -65,6 +65,7 @@ ${sections ? `<ul class="cards queues">${sections}</ul>` : emptyState('No profil
 }
 
 export function registerQueueRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
+  const routes = signedInRoutes(scope)
   const run = runAs(runner)
   const show = async (
     reply: Parameters<typeof sendHtml>[0],
@@ -79,14 +80,11 @@ export function registerQueueRoutes(scope: FastifyInstance, app: AppContext, run
     return sendHtml(reply, status, queuePage(who, accounts, queues, message))
   }
 
-  scope.get('/queue', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/queue')
+  routes.get('/queue', async (_request, reply, who) => {
     return show(reply, who, 200)
   })
 
-  scope.post('/queue', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/queue', async (request, reply, who) => {
     const key = field(request, 'profile')
     const [platform, ...rest] = key.split(':')
     const slots = field(request, 'slots')

@@ -51,7 +51,9 @@ export function field(request: FastifyRequest, name: string): string {
 
 /**
  * The signed-in person, or undefined. A session whose workspace the person has since left falls back to
- * another of their workspaces; with none left, the session is of no use and counts as signed out.
+ * another of their workspaces; with none left, the session is of no use and counts as signed out. The
+ * sign-in guard (sign-in-guard.ts) asks this once per request and hands the answer to the route; a route reads
+ * it again only after a change that alters what the navigation counts (an approval, an invitation declined).
  */
 export async function signedIn(app: AppContext, request: FastifyRequest): Promise<SignedIn | undefined> {
   const db = app.store.db

@@ -18,9 +18,9 @@ import {
 } from '../../modules/outbox/endpoints.js'
 import { httpStatusFor, invalid, toAppError } from '../../platform/errors.js'
 import type { FormBody } from '../../platform/form.js'
-import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, type SignedIn } from './request.js'
+import { signedInRoutes } from './sign-in-guard.js'
 import { icon } from './ui/icons.js'
 
 /**
@@ -149,9 +149,9 @@ const change = async (
   app: AppContext,
   request: FastifyRequest<{ Params: { id?: string } }>,
   reply: FastifyReply,
+  who: SignedIn,
   run: (who: SignedIn) => Promise<{ html: (who: SignedIn) => Promise<string> }>,
 ) => {
-  const who = signedInOf(request)
   try {
     const { html } = await run(who)
     return sendHtml(reply, 200, await html(who))
@@ -173,14 +173,7 @@ const change = async (
 }
 
 /** Shows a page to the signed-in person; a refusal (not a member, no such endpoint) is shown with its status. */
-const view = async (
-  app: AppContext,
-  request: FastifyRequest<{ Params: { id?: string } }>,
-  reply: FastifyReply,
-  render: (who: SignedIn) => Promise<string>,
-) => {
-  const who = await signedIn(app, request)
-  if (!who) return redirectToLogin(reply, request.url)
+const view = async (reply: FastifyReply, who: SignedIn, render: (who: SignedIn) => Promise<string>) => {
   try {
     return sendHtml(reply, 200, await render(who))
   } catch (error) {
@@ -197,16 +190,17 @@ const view = async (
 }
 
 export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
+  const routes = signedInRoutes(scope)
   const deps = webhookDepsOf(app)
 
-  scope.get<{ Params: { id?: string } }>('/webhooks', (request, reply) =>
-    view(app, request, reply, (who) => listPage(app, who)),
+  routes.get<{ Params: { id?: string } }>('/webhooks', (_request, reply, who) =>
+    view(reply, who, (who) => listPage(app, who)),
   )
-  scope.get<{ Params: { id: string } }>('/webhooks/:id', (request, reply) =>
-    view(app, request, reply, (who) => endpointPage(app, who, request.params.id)),
+  routes.get<{ Params: { id: string } }>('/webhooks/:id', (request, reply, who) =>
+    view(reply, who, (who) => endpointPage(app, who, request.params.id)),
   )
-  scope.post<{ Params: { id?: string } }>('/webhooks', (request, reply) =>
-    change(app, request, reply, async (who) => {
+  routes.post<{ Params: { id?: string } }>('/webhooks', (request, reply, who) =>
+    change(app, request, reply, who, async (who) => {
       const created = await createEndpoint(deps, actor(who), {
         url: field(request, 'url').trim(),
         description: field(request, 'description'),
@@ -217,8 +211,8 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
       }
     }),
   )
-  scope.post<{ Params: { id?: string } }>('/webhooks/settings', (request, reply) =>
-    change(app, request, reply, async (who) => {
+  routes.post<{ Params: { id?: string } }>('/webhooks/settings', (request, reply, who) =>
+    change(app, request, reply, who, async (who) => {
       const given = field(request, 'creditsLowThreshold').trim()
       // Empty turns it off. The form's own words for a bad number: the tool's message names its field.
       const threshold = given === '' ? null : /^\d{1,10}$/.test(given) ? Number(given) : Number.NaN
@@ -234,8 +228,8 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
       return { html: (w) => listPage(app, w, { notice }) }
     }),
   )
-  scope.post<{ Params: { id: string } }>('/webhooks/:id', (request, reply) =>
-    change(app, request, reply, async (who) => {
+  routes.post<{ Params: { id: string } }>('/webhooks/:id', (request, reply, who) =>
+    change(app, request, reply, who, async (who) => {
       await updateEndpoint(deps, actor(who), request.params.id, {
         url: field(request, 'url').trim(),
         description: field(request, 'description'),
@@ -245,8 +239,8 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
       return { html: (w) => endpointPage(app, w, request.params.id, { notice: 'Saved.' }) }
     }),
   )
-  scope.post<{ Params: { id: string } }>('/webhooks/:id/rotate', (request, reply) =>
-    change(app, request, reply, async (who) => {
+  routes.post<{ Params: { id: string } }>('/webhooks/:id/rotate', (request, reply, who) =>
+    change(app, request, reply, who, async (who) => {
       const rotated = await rotateSecret(deps, actor(who), request.params.id)
       return {
         html: (w) =>
@@ -257,8 +251,8 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
       }
     }),
   )
-  scope.post<{ Params: { id: string } }>('/webhooks/:id/test', (request, reply) =>
-    change(app, request, reply, async (who) => {
+  routes.post<{ Params: { id: string } }>('/webhooks/:id/test', (request, reply, who) =>
+    change(app, request, reply, who, async (who) => {
       const sent = await sendTestEvent(deps, actor(who), request.params.id)
       return {
         html: (w) =>
@@ -266,16 +260,16 @@ export function registerWebhookPages(scope: FastifyInstance, app: AppContext) {
       }
     }),
   )
-  scope.post<{ Params: { id: string } }>('/webhooks/:id/redeliver', (request, reply) =>
-    change(app, request, reply, async (who) => {
+  routes.post<{ Params: { id: string } }>('/webhooks/:id/redeliver', (request, reply, who) =>
+    change(app, request, reply, who, async (who) => {
       await redeliver(deps, actor(who), request.params.id, field(request, 'eventId'))
       return {
         html: (w) => endpointPage(app, w, request.params.id, { notice: 'Queued to be delivered again.' }),
       }
     }),
   )
-  scope.post<{ Params: { id: string } }>('/webhooks/:id/delete', (request, reply) =>
-    change(app, request, reply, async (who) => {
+  routes.post<{ Params: { id: string } }>('/webhooks/:id/delete', (request, reply, who) =>
+    change(app, request, reply, who, async (who) => {
       await deleteEndpoint(deps, actor(who), request.params.id)
       return { html: (w) => listPage(app, w, { notice: 'Endpoint deleted.' }) }
     }),

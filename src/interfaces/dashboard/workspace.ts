@@ -10,9 +10,9 @@ import { invite, invitedTo } from '../../platform/db/statements/invitations.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { actorOf } from './caller.js'
 import { ledgerLine, postsOfLedger } from './credit-ledger.js'
-import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
-import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
+import { account, field, type SignedIn } from './request.js'
+import { signedInRoutes } from './sign-in-guard.js'
 import { initials } from './ui/avatar.js'
 import { icon } from './ui/icons.js'
 
@@ -131,20 +131,18 @@ ${owner ? `<section class="card" aria-labelledby="webhooks"><h2 id="webhooks">We
 }
 
 export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext) {
+  const routes = signedInRoutes(scope)
   const db = app.store.db
   const ownerOnly = (reply: Parameters<typeof sendHtml>[0], who: SignedIn) =>
     workspacePage(app, who, { problem: 'Only an owner of this workspace can manage its people.' }).then(
       (html) => sendHtml(reply, 403, html),
     )
 
-  scope.get('/workspace', async (request, reply) => {
-    const who = await signedIn(app, request)
-    if (!who) return redirectToLogin(reply, '/workspace')
+  routes.get('/workspace', async (_request, reply, who) => {
     return sendHtml(reply, 200, await workspacePage(app, who))
   })
 
-  scope.post('/workspace/members', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/workspace/members', async (request, reply, who) => {
     if (who.workspace.role !== 'owner') return ownerOnly(reply, who)
     const email = field(request, 'email').trim().toLowerCase()
     if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320)
@@ -169,12 +167,13 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
     )
   })
 
-  scope.post('/workspace/credits', (request, reply) => addCreditsFromForm(app, request, reply))
+  routes.post('/workspace/credits', (request, reply, who) => addCreditsFromForm(app, request, reply, who))
 
-  scope.post('/workspace/approvals', (request, reply) => changeApprovalsFromForm(app, request, reply))
+  routes.post('/workspace/approvals', (request, reply, who) =>
+    changeApprovalsFromForm(app, request, reply, who),
+  )
 
-  scope.post('/workspace/members/remove', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/workspace/members/remove', async (request, reply, who) => {
     if (who.workspace.role !== 'owner') return ownerOnly(reply, who)
     const removed = await removeEditor(db, who.workspace.id, field(request, 'userId'))
     return sendHtml(
@@ -190,8 +189,12 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
 }
 
 /** The administrator tops up this workspace's credits. */
-async function addCreditsFromForm(app: AppContext, request: FastifyRequest, reply: FastifyReply) {
-  const who = signedInOf(request)
+async function addCreditsFromForm(
+  app: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  who: SignedIn,
+) {
   if (!(await isInstanceAdministrator(app.store.db, who.user.id)))
     return sendHtml(
       reply,
@@ -217,8 +220,12 @@ async function addCreditsFromForm(app: AppContext, request: FastifyRequest, repl
 }
 
 /** An owner turns approvals for editors' posts on or off. */
-async function changeApprovalsFromForm(app: AppContext, request: FastifyRequest, reply: FastifyReply) {
-  const who = signedInOf(request)
+async function changeApprovalsFromForm(
+  app: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  who: SignedIn,
+) {
   const on = field(request, 'requireApproval') === 'on'
   try {
     await changeApprovalSetting(app, actorOf(who), on)

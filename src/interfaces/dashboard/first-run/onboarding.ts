@@ -6,9 +6,9 @@ import {
   type OnboardingState,
   onboardingState,
 } from '../../../platform/db/statements/onboarding.js'
-import { signedInOf } from '../form-guard.js'
 import { csrfField, escapeHtml, networkLabels, problemPage, sendHtml } from '../html.js'
 import { account, field, type SignedIn } from '../request.js'
+import { signedInRoutes } from '../sign-in-guard.js'
 
 /**
  * The onboarding checklist a new workspace sees on its first page (Posts): connect a channel, schedule a
@@ -112,8 +112,8 @@ export function simulatedNotice(query: Record<string, unknown>): string | undefi
 }
 
 export function registerOnboardingRoutes(scope: FastifyInstance, app: AppContext) {
-  scope.post('/onboarding/dismiss', async (request, reply) => {
-    const who = signedInOf(request)
+  const routes = signedInRoutes(scope)
+  routes.post('/onboarding/dismiss', async (_request, reply, who) => {
     if (who.workspace.role !== 'owner')
       return sendHtml(
         reply,
@@ -127,8 +127,7 @@ export function registerOnboardingRoutes(scope: FastifyInstance, app: AppContext
     return reply.redirect('/posts', 303)
   })
 
-  scope.post('/onboarding/simulated-profiles', async (request, reply) => {
-    const who = signedInOf(request)
+  routes.post('/onboarding/simulated-profiles', async (request, reply, who) => {
     if (!app.config.sandbox)
       return sendHtml(
         reply,

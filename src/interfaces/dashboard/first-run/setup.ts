@@ -17,9 +17,9 @@ import { anyPerson } from '../../../platform/db/statements/accounts.js'
 import { type AppError, httpStatusFor, toAppError } from '../../../platform/errors.js'
 import { firstValue } from '../../../platform/form.js'
 import { signInAs } from '../auth-routes.js'
-import { openToVisitors } from '../form-guard.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from '../html.js'
 import { csrfMatches, field, refuseCsrf } from '../request.js'
+import { openToVisitors } from '../sign-in-guard.js'
 import { isLocalRequest } from './local-request.js'
 
 /**
@@ -135,7 +135,7 @@ export function registerSetupRoutes(
       })
     },
   }
-  scope.get('/setup', (request, reply) => openSetup(context, request, reply))
+  scope.get('/setup', openToVisitors, (request, reply) => openSetup(context, request, reply))
   scope.post('/setup', openToVisitors, (request, reply) => submitSetup(context, request, reply))
 }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
+import { openToVisitors } from '../sign-in-guard.js'
 
 /**
  * The dashboard's bundled files (bin/build-assets.js writes them to dist/assets/ with a content hash in each
@@ -52,7 +53,7 @@ export function registerAssetRoutes(scope: FastifyInstance) {
       },
     ]),
   )
-  scope.get<{ Params: { file: string } }>('/assets/:file', async (request, reply) => {
+  scope.get<{ Params: { file: string } }>('/assets/:file', openToVisitors, async (request, reply) => {
     const file = files.get(request.params.file)
     if (!file) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('Not found')
     return reply

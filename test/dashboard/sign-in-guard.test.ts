@@ -3,10 +3,11 @@ import { type Browser, createBrowser } from '../helpers/browser.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 
 /**
- * Every change the dashboard takes checks the session and the form's CSRF token. The routes are the ones
- * Fastify registered (the server's `onRoute` list), so a POST added to the dashboard is checked here
- * without being named; only the other surfaces, which have their own authentication, are left out, and
- * the routes open to visitors without a session are named, each with the refusal of its own token check.
+ * Every page the dashboard shows needs a signed-in person, and every change it takes checks the session and
+ * the form's CSRF token. The routes are the ones Fastify registered (the server's `onRoute` list), so a page
+ * or a POST added to the dashboard is checked here without being named; only the other surfaces, which have
+ * their own authentication, are left out, and the routes open to visitors without a session are named, each
+ * with its own answer.
  */
 const OTHER_SURFACES: Array<[string, RegExp]> = [
   ['the API (API keys and OAuth tokens)', /^\/api\//],
@@ -14,6 +15,23 @@ const OTHER_SURFACES: Array<[string, RegExp]> = [
   ["the OAuth server's own endpoints (the consent form is the dashboard's)", /^\/oauth\/(?!consent\/)/],
   ['the network simulators', /^\/sandbox\//],
 ]
+
+/** What the server shows besides the dashboard, open to anyone or behind its own authentication. */
+const OTHER_PAGES = /^\/(healthz|readyz|openapi\.json|docs|\.well-known\/|media\/|mcp$|sse$)/
+
+/** Pages open to a visitor without a session, with their answer to one (this Herald has its owner). */
+const PAGES_FOR_VISITORS: Record<string, string> = {
+  '/favicon.ico': '204',
+  // No such bundled file.
+  '/assets/:file': '404',
+  // Signed out: to the sign-in page, which comes back to the posts.
+  '/': '303 /login?next=%2Fposts',
+  '/login': '200',
+  // Set up already: to the sign-in page.
+  '/setup': '303 /login',
+  // The network's answer finishes a connection only for the person who started it.
+  '/connect/:network/callback': '401',
+}
 
 /** Open to a visitor without a session; each checks its own double-submit token, or refuses outright. */
 const OPEN_TO_VISITORS: Record<string, number> = {
@@ -34,7 +52,7 @@ const PARAMS: Record<string, string> = {
 
 const fill = (url: string) => url.replace(/:(\w+)/g, (_, name: string) => PARAMS[name] ?? 'x')
 
-describe("the dashboard's form guard", () => {
+describe("the dashboard's sign-in guard", () => {
   let h: Harness
   let browser: Browser
   beforeAll(async () => {
@@ -64,6 +82,55 @@ describe("the dashboard's form guard", () => {
       },
       body: 'note=x',
     })
+
+  const pages = () =>
+    [
+      ...new Set(
+        h.routes
+          .filter((route) => route.startsWith('GET '))
+          .map((route) => route.slice('GET '.length))
+          .filter(
+            (url) => !OTHER_SURFACES.some(([, pattern]) => pattern.test(url)) && !OTHER_PAGES.test(url),
+          ),
+      ),
+    ].sort()
+
+  const get = (url: string, cookie: string | undefined) =>
+    fetch(`${h.baseUrl}${url}`, { redirect: 'manual', headers: cookie ? { cookie } : {} })
+
+  it("finds the dashboard's pages among the registered routes", () => {
+    const found = pages()
+    expect(found.length).toBeGreaterThan(25)
+    for (const url of [
+      '/posts',
+      '/compose',
+      '/oauth/consent/:uid',
+      '/webhooks/:id',
+      ...Object.keys(PAGES_FOR_VISITORS),
+    ])
+      expect(found).toContain(url)
+  })
+
+  it('sends a visitor without a session from every page to the sign-in page and back to the same address', async () => {
+    const answers: Record<string, string> = {}
+    const expected: Record<string, string> = {}
+    for (const url of pages()) {
+      const address = `${fill(url)}?from=guard`
+      const answer = await get(address, undefined)
+      answers[url] = `${answer.status} ${answer.headers.get('location') ?? ''}`.trim()
+      expected[url] = PAGES_FOR_VISITORS[url] ?? `303 /login?next=${encodeURIComponent(address)}`
+    }
+    expect(answers).toEqual(expected)
+  })
+
+  it('lets a signed-in person through to every page', async () => {
+    const cookie = [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
+    for (const url of pages().filter((url) => !(url in PAGES_FOR_VISITORS))) {
+      const answer = await get(fill(url), cookie)
+      expect(answer.headers.get('location') ?? '', url).not.toMatch(/^\/login/)
+      expect(answer.status, url).toBeLessThan(500)
+    }
+  })
 
   it("finds the dashboard's changes among the registered routes", () => {
     const found = changes()
