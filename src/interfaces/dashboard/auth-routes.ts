@@ -17,7 +17,7 @@ import type { AppContext } from '../../modules/app-context.js'
 import { safeEqual } from '../../platform/crypto/safe-equal.js'
 import { findUserByEmail } from '../../platform/db/statements/accounts.js'
 import { answerInvitation, invitationsFor } from '../../platform/db/statements/invitations.js'
-import { escapeHtml, page, problemPage, sendHtml } from './html.js'
+import { escapeHtml, NextLink, page, problemPage, sendHtml } from './html.js'
 import { csrfMatches, field, localPath, refuseCsrf, sessionCookie } from './request.js'
 import { openToVisitors, visitorOrSignedIn } from './sign-in-guard.js'
 
@@ -243,7 +243,7 @@ async function answerWithoutWorkspace(
       'No workspace',
       'Your account is not a member of any workspace yet. Ask an owner to invite you, or an admin to add you with the herald CLI.',
       {
-        next: '<p><a href="/login">Back</a></p>',
+        next: NextLink({ href: '/login', label: 'Back' }),
       },
     ),
   )
@@ -276,7 +276,7 @@ async function acceptInvitationAtSignIn(app: AppContext, request: FastifyRequest
       reply,
       400,
       problemPage('Invitation expired', 'Sign in again to see your invitations.', {
-        next: '<p><a href="/login">Sign in</a></p>',
+        next: NextLink({ href: '/login', label: 'Sign in' }),
       }),
     )
   const workspaceId = await answerInvitation(

@@ -13,7 +13,7 @@ import { renderRescheduleForm } from './calendar/reschedule-page.js'
 import { calendarHref, renderCalendar } from './calendar/view.js'
 import { toolsAs } from './caller.js'
 import { emptyState } from './first-run/empty-state.js'
-import { escapeHtml, page, problemPage, sendHtml } from './html.js'
+import { NextLink, page, problemPage, sendHtml } from './html.js'
 import { account, field, type SignedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
 
@@ -144,7 +144,7 @@ export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, 
           appError.code === 'not_found' ? 404 : 400,
           problemPage('Post not found', appError.message, {
             signedIn: account(who),
-            next: '<p><a href="/calendar">Back to the calendar</a></p>',
+            next: NextLink({ href: '/calendar', label: 'Back to the calendar' }),
           }),
         )
       }
@@ -167,7 +167,7 @@ export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, 
         httpStatusFor(appError.code),
         problemPage('Not rescheduled', appError.message, {
           signedIn: account(who),
-          next: `<p><a href="${escapeHtml(calendarReturn(field(request, 'back')))}">Back to the calendar</a></p>`,
+          next: NextLink({ href: calendarReturn(field(request, 'back')), label: 'Back to the calendar' }),
         }),
       )
     }

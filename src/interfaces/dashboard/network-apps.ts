@@ -13,7 +13,7 @@ import { appGuides, publicAddressProblem } from '../../modules/network-apps/cata
 import { type AppCheck, checkable } from '../../modules/network-apps/check.js'
 import { type SavedAppRecord, secretRequired } from '../../modules/network-apps/service.js'
 import { AppError, httpStatusFor, toAppError } from '../../platform/errors.js'
-import { csrfField, escapeHtml, page, problemPage, sendHtml } from './html.js'
+import { csrfField, escapeHtml, NextLink, page, problemPage, sendHtml } from './html.js'
 import { account, field, type SignedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
 import { icon, networkName } from './ui/icons.js'
@@ -159,7 +159,7 @@ const administratorsOnly = (reply: FastifyReply, who: SignedIn) =>
     403,
     problemPage('Administrators only', 'Only the person who runs this Herald sets up its network apps.', {
       signedIn: account(who),
-      next: '<p><a href="/channels">Back to channels</a></p>',
+      next: NextLink({ href: '/channels', label: 'Back to channels' }),
     }),
   )
 

@@ -12,7 +12,7 @@ import type { ToolRunner } from '../tools/runner.js'
 import { approvalSection } from './approval-views.js'
 import { actorOf, runAs, toolsAs } from './caller.js'
 import { onboardingSection, simulatedNotice } from './first-run/onboarding.js'
-import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
+import { csrfField, escapeHtml, NextLink, networkLabels, page, problemPage, sendHtml } from './html.js'
 import {
   analyticsSection,
   history,
@@ -272,7 +272,7 @@ async function showPostPage(
       appError.code === 'not_found' ? 404 : 400,
       problemPage('Post not found', appError.message, {
         signedIn: account(who),
-        next: '<p><a href="/posts">All posts</a></p>',
+        next: NextLink({ href: '/posts', label: 'All posts' }),
       }),
     )
   }

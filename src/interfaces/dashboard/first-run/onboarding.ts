@@ -6,7 +6,7 @@ import {
   type OnboardingState,
   onboardingState,
 } from '../../../platform/db/statements/onboarding.js'
-import { csrfField, escapeHtml, networkLabels, problemPage, sendHtml } from '../html.js'
+import { csrfField, escapeHtml, NextLink, networkLabels, problemPage, sendHtml } from '../html.js'
 import { account, field, type SignedIn } from '../request.js'
 import { signedInRoutes } from '../sign-in-guard.js'
 
@@ -120,7 +120,7 @@ export function registerOnboardingRoutes(scope: FastifyInstance, app: AppContext
         403,
         problemPage('Owners only', 'Only an owner of this workspace hides its checklist.', {
           signedIn: account(who),
-          next: '<p><a href="/posts">Back to posts</a></p>',
+          next: NextLink({ href: '/posts', label: 'Back to posts' }),
         }),
       )
     await closeOnboarding(app.store.db, who.workspace.id, app.clock.now())
@@ -137,7 +137,7 @@ export function registerOnboardingRoutes(scope: FastifyInstance, app: AppContext
           'Simulated profiles exist only when Herald runs in sandbox mode.',
           {
             signedIn: account(who),
-            next: '<p><a href="/channels">Connect a real profile</a></p>',
+            next: NextLink({ href: '/channels', label: 'Connect a real profile' }),
           },
         ),
       )

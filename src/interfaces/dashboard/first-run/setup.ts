@@ -17,7 +17,7 @@ import { anyPerson } from '../../../platform/db/statements/accounts.js'
 import { type AppError, httpStatusFor, toAppError } from '../../../platform/errors.js'
 import { firstValue } from '../../../platform/form.js'
 import { signInAs } from '../auth-routes.js'
-import { csrfField, escapeHtml, page, problemPage, sendHtml } from '../html.js'
+import { csrfField, escapeHtml, NextLink, page, problemPage, sendHtml } from '../html.js'
 import { csrfMatches, field, refuseCsrf } from '../request.js'
 import { openToVisitors } from '../sign-in-guard.js'
 import { isLocalRequest } from './local-request.js'
@@ -88,7 +88,7 @@ const alreadySetUp = (reply: FastifyReply) =>
       'Already set up',
       'This Herald already has its owner, so nothing was created. Sign in instead.',
       {
-        next: '<p><a href="/login">Sign in</a></p>',
+        next: NextLink({ href: '/login', label: 'Sign in' }),
       },
     ),
   )

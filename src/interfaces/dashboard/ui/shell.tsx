@@ -1,3 +1,4 @@
+import type { VNode } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import { assetUrl } from './assets.js'
 import { icon, type UiIcon } from './icons.js'
@@ -6,8 +7,11 @@ import { icon, type UiIcon } from './icons.js'
  * The frame of every dashboard page: for a signed-in person, a sidebar (the workspace they act in, a
  * persistent "Create post", the navigation, their account) that a phone shows as a compact bar; for a
  * visitor (sign-in, set-up, consent), one centred column. Rendered from JSX, so every value is escaped by
- * the renderer; a page's own body is passed in as HTML its module built.
+ * the renderer; a page's own body is JSX too, or HTML that a page still built as a string escaped itself.
  */
+
+/** A page's body: JSX, or HTML escaped by the module that built it. */
+export type PageBody = VNode | string
 
 export interface ShellAccount {
   email: string
@@ -158,8 +162,8 @@ function Footer() {
   )
 }
 
-/** A whole page: `body` is the page's own HTML, already escaped by the module that built it. */
-export function renderShell(title: string, body: string, who: ShellAccount | undefined): string {
+/** A whole page around its body. */
+export function renderShell(title: string, body: PageBody, who: ShellAccount | undefined): string {
   const tree = (
     <html lang="en">
       <head>
@@ -191,7 +195,11 @@ export function renderShell(title: string, body: string, who: ShellAccount | und
           <main id="main" class="content">
             <div class="inner">
               <Invitations count={who?.invitations ?? 0} />
-              <div class="page-body" dangerouslySetInnerHTML={{ __html: body }} />
+              {typeof body === 'string' ? (
+                <div class="page-body" dangerouslySetInnerHTML={{ __html: body }} />
+              ) : (
+                <div class="page-body">{body}</div>
+              )}
             </div>
           </main>
           <Footer />

@@ -1,6 +1,6 @@
+import { renderToString } from 'preact-render-to-string'
 import { isNetwork, type Network } from '../../../core/networks.js'
-import { escapeHtml } from './escape.js'
-import { networkIcon } from './icons.js'
+import { NetworkIcon } from './parts.js'
 
 /**
  * A profile's avatar: its initials with the network's mark on the corner. The picture a network gives is not
@@ -20,14 +20,26 @@ export function initials(name: string, handle = ''): string {
 }
 
 /** The avatar, hidden from screen readers: the handle and network beside it say who it is. */
-export function profileAvatar(
-  profile: { platform: string; name: string; username: string },
-  size: 'small' | 'normal' | 'large' = 'normal',
-): string {
-  const mark = isNetwork(profile.platform) ? networkIcon(profile.platform as Network) : ''
-  const sized = size === 'normal' ? '' : ` ${size}`
-  return `<span class="avatar${sized}" aria-hidden="true">${escapeHtml(initials(profile.name, profile.username))}${mark}</span>`
+export function Avatar({
+  profile,
+  size = 'normal',
+}: {
+  profile: { platform: string; name: string; username: string }
+  size?: 'small' | 'normal' | 'large'
+}) {
+  return (
+    <span class={size === 'normal' ? 'avatar' : `avatar ${size}`} aria-hidden="true">
+      {initials(profile.name, profile.username)}
+      {isNetwork(profile.platform) ? <NetworkIcon network={profile.platform as Network} /> : null}
+    </span>
+  )
 }
 
 /** A handle shown once with one @ (`@@acme` and `acme` both show as `@acme`). */
 export const handleOf = (username: string) => `@${username.replace(/^@+/, '')}`
+
+/** The avatar as HTML, for the parts of pages still built as strings. */
+export const profileAvatar = (
+  profile: { platform: string; name: string; username: string },
+  size: 'small' | 'normal' | 'large' = 'normal',
+): string => renderToString(<Avatar profile={profile} size={size} />)

@@ -1,10 +1,14 @@
 import type { FastifyReply } from 'fastify'
+import type { VNode } from 'preact'
 import type { SecurityHeaders } from '../http/security-headers.js'
-
 import { escapeHtml } from './ui/escape.js'
-import { renderShell, type ShellAccount } from './ui/shell.js'
+import { type PageBody, renderShell, type ShellAccount } from './ui/shell.js'
 
-/** The dashboard's HTML: self-contained (no external assets, no inline scripts or styles), every value escaped. */
+/**
+ * The dashboard's HTML: self-contained (no external assets, no inline scripts or styles). Pages are JSX,
+ * rendered to a string on the server by Preact's renderer, which escapes every value; Compose and the post
+ * page still hand in HTML strings they escaped by hand.
+ */
 
 export { networkLabels } from '../../core/networks.js'
 export { escapeHtml }
@@ -18,21 +22,34 @@ export interface PageOptions {
   signedIn?: ShellAccount
 }
 
-/** A whole page in the dashboard's frame. `body` must already be escaped HTML. */
-export function page(title: string, body: string, options: PageOptions = {}): string {
+/** A whole page in the dashboard's frame: its body as JSX, or as HTML a string-built page escaped itself. */
+export function page(title: string, body: PageBody, options: PageOptions = {}): string {
   return renderShell(title, body, options.signedIn)
 }
 
-/** A page that says what went wrong and what to do next. */
-export function problemPage(title: string, message: string, options: PageOptions & { next?: string } = {}) {
-  const next = options.next ?? '<p><a href="/channels">Back to channels</a></p>'
+/** A link to go on from a page, in a paragraph of its own. */
+export const NextLink = ({ href, label }: { href: string; label: string }) => (
+  <p>
+    <a href={href}>{label}</a>
+  </p>
+)
+
+/** A page that says what went wrong and what to do next (by default, back to the channels). */
+export function problemPage(title: string, message: string, options: PageOptions & { next?: VNode } = {}) {
   return page(
     title,
-    `<h1>${escapeHtml(title)}</h1><div class="problem"><p>${escapeHtml(message)}</p></div>${next}`,
+    <>
+      <h1>{title}</h1>
+      <div class="problem">
+        <p>{message}</p>
+      </div>
+      {options.next ?? <NextLink href="/channels" label="Back to channels" />}
+    </>,
     options,
   )
 }
 
+/** The session's CSRF token in a form built as a string (Compose and the post page). */
 export const csrfField = (token: string) => `<input type="hidden" name="csrf" value="${escapeHtml(token)}">`
 
 /**

@@ -1,6 +1,8 @@
+import type { ComponentChildren } from 'preact'
+import { renderToString } from 'preact-render-to-string'
 import type { PostView } from '../../../modules/publishing/schemas.js'
-import { escapeHtml } from './escape.js'
-import { icon, type UiIcon } from './icons.js'
+import type { UiIcon } from './icons.js'
+import { Icon } from './parts.js'
 
 /** The states a manager sees a post in, each a chip of an icon and a word (never colour alone). */
 export type ShownState =
@@ -44,7 +46,17 @@ export function targetState(
   return post.status === 'processing' ? 'publishing' : post.status === 'draft' ? 'draft' : 'scheduled'
 }
 
-export function statusChip(state: ShownState): string {
+/** A post's state as a chip of an icon and words; `children` follow the words (a screen reader's colon). */
+export function StatusChip({ state, children }: { state: ShownState; children?: ComponentChildren }) {
   const chip = CHIPS[state]
-  return `<span class="chip ${chip.tone}">${icon(chip.icon)}${escapeHtml(chip.words)}</span>`
+  return (
+    <span class={`chip ${chip.tone}`}>
+      <Icon name={chip.icon} />
+      {chip.words}
+      {children}
+    </span>
+  )
 }
+
+/** The chip as HTML, for the pages still built as strings (the post page). */
+export const statusChip = (state: ShownState): string => renderToString(<StatusChip state={state} />)
