@@ -56,3 +56,13 @@ export function EmptyState({
     </div>
   )
 }
+
+/** The box around a table that may scroll sideways on a phone: a named region a keyboard can focus to scroll. */
+export function TableCard({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a scrolling box around a table, not a section of the page's outline.
+    <div class="table-card" tabindex={0} role="region" aria-label={label}>
+      {children}
+    </div>
+  )
+}

@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import { setSessionWorkspace } from '../../modules/accounts/sessions.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { answerInvitation, invitationsFor } from '../../platform/db/statements/invitations.js'
-import { csrfField, escapeHtml, page, sendHtml } from './html.js'
+import { page, sendHtml } from './html.js'
 import { account, type SignedIn, signedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
+import { CsrfField, EmptyState, Messages } from './ui/parts.js'
 
 /**
  * `/invitations`: the workspaces that invited the signed-in person, each with Accept and Decline (POST,
@@ -14,21 +15,50 @@ import { signedInRoutes } from './sign-in-guard.js'
 
 async function invitationsPage(app: AppContext, who: SignedIn, message: { notice?: string } = {}) {
   const invitations = await invitationsFor(app.store.db, who.user.email)
-  const csrf = csrfField(who.session.csrfToken)
-  const rows = invitations
-    .map(
-      (
-        i,
-      ) => `<li class="card invitation"><p><strong>${escapeHtml(i.workspaceName)}</strong> invites you as ${escapeHtml(i.role)}${i.invitedByEmail ? ` (from ${escapeHtml(i.invitedByEmail)})` : ''}.</p>
-<div class="actions"><form method="post" action="/invitations/${escapeHtml(i.id)}/accept" class="inline">${csrf}<button type="submit" class="primary">Accept and join ${escapeHtml(i.workspaceName)}</button></form>
-<form method="post" action="/invitations/${escapeHtml(i.id)}/decline" class="inline">${csrf}<button type="submit">Decline</button></form></div></li>`,
-    )
-    .join('\n')
+  const csrf = who.session.csrfToken
   return page(
     'Invitations',
-    `<div class="page-head"><h1>Invitations</h1></div>
-${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>` : ''}
-${rows ? `<p>Members of a workspace can publish to the profiles connected there, and profiles you connect while working in it post for it.</p><ul class="cards invitations">${rows}</ul>` : '<div class="empty"><p>No invitations wait for you. When an owner invites you to a workspace, it appears here to accept or decline.</p><a class="button" href="/posts">Back to your posts</a></div>'}`,
+    <>
+      <div class="page-head">
+        <h1>Invitations</h1>
+      </div>
+      <Messages notice={message.notice} />
+      {invitations.length ? (
+        <>
+          <p>
+            Members of a workspace can publish to the profiles connected there, and profiles you connect while
+            working in it post for it.
+          </p>
+          <ul class="cards invitations">
+            {invitations.map((i) => (
+              <li class="card invitation">
+                <p>
+                  <strong>{i.workspaceName}</strong> invites you as {i.role}
+                  {i.invitedByEmail ? ` (from ${i.invitedByEmail})` : ''}.
+                </p>
+                <div class="actions">
+                  <form method="post" action={`/invitations/${i.id}/accept`} class="inline">
+                    <CsrfField token={csrf} />
+                    <button type="submit" class="primary">
+                      Accept and join {i.workspaceName}
+                    </button>
+                  </form>
+                  <form method="post" action={`/invitations/${i.id}/decline`} class="inline">
+                    <CsrfField token={csrf} />
+                    <button type="submit">Decline</button>
+                  </form>
+                </div>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <EmptyState
+          text="No invitations wait for you. When an owner invites you to a workspace, it appears here to accept or decline."
+          action={{ href: '/posts', label: 'Back to your posts' }}
+        />
+      )}
+    </>,
     { signedIn: account(who) },
   )
 }

@@ -1,6 +1,7 @@
+import type { VNode } from 'preact'
 import { isNetwork } from '../../core/networks.js'
 import type { Db } from '../../platform/db/db.js'
-import { escapeHtml, networkLabels } from './html.js'
+import { networkLabels } from './html.js'
 import { handleOf } from './ui/avatar.js'
 
 /**
@@ -98,32 +99,36 @@ function excerpt(content: string) {
 const profileWords = (p: { platform: string; username: string }) =>
   `${isNetwork(p.platform) ? networkLabels[p.platform] : p.platform} ${handleOf(p.username)}`
 
-/** The movement as a sentence, and the links to the posts it was for (HTML, escaped). */
-export function ledgerLine(row: LedgerRow, posts: Map<string, PostLine>): { words: string; links: string } {
+/** The movement as a sentence, and the links to the posts it was for. */
+export function ledgerLine(
+  row: LedgerRow,
+  posts: Map<string, PostLine>,
+): { words: string; links: VNode | null } {
   const named = postIdsOf(row)
     .map((id) => posts.get(id))
     .filter((p): p is PostLine => p !== undefined)
   const describe = POST_CHARGES[row.reason]
-  if (!describe) return { words: otherWords(row), links: '' }
+  if (!describe) return { words: otherWords(row), links: null }
   const profiles = named.reduce((n, p) => n + Math.max(p.profiles.length, 1), 0)
   const words = describe(
     Math.max(profiles, 1),
     named.some((p) => p.publishNow),
   )
   const first = named[0]
-  if (!first) return { words, links: '<span class="muted">The post was deleted.</span>' }
+  if (!first) return { words, links: <span class="muted">The post was deleted.</span> }
   // One compose makes one post per profile: the copy names the compose, each profile links to its post.
-  const each = named
-    .flatMap((p) =>
-      (p.profiles.length ? p.profiles : [{ platform: '', username: '' }]).map((pr) => ({ p, pr })),
-    )
-    .map(({ p, pr }) =>
-      pr.platform
-        ? `<a href="/posts/${encodeURIComponent(p.id)}">${escapeHtml(profileWords(pr))}</a>`
-        : `<a href="/posts/${encodeURIComponent(p.id)}">the post</a>`,
-    )
+  const each = named.flatMap((p) =>
+    (p.profiles.length ? p.profiles : [{ platform: '', username: '' }]).map((pr) => (
+      <a href={`/posts/${encodeURIComponent(p.id)}`}>{pr.platform ? profileWords(pr) : 'the post'}</a>
+    )),
+  )
   return {
     words,
-    links: `<span class="ledger-copy">“${escapeHtml(excerpt(first.content))}”</span> <span class="ledger-posts">${each.join(', ')}</span>`,
+    links: (
+      <>
+        <span class="ledger-copy">“{excerpt(first.content)}”</span>{' '}
+        <span class="ledger-posts">{each.flatMap((link, i) => (i === 0 ? [link] : [', ', link]))}</span>
+      </>
+    ),
   }
 }
