@@ -73,7 +73,7 @@ describe('AI Integration', () => {
     expect(page.text).toContain(`<code id="setup-chatgpt">${mcp}</code>`)
     expect(page.text).toContain(`claude mcp add --transport http herald ${mcp}</code>`)
     expect(page.text).toContain(
-      `code --add-mcp &#39;{&#34;name&#34;:&#34;herald&#34;,&#34;type&#34;:&#34;http&#34;,&#34;url&#34;:&#34;${mcp}&#34;}&#39;`,
+      `code --add-mcp '{&quot;name&quot;:&quot;herald&quot;,&quot;type&quot;:&quot;http&quot;,&quot;url&quot;:&quot;${mcp}&quot;}'`,
     )
   })
 
