@@ -15,6 +15,7 @@ import { toolsAs } from './caller.js'
 import { emptyState } from './first-run/empty-state.js'
 import { signedInOf } from './form-guard.js'
 import { escapeHtml, page, problemPage, sendHtml } from './html.js'
+import { sendPostNotFound } from './post-not-found.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
 /**
@@ -141,15 +142,7 @@ export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, 
         const body = renderRescheduleForm(post, who.session.csrfToken, back)
         return sendHtml(reply, 200, page('Reschedule post', body, { signedIn: account(who) }))
       } catch (error) {
-        const appError = toAppError(error)
-        return sendHtml(
-          reply,
-          appError.code === 'not_found' ? 404 : 400,
-          problemPage('Post not found', appError.message, {
-            signedIn: account(who),
-            next: '<p><a href="/calendar">Back to the calendar</a></p>',
-          }),
-        )
+        return sendPostNotFound(reply, who, error, { href: back, label: 'Back to the calendar' })
       }
     },
   )

@@ -44,7 +44,13 @@ export function targetState(
   return post.status === 'processing' ? 'publishing' : post.status === 'draft' ? 'draft' : 'scheduled'
 }
 
-export function statusChip(state: ShownState): string {
+/** A chip's class and its inner markup (the icon, then the escaped word), for a template that draws the span. */
+export function chipParts(state: ShownState): { className: string; inner: string } {
   const chip = CHIPS[state]
-  return `<span class="chip ${chip.tone}">${icon(chip.icon)}${escapeHtml(chip.words)}</span>`
+  return { className: `chip ${chip.tone}`, inner: `${icon(chip.icon)}${escapeHtml(chip.words)}` }
+}
+
+export function statusChip(state: ShownState): string {
+  const { className, inner } = chipParts(state)
+  return `<span class="${className}">${inner}</span>`
 }
