@@ -4,6 +4,7 @@ import { claimDueTargets, markStuck } from '../../src/modules/delivery/leases.js
 import { settleTarget } from '../../src/modules/delivery/settle.js'
 import type { Worker } from '../../src/modules/delivery/worker.js'
 import { backends } from '../helpers/backends.js'
+import { createBrowser } from '../helpers/browser.js'
 import { before500, type ScriptedFaults, scriptedFaults } from '../helpers/fault-script.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { connectSandboxProfile, publishAs, type SandboxProfile } from '../helpers/sandbox-adapters.js'
@@ -79,6 +80,12 @@ describe.each(backends)('the history of a profile’s post, on $name', (backend)
     expect(lookup).not.toHaveProperty('detail')
     expect(published).not.toHaveProperty('detail')
     expect(Date.parse(unanswered.at)).toBeLessThanOrEqual(Date.parse(lookup.at))
+    // The post's page says it in words.
+    const browser = createBrowser(h.baseUrl)
+    await browser.login(h.email, h.password)
+    const page = (await browser.get(`/posts/${id}`)).text
+    expect(page).toContain('Looked on X: the post was there, so it was not sent again')
+    expect(page).toContain('Published on X @acme')
     // Asked without it, get_post answers as before (the shape webhooks carry), and so does list_posts.
     expect((await h.call('get_post', { id })).body.targets[0]).not.toHaveProperty('history')
     const listed = (await h.call('list_posts', {})).body.posts.find((p: { id: string }) => p.id === id)

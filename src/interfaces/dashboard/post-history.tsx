@@ -21,6 +21,15 @@ export interface HistoryLine {
   detail?: string
 }
 
+/**
+ * The network's or Herald's words under a line, without the schedule Herald appended to them (the line says
+ * what comes next, and the raw time is for machines): "; retrying at …", "; Herald will look for … again".
+ */
+export function detailInWords(detail: string): string {
+  const bare = detail.replace(/;\s*retrying at \S+$/, '').replace(/;[^;]*Herald will look for [^;]*$/, '')
+  return errorInWords(bare || detail)
+}
+
 /** What one recorded entry says, for the profile `who` on `network`. */
 export function entryInWords(entry: Entry, target: Pick<Target, 'platform' | 'username'>): HistoryLine {
   const network = networkLabel(target.platform)
@@ -29,7 +38,7 @@ export function entryInWords(entry: Entry, target: Pick<Target, 'platform' | 'us
     at: entry.at,
     icon,
     text,
-    ...(detail ? { detail: errorInWords(detail) } : {}),
+    ...(detail ? { detail: detailInWords(detail) } : {}),
   })
   const sent = entry.sent === true
   switch (`${entry.kind}:${entry.result}`) {
