@@ -9,6 +9,7 @@ import { createAppWorker } from '../../src/main.js'
 import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
 import type { Worker } from '../../src/modules/delivery/worker.js'
 import { CHROMIUM } from '../helpers/chromium.js'
+import { type ScriptedFaults, scriptedFaults } from '../helpers/fault-script.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { lookAt, VIEWPORTS } from '../helpers/look-at.js'
 
@@ -27,14 +28,22 @@ const slow = { timeout: 20_000 }
 describe.runIf(existsSync('/usr/bin/chromium'))('a manager’s journey, from compose to retry', () => {
   let h: Harness
   let worker: Worker
+  let faults: ScriptedFaults
   const names = { twitter: '', linkedin: '', instagram: '' }
 
   beforeAll(async () => {
+    faults = scriptedFaults()
     h = await startHarness({
       sandbox: true,
+      faults,
       credits: 500,
-      // A local setup: Instagram fetches its media from Herald's loopback address.
-      env: { HERALD_ALLOW_PRIVATE_MEDIA: '1', HERALD_IMMEDIATE_WAIT_MS: '20000' },
+      // A local setup: Instagram fetches its media from Herald's loopback address. A send whose answer
+      // was lost is looked up after a moment instead of the minute a network's lists need.
+      env: {
+        HERALD_ALLOW_PRIVATE_MEDIA: '1',
+        HERALD_IMMEDIATE_WAIT_MS: '20000',
+        HERALD_UNKNOWN_OUTCOME_CHECK_MS: '300',
+      },
     })
     const connect = async (network: string, username: string, organization = false) => {
       const made = await sandboxConnect(h.app, {
@@ -247,7 +256,12 @@ describe.runIf(existsSync('/usr/bin/chromium'))('a manager’s journey, from com
         for (const text of await cards.locator('.chip').allTextContents())
           expect(text.trim()).toBe('Scheduled')
 
-        // LinkedIn refuses the next post for good; X and Instagram take theirs.
+        // X makes the post but its answer is lost (a 503 after the effect): Herald looks before sending
+        // again. LinkedIn refuses the next post for good; Instagram takes its own.
+        faults.on(
+          { network: 'twitter', operation: 'createPosts' },
+          { timing: 'after', answer: { kind: 'status', status: 503 } },
+        )
         const refusal = await fetch(`${h.baseUrl}/sandbox/linkedin/_sandbox/faults`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -278,6 +292,17 @@ describe.runIf(existsSync('/usr/bin/chromium'))('a manager’s journey, from com
         expect((await tab.locator('.profile-card.current .chip').textContent())?.trim()).toBe('Published')
         const history = tab.getByRole('region', { name: names.linkedin })
         const lines = (await history.locator('li .what').allTextContents()).map((l) => l.trim())
+        const xLines = (
+          await tab.getByRole('region', { name: names.twitter }).locator('li .what').allTextContents()
+        ).map((l) => l.trim())
+        expect(xLines).toEqual([
+          'Created',
+          expect.stringMatching(
+            /^Sent to X @journey_x: X gave no clear answer, so Herald looks for the post before sending again/,
+          ),
+          'Looked on X: the post was there, so it was not sent again',
+          'Published on X @journey_x',
+        ])
         expect(lines).toEqual([
           'Created',
           `Sent to ${names.linkedin}: refusedLinkedIn refused the post: The image does not meet the page’s requirements`,
