@@ -12,7 +12,8 @@ import type { ToolRunner } from '../tools/runner.js'
 import { actorOf, runAs, toolsAs } from './caller.js'
 import { onboardingSection, simulatedNotice } from './first-run/onboarding.js'
 import { signedInOf } from './form-guard.js'
-import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
+import { escapeHtml, page, problemPage, sendHtml } from './html.js'
+import { type EditForm, renderEditPage } from './post-edit-page.js'
 import { localMediaOf } from './post-parts.js'
 import { showPostPage } from './post-show.js'
 import { type ListFilters, postsListBody } from './posts-list.js'
@@ -27,55 +28,10 @@ import { account, field, redirectToLogin, type SignedIn, signedIn } from './requ
 /** Composes per page of the list. */
 const PAGE_SIZE = 20
 
-const label = (platform: string) => (isNetwork(platform) ? networkLabels[platform] : platform)
-
-interface EditForm {
-  content: string
-  mediaUrls: string
-  when: 'schedule' | 'now'
-  date: string
-  time: string
-  timezone: string
-}
-
-/**
- * Editing a scheduled, draft or failed post: its copy, media and slot (the profiles stay; update_post takes
- * new ones over the API). Saving calls update_post; "submit" also asks for the post to go out: update_post
- * to scheduled, or publish_post_now, which wait for an owner when approvals apply to this person.
- */
+/** The edit page of a post in the dashboard's frame. */
 function editPage(who: SignedIn, post: PostView, form: EditForm, waits: boolean, problem?: string) {
-  const id = escapeHtml(post.id)
-  const submit = waits
-    ? 'Save and submit for approval'
-    : form.when === 'now'
-      ? 'Save and publish now'
-      : 'Save and schedule'
-  const note =
-    post.approval?.state === 'rejected'
-      ? `<div class="problem" role="alert"><p><strong>An owner sent it back:</strong></p><blockquote class="note">${escapeHtml(post.approval.note ?? '')}</blockquote></div>`
-      : ''
-  return page(
-    'Edit post',
-    `<p><a href="/posts/${id}">Back to the post</a></p>
-<h1>Edit post</h1>
-${note}${problem ? `<div class="problem" role="alert"><p>${escapeHtml(problem)}</p></div>` : ''}
-<p class="muted">To ${escapeHtml(post.targets.map((t) => `${label(t.platform)} @${t.username.replace(/^@+/, '')}`).join(', '))}.</p>
-<form method="post" action="/posts/${id}/edit">${csrfField(who.session.csrfToken)}
-<label>Copy <textarea name="content" rows="6">${escapeHtml(form.content)}</textarea></label>
-<label>Media URLs, one per line, in order <textarea name="mediaUrls" rows="2">${escapeHtml(form.mediaUrls)}</textarea></label>
-<fieldset><legend>When</legend>
-<label><input type="radio" name="when" value="schedule"${form.when === 'schedule' ? ' checked' : ''}> At a date and time</label>
-<label>Date <input type="date" name="date" value="${escapeHtml(form.date)}"></label>
-<label>Time <input type="time" name="time" value="${escapeHtml(form.time)}"></label>
-<label>Time zone <input type="text" name="timezone" value="${escapeHtml(form.timezone)}"></label>
-<label><input type="radio" name="when" value="now"${form.when === 'now' ? ' checked' : ''}> ${waits ? 'As soon as it is approved' : 'Now'}</label>
-</fieldset>
-<button type="submit" name="intent" value="save">Save</button>
-<button type="submit" name="intent" value="submit">${submit}</button>
-${waits ? '<p class="muted">Approvals are on: an owner approves the post before it goes out; its credits are charged then.</p>' : ''}
-</form>`,
-    { signedIn: account(who) },
-  )
+  const body = renderEditPage({ post, form, csrf: who.session.csrfToken, waits, problem })
+  return page('Edit post', body, { signedIn: account(who) })
 }
 
 export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
