@@ -10,6 +10,7 @@ const UNIT = [
   'test/config.test.ts',
   'test/connect/connect-config.test.ts',
   'test/dashboard/calendar-days.test.ts',
+  'test/dashboard/post-history-words.test.ts',
   'test/dashboard/preview-rules.test.ts',
   'test/media/address-policy.test.ts',
   'test/media/conversion-slots.test.ts',

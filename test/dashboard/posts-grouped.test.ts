@@ -131,9 +131,13 @@ describe.each(backends)('the Posts list grouped by compose ($name)', (backend) =
     expect(shown.text).toContain('The token was revoked')
     expect(shown.text).toContain('<a class="button primary" href="/channels">')
     expect(shown.text).toMatch(/Reconnect X @acme<\/a>/)
-    expect(shown.text).toContain(`action="/posts/${id}/publish"`)
+    expect(shown.text).toContain(`action="/posts/${id}/retry"`)
     expect(shown.text).toMatch(/Retry<\/button>/)
     expect(shown.text).not.toContain('@@')
-    expect(shown.text).toContain('Failed on X @acme: The token was revoked')
+    // Its history, in words: made, then the send X refused, in X's words.
+    const history = shown.text.slice(shown.text.indexOf('id="history-head"'))
+    expect(history).toMatch(
+      /Created<\/span>.*Sent to X @acme: refused<span class="detail">The token was revoked<\/span>/s,
+    )
   })
 })

@@ -12,6 +12,7 @@ import { connectProfile } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { lookAt } from '../helpers/look-at.js'
 import { fail, type ScriptedAdapter, scriptedAdapter } from '../helpers/test-adapters.js'
+import { mp4File } from '../media/fixtures.js'
 
 /** The Posts pages: the queue and each post's delivery, changed through the tools as the signed-in person. */
 describe('the Posts pages', () => {
@@ -114,6 +115,37 @@ describe('the Posts pages', () => {
     const deleted = await browser.post(`${h.baseUrl}/posts/${id}/delete`, { csrf: [browser.csrf(drafted)] })
     expect(deleted.status).toBe(303)
     expect((await h.call('get_post', { id })).status).toBe(404)
+  })
+
+  it("shows a video from Herald's own media as a player, and another host's as a link to the file", async () => {
+    const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
+    const csrf = browser.csrf(await browser.get('/compose'))
+    const clip = mp4File({ width: 1280, height: 720, durationMs: 4000 })
+    const uploaded = await fetch(`${h.baseUrl}/compose/upload?name=clip.mp4&csrf=${csrf}`, {
+      method: 'POST',
+      headers: { 'content-type': 'video/mp4', cookie },
+      body: clip,
+    })
+    expect(uploaded.status).toBe(201)
+    const { url } = (await uploaded.json()) as { url: string }
+    const path = new URL(url).pathname
+    const id = await create('A clip of the launch', { mediaUrls: [url] })
+    const shown = await browser.get(`/posts/${id}`)
+    expect(shown.text).toContain(
+      `<ul class="gallery"><li><video controls preload="metadata" src="${path}" aria-label="Media 1 of 1"></video></li></ul>`,
+    )
+    const served = await fetch(`${h.baseUrl}${path}`, { headers: { range: 'bytes=0-99' } })
+    expect(served.status).toBe(206)
+    expect(served.headers.get('content-type')).toBe('video/mp4')
+    // The page's CSP plays media from Herald alone: a file elsewhere is a link to it, never a player.
+    const elsewhere = await create('A clip on another host', {
+      mediaUrls: ['https://cdn.example/launch.mp4'],
+    })
+    const linked = await browser.get(`/posts/${elsewhere}`)
+    expect(linked.text).not.toContain('<video')
+    expect(linked.text).toContain(
+      'href="https://cdn.example/launch.mp4" rel="noopener noreferrer">Media 1 of 1, on cdn.example</a>',
+    )
   })
 
   it('refuses an action without its CSRF token, and never shows another workspace a post', async () => {

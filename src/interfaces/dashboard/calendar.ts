@@ -14,6 +14,7 @@ import { calendarHref, renderCalendar } from './calendar/view.js'
 import { toolsAs } from './caller.js'
 import { emptyState } from './first-run/empty-state.js'
 import { NextLink, page, problemPage, sendHtml } from './html.js'
+import { sendPostNotFound } from './post-not-found.js'
 import { account, field, type SignedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
 
@@ -138,15 +139,7 @@ export function registerCalendarRoutes(scope: FastifyInstance, app: AppContext, 
         const body = renderRescheduleForm(post, who.session.csrfToken, back)
         return sendHtml(reply, 200, page('Reschedule post', body, { signedIn: account(who) }))
       } catch (error) {
-        const appError = toAppError(error)
-        return sendHtml(
-          reply,
-          appError.code === 'not_found' ? 404 : 400,
-          problemPage('Post not found', appError.message, {
-            signedIn: account(who),
-            next: NextLink({ href: '/calendar', label: 'Back to the calendar' }),
-          }),
-        )
+        return sendPostNotFound(reply, who, error, { href: back, label: 'Back to the calendar' })
       }
     },
   )

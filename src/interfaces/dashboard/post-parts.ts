@@ -95,5 +95,14 @@ const IN_WORDS: Record<string, string> = {
     'The outcome of the interrupted send is unknown: it may or may not have reached the network. Check the profile before you retry.',
 }
 
+/** Where Herald's words name a tool, the page's button that does the same. */
+const TOOL_WORDS: Array<[RegExp, string]> = [
+  [/\breset_stuck_post\b/g, '“Reset stuck sending”'],
+  [/\bpublish_post_now\b/g, '“Retry”'],
+  [/\bupdate_post\b/g, '“Edit”'],
+  [/\breschedule_post\b/g, '“Reschedule”'],
+]
+
 /** A delivery error as a manager reads it: the network's words, or Herald's without tool names. */
-export const errorInWords = (error: string) => IN_WORDS[error] ?? error
+export const errorInWords = (error: string) =>
+  IN_WORDS[error] ?? TOOL_WORDS.reduce((text, [name, words]) => text.replace(name, words), error)

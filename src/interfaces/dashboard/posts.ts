@@ -7,23 +7,14 @@ import { waitsForApproval } from '../../modules/publishing/approval-store.js'
 import { approvalReview, approvePost, rejectPost } from '../../modules/publishing/approvals.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
-import type { ToolArgs } from '../tools/registry.js'
+import type { ToolArgs, ToolResult } from '../tools/registry.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { approvalSection } from './approval-views.js'
 import { actorOf, runAs, toolsAs } from './caller.js'
 import { onboardingSection, simulatedNotice } from './first-run/onboarding.js'
-import { csrfField, escapeHtml, NextLink, networkLabels, page, problemPage, sendHtml } from './html.js'
-import {
-  analyticsSection,
-  history,
-  mediaGallery,
-  type NeedsReconnect,
-  type PostAnalytics,
-  postHead,
-  postTitle,
-  profileCards,
-} from './post-page.js'
-import { handleOf, localMediaOf } from './post-parts.js'
+import { escapeHtml, page, problemPage, sendHtml } from './html.js'
+import { type EditForm, renderEditPage } from './post-edit-page.js'
+import { localMediaOf } from './post-parts.js'
+import { showPostPage } from './post-show.js'
 import { type ListFilters, postsListBody } from './posts-list.js'
 import { account, field, type SignedIn, signedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
@@ -37,109 +28,10 @@ import { signedInRoutes } from './sign-in-guard.js'
 /** Composes per page of the list. */
 const PAGE_SIZE = 20
 
-const label = (platform: string) => (isNetwork(platform) ? networkLabels[platform] : platform)
-
-/** The actions a post's state allows, each a CSRF-protected form that calls one tool. */
-function actions(post: PostView, csrf: string) {
-  const form = (action: string, text: string) =>
-    // Deleting cannot be undone, so it looks unlike the rest.
-    `<form method="post" action="/posts/${escapeHtml(post.id)}/${action}" class="inline">${csrfField(csrf)}<button type="submit"${action === 'delete' ? ' class="danger"' : ''}>${text}</button></form>`
-  const pending = post.approval?.state === 'pending'
-  const out: string[] = []
-  if (post.status === 'scheduled' || post.status === 'draft' || post.status === 'failed')
-    out.push(`<a class="button" href="/posts/${escapeHtml(post.id)}/edit">Edit</a>`)
-  // Nothing publishes a post waiting for approval but its approval (src/core/approval.ts).
-  if ((post.status === 'scheduled' || post.status === 'draft') && !pending)
-    out.push(form('publish', 'Publish now'))
-  // A failed profile's retry sits on its card, beside the network's words (src/interfaces/dashboard/post-page.ts).
-  if (post.status === 'processing') out.push(form('reset', 'Reset stuck sending'))
-  if (post.status === 'scheduled' || post.status === 'failed') out.push(form('draft', 'Move to drafts'))
-  if (pending) out.push(form('draft', 'Withdraw the request (keep as a draft)'))
-  if (post.status === 'scheduled' || post.status === 'draft') out.push(form('delete', 'Delete'))
-  return out.join(' ')
-}
-
-function postPage(
-  app: AppContext,
-  who: SignedIn,
-  view: { post: PostView; compose: PostView[]; needsReconnect: NeedsReconnect },
-  message?: { notice?: string; problem?: string },
-  analytics?: PostAnalytics,
-  review?: { price: number; publishImmediately: boolean },
-) {
-  const { post } = view
-  const csrf = who.session.csrfToken
-  const local = localMediaOf(app.config.publicBaseUrl)
-  const notice = message?.notice
-    ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>`
-    : ''
-  const problem = message?.problem
-    ? `<div class="problem" role="alert"><p>${escapeHtml(message.problem)}</p></div>`
-    : ''
-  const target = post.targets[0]
-  return page(
-    postTitle(post),
-    `${postHead(post)}
-${notice}${problem}
-${approvalSection(app, post, { owner: who.workspace.role === 'owner', csrf, price: review?.price, immediate: review?.publishImmediately ?? false })}
-<blockquote class="post-copy">${escapeHtml(post.content)}</blockquote>
-${mediaGallery(post, local)}
-${profileCards(view.compose, post.id, { csrf, needsReconnect: view.needsReconnect })}
-<section aria-labelledby="actions-head"><h2 id="actions-head">${target ? `Actions for ${escapeHtml(`${label(target.platform)} ${handleOf(target.username)}`)}` : 'Actions'}</h2>
-<div class="post-actions">${actions(post, csrf)}</div></section>
-${history(view.compose)}
-${analyticsSection(post, analytics, csrf)}`,
-    { signedIn: account(who) },
-  )
-}
-
-interface EditForm {
-  content: string
-  mediaUrls: string
-  when: 'schedule' | 'now'
-  date: string
-  time: string
-  timezone: string
-}
-
-/**
- * Editing a scheduled, draft or failed post: its copy, media and slot (the profiles stay; update_post takes
- * new ones over the API). Saving calls update_post; "submit" also asks for the post to go out: update_post
- * to scheduled, or publish_post_now, which wait for an owner when approvals apply to this person.
- */
+/** The edit page of a post in the dashboard's frame. */
 function editPage(who: SignedIn, post: PostView, form: EditForm, waits: boolean, problem?: string) {
-  const id = escapeHtml(post.id)
-  const submit = waits
-    ? 'Save and submit for approval'
-    : form.when === 'now'
-      ? 'Save and publish now'
-      : 'Save and schedule'
-  const note =
-    post.approval?.state === 'rejected'
-      ? `<div class="problem" role="alert"><p><strong>An owner sent it back:</strong></p><blockquote class="note">${escapeHtml(post.approval.note ?? '')}</blockquote></div>`
-      : ''
-  return page(
-    'Edit post',
-    `<p><a href="/posts/${id}">Back to the post</a></p>
-<h1>Edit post</h1>
-${note}${problem ? `<div class="problem" role="alert"><p>${escapeHtml(problem)}</p></div>` : ''}
-<p class="muted">To ${escapeHtml(post.targets.map((t) => `${label(t.platform)} @${t.username.replace(/^@+/, '')}`).join(', '))}.</p>
-<form method="post" action="/posts/${id}/edit">${csrfField(who.session.csrfToken)}
-<label>Copy <textarea name="content" rows="6">${escapeHtml(form.content)}</textarea></label>
-<label>Media URLs, one per line, in order <textarea name="mediaUrls" rows="2">${escapeHtml(form.mediaUrls)}</textarea></label>
-<fieldset><legend>When</legend>
-<label><input type="radio" name="when" value="schedule"${form.when === 'schedule' ? ' checked' : ''}> At a date and time</label>
-<label>Date <input type="date" name="date" value="${escapeHtml(form.date)}"></label>
-<label>Time <input type="time" name="time" value="${escapeHtml(form.time)}"></label>
-<label>Time zone <input type="text" name="timezone" value="${escapeHtml(form.timezone)}"></label>
-<label><input type="radio" name="when" value="now"${form.when === 'now' ? ' checked' : ''}> ${waits ? 'As soon as it is approved' : 'Now'}</label>
-</fieldset>
-<button type="submit" name="intent" value="save">Save</button>
-<button type="submit" name="intent" value="submit">${submit}</button>
-${waits ? '<p class="muted">Approvals are on: an owner approves the post before it goes out; its credits are charged then.</p>' : ''}
-</form>`,
-    { signedIn: account(who) },
-  )
+  const body = renderEditPage({ post, form, csrf: who.session.csrfToken, waits, problem })
+  return page('Edit post', body, { signedIn: account(who) })
 }
 
 export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
@@ -147,7 +39,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
   const run = runAs(runner)
   const tools = toolsAs(runner)
   const showPost: ShowPost = (reply, who, id, status, message) =>
-    showPostPage(app, tools, { reply, who, id, status, message })
+    showPostPage(app, tools, { reply, who, id, status, ...(message ? { message } : {}) })
 
   routes.get<{ Querystring: Record<string, string | undefined> }>('/posts', async (request, reply, who) => {
     const filters = filtersOf(request.query)
@@ -172,7 +64,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
   })
 
   registerEditRoutes(scope, app, run, showPost)
-  registerPostActions(scope, app, run, showPost)
+  registerPostActions(scope, app, tools, showPost)
 }
 
 /** The list's filters from the query string; anything unknown is left out rather than refused. */
@@ -211,7 +103,6 @@ function listArgs(filters: ListFilters): Omit<ToolArgs<'list_posts'>, 'workspace
 }
 
 type Run = ReturnType<typeof runAs>
-type Tools = ReturnType<typeof toolsAs>
 type Reply = Parameters<typeof sendHtml>[0]
 type ShowPost = (
   reply: Reply,
@@ -220,63 +111,6 @@ type ShowPost = (
   status: number,
   message?: { notice?: string; problem?: string },
 ) => Promise<unknown>
-
-/** The post's page (with its analytics once published, and its approval review), or why it cannot be shown. */
-async function showPostPage(
-  app: AppContext,
-  tools: Tools,
-  {
-    reply,
-    who,
-    id,
-    status,
-    message,
-  }: {
-    reply: Reply
-    who: SignedIn
-    id: string
-    status: number
-    message: { notice?: string; problem?: string } | undefined
-  },
-) {
-  try {
-    const post = await tools(who, 'get_post', { id })
-    const [compose, health, analytics, review] = await Promise.all([
-      tools(who, 'list_posts', { composeId: post.composeId ?? post.id, all: true }),
-      post.status === 'failed' || post.status === 'published'
-        ? tools(who, 'get_account_health', {})
-        : undefined,
-      post.targets.some((t) => t.status === 'published')
-        ? tools(who, 'get_post_analytics', { id })
-        : undefined,
-      approvalReview(app, { workspaceId: who.workspace.id }, id),
-    ])
-    const lost = new Set(
-      (health?.connections ?? [])
-        .filter((c) => c.needsReconnect || c.expired)
-        .map((c) => `${c.platform}:${c.profileId}`),
-    )
-    const needsReconnect: NeedsReconnect = (t) => lost.has(`${t.platform}:${t.profileId}`)
-    // In the order they were made (ids are time-ordered), the compose's first profile first.
-    const siblings =
-      compose.posts.length > 0 ? [...compose.posts].sort((a, b) => (a.id < b.id ? -1 : 1)) : [post]
-    return sendHtml(
-      reply,
-      status,
-      postPage(app, who, { post, compose: siblings, needsReconnect }, message, analytics, review),
-    )
-  } catch (error) {
-    const appError = toAppError(error)
-    return sendHtml(
-      reply,
-      appError.code === 'not_found' ? 404 : 400,
-      problemPage('Post not found', appError.message, {
-        signedIn: account(who),
-        next: NextLink({ href: '/posts', label: 'All posts' }),
-      }),
-    )
-  }
-}
 
 const formOf = (post: PostView, immediate: boolean): EditForm => ({
   content: post.content,
@@ -365,22 +199,39 @@ function registerEditRoutes(scope: FastifyInstance, app: AppContext, run: Run, s
   })
 }
 
-const postActions: Record<
-  string,
-  { tool: string; args: (id: string) => Record<string, unknown>; done: string }
-> = {
-  publish: { tool: 'publish_post_now', args: (id) => ({ id }), done: 'Sending now.' },
-  reset: {
-    tool: 'reset_stuck_post',
-    args: (id) => ({ id }),
-    done: 'Released: Herald checks the network before anything is sent again.',
+type Tools = ReturnType<typeof toolsAs>
+
+/** What publish_post_now did, in words: published, refused again, waiting for approval, or going out. */
+function sentInWords(answer: ToolResult<'publish_post_now'>): string {
+  if (answer.post.approval?.state === 'pending' && answer.credits.charged === 0)
+    return 'Waiting for an owner’s approval: it goes out as soon as it is approved.'
+  if (answer.post.status === 'published') return 'Published.'
+  if (answer.post.status === 'failed') return 'Not published: the profile’s card says why.'
+  return 'Sending now.'
+}
+
+/**
+ * The tool each action on a post calls, typed by the tool's schemas, and the words that say it was done.
+ * Retry is publish now for a failed profile: publish_post_now sends only what is not on the network.
+ */
+const postActions: Record<string, (tools: Tools, who: SignedIn, id: string) => Promise<string>> = {
+  publish: async (tools, who, id) => sentInWords(await tools(who, 'publish_post_now', { id })),
+  retry: async (tools, who, id) => sentInWords(await tools(who, 'publish_post_now', { id })),
+  reset: async (tools, who, id) => {
+    await tools(who, 'reset_stuck_post', { id })
+    return 'Released: Herald checks the network before anything is sent again.'
   },
-  draft: { tool: 'update_post', args: (id) => ({ id, status: 'draft' }), done: 'Kept as a draft.' },
-  delete: { tool: 'delete_post', args: (id) => ({ id }), done: 'Deleted.' },
-  analytics: {
-    tool: 'get_post_analytics',
-    args: (id) => ({ id, refresh: true }),
-    done: 'Analytics read from the networks now.',
+  draft: async (tools, who, id) => {
+    await tools(who, 'update_post', { id, status: 'draft' })
+    return 'Kept as a draft.'
+  },
+  delete: async (tools, who, id) => {
+    await tools(who, 'delete_post', { id })
+    return 'Deleted.'
+  },
+  analytics: async (tools, who, id) => {
+    await tools(who, 'get_post_analytics', { id, refresh: true })
+    return 'Analytics read from the networks now.'
   },
 }
 
@@ -402,7 +253,7 @@ const decisions: Record<
 }
 
 /** `POST /posts/:id/<action>`: a tool run on the post (publish, reset, draft, delete, analytics) or a decision. */
-function registerPostActions(scope: FastifyInstance, app: AppContext, run: Run, showPost: ShowPost) {
+function registerPostActions(scope: FastifyInstance, app: AppContext, tools: Tools, showPost: ShowPost) {
   const routes = signedInRoutes(scope)
   routes.post<{ Params: { id: string; action: string } }>(
     '/posts/:id/:action',
@@ -427,15 +278,16 @@ function registerPostActions(scope: FastifyInstance, app: AppContext, run: Run, 
       }
       if (!action)
         return sendHtml(reply, 404, problemPage('Unknown action', 'That is not something a post can do.'))
+      let done: string
       try {
-        await run(who, action.tool, action.args(id))
+        done = await action(tools, who, id)
       } catch (error) {
         // The tool's own words: a 409 says why the post's state does not allow it.
         const appError = toAppError(error)
         return showPost(reply, who, id, httpStatusFor(appError.code), { problem: appError.message })
       }
       if (request.params.action === 'delete') return reply.redirect('/posts', 303)
-      return showPost(reply, who, id, 200, { notice: action.done })
+      return showPost(reply, who, id, 200, { notice: done })
     },
   )
 }

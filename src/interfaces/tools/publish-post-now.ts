@@ -95,7 +95,7 @@ export const publishPostNow = defineTool({
         updated_at: now,
         ...(post.approval === 'rejected' ? { approval: null } : {}),
       })
-      await requeueTargets(tx, post.id, now, now, { includeFailed: true })
+      await requeueTargets(tx, post.id, now, now, { includeFailed: true, retried: 'now' })
       return { postId: post.id, price, remaining, waiting: false, lookingUp: false }
     })
     if (waiting)

@@ -105,7 +105,7 @@ export const reschedulePost = defineTool({
         updated_at: now,
         ...(post.approval === 'rejected' ? { approval: null } : {}),
       })
-      await requeueTargets(tx, post.id, slot.dueAt, now, { includeFailed: true })
+      await requeueTargets(tx, post.id, slot.dueAt, now, { includeFailed: true, retried: 'rescheduled' })
       return { post, slot, price, waiting: false }
     })
     if (!waiting && slot.dueAt <= now) ctx.app.queue.wake()

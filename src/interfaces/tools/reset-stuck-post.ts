@@ -16,6 +16,7 @@ import {
 } from '../../platform/db/statements/post-changes.js'
 import type { TargetRow } from '../../platform/db/statements/posts.js'
 import { updatePostRow } from '../../platform/db/statements/posts.js'
+import { recordHistory } from '../../platform/db/statements/target-history.js'
 import { lockPostForChange, writeTransaction } from '../../platform/db/write-transaction.js'
 import { conflict, invalid } from '../../platform/errors.js'
 import { postIdField } from './get-post.js'
@@ -159,6 +160,16 @@ async function carryOut(tx: Db, ctx: ToolContext, steps: Planned[], input: Input
       if (status === 'published') published.push(target.id)
     }
   }
+  // Each profile's history says what the person's reset did to it, committed with it.
+  await recordHistory(
+    tx,
+    now,
+    steps.flatMap(({ target, step }) =>
+      step.kind === 'ask'
+        ? []
+        : [{ targetId: target.id, entry: { kind: 'reset', result: step.kind } as const }],
+    ),
+  )
   return { message: resetMessage(steps), published }
 }
 

@@ -84,6 +84,8 @@ export interface ChainInput {
   writer: ChainWriter
   now(): number
   signal: AbortSignal
+  /** Told just before an item's publishing call (the target's history says the attempt reached out). */
+  onSend?: () => void
 }
 
 /** The items a target still has to deliver (none when it has none). */
@@ -160,6 +162,7 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
         delete item.releasedAt
         await writer.saveItems(items, input.now())
         sending = true
+        input.onSend?.()
         result = await adapter.publishItem(request)
       }
       item.status = 'published'

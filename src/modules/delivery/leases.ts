@@ -2,6 +2,7 @@ import type { Network } from '../../core/networks.js'
 import type { Store } from '../../platform/db/db.js'
 import { recordEvent } from '../../platform/db/statements/events.js'
 import type { TargetRow } from '../../platform/db/statements/posts.js'
+import { recordHistory, sameEntry } from '../../platform/db/statements/target-history.js'
 import { targetEvent } from '../outbox/settle-events.js'
 import { postgresClaim } from './sql/claim-postgres.js'
 import { sqliteClaim } from './sql/claim-sqlite.js'
@@ -168,15 +169,22 @@ export async function sweepExpiredLeases(
   const lookups: { id: string; post_id: string; platform: string }[] = []
   for (const platform of lookupPlatforms) {
     const error = messages.lookup(platform)
-    lookups.push(
-      ...(await sweepToLookups(store.db, store.dialect, { platform, error, now, lookupDelayMs, leaseAt })),
-    )
+    // Each turned target's history says so, in the transaction that turns it.
+    const turned = await store.db.transaction().execute(async (tx) => {
+      const rows = await sweepToLookups(tx, store.dialect, { platform, error, now, lookupDelayMs, leaseAt })
+      const entry = { kind: 'interrupted', result: 'check', detail: error } as const
+      await recordHistory(tx, now, sameEntry(ids(rows), entry))
+      return rows
+    })
+    lookups.push(...turned)
   }
-  // The stuck mark and its `target.stuck` events commit together (the outbox).
+  // The stuck mark, its history and its `target.stuck` events commit together (the outbox).
   const fresh = await store.db.transaction().execute(async (tx) => {
     const marked = await markLostWorkersStuck(tx, store.dialect, now, leaseAt)
     const postIds = [...new Set(marked.map((r) => r.post_id))]
     if (postIds.length > 0) await setPostsLastError(tx, postIds, messages.stuck, now)
+    const entry = { kind: 'interrupted', result: 'stuck', detail: messages.stuck } as const
+    await recordHistory(tx, now, sameEntry(ids(marked), entry))
     for (const target of marked)
       await recordEvent(
         tx,
@@ -186,6 +194,8 @@ export async function sweepExpiredLeases(
   })
   return { stuck: fresh, lookups }
 }
+
+const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id)
 
 /** Marks every lease that ran out as stuck (`worker_lost`), whatever its network: the sweep without lookups. */
 export async function markStuck(store: Store, now: number, message: string) {

@@ -18,6 +18,7 @@ import {
 import { MediaError } from '../../core/media-port.js'
 import type { Network } from '../../core/networks.js'
 import { STUCK_REASONS } from '../../core/post-status.js'
+import type { SendTrail } from '../../core/target-history.js'
 import type { Outcome } from '../../core/target-lifecycle.js'
 import {
   type ConnectionRow,
@@ -53,15 +54,33 @@ export interface SendResult {
   connectionId: string
   /** Added to the target's send attempts when the outcome is recorded (see SettleInput). */
   attemptsDelta?: number
+  /** What the send saw on its way (its lookup's answer, whether it called the network), for its history. */
+  trail?: SendTrail
 }
 
-/** Sends one claimed target through its network's adapter and turns what happened into an {@link Outcome}. */
+/**
+ * Sends one claimed target through its network's adapter and turns what happened into an {@link Outcome},
+ * with the trail its history records (src/core/target-history.ts). The trail is only told, never asked: no
+ * decision of the send reads it.
+ */
 export async function sendTarget(
   deps: SendDeps,
   target: TargetRow,
   signal: AbortSignal,
   /** The target's connection when the caller has it already (read in bulk at claim time). */
   known?: ConnectionRow,
+): Promise<SendResult> {
+  const trail: SendTrail = { sent: false }
+  const result = await send(deps, target, signal, known, trail)
+  return { ...result, trail }
+}
+
+async function send(
+  deps: SendDeps,
+  target: TargetRow,
+  signal: AbortSignal,
+  known: ConnectionRow | undefined,
+  trail: SendTrail,
 ): Promise<SendResult> {
   const adapter = deps.adapters[target.platform as Network]
   if (!adapter)
@@ -72,9 +91,9 @@ export async function sendTarget(
     )
   const live = liveWithNothingLeft(deps, target)
   if (live) return live
-  const connection = await usableConnection(deps, adapter, target, known)
+  const connection = await usableConnection(deps, adapter, target, known, trail)
   if ('outcome' in connection) return connection
-  const attempt = prepareAttempt(deps, adapter, target, connection, signal)
+  const attempt = prepareAttempt(deps, adapter, target, connection, signal, trail)
   const start = await lookFirst(deps, adapter, target, attempt, signal)
   if ('outcome' in start) return start
   return publishAndDeliver(deps, adapter, target, attempt, start, signal)
@@ -114,11 +133,12 @@ async function usableConnection(
   adapter: NetworkAdapter,
   target: TargetRow,
   known: ConnectionRow | undefined,
+  trail: SendTrail,
 ): Promise<ConnectionRow | SendResult> {
   const connectionId = target.connection_id
   const mustLookUp = target.unknown_outcome_at !== null && adapter.findPublished !== undefined
   const notLookedUp = (reason: string): SendResult => ({
-    ...lookupFailed(deps, target, new PublishFailure('transient', reason)),
+    ...lookupFailed(deps, target, new PublishFailure('transient', reason), trail),
     connectionId,
   })
   let connection: ConnectionRow | undefined
@@ -154,6 +174,7 @@ interface Attempt {
   writer: ReturnType<typeof chainWriter>
   quota: NonNullable<NetworkAdapter['capabilities']['quota']> | undefined
   slot: { key: string; day: string; units: number } | undefined
+  trail: SendTrail
 }
 
 function prepareAttempt(
@@ -162,6 +183,7 @@ function prepareAttempt(
   target: TargetRow,
   connection: ConnectionRow,
   signal: AbortSignal,
+  trail: SendTrail,
 ): Attempt {
   const leaseTime = deps.leaseTime ?? (() => sql<number>`${deps.now()}`)
   const items = chainItems(target)
@@ -199,6 +221,7 @@ function prepareAttempt(
     writer: chainWriter(deps.db, target, leaseTime),
     quota,
     slot,
+    trail,
   }
 }
 
@@ -232,8 +255,11 @@ async function lookFirst(
     target.remote_id && attempt.chained ? { remoteId: target.remote_id, url: target.url ?? '' } : undefined
   const start: Start = { head, found: false, counted: true, refreshed: false }
   if (head || target.unknown_outcome_at === null || !adapter.findPublished) return start
-  const answer = await lookUp(deps, adapter, target, attempt.connection, attempt.request, signal)
+  const { trail } = attempt
+  const answer = await lookUp(deps, adapter, target, attempt, signal)
   if ('outcome' in answer) return { ...answer, connectionId }
+  trail.lookup =
+    answer.kind === 'ambiguous' ? { result: 'ambiguous', detail: answer.reason } : { result: answer.kind }
   if (answer.kind === 'found') {
     deps.logger.info({ targetId: target.id }, 'unanswered attempt found on the network')
     if (!attempt.chained)
@@ -292,7 +318,10 @@ async function publishAndDeliver(
     }
     try {
       if (!head || found) {
-        if (!head) head = await adapter.publish({ ...attempt.request, credentials })
+        if (!head) {
+          attempt.trail.sent = true
+          head = await adapter.publish({ ...attempt.request, credentials })
+        }
         // The post is live: recorded before any item is sent, so no later attempt publishes it again.
         if (attempt.chained) await attempt.writer.saveHead(head, deps.now())
         found = false
@@ -336,6 +365,9 @@ async function deliverItems(
     writer: attempt.writer,
     now: deps.now,
     signal,
+    onSend: () => {
+      attempt.trail.sent = true
+    },
   })
   if (end.kind === 'refused')
     return { outcome: { kind: 'failed', error: end.error }, kind: 'invalid_content', connectionId }
@@ -397,8 +429,7 @@ async function lookUp(
   deps: SendDeps,
   adapter: NetworkAdapter,
   target: TargetRow,
-  connection: ConnectionRow,
-  request: Omit<LookupRequest, 'credentials' | 'since'> & { mediaUrls: string[] },
+  { connection, request, trail }: Attempt,
   signal: AbortSignal,
 ): Promise<(LookupAnswer & { refreshed: boolean }) | Omit<SendResult, 'connectionId'>> {
   const find = adapter.findPublished as NonNullable<NetworkAdapter['findPublished']>
@@ -421,7 +452,7 @@ async function lookUp(
       }
       if (error instanceof PublishFailure && error.kind === 'auth_expired')
         await markNeedsReconnect(deps.db, connection.id, error.message, deps.now())
-      return lookupFailed(deps, target, error)
+      return lookupFailed(deps, target, error, trail)
     }
   }
 }
@@ -444,10 +475,16 @@ async function remoteIdsHeldBesides(deps: SendDeps, target: TargetRow): Promise<
  * the unknown-outcome mark stays and the lookup is tried again after its own backoff (and never before a
  * rate limit's reset); after a day of that the target is stuck for a person.
  */
-function lookupFailed(deps: SendDeps, target: TargetRow, error: unknown): Omit<SendResult, 'connectionId'> {
+function lookupFailed(
+  deps: SendDeps,
+  target: TargetRow,
+  error: unknown,
+  trail: SendTrail,
+): Omit<SendResult, 'connectionId'> {
   const now = deps.now()
   const since = target.unknown_outcome_at ?? now
   const reason = error instanceof Error ? error.message : String(error)
+  trail.lookup = { result: 'unreachable', detail: reason }
   const kind: FailureKind = error instanceof PublishFailure ? error.kind : 'transient'
   if (now - since >= LOOKUP_WINDOW_MS)
     return {

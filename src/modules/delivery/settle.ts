@@ -1,8 +1,10 @@
+import { type SendTrail, settleHistory } from '../../core/target-history.js'
 import { type Outcome, type TargetChanges, targetChanges } from '../../core/target-lifecycle.js'
 import { postSettledEvent } from '../../core/webhook-events.js'
 import type { Db, Store } from '../../platform/db/db.js'
 import { recordEvent, subscribersOf } from '../../platform/db/statements/events.js'
 import type { PostRow, TargetRow } from '../../platform/db/statements/posts.js'
+import { recordHistory } from '../../platform/db/statements/target-history.js'
 import { settleEvents, type TargetEventType } from '../outbox/settle-events.js'
 import { deferProfileTargets } from './sql/defer-profile-targets.js'
 import { followOnlyTarget } from './sql/follow-only-target.js'
@@ -21,8 +23,8 @@ export { refreshPostStatus }
 
 /**
  * A target's settle: what an attempt's outcome writes, in one statement where no sibling can race (Postgres,
- * a post's only target) and in a transaction otherwise, and the events it reports. The statements live in
- * ./sql, one a file.
+ * a post's only target) and in a transaction otherwise, with the events it reports and the target's history
+ * of it. The statements live in ./sql, one a file.
  */
 
 export interface SettleInput {
@@ -38,6 +40,8 @@ export interface SettleInput {
    * lookup that answered absent), -1 for a claim that turned out to be a rate-limit wait, not an attempt.
    */
   attemptsDelta?: number
+  /** What the send saw on its way, for the target's history (none: the attempt's end alone is recorded). */
+  trail?: SendTrail
 }
 
 /** Records an attempt's outcome and re-derives the post's status. Returns false when the lease was lost. */
@@ -45,14 +49,15 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
   const { targetId, postId, workerId, now, outcome } = input
   const changes = targetChanges(outcome, now)
   const lastError = outcome.kind === 'published' ? undefined : outcome.error
+  const history = settleHistory(outcome, input.trail)
   // The one-statement path writes no event: only outcomes that keep the target pending take it.
   const quiet = outcome.kind === 'retry' || outcome.kind === 'check'
   if (store.pgPool && input.onlyTarget) {
-    // One statement settles the target, its post, and (where an endpoint wants them) its events. When it
-    // changes nothing (the lease was lost), the general transaction below decides.
-    if (quiet) return settleOnlyTarget(store, input, changes, lastError)
-    if (await settleOnlyTargetWithEvents(store, input, changes, lastError, onlyTargetEvents(input, changes)))
-      return true
+    // One statement settles the target, its post, its history and (where an endpoint wants them) its
+    // events. When it changes nothing (the lease was lost), the general transaction below decides.
+    if (quiet) return settleOnlyTarget(store, input, changes, lastError, history)
+    const events = onlyTargetEvents(input, changes)
+    if (await settleOnlyTargetWithEvents(store, input, changes, lastError, events, history)) return true
   }
   return store.db.transaction().execute(async (tx) => {
     // Targets of one post settle one at a time, so the last one sees every sibling's outcome and the post
@@ -67,6 +72,11 @@ export async function settleTarget(store: Store, input: SettleInput): Promise<bo
     }
     const target = await updateLeasedTarget(tx, targetId, workerId, changes, input.attemptsDelta ?? 0)
     if (!target) return false
+    await recordHistory(
+      tx,
+      now,
+      history.map((entry) => ({ targetId, entry })),
+    )
     let post: PostRow | undefined
     if (input.onlyTarget) post = await followOnlyTarget(tx, target, now, lastError)
     else await refreshPostStatus(tx, postId, now, lastError)

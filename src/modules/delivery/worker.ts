@@ -370,6 +370,7 @@ async function recordOutcome(
     outcome: result.outcome,
     onlyTarget: target.onlyTarget,
     ...(result.attemptsDelta ? { attemptsDelta: result.attemptsDelta } : {}),
+    ...(result.trail ? { trail: result.trail } : {}),
   })
   if (!kept)
     log.warn(

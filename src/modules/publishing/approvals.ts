@@ -133,7 +133,7 @@ export async function approvePost(
       last_error: '',
       updated_at: now,
     })
-    await requeueTargets(tx, post.id, slot.dueAt, now, { includeFailed: true })
+    await requeueTargets(tx, post.id, slot.dueAt, now, { includeFailed: true, retried: 'approved' })
     return { price, remaining, slot, immediate }
   })
   if (outcome.slot.dueAt <= now) app.queue.wake()

@@ -1,7 +1,9 @@
 import { approvalVersion } from '../../core/approval.js'
 import type { Network } from '../../core/networks.js'
 import { STUCK_MESSAGE } from '../../core/post-status.js'
+import type { HistoryKind, HistoryResult } from '../../core/target-history.js'
 import { readItems, readPostItems } from '../../core/thread-items.js'
+import type { TargetHistoryTable } from '../../platform/db/schema.js'
 import type { PostRow, TargetRow } from '../../platform/db/statements/posts.js'
 import type { PostView } from './schemas.js'
 
@@ -83,6 +85,25 @@ function presentItems(raw: string) {
     ...(item.error ? { error: item.error } : {}),
     ...(item.publishedAt ? { publishedAt: iso(item.publishedAt) } : {}),
   }))
+}
+
+type HistoryView = NonNullable<PostView['targets'][number]['history']>
+
+/** Targets' history rows as the API shows them, by target id, in the rows' order. */
+export function presentHistory(rows: readonly TargetHistoryTable[]): Map<string, HistoryView> {
+  const byTarget = new Map<string, HistoryView>()
+  for (const row of rows) {
+    const list = byTarget.get(row.target_id) ?? []
+    list.push({
+      at: iso(Number(row.at)),
+      kind: row.kind as HistoryKind,
+      result: row.result as HistoryResult,
+      ...(row.sent === null ? {} : { sent: Number(row.sent) === 1 }),
+      ...(row.detail ? { detail: row.detail } : {}),
+    })
+    byTarget.set(row.target_id, list)
+  }
+  return byTarget
 }
 
 /** Groups targets by post id, keeping their order. */

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { approvalStates } from '../../core/approval.js'
 import { networks } from '../../core/networks.js'
 import { postStatuses, targetStatuses } from '../../core/post-status.js'
+import { historyKinds, historyResults } from '../../core/target-history.js'
 
 /** zod schemas shared by the post tools; every field carries the description clients read. */
 
@@ -177,6 +178,31 @@ export const targetViewSchema = z.object({
     .optional()
     .describe(
       "The thread items and first comment delivered after the post, in order, each with its own status; the target's url stays the post's. Absent when there are none.",
+    ),
+  history: z
+    .array(
+      z.object({
+        at: z.string().describe('When it happened (ISO 8601).'),
+        kind: z
+          .enum(historyKinds)
+          .describe(
+            'lookup: Herald looked for the post on the network before sending again; attempt: a send ended; interrupted: the worker sending it went away mid-send; reset: a person released a stuck send (reset_stuck_post); retried: a failed profile was sent again (publish_post_now, reschedule_post or an approval).',
+          ),
+        result: z
+          .enum(historyResults)
+          .describe(
+            'lookup: found (on the network, so not sent again), absent (not there, so sent), ambiguous (could not tell: stuck), unreachable (could not ask: looked for again later, nothing sent meanwhile). attempt and interrupted: published, failed, retry (tried again later), check (no clear answer: looked up before sending again), stuck (no clear answer, no lookup can tell). reset: look, release (marked failed) or confirm (on the network, as the person said). retried: now, rescheduled or approved.',
+          ),
+        sent: z
+          .boolean()
+          .optional()
+          .describe('For an attempt: true when it made a publishing call to the network.'),
+        detail: z.string().optional().describe("The network's or Herald's words, when there are any."),
+      }),
+    )
+    .optional()
+    .describe(
+      'What happened to this profile, oldest first (an addition to the spec): every attempt, lookup, interruption, reset and retry since Herald began recording them. Only get_post with history: true answers it.',
     ),
 })
 

@@ -388,6 +388,24 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
   network_apps: NetworkAppsTable
+  target_history: TargetHistoryTable
+}
+
+/**
+ * What happened to a target, one row per change that moved it on (migration 029), written in that change's
+ * transaction; the kinds and results are `src/core/target-history.ts`'s.
+ */
+export interface TargetHistoryTable {
+  id: string
+  target_id: string
+  /** When the change was written (epoch ms). */
+  at: number
+  kind: string
+  result: string
+  /** For an attempt: 1 when it made a publishing call to the network; null for other kinds. */
+  sent: number | null
+  /** The error or reason in the network's or Herald's words; null when there is none. */
+  detail: string | null
 }
 
 /** The outbox (migration 012): one row per event, written in the transaction of the change it reports. */

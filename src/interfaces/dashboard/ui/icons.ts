@@ -88,6 +88,12 @@ const UI_ICONS = [
   'image',
   'external-link',
   'plug-zap',
+  'search',
+  'search-check',
+  'search-x',
+  'circle-help',
+  'rotate-ccw',
+  'unplug',
 ] as const
 export type UiIcon = (typeof UI_ICONS)[number]
 

@@ -2,6 +2,7 @@ import type { VNode } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import { assetUrl } from './assets.js'
 import { icon, type UiIcon } from './icons.js'
+import { Icon } from './parts.js'
 
 /**
  * The frame of every dashboard page: for a signed-in person, a sidebar (the workspace they act in, a
@@ -44,11 +45,6 @@ const NAV_SETTINGS: NavEntry[] = [
   { href: '/integration', label: 'AI Integration', icon: 'bot' },
 ]
 const NAV_ADMIN: NavEntry = { href: '/settings/networks', label: 'Network apps', icon: 'settings' }
-
-/** Decoration drawn from a trusted, bundled SVG string. */
-const Icon = ({ name }: { name: UiIcon }) => (
-  <span class="icon-box" aria-hidden="true" dangerouslySetInnerHTML={{ __html: icon(name) }} />
-)
 
 /** The link of the section the page belongs to (a post's page is under Posts); approvals have their own. */
 function isCurrent(href: string, path: string | undefined): boolean {

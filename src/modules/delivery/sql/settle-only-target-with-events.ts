@@ -1,8 +1,10 @@
+import type { HistoryEntry } from '../../../core/target-history.js'
 import type { TargetChanges } from '../../../core/target-lifecycle.js'
 import type { EventType } from '../../../core/webhook-events.js'
 import type { Store } from '../../../platform/db/db.js'
 import { announceEvents, outboxWriteCtes } from '../../../platform/db/statements/events.js'
 import { newId } from '../../../platform/ids.js'
+import { historyCte } from './history-cte.js'
 import { type OnlyTargetSettle, targetAssignments } from './target-assignments.js'
 
 /** The events a settle of a post's only target writes: the target's own, and the post's when it settled. */
@@ -27,16 +29,19 @@ export async function settleOnlyTargetWithEvents(
   changes: TargetChanges,
   lastError: string | undefined,
   { type, stuckReason, postEvent }: OnlyTargetEvents,
+  entries: readonly HistoryEntry[],
 ): Promise<boolean> {
   const { columns, values, delta, assignments } = targetAssignments(input, changes)
   const events = postEvent ? 2 : 1
   const n = columns.length
   const p = (i: number) => `$${n + i}`
+  // The history's parameters follow the events' (the post event's two are last when there is one).
+  const history = historyCte(entries, input.now, n + (events === 2 ? 10 : 8))
   const text = `
     WITH settled AS (
       UPDATE targets SET ${assignments}
        WHERE id = ${p(1)} AND lease_owner = ${p(2)}
-      RETURNING *),
+      RETURNING *)${history.text},
     post AS (
       UPDATE posts SET
         status = CASE WHEN settled.status = 'pending' THEN posts.status ELSE settled.status END,
@@ -63,7 +68,7 @@ ${outboxWriteCtes({
       FROM settled JOIN post ON post.id = settled.post_id`
   const pool = store.pgPool as NonNullable<Store['pgPool']>
   const { rows } = await pool.query<{ deliveries: number }>({
-    name: `herald_settle_events_${input.outcome.kind}_${columns.length}_${delta}_${events}`,
+    name: `herald_settle_events_${input.outcome.kind}_${columns.length}_${delta}_${events}_${entries.length}`,
     text,
     values: [
       ...values,
@@ -75,6 +80,7 @@ ${outboxWriteCtes({
       newId(input.now),
       stuckReason ?? null,
       ...(postEvent ? [postEvent, newId(input.now)] : []),
+      ...history.values,
     ],
   })
   const row = rows[0]

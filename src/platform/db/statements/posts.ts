@@ -2,6 +2,7 @@ import { type QueryResult, sql } from 'kysely'
 import { compiledInsertRows, compiledOnce } from '../compiled.js'
 import type { Db } from '../db.js'
 import type { PostsTable, TargetsTable } from '../schema.js'
+import { recordHistory, sameEntry } from './target-history.js'
 
 export type PostRow = PostsTable
 export type TargetRow = TargetsTable
@@ -176,15 +177,37 @@ export async function updatePostRow(db: Db, id: string, patch: Partial<PostRow>)
   await db.updateTable('posts').set(patch).where('id', '=', id).execute()
 }
 
-/** Re-arms a post's unsent targets for `runAt` (null takes them out of the queue). Never touches published ones. */
+/**
+ * Re-arms a post's unsent targets for `runAt` (null takes them out of the queue). Never touches published
+ * ones. Failed ones it re-arms are retries: each one's history says so, with why (`retried`), in the
+ * caller's transaction, whose lock on the post's targets keeps the ones read here the ones re-armed.
+ */
 export async function requeueTargets(
   db: Db,
   postId: string,
   runAt: number | null,
   now: number,
-  options: { includeFailed: boolean },
+  options: { includeFailed: false } | { includeFailed: true; retried: 'now' | 'rescheduled' | 'approved' },
 ) {
   const statuses = options.includeFailed ? ['pending', 'failed'] : ['pending']
+  if (options.includeFailed) {
+    const failed = await db
+      .selectFrom('targets')
+      .select('id')
+      .where('post_id', '=', postId)
+      .where('status', '=', 'failed')
+      .where('lease_owner', 'is', null)
+      .execute()
+    const entry = { kind: 'retried', result: options.retried } as const
+    await recordHistory(
+      db,
+      now,
+      sameEntry(
+        failed.map((row) => row.id),
+        entry,
+      ),
+    )
+  }
   await db
     .updateTable('targets')
     .set({
