@@ -101,8 +101,8 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the first hour in Chromium', ()
 
       // Sandbox mode: every network's simulated profile in one click.
       await checklist.getByRole('button', { name: 'Connect simulated profiles' }).click()
-      await tab.waitForURL(/\/posts\?simulated=7$/)
-      expect(await tab.getByRole('status').first().textContent()).toContain('Connected 7 simulated profiles.')
+      await tab.waitForURL(/\/posts\?simulated=9$/)
+      expect(await tab.getByRole('status').first().textContent()).toContain('Connected 9 simulated profiles.')
       expect(await stepState(tab, /Connect a channel/)).toBe('Done')
       expect(await tab.getByText('2 of 3 steps to go').count()).toBe(1)
       expect(await accessibilityProblems(tab)).toEqual([])
