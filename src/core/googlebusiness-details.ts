@@ -64,6 +64,10 @@ export const resolveGoogleBusiness = (given: GoogleBusinessInput | undefined): R
   return resolved
 }
 
+/** An event or an offer says something by its title alone: its copy (the summary) may be empty. */
+export const titleAlone = (details: ResolvedGoogleBusiness | null): boolean =>
+  details !== null && details.type !== 'update' && (details.event?.title.trim() ?? '') !== ''
+
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/
 
 /** Why the details cannot go out, as blocker messages naming the field; `who` names the profile. */

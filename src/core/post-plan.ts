@@ -3,6 +3,7 @@ import {
   googleBusinessBlockers,
   type ResolvedGoogleBusiness,
   resolveGoogleBusiness,
+  titleAlone,
 } from './googlebusiness-details.js'
 import {
   countHashtags,
@@ -366,10 +367,13 @@ function checkCopy({ connection, content }: PlannedTarget, who: string, { blocke
 }
 
 /** Something to publish, and the media a network requires (YouTube: a video). */
-function attachmentBlockers({ connection, content, mediaUrls }: PlannedTarget, who: string): string[] {
+function attachmentBlockers(
+  { connection, content, mediaUrls, googlebusiness }: PlannedTarget,
+  who: string,
+): string[] {
   const rules = networkRules[connection.platform]
   const blockers: string[] = []
-  if (content.trim() === '' && mediaUrls.length === 0)
+  if (content.trim() === '' && mediaUrls.length === 0 && !titleAlone(googlebusiness))
     blockers.push(`${who}: nothing to publish (no copy and no media)`)
   if (rules.requiresMedia && mediaUrls.length === 0) {
     blockers.push(

@@ -24,7 +24,7 @@ import { retryAfterMs } from '../youtube/errors.js'
  */
 
 export const NO_API_ACCESS_MESSAGE =
-  "Google has not granted this Herald's Google Cloud project access to the Business Profile APIs yet: until Google approves the project's application for Basic API Access, every call is refused with a quota of 0 requests a minute. Nothing was posted; apply for access (the network apps page says how), then publish again"
+  "Google has not granted this Herald's Google Cloud project access to the Business Profile APIs yet: until Google approves the project's application for Basic API Access, it refuses every call with a quota of 0 requests a minute. The network apps page says how to apply"
 
 /** How long Google's per-minute quotas take to refill; it sends no rate-limit headers to say. */
 const QUOTA_WINDOW_MS = 60_000

@@ -134,6 +134,7 @@ function grantProfile(
     profile: { profileId: name, username: title, name: title, isOrganization: true },
     credentials: { ...credentials, extra: { ...credentials.extra, account, location: name } },
     kind: `location${where ? `, ${where}` : ''}${unverified}`,
+    withoutHandle: true,
   }
 }
 

@@ -108,5 +108,6 @@ export function describeProfile(grant: GrantProfile): string {
   const handle = grant.profile.username.replace(/^@+/, '')
   const label = networkLabels[grant.network]
   const kind = grant.kind.includes(label) ? grant.kind : `${label} ${grant.kind}`
+  if (grant.withoutHandle) return `${grant.profile.name} · ${kind}`
   return `${grant.profile.name} (@${handle}) · ${kind}`
 }
