@@ -219,11 +219,6 @@ export interface GrantProfile {
   credentials: Credentials
   /** What the page calls it, in words: "Personal profile", "Page", "Instagram professional account". */
   kind: string
-  /**
-   * Set where a handle would say nothing (a Google Business Profile location has none, so its username is
-   * its name): the profile then reads as its name and kind alone on the page.
-   */
-  withoutHandle?: boolean
 }
 
 /** What the connect flow needs from an OAuth network. */

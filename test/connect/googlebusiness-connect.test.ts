@@ -59,8 +59,8 @@ describe('connecting Google Business Profile', () => {
       ...choose.text.matchAll(/<input type="checkbox" name="profile" value="(\d+)"> ([^<]+)<\/label>/g),
     ]
     expect(boxes.map((b) => b[2])).toEqual([
-      'Quay Bakery – High Street · Google Business Profile location, 12 High Street, Leeds',
-      'Quay Bakery – Station Road · Google Business Profile location, 3 Station Road, Leeds',
+      'Quay Bakery – High Street (@quay-bakery-high-street) · Google Business Profile location, 12 High Street, Leeds',
+      'Quay Bakery – Station Road (@quay-bakery-station-road) · Google Business Profile location, 3 Station Road, Leeds',
     ])
     const action = /<form method="post" action="([^"]*\/choose\/[^"]+)"/.exec(choose.text)![1]!
     const done = await browser.post(new URL(action, h.baseUrl).toString(), {

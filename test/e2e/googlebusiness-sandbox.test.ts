@@ -52,8 +52,8 @@ describe('Google Business Profile in sandbox mode, end to end', () => {
   it('connects both locations of the business, each its own profile', async () => {
     expect(locations).toHaveLength(2)
     expect(locations.map((l) => l.username)).toEqual([
-      'Harbour Bakery – High Street',
-      'Harbour Bakery – Station Road',
+      'harbour-bakery-high-street',
+      'harbour-bakery-station-road',
     ])
     const accounts = await rig.call('get_connected_accounts', {})
     const gbp = (accounts.body as any[]).filter((a) => a.platform === 'googlebusiness')

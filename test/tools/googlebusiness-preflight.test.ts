@@ -19,10 +19,10 @@ describe('preflight for Google Business Profile', () => {
       await sandboxConnect(h.app, { workspaceId: h.workspaceId, network: 'bluesky', username: 'rulesbakery' })
       return connected
     },
-    { targetAccounts: [{ platform: 'googlebusiness', username: 'Rules Bakery – High Street' }] },
+    { targetAccounts: [{ platform: 'googlebusiness', username: 'rules-bakery-high-street' }] },
   )
   const { url, preflight } = rig
-  const who = 'googlebusiness @Rules Bakery – High Street'
+  const who = 'googlebusiness @rules-bakery-high-street'
   let h: Harness
   beforeAll(() => {
     h = rig.h
@@ -89,7 +89,7 @@ describe('preflight for Google Business Profile', () => {
   it.each([
     [
       { type: 'event' },
-      'googlebusiness.event: googlebusiness @Rules Bakery – High Street: an event needs its title and dates',
+      'googlebusiness.event: googlebusiness @rules-bakery-high-street: an event needs its title and dates',
     ],
     [
       {

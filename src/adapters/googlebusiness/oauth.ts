@@ -131,12 +131,24 @@ function grantProfile(
     metadata.hasVoiceOfMerchant === false ? ' (not verified yet: Google shows its posts once it is)' : ''
   return {
     network: 'googlebusiness',
-    profile: { profileId: name, username: title, name: title, isOrganization: true },
+    profile: { profileId: name, username: handleOf(title), name: title, isOrganization: true },
     credentials: { ...credentials, extra: { ...credentials.extra, account, location: name } },
     kind: `location${where ? `, ${where}` : ''}${unverified}`,
-    withoutHandle: true,
   }
 }
+
+/**
+ * Google gives a location no handle; Herald names it by its title in lower case with dashes
+ * (`corner-bakery-high-street`), which reads as a handle wherever the dashboard shows one.
+ */
+export const handleOf = (title: string): string =>
+  title
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60) || 'location'
 
 /** A storefront address on one line: its street lines and its town. */
 function addressLine(address: unknown): string {
@@ -166,5 +178,5 @@ export async function resolveLocation(
     what: 'the location',
   })
   const title = str(read.title) ?? location
-  return { profileId: location, username: title, name: title, isOrganization: true }
+  return { profileId: location, username: handleOf(title), name: title, isOrganization: true }
 }

@@ -108,6 +108,5 @@ export function describeProfile(grant: GrantProfile): string {
   const handle = grant.profile.username.replace(/^@+/, '')
   const label = networkLabels[grant.network]
   const kind = grant.kind.includes(label) ? grant.kind : `${label} ${grant.kind}`
-  if (grant.withoutHandle) return `${grant.profile.name} · ${kind}`
   return `${grant.profile.name} (@${handle}) · ${kind}`
 }
