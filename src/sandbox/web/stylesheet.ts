@@ -87,7 +87,7 @@ body.net-youtube .entry{border-bottom:0}
 body.net-googlebusiness{--page:#f1f3f4;--bar:#fff;--column:transparent;--ink:#202124;--muted:#5f6368;--line:#dadce0;--accent:#1a73e8;--brand:#4285f4;--avatar:#1a73e8;--width:560px;--media-radius:8px}
 body.net-googlebusiness .brand{letter-spacing:-.02em}
 body.net-googlebusiness .entry{background:#fff;border:1px solid var(--line);border-radius:8px;margin:1rem 0}
-body.net-googlebusiness .post .media{order:-1;margin:-.9rem -1rem .2rem;border-radius:8px 8px 0 0;border-width:0 0 1px}
+body.net-googlebusiness .post .media{order:-1;margin:0 -1rem .2rem;border-radius:0;border-width:1px 0}
 body.net-googlebusiness .post .media img{aspect-ratio:4/3;max-height:420px}
 body.net-googlebusiness .post .meta{order:-2}
 body.net-googlebusiness .action{background:#1a73e8;border-color:#1a73e8;color:#fff;border-radius:18px}
