@@ -170,7 +170,18 @@ describe('hiding the checklist, and sandbox mode', () => {
       .where('workspace_id', '=', owner.workspaceId)
       .execute()
     expect(rows.map((r) => r.platform).sort()).toEqual(
-      ['bluesky', 'facebook', 'instagram', 'linkedin', 'threads', 'twitter', 'youtube'].sort(),
+      [
+        'bluesky',
+        'facebook',
+        'instagram',
+        'linkedin',
+        'threads',
+        'twitter',
+        'youtube',
+        // Both locations of the simulated business, each its own profile.
+        'googlebusiness',
+        'googlebusiness',
+      ].sort(),
     )
     expect(rows.every((r) => r.status === 'active')).toBe(true)
     // Each simulator handed out tokens for its profile (the networks' side of the connection).
