@@ -30,7 +30,10 @@ describe('Google Business Profile in sandbox mode, end to end', () => {
       network: 'googlebusiness',
       username: 'Harbour Bakery',
     })
-    locations = (connected.profiles ?? [connected]).map((p) => ({ profileId: p.profileId, username: p.username }))
+    locations = (connected.profiles ?? [connected]).map((p) => ({
+      profileId: p.profileId,
+      username: p.username,
+    }))
   }, 60_000)
 
   const offer = (content: string) => ({
@@ -40,7 +43,11 @@ describe('Google Business Profile in sandbox mode, end to end', () => {
     googlebusiness: {
       type: 'offer',
       event: { title: 'Two loaves for one', startDate: '2026-10-01', endDate: '2026-10-31' },
-      offer: { couponCode: 'TWOFOR1', termsConditions: 'One per visit.', redeemOnlineUrl: 'https://harbour.example/offer' },
+      offer: {
+        couponCode: 'TWOFOR1',
+        termsConditions: 'One per visit.',
+        redeemOnlineUrl: 'https://harbour.example/offer',
+      },
     },
     publishImmediately: true,
   })

@@ -75,7 +75,8 @@ export async function sandboxConnect(
         ? [await signInWithAppPassword(app, browser.send, cookie, input.username)]
         : await connectThroughConsent(app, browser, { network, input, csrf: session.csrfToken })
     const rows = []
-    for (const id of connectionIds) rows.push(await connectedRow(app, { workspaceId: input.workspaceId, network }, id))
+    for (const id of connectionIds)
+      rows.push(await connectedRow(app, { workspaceId: input.workspaceId, network }, id))
     const [first] = rows as [SandboxConnected, ...SandboxConnected[]]
     return rows.length > 1 ? { ...first, profiles: rows } : first
   } finally {
@@ -219,7 +220,13 @@ async function locationConnections(
     .where('profile_id', 'in', profileIds.length > 0 ? [...profileIds] : [''])
     .execute()
   const order = (id: string) => profileIds.indexOf(rows.find((r) => r.id === id)?.profile_id ?? '')
-  return [first, ...rows.map((r) => r.id).filter((id) => id !== first).sort((a, b) => order(a) - order(b))]
+  return [
+    first,
+    ...rows
+      .map((r) => r.id)
+      .filter((id) => id !== first)
+      .sort((a, b) => order(a) - order(b)),
+  ]
 }
 
 /**
@@ -237,7 +244,11 @@ async function consentForm(
   for (const [key, value] of params) form.append(key, value)
   const scopes = (params.get('scope') ?? '').split(/[\s,]+/).filter(Boolean)
   if (network === 'googlebusiness') {
-    const business = await ensureBusiness(browser.send, `${browser.base}${sandboxPrefixes.googlebusiness}`, username)
+    const business = await ensureBusiness(
+      browser.send,
+      `${browser.base}${sandboxPrefixes.googlebusiness}`,
+      username,
+    )
     form.set('account', business.email)
     for (const scope of scopes) form.append('granted', scope)
     form.set('decision', 'allow')
@@ -268,9 +279,15 @@ async function ensureBusiness(
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ name }),
   })
-  const business = (await made.json()) as { email?: string; locations?: Array<{ name: string }>; message?: string }
+  const business = (await made.json()) as {
+    email?: string
+    locations?: Array<{ name: string }>
+    message?: string
+  }
   if (made.status !== 201 || !business.email)
-    throw invalid(`The Google Business Profile simulator refused the business: ${business.message ?? made.status}`)
+    throw invalid(
+      `The Google Business Profile simulator refused the business: ${business.message ?? made.status}`,
+    )
   return { email: business.email, locations: (business.locations ?? []).map((l) => l.name) }
 }
 
