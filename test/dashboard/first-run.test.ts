@@ -113,7 +113,18 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the first hour in Chromium', ()
         .where('status', '=', 'active')
         .execute()
       expect(platforms.map((p) => p.platform).sort()).toEqual(
-        ['bluesky', 'facebook', 'instagram', 'linkedin', 'threads', 'twitter', 'youtube'].sort(),
+        [
+          'bluesky',
+          'facebook',
+          'instagram',
+          'linkedin',
+          'threads',
+          'twitter',
+          'youtube',
+          // Both locations of the simulated business.
+          'googlebusiness',
+          'googlebusiness',
+        ].sort(),
       )
 
       // Schedule a first post to X (an administrator grants the credits it costs).
