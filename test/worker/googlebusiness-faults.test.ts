@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { NO_API_ACCESS_MESSAGE } from '../../src/adapters/googlebusiness/index.js'
 import { createAppWorker } from '../../src/main.js'
 import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
 import type { Worker } from '../../src/modules/delivery/worker.js'
@@ -123,6 +124,22 @@ describe.each(backends)('faults after the effect on Google Business Profile, on 
     expect(settled.status).toBe('published')
     expect(copies(content)).toHaveLength(1)
     expect(settled.attempts).toBe(2)
+  }, 60_000)
+
+  it('fails the target in words, sending nothing, while Google has not granted the project access', async () => {
+    const content = 'Offer while the project has no access'
+    h.sandboxes!.googlebusiness.accessGranted = false
+    try {
+      const id = await offer(content)
+      const settled = await settle(id)
+      expect(settled.status).toBe('failed')
+      expect(settled.error).toBe(NO_API_ACCESS_MESSAGE)
+      const post = await h.call('get_post', { id })
+      expect(post.body.targets[0].error).toContain('until Google approves the project')
+    } finally {
+      h.sandboxes!.googlebusiness.accessGranted = true
+    }
+    expect(copies(content)).toHaveLength(0)
   }, 60_000)
 
   it('leaves the target stuck with a reason when the location holds two posts like it, and sends nothing more', async () => {
