@@ -3,6 +3,7 @@ import { sandboxPrefixes } from './adapters/registry.js'
 import type { AppContext } from './modules/app-context.js'
 import { type BlueskySandbox, registerBlueskySandbox } from './sandbox/bluesky/index.js'
 import type { FaultInjector } from './sandbox/fault-injector.js'
+import { type GoogleBusinessSandbox, registerGoogleBusinessSandbox } from './sandbox/googlebusiness/index.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from './sandbox/linkedin/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './sandbox/meta/index.js'
 import { registerThreadsSandbox, type ThreadsSandbox } from './sandbox/threads/index.js'
@@ -16,6 +17,7 @@ export interface MountedSandboxes {
   linkedin: LinkedInSandbox
   threads: ThreadsSandbox
   bluesky: BlueskySandbox
+  googlebusiness: GoogleBusinessSandbox
 }
 
 export interface SandboxMountOptions {
@@ -74,6 +76,12 @@ export function mountSandboxes(
     publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
     ...faults,
   })
+  const googlebusiness = registerGoogleBusinessSandbox(server, {
+    prefix: sandboxPrefixes.googlebusiness,
+    clock: app.clock,
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.googlebusiness}`,
+    ...faults,
+  })
   app.logger.info(
     {
       subsystem: 'sandbox',
@@ -83,8 +91,9 @@ export function mountSandboxes(
       linkedin: `${app.config.publicBaseUrl}${sandboxPrefixes.linkedin}`,
       threads: `${app.config.publicBaseUrl}${sandboxPrefixes.threads}`,
       bluesky: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
+      googlebusiness: `${app.config.publicBaseUrl}${sandboxPrefixes.googlebusiness}`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube, meta, linkedin, threads, bluesky }
+  return { twitter, youtube, meta, linkedin, threads, bluesky, googlebusiness }
 }

@@ -142,7 +142,7 @@ describe('the README runs as written', () => {
     await stopServer()
   }, 180_000)
 
-  it('sandbox mode: connects a simulated profile on every network, publishes one post to all of them, and delivers a test webhook to a local receiver', async () => {
+  it('sandbox mode: connects a simulated profile on every network, publishes one post to all of them and an offer to both simulated locations, and delivers a test webhook to a local receiver', async () => {
     const sandbox = blocks(section('Sandbox mode (a demo without real networks)'))
     const start = sandbox.find(isServerStart)
     expect(start?.code.trim()).toBe('HERALD_SANDBOX=1 HERALD_ALLOW_PRIVATE_MEDIA=1 npm start')
@@ -165,6 +165,13 @@ describe('the README runs as written', () => {
     expect(targets).toHaveLength(connected.length)
     for (const target of targets) expect(target).toMatchObject({ status: 'published' })
     expect(run.stdout).toMatch(/Hello sandbox/)
+    // Google Business Profile: the offer with a photo went to both locations of the simulated business.
+    const offer = JSON.parse(
+      run.stdout.split('\n').find((line) => line.includes('"postIds"') && line.includes('TWOFOR1'))!,
+    )
+    expect(
+      offer.posts.map((post: { targets: Array<{ status: string }> }) => post.targets[0]?.status),
+    ).toEqual(['published', 'published'])
     expect(run.stdout).toMatch(/"secret":"whsec_/)
     expect(run.stdout).toMatch(/^\S+ \{.*"type":"webhook\.test"/m)
     await stopServer()

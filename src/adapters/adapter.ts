@@ -1,3 +1,4 @@
+import type { ResolvedGoogleBusiness } from '../core/googlebusiness-details.js'
 import type { MediaPort } from '../core/media-port.js'
 import type { Network } from '../core/networks.js'
 import type { Logger } from '../platform/logger.js'
@@ -77,6 +78,8 @@ export interface PublishRequest {
   content: string
   mediaUrls: string[]
   youtube?: YouTubeDetails
+  /** What a Google Business Profile post is (an update, an event, an offer) and its button. */
+  googlebusiness?: ResolvedGoogleBusiness
   signal: AbortSignal
   /**
    * What an earlier attempt of this target recorded through `saveProgress` (a container id, an upload id),
@@ -100,6 +103,8 @@ export interface LookupRequest {
   /** The copy that was sent (already resolved for this profile). */
   content: string
   mediaUrls: string[]
+  /** The Google Business Profile details that were sent, on that network. */
+  googlebusiness?: ResolvedGoogleBusiness
   /** Epoch ms when the unanswered attempt began: a match was created at or after it. */
   since: number
   /** What the attempt recorded through `saveProgress`. */

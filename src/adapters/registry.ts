@@ -15,6 +15,11 @@ import {
   createBlueskyAdapter,
 } from './bluesky/index.js'
 import { createFacebookAdapter } from './facebook/index.js'
+import {
+  createGoogleBusinessAdapter,
+  GOOGLE_BUSINESS_WEB_URL,
+  type GoogleBusinessSettings,
+} from './googlebusiness/index.js'
 import { createInstagramAdapter } from './instagram/index.js'
 import { createLinkedInAdapter, LINKEDIN_WEB_URL, type LinkedInSettings } from './linkedin/index.js'
 import { FACEBOOK_WEB_URL, INSTAGRAM_WEB_URL, type MetaSettings } from './meta/settings.js'
@@ -35,6 +40,7 @@ export const sandboxPrefixes = {
   linkedin: '/sandbox/linkedin',
   threads: '/sandbox/threads',
   bluesky: '/sandbox/bluesky',
+  googlebusiness: '/sandbox/googlebusiness',
 } as const
 
 /** X settings: the real endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
@@ -189,6 +195,28 @@ export function blueskySettings(config: Config): BlueskySettings {
   }
 }
 
+/**
+ * Google Business Profile settings: Google's sign-in and the four API hosts from config, or in sandbox mode
+ * the simulator, which serves each host under a path named after it.
+ */
+export function googleBusinessSettings(config: Config, saved: SavedApps = {}): GoogleBusinessSettings {
+  const gbp = config.networks.googlebusiness
+  const app = resolveApp(config, 'googlebusiness', saved)
+  const credentials = { clientId: app?.clientId, clientSecret: app?.clientSecret }
+  if (!config.sandbox) return { ...gbp, ...credentials, webUrl: GOOGLE_BUSINESS_WEB_URL }
+  const base = `${config.publicBaseUrl}${sandboxPrefixes.googlebusiness}`
+  return {
+    ...credentials,
+    authorizeUrl: `${base}/o/oauth2/v2/auth`,
+    tokenUrl: `${base}/token`,
+    postsUrl: `${base}/mybusiness`,
+    accountsUrl: `${base}/mybusinessaccountmanagement`,
+    locationsUrl: `${base}/mybusinessbusinessinformation`,
+    performanceUrl: `${base}/businessprofileperformance`,
+    webUrl: `${base}/web`,
+  }
+}
+
 /** How long a member's image upload is given before posting in sandbox mode (the simulator processes at once). */
 const SANDBOX_PERSONAL_IMAGE_GRACE_MS = 500
 
@@ -239,6 +267,8 @@ export function adapterSettings(config: Config, network: Network, saved: SavedAp
       return threadsSettings(config, saved)
     case 'bluesky':
       return blueskySettings(config)
+    case 'googlebusiness':
+      return googleBusinessSettings(config, saved)
   }
 }
 
@@ -274,6 +304,8 @@ export function createAdapter(
         http:
           deps.http ?? createGuardedHttp({ allowPrivate: blueskySettings(config).allowLocalPds ?? false }),
       })
+    case 'googlebusiness':
+      return createGoogleBusinessAdapter(googleBusinessSettings(config, saved), adapterDeps)
   }
 }
 

@@ -61,6 +61,7 @@ export function approvalVersion(
     timezone: string
     publish_immediately: number
     items?: string | null | undefined
+    googlebusiness?: string | null | undefined
   },
   targets: ReadonlyArray<{
     connection_id: string
@@ -68,6 +69,7 @@ export function approvalVersion(
     content: string
     media_urls: string
     youtube: string | null
+    googlebusiness?: string | null | undefined
     items?: string | null | undefined
     status: string
     paid?: number | undefined
@@ -83,6 +85,8 @@ export function approvalVersion(
         post.variants,
         post.items ?? null,
         post.publish_immediately === 1 ? 'now' : [post.schedule_date, post.schedule_time, post.timezone],
+        // Only where there are some, so every other post keeps the version it always had.
+        ...(post.googlebusiness ? [post.googlebusiness] : []),
         [...targets]
           .map((t) => [
             t.connection_id,
@@ -94,6 +98,7 @@ export function approvalVersion(
             t.status,
             t.paid ?? 1,
             t.remote_id !== null,
+            ...(t.googlebusiness ? [t.googlebusiness] : []),
           ])
           .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
       ]),

@@ -22,6 +22,10 @@ export interface NetworkRules {
   captionLimits?: { hashtags: number; mentions: number }
   /** The network refuses the same copy twice from one profile (X): preflight blocks it instead of warning. */
   refusesDuplicateCopy: boolean
+  /** Present where a post carries one attachment at most: why a set of several is refused, for preflight. */
+  noSets?: string
+  /** Present where a post takes no video at all: why, for preflight. */
+  noVideo?: string
 }
 
 export const networkRules: Record<Network, NetworkRules> = {
@@ -99,6 +103,20 @@ export const networkRules: Record<Network, NetworkRules> = {
     price: 1,
     refusesDuplicateCopy: false,
   },
+  // A local post's summary: 1,500 characters (Postiz's limit; Google's reference names none). Its media
+  // items take a photo's URL and nothing else, and Google shows one photo per post.
+  googlebusiness: {
+    textLimit: 1_500,
+    maxMedia: 1,
+    minSetMedia: 2,
+    mixesVideoInSet: false,
+    requiresMedia: false,
+    requiresVideo: false,
+    price: 1,
+    refusesDuplicateCopy: false,
+    noSets: 'a Google Business Profile post shows one photo; carousels of several are not available there',
+    noVideo: 'a Google Business Profile post takes a photo, not a video (Google accepts no video on posts)',
+  },
 }
 
 /** The character limits preflight reports in `limits` (X: its standard-access limit). */
@@ -110,6 +128,7 @@ export const reportedTextLimits: Record<Network, number> = {
   threads: 500,
   bluesky: 300,
   youtube: 5_000,
+  googlebusiness: 1_500,
 }
 
 export const LINK_SURCHARGE = 50
@@ -442,6 +461,15 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
       maxFrameRate: 60,
       maxBitrate: 85 * MBPS,
     },
+  },
+  googlebusiness: {
+    label: 'Google Business Profile',
+    // Google fetches the photo from `media[].sourceUrl`, the only field a post's media item takes.
+    delivery: 'url',
+    imageFetchCap: 20 * MB,
+    // Business Profile photos: JPG or PNG, 10 KB to 5 MB, at least 250 px a side [3p: Google's photo
+    // guidelines for profiles; the posts reference names no limits]. No video: a post takes photos only.
+    image: { accepts: ['jpeg', 'png'], convertTo: 'jpeg', maxBytes: 5 * MB, maxWidth: 4096, maxHeight: 4096 },
   },
 }
 

@@ -1,4 +1,11 @@
 import {
+  type GoogleBusinessInput,
+  googleBusinessBlockers,
+  type ResolvedGoogleBusiness,
+  resolveGoogleBusiness,
+  titleAlone,
+} from './googlebusiness-details.js'
+import {
   countHashtags,
   countMentions,
   LINK_SURCHARGE,
@@ -15,6 +22,7 @@ import {
   itemsPrice,
   type PostItems,
   type ThreadItemInput,
+  takesFirstComments,
   takesThreads,
   threadNetworks,
 } from './thread-items.js'
@@ -56,6 +64,8 @@ export interface PlanInput {
   platforms?: Network[] | undefined
   variants?: Record<string, string> | undefined
   youtube?: YouTubeDetailsInput | undefined
+  /** What a Google Business Profile post is (an update, an event, an offer) and its button. */
+  googlebusiness?: GoogleBusinessInput | undefined
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
   /** A thread and a first comment, shared, per network or profile, or per target request. */
@@ -77,6 +87,8 @@ export interface PlannedTarget {
   content: string
   mediaUrls: string[]
   youtube: ResolvedYouTubeDetails | null
+  /** A Google Business Profile target's post type and button; null on every other network. */
+  googlebusiness: ResolvedGoogleBusiness | null
   /** The thread items and first comment delivered after the post, in order. */
   items: DeliveryItem[]
   /** The thread and first comment as resolved for this profile, kept on its post. */
@@ -202,6 +214,7 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
 
   const targets = chosen.map((choice) => planTarget(input, choice, blockers))
   checkSharedThread(input, targets, { blockers, warnings })
+  checkSharedFirstComment(input, targets, warnings)
   for (const target of targets) checkTarget(target, { blockers, warnings })
 
   const hasLink = targets.some(
@@ -254,6 +267,8 @@ function planTarget(
     connection.platform === 'youtube'
       ? resolveYouTubeDetails(content, { ...input.youtube, ...overrides.youtube })
       : null
+  const googlebusiness =
+    connection.platform === 'googlebusiness' ? resolveGoogleBusiness(input.googlebusiness) : null
   const key = `${connection.platform}:${connection.profileId}`
   const ownThread =
     request?.thread ?? input.threadVariants?.[key] ?? input.threadVariants?.[connection.platform]
@@ -269,12 +284,30 @@ function planTarget(
     blockers.push(
       `${request?.thread ? 'targetAccounts[].thread' : 'threadVariants'}: ${label(connection)}: ${connection.platform} takes no threads (only ${threadNetworks.join(', ')})`,
     )
+  const ownComment =
+    request?.firstComment ??
+    input.firstCommentVariants?.[key] ??
+    input.firstCommentVariants?.[connection.platform]
+  if (ownComment && !takesFirstComments(connection.platform))
+    blockers.push(
+      `${request?.firstComment ? 'targetAccounts[].firstComment' : 'firstCommentVariants'}: ${label(connection)}: ${connection.platform} posts take no comments`,
+    )
   const items = deliveryItems(connection.platform, thread, firstComment)
   const postItems: PostItems = {
     ...(thread && thread.length > 0 && takesThreads(connection.platform) ? { thread } : {}),
     ...(firstComment ? { firstComment } : {}),
   }
-  return { connection, overrides, content, mediaUrls, youtube, items, postItems }
+  return { connection, overrides, content, mediaUrls, youtube, googlebusiness, items, postItems }
+}
+
+/** The shared first comment is left out where a network's posts take no comments, with a warning. */
+function checkSharedFirstComment(input: PlanInput, targets: PlannedTarget[], warnings: string[]) {
+  if (!input.firstComment) return
+  for (const t of targets)
+    if (!takesFirstComments(t.connection.platform))
+      warnings.push(
+        `${label(t.connection)}: ${t.connection.platform} posts take no comments; the first comment is left out there`,
+      )
 }
 
 /** The shared thread is left out where a network takes none, and refused when no profile takes it. */
@@ -304,6 +337,7 @@ function checkTarget(target: PlannedTarget, findings: Findings) {
   blockers.push(...itemBlockers(connection.platform, who, target.items))
   if (target.youtube && target.youtube.title === '')
     blockers.push(`${who}: the video needs a title (give youtube.title or a first line of copy)`)
+  if (target.googlebusiness) blockers.push(...googleBusinessBlockers(target.googlebusiness, who))
   if (mediaUrls.length > 1) blockers.push(...setBlockers(target, who))
 }
 
@@ -333,10 +367,13 @@ function checkCopy({ connection, content }: PlannedTarget, who: string, { blocke
 }
 
 /** Something to publish, and the media a network requires (YouTube: a video). */
-function attachmentBlockers({ connection, content, mediaUrls }: PlannedTarget, who: string): string[] {
+function attachmentBlockers(
+  { connection, content, mediaUrls, googlebusiness }: PlannedTarget,
+  who: string,
+): string[] {
   const rules = networkRules[connection.platform]
   const blockers: string[] = []
-  if (content.trim() === '' && mediaUrls.length === 0)
+  if (content.trim() === '' && mediaUrls.length === 0 && !titleAlone(googlebusiness))
     blockers.push(`${who}: nothing to publish (no copy and no media)`)
   if (rules.requiresMedia && mediaUrls.length === 0) {
     blockers.push(
@@ -345,6 +382,8 @@ function attachmentBlockers({ connection, content, mediaUrls }: PlannedTarget, w
         : `${who}: ${connection.platform} requires media`,
     )
   }
+  if (rules.noVideo && mediaUrls.some(looksLikeVideo))
+    blockers.push(`${who}: ${mediaUrls.find(looksLikeVideo)} looks like a video; ${rules.noVideo}`)
   if (rules.requiresVideo && mediaUrls.length > 0 && !mediaUrls.every(looksLikeVideo)) {
     blockers.push(
       `${who}: YouTube Shorts needs a video; ${mediaUrls.find((u) => !looksLikeVideo(u))} does not look like one (mp4, mov, webm)`,
@@ -356,6 +395,7 @@ function attachmentBlockers({ connection, content, mediaUrls }: PlannedTarget, w
 /** A set of several attachments against the network's size limits and its rule on mixing in video. */
 function setBlockers({ connection, mediaUrls }: PlannedTarget, who: string): string[] {
   const rules = networkRules[connection.platform]
+  if (rules.noSets) return [`${who}: ${mediaUrls.length} attachments; ${rules.noSets}`]
   const blockers: string[] = []
   if (mediaUrls.length > rules.maxMedia)
     blockers.push(

@@ -105,6 +105,16 @@ const envSchema = z.object({
   HERALD_LINKEDIN_API_URL: z.url().default('https://api.linkedin.com'),
   HERALD_BLUESKY_PLC_URL: z.url().default('https://plc.directory'),
   HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
+  HERALD_GOOGLE_BUSINESS_CLIENT_ID: z.string().optional(),
+  HERALD_GOOGLE_BUSINESS_CLIENT_SECRET: z.string().optional(),
+  HERALD_GOOGLE_BUSINESS_POSTS_URL: z.url().default('https://mybusiness.googleapis.com'),
+  HERALD_GOOGLE_BUSINESS_ACCOUNTS_URL: z.url().default('https://mybusinessaccountmanagement.googleapis.com'),
+  HERALD_GOOGLE_BUSINESS_LOCATIONS_URL: z
+    .url()
+    .default('https://mybusinessbusinessinformation.googleapis.com'),
+  HERALD_GOOGLE_BUSINESS_PERFORMANCE_URL: z
+    .url()
+    .default('https://businessprofileperformance.googleapis.com'),
   HERALD_SESSION_TTL_HOURS: positiveInt(12),
   HERALD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   HERALD_METRICS_LISTEN: z
@@ -280,6 +290,24 @@ export interface NetworkSettings {
     /** Accept a PDS on plain http or a private address (HERALD_BLUESKY_ALLOW_LOCAL_PDS; local demos, tests). */
     allowLocalPds: boolean
   }
+  /**
+   * Google Business Profile: its own Google OAuth app (a separate Cloud project is common: its API access is
+   * granted on application), Google's sign-in endpoints (shared with YouTube), and the four API hosts.
+   */
+  googlebusiness: {
+    clientId: string | undefined
+    clientSecret: string | undefined
+    authorizeUrl: string
+    tokenUrl: string
+    /** Local posts (My Business API v4). */
+    postsUrl: string
+    /** Accounts (Account Management API v1). */
+    accountsUrl: string
+    /** Locations (Business Information API v1). */
+    locationsUrl: string
+    /** Daily figures per location (Business Profile Performance API v1). */
+    performanceUrl: string
+  }
 }
 
 export class ConfigError extends Error {
@@ -429,6 +457,16 @@ function networksOf(e: Env): Config['networks'] {
       configured: e.HERALD_BLUESKY_SERVICE_URL !== undefined,
       plcUrl: trimSlash(e.HERALD_BLUESKY_PLC_URL),
       allowLocalPds: e.HERALD_BLUESKY_ALLOW_LOCAL_PDS,
+    },
+    googlebusiness: {
+      clientId: e.HERALD_GOOGLE_BUSINESS_CLIENT_ID,
+      clientSecret: e.HERALD_GOOGLE_BUSINESS_CLIENT_SECRET,
+      authorizeUrl: e.HERALD_GOOGLE_AUTHORIZE_URL,
+      tokenUrl: e.HERALD_GOOGLE_TOKEN_URL,
+      postsUrl: trimSlash(e.HERALD_GOOGLE_BUSINESS_POSTS_URL),
+      accountsUrl: trimSlash(e.HERALD_GOOGLE_BUSINESS_ACCOUNTS_URL),
+      locationsUrl: trimSlash(e.HERALD_GOOGLE_BUSINESS_LOCATIONS_URL),
+      performanceUrl: trimSlash(e.HERALD_GOOGLE_BUSINESS_PERFORMANCE_URL),
     },
   }
 }

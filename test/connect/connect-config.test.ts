@@ -3,6 +3,7 @@ import { canConnect } from '../../src/adapters/apps.js'
 import {
   blueskySettings,
   createAdapters,
+  googleBusinessSettings,
   threadsSettings,
   twitterSettings,
   youtubeSettings,
@@ -37,6 +38,7 @@ describe('connect and sandbox settings', () => {
     expect(Object.keys(adapters).sort()).toEqual([
       'bluesky',
       'facebook',
+      'googlebusiness',
       'instagram',
       'linkedin',
       'threads',
@@ -60,6 +62,40 @@ describe('connect and sandbox settings', () => {
     })
     expect(canConnect(config, 'bluesky')).toBe(true)
     expect(canConnect(config, 'twitter')).toBe(true)
+    // Google Business Profile: the simulator serves each of Google's four hosts under a path of its name.
+    expect(googleBusinessSettings(config)).toEqual({
+      clientId: 'herald-sandbox',
+      clientSecret: undefined,
+      authorizeUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/o/oauth2/v2/auth',
+      tokenUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/token',
+      postsUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/mybusiness',
+      accountsUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/mybusinessaccountmanagement',
+      locationsUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/mybusinessbusinessinformation',
+      performanceUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/businessprofileperformance',
+      webUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/web',
+    })
+    expect(canConnect(config, 'googlebusiness')).toBe(true)
+  })
+
+  it('gives Google Business Profile its own app, Google’s sign-in and the four real hosts outside sandbox mode', () => {
+    const config = loadConfig({
+      HERALD_GOOGLE_CLIENT_ID: 'youtube-app',
+      HERALD_GOOGLE_BUSINESS_CLIENT_ID: 'gbp-app',
+      HERALD_GOOGLE_BUSINESS_CLIENT_SECRET: 'gbp-secret',
+    })
+    expect(googleBusinessSettings(config)).toEqual({
+      clientId: 'gbp-app',
+      clientSecret: 'gbp-secret',
+      authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+      tokenUrl: 'https://oauth2.googleapis.com/token',
+      postsUrl: 'https://mybusiness.googleapis.com',
+      accountsUrl: 'https://mybusinessaccountmanagement.googleapis.com',
+      locationsUrl: 'https://mybusinessbusinessinformation.googleapis.com',
+      performanceUrl: 'https://businessprofileperformance.googleapis.com',
+      webUrl: 'https://business.google.com',
+    })
+    // YouTube's app is not Business Profile's: each is its own network app.
+    expect(canConnect(loadConfig({ HERALD_GOOGLE_CLIENT_ID: 'youtube-app' }), 'googlebusiness')).toBe(false)
   })
 
   it('builds the real adapters with the real endpoints outside sandbox mode', () => {
@@ -78,6 +114,7 @@ describe('connect and sandbox settings', () => {
     expect(Object.keys(createAdapters(config, deps)).sort()).toEqual([
       'bluesky',
       'facebook',
+      'googlebusiness',
       'instagram',
       'linkedin',
       'threads',

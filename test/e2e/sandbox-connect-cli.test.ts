@@ -55,6 +55,34 @@ describe('`npm run herald -- sandbox connect`', () => {
     })
   })
 
+  it('connects every location of a Google business, each its own profile, listed in the JSON and in words', async () => {
+    const connected = await cli.connect('googlebusiness', 'Pier Bakery')
+    expect(connected).toMatchObject({
+      platform: 'googlebusiness',
+      name: 'Pier Bakery – High Street',
+      username: 'pier-bakery-high-street',
+      isOrganization: true,
+      status: 'active',
+    })
+    expect(connected.profiles.map((p: { username: string }) => p.username)).toEqual([
+      'pier-bakery-high-street',
+      'pier-bakery-station-road',
+    ])
+    const { stdout } = await cli.herald(
+      'sandbox',
+      'connect',
+      '--workspace',
+      h.workspaceId,
+      '--network',
+      'googlebusiness',
+      '--username',
+      'Pier Bakery',
+    )
+    expect(stdout).toMatch(
+      /Connected googlebusiness @pier-bakery-high-street \(profile locations\/\d+\), @pier-bakery-station-road \(profile locations\/\d+\) in workspace/,
+    )
+  })
+
   it('explains itself when the workspace does not exist', async () => {
     const failed = await cli
       .herald(

@@ -57,6 +57,8 @@ interface DiscoveryParameter {
 interface DiscoveryMethod {
   id: string
   path: string
+  /** The path with each `{+name}` spelt out segment by segment (`v4/accounts/{accountsId}/...`), where given. */
+  flatPath?: string
   httpMethod: string
   parameters?: Record<string, DiscoveryParameter>
   request?: { $ref: string }
@@ -136,7 +138,8 @@ export class DiscoveryRequestValidator {
         this.routes.push({
           method,
           httpMethod: method.httpMethod,
-          pattern: pathPattern(`/${doc.servicePath}${method.path}`),
+          // The flat path, where the document gives one, tells `v4/{+name}` of an account from one of a post.
+          pattern: pathPattern(`/${doc.servicePath}${method.flatPath ?? method.path}`),
           kind: 'plain',
         })
         for (const protocol of Object.values(method.mediaUpload?.protocols ?? {})) {
@@ -260,7 +263,7 @@ export class DiscoveryRequestValidator {
     }
     if (options.checkRequired)
       for (const [name, param] of Object.entries(params))
-        if (param.required && !names.has(name))
+        if (param.required && param.location === 'query' && !names.has(name))
           problems.push(`${method.id}: required parameter ${name} is missing`)
     if (names.has('part')) {
       const resource = this.resourceSchema(method)
@@ -344,7 +347,10 @@ function checkValue(name: string, param: DiscoveryParameter, value: string): str
   }
 }
 
-/** `youtube/v3/videos/{id}` as an anchored regular expression. */
+/**
+ * `youtube/v3/videos/{id}` as an anchored regular expression. A `{name}` segment stops at a `/` and at a
+ * `:` (Google's custom methods, `locations/{id}:fetchMultiDailyMetricsTimeSeries`).
+ */
 function pathPattern(template: string): RegExp {
   const normalized = `/${template.replace(/^\/+/, '')}`
   const source = normalized
@@ -353,7 +359,7 @@ function pathPattern(template: string): RegExp {
       piece.startsWith('{+')
         ? '.+'
         : piece.startsWith('{')
-          ? '[^/]+'
+          ? '[^/:]+'
           : piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
     )
     .join('')

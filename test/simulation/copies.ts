@@ -53,6 +53,10 @@ export function countCopies(h: Harness, network: Network, tag: string): Copy[] {
       return [...s.youtube.videos.values()]
         .filter((v) => has(JSON.stringify(v.resource.snippet)))
         .map((v) => ({ ids: [v.id], urlKeys: [v.id] }))
+    case 'googlebusiness':
+      return [...s.googlebusiness.posts.values()]
+        .filter((p) => has(p.summary))
+        .map((p) => ({ ids: [p.name], urlKeys: [`lpsid=${p.id}`] }))
   }
 }
 
@@ -101,5 +105,8 @@ export function countItemCopies(h: Harness, network: Network, tag: string): Item
       return [...s.youtube.comments.values()]
         .filter((c) => has(c.text))
         .map((c) => ({ id: c.id, parent: c.videoId }))
+    // A local post takes neither replies nor comments.
+    case 'googlebusiness':
+      return []
   }
 }

@@ -9,6 +9,12 @@ export type YouTubeSettings = NetworkSettings['youtube'] & {
   webUrl?: string | undefined
 }
 
+/**
+ * What Google's token endpoint needs of an app: shared with Google Business Profile, whose sign-in is the
+ * same Google OAuth with its own app.
+ */
+export type GoogleTokenSettings = Pick<YouTubeSettings, 'clientId' | 'clientSecret' | 'tokenUrl'>
+
 /** www.youtube.com, whose watch pages the URLs of published videos name unless the settings say otherwise. */
 export const YOUTUBE_WEB_URL = 'https://www.youtube.com'
 
@@ -118,7 +124,7 @@ export function parseScopes(scope: unknown): string[] {
 }
 
 async function tokenRequest(
-  settings: YouTubeSettings,
+  settings: GoogleTokenSettings,
   deps: AdapterDeps,
   form: Record<string, string>,
   signal?: AbortSignal,
@@ -160,7 +166,7 @@ function toCredentials(json: TokenResponse, now: number, previous?: Credentials)
 
 /** Exchanges the callback code (with the PKCE verifier); `grantedScopes` from the token response's `scope`. */
 export async function exchangeCode(
-  settings: YouTubeSettings,
+  settings: GoogleTokenSettings,
   deps: AdapterDeps,
   input: { code: string; codeVerifier: string; redirectUri: string },
 ): Promise<{ credentials: Credentials; grantedScopes: string[] }> {
@@ -178,7 +184,7 @@ export async function exchangeCode(
  * means the old one stays valid; a new one, when returned, replaces it.
  */
 export async function refreshCredentials(
-  settings: YouTubeSettings,
+  settings: GoogleTokenSettings,
   deps: AdapterDeps,
   credentials: Credentials,
   signal?: AbortSignal,

@@ -28,11 +28,21 @@ export interface Checked {
   credits: { cost: number; balance: number; remainingAfter: number }
 }
 
-export type Place = 'profiles' | 'media' | 'thread' | 'comment' | 'youtube' | 'when' | 'general'
+export type Place =
+  | 'profiles'
+  | 'media'
+  | 'thread'
+  | 'comment'
+  | 'youtube'
+  | 'googlebusiness'
+  | 'when'
+  | 'general'
 /** A field's key: a place, or the copy of all (`copy:all`) or of one network (`copy:twitter`). */
 export type FieldKey = Place | `copy:${'all' | Network}`
 
 const PLACES: Array<[Place | 'copy', RegExp]> = [
+  // A Google Business Profile detail names its field (`googlebusiness.event.title`): before any word in it.
+  ['googlebusiness', /^googlebusiness\./],
   // A repeated copy names its slot, but the fix is in the copy.
   ['copy', /same copy|the copy is|caption has/],
   ['youtube', /\btitle\b|youtube\.|privacy|visibility/],
@@ -136,5 +146,6 @@ export const FIELD_KEYS: readonly FieldKey[] = [
   'thread',
   'comment',
   'youtube',
+  'googlebusiness',
   'when',
 ]

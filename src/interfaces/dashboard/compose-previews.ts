@@ -1,3 +1,4 @@
+import { callToActionLabels, type ResolvedGoogleBusiness } from '../../core/googlebusiness-details.js'
 import { type Network, networkLabels } from '../../core/networks.js'
 import type { ResolvedYouTubeDetails } from '../../core/youtube-details.js'
 import { cropAspect, cutCopy, previewRules } from './preview-rules.js'
@@ -40,6 +41,8 @@ export interface PreviewTarget {
   copy: string
   media: PreviewMedia[]
   youtube: ResolvedYouTubeDetails | null
+  /** A Google Business Profile post's type and button (absent: not a Google post). */
+  googlebusiness?: ResolvedGoogleBusiness | null
   link?: LinkCard
   /** The thread posts and first comment shown under the post, in order. */
   items?: Array<{ label: string; copy: string; media: PreviewMedia[] }>
@@ -135,6 +138,45 @@ ${copyHtml('youtube', youtube.description)}
 <p class="pv-meta">Visibility: <strong>${escapeHtml(PRIVACY_LABELS[youtube.privacyStatus] ?? youtube.privacyStatus)}</strong></p>`
 }
 
+const KIND_LABELS = { update: '', event: 'Event', offer: 'Offer' } as const
+
+/** "1 Oct 2026, 09:30 – 11:00" or "1 Oct – 31 Oct 2026": a Google post's dates as Search shows them. */
+function scheduleText(event: NonNullable<ResolvedGoogleBusiness['event']>): string {
+  const day = (date: string) => {
+    const at = new Date(`${date}T00:00:00Z`)
+    return Number.isNaN(at.getTime())
+      ? date
+      : at.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })
+  }
+  const start = `${day(event.startDate)}${event.startTime ? `, ${event.startTime}` : ''}`
+  if (event.startDate === event.endDate) return event.endTime ? `${start} – ${event.endTime}` : start
+  return `${start} – ${day(event.endDate)}${event.endTime ? `, ${event.endTime}` : ''}`
+}
+
+/**
+ * A Google Business Profile post as Search and Maps show it: its photo on top, an event's or offer's kind,
+ * title and dates, the summary folded behind "More", an offer's code and terms, and its button (an offer's
+ * is Google's own "Get offer").
+ */
+function googleBody(target: PreviewTarget, details: ResolvedGoogleBusiness): string {
+  const kind = KIND_LABELS[details.type]
+  const event = details.type !== 'update' ? details.event : undefined
+  const offer = details.type === 'offer' ? details.offer : undefined
+  const button =
+    details.type === 'offer'
+      ? 'Get offer'
+      : details.callToAction
+        ? callToActionLabels[details.callToAction.actionType]
+        : ''
+  const facts = [
+    offer?.couponCode
+      ? `<p class="gbp-coupon">Code: <strong>${escapeHtml(offer.couponCode)}</strong></p>`
+      : '',
+    offer?.termsConditions ? `<p class="gbp-terms">${escapeHtml(offer.termsConditions)}</p>` : '',
+  ].join('')
+  return `${mediaHtml(target.platform, target.media.slice(0, 1))}${kind ? `<p class="gbp-kind">${kind}</p>` : ''}${event?.title ? `<strong class="gbp-title">${escapeHtml(event.title)}</strong>` : ''}${event ? `<p class="gbp-dates">${escapeHtml(scheduleText(event))}</p>` : ''}${target.copy.trim() ? copyHtml(target.platform, target.copy) : ''}${facts}${button ? `<p class="gbp-actions"><span class="gbp-button">${escapeHtml(button)}</span></p>` : ''}`
+}
+
 function previewCard(target: PreviewTarget): string {
   const name = profileName(target.platform, target.username)
   const cut = cutCopy(target.platform, target.copy).cut
@@ -145,9 +187,11 @@ function previewCard(target: PreviewTarget): string {
   // Instagram leads with the picture and puts the caption under it; the others lead with the copy.
   const body = target.youtube
     ? shortsBody(target, target.youtube)
-    : target.platform === 'instagram'
-      ? `${mediaHtml(target.platform, target.media)}${copyHtml(target.platform, target.copy)}${fold}`
-      : `${copyHtml(target.platform, target.copy)}${fold}${mediaHtml(target.platform, target.media)}${link}`
+    : target.googlebusiness
+      ? googleBody(target, target.googlebusiness)
+      : target.platform === 'instagram'
+        ? `${mediaHtml(target.platform, target.media)}${copyHtml(target.platform, target.copy)}${fold}`
+        : `${copyHtml(target.platform, target.copy)}${fold}${mediaHtml(target.platform, target.media)}${link}`
   return `<article class="pv pv-${target.platform}" aria-label="${escapeHtml(name)}">${headHtml(target)}<div class="pv-body">${body}</div>${itemsHtml(target)}</article>`
 }
 

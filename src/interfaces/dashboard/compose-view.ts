@@ -2,6 +2,7 @@ import { videoExtensions } from '../../core/media-url.js'
 import { type Network, networkLabels } from '../../core/networks.js'
 import { takesThreads, threadNetworks } from '../../core/thread-items.js'
 import { type Checked, checkHtml, type FieldKey, fieldNotes, tabStates } from './compose-findings.js'
+import { type GoogleBusinessDraft, googleBusinessSection } from './compose-googlebusiness.js'
 import {
   avatarHtml,
   handleOf,
@@ -67,6 +68,8 @@ export interface Draft {
   thread: Array<{ content: string; mediaUrls: string }>
   /** The first comment (every network). */
   firstComment: string
+  /** What a Google Business Profile post is and its button. */
+  googlebusiness: GoogleBusinessDraft
 }
 
 export interface ComposeView {
@@ -188,7 +191,7 @@ function extrasSection(view: ComposeView): string {
 <button type="submit" name="intent" value="addItem" id="add-item">${icon('plus')}Add to thread</button>
 ${note('thread', checked)}</section>
 <section class="panel compose-part" id="comment" aria-labelledby="comment-title"><h2 id="comment-title">First comment</h2>
-<label class="field">First comment (optional: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky and Threads) <textarea name="firstComment" rows="2">${escapeHtml(draft.firstComment)}</textarea></label>
+<label class="field">First comment (optional: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky and Threads; Google Business Profile posts take none) <textarea name="firstComment" rows="2">${escapeHtml(draft.firstComment)}</textarea></label>
 ${note('comment', checked)}</section>`
 }
 
@@ -209,6 +212,14 @@ function youtubeSection(view: ComposeView): string {
 <label class="check"><input type="checkbox" name="youtubeConfirm" id="youtube-confirm" value="${escapeHtml(draft.youtubePrivacy)}"${draft.youtubeConfirmed ? ' checked' : ''}> This video will be <strong id="youtube-visibility">${privacy}</strong> on YouTube</label>
 <p class="muted">Creating a post to YouTube needs this confirmation: a public upload is seen by everyone at once.</p>
 ${note('youtube', view.checked)}</section>`
+}
+
+function googleBusinessPart(view: ComposeView): string {
+  if (!view.profiles.some((p) => p.platform === 'googlebusiness')) return ''
+  return googleBusinessSection(view.draft.googlebusiness, {
+    shown: view.draft.profiles.some((p) => p.startsWith('googlebusiness:')),
+    note: note('googlebusiness', view.checked),
+  })
 }
 
 /** Where "Add to queue" puts the post: each chosen profile's next free time, or "next free slot". */
@@ -270,6 +281,7 @@ ${copySection(view)}
 ${mediaSection(view)}
 ${extrasSection(view)}
 ${youtubeSection(view)}
+${googleBusinessPart(view)}
 ${whenSection(view)}
 ${actionBar(view)}
 </form>

@@ -1,5 +1,6 @@
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import { resolveGoogleBusiness } from '../../core/googlebusiness-details.js'
 import { looksLikeVideo } from '../../core/network-rules.js'
 import { isNetwork, type Network } from '../../core/networks.js'
 import { type ConnectionInfo, resolveCopy } from '../../core/post-plan.js'
@@ -14,6 +15,11 @@ import { type FormBody, firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
 import { type Checked, checkHtml, fieldNotes, problemHtml, tabStates } from './compose-findings.js'
+import {
+  emptyGoogleBusinessDraft,
+  googleBusinessArguments,
+  readGoogleBusinessDraft,
+} from './compose-googlebusiness.js'
 import { type LinkCard, type PreviewTarget, previewHtml } from './compose-previews.js'
 import {
   type Account,
@@ -34,7 +40,7 @@ import { ReceivedUpload } from './upload-body.js'
 
 /**
  * Compose: the copy, the profiles, media by URL or upload, copy per network or per profile, the thread and
- * first comment, YouTube details and when (now, a date and time, or the queue). The check is live:
+ * first comment, YouTube details, Google Business Profile details and when (now, a date and time, or the queue). The check is live:
  * /compose/preflight runs preflight_post as the signed-in person and answers the counts, blockers, warnings,
  * cost and a preview per profile, each note placed by its field; "Publish now", "Schedule" and "Add to queue"
  * run create_post. Both are the tools an agent calls; nothing here decides what may be posted.
@@ -103,6 +109,7 @@ function readDraft(body: FormBody): Draft {
     timezone: one(body, 'timezone') || 'UTC',
     thread: readThread(body),
     firstComment: one(body, 'firstComment'),
+    googlebusiness: readGoogleBusinessDraft((name) => one(body, name)),
   }
 }
 
@@ -127,6 +134,7 @@ const mediaList = (draft: Draft) =>
     .map((u) => u.trim())
     .filter(Boolean)
 const targetsYouTube = (draft: Draft) => draft.profiles.some((p) => p.startsWith('youtube:'))
+const targetsGoogleBusiness = (draft: Draft) => draft.profiles.some((p) => p.startsWith('googlebusiness:'))
 const youtubeDetails = (draft: Draft) => ({
   ...(draft.youtubeTitle.trim() ? { title: draft.youtubeTitle } : {}),
   ...(draft.youtubeDescription.trim() ? { description: draft.youtubeDescription } : {}),
@@ -155,6 +163,9 @@ function toolArguments(draft: Draft) {
       : {}),
     ...(draft.firstComment.trim() ? { firstComment: draft.firstComment } : {}),
     ...(targetsYouTube(draft) ? { youtube: youtubeDetails(draft) } : {}),
+    ...(targetsGoogleBusiness(draft)
+      ? { googlebusiness: googleBusinessArguments(draft.googlebusiness) }
+      : {}),
     ...(draft.when === 'now'
       ? { publishImmediately: true, timezone: draft.timezone }
       : draft.when === 'queue'
@@ -232,6 +243,10 @@ function readPreflight(
     copy: t.copy,
     media,
     youtube: t.platform === 'youtube' ? resolveYouTubeDetails(t.copy, youtubeDetails(draft)) : null,
+    googlebusiness:
+      t.platform === 'googlebusiness'
+        ? resolveGoogleBusiness(googleBusinessArguments(draft.googlebusiness))
+        : null,
     items: itemsOf(t.platform).map((item, i, all) => ({
       label: itemLabel(item, i, all).replace(/^./, (c) => c.toUpperCase()),
       copy: item.content,
@@ -392,6 +407,7 @@ const emptyDraft = (): Draft => ({
   timezone: 'UTC',
   thread: [],
   firstComment: '',
+  googlebusiness: emptyGoogleBusinessDraft(),
 })
 
 /** Media uploaded from the compose page: stored now, its URL answered for the form. */

@@ -123,8 +123,12 @@ function networkSection(
 <p class="muted">Bluesky accounts connect with their handle and an app password: there is no app to make.</p></section>`
   const record = records[network]
   const csrf = who.session.csrfToken
+  // What the network withholds until it approves the app is said outside the steps, open or not.
+  const withheld = appGuides[network].notice
+    ? `<p class="network-notice">${icon('triangle-alert')}${escapeHtml(appGuides[network].notice as string)}</p>`
+    : ''
   return `<section class="card network" id="${network}" aria-label="${label}">${heading}
-${messageFor(m, network)}${guide(app, network, !resolved)}
+${withheld}${messageFor(m, network)}${guide(app, network, !resolved)}
 ${appForm(network, csrf, record, resolved?.source === 'environment')}
 ${actions(app, network, csrf, record)}</section>`
 }

@@ -55,6 +55,13 @@ export const previewRules: Record<Network, PreviewRule> = {
     single: { min: 9 / 16, max: 9 / 16 },
     several: { layout: 'carousel', aspect: 9 / 16 },
   },
+  // A Business Profile post in Search and Maps: the photo on top at 4:3, the summary folded after about
+  // 250 characters behind "More", the button under it. One photo only (sets are refused).
+  googlebusiness: {
+    cut: { at: 250, more: '… More' },
+    single: { min: 4 / 3, max: 4 / 3 },
+    several: { layout: 'grid', aspect: 4 / 3 },
+  },
 }
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })

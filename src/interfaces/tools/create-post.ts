@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { WAITING_MESSAGE } from '../../core/approval.js'
+import { networks } from '../../core/networks.js'
 import { type Plan, type PlannedTarget, planPost } from '../../core/post-plan.js'
 import { describeOpening, type QueueOpening } from '../../core/posting-queue.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
@@ -26,6 +27,7 @@ import {
   dateSchema,
   firstCommentSchema,
   firstCommentVariantsSchema,
+  googlebusinessSchema,
   MAX_TARGETS,
   mediaUrlSchema,
   mediaUrlsSchema,
@@ -62,7 +64,7 @@ export const createPostInput = toolInput({
     .describe('Exact profiles to post to (preferred); each becomes a separate post.'),
   platforms: z
     .array(networkSchema)
-    .max(7)
+    .max(networks.length)
     .optional()
     .describe('Whole networks; each expands to every connected profile on it.'),
   variants: variantsSchema.optional(),
@@ -71,6 +73,7 @@ export const createPostInput = toolInput({
   threadVariants: threadVariantsSchema.optional(),
   firstCommentVariants: firstCommentVariantsSchema.optional(),
   youtube: youtubeSchema.optional(),
+  googlebusiness: googlebusinessSchema.optional(),
   publishImmediately: z
     .boolean()
     .default(false)
@@ -274,6 +277,10 @@ function newPost(
       target.connection.platform === 'youtube' && (input.youtube || target.overrides.youtube)
         ? JSON.stringify({ ...input.youtube, ...target.overrides.youtube })
         : null,
+    googlebusiness:
+      target.connection.platform === 'googlebusiness' && input.googlebusiness
+        ? JSON.stringify(input.googlebusiness)
+        : null,
     variants: JSON.stringify(input.variants ?? {}),
     status: waits ? 'draft' : 'scheduled',
     schedule_date: slot.date,
@@ -386,7 +393,7 @@ export const createPost = defineTool({
   name: 'create_post',
   title: 'Create post',
   description:
-    "Queue or broadcast a post. Each targeted profile gets its own post with its own id. Optional additions: thread (follow-up posts, each replying to the one before, on twitter, bluesky and threads; at most 25) and firstComment (a comment on facebook, instagram, linkedin and youtube, a reply on twitter, bluesky and threads), per profile in targetAccounts and per network in threadVariants/firstCommentVariants; each item costs what a post costs on its network and is delivered once, in order. Refused with 400 (listing the blockers) when preflight_post would block it (except its 24-hour repeated-copy check, which only preflight_post makes), 402 when the balance cannot pay; nothing is created or charged then. Price: 5 credits per X profile, 1 per other profile, plus a one-off 50 when the copy holds a link. With queue: true each profile's post takes that profile's next free posting time. When the workspace requires approval, an editor's posts are created as drafts waiting for an owner (approval.state pending) and nothing is charged until an owner approves them.",
+    "Queue or broadcast a post. Each targeted profile gets its own post with its own id. Optional additions: thread (follow-up posts, each replying to the one before, on twitter, bluesky and threads; at most 25) and firstComment (a comment on facebook, instagram, linkedin and youtube, a reply on twitter, bluesky and threads), per profile in targetAccounts and per network in threadVariants/firstCommentVariants; each item costs what a post costs on its network and is delivered once, in order. googlebusiness (an addition too) says what a Google Business Profile post is, an update, an event or an offer, and its button; other networks ignore it. Refused with 400 (listing the blockers) when preflight_post would block it (except its 24-hour repeated-copy check, which only preflight_post makes), 402 when the balance cannot pay; nothing is created or charged then. Price: 5 credits per X profile, 1 per other profile, plus a one-off 50 when the copy holds a link. With queue: true each profile's post takes that profile's next free posting time. When the workspace requires approval, an editor's posts are created as drafts waiting for an owner (approval.state pending) and nothing is charged until an owner approves them.",
   access: 'write',
   category: 'Publishing',
   input: createPostInput,

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { isPending, WAITING_MESSAGE } from '../../core/approval.js'
+import type { GoogleBusinessInput } from '../../core/googlebusiness-details.js'
 import { networkRules, resendPrice } from '../../core/network-rules.js'
+import { networks } from '../../core/networks.js'
 import { type ConnectionInfo, type PlannedTarget, planPost } from '../../core/post-plan.js'
 import {
   editableStatuses,
@@ -29,6 +31,7 @@ import {
   contentSchema,
   dateSchema,
   firstCommentSchema,
+  googlebusinessSchema,
   MAX_TARGETS,
   mediaUrlSchema,
   mediaUrlsSchema,
@@ -73,7 +76,7 @@ const updatePostInput = toolInput({
   platforms: z
     .array(networkSchema)
     .min(1)
-    .max(7)
+    .max(networks.length)
     .optional()
     .describe('Replacement network list; each expands to all connected profiles.'),
   scheduleDate: dateSchema.optional(),
@@ -84,6 +87,9 @@ const updatePostInput = toolInput({
   youtube: youtubeSchema
     .optional()
     .describe('title, description, privacyStatus; omitted fields keep their value.'),
+  googlebusiness: googlebusinessSchema
+    .optional()
+    .describe('Replaces the Google Business Profile details outright (type, event, offer, callToAction).'),
   status: z.enum(settableStatuses).optional().describe('scheduled, draft or failed.'),
   thread: threadSchema
     .optional()
@@ -99,7 +105,7 @@ export const updatePost = defineTool({
   name: 'update_post',
   title: 'Update post',
   description:
-    "Patch a scheduled, draft or failed post: only the fields sent change. targetAccounts or platforms replace the target list (added profiles cost their network price); mediaUrls [] removes all media; youtube fields merge; status moves between scheduled, draft and failed (draft takes the post out of the queue). Publishing or published posts are a 409. thread and firstComment (additions to the spec) replace the post's; on a post whose thread stopped at a refused item, the items already live must be sent unchanged and the ones after may change, then publish_post_now sends from the refused item. A post part of which is live cannot go back to scheduled or draft (409), and while a profile's last send has an unknown outcome its copy, media, thread and first comment cannot change (409: publish_post_now looks for it first). With approvals on, an editor's status scheduled, or change of the copy, media or profiles of a scheduled post, makes it wait for an owner (approval.state pending); a pending post stays pending (status draft withdraws it).",
+    "Patch a scheduled, draft or failed post: only the fields sent change. targetAccounts or platforms replace the target list (added profiles cost their network price); mediaUrls [] removes all media; youtube fields merge; googlebusiness replaces the post's; status moves between scheduled, draft and failed (draft takes the post out of the queue). Publishing or published posts are a 409. thread and firstComment (additions to the spec) replace the post's; on a post whose thread stopped at a refused item, the items already live must be sent unchanged and the ones after may change, then publish_post_now sends from the refused item. A post part of which is live cannot go back to scheduled or draft (409), and while a profile's last send has an unknown outcome its copy, media, thread and first comment cannot change (409: publish_post_now looks for it first). With approvals on, an editor's status scheduled, or change of the copy, media or profiles of a scheduled post, makes it wait for an owner (approval.state pending); a pending post stays pending (status draft withdraws it).",
   access: 'write',
   category: 'Publishing',
   input: updatePostInput,
@@ -176,6 +182,10 @@ async function applyUpdate(tx: Db, ctx: ToolContext, input: UpdateInput, now: nu
     variants: JSON.stringify(edit.variants),
     media_urls: JSON.stringify(edit.mediaUrls),
     youtube: edit.youtube ? JSON.stringify(edit.youtube) : null,
+    googlebusiness:
+      edit.googlebusiness && edit.plan.targets.some((t) => t.googlebusiness)
+        ? JSON.stringify(edit.googlebusiness)
+        : null,
     status,
     schedule_date: slot.date,
     schedule_time: slot.time,
@@ -252,6 +262,8 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     : post.youtube
       ? JSON.parse(post.youtube)
       : undefined
+  const googlebusiness: GoogleBusinessInput | undefined =
+    input.googlebusiness ?? (post.googlebusiness ? JSON.parse(post.googlebusiness) : undefined)
   // The thread and first comment sent replace the post's; otherwise the post keeps its own.
   const own = readPostItems(post.items)
   const postItems = {
@@ -272,7 +284,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
         })),
       }
   const plan = planPost(
-    { content, variants, mediaUrls, youtube, ...postItems, ...targetRequest },
+    { content, variants, mediaUrls, youtube, googlebusiness, ...postItems, ...targetRequest },
     connections,
   )
   if (plan.unknownTargets.length > 0)
@@ -287,9 +299,10 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     input.mediaUrl !== undefined ||
     input.mediaUrls !== undefined ||
     input.youtube !== undefined ||
+    input.googlebusiness !== undefined ||
     input.thread !== undefined ||
     input.firstComment !== undefined
-  return { plan, content, variants, mediaUrls, youtube, postItems, changesWhatGoesOut }
+  return { plan, content, variants, mediaUrls, youtube, googlebusiness, postItems, changesWhatGoesOut }
 }
 type Edit = ReturnType<typeof planEdit>
 
@@ -344,7 +357,13 @@ function keepTargets(edit: Edit, current: TargetRow[], keepsOwnCopy: boolean) {
 const resolvedFor = (edit: Edit, connection: ConnectionInfo, ownCopy: string | undefined) =>
   resolveForPost(
     connection,
-    { content: edit.content, mediaUrls: edit.mediaUrls, variants: edit.variants, youtube: edit.youtube },
+    {
+      content: edit.content,
+      mediaUrls: edit.mediaUrls,
+      variants: edit.variants,
+      youtube: edit.youtube,
+      googlebusiness: edit.googlebusiness,
+    },
     ownCopy,
   )
 
@@ -428,6 +447,7 @@ async function writeTargets(
         content: keep.resolved.content,
         mediaUrls: keep.resolved.mediaUrls,
         youtube: keep.resolved.youtube,
+        googlebusiness: keep.resolved.googlebusiness,
         items: keep.items,
         runAt,
         retry: status === 'scheduled' && existing.status === 'failed',

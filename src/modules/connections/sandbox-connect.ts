@@ -25,6 +25,11 @@ export interface SandboxConnected {
   name: string
   isOrganization: boolean
   status: string
+  /**
+   * Every profile the connection made, this one first, when it made several: `googlebusiness` connects
+   * each location of the business. Absent when it made one.
+   */
+  profiles?: SandboxConnected[]
 }
 
 const SESSION_TTL_MS = 5 * 60_000
@@ -65,11 +70,15 @@ export async function sandboxConnect(
   const cookie = `${sessionCookieName(app.config.dashboard.secureCookies)}=${encodeURIComponent(token)}`
   const browser = browserFor(app.config.publicBaseUrl, http, cookie)
   try {
-    const connectionId =
+    const connectionIds =
       network === 'bluesky'
-        ? await signInWithAppPassword(app, browser.send, cookie, input.username)
+        ? [await signInWithAppPassword(app, browser.send, cookie, input.username)]
         : await connectThroughConsent(app, browser, { network, input, csrf: session.csrfToken })
-    return await connectedRow(app, { workspaceId: input.workspaceId, network }, connectionId)
+    const rows = []
+    for (const id of connectionIds)
+      rows.push(await connectedRow(app, { workspaceId: input.workspaceId, network }, id))
+    const [first] = rows as [SandboxConnected, ...SandboxConnected[]]
+    return rows.length > 1 ? { ...first, profiles: rows } : first
   } finally {
     await deleteSession(db, session.id)
   }
@@ -128,13 +137,14 @@ function browserFor(base: string, http: typeof fetch, cookie: string): Browser {
 
 /**
  * The OAuth networks: start (the confirmation page's form), the simulator's consent page and its form, the
- * callback, and the choose-profiles page for a grant that reaches several. Answers the new connection's id.
+ * callback, and the choose-profiles page for a grant that reaches several. Answers the new connections'
+ * ids (one, but every location of the business for Google Business Profile).
  */
 async function connectThroughConsent(
   app: AppContext,
   browser: Browser,
   { network, input, csrf }: { network: SandboxNetwork; input: SandboxConnectInput; csrf: string },
-): Promise<string> {
+): Promise<string[]> {
   const { base, cookie, send, locationOf } = browser
   // Starting is the confirmation page's form: a POST with the session's CSRF token.
   const start = await send(`${base}/connect/${network}`, {
@@ -157,10 +167,11 @@ async function connectThroughConsent(
     throw new AppError('internal', `The sandbox consent page answered ${consentPage.status}`)
   await consentPage.text()
 
+  const consent = await consentForm(browser, network, authorize, input.username)
   const consented = await send(authorize.split('?')[0]!, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: (await consentForm(browser, network, authorize, input.username)).toString(),
+    body: consent.form.toString(),
   })
   if (consented.status === 400)
     throw invalid(`The sandbox refused the consent: ${pageText(await consented.text())}`)
@@ -181,17 +192,68 @@ async function connectThroughConsent(
       pick: (text) =>
         (input.organization ? /· LinkedIn Page\s*$/ : /· LinkedIn Personal profile\s*$/).test(text),
     })
+  if (network === 'googlebusiness')
+    // Every location of the business is ticked: each becomes a profile of its own.
+    finished = await chooseNamedPage(send, base, finished, cookie, {
+      what: `location of ${input.username}`,
+      pick: () => true,
+      all: true,
+    })
   const connectionId = new URL(locationOf(finished, 'The connect callback')).searchParams.get('connected')
   if (!connectionId) throw new AppError('internal', 'The connect callback did not name the new connection')
-  return connectionId
+  if (network !== 'googlebusiness') return [connectionId]
+  return locationConnections(app, input.workspaceId, connectionId, consent.profileIds)
 }
 
-/** The simulator's consent form, filled as the given user granting every scope asked for. */
-async function consentForm(browser: Browser, network: SandboxNetwork, authorize: string, username: string) {
+/** The workspace's connections of the business's locations, the one the callback named first. */
+async function locationConnections(
+  app: AppContext,
+  workspaceId: string,
+  first: string,
+  profileIds: readonly string[],
+): Promise<string[]> {
+  const rows = await app.store.db
+    .selectFrom('connections')
+    .select(['id', 'profile_id'])
+    .where('workspace_id', '=', workspaceId)
+    .where('platform', '=', 'googlebusiness')
+    .where('profile_id', 'in', profileIds.length > 0 ? [...profileIds] : [''])
+    .execute()
+  const order = (id: string) => profileIds.indexOf(rows.find((r) => r.id === id)?.profile_id ?? '')
+  return [
+    first,
+    ...rows
+      .map((r) => r.id)
+      .filter((id) => id !== first)
+      .sort((a, b) => order(a) - order(b)),
+  ]
+}
+
+/**
+ * The simulator's consent form, filled as the given user granting every scope asked for; for Google
+ * Business Profile, with the profile ids of the business's locations the grant will reach.
+ */
+async function consentForm(
+  browser: Browser,
+  network: SandboxNetwork,
+  authorize: string,
+  username: string,
+): Promise<{ form: URLSearchParams; profileIds: string[] }> {
   const params = new URL(authorize).searchParams
   const form = new URLSearchParams()
   for (const [key, value] of params) form.append(key, value)
   const scopes = (params.get('scope') ?? '').split(/[\s,]+/).filter(Boolean)
+  if (network === 'googlebusiness') {
+    const business = await ensureBusiness(
+      browser.send,
+      `${browser.base}${sandboxPrefixes.googlebusiness}`,
+      username,
+    )
+    form.set('account', business.email)
+    for (const scope of scopes) form.append('granted', scope)
+    form.set('decision', 'allow')
+    return { form, profileIds: business.locations }
+  }
   if (network !== 'youtube') {
     // X and Meta's consent pages take the user name and one granted_scope per ticked permission.
     form.set('username', username)
@@ -203,7 +265,30 @@ async function consentForm(browser: Browser, network: SandboxNetwork, authorize:
     for (const scope of scopes) form.append('granted', scope)
     form.set('decision', 'allow')
   }
-  return form
+  return { form, profileIds: [] }
+}
+
+/** The Business Profile simulator's business named `name` (made on first sight): its Google user's e-mail and locations. */
+async function ensureBusiness(
+  send: (url: string, init?: RequestInit) => Promise<Response>,
+  sandboxUrl: string,
+  name: string,
+): Promise<{ email: string; locations: string[] }> {
+  const made = await send(`${sandboxUrl}/_sandbox/businesses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  })
+  const business = (await made.json()) as {
+    email?: string
+    locations?: Array<{ name: string }>
+    message?: string
+  }
+  if (made.status !== 201 || !business.email)
+    throw invalid(
+      `The Google Business Profile simulator refused the business: ${business.message ?? made.status}`,
+    )
+  return { email: business.email, locations: (business.locations ?? []).map((l) => l.name) }
 }
 
 /** One made-up profile on every network, the ones the README's sandbox demo connects. */
@@ -215,6 +300,7 @@ export const DEMO_PROFILES: ReadonlyArray<{ network: SandboxNetwork; username: s
   { network: 'linkedin', username: 'Jo Park' },
   { network: 'facebook', username: 'Corner Shop' },
   { network: 'instagram', username: 'demo.maker' },
+  { network: 'googlebusiness', username: 'Corner Bakery' },
 ]
 
 /**
@@ -230,7 +316,8 @@ export async function connectDemoProfiles(
   const failed: Array<{ network: SandboxNetwork; reason: string }> = []
   for (const profile of DEMO_PROFILES) {
     try {
-      connected.push(await sandboxConnect(app, { ...input, ...profile }, http))
+      const made = await sandboxConnect(app, { ...input, ...profile }, http)
+      connected.push(...(made.profiles ?? [made]))
     } catch (error) {
       failed.push({ network: profile.network, reason: (error as Error).message })
     }
@@ -326,7 +413,7 @@ async function chooseNamedPage(
   base: string,
   answer: Response,
   cookie: string,
-  choice: { what: string; pick: (labelHtml: string) => boolean },
+  choice: { what: string; pick: (labelHtml: string) => boolean; all?: boolean },
 ): Promise<Response> {
   let page = answer
   if (page.status >= 300 && page.status < 400) {
@@ -342,13 +429,14 @@ async function chooseNamedPage(
   const form = new URLSearchParams()
   for (const hidden of body.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
     form.append(hidden[1] as string, decodeEntities(hidden[2] as string))
-  const boxes = [...body.matchAll(/<label[^>]*>([\s\S]*?)<\/label>/g)]
-  const pick = boxes.find(
+  const boxes = [...body.matchAll(/<label[^>]*>([\s\S]*?)<\/label>/g)].filter(
     (label) => /type="checkbox"/.test(label[1] as string) && choice.pick(label[1] as string),
   )
-  const box = pick ? /name="([^"]+)"[^>]*value="([^"]+)"/.exec(pick[1] as string) : null
-  if (!box) throw invalid(`The choose-profiles page lists no ${choice.what}`)
-  form.append(box[1] as string, decodeEntities(box[2] as string))
+  const ticked = (choice.all ? boxes : boxes.slice(0, 1))
+    .map((label) => /name="([^"]+)"[^>]*value="([^"]+)"/.exec(label[1] as string))
+    .filter((box): box is RegExpExecArray => box !== null)
+  if (ticked.length === 0) throw invalid(`The choose-profiles page lists no ${choice.what}`)
+  for (const box of ticked) form.append(box[1] as string, decodeEntities(box[2] as string))
   return send(new URL(decodeEntities(action), base).toString(), {
     method: 'POST',
     headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },

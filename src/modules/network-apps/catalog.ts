@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import type { AppNetwork } from '../../adapters/apps.js'
+import { GOOGLE_BUSINESS_SCOPES } from '../../adapters/googlebusiness/index.js'
 import { INSTAGRAM_LOGIN_SCOPES } from '../../adapters/instagram/login.js'
 import { MEMBER_SCOPES, ORGANIZATION_SCOPES } from '../../adapters/linkedin/settings.js'
 import { FACEBOOK_LOGIN_SCOPES } from '../../adapters/meta/facebook-login.js'
@@ -26,6 +27,8 @@ export interface AppGuide {
   /** What the network calls the two values. */
   idName: string
   secretName: string
+  /** Said plainly above the steps: what the network withholds until it approves the app, and what then happens. */
+  notice?: string
 }
 
 export const appGuides: Record<AppNetwork, AppGuide> = {
@@ -106,6 +109,23 @@ export const appGuides: Record<AppNetwork, AppGuide> = {
     pageScopes: ORGANIZATION_SCOPES,
     idName: 'Client ID',
     secretName: 'Primary Client Secret',
+  },
+  googlebusiness: {
+    portal: 'https://console.cloud.google.com/apis/credentials',
+    portalName: 'Google Cloud console',
+    notice:
+      'Google grants access to the Business Profile APIs only on application. Until Google approves this project’s application for Basic API Access, every call is refused with a quota of 0 requests a minute: connecting a location fails, and a post meeting that refusal fails with a message saying so. A quota increase request does not grant access; the access application does.',
+    steps: [
+      'Create a Google Cloud project (the YouTube one can serve) and note its project number.',
+      'Apply for access with Google’s “Application for Basic API Access” form (linked from developers.google.com/my-business/content/prereqs), naming that project number, and wait for Google’s approval.',
+      'Enable in the API library: “My Business Account Management API”, “My Business Business Information API”, “Business Profile Performance API” and “Google My Business API” (the one that takes posts).',
+      'Set up the OAuth consent screen (External) with the permission below. While it is in “Testing”, add each person who manages the locations as a test user: Google then ends their sign-in after 7 days.',
+      'Create credentials → OAuth client ID → “Web application”, with the callback URL below as an authorised redirect URI.',
+      'Copy the client ID and client secret.',
+    ],
+    scopes: GOOGLE_BUSINESS_SCOPES,
+    idName: 'Client ID',
+    secretName: 'Client secret',
   },
 }
 

@@ -15,6 +15,7 @@ export interface TargetEdit {
   content: string
   mediaUrls: string[]
   youtube: unknown
+  googlebusiness: unknown
   items: DeliveryItem[]
 }
 
@@ -37,6 +38,8 @@ function changedParts(target: TargetRow, edit: TargetEdit): string[] {
   if (edit.content !== target.content) parts.push('copy')
   if (JSON.stringify(edit.mediaUrls) !== target.media_urls) parts.push('media')
   if ((edit.youtube ? JSON.stringify(edit.youtube) : null) !== target.youtube) parts.push('YouTube details')
+  if ((edit.googlebusiness ? JSON.stringify(edit.googlebusiness) : null) !== (target.googlebusiness ?? null))
+    parts.push('Google Business Profile details')
   return parts
 }
 

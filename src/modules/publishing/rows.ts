@@ -1,3 +1,4 @@
+import { type GoogleBusinessInput, resolveGoogleBusiness } from '../../core/googlebusiness-details.js'
 import type { ConnectionInfo, PlannedTarget } from '../../core/post-plan.js'
 import { resolveCopy } from '../../core/post-plan.js'
 import { resolveYouTubeDetails, type YouTubeDetailsInput } from '../../core/youtube-details.js'
@@ -32,7 +33,7 @@ export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<
 export function targetRow(
   input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
   target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'> &
-    Partial<Pick<PlannedTarget, 'items'>>,
+    Partial<Pick<PlannedTarget, 'items' | 'googlebusiness'>>,
 ): TargetRow {
   return {
     id: newId(input.now),
@@ -46,6 +47,7 @@ export function targetRow(
     content: target.content,
     media_urls: JSON.stringify(target.mediaUrls),
     youtube: target.youtube ? JSON.stringify(target.youtube) : null,
+    googlebusiness: target.googlebusiness ? JSON.stringify(target.googlebusiness) : null,
     status: 'pending',
     run_at: input.runAt,
     lease_owner: null,
@@ -78,6 +80,7 @@ export function resolveForPost(
     mediaUrls: string[]
     variants: Record<string, string>
     youtube: YouTubeDetailsInput | undefined
+    googlebusiness: GoogleBusinessInput | undefined
   },
   ownCopy?: string,
 ) {
@@ -87,5 +90,7 @@ export function resolveForPost(
     content,
     mediaUrls: post.mediaUrls,
     youtube: connection.platform === 'youtube' ? resolveYouTubeDetails(content, post.youtube) : null,
+    googlebusiness:
+      connection.platform === 'googlebusiness' ? resolveGoogleBusiness(post.googlebusiness) : null,
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { approvalStates } from '../../core/approval.js'
+import { callToActionTypes, localPostTypes } from '../../core/googlebusiness-details.js'
 import { networks } from '../../core/networks.js'
 import { postStatuses, targetStatuses } from '../../core/post-status.js'
 import { historyKinds, historyResults } from '../../core/target-history.js'
@@ -12,7 +13,9 @@ export const MAX_TARGETS = 100
 
 export const networkSchema = z
   .enum(networks)
-  .describe('Network value: linkedin, twitter, facebook, instagram, threads, bluesky or youtube.')
+  .describe(
+    'Network value: linkedin, twitter, facebook, instagram, threads, bluesky, youtube or googlebusiness (a Google Business Profile location).',
+  )
 
 export const mediaUrlSchema = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -45,6 +48,65 @@ export const youtubeSchema = z
     'YouTube upload details; ignored for other networks. Confirm the visibility with the user before creating the post.',
   )
 
+const localDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD')
+  .describe('A date at the business, YYYY-MM-DD.')
+const localTime = z
+  .string()
+  .regex(/^\d{2}:\d{2}$/, 'must be a time, HH:MM')
+  .describe('A time of day at the business, HH:MM, 24-hour; leave both times out for whole days.')
+
+export const googlebusinessSchema = z
+  .strictObject({
+    type: z
+      .enum(localPostTypes)
+      .optional()
+      .describe(
+        'update (default: a standard post), event (needs event: title and dates) or offer (needs event: the offer title and dates; offer: coupon, terms, redemption link).',
+      ),
+    event: z
+      .strictObject({
+        title: z.string().max(200).describe('The event or offer title.'),
+        startDate: localDate,
+        startTime: localTime.optional(),
+        endDate: localDate,
+        endTime: localTime.optional(),
+      })
+      .optional()
+      .describe('Title and schedule of an event or an offer, in the business’s local time.'),
+    offer: z
+      .strictObject({
+        couponCode: z.string().max(200).optional().describe('Code to use in store or online.'),
+        redeemOnlineUrl: z
+          .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+          .max(2048)
+          .optional()
+          .describe('Where the offer is redeemed online.'),
+        termsConditions: z.string().max(5000).optional().describe('Terms and conditions of the offer.'),
+      })
+      .optional()
+      .describe('Offer details; only for type offer.'),
+    callToAction: z
+      .strictObject({
+        actionType: z
+          .enum(callToActionTypes)
+          .describe(
+            'The button: BOOK, ORDER (Order online), SHOP (Buy), LEARN_MORE, SIGN_UP or CALL (Call now, which calls the profile’s phone number).',
+          ),
+        url: z
+          .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+          .max(2048)
+          .optional()
+          .describe('Where the button leads; required for every button but CALL, which takes none.'),
+      })
+      .optional()
+      .describe('Optional button under an update or an event (an offer shows Google’s own “Get offer”).'),
+  })
+  .describe(
+    'Google Business Profile post details (an addition to the spec); ignored for other networks. The copy is the post’s summary (at most 1,500 characters) and one photo may go with it. Example offer: {"type": "offer", "event": {"title": "Two for one", "startDate": "2026-10-01", "endDate": "2026-10-31"}, "offer": {"couponCode": "TWOFOR1", "redeemOnlineUrl": "https://example.com/offer"}}.',
+  )
+
 export const contentSchema = z.string().max(MAX_CONTENT)
 
 /**
@@ -73,7 +135,7 @@ export const firstCommentSchema = z
   .string()
   .max(MAX_CONTENT)
   .describe(
-    'Optional first comment (an addition to the spec): posted right after the post as a comment on facebook, instagram, linkedin and youtube, and as a reply on twitter, bluesky and threads. Comment limits: instagram 2,196, linkedin 1,250, facebook 8,000, youtube 10,000 characters; replies take the post limit. Example: "Link in the article: https://example.com". Costs what a post costs on its network.',
+    'Optional first comment (an addition to the spec): posted right after the post as a comment on facebook, instagram, linkedin and youtube, and as a reply on twitter, bluesky and threads (googlebusiness posts take none). Comment limits: instagram 2,196, linkedin 1,250, facebook 8,000, youtube 10,000 characters; replies take the post limit. Example: "Link in the article: https://example.com". Costs what a post costs on its network.',
   )
 
 export const threadVariantsSchema = z
@@ -81,7 +143,7 @@ export const threadVariantsSchema = z
     z
       .string()
       .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|googlebusiness)(:.{1,200})?$/,
         'keys are a network value or <platform>:<profileId>',
       ),
     threadSchema,
@@ -93,7 +155,7 @@ export const firstCommentVariantsSchema = z
     z
       .string()
       .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|googlebusiness)(:.{1,200})?$/,
         'keys are a network value or <platform>:<profileId>',
       ),
     firstCommentSchema,
@@ -137,7 +199,7 @@ export const variantsSchema = z
     z
       .string()
       .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|googlebusiness)(:.{1,200})?$/,
         'keys are a network value or <platform>:<profileId>',
       ),
     contentSchema,
@@ -222,6 +284,9 @@ export const postViewSchema = z.object({
   mediaUrl: z.string().optional().describe('The first attachment, when there is one.'),
   mediaUrls: z.array(z.string()).describe('Attachment set.'),
   youtube: youtubeSchema.optional().describe('YouTube upload details as given.'),
+  googlebusiness: googlebusinessSchema
+    .optional()
+    .describe('Google Business Profile post details as given (googlebusiness profiles only).'),
   variants: z
     .record(z.string(), z.string())
     .optional()

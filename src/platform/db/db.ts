@@ -32,6 +32,7 @@ import { createNetworkAppsMigration } from './migrations/025-network-apps.js'
 import { createInstanceSetupMigration } from './migrations/026-instance-setup.js'
 import { createComposeGroupsMigration } from './migrations/027-compose-groups.js'
 import { createTargetHistoryMigration } from './migrations/029-target-history.js'
+import { createGoogleBusinessDetailsMigration } from './migrations/033-google-business-details.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -187,6 +188,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '026-instance-setup': createInstanceSetupMigration(),
     '027-compose-groups': createComposeGroupsMigration(),
     '029-target-history': createTargetHistoryMigration(),
+    '033-google-business-details': createGoogleBusinessDetailsMigration(),
   }
   if (await allApplied(store, Object.keys(migrations), schema)) return
   const migrator = new Migrator({

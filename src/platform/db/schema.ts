@@ -100,6 +100,8 @@ export interface PostsTable {
   content: string
   media_urls: string
   youtube: string | null
+  /** A Google Business Profile post's type and button as given (JSON, migration 033), or null. */
+  googlebusiness?: string | null
   /** Copy per network or per `<platform>:<profileId>`, as given (JSON). */
   variants: string
   status: string
@@ -146,6 +148,8 @@ export interface TargetsTable {
   content: string
   media_urls: string
   youtube: string | null
+  /** A googlebusiness target's post type and button as it goes out (JSON, migration 033), or null. */
+  googlebusiness?: string | null
   status: string
   /** When the worker may claim it; null while out of the queue (draft, failed, settled). */
   run_at: number | null

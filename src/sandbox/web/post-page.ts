@@ -23,6 +23,12 @@ export interface WebEntry {
   title?: string
   media?: WebMedia[]
   link?: { url: string; title?: string }
+  /** What kind of post it is, over its title (a Google post's "Event", "Offer"). */
+  badge?: string
+  /** Lines under the copy: an event's dates, an offer's code and terms. */
+  facts?: string[]
+  /** The post's button (a Google post's "Book", "Get offer"); without a URL it is shown, not a link. */
+  action?: { label: string; url?: string }
 }
 
 export interface WebPage {
@@ -56,6 +62,7 @@ const brands: Record<Network, string> = {
   linkedin: 'in',
   bluesky: 'Bluesky',
   youtube: 'YouTube',
+  googlebusiness: 'Google',
 }
 
 export function escapeHtml(value: string): string {
@@ -106,11 +113,29 @@ function mediaHtml(media: readonly WebMedia[] | undefined, assets: string): stri
   return `<div class="media n${Math.min(media.length, 4)}">${items.join('')}</div>`
 }
 
+/** A post's button: a link to an http(s) address, or the label alone (a Call button dials, it links nowhere). */
+function actionHtml(action: WebEntry['action']): string {
+  if (!action) return ''
+  let url: URL | undefined
+  try {
+    url = action.url ? new URL(action.url) : undefined
+  } catch {
+    url = undefined
+  }
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:'))
+    return `<p class="actions"><a class="action" href="${escapeHtml(url.href)}" rel="noopener noreferrer nofollow">${escapeHtml(action.label)}</a></p>`
+  return `<p class="actions"><span class="action">${escapeHtml(action.label)}</span></p>`
+}
+
 function entryHtml(entry: WebEntry, assets: string, role: 'post' | 'item' | 'comment'): string {
   const handle = entry.author.handle ? ` <span class="handle">${escapeHtml(entry.author.handle)}</span>` : ''
+  const badge = entry.badge ? `<p class="badge">${escapeHtml(entry.badge)}</p>` : ''
+  const facts = entry.facts?.length
+    ? `<ul class="facts">${entry.facts.map((fact) => `<li>${escapeHtml(fact)}</li>`).join('')}</ul>`
+    : ''
   return `<article class="entry ${role}">
 <header class="meta"><span class="avatar" aria-hidden="true">${escapeHtml(initials(entry.author.name))}</span><span class="who"><strong class="name">${escapeHtml(entry.author.name)}</strong>${handle}</span>${time(entry.at)}</header>
-${entry.title ? `<h1 class="title">${escapeHtml(entry.title)}</h1>` : ''}${entry.text ? `<div class="text">${escapeHtml(entry.text)}</div>` : ''}${mediaHtml(entry.media, assets)}${linkCard(entry.link)}
+${badge}${entry.title ? `<h1 class="title">${escapeHtml(entry.title)}</h1>` : ''}${entry.text ? `<div class="text">${escapeHtml(entry.text)}</div>` : ''}${mediaHtml(entry.media, assets)}${facts}${linkCard(entry.link)}${actionHtml(entry.action)}
 </article>`
 }
 

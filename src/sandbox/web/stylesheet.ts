@@ -32,6 +32,10 @@ time{font-size:.85rem}
 .profile{display:flex;flex-direction:column;align-items:center;gap:.3rem;padding:1.5rem 1rem;border-bottom:1px solid var(--line)}
 .profile .avatar.big{position:static;width:84px;height:84px;font-size:1.6rem}
 .open{margin:0;padding:.2rem 1rem .8rem;border-bottom:1px solid var(--line)}
+.badge{margin:0;font-size:.8rem;font-weight:600;color:var(--muted)}
+.facts{margin:0;padding:0;list-style:none;color:var(--muted)}
+.actions{margin:.2rem 0 0}
+.action{display:inline-block;padding:.45rem 1rem;border:1px solid var(--line);border-radius:var(--media-radius);color:var(--accent);font-weight:600;text-decoration:none}
 `
 
 /** Avatar beside the copy, the author's thread joined by a line: X, Bluesky, Threads. */
@@ -80,6 +84,14 @@ body.net-youtube .post .media video,body.net-youtube .post .poster{height:min(70
 body.net-youtube .post .title{order:-1;font-size:1.25rem}
 body.net-youtube .post .text{background:#f2f2f2;border-radius:12px;padding:.6rem .8rem;font-size:.95rem}
 body.net-youtube .entry{border-bottom:0}
+body.net-googlebusiness{--page:#f1f3f4;--bar:#fff;--column:transparent;--ink:#202124;--muted:#5f6368;--line:#dadce0;--accent:#1a73e8;--brand:#4285f4;--avatar:#1a73e8;--width:560px;--media-radius:8px}
+body.net-googlebusiness .brand{letter-spacing:-.02em}
+body.net-googlebusiness .entry{background:#fff;border:1px solid var(--line);border-radius:8px;margin:1rem 0}
+body.net-googlebusiness .post .media{order:-1;margin:0 -1rem .2rem;border-radius:0;border-width:1px 0}
+body.net-googlebusiness .post .media img{aspect-ratio:4/3;max-height:420px}
+body.net-googlebusiness .post .meta{order:-2}
+body.net-googlebusiness .action{background:#1a73e8;border-color:#1a73e8;color:#fff;border-radius:18px}
+body.net-googlebusiness .facts li{padding:.1rem 0}
 `
 
 export const PAGE_STYLESHEET = base + themes

@@ -41,12 +41,13 @@ export const operationCommands: Command[] = [
   appCommand({
     name: 'sandbox connect',
     usage: [
-      'sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads --username U [--organization] [--json]',
+      'sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads|googlebusiness --username U [--organization] [--json]',
       'Connect a simulated profile through the connect flow of a server running with HERALD_SANDBOX=1',
       '(youtube: U is the Google account e-mail, e.g. creator@example.com; bluesky: the account',
       'U.bsky.social, made with an app password in the simulator; facebook: a Page named U;',
       "instagram: an Instagram professional account U, through Instagram Login; linkedin: member U's",
-      'personal profile, or with --organization the first page U administers; threads: a Threads profile U).',
+      'personal profile, or with --organization the first page U administers; threads: a Threads profile U;',
+      'googlebusiness: every location of the business U, each a profile of its own).',
     ],
     opens: 'app',
     input: (v) => ({
@@ -58,9 +59,10 @@ export const operationCommands: Command[] = [
     async run(app, input) {
       const { sandboxConnect } = await import('../../../modules/connections/sandbox-connect.js')
       const result = await sandboxConnect(app, input)
+      const each = (result.profiles ?? [result]).map((p) => `@${p.username} (profile ${p.profileId})`)
       return {
         json: result,
-        text: `Connected ${result.platform} @${result.username} (profile ${result.profileId}) in workspace ${result.workspaceId}.`,
+        text: `Connected ${result.platform} ${each.join(', ')} in workspace ${result.workspaceId}.`,
       }
     },
   }),

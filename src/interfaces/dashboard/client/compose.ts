@@ -116,6 +116,7 @@ function updateForm(form: HTMLFormElement, tabs: Tabs, checkedNow: boolean) {
   if (threadPart) threadPart.hidden = networks.size > 0 && !threadNetworks.some((n) => networks.has(n))
   const youtube = byId<HTMLElement>('youtube')
   if (youtube) youtube.hidden = !networks.has('youtube')
+  googleBusinessParts(form, networks)
   queueSlot(chosenBoxes(form))
   const confirmed = !networks.has('youtube') || Boolean(byId<HTMLInputElement>('youtube-confirm')?.checked)
   const timed = primaryWhen(form) === 'schedule'
@@ -124,6 +125,19 @@ function updateForm(form: HTMLFormElement, tabs: Tabs, checkedNow: boolean) {
     b.disabled = !(checkedNow && confirmed) || (when === 'schedule' && !timed)
     b.classList.toggle('primary', when === primaryWhen(form))
   }
+}
+
+/**
+ * The Google Business Profile part, shown once a location is chosen, with only the fields of the post type
+ * picked (an event's and an offer's title and dates, an offer's code and terms, a button on the others).
+ */
+function googleBusinessParts(form: HTMLFormElement, networks: Set<string>) {
+  const part = byId<HTMLElement>('googlebusiness')
+  if (!part) return
+  part.hidden = !networks.has('googlebusiness')
+  const type = form.querySelector<HTMLInputElement>('input[name="gbpType"]:checked')?.value ?? 'update'
+  for (const fields of part.querySelectorAll<HTMLElement>('[data-gbp-for]'))
+    fields.hidden = !(fields.dataset.gbpFor ?? '').split(' ').includes(type)
 }
 
 /** The check's answer in its places: the summary, each field's note, the tabs' counts, the price, the previews. */

@@ -23,6 +23,8 @@ const SIMPLE_ICON: Record<Exclude<Network, 'linkedin'>, string> = {
   threads: 'threads',
   bluesky: 'bluesky',
   youtube: 'youtube',
+  // The map pin: a Business Profile is a place on Google Maps.
+  googlebusiness: 'googlemaps',
 }
 
 const pathOf = (svg: string) => {
