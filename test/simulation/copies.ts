@@ -55,7 +55,7 @@ export function countCopies(h: Harness, network: Network, tag: string): Copy[] {
         .map((v) => ({ ids: [v.id], urlKeys: [v.id] }))
     case 'googlebusiness':
       return [...s.googlebusiness.posts.values()]
-        .filter((p) => has(p.summary))
+        .filter((p) => has(p.post.summary))
         .map((p) => ({ ids: [p.name], urlKeys: [`lpsid=${p.id}`] }))
   }
 }
