@@ -1,7 +1,13 @@
 import type { Network } from '../../src/core/networks.js'
 import { countCopies, countItemCopies } from './copies.js'
-import { type SeedContext, type SimItem, type SimPost, THREAD_NETWORKS } from './seed-context.js'
-import { PROFILES } from './world.js'
+import {
+  type SeedContext,
+  type SimItem,
+  type SimPost,
+  THREAD_NETWORKS,
+  UNCHAINED_NETWORKS,
+} from './seed-context.js'
+import { FIRST_PROFILES, NEWER_PROFILES } from './world.js'
 
 /**
  * The person (or the AI agent) using Herald while the workers send: they make posts, and they do what
@@ -16,6 +22,8 @@ const DOCUMENTED_PRICE = (network: Network) => (network === 'twitter' ? 5 : 1)
 const CHAINS = process.env.HERALD_SIMULATION_CHAINS !== '0'
 const OK_STATUSES = new Set([200, 400, 404, 409])
 const WORDS = ['hello', 'news', 'today', 'update']
+/** About the newer networks' share of the profiles Herald serves, of the posts the person makes. */
+const NEWER_SHARE = NEWER_PROFILES.length / (NEWER_PROFILES.length + 7)
 /** What get_post says of one profile's delivery (the fields the person reads). */
 interface TargetView {
   status: string
@@ -69,7 +77,11 @@ export async function createPost(
   options: CreateOptions = {},
 ): Promise<SimPost | undefined> {
   const { world, pick, chains } = ctx
-  const network = options.network ?? pick.pick(PROFILES).network
+  // The first seven are drawn as before on every post, so a post that goes to a newer network leaves the
+  // person's other choices where they were.
+  const first = pick.pick(FIRST_PROFILES).network
+  const newer = ctx.newer.chance(NEWER_SHARE) ? ctx.newer.pick(NEWER_PROFILES).network : undefined
+  const network = options.network ?? newer ?? first
   const tag = `s${ctx.seed}n${ctx.nextPost()}z`
   const content = `Simulated ${network} post ${tag} ${pick.pick(WORDS)}`
   const mediaUrls =
@@ -81,7 +93,7 @@ export async function createPost(
   const now = options.now ?? pick.chance(0.75)
   const role = THREAD_NETWORKS.has(network) ? ('thread' as const) : ('firstComment' as const)
   // About 40% of posts carry a thread (X, Bluesky, Threads) or a first comment (the others).
-  const chained = chains.chance(0.4) && CHAINS
+  const chained = chains.chance(0.4) && CHAINS && !UNCHAINED_NETWORKS.has(network)
   const shape = { tag, role }
   const items = chained
     ? Array.from({ length: role === 'thread' ? chains.int(2, 4) : 1 }, (_, k) => newItem(ctx, shape, k))

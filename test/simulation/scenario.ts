@@ -5,7 +5,7 @@ import { checkEndState } from './oracle.js'
 import { createPost, tend, toolCall } from './person.js'
 import { Prng } from './prng.js'
 import type { SeedContext, SimPost } from './seed-context.js'
-import { PROFILES, type SimWorker, type World } from './world.js'
+import { FIRST_PROFILES, PROFILES, type SimWorker, type World } from './world.js'
 
 /** What one seed did and found. */
 export interface SeedReport {
@@ -78,6 +78,7 @@ export async function runSeed(world: World, seed: number, trace: string[] = []):
     seed,
     pick: rng.fork('picks'),
     chains: rng.fork('chains'),
+    newer: rng.fork('newer networks'),
     posts: [],
     violations: [],
     ledger: new PublishingLedger(world.h),
@@ -302,7 +303,7 @@ async function gracefulStop(ctx: SeedContext, fleet: Fleet, steps: Prng) {
     .where('status', '=', 'pending')
     .where('remote_id', 'is not', null)
     .execute()
-  const network = (partly[0]?.platform as Network | undefined) ?? steps.pick(PROFILES).network
+  const network = (partly[0]?.platform as Network | undefined) ?? steps.pick(FIRST_PROFILES).network
   for (let n = steps.int(0, 5); n > 0; n--) await createPost(ctx, { network, now: false })
   ctx.world.clock.advance(90 * MINUTE)
   const leaving = fleet.alive()[0] ?? fleet.add()
@@ -332,7 +333,7 @@ async function skewedWorker(ctx: SeedContext, fleet: Fleet, steps: Prng) {
  */
 async function outage(ctx: SeedContext, fleet: Fleet, steps: Prng) {
   const own = ctx.posts.filter((p) => !p.deleted).map((p) => p.network)
-  const network: Network = own.length && steps.chance(0.5) ? steps.pick(own) : steps.pick(PROFILES).network
+  const network: Network = own.length && steps.chance(0.5) ? steps.pick(own) : steps.pick(FIRST_PROFILES).network
   ctx.world.faults.outage = network
   ctx.count('network outage of a day')
   ctx.note(`${network} is out for a day (writes land and answer 503, reads fail)`)

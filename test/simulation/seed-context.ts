@@ -42,6 +42,8 @@ export interface SeedContext {
   pick: Prng
   /** Threads and first comments draw from a stream of their own. */
   chains: Prng
+  /** Whether a new post goes to one of the newer networks, and which, from a stream of its own. */
+  newer: Prng
   posts: SimPost[]
   violations: string[]
   ledger: PublishingLedger
@@ -55,3 +57,6 @@ export interface SeedContext {
 
 /** The networks whose posts take a thread (the others take a first comment). */
 export const THREAD_NETWORKS = new Set<Network>(['twitter', 'bluesky', 'threads'])
+
+/** The networks whose posts take neither a thread nor a first comment. */
+export const UNCHAINED_NETWORKS = new Set<Network>(['googlebusiness'])

@@ -12,8 +12,8 @@ import { mp4File, solidImage } from '../media/fixtures.js'
 import { serveJpegOrVideo, type TestServer } from '../media/servers.js'
 import { SimulatedFaults } from './faults.js'
 
-/** The seven networks, each with the profile the simulation publishes as. */
-export const PROFILES: ReadonlyArray<{ network: Network; username: string }> = [
+/** Herald's first seven networks, each with the profile the simulation publishes as. */
+export const FIRST_PROFILES: ReadonlyArray<{ network: Network; username: string }> = [
   { network: 'twitter', username: 'sim_x' },
   { network: 'facebook', username: 'Sim Page' },
   { network: 'instagram', username: 'sim.insta' },
@@ -22,6 +22,18 @@ export const PROFILES: ReadonlyArray<{ network: Network; username: string }> = [
   { network: 'bluesky', username: 'simsky' },
   { network: 'youtube', username: 'sim@example.com' },
 ]
+
+/**
+ * The networks added since, with their profiles (for a network whose profiles are its pages, boards or
+ * locations, the first one the simulated account has). A seed draws them from a stream of its own, so the
+ * first seven's share of each seed's story, and the recorded seeds' stories, stay as they were.
+ */
+export const NEWER_PROFILES: ReadonlyArray<{ network: Network; username: string }> = [
+  { network: 'googlebusiness', username: 'simbusiness' },
+]
+
+/** Every network the simulation connects. */
+export const PROFILES = [...FIRST_PROFILES, ...NEWER_PROFILES]
 
 /** How long a client waits for an answer in the simulation (the adapters' own timeouts are 30 s and more). */
 export const CLIENT_TIMEOUT_MS = 750

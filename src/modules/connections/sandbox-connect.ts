@@ -374,7 +374,8 @@ async function signInWithAppPassword(
     throw invalid(
       `The Herald at ${base} connects Bluesky to the PDS named by HERALD_BLUESKY_SERVICE_URL, not to the simulator: connect from /connect/bluesky with an app password of that PDS.`,
     )
-  const csrf = /<input type="hidden" name="csrf" value="([^"]*)">/.exec(html)?.[1]
+  // The form is rendered by the dashboard's JSX (a void element may end in "/>").
+  const csrf = /<input type="hidden" name="csrf" value="([^"]*)"\s*\/?>/.exec(html)?.[1]
   if (!csrf) throw new AppError('internal', 'The Bluesky connect form carries no CSRF token')
 
   const made = await send(`${base}${sandboxPrefixes.bluesky}/_sandbox/accounts`, {
