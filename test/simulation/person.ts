@@ -82,6 +82,7 @@ export async function createPost(
   const first = pick.pick(FIRST_PROFILES).network
   const newer = ctx.newer.chance(NEWER_SHARE) ? ctx.newer.pick(NEWER_PROFILES).network : undefined
   const network = options.network ?? newer ?? first
+  if (newer && !options.network) ctx.count(`create_post to ${newer}`)
   const tag = `s${ctx.seed}n${ctx.nextPost()}z`
   const content = `Simulated ${network} post ${tag} ${pick.pick(WORDS)}`
   const mediaUrls =
