@@ -2,7 +2,7 @@ import { renderToString } from 'preact-render-to-string'
 import { networkLabels } from '../../../core/networks.js'
 import type { PostView } from '../../../modules/publishing/schemas.js'
 import { networkIcon } from '../ui/icons.js'
-import { shownState, statusChip } from '../ui/status-chip.js'
+import { StatusChip, shownState } from '../ui/status-chip.js'
 
 /**
  * Rescheduling one post with a form instead of a drag, for a keyboard (or a phone): its date, time and zone,
@@ -29,7 +29,9 @@ function RescheduleForm({ post, csrf, back }: { post: PostView; csrf: string; ba
               {networkLabels[t.platform]} @{t.username.replace(/^@+/, '')}
             </li>
           ))}
-          <li dangerouslySetInnerHTML={{ __html: statusChip(shownState(post)) }} />
+          <li>
+            <StatusChip state={shownState(post)} />
+          </li>
         </ul>
         <blockquote>{post.content}</blockquote>
         <p class="muted">

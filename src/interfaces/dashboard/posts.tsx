@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { VNode } from 'preact'
 import { approvalStates } from '../../core/approval.js'
 import { isNetwork } from '../../core/networks.js'
 import { postStatuses } from '../../core/post-status.js'
@@ -9,10 +10,10 @@ import type { PostView } from '../../modules/publishing/schemas.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolArgs } from '../tools/registry.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { approvalSection } from './approval-views.js'
+import { ApprovalSection } from './approval-views.js'
 import { actorOf, runAs, toolsAs } from './caller.js'
 import { onboardingSection, simulatedNotice } from './first-run/onboarding.js'
-import { csrfField, escapeHtml, NextLink, networkLabels, page, problemPage, sendHtml } from './html.js'
+import { NextLink, networkLabels, page, problemPage, sendHtml } from './html.js'
 import {
   analyticsSection,
   history,
@@ -27,6 +28,8 @@ import { handleOf, localMediaOf } from './post-parts.js'
 import { type ListFilters, postsListBody } from './posts-list.js'
 import { account, field, type SignedIn, signedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
+import { CsrfField, Messages } from './ui/parts.js'
+import { trusted } from './ui/trusted.js'
 
 /**
  * The queue and a post's delivery, read and changed through the same tools an agent calls (list_posts,
@@ -40,14 +43,24 @@ const PAGE_SIZE = 20
 const label = (platform: string) => (isNetwork(platform) ? networkLabels[platform] : platform)
 
 /** The actions a post's state allows, each a CSRF-protected form that calls one tool. */
-function actions(post: PostView, csrf: string) {
-  const form = (action: string, text: string) =>
-    // Deleting cannot be undone, so it looks unlike the rest.
-    `<form method="post" action="/posts/${escapeHtml(post.id)}/${action}" class="inline">${csrfField(csrf)}<button type="submit"${action === 'delete' ? ' class="danger"' : ''}>${text}</button></form>`
+function Actions({ post, csrf }: { post: PostView; csrf: string }) {
+  const form = (action: string, text: string) => (
+    <form method="post" action={`/posts/${post.id}/${action}`} class="inline">
+      <CsrfField token={csrf} />
+      {/* Deleting cannot be undone, so it looks unlike the rest. */}
+      <button type="submit" class={action === 'delete' ? 'danger' : undefined}>
+        {text}
+      </button>
+    </form>
+  )
   const pending = post.approval?.state === 'pending'
-  const out: string[] = []
+  const out: VNode[] = []
   if (post.status === 'scheduled' || post.status === 'draft' || post.status === 'failed')
-    out.push(`<a class="button" href="/posts/${escapeHtml(post.id)}/edit">Edit</a>`)
+    out.push(
+      <a class="button" href={`/posts/${post.id}/edit`}>
+        Edit
+      </a>,
+    )
   // Nothing publishes a post waiting for approval but its approval (src/core/approval.ts).
   if ((post.status === 'scheduled' || post.status === 'draft') && !pending)
     out.push(form('publish', 'Publish now'))
@@ -56,7 +69,7 @@ function actions(post: PostView, csrf: string) {
   if (post.status === 'scheduled' || post.status === 'failed') out.push(form('draft', 'Move to drafts'))
   if (pending) out.push(form('draft', 'Withdraw the request (keep as a draft)'))
   if (post.status === 'scheduled' || post.status === 'draft') out.push(form('delete', 'Delete'))
-  return out.join(' ')
+  return <>{out.flatMap((action, i) => (i ? [' ', action] : [action]))}</>
 }
 
 function postPage(
@@ -70,25 +83,36 @@ function postPage(
   const { post } = view
   const csrf = who.session.csrfToken
   const local = localMediaOf(app.config.publicBaseUrl)
-  const notice = message?.notice
-    ? `<div class="notice" role="status"><p>${escapeHtml(message.notice)}</p></div>`
-    : ''
-  const problem = message?.problem
-    ? `<div class="problem" role="alert"><p>${escapeHtml(message.problem)}</p></div>`
-    : ''
   const target = post.targets[0]
+  // The post's own parts (its head, media, cards, history and analytics) are built as HTML by post-page.ts.
   return page(
     postTitle(post),
-    `${postHead(post)}
-${notice}${problem}
-${approvalSection(app, post, { owner: who.workspace.role === 'owner', csrf, price: review?.price, immediate: review?.publishImmediately ?? false })}
-<blockquote class="post-copy">${escapeHtml(post.content)}</blockquote>
-${mediaGallery(post, local)}
-${profileCards(view.compose, post.id, { csrf, needsReconnect: view.needsReconnect })}
-<section aria-labelledby="actions-head"><h2 id="actions-head">${target ? `Actions for ${escapeHtml(`${label(target.platform)} ${handleOf(target.username)}`)}` : 'Actions'}</h2>
-<div class="post-actions">${actions(post, csrf)}</div></section>
-${history(view.compose)}
-${analyticsSection(post, analytics, csrf)}`,
+    <>
+      {trusted(postHead(post))}
+      <Messages notice={message?.notice} />
+      <Messages problem={message?.problem} />
+      <ApprovalSection
+        app={app}
+        post={post}
+        owner={who.workspace.role === 'owner'}
+        csrf={csrf}
+        price={review?.price}
+        immediate={review?.publishImmediately ?? false}
+      />
+      <blockquote class="post-copy">{post.content}</blockquote>
+      {trusted(mediaGallery(post, local))}
+      {trusted(profileCards(view.compose, post.id, { csrf, needsReconnect: view.needsReconnect }))}
+      <section aria-labelledby="actions-head">
+        <h2 id="actions-head">
+          {target ? `Actions for ${label(target.platform)} ${handleOf(target.username)}` : 'Actions'}
+        </h2>
+        <div class="post-actions">
+          <Actions post={post} csrf={csrf} />
+        </div>
+      </section>
+      {trusted(history(view.compose))}
+      {trusted(analyticsSection(post, analytics, csrf))}
+    </>,
     { signedIn: account(who) },
   )
 }
@@ -108,36 +132,77 @@ interface EditForm {
  * to scheduled, or publish_post_now, which wait for an owner when approvals apply to this person.
  */
 function editPage(who: SignedIn, post: PostView, form: EditForm, waits: boolean, problem?: string) {
-  const id = escapeHtml(post.id)
   const submit = waits
     ? 'Save and submit for approval'
     : form.when === 'now'
       ? 'Save and publish now'
       : 'Save and schedule'
-  const note =
-    post.approval?.state === 'rejected'
-      ? `<div class="problem" role="alert"><p><strong>An owner sent it back:</strong></p><blockquote class="note">${escapeHtml(post.approval.note ?? '')}</blockquote></div>`
-      : ''
   return page(
     'Edit post',
-    `<p><a href="/posts/${id}">Back to the post</a></p>
-<h1>Edit post</h1>
-${note}${problem ? `<div class="problem" role="alert"><p>${escapeHtml(problem)}</p></div>` : ''}
-<p class="muted">To ${escapeHtml(post.targets.map((t) => `${label(t.platform)} @${t.username.replace(/^@+/, '')}`).join(', '))}.</p>
-<form method="post" action="/posts/${id}/edit">${csrfField(who.session.csrfToken)}
-<label>Copy <textarea name="content" rows="6">${escapeHtml(form.content)}</textarea></label>
-<label>Media URLs, one per line, in order <textarea name="mediaUrls" rows="2">${escapeHtml(form.mediaUrls)}</textarea></label>
-<fieldset><legend>When</legend>
-<label><input type="radio" name="when" value="schedule"${form.when === 'schedule' ? ' checked' : ''}> At a date and time</label>
-<label>Date <input type="date" name="date" value="${escapeHtml(form.date)}"></label>
-<label>Time <input type="time" name="time" value="${escapeHtml(form.time)}"></label>
-<label>Time zone <input type="text" name="timezone" value="${escapeHtml(form.timezone)}"></label>
-<label><input type="radio" name="when" value="now"${form.when === 'now' ? ' checked' : ''}> ${waits ? 'As soon as it is approved' : 'Now'}</label>
-</fieldset>
-<button type="submit" name="intent" value="save">Save</button>
-<button type="submit" name="intent" value="submit">${submit}</button>
-${waits ? '<p class="muted">Approvals are on: an owner approves the post before it goes out; its credits are charged then.</p>' : ''}
-</form>`,
+    <>
+      <p>
+        <a href={`/posts/${post.id}`}>Back to the post</a>
+      </p>
+      <h1>Edit post</h1>
+      {post.approval?.state === 'rejected' ? (
+        <div class="problem" role="alert">
+          <p>
+            <strong>An owner sent it back:</strong>
+          </p>
+          <blockquote class="note">{post.approval.note ?? ''}</blockquote>
+        </div>
+      ) : null}
+      <Messages problem={problem} />
+      <p class="muted">
+        To {post.targets.map((t) => `${label(t.platform)} @${t.username.replace(/^@+/, '')}`).join(', ')}.
+      </p>
+      <form method="post" action={`/posts/${post.id}/edit`}>
+        <CsrfField token={who.session.csrfToken} />
+        <label>
+          Copy{' '}
+          <textarea name="content" rows={6}>
+            {form.content}
+          </textarea>
+        </label>
+        <label>
+          Media URLs, one per line, in order{' '}
+          <textarea name="mediaUrls" rows={2}>
+            {form.mediaUrls}
+          </textarea>
+        </label>
+        <fieldset>
+          <legend>When</legend>
+          <label>
+            <input type="radio" name="when" value="schedule" checked={form.when === 'schedule'} /> At a date
+            and time
+          </label>
+          <label>
+            Date <input type="date" name="date" value={form.date} />
+          </label>
+          <label>
+            Time <input type="time" name="time" value={form.time} />
+          </label>
+          <label>
+            Time zone <input type="text" name="timezone" value={form.timezone} />
+          </label>
+          <label>
+            <input type="radio" name="when" value="now" checked={form.when === 'now'} />{' '}
+            {waits ? 'As soon as it is approved' : 'Now'}
+          </label>
+        </fieldset>
+        <button type="submit" name="intent" value="save">
+          Save
+        </button>{' '}
+        <button type="submit" name="intent" value="submit">
+          {submit}
+        </button>
+        {waits ? (
+          <p class="muted">
+            Approvals are on: an owner approves the post before it goes out; its credits are charged then.
+          </p>
+        ) : null}
+      </form>
+    </>,
     { signedIn: account(who) },
   )
 }
@@ -157,7 +222,12 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
       tools(who, 'get_connected_accounts', {}),
     ])
     const notice = simulatedNotice(request.query as Record<string, unknown>)
-    const onboarding = `${notice ? `<div class="notice" role="status"><p>${escapeHtml(notice)}</p></div>` : ''}${await onboardingSection(app, who)}`
+    const onboarding = (
+      <>
+        <Messages notice={notice} />
+        {await onboardingSection(app, who)}
+      </>
+    )
     const body = postsListBody(who.workspace.name, list, {
       filters,
       profiles,
@@ -272,7 +342,7 @@ async function showPostPage(
       appError.code === 'not_found' ? 404 : 400,
       problemPage('Post not found', appError.message, {
         signedIn: account(who),
-        next: NextLink({ href: '/posts', label: 'All posts' }),
+        next: <NextLink href="/posts" label="All posts" />,
       }),
     )
   }
