@@ -11,7 +11,7 @@ import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolArgs } from '../tools/registry.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { ApprovalSection } from './approval-views.js'
-import { actorOf, runAs, toolsAs } from './caller.js'
+import { actorOf, toolsAs } from './caller.js'
 import { onboardingSection, simulatedNotice } from './first-run/onboarding.js'
 import { NextLink, networkLabels, page, problemPage, sendHtml } from './html.js'
 import {
@@ -209,7 +209,6 @@ function editPage(who: SignedIn, post: PostView, form: EditForm, waits: boolean,
 
 export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const routes = signedInRoutes(scope)
-  const run = runAs(runner)
   const tools = toolsAs(runner)
   const showPost: ShowPost = (reply, who, id, status, message) =>
     showPostPage(app, tools, { reply, who, id, status, message })
@@ -241,8 +240,8 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     return showPost(reply, who, request.params.id, 200)
   })
 
-  registerEditRoutes(scope, app, run, showPost)
-  registerPostActions(scope, app, run, showPost)
+  registerEditRoutes(scope, app, tools, showPost)
+  registerPostActions(scope, app, tools, showPost)
 }
 
 /** The list's filters from the query string; anything unknown is left out rather than refused. */
@@ -280,7 +279,6 @@ function listArgs(filters: ListFilters): Omit<ToolArgs<'list_posts'>, 'workspace
   }
 }
 
-type Run = ReturnType<typeof runAs>
 type Tools = ReturnType<typeof toolsAs>
 type Reply = Parameters<typeof sendHtml>[0]
 type ShowPost = (
@@ -361,8 +359,8 @@ const waitsFor = (app: AppContext, who: SignedIn) =>
   waitsForApproval(app.store.db, { workspaceId: who.workspace.id, role: who.workspace.role })
 
 /** Only what changed is sent: new copy replaces per-network copy, so unchanged copy is left alone. */
-function changeOf(id: string, form: EditForm, post: PostView): Record<string, unknown> {
-  const change: Record<string, unknown> = { id }
+function changeOf(id: string, form: EditForm, post: PostView): Omit<ToolArgs<'update_post'>, 'workspaceId'> {
+  const change: Omit<ToolArgs<'update_post'>, 'workspaceId'> = { id }
   if (form.content !== post.content) change.content = form.content
   const media = form.mediaUrls.split(/\s+/).filter(Boolean)
   if (media.join('\n') !== post.mediaUrls.join('\n')) change.mediaUrls = media
@@ -375,13 +373,13 @@ function changeOf(id: string, form: EditForm, post: PostView): Record<string, un
 }
 
 /** The edit form of a post, and its POST: save the changes, submit it for its slot, or send it now. */
-function registerEditRoutes(scope: FastifyInstance, app: AppContext, run: Run, showPost: ShowPost) {
+function registerEditRoutes(scope: FastifyInstance, app: AppContext, tools: Tools, showPost: ShowPost) {
   const routes = signedInRoutes(scope)
   routes.get<{ Params: { id: string } }>('/posts/:id/edit', async (request, reply, who) => {
     const { id } = request.params
     let post: PostView
     try {
-      post = await run<PostView>(who, 'get_post', { id })
+      post = await tools(who, 'get_post', { id })
     } catch {
       return showPost(reply, who, id, 404)
     }
@@ -405,7 +403,7 @@ function registerEditRoutes(scope: FastifyInstance, app: AppContext, run: Run, s
     }
     let post: PostView
     try {
-      post = await run<PostView>(who, 'get_post', { id })
+      post = await tools(who, 'get_post', { id })
     } catch {
       return showPost(reply, who, id, 404)
     }
@@ -414,14 +412,13 @@ function registerEditRoutes(scope: FastifyInstance, app: AppContext, run: Run, s
     try {
       let message = 'Saved.'
       if (Object.keys(change).length > 1 || (submit && form.when === 'schedule')) {
-        const updated = await run<{ message: string }>(who, 'update_post', {
+        const updated = await tools(who, 'update_post', {
           ...change,
           ...(submit && form.when === 'schedule' ? { status: 'scheduled' } : {}),
         })
         message = updated.message
       }
-      if (submit && form.when === 'now')
-        message = (await run<{ message: string }>(who, 'publish_post_now', { id })).message
+      if (submit && form.when === 'now') message = (await tools(who, 'publish_post_now', { id })).message
       return showPost(reply, who, id, 200, { notice: message })
     } catch (error) {
       const appError = toAppError(error)
@@ -435,21 +432,23 @@ function registerEditRoutes(scope: FastifyInstance, app: AppContext, run: Run, s
   })
 }
 
+/** Each action's tool call on the post, and what the page says once it is done. */
 const postActions: Record<
   string,
-  { tool: string; args: (id: string) => Record<string, unknown>; done: string }
+  { call: (tools: Tools, who: SignedIn, id: string) => Promise<unknown>; done: string }
 > = {
-  publish: { tool: 'publish_post_now', args: (id) => ({ id }), done: 'Sending now.' },
+  publish: { call: (tools, who, id) => tools(who, 'publish_post_now', { id }), done: 'Sending now.' },
   reset: {
-    tool: 'reset_stuck_post',
-    args: (id) => ({ id }),
+    call: (tools, who, id) => tools(who, 'reset_stuck_post', { id }),
     done: 'Released: Herald checks the network before anything is sent again.',
   },
-  draft: { tool: 'update_post', args: (id) => ({ id, status: 'draft' }), done: 'Kept as a draft.' },
-  delete: { tool: 'delete_post', args: (id) => ({ id }), done: 'Deleted.' },
+  draft: {
+    call: (tools, who, id) => tools(who, 'update_post', { id, status: 'draft' }),
+    done: 'Kept as a draft.',
+  },
+  delete: { call: (tools, who, id) => tools(who, 'delete_post', { id }), done: 'Deleted.' },
   analytics: {
-    tool: 'get_post_analytics',
-    args: (id) => ({ id, refresh: true }),
+    call: (tools, who, id) => tools(who, 'get_post_analytics', { id, refresh: true }),
     done: 'Analytics read from the networks now.',
   },
 }
@@ -472,7 +471,7 @@ const decisions: Record<
 }
 
 /** `POST /posts/:id/<action>`: a tool run on the post (publish, reset, draft, delete, analytics) or a decision. */
-function registerPostActions(scope: FastifyInstance, app: AppContext, run: Run, showPost: ShowPost) {
+function registerPostActions(scope: FastifyInstance, app: AppContext, tools: Tools, showPost: ShowPost) {
   const routes = signedInRoutes(scope)
   routes.post<{ Params: { id: string; action: string } }>(
     '/posts/:id/:action',
@@ -498,7 +497,7 @@ function registerPostActions(scope: FastifyInstance, app: AppContext, run: Run, 
       if (!action)
         return sendHtml(reply, 404, problemPage('Unknown action', 'That is not something a post can do.'))
       try {
-        await run(who, action.tool, action.args(id))
+        await action.call(tools, who, id)
       } catch (error) {
         // The tool's own words: a 409 says why the post's state does not allow it.
         const appError = toAppError(error)

@@ -287,7 +287,7 @@ async function signInWithAppPassword(
     throw invalid(
       `The Herald at ${base} connects Bluesky to the PDS named by HERALD_BLUESKY_SERVICE_URL, not to the simulator: connect from /connect/bluesky with an app password of that PDS.`,
     )
-  const csrf = /<input type="hidden" name="csrf" value="([^"]*)">/.exec(html)?.[1]
+  const csrf = /<input type="hidden" name="csrf" value="([^"]*)"\s*\/?>/.exec(html)?.[1]
   if (!csrf) throw new AppError('internal', 'The Bluesky connect form carries no CSRF token')
 
   const made = await send(`${base}${sandboxPrefixes.bluesky}/_sandbox/accounts`, {
@@ -356,8 +356,14 @@ async function chooseNamedPage(
   })
 }
 
+/** The entities the dashboard's renderer writes in an attribute (numbered ones as older pages did), decoded. */
 const decodeEntities = (text: string) =>
-  text.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code))).replace(/&amp;/g, '&')
+  text
+    .replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)))
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 export const describeDatabase = (app: AppContext) =>
