@@ -1,7 +1,7 @@
 import { renderToString } from 'preact-render-to-string'
 import { networkLabels } from '../../../core/networks.js'
 import type { PostView } from '../../../modules/publishing/schemas.js'
-import { networkIcon } from '../ui/icons.js'
+import { NetworkIcon } from '../ui/parts.js'
 import { StatusChip, shownState } from '../ui/status-chip.js'
 
 /**
@@ -25,7 +25,9 @@ function RescheduleForm({ post, csrf, back }: { post: PostView; csrf: string; ba
         <ul class="reschedule-profiles">
           {post.targets.map((t) => (
             <li class={`net net-${t.platform}`}>
-              <span aria-hidden="true" dangerouslySetInnerHTML={{ __html: networkIcon(t.platform) }} />
+              <span aria-hidden="true">
+                <NetworkIcon network={t.platform} />
+              </span>
               {networkLabels[t.platform]} @{t.username.replace(/^@+/, '')}
             </li>
           ))}

@@ -4,6 +4,7 @@ import { networkLabels } from '../../../core/networks.js'
 import { assetUrl } from '../ui/assets.js'
 import { icon, networkIcon, type UiIcon } from '../ui/icons.js'
 import { StatusChip } from '../ui/status-chip.js'
+import { trusted } from '../ui/trusted.js'
 import type { CalendarItem, FreeSlotItem, PostItem } from './items.js'
 import { type CalendarView, dayParts, longDay, type Period } from './period.js'
 
@@ -33,7 +34,9 @@ export interface CalendarProps {
 
 /** Trusted, bundled SVG as decoration. */
 const Svg = ({ html }: { html: string }) => (
-  <span class="svg" aria-hidden="true" dangerouslySetInnerHTML={{ __html: html }} />
+  <span class="svg" aria-hidden="true">
+    {trusted(html)}
+  </span>
 )
 
 /** The calendar's address for a view and day, keeping a chosen zone. */
