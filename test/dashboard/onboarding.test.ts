@@ -107,7 +107,7 @@ describe.each(backends)('the onboarding checklist on $name', (backend) => {
     await h.call('update_post', { id: postId, status: 'scheduled' }, { key: apiKey })
     expect((await state()).post).toBe(true)
     const done = await owner.browser.get('/posts')
-    expect(done.text).toContain('Sam &#38; Co is set up')
+    expect(done.text).toContain('Sam &amp; Co is set up')
     expect(checklistOf(done.text)).toBe('')
     expect((await state()).closedAt).not.toBeNull()
     // Closed for good: a step undone later does not bring it back.

@@ -97,7 +97,7 @@ describe.each(backends)('the Posts list grouped by compose ($name)', (backend) =
     const first = await browser.get('/posts?q=pager&network=twitter')
     expect(rows(first.text)).toBe(20)
     expect(first.text.match(/<nav class="pager".*?<\/nav>/)?.[0]).toContain(
-      'href="/posts?network=twitter&#38;q=pager&#38;page=2"',
+      'href="/posts?network=twitter&amp;q=pager&amp;page=2"',
     )
     const second = await browser.get('/posts?network=twitter&q=pager&page=2')
     expect(rows(second.text)).toBe(1)

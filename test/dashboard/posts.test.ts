@@ -49,7 +49,7 @@ describe('the Posts pages', () => {
     expect(queue.status).toBe(200)
     expect(queue.text).toContain('X @acme:</span><span class="chip info">')
     expect(queue.text).toContain(`href="/posts/${id}"`)
-    expect(queue.text).toContain('Spring launch &#60;b&#62;announcement&#60;/b&#62;')
+    expect(queue.text).toContain('Spring launch &lt;b>announcement&lt;/b>')
     expect(queue.text).not.toContain('<b>announcement')
     const filtered = await browser.get('/posts?status=draft')
     expect(filtered.text).not.toContain(`href="/posts/${id}"`)

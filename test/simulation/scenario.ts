@@ -333,7 +333,8 @@ async function skewedWorker(ctx: SeedContext, fleet: Fleet, steps: Prng) {
  */
 async function outage(ctx: SeedContext, fleet: Fleet, steps: Prng) {
   const own = ctx.posts.filter((p) => !p.deleted).map((p) => p.network)
-  const network: Network = own.length && steps.chance(0.5) ? steps.pick(own) : steps.pick(FIRST_PROFILES).network
+  const network: Network =
+    own.length && steps.chance(0.5) ? steps.pick(own) : steps.pick(FIRST_PROFILES).network
   ctx.world.faults.outage = network
   ctx.count('network outage of a day')
   ctx.note(`${network} is out for a day (writes land and answer 503, reads fail)`)

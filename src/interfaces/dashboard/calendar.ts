@@ -12,11 +12,11 @@ import { CALENDAR_VIEWS, type CalendarView, periodOf } from './calendar/period.j
 import { renderRescheduleForm } from './calendar/reschedule-page.js'
 import { calendarHref, renderCalendar } from './calendar/view.js'
 import { toolsAs } from './caller.js'
-import { emptyState } from './first-run/empty-state.js'
 import { NextLink, page, problemPage, sendHtml } from './html.js'
 import { sendPostNotFound } from './post-not-found.js'
 import { account, field, type SignedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
+import { EmptyState } from './ui/parts.js'
 
 /**
  * The calendar: scheduled and published posts (one item per profile) and the free times of the posting
@@ -101,10 +101,10 @@ async function calendarPage(
   )
   const empty =
     posts.length === 0 && openings.length === 0
-      ? emptyState(
-          'Nothing on the calendar yet. Scheduled and published posts appear here on their day, with the free times of your posting queues.',
-          { href: '/compose', label: 'Schedule a post' },
-        )
+      ? EmptyState({
+          text: 'Nothing on the calendar yet. Scheduled and published posts appear here on their day, with the free times of your posting queues.',
+          action: { href: '/compose', label: 'Schedule a post' },
+        })
       : undefined
   const notice = movedNotice(listed.posts, request.query.moved)
   const body = renderCalendar({

@@ -1,3 +1,4 @@
+import type { VNode } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import { looksLikeVideoUrl } from '../../core/media-url.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
@@ -47,8 +48,8 @@ export interface PostPageProps {
   local: LocalMedia
   message?: { notice?: string | undefined; problem?: string | undefined } | undefined
   analytics?: PostAnalytics | undefined
-  /** The approval part of the page (src/interfaces/dashboard/approval-views.ts), escaped HTML. */
-  approval: string
+  /** The approval part of the page (approval-views.tsx), when the post has one. */
+  approval: VNode | null
 }
 
 /** Trusted markup from the dashboard's own string builders (a chip, an avatar, the approval part). */
@@ -382,7 +383,7 @@ function PostPage(view: PostPageProps) {
     <>
       <Head post={post} />
       <Messages message={view.message} />
-      {view.approval ? <div dangerouslySetInnerHTML={{ __html: view.approval }} /> : null}
+      {view.approval}
       <blockquote class="post-copy">{post.content}</blockquote>
       <Gallery post={post} local={view.local} />
       <ProfileCards view={view} />

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../modules/app-context.js'
 import { approvalReview } from '../../modules/publishing/approvals.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
-import { approvalSection } from './approval-views.js'
+import { ApprovalSection } from './approval-views.js'
 import type { toolsAs } from './caller.js'
 import { page, sendHtml } from './html.js'
 import { sendPostNotFound } from './post-not-found.js'
@@ -60,7 +60,9 @@ export async function showPostPage(app: AppContext, tools: Tools, input: ShowPos
       approvalReview(app, { workspaceId: who.workspace.id }, id),
     ])
     const csrf = who.session.csrfToken
-    const approval = approvalSection(app, post, {
+    const approval = ApprovalSection({
+      app,
+      post,
       owner: who.workspace.role === 'owner',
       csrf,
       price: review?.price,

@@ -4,7 +4,7 @@ import type { AppContext } from '../../modules/app-context.js'
 import { listQueues, type QueueView, setQueue } from '../../modules/publishing/posting-queues.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { runAs } from './caller.js'
+import { toolsAs } from './caller.js'
 import type { Account } from './compose-view.js'
 import { networkLabels, page, sendHtml } from './html.js'
 import { account, field, type SignedIn } from './request.js'
@@ -139,7 +139,7 @@ function queuePage(who: SignedIn, accounts: Account[], queues: QueueView[], mess
 
 export function registerQueueRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const routes = signedInRoutes(scope)
-  const run = runAs(runner)
+  const tools = toolsAs(runner)
   const show = async (
     reply: Parameters<typeof sendHtml>[0],
     who: SignedIn,
@@ -147,7 +147,7 @@ export function registerQueueRoutes(scope: FastifyInstance, app: AppContext, run
     message?: QueueMessage,
   ) => {
     const [accounts, queues] = await Promise.all([
-      run<Account[]>(who, 'get_connected_accounts', {}),
+      tools(who, 'get_connected_accounts', {}),
       listQueues(app.store.db, who.workspace.id, app.clock.now()),
     ])
     return sendHtml(reply, status, queuePage(who, accounts, queues, message))

@@ -445,8 +445,14 @@ async function chooseNamedPage(
   })
 }
 
+/** The entities the dashboard's renderer writes in an attribute (numbered ones as older pages did), decoded. */
 const decodeEntities = (text: string) =>
-  text.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code))).replace(/&amp;/g, '&')
+  text
+    .replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)))
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 export const describeDatabase = (app: AppContext) =>

@@ -1,8 +1,8 @@
 import { renderToString } from 'preact-render-to-string'
 import { networkLabels } from '../../../core/networks.js'
 import type { PostView } from '../../../modules/publishing/schemas.js'
-import { networkIcon } from '../ui/icons.js'
-import { shownState, statusChip } from '../ui/status-chip.js'
+import { NetworkIcon } from '../ui/parts.js'
+import { StatusChip, shownState } from '../ui/status-chip.js'
 
 /**
  * Rescheduling one post with a form instead of a drag, for a keyboard (or a phone): its date, time and zone,
@@ -25,11 +25,15 @@ function RescheduleForm({ post, csrf, back }: { post: PostView; csrf: string; ba
         <ul class="reschedule-profiles">
           {post.targets.map((t) => (
             <li class={`net net-${t.platform}`}>
-              <span aria-hidden="true" dangerouslySetInnerHTML={{ __html: networkIcon(t.platform) }} />
+              <span aria-hidden="true">
+                <NetworkIcon network={t.platform} />
+              </span>
               {networkLabels[t.platform]} @{t.username.replace(/^@+/, '')}
             </li>
           ))}
-          <li dangerouslySetInnerHTML={{ __html: statusChip(shownState(post)) }} />
+          <li>
+            <StatusChip state={shownState(post)} />
+          </li>
         </ul>
         <blockquote>{post.content}</blockquote>
         <p class="muted">

@@ -1,8 +1,10 @@
+import type { VNode } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import { networkLabels } from '../../../core/networks.js'
 import { assetUrl } from '../ui/assets.js'
 import { icon, networkIcon, type UiIcon } from '../ui/icons.js'
-import { statusChip } from '../ui/status-chip.js'
+import { StatusChip } from '../ui/status-chip.js'
+import { trusted } from '../ui/trusted.js'
 import type { CalendarItem, FreeSlotItem, PostItem } from './items.js'
 import { type CalendarView, dayParts, longDay, type Period } from './period.js'
 
@@ -26,13 +28,15 @@ export interface CalendarProps {
   /** This page's own address, where a reschedule comes back to. */
   self: string
   /** Nothing at all on the calendar: the empty state shows above the grid. */
-  empty?: string
+  empty?: VNode | undefined
   notice?: string
 }
 
 /** Trusted, bundled SVG as decoration. */
 const Svg = ({ html }: { html: string }) => (
-  <span class="svg" aria-hidden="true" dangerouslySetInnerHTML={{ __html: html }} />
+  <span class="svg" aria-hidden="true">
+    {trusted(html)}
+  </span>
 )
 
 /** The calendar's address for a view and day, keeping a chosen zone. */
@@ -56,8 +60,11 @@ const stateWords: Record<PostItem['state'], string> = {
  * A state's chip, its words followed by a colon only a screen reader hears, so an event's name reads as one
  * sentence: "X 10:00 @acme Waiting for approval: the copy".
  */
-const chipWithColon = (state: PostItem['state']) =>
-  statusChip(state).replace(/<\/span>$/, '<span class="visually-hidden">:</span></span>')
+const ChipWithColon = ({ state }: { state: PostItem['state'] }) => (
+  <StatusChip state={state}>
+    <span class="visually-hidden">:</span>
+  </StatusChip>
+)
 
 function PostEvent({ item, self }: { item: PostItem; self: string }) {
   const scheduled = item.state === 'scheduled'
@@ -91,7 +98,9 @@ function PostEvent({ item, self }: { item: PostItem; self: string }) {
             {scheduled ? <span class="visually-hidden">, scheduled:</span> : null}
           </span>
           {scheduled ? null : (
-            <span class="cal-state" dangerouslySetInnerHTML={{ __html: chipWithColon(item.state) }} />
+            <span class="cal-state">
+              <ChipWithColon state={item.state} />
+            </span>
           )}
         </span>
         <span class="cal-copy">{item.content}</span>
@@ -280,7 +289,7 @@ function CalendarBody({ props }: { props: CalendarProps }) {
           <p>{props.notice}</p>
         </div>
       ) : null}
-      {props.empty ? <div dangerouslySetInnerHTML={{ __html: props.empty }} /> : null}
+      {props.empty ? <div>{props.empty}</div> : null}
       <Toolbar props={props} />
       <p class="muted cal-help">
         Times in {props.zone}

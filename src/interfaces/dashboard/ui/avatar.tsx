@@ -1,4 +1,3 @@
-import { renderToString } from 'preact-render-to-string'
 import { isNetwork, type Network } from '../../../core/networks.js'
 import { NetworkIcon } from './parts.js'
 
@@ -37,9 +36,3 @@ export function Avatar({
 
 /** A handle shown once with one @ (`@@acme` and `acme` both show as `@acme`). */
 export const handleOf = (username: string) => `@${username.replace(/^@+/, '')}`
-
-/** The avatar as HTML, for the parts of pages still built as strings. */
-export const profileAvatar = (
-  profile: { platform: string; name: string; username: string },
-  size: 'small' | 'normal' | 'large' = 'normal',
-): string => renderToString(<Avatar profile={profile} size={size} />)

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import type { Network } from '../../../core/networks.js'
+import { type Network, networkLabels } from '../../../core/networks.js'
 import { icon, networkIcon, type UiIcon } from './icons.js'
 import { trusted } from './trusted.js'
 
@@ -66,3 +66,11 @@ export function TableCard({ label, children }: { label: string; children: Compon
     </div>
   )
 }
+
+/** A network's mark and name. */
+export const NetworkName = ({ network }: { network: Network }) => (
+  <span class={`net net-${network}`}>
+    <NetworkIcon network={network} />
+    {networkLabels[network]}
+  </span>
+)

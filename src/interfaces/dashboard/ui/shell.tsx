@@ -1,7 +1,7 @@
 import type { VNode } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import { assetUrl } from './assets.js'
-import { icon, type UiIcon } from './icons.js'
+import type { UiIcon } from './icons.js'
 import { Icon } from './parts.js'
 
 /**
@@ -46,6 +46,13 @@ const NAV_SETTINGS: NavEntry[] = [
 ]
 const NAV_ADMIN: NavEntry = { href: '/settings/networks', label: 'Network apps', icon: 'settings' }
 
+/** A bundled icon in the box the navigation lines up. */
+const BoxedIcon = ({ name }: { name: UiIcon }) => (
+  <span class="icon-box" aria-hidden="true">
+    <Icon name={name} />
+  </span>
+)
+
 /** The link of the section the page belongs to (a post's page is under Posts); approvals have their own. */
 function isCurrent(href: string, path: string | undefined): boolean {
   if (path === undefined) return false
@@ -66,7 +73,7 @@ function NavLink({
   return (
     <li>
       <a href={entry.href} aria-current={isCurrent(entry.href, path) ? 'page' : undefined}>
-        <Icon name={entry.icon} />
+        <BoxedIcon name={entry.icon} />
         {entry.label}
         {children as never}
       </a>
@@ -79,7 +86,9 @@ function Sidebar({ who }: { who: ShellAccount }) {
   return (
     <header class="sidebar">
       <a class="brand" href="/posts">
-        <span class="brand-mark" aria-hidden="true" dangerouslySetInnerHTML={{ __html: icon('megaphone') }} />
+        <span class="brand-mark" aria-hidden="true">
+          <Icon name={'megaphone'} />
+        </span>
         Herald
       </a>
       {who.workspace ? (
@@ -88,11 +97,11 @@ function Sidebar({ who }: { who: ShellAccount }) {
             <span class="hint">Acting in</span>
             <span class="name">{who.workspace}</span>
           </span>
-          <Icon name="chevrons-up-down" />
+          <BoxedIcon name="chevrons-up-down" />
         </a>
       ) : null}
       <a class="button primary create-post" href="/compose">
-        <Icon name="plus" />
+        <BoxedIcon name="plus" />
         Create post
       </a>
       <div class="menu">
@@ -108,7 +117,7 @@ function Sidebar({ who }: { who: ShellAccount }) {
                   class="pending"
                   aria-current={/[?&]approval=pending/.test(who.path ?? '') ? 'page' : undefined}
                 >
-                  <Icon name="badge-check" />
+                  <BoxedIcon name="badge-check" />
                   Pending approval <span class="count">{pending}</span>
                 </a>
               </li>
@@ -179,11 +188,9 @@ export function renderShell(title: string, body: PageBody, who: ShellAccount | u
           ) : (
             <header>
               <a class="brand" href="/">
-                <span
-                  class="brand-mark"
-                  aria-hidden="true"
-                  dangerouslySetInnerHTML={{ __html: icon('megaphone') }}
-                />
+                <span class="brand-mark" aria-hidden="true">
+                  <Icon name={'megaphone'} />
+                </span>
                 Herald
               </a>
             </header>

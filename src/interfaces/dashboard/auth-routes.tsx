@@ -17,7 +17,7 @@ import type { AppContext } from '../../modules/app-context.js'
 import { safeEqual } from '../../platform/crypto/safe-equal.js'
 import { findUserByEmail } from '../../platform/db/statements/accounts.js'
 import { answerInvitation, invitationsFor } from '../../platform/db/statements/invitations.js'
-import { escapeHtml, NextLink, page, problemPage, sendHtml } from './html.js'
+import { NextLink, page, problemPage, sendHtml } from './html.js'
 import { csrfMatches, field, localPath, refuseCsrf, sessionCookie } from './request.js'
 import { openToVisitors, visitorOrSignedIn } from './sign-in-guard.js'
 
@@ -41,17 +41,29 @@ function deviceToken(app: AppContext, userId: string): string {
 }
 
 function loginPage(input: { csrf: string; next: string; email?: string; problem?: string }) {
-  const problem = input.problem ? `<div class="problem"><p>${escapeHtml(input.problem)}</p></div>` : ''
   return page(
     'Sign in',
-    `<div class="card auth-card"><h1>Sign in</h1>${problem}
-<form method="post" action="/login">
-<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
-<input type="hidden" name="next" value="${escapeHtml(input.next)}">
-<label>Email <input type="email" name="email" autocomplete="username" required value="${escapeHtml(input.email ?? '')}"></label>
-<label>Password <input type="password" name="password" autocomplete="current-password" required></label>
-<button type="submit" class="primary">Sign in</button>
-</form></div>`,
+    <div class="card auth-card">
+      <h1>Sign in</h1>
+      {input.problem ? (
+        <div class="problem">
+          <p>{input.problem}</p>
+        </div>
+      ) : null}
+      <form method="post" action="/login">
+        <input type="hidden" name="csrf" value={input.csrf} />
+        <input type="hidden" name="next" value={input.next} />
+        <label>
+          Email <input type="email" name="email" autocomplete="username" required value={input.email ?? ''} />
+        </label>
+        <label>
+          Password <input type="password" name="password" autocomplete="current-password" required />
+        </label>
+        <button type="submit" class="primary">
+          Sign in
+        </button>
+      </form>
+    </div>,
   )
 }
 
@@ -220,19 +232,37 @@ async function answerWithoutWorkspace(
     succeeded()
     const csrf = parseCookies(request.headers.cookie)[LOGIN_CSRF_COOKIE] ?? ''
     const issued = app.clock.now().toString(36)
-    const rows = invitations
-      .map((i) => {
-        const token = invitationToken(app, i.id, user.id, issued)
-        return `<li class="card invitation"><p><strong>${escapeHtml(i.workspaceName)}</strong> invites you as ${escapeHtml(i.role)}${i.invitedByEmail ? ` (from ${escapeHtml(i.invitedByEmail)})` : ''}.</p>
-<form method="post" action="/login/invitation" class="inline"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="invitation" value="${escapeHtml(i.id)}"><input type="hidden" name="issued" value="${escapeHtml(issued)}"><button type="submit" class="primary">Accept and join ${escapeHtml(i.workspaceName)}</button></form></li>`
-      })
-      .join('\n')
     return sendHtml(
       reply,
       200,
       page(
         'Invitations',
-        `<div class="auth-card wide"><div class="page-head"><h1>Invitations</h1></div><p>You are not a member of any workspace yet. You join one only if you accept its invitation.</p><ul class="cards invitations">${rows}</ul><p><a href="/login">Back</a></p></div>`,
+        <div class="auth-card wide">
+          <div class="page-head">
+            <h1>Invitations</h1>
+          </div>
+          <p>You are not a member of any workspace yet. You join one only if you accept its invitation.</p>
+          <ul class="cards invitations">
+            {invitations.map((i) => (
+              <li class="card invitation">
+                <p>
+                  <strong>{i.workspaceName}</strong> invites you as {i.role}
+                  {i.invitedByEmail ? ` (from ${i.invitedByEmail})` : ''}.
+                </p>
+                <form method="post" action="/login/invitation" class="inline">
+                  <input type="hidden" name="csrf" value={csrf} />
+                  <input type="hidden" name="token" value={invitationToken(app, i.id, user.id, issued)} />
+                  <input type="hidden" name="invitation" value={i.id} />
+                  <input type="hidden" name="issued" value={issued} />
+                  <button type="submit" class="primary">
+                    Accept and join {i.workspaceName}
+                  </button>
+                </form>
+              </li>
+            ))}
+          </ul>
+          <NextLink href="/login" label="Back" />
+        </div>,
       ),
     )
   }
@@ -243,7 +273,7 @@ async function answerWithoutWorkspace(
       'No workspace',
       'Your account is not a member of any workspace yet. Ask an owner to invite you, or an admin to add you with the herald CLI.',
       {
-        next: NextLink({ href: '/login', label: 'Back' }),
+        next: <NextLink href="/login" label="Back" />,
       },
     ),
   )
@@ -276,7 +306,7 @@ async function acceptInvitationAtSignIn(app: AppContext, request: FastifyRequest
       reply,
       400,
       problemPage('Invitation expired', 'Sign in again to see your invitations.', {
-        next: NextLink({ href: '/login', label: 'Sign in' }),
+        next: <NextLink href="/login" label="Sign in" />,
       }),
     )
   const workspaceId = await answerInvitation(

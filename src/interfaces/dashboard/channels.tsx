@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { VNode } from 'preact'
 import { isNetwork } from '../../core/networks.js'
 import { setSessionWorkspace } from '../../modules/accounts/sessions.js'
 import type { AppContext } from '../../modules/app-context.js'
@@ -8,16 +9,37 @@ import { listConnections } from '../../platform/db/statements/connections.js'
 import { firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { toolsAs } from './caller.js'
-import { channelCard, networkTiles } from './channel-cards.js'
-import { emptyState } from './first-run/empty-state.js'
-import { simulatedNotice, simulatedProfilesForm } from './first-run/onboarding.js'
-import { csrfField, escapeHtml, networkLabels, page, problemPage, sendHtml } from './html.js'
+import { ChannelCard, NetworkTiles } from './channel-cards.js'
+import { SimulatedProfilesForm, simulatedNotice } from './first-run/onboarding.js'
+import { networkLabels, page, problemPage, sendHtml } from './html.js'
 import { account, field, localPath, type SignedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
-import { profileAvatar } from './ui/avatar.js'
-import { icon } from './ui/icons.js'
+import { Avatar } from './ui/avatar.js'
+import { CsrfField, EmptyState, Icon, Messages } from './ui/parts.js'
 
-async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, notice: string) {
+type WorkspaceRow = Awaited<ReturnType<typeof listWorkspacesForUser>>[number]
+
+function WorkspaceSelector({ workspaces, who }: { workspaces: WorkspaceRow[]; who: SignedIn }) {
+  if (workspaces.length <= 1) return null
+  return (
+    <form method="post" action="/channels/workspace" class="switch-workspace">
+      <CsrfField token={who.session.csrfToken} />
+      <label>
+        Workspace{' '}
+        <select name="workspaceId">
+          {workspaces.map((w) => (
+            <option value={w.id} selected={w.id === who.workspace.id}>
+              {w.name} ({w.role})
+            </option>
+          ))}
+        </select>
+      </label>{' '}
+      <button type="submit">Switch</button>
+    </form>
+  )
+}
+
+async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, notice: VNode | null) {
   const db = app.store.db
   const [rows, workspaces] = await Promise.all([
     listConnections(db, who.workspace.id),
@@ -27,42 +49,52 @@ async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, 
   const owner = who.workspace.role === 'owner'
   const report = await toolsAs(runner)(who, 'get_account_health', {})
   const health = new Map(report.connections.map((e) => [`${e.platform}:${e.profileId}`, e]))
-  const selector =
-    workspaces.length > 1
-      ? `<form method="post" action="/channels/workspace" class="switch-workspace">${csrfField(csrf)}
-<label>Workspace <select name="workspaceId">${workspaces
-          .map(
-            (w) =>
-              `<option value="${escapeHtml(w.id)}"${w.id === who.workspace.id ? ' selected' : ''}>${escapeHtml(w.name)} (${escapeHtml(w.role)})</option>`,
-          )
-          .join('')}</select></label> <button type="submit">Switch</button></form>`
-      : ''
-  const cards =
-    rows.length === 0
-      ? emptyState(
-          'No channels yet. Every social profile you connect appears here, with whether Herald can still post to it.',
-          app.config.sandbox
-            ? { html: simulatedProfilesForm(csrf, '/channels') }
-            : { href: '#connect', label: 'Connect a profile' },
-        )
-      : `<ul class="cards channels" aria-label="Connected profiles">
-${rows.map((row) => channelCard(row, health.get(`${row.platform}:${row.profile_id}`), owner)).join('\n')}</ul>`
   // Read again: another process may have set an app up since this one last looked.
   await app.networkApps.refresh()
-  const tiles = networkTiles((network) => app.networkApps.canConnect(network), who.administrator)
-  // An empty sandbox workspace already says it in the empty state, beside its button.
-  const sandbox =
-    app.config.sandbox && rows.length > 0
-      ? '<p class="muted">Sandbox mode: profiles connect to the network simulators in this Herald, not the real networks.</p>'
-      : ''
   return page(
     'Channels',
-    `<div class="page-head"><h1>Channels of ${escapeHtml(who.workspace.name)}</h1>${rows.length > 0 ? '<a class="button primary" href="#connect">Add channel</a>' : ''}</div>
-${notice}${selector}${sandbox}
-${cards}
-<h2 id="connect">Add channel</h2>
-<p class="muted">Pick a network: Herald asks it for permission to post, then the profile appears above.</p>
-${tiles}`,
+    <>
+      <div class="page-head">
+        <h1>Channels of {who.workspace.name}</h1>
+        {rows.length > 0 ? (
+          <a class="button primary" href="#connect">
+            Add channel
+          </a>
+        ) : null}
+      </div>
+      {notice}
+      <WorkspaceSelector workspaces={workspaces} who={who} />
+      {/* An empty sandbox workspace already says it in the empty state, beside its button. */}
+      {app.config.sandbox && rows.length > 0 ? (
+        <p class="muted">
+          Sandbox mode: profiles connect to the network simulators in this Herald, not the real networks.
+        </p>
+      ) : null}
+      {rows.length === 0 ? (
+        <EmptyState
+          text="No channels yet. Every social profile you connect appears here, with whether Herald can still post to it."
+          action={
+            app.config.sandbox
+              ? { form: <SimulatedProfilesForm csrf={csrf} back="/channels" /> }
+              : { href: '#connect', label: 'Connect a profile' }
+          }
+        />
+      ) : (
+        <ul class="cards channels" aria-label="Connected profiles">
+          {rows.map((row) => (
+            <ChannelCard row={row} health={health.get(`${row.platform}:${row.profile_id}`)} owner={owner} />
+          ))}
+        </ul>
+      )}
+      <h2 id="connect">Add channel</h2>
+      <p class="muted">
+        Pick a network: Herald asks it for permission to post, then the profile appears above.
+      </p>
+      <NetworkTiles
+        canConnect={(network) => app.networkApps.canConnect(network)}
+        administrator={who.administrator}
+      />
+    </>,
     { signedIn: account(who) },
   )
 }
@@ -89,14 +121,24 @@ async function channelsNotice(app: AppContext, who: SignedIn, query: Record<stri
       .where('id', '=', connected)
       .where('workspace_id', '=', who.workspace.id)
       .executeTakeFirst()
-    if (!row) return ''
+    if (!row) return null
     const label = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
-    return `<div class="notice"><p>Connected @${escapeHtml(row.username)} on ${escapeHtml(label)}.</p></div>`
+    return (
+      <div class="notice">
+        <p>
+          Connected @{row.username} on {label}.
+        </p>
+      </div>
+    )
   }
   if (query.disconnected)
-    return '<div class="notice"><p>The profile was disconnected and its tokens deleted.</p></div>'
+    return (
+      <div class="notice">
+        <p>The profile was disconnected and its tokens deleted.</p>
+      </div>
+    )
   const simulated = simulatedNotice(query)
-  return simulated ? `<div class="notice" role="status"><p>${escapeHtml(simulated)}</p></div>` : ''
+  return simulated ? <Messages notice={simulated} /> : null
 }
 
 /** Switching the session's workspace, and the switcher page every page links to. */
@@ -113,22 +155,39 @@ function registerWorkspaceSwitch(scope: FastifyInstance, app: AppContext) {
   // The workspace switcher every page links to: the person's workspaces, the current one marked.
   routes.get('/workspaces', async (_request, reply, who) => {
     const workspaces = await listWorkspacesForUser(app.store.db, who.user.id)
-    const items = workspaces
-      .map((w) => {
-        const role = `<span class="muted">${w.role === 'owner' ? 'Owner' : 'Editor'}</span>`
-        const action =
-          w.id === who.workspace.id
-            ? `<span class="chip ok" aria-current="true">${icon('circle-check')}Current</span>`
-            : `<form method="post" action="/channels/workspace" class="inline">${csrfField(who.session.csrfToken)}<input type="hidden" name="workspaceId" value="${escapeHtml(w.id)}"><input type="hidden" name="next" value="/posts"><button type="submit">Switch to ${escapeHtml(w.name)}</button></form>`
-        return `<li class="card workspace-choice"><div><h2>${escapeHtml(w.name)}</h2>${role}</div>${action}</li>`
-      })
-      .join('\n')
     return sendHtml(
       reply,
       200,
       page(
         'Workspaces',
-        `<div class="page-head"><h1>Your workspaces</h1></div><ul class="cards workspaces">${items}</ul>`,
+        <>
+          <div class="page-head">
+            <h1>Your workspaces</h1>
+          </div>
+          <ul class="cards workspaces">
+            {workspaces.map((w) => (
+              <li class="card workspace-choice">
+                <div>
+                  <h2>{w.name}</h2>
+                  <span class="muted">{w.role === 'owner' ? 'Owner' : 'Editor'}</span>
+                </div>
+                {w.id === who.workspace.id ? (
+                  <span class="chip ok" aria-current="true">
+                    <Icon name="circle-check" />
+                    Current
+                  </span>
+                ) : (
+                  <form method="post" action="/channels/workspace" class="inline">
+                    <CsrfField token={who.session.csrfToken} />
+                    <input type="hidden" name="workspaceId" value={w.id} />
+                    <input type="hidden" name="next" value="/posts" />
+                    <button type="submit">Switch to {w.name}</button>
+                  </form>
+                )}
+              </li>
+            ))}
+          </ul>
+        </>,
         { signedIn: account(who) },
       ),
     )
@@ -167,11 +226,32 @@ function registerDisconnect(scope: FastifyInstance, app: AppContext) {
         200,
         page(
           'Disconnect',
-          `<div class="page-head"><h1>Disconnect @${escapeHtml(row.username.replace(/^@+/, ''))} on ${escapeHtml(network)}?</h1></div>
-<div class="card confirm">
-<div class="channel-who">${profileAvatar(row, 'large')}<p>Herald deletes the stored tokens. Posts queued for this profile will fail until it is connected again.</p></div>
-<form method="post" action="/channels/disconnect" class="actions">${csrfField(who.session.csrfToken)}<input type="hidden" name="connectionId" value="${escapeHtml(row.id)}">
-<button type="submit" class="danger">Yes, disconnect</button> <a class="button" href="/channels">Keep it</a></form></div>`,
+          <>
+            <div class="page-head">
+              <h1>
+                Disconnect @{row.username.replace(/^@+/, '')} on {network}?
+              </h1>
+            </div>
+            <div class="card confirm">
+              <div class="channel-who">
+                <Avatar profile={row} size="large" />
+                <p>
+                  Herald deletes the stored tokens. Posts queued for this profile will fail until it is
+                  connected again.
+                </p>
+              </div>
+              <form method="post" action="/channels/disconnect" class="actions">
+                <CsrfField token={who.session.csrfToken} />
+                <input type="hidden" name="connectionId" value={row.id} />
+                <button type="submit" class="danger">
+                  Yes, disconnect
+                </button>{' '}
+                <a class="button" href="/channels">
+                  Keep it
+                </a>
+              </form>
+            </div>
+          </>,
           { signedIn: account(who) },
         ),
       )

@@ -11,13 +11,14 @@ import type { ToolArgs, ToolResult } from '../tools/registry.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { actorOf, runAs, toolsAs } from './caller.js'
 import { onboardingSection, simulatedNotice } from './first-run/onboarding.js'
-import { escapeHtml, page, problemPage, sendHtml } from './html.js'
+import { page, problemPage, sendHtml } from './html.js'
 import { type EditForm, renderEditPage } from './post-edit-page.js'
 import { localMediaOf } from './post-parts.js'
 import { showPostPage } from './post-show.js'
 import { type ListFilters, postsListBody } from './posts-list.js'
 import { account, field, type SignedIn, signedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
+import { Messages } from './ui/parts.js'
 
 /**
  * The queue and a post's delivery, read and changed through the same tools an agent calls (list_posts,
@@ -49,7 +50,12 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
       tools(who, 'get_connected_accounts', {}),
     ])
     const notice = simulatedNotice(request.query as Record<string, unknown>)
-    const onboarding = `${notice ? `<div class="notice" role="status"><p>${escapeHtml(notice)}</p></div>` : ''}${await onboardingSection(app, who)}`
+    const onboarding = (
+      <>
+        <Messages notice={notice} />
+        {await onboardingSection(app, who)}
+      </>
+    )
     const body = postsListBody(who.workspace.name, list, {
       filters,
       profiles,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { VNode } from 'preact'
 import type { AppContext } from '../../../modules/app-context.js'
 import { connectDemoProfiles } from '../../../modules/connections/sandbox-connect.js'
 import {
@@ -6,9 +7,10 @@ import {
   type OnboardingState,
   onboardingState,
 } from '../../../platform/db/statements/onboarding.js'
-import { csrfField, escapeHtml, NextLink, networkLabels, problemPage, sendHtml } from '../html.js'
+import { NextLink, networkLabels, problemPage, sendHtml } from '../html.js'
 import { account, field, type SignedIn } from '../request.js'
 import { signedInRoutes } from '../sign-in-guard.js'
+import { CsrfField, Messages } from '../ui/parts.js'
 
 /**
  * The onboarding checklist a new workspace sees on its first page (Posts): connect a channel, schedule a
@@ -57,45 +59,88 @@ const STEPS: Step[] = [
   },
 ]
 
-/** The checklist's HTML for this workspace ('' once it has closed). The render that sees it done closes it. */
-export async function onboardingSection(app: AppContext, who: SignedIn): Promise<string> {
+function StepItem({ step, done, who }: { step: Step; done: boolean; who: SignedIn }) {
+  const title = `${step.title}${step.optional ? ' (optional)' : ''}`
+  const reachable = !step.ownersOnly || who.workspace.role === 'owner'
+  const why = reachable ? step.why : `${step.why} An owner of this workspace sets this up.`
+  return (
+    <li class={done ? 'done' : 'todo'}>
+      <span class="mark" aria-hidden="true">
+        {done ? '✓' : ''}
+      </span>
+      <p>
+        {reachable ? (
+          <a class="title" href={step.href}>
+            {title}
+          </a>
+        ) : (
+          <span class="title">{title}</span>
+        )}{' '}
+        <strong class="state">{done ? 'Done' : 'To do'}</strong>
+        <br />
+        <span class="muted">{why}</span>
+      </p>
+    </li>
+  )
+}
+
+/** The checklist for this workspace (nothing once it has closed). The render that sees it done closes it. */
+export async function onboardingSection(app: AppContext, who: SignedIn): Promise<VNode | null> {
   const state = await onboardingState(app.store.db, who.workspace.id)
-  if (state.closedAt !== null) return ''
+  if (state.closedAt !== null) return null
   const required = STEPS.filter((step) => !step.optional)
   if (required.every((step) => state[step.key])) {
     await closeOnboarding(app.store.db, who.workspace.id, app.clock.now())
-    return `<div class="notice" role="status"><p>${escapeHtml(who.workspace.name)} is set up: a channel is connected, a post is scheduled and an assistant can help. This checklist will not show again.</p></div>`
+    return (
+      <Messages
+        notice={`${who.workspace.name} is set up: a channel is connected, a post is scheduled and an assistant can help. This checklist will not show again.`}
+      />
+    )
   }
   const left = required.filter((step) => !state[step.key]).length
-  const items = STEPS.map((step) => {
-    const done = state[step.key]
-    const title = escapeHtml(`${step.title}${step.optional ? ' (optional)' : ''}`)
-    const reachable = !step.ownersOnly || who.workspace.role === 'owner'
-    const why = reachable ? step.why : `${step.why} An owner of this workspace sets this up.`
-    return `<li class="${done ? 'done' : 'todo'}"><span class="mark" aria-hidden="true">${done ? '✓' : ''}</span>
-<p>${reachable ? `<a class="title" href="${step.href}">${title}</a>` : `<span class="title">${title}</span>`} <strong class="state">${done ? 'Done' : 'To do'}</strong><br><span class="muted">${escapeHtml(why)}</span></p></li>`
-  }).join('\n')
   const csrf = who.session.csrfToken
-  const simulated = app.config.sandbox && !state.channel ? simulatedProfilesForm(csrf) : ''
-  const dismiss =
-    who.workspace.role === 'owner'
-      ? `<form method="post" action="/onboarding/dismiss" class="dismiss">${csrfField(csrf)}<button type="submit">Hide this checklist</button></form>`
-      : ''
-  return `<section class="onboarding" aria-labelledby="onboarding-title">
-<h2 id="onboarding-title">Get ${escapeHtml(who.workspace.name)} ready</h2>
-<p class="muted">${left} of ${required.length} steps to go. Each one ticks itself once it is done.</p>
-<ol>
-${items}
-</ol>
-${simulated}${dismiss}
-</section>`
+  return (
+    <section class="onboarding" aria-labelledby="onboarding-title">
+      <h2 id="onboarding-title">Get {who.workspace.name} ready</h2>
+      <p class="muted">
+        {left} of {required.length} steps to go. Each one ticks itself once it is done.
+      </p>
+      <ol>
+        {STEPS.map((step) => (
+          <StepItem step={step} done={state[step.key]} who={who} />
+        ))}
+      </ol>
+      {app.config.sandbox && !state.channel ? <SimulatedProfilesForm csrf={csrf} /> : null}
+      {who.workspace.role === 'owner' ? (
+        <form method="post" action="/onboarding/dismiss" class="dismiss">
+          <CsrfField token={csrf} />
+          <button type="submit">Hide this checklist</button>
+        </form>
+      ) : null}
+    </section>
+  )
 }
 
 /** Sandbox mode's one-click channels: a made-up profile on every network, from this Herald's simulators. */
-export const simulatedProfilesForm = (csrf: string, back: '/posts' | '/channels' = '/posts') =>
-  `<form method="post" action="/onboarding/simulated-profiles" class="simulated">${csrfField(csrf)}<input type="hidden" name="next" value="${back}">
-<p class="muted" id="simulated-hint">Sandbox mode: connect one made-up profile on every network, served by this Herald's simulators, to try everything without real accounts.</p>
-<button type="submit" class="primary" aria-describedby="simulated-hint">Connect simulated profiles</button></form>`
+export const SimulatedProfilesForm = ({
+  csrf,
+  back = '/posts',
+}: {
+  csrf: string
+  back?: '/posts' | '/channels'
+}) => (
+  <form method="post" action="/onboarding/simulated-profiles" class="simulated">
+    <CsrfField token={csrf} />
+    <input type="hidden" name="next" value={back} />
+    <p class="muted" id="simulated-hint">
+      Sandbox mode: connect one made-up profile on every network, served by this Herald's simulators, to try
+      everything without real accounts.
+    </p>
+    <button type="submit" class="primary" aria-describedby="simulated-hint">
+      Connect simulated profiles
+    </button>
+  </form>
+)
 
 /** A notice after "Connect simulated profiles", from the counts in the address it returned to. */
 export function simulatedNotice(query: Record<string, unknown>): string | undefined {
@@ -120,7 +165,7 @@ export function registerOnboardingRoutes(scope: FastifyInstance, app: AppContext
         403,
         problemPage('Owners only', 'Only an owner of this workspace hides its checklist.', {
           signedIn: account(who),
-          next: NextLink({ href: '/posts', label: 'Back to posts' }),
+          next: <NextLink href="/posts" label="Back to posts" />,
         }),
       )
     await closeOnboarding(app.store.db, who.workspace.id, app.clock.now())
@@ -137,7 +182,7 @@ export function registerOnboardingRoutes(scope: FastifyInstance, app: AppContext
           'Simulated profiles exist only when Herald runs in sandbox mode.',
           {
             signedIn: account(who),
-            next: NextLink({ href: '/channels', label: 'Connect a real profile' }),
+            next: <NextLink href="/channels" label="Connect a real profile" />,
           },
         ),
       )

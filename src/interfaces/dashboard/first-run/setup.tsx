@@ -17,9 +17,10 @@ import { anyPerson } from '../../../platform/db/statements/accounts.js'
 import { type AppError, httpStatusFor, toAppError } from '../../../platform/errors.js'
 import { firstValue } from '../../../platform/form.js'
 import { signInAs } from '../auth-routes.js'
-import { csrfField, escapeHtml, NextLink, page, problemPage, sendHtml } from '../html.js'
+import { NextLink, page, problemPage, sendHtml } from '../html.js'
 import { csrfMatches, field, refuseCsrf } from '../request.js'
 import { openToVisitors } from '../sign-in-guard.js'
+import { CsrfField, Messages } from '../ui/parts.js'
 import { isLocalRequest } from './local-request.js'
 
 /**
@@ -53,29 +54,90 @@ interface SetupForm {
 
 function setupPage(input: { csrf: string; needsCode: boolean; form?: SetupForm; problem?: string }) {
   const form = input.form ?? { name: '', email: '', workspace: '' }
-  const problem = input.problem
-    ? `<div class="problem" role="alert"><p>${escapeHtml(input.problem)}</p></div>`
-    : ''
-  const code = input.needsCode
-    ? `<label>Setup code <input type="text" name="code" autocomplete="off" spellcheck="false" required aria-describedby="code-hint"></label>
-<p class="muted" id="code-hint">Herald wrote it to its log when it started, in the line “Open …/setup?code=… to create the owner”. Opening that address fills it in for you.</p>`
-    : '<p class="muted">You are on the computer Herald runs on, so no setup code is needed.</p>'
   return page(
     'Set up Herald',
-    `<div class="card auth-card wide"><h1>Set up Herald</h1>
-<p>This Herald has no account yet. Create the first one: you become the administrator of this Herald and the owner of its first workspace, and go straight to the dashboard.</p>
-${problem}
-<form method="post" action="/setup" class="setup">${csrfField(input.csrf)}
-<label>Your name <input type="text" name="name" autocomplete="name" maxlength="200" required value="${escapeHtml(form.name)}"></label>
-<label>Email <input type="email" name="email" autocomplete="username" maxlength="320" required value="${escapeHtml(form.email)}"></label>
-<label>Password <input type="password" name="password" autocomplete="new-password" minlength="8" required aria-describedby="password-hint"></label>
-<p class="muted" id="password-hint">At least 8 characters. You sign in with this email and password from now on.</p>
-<label>Password again <input type="password" name="passwordAgain" autocomplete="new-password" minlength="8" required></label>
-<label>Workspace name <input type="text" name="workspace" maxlength="200" required aria-describedby="workspace-hint" value="${escapeHtml(form.workspace)}"></label>
-<p class="muted" id="workspace-hint">Your team, brand or client: its channels, posts and people live in this workspace.</p>
-${code}
-<button type="submit" class="primary">Create the account</button>
-</form></div>`,
+    <div class="card auth-card wide">
+      <h1>Set up Herald</h1>
+      <p>
+        This Herald has no account yet. Create the first one: you become the administrator of this Herald and
+        the owner of its first workspace, and go straight to the dashboard.
+      </p>
+      <Messages problem={input.problem} />
+      <form method="post" action="/setup" class="setup">
+        <CsrfField token={input.csrf} />
+        <label>
+          Your name{' '}
+          <input type="text" name="name" autocomplete="name" maxlength={200} required value={form.name} />
+        </label>
+        <label>
+          Email{' '}
+          <input
+            type="email"
+            name="email"
+            autocomplete="username"
+            maxlength={320}
+            required
+            value={form.email}
+          />
+        </label>
+        <label>
+          Password{' '}
+          <input
+            type="password"
+            name="password"
+            autocomplete="new-password"
+            minlength={8}
+            required
+            aria-describedby="password-hint"
+          />
+        </label>
+        <p class="muted" id="password-hint">
+          At least 8 characters. You sign in with this email and password from now on.
+        </p>
+        <label>
+          Password again{' '}
+          <input type="password" name="passwordAgain" autocomplete="new-password" minlength={8} required />
+        </label>
+        <label>
+          Workspace name{' '}
+          <input
+            type="text"
+            name="workspace"
+            maxlength={200}
+            required
+            aria-describedby="workspace-hint"
+            value={form.workspace}
+          />
+        </label>
+        <p class="muted" id="workspace-hint">
+          Your team, brand or client: its channels, posts and people live in this workspace.
+        </p>
+        {input.needsCode ? (
+          <>
+            <label>
+              Setup code{' '}
+              <input
+                type="text"
+                name="code"
+                autocomplete="off"
+                spellcheck={false}
+                required
+                aria-describedby="code-hint"
+              />
+            </label>
+            <p class="muted" id="code-hint">
+              Herald wrote it to its log when it started, in the line “Open …/setup?code=… to create the
+              owner”. Opening that address fills it in for you.
+            </p>
+          </>
+        ) : (
+          <p class="muted">You are on the computer Herald runs on, so no setup code is needed.</p>
+        )}
+        <button type="submit" class="primary">
+          Create the account
+        </button>
+      </form>
+    </div>,
     {},
   )
 }
@@ -88,7 +150,7 @@ const alreadySetUp = (reply: FastifyReply) =>
       'Already set up',
       'This Herald already has its owner, so nothing was created. Sign in instead.',
       {
-        next: NextLink({ href: '/login', label: 'Sign in' }),
+        next: <NextLink href="/login" label="Sign in" />,
       },
     ),
   )

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/db.js'
 import { latestPostReadings } from '../../platform/db/statements/analytics.js'
-import { escapeHtml } from './html.js'
-import { handleOf, profileAvatar } from './ui/avatar.js'
+import { Avatar, handleOf } from './ui/avatar.js'
+import { TableCard } from './ui/parts.js'
 
 /**
  * The published posts with their latest figures, one row per profile's copy, sortable by engagement, views or
@@ -90,15 +90,24 @@ const SORT_LABELS: Record<PostSort, string> = {
 }
 
 /** A column head that sorts by it: a link (the current one marked with aria-sort). */
-function sortHead(column: PostSort, current: PostSort) {
+function SortHead({ column, current }: { column: PostSort; current: PostSort }) {
   const label = SORT_LABELS[column]
   if (column === current)
-    return `<th scope="col" class="figure" aria-sort="descending"><span class="sorted">${escapeHtml(label)} ↓</span></th>`
-  return `<th scope="col" class="figure"><a href="/analytics?sort=${column}#posts">${escapeHtml(label)}</a></th>`
+    return (
+      <th scope="col" class="figure" aria-sort="descending">
+        <span class="sorted">{label} ↓</span>
+      </th>
+    )
+  return (
+    <th scope="col" class="figure">
+      <a href={`/analytics?sort=${column}#posts`}>{label}</a>
+    </th>
+  )
 }
 
-const figure = (n: number | null) =>
-  `<td class="figure">${n === null ? '<span class="muted">–</span>' : escapeHtml(n.toLocaleString('en-US'))}</td>`
+const Figure = ({ n }: { n: number | null }) => (
+  <td class="figure">{n === null ? <span class="muted">–</span> : n.toLocaleString('en-US')}</td>
+)
 
 function excerpt(content: string) {
   const line = content.trim().split('\n')[0] ?? ''
@@ -106,20 +115,57 @@ function excerpt(content: string) {
 }
 
 /** The table, or what it will show once posts are published. */
-export function postFiguresTable(rows: PostFigures[], sort: PostSort) {
+export function PostFiguresTable({ rows, sort }: { rows: PostFigures[]; sort: PostSort }) {
   if (rows.length === 0)
-    return '<p class="muted">Published posts appear here with their views and engagement, newest and best first.</p>'
-  const body = rows
-    .map(
-      (
-        r,
-      ) => `<tr><td><a href="/posts/${encodeURIComponent(r.postId)}">${escapeHtml(excerpt(r.content))}</a></td>
-<td><span class="profile-line">${profileAvatar({ platform: r.platform, name: '', username: r.username }, 'small')}<span class="handle">${escapeHtml(handleOf(r.username))}</span></span></td>
-<td class="figure when">${escapeHtml(new Date(r.publishedAt).toISOString().slice(0, 10))}</td>${figure(r.views)}${figure(r.likes)}${figure(r.comments)}${figure(r.shares)}${figure(r.engagement)}</tr>`,
+    return (
+      <p class="muted">Published posts appear here with their views and engagement, newest and best first.</p>
     )
-    .join('\n')
-  return `<p class="muted">A post's figures are read on its page; rows not read yet show a dash.</p>
-<div class="table-card" tabindex="0" role="region" aria-label="Posts by ${escapeHtml(SORT_LABELS[sort].toLowerCase())}"><table class="post-figures">
-<thead><tr><th scope="col">Post</th><th scope="col">Profile</th>${sortHead('published', sort)}${sortHead('views', sort)}<th scope="col" class="figure">Likes</th><th scope="col" class="figure">Comments</th><th scope="col" class="figure">Shares</th>${sortHead('engagement', sort)}</tr></thead>
-<tbody>${body}</tbody></table></div>`
+  return (
+    <>
+      <p class="muted">A post's figures are read on its page; rows not read yet show a dash.</p>
+      <TableCard label={`Posts by ${SORT_LABELS[sort].toLowerCase()}`}>
+        <table class="post-figures">
+          <thead>
+            <tr>
+              <th scope="col">Post</th>
+              <th scope="col">Profile</th>
+              <SortHead column="published" current={sort} />
+              <SortHead column="views" current={sort} />
+              <th scope="col" class="figure">
+                Likes
+              </th>
+              <th scope="col" class="figure">
+                Comments
+              </th>
+              <th scope="col" class="figure">
+                Shares
+              </th>
+              <SortHead column="engagement" current={sort} />
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr>
+                <td>
+                  <a href={`/posts/${encodeURIComponent(r.postId)}`}>{excerpt(r.content)}</a>
+                </td>
+                <td>
+                  <span class="profile-line">
+                    <Avatar profile={{ platform: r.platform, name: '', username: r.username }} size="small" />
+                    <span class="handle">{handleOf(r.username)}</span>
+                  </span>
+                </td>
+                <td class="figure when">{new Date(r.publishedAt).toISOString().slice(0, 10)}</td>
+                <Figure n={r.views} />
+                <Figure n={r.likes} />
+                <Figure n={r.comments} />
+                <Figure n={r.shares} />
+                <Figure n={r.engagement} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableCard>
+    </>
+  )
 }

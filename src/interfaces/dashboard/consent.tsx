@@ -6,9 +6,10 @@ import { parseScopes, type Scope, scopeWords } from '../../modules/oauth-server/
 import type { OAuthServer } from '../../modules/oauth-server/service.js'
 import { findMembership, listWorkspacesForUser } from '../../platform/db/statements/accounts.js'
 import { insertGrant, keepArtifact } from '../../platform/db/statements/oauth.js'
-import { csrfField, escapeHtml, page, problemPage, sendHtml } from './html.js'
+import { page, problemPage, sendHtml } from './html.js'
 import { account, field, type SignedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
+import { CsrfField, Messages } from './ui/parts.js'
 
 /**
  * The consent page of Herald's OAuth server. The library sends the browser here with an interaction (its
@@ -82,33 +83,59 @@ function formActionFor(redirectUri: string): string[] {
 
 async function consentPage(app: AppContext, who: SignedIn, pending: PendingRequest, problem?: string) {
   const workspaces = await listWorkspacesForUser(app.store.db, who.user.id)
-  const options = workspaces
-    .map(
-      (w) =>
-        `<option value="${escapeHtml(w.id)}"${w.id === who.workspace.id ? ' selected' : ''}>${escapeHtml(w.name)} (${escapeHtml(w.role)})</option>`,
-    )
-    .join('')
-  const identity = pending.registered
-    ? `<p class="problem"><strong>Unverified app.</strong> It registered itself with Herald, so the name above is only its own claim. Allow it only if you started this from an app you trust.</p>`
-    : `<p class="muted">Identified by its address <code>${escapeHtml(pending.clientId)}</code>.</p>`
-  const scopes = pending.scopes
-    .map((scope) => `<li><strong>${escapeHtml(scope)}</strong>: ${escapeHtml(scopeWords[scope])}</li>`)
-    .join('')
-  const error = problem ? `<div class="problem" role="alert"><p>${escapeHtml(problem)}</p></div>` : ''
-  const csrf = who.session.csrfToken
   return page(
     'Allow access',
-    `<div class="page-head"><h1>Allow ${escapeHtml(pending.clientName)} to use Herald?</h1></div>
-${error}<div class="card consent">${identity}
-<p>After you answer, you go back to <strong>${escapeHtml(pending.redirectHost)}</strong>.</p>
-<form method="post" action="${escapeHtml(consentPath(pending.uid))}">${csrfField(csrf)}
-<label>Workspace it acts in <select name="workspaceId">${options}</select></label>
-<p>It will be able to act as you (${escapeHtml(who.user.email)}) in that workspace only, to:</p>
-<ul class="scopes">${scopes}</ul>
-<p class="muted">You can see and revoke this app at any time on the AI Integration page.</p>
-<div class="actions"><button type="submit" name="decision" value="allow" class="primary">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button></div>
-</form></div>`,
+    <>
+      <div class="page-head">
+        <h1>Allow {pending.clientName} to use Herald?</h1>
+      </div>
+      <Messages problem={problem} />
+      <div class="card consent">
+        {pending.registered ? (
+          <p class="problem">
+            <strong>Unverified app.</strong> It registered itself with Herald, so the name above is only its
+            own claim. Allow it only if you started this from an app you trust.
+          </p>
+        ) : (
+          <p class="muted">
+            Identified by its address <code>{pending.clientId}</code>.
+          </p>
+        )}
+        <p>
+          After you answer, you go back to <strong>{pending.redirectHost}</strong>.
+        </p>
+        <form method="post" action={consentPath(pending.uid)}>
+          <CsrfField token={who.session.csrfToken} />
+          <label>
+            Workspace it acts in{' '}
+            <select name="workspaceId">
+              {workspaces.map((w) => (
+                <option value={w.id} selected={w.id === who.workspace.id}>
+                  {w.name} ({w.role})
+                </option>
+              ))}
+            </select>
+          </label>
+          <p>It will be able to act as you ({who.user.email}) in that workspace only, to:</p>
+          <ul class="scopes">
+            {pending.scopes.map((scope) => (
+              <li>
+                <strong>{scope}</strong>: {scopeWords[scope]}
+              </li>
+            ))}
+          </ul>
+          <p class="muted">You can see and revoke this app at any time on the AI Integration page.</p>
+          <div class="actions">
+            <button type="submit" name="decision" value="allow" class="primary">
+              Allow
+            </button>
+            <button type="submit" name="decision" value="deny">
+              Deny
+            </button>
+          </div>
+        </form>
+      </div>
+    </>,
     { signedIn: account(who) },
   )
 }
