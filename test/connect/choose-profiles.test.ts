@@ -36,7 +36,7 @@ describe('the choose-profiles page', () => {
     return page
   }
   const boxes = (html: string) =>
-    [...html.matchAll(/<label><input type="checkbox" name="profile" value="(\d+)"> ([^<]+)<\/label>/g)].map(
+    [...html.matchAll(/<label><input type="checkbox" name="profile" value="(\d+)"\s*\/?> ([^<]+)<\/label>/g)].map(
       (m) => ({ value: m[1]!, text: m[2]! }),
     )
 

@@ -56,7 +56,7 @@ describe('connecting Google Business Profile', () => {
     expect(callback.status, callback.text).toBe(303)
     const choose = await browser.get(callback.location!)
     const boxes = [
-      ...choose.text.matchAll(/<input type="checkbox" name="profile" value="(\d+)"> ([^<]+)<\/label>/g),
+      ...choose.text.matchAll(/<input type="checkbox" name="profile" value="(\d+)"\s*\/?> ([^<]+)<\/label>/g),
     ]
     expect(boxes.map((b) => b[2])).toEqual([
       'Quay Bakery – High Street (@quay-bakery-high-street) · Google Business Profile location, 12 High Street, Leeds',
@@ -101,7 +101,7 @@ describe('connecting Google Business Profile', () => {
     try {
       const callback = await consent()
       expect(callback.status).toBe(400)
-      expect(callback.text).toContain('Google has not granted this Herald&#39;s Google Cloud project access')
+      expect(callback.text).toContain('Google has not granted this Herald's Google Cloud project access')
       expect(callback.text).toContain('Basic API Access, it refuses every call with a quota of 0')
     } finally {
       h.sandboxes!.googlebusiness.accessGranted = true
