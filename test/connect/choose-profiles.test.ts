@@ -36,9 +36,9 @@ describe('the choose-profiles page', () => {
     return page
   }
   const boxes = (html: string) =>
-    [...html.matchAll(/<label><input type="checkbox" name="profile" value="(\d+)"\s*\/?> ([^<]+)<\/label>/g)].map(
-      (m) => ({ value: m[1]!, text: m[2]! }),
-    )
+    [
+      ...html.matchAll(/<label><input type="checkbox" name="profile" value="(\d+)"\s*\/?> ([^<]+)<\/label>/g),
+    ].map((m) => ({ value: m[1]!, text: m[2]! }))
 
   it('lists every profile of the grant and connects exactly the ticked ones', async () => {
     const choose = await grant('Harbour Cafe')

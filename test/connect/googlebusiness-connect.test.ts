@@ -101,7 +101,7 @@ describe('connecting Google Business Profile', () => {
     try {
       const callback = await consent()
       expect(callback.status).toBe(400)
-      expect(callback.text).toContain('Google has not granted this Herald's Google Cloud project access')
+      expect(callback.text).toContain("Google has not granted this Herald's Google Cloud project access")
       expect(callback.text).toContain('Basic API Access, it refuses every call with a quota of 0')
     } finally {
       h.sandboxes!.googlebusiness.accessGranted = true

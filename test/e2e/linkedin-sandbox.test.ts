@@ -107,7 +107,9 @@ describe('LinkedIn in sandbox mode, end to end', () => {
     const callback = await browser.get(consent.location!)
     expect(callback.status, callback.text).toBe(303)
     const choose = await browser.get(callback.location!)
-    const boxes = [...choose.text.matchAll(/<input type="checkbox" name="profile" value="(\d+)"\s*\/?> ([^<]+)</g)]
+    const boxes = [
+      ...choose.text.matchAll(/<input type="checkbox" name="profile" value="(\d+)"\s*\/?> ([^<]+)</g),
+    ]
     expect(boxes.map((b) => b[2])).toEqual([
       'Avery Quinn (@Avery Quinn) · LinkedIn Personal profile',
       'Avery Quinn Studio (@avery-quinn-studio) · LinkedIn Page',

@@ -52,7 +52,9 @@ describe('Facebook and Instagram in sandbox mode, end to end', () => {
     const callback = await browser.get(consent.location!)
     expect(callback.status, callback.text).toBe(303)
     const choose = await browser.get(callback.location!)
-    const boxes = [...choose.text.matchAll(/<input type="checkbox" name="profile" value="(\d+)"\s*\/?> ([^<]+)</g)]
+    const boxes = [
+      ...choose.text.matchAll(/<input type="checkbox" name="profile" value="(\d+)"\s*\/?> ([^<]+)</g),
+    ]
     expect(boxes.map((b) => b[2])).toEqual([
       'Harbour Cafe (@harbourcafe) · Facebook Page',
       'Harbour Cafe (@harbourcafe) · Instagram professional account (linked to Harbour Cafe)',

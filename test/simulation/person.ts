@@ -71,18 +71,25 @@ export interface CreateOptions {
   now?: boolean
 }
 
+/**
+ * The network of a new post the story left open. Only such a post draws: a story that names the network
+ * (a burst, an outage) takes nothing from either stream, as before the newer networks joined.
+ */
+function drawNetwork(ctx: SeedContext): Network {
+  const first = ctx.pick.pick(FIRST_PROFILES).network
+  if (!ctx.newer.chance(NEWER_SHARE)) return first
+  const newer = ctx.newer.pick(NEWER_PROFILES).network
+  ctx.count(`create_post to ${newer}`)
+  return newer
+}
+
 /** create_post for one profile: text, an image or a video as the network needs, maybe a thread or a comment. */
 export async function createPost(
   ctx: SeedContext,
   options: CreateOptions = {},
 ): Promise<SimPost | undefined> {
   const { world, pick, chains } = ctx
-  // The first seven are drawn as before on every post, so a post that goes to a newer network leaves the
-  // person's other choices where they were.
-  const first = pick.pick(FIRST_PROFILES).network
-  const newer = ctx.newer.chance(NEWER_SHARE) ? ctx.newer.pick(NEWER_PROFILES).network : undefined
-  const network = options.network ?? newer ?? first
-  if (newer && !options.network) ctx.count(`create_post to ${newer}`)
+  const network = options.network ?? drawNetwork(ctx)
   const tag = `s${ctx.seed}n${ctx.nextPost()}z`
   const content = `Simulated ${network} post ${tag} ${pick.pick(WORDS)}`
   const mediaUrls =
