@@ -9,7 +9,7 @@ import type { PostView } from '../../modules/publishing/schemas.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import type { ToolArgs, ToolResult } from '../tools/registry.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { actorOf, runAs, toolsAs } from './caller.js'
+import { actorOf, toolsAs } from './caller.js'
 import { onboardingSection, simulatedNotice } from './first-run/onboarding.js'
 import { page, problemPage, sendHtml } from './html.js'
 import { type EditForm, renderEditPage } from './post-edit-page.js'
@@ -37,7 +37,6 @@ function editPage(who: SignedIn, post: PostView, form: EditForm, waits: boolean,
 
 export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const routes = signedInRoutes(scope)
-  const run = runAs(runner)
   const tools = toolsAs(runner)
   const showPost: ShowPost = (reply, who, id, status, message) =>
     showPostPage(app, tools, { reply, who, id, status, ...(message ? { message } : {}) })
@@ -69,7 +68,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     return showPost(reply, who, request.params.id, 200)
   })
 
-  registerEditRoutes(scope, app, run, showPost)
+  registerEditRoutes(scope, app, tools, showPost)
   registerPostActions(scope, app, tools, showPost)
 }
 
@@ -108,7 +107,6 @@ function listArgs(filters: ListFilters): Omit<ToolArgs<'list_posts'>, 'workspace
   }
 }
 
-type Run = ReturnType<typeof runAs>
 type Reply = Parameters<typeof sendHtml>[0]
 type ShowPost = (
   reply: Reply,
@@ -131,8 +129,8 @@ const waitsFor = (app: AppContext, who: SignedIn) =>
   waitsForApproval(app.store.db, { workspaceId: who.workspace.id, role: who.workspace.role })
 
 /** Only what changed is sent: new copy replaces per-network copy, so unchanged copy is left alone. */
-function changeOf(id: string, form: EditForm, post: PostView): Record<string, unknown> {
-  const change: Record<string, unknown> = { id }
+function changeOf(id: string, form: EditForm, post: PostView): Omit<ToolArgs<'update_post'>, 'workspaceId'> {
+  const change: Omit<ToolArgs<'update_post'>, 'workspaceId'> = { id }
   if (form.content !== post.content) change.content = form.content
   const media = form.mediaUrls.split(/\s+/).filter(Boolean)
   if (media.join('\n') !== post.mediaUrls.join('\n')) change.mediaUrls = media
@@ -145,13 +143,13 @@ function changeOf(id: string, form: EditForm, post: PostView): Record<string, un
 }
 
 /** The edit form of a post, and its POST: save the changes, submit it for its slot, or send it now. */
-function registerEditRoutes(scope: FastifyInstance, app: AppContext, run: Run, showPost: ShowPost) {
+function registerEditRoutes(scope: FastifyInstance, app: AppContext, tools: Tools, showPost: ShowPost) {
   const routes = signedInRoutes(scope)
   routes.get<{ Params: { id: string } }>('/posts/:id/edit', async (request, reply, who) => {
     const { id } = request.params
     let post: PostView
     try {
-      post = await run<PostView>(who, 'get_post', { id })
+      post = await tools(who, 'get_post', { id })
     } catch {
       return showPost(reply, who, id, 404)
     }
@@ -175,7 +173,7 @@ function registerEditRoutes(scope: FastifyInstance, app: AppContext, run: Run, s
     }
     let post: PostView
     try {
-      post = await run<PostView>(who, 'get_post', { id })
+      post = await tools(who, 'get_post', { id })
     } catch {
       return showPost(reply, who, id, 404)
     }
@@ -184,14 +182,13 @@ function registerEditRoutes(scope: FastifyInstance, app: AppContext, run: Run, s
     try {
       let message = 'Saved.'
       if (Object.keys(change).length > 1 || (submit && form.when === 'schedule')) {
-        const updated = await run<{ message: string }>(who, 'update_post', {
+        const updated = await tools(who, 'update_post', {
           ...change,
           ...(submit && form.when === 'schedule' ? { status: 'scheduled' } : {}),
         })
         message = updated.message
       }
-      if (submit && form.when === 'now')
-        message = (await run<{ message: string }>(who, 'publish_post_now', { id })).message
+      if (submit && form.when === 'now') message = (await tools(who, 'publish_post_now', { id })).message
       return showPost(reply, who, id, 200, { notice: message })
     } catch (error) {
       const appError = toAppError(error)
