@@ -1,3 +1,4 @@
+import { type AltTexts, altTextBlockers, altTextsFor } from './alt-text.js'
 import {
   countHashtags,
   countMentions,
@@ -58,6 +59,8 @@ export interface PlanInput {
   youtube?: YouTubeDetailsInput | undefined
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
+  /** Alt text per image, keyed by the image's URL, wherever the image is used. */
+  mediaAltTexts?: AltTexts | undefined
   /** A thread and a first comment, shared, per network or profile, or per target request. */
   thread?: ThreadItemInput[] | undefined
   firstComment?: string | undefined
@@ -76,6 +79,8 @@ export interface PlannedTarget {
   overrides: TargetOverrides
   content: string
   mediaUrls: string[]
+  /** The alt texts of the images this profile sends (its set and its thread items'), by URL. */
+  altTexts: AltTexts
   youtube: ResolvedYouTubeDetails | null
   /** The thread items and first comment delivered after the post, in order. */
   items: DeliveryItem[]
@@ -203,6 +208,12 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
   const targets = chosen.map((choice) => planTarget(input, choice, blockers))
   checkSharedThread(input, targets, { blockers, warnings })
   for (const target of targets) checkTarget(target, { blockers, warnings })
+  blockers.push(
+    ...altTextBlockers(
+      input.mediaAltTexts,
+      targets.map((t) => ({ who: label(t.connection), platform: t.connection.platform, urls: sentUrls(t) })),
+    ),
+  )
 
   const hasLink = targets.some(
     (t) => containsLink(t.content) || t.items.some((item) => containsLink(item.content)),
@@ -274,8 +285,15 @@ function planTarget(
     ...(thread && thread.length > 0 && takesThreads(connection.platform) ? { thread } : {}),
     ...(firstComment ? { firstComment } : {}),
   }
-  return { connection, overrides, content, mediaUrls, youtube, items, postItems }
+  const altTexts = altTextsFor(sentUrls({ mediaUrls, items }), input.mediaAltTexts)
+  return { connection, overrides, content, mediaUrls, altTexts, youtube, items, postItems }
 }
+
+/** Every media URL a target sends: its own set, then its thread items' and first comment's. */
+export const sentUrls = (target: Pick<PlannedTarget, 'mediaUrls' | 'items'>) => [
+  ...target.mediaUrls,
+  ...target.items.flatMap((item) => item.mediaUrls),
+]
 
 /** The shared thread is left out where a network takes none, and refused when no profile takes it. */
 function checkSharedThread(input: PlanInput, targets: PlannedTarget[], { blockers, warnings }: Findings) {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { storedAltTexts } from '../../core/alt-text.js'
 import { WAITING_MESSAGE } from '../../core/approval.js'
 import { type Plan, type PlannedTarget, planPost } from '../../core/post-plan.js'
 import { describeOpening, type QueueOpening } from '../../core/posting-queue.js'
@@ -27,6 +28,7 @@ import {
   firstCommentSchema,
   firstCommentVariantsSchema,
   MAX_TARGETS,
+  mediaAltTextsSchema,
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
@@ -84,6 +86,7 @@ export const createPostInput = toolInput({
   mediaUrls: mediaUrlsSchema
     .optional()
     .describe('Ordered attachments; wins over mediaUrl when both are given.'),
+  mediaAltTexts: mediaAltTextsSchema.optional(),
   queue: z
     .boolean()
     .optional()
@@ -270,6 +273,7 @@ function newPost(
     author_id: ctx.caller.userId,
     content: target.content,
     media_urls: JSON.stringify(target.mediaUrls),
+    media_alt_texts: storedAltTexts(target.altTexts),
     youtube:
       target.connection.platform === 'youtube' && (input.youtube || target.overrides.youtube)
         ? JSON.stringify({ ...input.youtube, ...target.overrides.youtube })

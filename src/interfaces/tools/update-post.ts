@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { altTextsFor, readAltTexts, storedAltTexts } from '../../core/alt-text.js'
 import { isPending, WAITING_MESSAGE } from '../../core/approval.js'
 import { networkRules, resendPrice } from '../../core/network-rules.js'
 import { type ConnectionInfo, type PlannedTarget, planPost } from '../../core/post-plan.js'
@@ -30,6 +31,7 @@ import {
   dateSchema,
   firstCommentSchema,
   MAX_TARGETS,
+  mediaAltTextsSchema,
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
@@ -81,6 +83,11 @@ const updatePostInput = toolInput({
   timezone: timezoneSchema.optional(),
   mediaUrl: mediaUrlSchema.optional().describe('Replaces the whole attachment set with this one file.'),
   mediaUrls: mediaUrlsSchema.optional().describe('Replacement set; an empty array removes all media.'),
+  mediaAltTexts: mediaAltTextsSchema
+    .optional()
+    .describe(
+      'Replacement alt texts per image, keyed by media URL ({} removes them). Omitted, the post keeps the alt texts of the images it still has, wherever they moved.',
+    ),
   youtube: youtubeSchema
     .optional()
     .describe('title, description, privacyStatus; omitted fields keep their value.'),
@@ -175,6 +182,7 @@ async function applyUpdate(tx: Db, ctx: ToolContext, input: UpdateInput, now: nu
     content: edit.content,
     variants: JSON.stringify(edit.variants),
     media_urls: JSON.stringify(edit.mediaUrls),
+    media_alt_texts: storedAltTexts(edit.altTexts),
     youtube: edit.youtube ? JSON.stringify(edit.youtube) : null,
     status,
     schedule_date: slot.date,
@@ -260,6 +268,11 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
       ? { firstComment: input.firstComment ?? own.firstComment }
       : {}),
   }
+  // The alt texts sent replace the post's; otherwise it keeps those of the images it still has.
+  const altTexts = altTextsFor(
+    [...mediaUrls, ...(postItems.thread ?? []).flatMap((item) => item.mediaUrls ?? [])],
+    input.mediaAltTexts ?? readAltTexts(post.media_alt_texts),
+  )
   const replacing = input.targetAccounts !== undefined || input.platforms !== undefined
   const targetRequest = replacing
     ? { targetAccounts: input.targetAccounts, platforms: input.platforms }
@@ -272,7 +285,15 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
         })),
       }
   const plan = planPost(
-    { content, variants, mediaUrls, youtube, ...postItems, ...targetRequest },
+    {
+      content,
+      variants,
+      mediaUrls,
+      youtube,
+      ...postItems,
+      ...targetRequest,
+      mediaAltTexts: input.mediaAltTexts ?? altTexts,
+    },
     connections,
   )
   if (plan.unknownTargets.length > 0)
@@ -286,10 +307,11 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     replacing ||
     input.mediaUrl !== undefined ||
     input.mediaUrls !== undefined ||
+    input.mediaAltTexts !== undefined ||
     input.youtube !== undefined ||
     input.thread !== undefined ||
     input.firstComment !== undefined
-  return { plan, content, variants, mediaUrls, youtube, postItems, changesWhatGoesOut }
+  return { plan, content, variants, mediaUrls, altTexts, youtube, postItems, changesWhatGoesOut }
 }
 type Edit = ReturnType<typeof planEdit>
 
@@ -335,17 +357,34 @@ function keepTargets(edit: Edit, current: TargetRow[], keepsOwnCopy: boolean) {
   for (const target of edit.plan.targets) {
     const existing = current.find((t) => t.connection_id === target.connection.id)
     if (!existing) continue
-    const resolved = resolvedFor(edit, target.connection, keepsOwnCopy ? existing.content : undefined)
+    const resolved = resolvedFor(
+      edit,
+      target.connection,
+      keepsOwnCopy ? existing.content : undefined,
+      target.items,
+    )
     kept.set(existing.id, { ...keptTarget(existing, { ...resolved, items: target.items }), resolved })
   }
   return kept
 }
 
-const resolvedFor = (edit: Edit, connection: ConnectionInfo, ownCopy: string | undefined) =>
+const resolvedFor = (
+  edit: Edit,
+  connection: ConnectionInfo,
+  ownCopy: string | undefined,
+  items: PlannedTarget['items'],
+) =>
   resolveForPost(
     connection,
-    { content: edit.content, mediaUrls: edit.mediaUrls, variants: edit.variants, youtube: edit.youtube },
+    {
+      content: edit.content,
+      mediaUrls: edit.mediaUrls,
+      variants: edit.variants,
+      youtube: edit.youtube,
+      altTexts: edit.altTexts,
+    },
     ownCopy,
+    items,
   )
 
 /**
@@ -416,7 +455,7 @@ async function writeTargets(
     const existing = current.find((t) => t.connection_id === target.connection.id)
     const keep = existing && kept.get(existing.id)
     if (!existing || !keep) {
-      const resolved = resolvedFor(edit, target.connection, undefined)
+      const resolved = resolvedFor(edit, target.connection, undefined, target.items)
       const row = targetRow(
         { postId: post.id, workspaceId: ctx.workspace.id, position: position++, runAt, now },
         { ...resolved, items: target.items },
@@ -427,6 +466,7 @@ async function writeTargets(
       await rewriteTarget(tx, existing, {
         content: keep.resolved.content,
         mediaUrls: keep.resolved.mediaUrls,
+        altTexts: keep.resolved.altTexts,
         youtube: keep.resolved.youtube,
         items: keep.items,
         runAt,

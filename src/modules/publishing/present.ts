@@ -1,3 +1,4 @@
+import { readAltTexts } from '../../core/alt-text.js'
 import { approvalVersion } from '../../core/approval.js'
 import type { Network } from '../../core/networks.js'
 import { STUCK_MESSAGE } from '../../core/post-status.js'
@@ -17,6 +18,7 @@ export const isStuck = (target: TargetRow, now: number) =>
 export function presentPost(post: PostRow, targets: TargetRow[], now: number): PostView {
   const mediaUrls = JSON.parse(post.media_urls) as string[]
   const variants = JSON.parse(post.variants) as Record<string, string>
+  const altTexts = readAltTexts(post.media_alt_texts)
   const stuck = targets.some((t) => isStuck(t, now))
   const platforms = [...new Set(targets.map((t) => t.platform as Network))]
   return {
@@ -31,6 +33,7 @@ export function presentPost(post: PostRow, targets: TargetRow[], now: number): P
     dueAt: post.due_at === null ? null : iso(post.due_at),
     ...(mediaUrls[0] ? { mediaUrl: mediaUrls[0] } : {}),
     mediaUrls,
+    ...(Object.keys(altTexts).length > 0 ? { mediaAltTexts: altTexts } : {}),
     ...(post.youtube ? { youtube: JSON.parse(post.youtube) } : {}),
     ...(Object.keys(variants).length > 0 ? { variants } : {}),
     createdAt: iso(post.created_at),

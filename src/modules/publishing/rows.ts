@@ -1,5 +1,7 @@
+import { type AltTexts, altTextsFor, storedAltTexts } from '../../core/alt-text.js'
 import type { ConnectionInfo, PlannedTarget } from '../../core/post-plan.js'
 import { resolveCopy } from '../../core/post-plan.js'
+import type { DeliveryItem } from '../../core/thread-items.js'
 import { resolveYouTubeDetails, type YouTubeDetailsInput } from '../../core/youtube-details.js'
 import { compiledOnce } from '../../platform/db/compiled.js'
 import type { Db } from '../../platform/db/db.js'
@@ -32,7 +34,7 @@ export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<
 export function targetRow(
   input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
   target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'> &
-    Partial<Pick<PlannedTarget, 'items'>>,
+    Partial<Pick<PlannedTarget, 'items' | 'altTexts'>>,
 ): TargetRow {
   return {
     id: newId(input.now),
@@ -45,6 +47,7 @@ export function targetRow(
     username: target.connection.username,
     content: target.content,
     media_urls: JSON.stringify(target.mediaUrls),
+    media_alt_texts: storedAltTexts(target.altTexts ?? {}),
     youtube: target.youtube ? JSON.stringify(target.youtube) : null,
     status: 'pending',
     run_at: input.runAt,
@@ -78,14 +81,19 @@ export function resolveForPost(
     mediaUrls: string[]
     variants: Record<string, string>
     youtube: YouTubeDetailsInput | undefined
+    /** The post's alt texts by media URL. */
+    altTexts?: AltTexts
   },
   ownCopy?: string,
+  /** The target's thread items and first comment, whose images' alt texts it sends too. */
+  items: readonly DeliveryItem[] = [],
 ) {
   const content = resolveCopy(connection, ownCopy, post.variants, post.content)
   return {
     connection,
     content,
     mediaUrls: post.mediaUrls,
+    altTexts: altTextsFor([...post.mediaUrls, ...items.flatMap((i) => i.mediaUrls)], post.altTexts),
     youtube: connection.platform === 'youtube' ? resolveYouTubeDetails(content, post.youtube) : null,
   }
 }

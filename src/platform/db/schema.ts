@@ -132,6 +132,8 @@ export interface PostsTable {
    * when null.
    */
   compose_id?: string | null
+  /** Alt text per image of the post's media, JSON keyed by media URL; null when none (migration 028). */
+  media_alt_texts?: string | null
 }
 
 export interface TargetsTable {
@@ -179,6 +181,8 @@ export interface TargetsTable {
   lookup_failed_at?: number | null
   /** Why the target is stuck (a STUCK_REASONS code); null when it is not. */
   stuck_reason?: string | null
+  /** Alt text per image this target sends, JSON keyed by media URL; null when none (migration 028). */
+  media_alt_texts?: string | null
 }
 
 export interface PostCountsTable {

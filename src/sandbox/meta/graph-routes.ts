@@ -560,6 +560,7 @@ async function pageCall(
       url: params.url,
       published,
       contentType: check.format ?? 'other',
+      ...(params.alt_text_custom ? { altText: params.alt_text_custom } : {}),
     }
     state.photos.set(photo.id, photo)
     if (!published) return { id: photo.id }
@@ -941,6 +942,10 @@ function createContainer(state: MetaSandboxState, igUserId: string, params: Para
   if (params.caption && [...params.caption].length > 2200)
     throw fail(400, 100, '(#100) The caption is too long', { subcode: 2207010 })
   if (isItem && params.caption) throw fail(400, 100, '(#100) Carousel items take no caption')
+  if (params.alt_text !== undefined && type !== 'IMAGE')
+    throw fail(400, 100, '(#100) alt_text is only supported for images')
+  if (params.alt_text && [...params.alt_text].length > 1000)
+    throw fail(400, 100, '(#100) alt_text must be at most 1000 characters')
   if (type === 'IMAGE') {
     if (!params.image_url) throw fail(400, 100, '(#100) image_url is required')
     const container = saveContainer(state, {
@@ -951,6 +956,7 @@ function createContainer(state: MetaSandboxState, igUserId: string, params: Para
       caption: storedCopy(params.caption),
       isCarouselItem: isItem,
       pollsLeft: 0,
+      ...(params.alt_text ? { altText: params.alt_text } : {}),
     })
     container.fetch = state
       .fetchMedia(params.image_url, 'ig_image')

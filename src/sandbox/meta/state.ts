@@ -86,6 +86,8 @@ export interface FbPhoto {
   published: boolean
   postId?: string
   contentType: string
+  /** The photo's alt text as the Page gave it (`alt_text_custom`). */
+  altText?: string
 }
 export interface FbVideo {
   id: string
@@ -114,6 +116,8 @@ export interface IgContainer {
   check?: FetchCheck
   status: ContainerStatus
   mediaId?: string
+  /** An image container's alt text (`alt_text`). */
+  altText?: string
 }
 /** A comment on a Facebook post, photo or video, or on an Instagram media (`POST /{object}/comments`). */
 export interface MetaComment {

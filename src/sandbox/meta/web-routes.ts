@@ -61,9 +61,15 @@ export function registerMetaWebPages(server: FastifyInstance, state: MetaSandbox
 }
 
 /** A downloaded file's place in the kept media, when the fetcher kept it. */
-const keptFile = (state: MetaSandboxState, kind: WebMedia['kind'], url: string | undefined): WebMedia => {
+const keptFile = (
+  state: MetaSandboxState,
+  kind: WebMedia['kind'],
+  url: string | undefined,
+  alt?: string,
+): WebMedia => {
   const key = url ? keptKey(url) : undefined
-  return key && state.kept.has(key) ? { kind, key } : { kind }
+  const described = alt !== undefined ? { alt } : {}
+  return key && state.kept.has(key) ? { kind, key, ...described } : { kind, ...described }
 }
 
 const pageNamed = (state: MetaSandboxState, ref: string) =>
@@ -74,7 +80,9 @@ function facebookEntry(state: MetaSandboxState, post: FbPost): WebEntry {
     post.kind === 'video' ? [...state.videos.values()].find((v) => v.postId === post.id) : undefined
   const media = video
     ? [keptFile(state, 'video', video.fileUrl)]
-    : post.attachedMedia.map((id) => keptFile(state, 'image', state.photos.get(id)?.url))
+    : post.attachedMedia.map((id) =>
+        keptFile(state, 'image', state.photos.get(id)?.url, state.photos.get(id)?.altText),
+      )
   return {
     author: { name: state.pages.get(post.pageId)?.name ?? 'Facebook Page' },
     at: post.createdAt,
@@ -130,7 +138,12 @@ function instagramEntry(state: MetaSandboxState, media: IgMedia): WebEntry {
     at: media.createdAt,
     text: media.caption,
     media: items.map((container) =>
-      keptFile(state, container?.mediaType === 'IMAGE' ? 'image' : 'video', container?.url),
+      keptFile(
+        state,
+        container?.mediaType === 'IMAGE' ? 'image' : 'video',
+        container?.url,
+        container?.altText,
+      ),
     ),
   }
 }

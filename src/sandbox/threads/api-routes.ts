@@ -394,6 +394,7 @@ function createContainer(state: ThreadsSandboxState, userId: string, params: Par
       text,
       isCarouselItem: isItem,
       pollsLeft: type === 'VIDEO' ? (state.options.videoPolls ?? 1) : 0,
+      ...(params.alt_text ? { altText: params.alt_text } : {}),
     })
     container.fetch = state
       .fetchMedia(url, type === 'IMAGE' ? 'image' : 'video')

@@ -57,6 +57,8 @@ export interface ThreadsContainer {
   threadId?: string
   /** `reply_to_id`: the thread this container answers when published. */
   replyToId?: string
+  /** An image's or video's `alt_text`. */
+  altText?: string
 }
 export interface ThreadsPost {
   id: string

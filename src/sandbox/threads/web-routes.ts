@@ -94,7 +94,8 @@ function entryOf(state: ThreadsSandboxState, thread: ThreadsPost): WebEntry {
     media: items.map((container): WebMedia => {
       const kind = container?.mediaType === 'VIDEO' ? 'video' : 'image'
       const key = container?.url ? keptKey(container.url) : undefined
-      return key && state.kept.has(key) ? { kind, key } : { kind }
+      const alt = container?.altText !== undefined ? { alt: container.altText } : {}
+      return key && state.kept.has(key) ? { kind, key, ...alt } : { kind, ...alt }
     }),
     ...(thread.linkAttachment ? { link: { url: thread.linkAttachment } } : {}),
   }

@@ -79,6 +79,7 @@ export const twitterCalls: CallTable = {
   'POST /api/2/media/upload/:id/append': { operation: 'appendMediaUpload', effectful: false },
   'POST /api/2/media/upload/:id/finalize': { operation: 'finalizeMediaUpload', effectful: false },
   'GET /api/2/media/upload': { operation: 'getMediaUploadStatus', effectful: false },
+  'POST /api/2/media/metadata': { operation: 'createMediaMetadata', effectful: false },
 }
 
 /** In-process handle on one sandbox, the same operations the control surface offers over HTTP. */

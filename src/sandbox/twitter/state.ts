@@ -97,6 +97,8 @@ export interface SandboxMedia {
   finalizedAt?: number
   /** Video and GIF are processed after FINALIZE; images are usable at once. */
   processed: boolean
+  /** The alt text set by `POST /2/media/metadata`, when one was. */
+  altText?: string
   processingFails: boolean
   createdAt: number
 }
