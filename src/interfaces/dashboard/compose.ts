@@ -8,13 +8,14 @@ import { deliveryItems, itemLabel, itemLimit } from '../../core/thread-items.js'
 import { type PrivacyStatus, resolveYouTubeDetails } from '../../core/youtube-details.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { detectType } from '../../modules/media/detect-type.js'
+import { createPosterFrames } from '../../modules/media/poster-frame.js'
 import { listQueues } from '../../modules/publishing/posting-queues.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { type FormBody, firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
 import { type Checked, checkHtml, fieldNotes, problemHtml, tabStates } from './compose-findings.js'
-import { type LinkCard, type PreviewTarget, previewHtml } from './compose-previews.js'
+import { type LinkCard, type PreviewMedia, type PreviewTarget, previewHtml } from './compose-previews.js'
 import {
   type Account,
   type ComposeView,
@@ -22,6 +23,7 @@ import {
   type Draft,
   type PickerProfile,
   PRIVACY_LABELS,
+  posterPath,
   priceLine,
   UPLOAD_TYPES,
   type When,
@@ -56,6 +58,14 @@ const list = (body: FormBody, name: string) => {
   return value === undefined ? [] : Array.isArray(value) ? value : [value]
 }
 const one = (body: FormBody, name: string) => list(body, name)[0] ?? ''
+
+/** Alt text keyed `alt:<media URL>`; empty fields are no alt text. */
+function readAltTexts(body: FormBody): Draft['altTexts'] {
+  const altTexts: Draft['altTexts'] = {}
+  for (const key of Object.keys(body))
+    if (key.startsWith('alt:') && one(body, key).trim()) altTexts[key.slice('alt:'.length)] = one(body, key)
+  return altTexts
+}
 
 /** Copy keyed `variant_<network>` or `variant_<network>:<profileId>`; empty fields are no variant. */
 function readVariants(body: FormBody): Draft['variants'] {
@@ -92,6 +102,7 @@ function readDraft(body: FormBody): Draft {
     content: one(body, 'content'),
     profiles: list(body, 'profile'),
     mediaUrls: one(body, 'mediaUrls'),
+    altTexts: readAltTexts(body),
     variants: readVariants(body),
     youtubeTitle: one(body, 'youtubeTitle'),
     youtubeDescription: one(body, 'youtubeDescription'),
@@ -140,10 +151,14 @@ function toolArguments(draft: Draft) {
     return { platform, profileId: rest.join(':') }
   })
   const mediaUrls = mediaList(draft)
+  // The alt texts of the images still in the tray: a field left from an image removed is not sent.
+  const used = new Set([...mediaUrls, ...draft.thread.flatMap((item) => urlsOf(item.mediaUrls))])
+  const altTexts = Object.fromEntries(Object.entries(draft.altTexts).filter(([url]) => used.has(url)))
   return {
     content: draft.content,
     targetAccounts,
     ...(mediaUrls.length ? { mediaUrls } : {}),
+    ...(Object.keys(altTexts).length ? { mediaAltTexts: altTexts } : {}),
     ...(Object.keys(draft.variants).length ? { variants: draft.variants } : {}),
     ...(draft.thread.length
       ? {
@@ -177,20 +192,25 @@ function readPreflight(
   app: AppContext,
   draft: Draft,
   preflight: Preflight,
-  extra: { accounts: Account[]; links: Map<string, LinkCard | undefined> },
+  extra: { accounts: Array<Account & { avatar?: string | undefined }>; links: Map<string, LinkCard | undefined>; mediaPrefix: string },
 ) {
-  const media = mediaList(draft).map((url) => ({
-    url,
-    video: looksLikeVideo(url),
-    ...(app.media.isHostedUrl(url) ? { src: new URL(url).pathname } : {}),
-  }))
+  const prefix = extra.mediaPrefix
+  const mediaOf = (urls: string[]): PreviewMedia[] =>
+    urls.map((url) => {
+      const video = looksLikeVideo(url)
+      const hosted = app.media.isHostedUrl(url)
+      const poster = video && hosted ? posterPath(url, prefix) : undefined
+      const altText = draft.altTexts[url]?.trim() ? draft.altTexts[url] : undefined
+      return {
+        url,
+        video,
+        ...(hosted ? { src: new URL(url).pathname } : {}),
+        ...(poster ? { poster } : {}),
+        ...(altText && !video ? { altText } : {}),
+      }
+    })
+  const media = mediaOf(mediaList(draft))
   const targets = preflight.resolvedTargets.map((t) => ({ ...t, copy: copyOf(draft, t) }))
-  const mediaOf = (urls: string[]) =>
-    urls.map((url) => ({
-      url,
-      video: looksLikeVideo(url),
-      ...(app.media.isHostedUrl(url) ? { src: new URL(url).pathname } : {}),
-    }))
   // Each target's thread posts and first comment, counted and previewed as its network takes them.
   const itemsOf = (platform: Network) =>
     deliveryItems(
@@ -228,6 +248,7 @@ function readPreflight(
     platform: t.platform,
     username: t.username,
     name: extra.accounts.find((a) => a.platform === t.platform && a.profileId === t.profileId)?.name ?? '',
+    avatar: extra.accounts.find((a) => a.platform === t.platform && a.profileId === t.profileId)?.avatar,
     ...(extra.links.get(t.copy) ? { link: extra.links.get(t.copy) } : {}),
     copy: t.copy,
     media,
@@ -292,13 +313,14 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   const mediaPrefix = `${app.config.publicBaseUrl.replace(/\/$/, '')}/media/`
 
   registerUploadRoute(scope, app)
+  registerPosterRoute(scope, app)
 
   /** preflight_post for a draft, as the signed-in person, read into the check and the preview. */
   const checkDraft = async (who: SignedIn, draft: Draft, accounts: Account[]) => {
     const preflight = await run<Preflight>(who, 'preflight_post', toolArguments(draft))
     const copies = [...new Set(preflight.resolvedTargets.map((t) => copyOf(draft, t)))]
     const links = new Map(await Promise.all(copies.map(async (c) => [c, await cardFor(c)] as const)))
-    return readPreflight(app, draft, preflight, { accounts, links })
+    return readPreflight(app, draft, preflight, { accounts, links, mediaPrefix })
   }
 
   // A free queue slot on the calendar opens Compose for that profile and time (?profile=&date=&time=&timezone=).
@@ -388,6 +410,7 @@ const emptyDraft = (): Draft => ({
   content: '',
   profiles: [],
   mediaUrls: '',
+  altTexts: {},
   variants: {},
   youtubeTitle: '',
   youtubeDescription: '',
@@ -400,6 +423,26 @@ const emptyDraft = (): Draft => ({
   thread: [],
   firstComment: '',
 })
+
+/**
+ * `GET /compose/poster/<id>/<name>`: the poster frame of a video Herald hosts, for the media tray and the
+ * previews, to the signed-in members of the workspace that uploaded it (404 otherwise, or when no frame can
+ * be made). A hosted file never changes under its address, so the browser may keep the poster.
+ */
+function registerPosterRoute(scope: FastifyInstance, app: AppContext) {
+  const posters = createPosterFrames(app.media)
+  scope.get<{ Params: { id: string; name: string } }>('/compose/poster/:id/:name', async (request, reply) => {
+    const who = await signedIn(app, request)
+    if (!who) return reply.code(401).header('cache-control', 'no-store').send({ message: 'Sign in first.' })
+    const { id, name } = request.params
+    const poster = await posters.posterOf(id, name, who.workspace.id)
+    if (!poster) return reply.code(404).header('cache-control', 'no-store').send({ message: 'No poster frame.' })
+    return reply
+      .header('content-type', 'image/jpeg')
+      .header('cache-control', 'private, max-age=86400')
+      .send(poster)
+  })
+}
 
 /** Media uploaded from the compose page: stored now, its URL answered for the form. */
 function registerUploadRoute(scope: FastifyInstance, app: AppContext) {

@@ -3,9 +3,9 @@ import { escapeHtml } from './escape.js'
 import { networkIcon } from './icons.js'
 
 /**
- * A profile's avatar: its initials with the network's mark on the corner. The picture a network gives is not
- * shown: the dashboard's CSP lets images come from Herald alone, and Herald keeps only the picture's address
- * on the network, so loading it would be a request leaving for the network's servers.
+ * A profile's avatar with the network's mark on the corner: the picture the network gives, as Herald keeps
+ * it (fetched once at connect or refresh and served from Herald's own media, so the CSP's `img-src 'self'`
+ * holds and no page asks the network's servers for anything), else the profile's initials.
  */
 
 /** Up to two letters: the first of the first two words of the name (`Corner Shop` → `CS`), else of the handle. */
@@ -19,14 +19,22 @@ export function initials(name: string, handle = ''): string {
   return letters.toUpperCase() || '?'
 }
 
+export interface AvatarProfile {
+  platform: string
+  name: string
+  username: string
+  /** Herald's path of the profile's picture (`/media/<id>/<name>`), when it keeps one. */
+  avatar?: string | undefined
+}
+
 /** The avatar, hidden from screen readers: the handle and network beside it say who it is. */
-export function profileAvatar(
-  profile: { platform: string; name: string; username: string },
-  size: 'small' | 'normal' | 'large' = 'normal',
-): string {
+export function profileAvatar(profile: AvatarProfile, size: 'small' | 'normal' | 'large' = 'normal'): string {
   const mark = isNetwork(profile.platform) ? networkIcon(profile.platform as Network) : ''
   const sized = size === 'normal' ? '' : ` ${size}`
-  return `<span class="avatar${sized}" aria-hidden="true">${escapeHtml(initials(profile.name, profile.username))}${mark}</span>`
+  const face = profile.avatar?.startsWith('/media/')
+    ? `<img src="${escapeHtml(profile.avatar)}" alt="" loading="lazy" decoding="async">`
+    : escapeHtml(initials(profile.name, profile.username))
+  return `<span class="avatar${sized}" aria-hidden="true">${face}${mark}</span>`
 }
 
 /** A handle shown once with one @ (`@@acme` and `acme` both show as `@acme`). */
