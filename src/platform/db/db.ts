@@ -31,7 +31,7 @@ import { createWiderLedgerReferenceMigration } from './migrations/024-wider-ledg
 import { createNetworkAppsMigration } from './migrations/025-network-apps.js'
 import { createInstanceSetupMigration } from './migrations/026-instance-setup.js'
 import { createComposeGroupsMigration } from './migrations/027-compose-groups.js'
-import { createMediaAltTextsMigration } from './migrations/028-media-alt-texts.js'
+import { createAltTextsAndAvatarsMigration } from './migrations/028-alt-texts-and-avatars.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -186,7 +186,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '025-network-apps': createNetworkAppsMigration(),
     '026-instance-setup': createInstanceSetupMigration(),
     '027-compose-groups': createComposeGroupsMigration(),
-    '028-media-alt-texts': createMediaAltTextsMigration(),
+    '028-alt-texts-and-avatars': createAltTextsAndAvatarsMigration(),
   }
   if (await allApplied(store, Object.keys(migrations), schema)) return
   const migrator = new Migrator({

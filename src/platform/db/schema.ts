@@ -75,6 +75,8 @@ export interface ConnectionsTable {
   name: string
   is_organization: number
   avatar_url: string | null
+  /** The hosted copy of the profile's picture Herald serves (`media.id`); null when none (migration 028). */
+  avatar_media_id?: string | null
   /** Vault ciphertext of the network credentials (JSON); never plaintext. */
   credentials: string
   scopes: string

@@ -279,7 +279,7 @@ function userCall(
         username: ig.username,
         name: ig.name,
         account_type: 'BUSINESS',
-        profile_picture_url: `https://scontent.cdninstagram.invalid/${ig.id}.jpg`,
+        profile_picture_url: state.pictureUrl('instagram', ig.id),
         followers_count: ig.followers,
         follows_count: ig.follows,
         media_count: state.igMediaOf(ig.id).length,
@@ -349,14 +349,14 @@ function pageView(state: MetaSandboxState, pageId: string, auth: SandboxToken, p
       username: page.username,
       access_token: pageToken.token,
       tasks: ['ANALYZE', 'ADVERTISE', 'MODERATE', 'CREATE_CONTENT', 'MANAGE'],
-      picture: { data: { url: `https://scontent.facebook.invalid/${page.id}.jpg` } },
+      picture: { data: { url: state.pictureUrl('facebook', page.id) } },
       ...(ig
         ? {
             instagram_business_account: {
               id: ig.id,
               username: ig.username,
               name: ig.name,
-              profile_picture_url: `https://scontent.cdninstagram.invalid/${ig.id}.jpg`,
+              profile_picture_url: state.pictureUrl('instagram', ig.id),
             },
           }
         : {}),
@@ -811,7 +811,7 @@ async function igUserCall(
         followers_count: ig.followers,
         follows_count: ig.follows,
         media_count: state.igMediaOf(ig.id).length,
-        profile_picture_url: `https://scontent.cdninstagram.invalid/${ig.id}.jpg`,
+        profile_picture_url: state.pictureUrl('instagram', ig.id),
       },
       params,
       ['id', 'username'],

@@ -149,7 +149,7 @@ async function dispatch(
           id: user.id,
           username: user.username,
           name: user.name,
-          threads_profile_picture_url: `https://scontent.cdninstagram.invalid/threads/${user.id}.jpg`,
+          threads_profile_picture_url: state.pictureUrl(user.id),
           threads_biography: '',
           is_verified: false,
         },

@@ -117,6 +117,8 @@ export interface StateOptions {
   timelineLagMs: number
   /** The test's fault injector: its listing lag and duplicate-check switch apply here. */
   injector?: FaultInjector
+  /** Where the simulator is reached from outside, for the pictures it serves. */
+  publicUrl?: string
 }
 
 const TWITTER_EPOCH = 1288834974657n
