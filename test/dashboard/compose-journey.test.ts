@@ -5,7 +5,7 @@ import { chromium } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM } from '../helpers/chromium.js'
-import { connectProfile } from '../helpers/connections.js'
+import { connectProfile, givePicture } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { accessibilityProblems, lookAt, VIEWPORTS } from '../helpers/look-at.js'
 import { screenshotDir } from '../helpers/reference.js'
@@ -33,7 +33,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => 
       // A local setup: Instagram's media stays on Herald's loopback address.
       env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' },
     })
-    await connectProfile(h, 'twitter', 'tw-1', 'acme')
+    await givePicture(h, await connectProfile(h, 'twitter', 'tw-1', 'acme'), '#1d6fb8')
     await connectProfile(h, 'linkedin', 'li-page', 'acme-studio', { isOrganization: true })
     await connectProfile(h, 'instagram', 'ig-1', 'acme.ig')
   })

@@ -63,7 +63,13 @@ function healthOf(row: ConnectionRow, health: HealthEntry | undefined) {
 }
 
 /** One profile as a card: avatar and network, health, and Reconnect or Disconnect where they apply. */
-export function channelCard(row: ConnectionRow, health: HealthEntry | undefined, owner: boolean): string {
+export function channelCard(
+  row: ConnectionRow,
+  health: HealthEntry | undefined,
+  owner: boolean,
+  /** Herald's path of the profile's kept picture, when there is one. */
+  picture?: string,
+): string {
   const network = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
   const handle = handleOf(row.username)
   const state = healthOf(row, health)
@@ -76,7 +82,7 @@ export function channelCard(row: ConnectionRow, health: HealthEntry | undefined,
     : ''
   const name = row.name && row.name !== row.username.replace(/^@+/, '') ? row.name : ''
   return `<li class="card channel">
-<div class="channel-who">${profileAvatar(row, 'large')}<div><h3>${escapeHtml(handle)}</h3><p class="muted">${escapeHtml(network)}${name ? ` · ${escapeHtml(name)}` : ''}</p></div></div>
+<div class="channel-who">${profileAvatar({ ...row, avatar: picture }, 'large')}<div><h3>${escapeHtml(handle)}</h3><p class="muted">${escapeHtml(network)}${name ? ` · ${escapeHtml(name)}` : ''}</p></div></div>
 <p class="channel-health">${state.chip}</p>${state.reason ? `\n<p class="channel-reason">${escapeHtml(state.reason)}</p>` : ''}
 ${reconnect || disconnect ? `<div class="channel-actions">${reconnect}${disconnect}</div>` : ''}
 </li>`

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { isNetwork } from '../../core/networks.js'
 import { setSessionWorkspace } from '../../modules/accounts/sessions.js'
 import type { AppContext } from '../../modules/app-context.js'
+import { avatarPaths } from '../../modules/connections/avatars.js'
 import { connectionCredentials } from '../../platform/crypto/vault.js'
 import { findMembership, listWorkspacesForUser } from '../../platform/db/statements/accounts.js'
 import { listConnections } from '../../platform/db/statements/connections.js'
@@ -37,6 +38,7 @@ async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, 
           )
           .join('')}</select></label> <button type="submit">Switch</button></form>`
       : ''
+  const pictures = await avatarPaths(app.store.db, who.workspace.id)
   const cards =
     rows.length === 0
       ? emptyState(
@@ -46,7 +48,12 @@ async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, 
             : { href: '#connect', label: 'Connect a profile' },
         )
       : `<ul class="cards channels" aria-label="Connected profiles">
-${rows.map((row) => channelCard(row, health.get(`${row.platform}:${row.profile_id}`), owner)).join('\n')}</ul>`
+${rows
+  .map((row) => {
+    const key = `${row.platform}:${row.profile_id}`
+    return channelCard(row, health.get(key), owner, pictures.get(key))
+  })
+  .join('\n')}</ul>`
   // Read again: another process may have set an app up since this one last looked.
   await app.networkApps.refresh()
   const tiles = networkTiles((network) => app.networkApps.canConnect(network), who.administrator)

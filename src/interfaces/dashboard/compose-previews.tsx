@@ -92,7 +92,7 @@ function Media({ platform, media }: { platform: Network; media: PreviewMedia[] }
               <img src={item.src} alt={item.altText ?? fileName(item.url)} class={crop} {...bounds} />
             ) : item.poster ? (
               <span class={`frame poster ${crop}`}>
-                <img src={item.poster} alt="" />
+                <img src={item.poster} alt="" class="poster-img" />
                 <span class="frame-label">Video: {fileName(item.url)}</span>
               </span>
             ) : (

@@ -279,7 +279,7 @@ function TrayItem({ url, index, view }: { url: string; index: number; view: Comp
         <img src={new URL(url).pathname} alt="" />
       ) : poster ? (
         <span class="thumb-frame video">
-          <img src={poster} alt="" />
+          <img src={poster} alt="" class="thumb-poster" />
           <span class="thumb-play" aria-hidden="true">
             ▶
           </span>

@@ -7,6 +7,7 @@ import { lengthOn } from '../../core/text-length.js'
 import { deliveryItems, itemLabel, itemLimit } from '../../core/thread-items.js'
 import { type PrivacyStatus, resolveYouTubeDetails } from '../../core/youtube-details.js'
 import type { AppContext } from '../../modules/app-context.js'
+import { avatarPaths } from '../../modules/connections/avatars.js'
 import { detectType } from '../../modules/media/detect-type.js'
 import { createPosterFrames } from '../../modules/media/poster-frame.js'
 import { listQueues } from '../../modules/publishing/posting-queues.js'
@@ -192,7 +193,11 @@ function readPreflight(
   app: AppContext,
   draft: Draft,
   preflight: Preflight,
-  extra: { accounts: Array<Account & { avatar?: string | undefined }>; links: Map<string, LinkCard | undefined>; mediaPrefix: string },
+  extra: {
+    accounts: Array<Account & { avatar?: string | undefined }>
+    links: Map<string, LinkCard | undefined>
+    mediaPrefix: string
+  },
 ) {
   const prefix = extra.mediaPrefix
   const mediaOf = (urls: string[]): PreviewMedia[] =>
@@ -285,7 +290,7 @@ const preflightForm: { config: { form: FormGuard } } = {
 
 /** The profiles to pick from: each live connection with its health and its queue's next free time. */
 async function pickerProfiles(app: AppContext, run: ReturnType<typeof runAs>, who: SignedIn) {
-  const [accounts, health, queues] = await Promise.all([
+  const [accounts, health, queues, pictures] = await Promise.all([
     run<Account[]>(who, 'get_connected_accounts', {}),
     run<{ connections: Array<{ platform: Network; profileId: string; daysLeft: number }> }>(
       who,
@@ -293,12 +298,14 @@ async function pickerProfiles(app: AppContext, run: ReturnType<typeof runAs>, wh
       {},
     ),
     listQueues(app.store.db, who.workspace.id, app.clock.now(), 1),
+    avatarPaths(app.store.db, who.workspace.id),
   ])
   return accounts.map((a): PickerProfile => {
     const ailing = health.connections.find((c) => c.platform === a.platform && c.profileId === a.profileId)
     const next = queues.find((q) => q.platform === a.platform && q.profileId === a.profileId)?.next[0]
     return {
       ...a,
+      avatar: pictures.get(`${a.platform}:${a.profileId}`),
       health: ailing
         ? { tone: 'warn', words: `Expires in ${ailing.daysLeft} day${ailing.daysLeft === 1 ? '' : 's'}` }
         : { tone: 'ok', words: 'Connected' },
@@ -316,7 +323,11 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   registerPosterRoute(scope, app)
 
   /** preflight_post for a draft, as the signed-in person, read into the check and the preview. */
-  const checkDraft = async (who: SignedIn, draft: Draft, accounts: Account[]) => {
+  const checkDraft = async (
+    who: SignedIn,
+    draft: Draft,
+    accounts: Array<Account & { avatar?: string | undefined }>,
+  ) => {
     const preflight = await run<Preflight>(who, 'preflight_post', toolArguments(draft))
     const copies = [...new Set(preflight.resolvedTargets.map((t) => copyOf(draft, t)))]
     const links = new Map(await Promise.all(copies.map(async (c) => [c, await cardFor(c)] as const)))
@@ -357,8 +368,15 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     const who = signedInOf(request)
     const draft = readDraft((request.body ?? {}) as FormBody)
     try {
-      const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
-      const { checked, preview } = await checkDraft(who, draft, accounts)
+      const [accounts, pictures] = await Promise.all([
+        run<Account[]>(who, 'get_connected_accounts', {}),
+        avatarPaths(app.store.db, who.workspace.id),
+      ])
+      const withPictures = accounts.map((a) => ({
+        ...a,
+        avatar: pictures.get(`${a.platform}:${a.profileId}`),
+      }))
+      const { checked, preview } = await checkDraft(who, draft, withPictures)
       return answer(200, {
         ...checked,
         checkHtml: checkHtml(checked),
@@ -436,7 +454,8 @@ function registerPosterRoute(scope: FastifyInstance, app: AppContext) {
     if (!who) return reply.code(401).header('cache-control', 'no-store').send({ message: 'Sign in first.' })
     const { id, name } = request.params
     const poster = await posters.posterOf(id, name, who.workspace.id)
-    if (!poster) return reply.code(404).header('cache-control', 'no-store').send({ message: 'No poster frame.' })
+    if (!poster)
+      return reply.code(404).header('cache-control', 'no-store').send({ message: 'No poster frame.' })
     return reply
       .header('content-type', 'image/jpeg')
       .header('cache-control', 'private, max-age=86400')

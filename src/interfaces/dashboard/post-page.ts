@@ -7,6 +7,7 @@ import {
   instant,
   type LocalMedia,
   networkLabel,
+  type Pictures,
   profileChip,
   profileName,
   slotOf,
@@ -89,7 +90,7 @@ function itemLines(target: PostView['targets'][number]): string {
 export function profileCards(
   compose: PostView[],
   current: string,
-  view: { csrf: string; needsReconnect: NeedsReconnect },
+  view: { csrf: string; needsReconnect: NeedsReconnect; pictures?: Pictures },
 ): string {
   const cards = compose.map((post) => {
     const target = post.targets[0]
@@ -97,7 +98,7 @@ export function profileCards(
     const errors = ([target.error, target.uploadError].filter(Boolean) as string[]).map(errorInWords)
     const items = itemLines(target)
     return `<li class="card profile-card${post.id === current ? ' current' : ''}">
-<div class="profile-head"><span class="profile-line">${avatar(target)}<span class="handle"><strong>${escapeHtml(profileName(target))}</strong></span></span>${profileChip(post)}</div>
+<div class="profile-head"><span class="profile-line">${avatar(target, '', view.pictures)}<span class="handle"><strong>${escapeHtml(profileName(target))}</strong></span></span>${profileChip(post)}</div>
 <p class="muted">${escapeHtml(slotOf(post))}</p>
 ${target.url ? `<p><a class="live" href="${escapeHtml(target.url)}" rel="noopener noreferrer">${icon('external-link')}See it on ${escapeHtml(networkLabel(target.platform))}</a></p>` : ''}
 ${errors.map((e) => `<p class="problem-text">${escapeHtml(e)}</p>`).join('')}

@@ -7,6 +7,7 @@ import {
   handleOf,
   type LocalMedia,
   networkLabel,
+  type Pictures,
   profileChip,
   profileName,
   slotOf,
@@ -94,21 +95,21 @@ ${select('profile', 'Profile', [['', 'Any profile'], ...profiles.map((p): [strin
 }
 
 /** One compose: its thumbnail, first line, an avatar chip per profile, and the profiles one by one. */
-function composeRow(group: PostView[], local: LocalMedia): string {
+function composeRow(group: PostView[], local: LocalMedia, pictures: Pictures): string {
   const lead = group[0] as PostView
   const title = firstLine(lead.content) || 'Post without copy'
   const chips = group
     .map((post) => {
       const target = post.targets[0]
       if (!target) return ''
-      return `<li class="profile-chip">${avatar(target, 'small')}<span class="visually-hidden">${escapeHtml(profileName(target))}:</span>${profileChip(post)}</li>`
+      return `<li class="profile-chip">${avatar(target, 'small', pictures)}<span class="visually-hidden">${escapeHtml(profileName(target))}:</span>${profileChip(post)}</li>`
     })
     .join('')
   const profiles = group
     .map((post) => {
       const target = post.targets[0]
       if (!target) return ''
-      return `<li><span class="profile-line">${avatar(target, 'small')}<span class="handle">${networkName(target.platform)} ${escapeHtml(handleOf(target.username))}</span></span>
+      return `<li><span class="profile-line">${avatar(target, 'small', pictures)}<span class="handle">${networkName(target.platform)} ${escapeHtml(handleOf(target.username))}</span></span>
 ${profileChip(post)}<span class="muted">${escapeHtml(slotOf(post))}</span><a href="/posts/${escapeHtml(post.id)}">Open</a></li>`
     })
     .join('')
@@ -145,7 +146,14 @@ function emptyList(list: ComposeList) {
 export function postsListBody(
   workspace: string,
   list: ComposeList,
-  view: { filters: ListFilters; profiles: ProfileOption[]; local: LocalMedia; onboarding: string },
+  view: {
+    filters: ListFilters
+    profiles: ProfileOption[]
+    local: LocalMedia
+    onboarding: string
+    /** The profiles' kept pictures. */
+    pictures?: Pictures
+  },
 ): string {
   const groups = composesOf(list.posts)
   const { page, totalPages } = list.pagination
@@ -157,7 +165,7 @@ ${view.onboarding}${filterForm(view.filters, view.profiles)}
 ${
   groups.length
     ? `<p class="muted">${escapeHtml(summary)}</p>
-<ul class="compose-list">${groups.map((g) => composeRow(g, view.local)).join('\n')}</ul>
+<ul class="compose-list">${groups.map((g) => composeRow(g, view.local, view.pictures ?? new Map())).join('\n')}</ul>
 ${pager(view.filters, page, totalPages)}`
     : emptyList(list)
 }`

@@ -3,6 +3,7 @@ import { approvalStates } from '../../core/approval.js'
 import { isNetwork } from '../../core/networks.js'
 import { postStatuses } from '../../core/post-status.js'
 import type { AppContext } from '../../modules/app-context.js'
+import { avatarPaths } from '../../modules/connections/avatars.js'
 import { waitsForApproval } from '../../modules/publishing/approval-store.js'
 import { approvalReview, approvePost, rejectPost } from '../../modules/publishing/approvals.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
@@ -24,7 +25,7 @@ import {
   postTitle,
   profileCards,
 } from './post-page.js'
-import { handleOf, localMediaOf } from './post-parts.js'
+import { handleOf, localMediaOf, type Pictures } from './post-parts.js'
 import { type ListFilters, postsListBody } from './posts-list.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
@@ -62,7 +63,7 @@ function actions(post: PostView, csrf: string) {
 function postPage(
   app: AppContext,
   who: SignedIn,
-  view: { post: PostView; compose: PostView[]; needsReconnect: NeedsReconnect },
+  view: { post: PostView; compose: PostView[]; needsReconnect: NeedsReconnect; pictures: Pictures },
   message?: { notice?: string; problem?: string },
   analytics?: PostAnalytics,
   review?: { price: number; publishImmediately: boolean },
@@ -84,7 +85,7 @@ ${notice}${problem}
 ${approvalSection(app, post, { owner: who.workspace.role === 'owner', csrf, price: review?.price, immediate: review?.publishImmediately ?? false })}
 <blockquote class="post-copy">${escapeHtml(post.content)}</blockquote>
 ${mediaGallery(post, local)}
-${profileCards(view.compose, post.id, { csrf, needsReconnect: view.needsReconnect })}
+${profileCards(view.compose, post.id, { csrf, needsReconnect: view.needsReconnect, pictures: view.pictures })}
 <section aria-labelledby="actions-head"><h2 id="actions-head">${target ? `Actions for ${escapeHtml(`${label(target.platform)} ${handleOf(target.username)}`)}` : 'Actions'}</h2>
 <div class="post-actions">${actions(post, csrf)}</div></section>
 ${history(view.compose)}
@@ -153,9 +154,10 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     if (!who) return redirectToLogin(reply, '/posts')
     const filters = filtersOf(request.query)
     const pageNumber = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1)
-    const [list, profiles] = await Promise.all([
+    const [list, profiles, pictures] = await Promise.all([
       tools(who, 'list_posts', { ...listArgs(filters), byCompose: true, page: pageNumber, limit: PAGE_SIZE }),
       tools(who, 'get_connected_accounts', {}),
+      avatarPaths(app.store.db, who.workspace.id),
     ])
     const notice = simulatedNotice(request.query as Record<string, unknown>)
     const onboarding = `${notice ? `<div class="notice" role="status"><p>${escapeHtml(notice)}</p></div>` : ''}${await onboardingSection(app, who)}`
@@ -164,6 +166,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
       profiles,
       local: localMediaOf(app.config.publicBaseUrl),
       onboarding,
+      pictures,
     })
     return sendHtml(reply, 200, page('Posts', body, { signedIn: account(who) }))
   })
@@ -244,7 +247,7 @@ async function showPostPage(
 ) {
   try {
     const post = await tools(who, 'get_post', { id })
-    const [compose, health, analytics, review] = await Promise.all([
+    const [compose, health, analytics, review, pictures] = await Promise.all([
       tools(who, 'list_posts', { composeId: post.composeId ?? post.id, all: true }),
       post.status === 'failed' || post.status === 'published'
         ? tools(who, 'get_account_health', {})
@@ -253,6 +256,7 @@ async function showPostPage(
         ? tools(who, 'get_post_analytics', { id })
         : undefined,
       approvalReview(app, { workspaceId: who.workspace.id }, id),
+      avatarPaths(app.store.db, who.workspace.id),
     ])
     const lost = new Set(
       (health?.connections ?? [])
@@ -266,7 +270,7 @@ async function showPostPage(
     return sendHtml(
       reply,
       status,
-      postPage(app, who, { post, compose: siblings, needsReconnect }, message, analytics, review),
+      postPage(app, who, { post, compose: siblings, needsReconnect, pictures }, message, analytics, review),
     )
   } catch (error) {
     const appError = toAppError(error)

@@ -64,6 +64,7 @@ function thumbOf(url: string, parts: TrayParts): HTMLElement {
     const poster = document.createElement('img')
     poster.src = `/compose/poster/${url.slice(parts.hostedPrefix.length)}`
     poster.alt = ''
+    poster.className = 'thumb-poster'
     // No frame could be made (no ffmpeg, an unreadable file): the generic frame, as for a video by address.
     poster.addEventListener('error', () => {
       frame.classList.remove('video')
