@@ -84,7 +84,7 @@ function facebookEntry(state: MetaSandboxState, post: FbPost): WebEntry {
         keptFile(state, 'image', state.photos.get(id)?.url, state.photos.get(id)?.altText),
       )
   return {
-    author: { name: state.pages.get(post.pageId)?.name ?? 'Facebook Page' },
+    author: { name: state.pages.get(post.pageId)?.name ?? 'Facebook Page', picture: post.pageId },
     at: post.createdAt,
     text: post.message,
     media,
@@ -118,7 +118,7 @@ function facebookProfile(state: MetaSandboxState, ref: string): WebProfilePage |
   return {
     network: 'facebook',
     title: `${page.name} | Facebook`,
-    author: { name: page.name },
+    author: { name: page.name, picture: page.id },
     posts: state.pagePosts(page.id).map((post) => {
       const [pageId, story] = post.id.split('_')
       return { entry: facebookEntry(state, post), href: `${pageId}/posts/${story}` }
@@ -134,7 +134,7 @@ function instagramEntry(state: MetaSandboxState, media: IgMedia): WebEntry {
       ? media.children.map((id) => state.containers.get(id))
       : [containers.find((container) => container.mediaId === media.id)]
   return {
-    author: { name: ig?.username ?? 'instagram' },
+    author: { name: ig?.username ?? 'instagram', ...(ig ? { picture: ig.id } : {}) },
     at: media.createdAt,
     text: media.caption,
     media: items.map((container) =>
@@ -171,7 +171,7 @@ function instagramProfile(state: MetaSandboxState, username: string): WebProfile
   return {
     network: 'instagram',
     title: `${ig.name} (@${ig.username}) · Instagram`,
-    author: { name: ig.name, handle: `@${ig.username}` },
+    author: { name: ig.name, handle: `@${ig.username}`, picture: ig.id },
     posts: state.igMediaOf(ig.id).map((media) => ({
       entry: instagramEntry(state, media),
       href: `${media.productType === 'REELS' ? 'reel' : 'p'}/${media.shortcode}/`,

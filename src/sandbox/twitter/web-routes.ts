@@ -54,7 +54,7 @@ const authorOf = (state: TwitterSandboxState, tweet: SandboxTweet) =>
 
 function entryOf(state: TwitterSandboxState, tweet: SandboxTweet): WebEntry {
   return {
-    author: { name: authorOf(state, tweet).name, handle: `@${tweet.username}` },
+    author: { name: authorOf(state, tweet).name, handle: `@${tweet.username}`, picture: tweet.authorId },
     at: tweet.createdAt,
     text: tweet.text,
     media: tweet.mediaIds.map((mediaId) => {
