@@ -61,6 +61,7 @@ export function approvalVersion(
     timezone: string
     publish_immediately: number
     items?: string | null | undefined
+    media_alt_texts?: string | null | undefined
   },
   targets: ReadonlyArray<{
     connection_id: string
@@ -83,6 +84,8 @@ export function approvalVersion(
         post.variants,
         post.items ?? null,
         post.publish_immediately === 1 ? 'now' : [post.schedule_date, post.schedule_time, post.timezone],
+        // Alt texts join the fingerprint only when there are some, so a post without any keeps its version.
+        ...(post.media_alt_texts ? [post.media_alt_texts] : []),
         [...targets]
           .map((t) => [
             t.connection_id,

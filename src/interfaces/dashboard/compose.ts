@@ -288,6 +288,18 @@ const preflightForm: { config: { form: FormGuard } } = {
   },
 }
 
+/** A profile and Herald's path of its kept picture. */
+type PictureAccount = Account & { avatar?: string | undefined }
+
+/** The workspace's profiles with the pictures Herald keeps of them, for the previews' heads. */
+async function accountsWithPictures(app: AppContext, run: ReturnType<typeof runAs>, who: SignedIn) {
+  const [accounts, pictures] = await Promise.all([
+    run<Account[]>(who, 'get_connected_accounts', {}),
+    avatarPaths(app.store.db, who.workspace.id),
+  ])
+  return accounts.map((a) => ({ ...a, avatar: pictures.get(`${a.platform}:${a.profileId}`) }))
+}
+
 /** The profiles to pick from: each live connection with its health and its queue's next free time. */
 async function pickerProfiles(app: AppContext, run: ReturnType<typeof runAs>, who: SignedIn) {
   const [accounts, health, queues, pictures] = await Promise.all([
@@ -323,11 +335,7 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   registerPosterRoute(scope, app)
 
   /** preflight_post for a draft, as the signed-in person, read into the check and the preview. */
-  const checkDraft = async (
-    who: SignedIn,
-    draft: Draft,
-    accounts: Array<Account & { avatar?: string | undefined }>,
-  ) => {
+  const checkDraft = async (who: SignedIn, draft: Draft, accounts: PictureAccount[]) => {
     const preflight = await run<Preflight>(who, 'preflight_post', toolArguments(draft))
     const copies = [...new Set(preflight.resolvedTargets.map((t) => copyOf(draft, t)))]
     const links = new Map(await Promise.all(copies.map(async (c) => [c, await cardFor(c)] as const)))
@@ -368,15 +376,7 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
     const who = signedInOf(request)
     const draft = readDraft((request.body ?? {}) as FormBody)
     try {
-      const [accounts, pictures] = await Promise.all([
-        run<Account[]>(who, 'get_connected_accounts', {}),
-        avatarPaths(app.store.db, who.workspace.id),
-      ])
-      const withPictures = accounts.map((a) => ({
-        ...a,
-        avatar: pictures.get(`${a.platform}:${a.profileId}`),
-      }))
-      const { checked, preview } = await checkDraft(who, draft, withPictures)
+      const { checked, preview } = await checkDraft(who, draft, await accountsWithPictures(app, run, who))
       return answer(200, {
         ...checked,
         checkHtml: checkHtml(checked),

@@ -81,8 +81,8 @@ function thumbOf(url: string, parts: TrayParts): HTMLElement {
   return frame
 }
 
-/** An image's alt text field (`alt:<url>`, posted with the form), named by the image's place. */
-function altField(url: string, place: number, text: string): HTMLElement {
+/** An image's alt text field (`alt:<url>`, posted with the form), named by the image's place in `item`. */
+function altField(url: string, place: number, text: string, item: HTMLElement): HTMLElement {
   const label = document.createElement('label')
   label.className = 'thumb-alt'
   label.append(`Alt text for image ${place}`)
@@ -92,7 +92,35 @@ function altField(url: string, place: number, text: string): HTMLElement {
   field.maxLength = 5000
   field.value = text
   label.append(field)
+  // Selecting words in the field must not start dragging the whole item.
+  label.addEventListener('pointerdown', () => {
+    item.draggable = false
+  })
+  label.addEventListener('focusout', () => {
+    item.draggable = true
+  })
   return label
+}
+
+/** Uploads each file to Herald in turn, adding its hosted address; the first refusal stops the rest. */
+async function uploadAll(parts: TrayParts, files: File[], write: (urls: string[]) => void) {
+  const csrf = parts.input.dataset.csrf ?? ''
+  for (const file of files) {
+    parts.status.textContent = `Uploading ${file.name}…`
+    const query = new URLSearchParams({ name: file.name, csrf })
+    const answer = await fetch(`/compose/upload?${query}`, {
+      method: 'POST',
+      headers: { 'content-type': file.type || 'application/octet-stream' },
+      body: file,
+    }).catch(() => undefined)
+    const body = ((await answer?.json().catch(() => ({}))) ?? {}) as { url?: string; message?: string }
+    if (!answer?.ok || !body.url) {
+      parts.status.textContent = body.message ?? `${file.name} could not be uploaded.`
+      return
+    }
+    write([...urlsIn(parts.field), body.url])
+    parts.status.textContent = `Uploaded ${file.name}.`
+  }
 }
 
 export function createMediaTray(parts: TrayParts) {
@@ -145,17 +173,7 @@ export function createMediaTray(parts: TrayParts) {
           ),
         )
         item.append(thumbOf(url, parts), name, tools)
-        if (!isVideo(url, parts)) {
-          const alt = altField(url, i + 1, alts.get(url) ?? '')
-          // Selecting words in the field must not start dragging the whole item.
-          alt.addEventListener('pointerdown', () => {
-            item.draggable = false
-          })
-          alt.addEventListener('focusout', () => {
-            item.draggable = true
-          })
-          item.append(alt)
-        }
+        if (!isVideo(url, parts)) item.append(altField(url, i + 1, alts.get(url) ?? '', item))
         item.addEventListener('dragstart', () => {
           dragged = i
         })
@@ -171,30 +189,10 @@ export function createMediaTray(parts: TrayParts) {
     )
   }
 
-  async function upload(files: File[]) {
-    const csrf = parts.input.dataset.csrf ?? ''
-    for (const file of files) {
-      parts.status.textContent = `Uploading ${file.name}…`
-      const query = new URLSearchParams({ name: file.name, csrf })
-      const answer = await fetch(`/compose/upload?${query}`, {
-        method: 'POST',
-        headers: { 'content-type': file.type || 'application/octet-stream' },
-        body: file,
-      }).catch(() => undefined)
-      const body = ((await answer?.json().catch(() => ({}))) ?? {}) as { url?: string; message?: string }
-      if (!answer?.ok || !body.url) {
-        parts.status.textContent = body.message ?? `${file.name} could not be uploaded.`
-        return
-      }
-      write([...urlsIn(parts.field), body.url])
-      parts.status.textContent = `Uploaded ${file.name}.`
-    }
-  }
-
   parts.input.addEventListener('change', () => {
     const files = [...(parts.input.files ?? [])]
     parts.input.value = ''
-    void upload(files)
+    void uploadAll(parts, files, write)
   })
   parts.tray.addEventListener('dragover', (event) => {
     event.preventDefault()
@@ -205,7 +203,7 @@ export function createMediaTray(parts: TrayParts) {
     event.preventDefault()
     parts.tray.classList.remove('dropping')
     const files = [...(event.dataTransfer?.files ?? [])]
-    if (files.length) void upload(files)
+    if (files.length) void uploadAll(parts, files, write)
   })
   parts.field.addEventListener('input', () => draw())
   draw()
