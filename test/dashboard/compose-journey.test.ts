@@ -84,10 +84,12 @@ describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => 
         await expect.poll(() => thumbs.first().textContent(), slow).toContain('square.png')
         await tab.getByRole('button', { name: 'Move square.png later' }).click()
         await expect.poll(() => thumbs.first().textContent(), slow).toContain('wide.png')
-        // And the pointer's way: dragging the square onto the first place, then the wide one back.
-        await thumbs.nth(1).dragTo(thumbs.nth(0))
+        // And the pointer's way: dragging the square onto the first place, then the wide one back, each by
+        // its picture (the alt text field below it is for selecting words, not for dragging).
+        const grabPicture = { sourcePosition: { x: 30, y: 30 }, targetPosition: { x: 30, y: 30 } }
+        await thumbs.nth(1).dragTo(thumbs.nth(0), grabPicture)
         await expect.poll(() => thumbs.first().textContent(), slow).toContain('square.png')
-        await thumbs.nth(1).dragTo(thumbs.nth(0))
+        await thumbs.nth(1).dragTo(thumbs.nth(0), grabPicture)
         await expect.poll(() => thumbs.first().textContent(), slow).toContain('wide.png')
         expect(await tab.getByLabel('Alt text for image 1').inputValue()).toBe(
           'A deep blue band across a wide frame',

@@ -93,12 +93,13 @@ function altField(url: string, place: number, text: string, item: HTMLElement): 
   field.value = text
   label.append(field)
   // Selecting words in the field must not start dragging the whole item.
-  label.addEventListener('pointerdown', () => {
+  field.addEventListener('pointerdown', () => {
     item.draggable = false
   })
-  label.addEventListener('focusout', () => {
-    item.draggable = true
-  })
+  for (const done of ['pointerup', 'pointercancel', 'focusout'])
+    field.addEventListener(done, () => {
+      item.draggable = true
+    })
   return label
 }
 
