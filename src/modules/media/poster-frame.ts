@@ -88,6 +88,7 @@ export function createPosterFrames(media: MediaService): PosterFrames {
         keep(key, poster)
         return poster
       } catch {
+        // A frame that cannot be made (a file ffmpeg cannot read, a timeout) is none: the tray names the video.
         return undefined
       } finally {
         await dir.dispose()
