@@ -45,11 +45,13 @@ export function mountSandboxes(
   const faults = options.faults ? { faults: options.faults } : {}
   const twitter = registerTwitterSandbox(server, {
     prefix: sandboxPrefixes.twitter,
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.twitter}`,
     clock: () => app.clock.now(),
     ...faults,
   })
   const youtube = registerYouTubeSandbox(server, {
     prefix: sandboxPrefixes.youtube,
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.youtube}`,
     clock: app.clock,
     ...faults,
   })
@@ -61,6 +63,7 @@ export function mountSandboxes(
   })
   const linkedin = registerLinkedInSandbox(server, {
     prefix: sandboxPrefixes.linkedin,
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.linkedin}`,
     clock: () => app.clock.now(),
     ...faults,
   })

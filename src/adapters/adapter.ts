@@ -1,5 +1,5 @@
 import type { ResolvedGoogleBusiness } from '../core/googlebusiness-details.js'
-import type { MediaPort } from '../core/media-port.js'
+import type { MediaItem, MediaPort } from '../core/media-port.js'
 import type { Network } from '../core/networks.js'
 import type { Logger } from '../platform/logger.js'
 
@@ -69,6 +69,19 @@ export interface YouTubeDetails {
   privacyStatus?: 'public' | 'unlisted' | 'private'
 }
 
+export type { MediaItem }
+
+/**
+ * The attachments of a request as media items, each with its alt text where one was given; `mediaUrls`
+ * without alt texts where the caller gave no `media` (a request built before alt texts, or by a test).
+ */
+export const mediaOf = (request: { mediaUrls: readonly string[]; media?: readonly MediaItem[] }) =>
+  request.media ?? request.mediaUrls.map((url): MediaItem => ({ url }))
+
+/** The alt text of `url` in a request, when one was given. */
+export const altTextOf = (request: { media?: readonly MediaItem[] }, url: string) =>
+  request.media?.find((item) => item.url === url)?.altText
+
 /** One target to publish: the copy and media already resolved for this profile. */
 export interface PublishRequest {
   /** Herald's target id; stable across retries (used as an idempotency hint where a network accepts one). */
@@ -77,6 +90,11 @@ export interface PublishRequest {
   credentials: Credentials
   content: string
   mediaUrls: string[]
+  /**
+   * The same attachments as `mediaUrls`, in the same order, each with its alt text (`altText`) when one was
+   * given. The worker always sets it; absent, the attachments have no alt text.
+   */
+  media?: MediaItem[]
   youtube?: YouTubeDetails
   /** What a Google Business Profile post is (an update, an event, an offer) and its button. */
   googlebusiness?: ResolvedGoogleBusiness
@@ -141,6 +159,8 @@ export interface ItemRequest {
   credentials: Credentials
   content: string
   mediaUrls: string[]
+  /** The same attachments as `mediaUrls`, with their alt texts (see {@link PublishRequest.media}). */
+  media?: MediaItem[]
   /** The target's own post. */
   root: { remoteId: string; url: string }
   /** What the item answers: the item before it (thread) or the post (first comment). */

@@ -62,6 +62,7 @@ export function approvalVersion(
     publish_immediately: number
     items?: string | null | undefined
     googlebusiness?: string | null | undefined
+    media_alt_texts?: string | null | undefined
   },
   targets: ReadonlyArray<{
     connection_id: string
@@ -87,6 +88,8 @@ export function approvalVersion(
         post.publish_immediately === 1 ? 'now' : [post.schedule_date, post.schedule_time, post.timezone],
         // Only where there are some, so every other post keeps the version it always had.
         ...(post.googlebusiness ? [post.googlebusiness] : []),
+        // Alt texts join the fingerprint only when there are some, so a post without any keeps its version.
+        ...(post.media_alt_texts ? [post.media_alt_texts] : []),
         [...targets]
           .map((t) => [
             t.connection_id,

@@ -4,6 +4,15 @@ import type { Network } from './networks.js'
 
 export type MediaKind = 'image' | 'gif' | 'video'
 
+/**
+ * One attachment as an adapter receives it: its URL and, for an image, the words a screen reader says for it
+ * (absent when none was given). Adapters send `altText` where their network takes one.
+ */
+export interface MediaItem {
+  url: string
+  altText?: string
+}
+
 /** The image formats Herald recognises, and the video containers. */
 export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'avif' | 'heif' | 'tiff'
 export type VideoContainer = 'mp4' | 'mov' | 'webm'

@@ -1,3 +1,4 @@
+import { type AltTexts, altTextBlockers, altTextsFor } from './alt-text.js'
 import {
   type GoogleBusinessInput,
   googleBusinessBlockers,
@@ -68,6 +69,8 @@ export interface PlanInput {
   googlebusiness?: GoogleBusinessInput | undefined
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
+  /** Alt text per image, keyed by the image's URL, wherever the image is used. */
+  mediaAltTexts?: AltTexts | undefined
   /** A thread and a first comment, shared, per network or profile, or per target request. */
   thread?: ThreadItemInput[] | undefined
   firstComment?: string | undefined
@@ -86,6 +89,8 @@ export interface PlannedTarget {
   overrides: TargetOverrides
   content: string
   mediaUrls: string[]
+  /** The alt texts of the images this profile sends (its set and its thread items'), by URL. */
+  altTexts: AltTexts
   youtube: ResolvedYouTubeDetails | null
   /** A Google Business Profile target's post type and button; null on every other network. */
   googlebusiness: ResolvedGoogleBusiness | null
@@ -216,6 +221,12 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
   checkSharedThread(input, targets, { blockers, warnings })
   checkSharedFirstComment(input, targets, warnings)
   for (const target of targets) checkTarget(target, { blockers, warnings })
+  blockers.push(
+    ...altTextBlockers(
+      input.mediaAltTexts,
+      targets.map((t) => ({ who: label(t.connection), platform: t.connection.platform, urls: sentUrls(t) })),
+    ),
+  )
 
   const hasLink = targets.some(
     (t) => containsLink(t.content) || t.items.some((item) => containsLink(item.content)),
@@ -297,7 +308,8 @@ function planTarget(
     ...(thread && thread.length > 0 && takesThreads(connection.platform) ? { thread } : {}),
     ...(firstComment ? { firstComment } : {}),
   }
-  return { connection, overrides, content, mediaUrls, youtube, googlebusiness, items, postItems }
+  const altTexts = altTextsFor(sentUrls({ mediaUrls, items }), input.mediaAltTexts)
+  return { connection, overrides, content, mediaUrls, altTexts, youtube, googlebusiness, items, postItems }
 }
 
 /** The shared first comment is left out where a network's posts take no comments, with a warning. */
@@ -309,6 +321,12 @@ function checkSharedFirstComment(input: PlanInput, targets: PlannedTarget[], war
         `${label(t.connection)}: ${t.connection.platform} posts take no comments; the first comment is left out there`,
       )
 }
+
+/** Every media URL a target sends: its own set, then its thread items' and first comment's. */
+export const sentUrls = (target: Pick<PlannedTarget, 'mediaUrls' | 'items'>) => [
+  ...target.mediaUrls,
+  ...target.items.flatMap((item) => item.mediaUrls),
+]
 
 /** The shared thread is left out where a network takes none, and refused when no profile takes it. */
 function checkSharedThread(input: PlanInput, targets: PlannedTarget[], { blockers, warnings }: Findings) {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectionCredentials } from '../../src/platform/crypto/vault.js'
 import { addMember } from '../../src/platform/db/statements/accounts.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
-import { connectProfile } from '../helpers/connections.js'
+import { connectProfile, givePicture } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { lookAt } from '../helpers/look-at.js'
 import { openSignedIn } from '../helpers/signed-in-tab.js'
@@ -17,7 +17,7 @@ describe('the Channels page', () => {
 
   beforeAll(async () => {
     h = await startHarness()
-    await connectProfile(h, 'twitter', 'tw-ok', '@heralddemo')
+    await givePicture(h, await connectProfile(h, 'twitter', 'tw-ok', '@heralddemo'), '#1d6fb8')
     // A token with no refresh token, ending in five days: the connection itself ends then.
     const soon = Date.now() + 5 * DAY + 3_600_000
     const li = await connectProfile(h, 'linkedin', 'li-soon', 'soon-page', { tokenExpiresAt: soon })
@@ -43,9 +43,13 @@ describe('the Channels page', () => {
     const cards = shown.text.split('<li class="card channel">').slice(1)
     expect(cards).toHaveLength(3)
     const card = (handle: string) => cards.find((c) => c.includes(`<h3>@${handle}</h3>`)) ?? ''
-    // Initials on the avatar with the network's mark on its corner, the handle once with one @.
+    // The picture Herald keeps (from Herald's own media), or the initials, with the network's mark on the
+    // avatar's corner; the handle once with one @.
     expect(card('heralddemo')).toMatch(
-      /<span class="avatar large" aria-hidden="true">HT<svg class="net-icon net-twitter"/,
+      /<span class="avatar large" aria-hidden="true"><img src="\/media\/[0-9a-f]{32}\/avatar\.jpg" alt(="")?[^>]*><svg class="net-icon net-twitter"/,
+    )
+    expect(card('soon-page')).toMatch(
+      /<span class="avatar large" aria-hidden="true">SP<svg class="net-icon net-linkedin"/,
     )
     expect(shown.text).not.toContain('@@heralddemo')
     expect(card('heralddemo')).toMatch(/<span class="chip ok">.*Healthy<\/span>/)

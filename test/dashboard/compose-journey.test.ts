@@ -5,9 +5,10 @@ import { chromium } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM } from '../helpers/chromium.js'
-import { connectProfile } from '../helpers/connections.js'
+import { connectProfile, givePicture } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
-import { lookAt, VIEWPORTS } from '../helpers/look-at.js'
+import { accessibilityProblems, lookAt, VIEWPORTS } from '../helpers/look-at.js'
+import { screenshotDir } from '../helpers/reference.js'
 import { scriptedAdapter } from '../helpers/test-adapters.js'
 
 /**
@@ -32,7 +33,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => 
       // A local setup: Instagram's media stays on Herald's loopback address.
       env: { HERALD_ALLOW_PRIVATE_MEDIA: '1' },
     })
-    await connectProfile(h, 'twitter', 'tw-1', 'acme')
+    await givePicture(h, await connectProfile(h, 'twitter', 'tw-1', 'acme'), '#1d6fb8')
     await connectProfile(h, 'linkedin', 'li-page', 'acme-studio', { isOrganization: true })
     await connectProfile(h, 'instagram', 'ig-1', 'acme.ig')
   })
@@ -75,16 +76,25 @@ describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => 
         ])
         const thumbs = tab.getByRole('list', { name: 'Media, in order' }).getByRole('listitem')
         await expect.poll(() => thumbs.count(), slow).toBe(2)
+        // Alt text per image, in the tray: the words follow their image through every move below.
+        await tab.getByLabel('Alt text for image 1').fill('A deep blue band across a wide frame')
+        await tab.getByLabel('Alt text for image 2').fill('An orange square')
         // The keyboard's way to reorder: the square first, then back.
         await tab.getByRole('button', { name: 'Move square.png earlier' }).click()
         await expect.poll(() => thumbs.first().textContent(), slow).toContain('square.png')
         await tab.getByRole('button', { name: 'Move square.png later' }).click()
         await expect.poll(() => thumbs.first().textContent(), slow).toContain('wide.png')
-        // And the pointer's way: dragging the square onto the first place, then the wide one back.
-        await thumbs.nth(1).dragTo(thumbs.nth(0))
+        // And the pointer's way: dragging the square onto the first place, then the wide one back, each by
+        // its picture (the alt text field below it is for selecting words, not for dragging).
+        const grabPicture = { sourcePosition: { x: 30, y: 30 }, targetPosition: { x: 30, y: 30 } }
+        await thumbs.nth(1).dragTo(thumbs.nth(0), grabPicture)
         await expect.poll(() => thumbs.first().textContent(), slow).toContain('square.png')
-        await thumbs.nth(1).dragTo(thumbs.nth(0))
+        await thumbs.nth(1).dragTo(thumbs.nth(0), grabPicture)
         await expect.poll(() => thumbs.first().textContent(), slow).toContain('wide.png')
+        expect(await tab.getByLabel('Alt text for image 1').inputValue()).toBe(
+          'A deep blue band across a wide frame',
+        )
+        expect(await tab.getByLabel('Alt text for image 2').inputValue()).toBe('An orange square')
 
         // Copy for one network, in its tab, with its own count against LinkedIn's limit.
         await tab.getByRole('tab', { name: /LinkedIn/ }).click()
@@ -102,6 +112,14 @@ describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => 
         const schedule = tab.getByRole('button', { name: 'Schedule' })
         await expect.poll(() => schedule.isEnabled(), { timeout: 15_000 }).toBe(true)
 
+        if (size === 'phone') {
+          // On a phone the previews are a tab beside the editor, reached with the keyboard.
+          expect(await tab.getByRole('region', { name: 'Preview' }).isVisible()).toBe(false)
+          await tab.getByRole('tab', { name: 'Edit' }).focus()
+          await tab.keyboard.press('ArrowRight')
+          expect(await tab.getByRole('tab', { name: 'Preview' }).getAttribute('aria-selected')).toBe('true')
+          expect(await tab.getByRole('button', { name: 'Schedule' }).isVisible()).toBe(false)
+        } else expect(await tab.getByRole('tab', { name: 'Preview' }).isVisible()).toBe(false)
         const region = tab.getByRole('region', { name: 'Preview' })
         const previews = region.getByRole('article')
         await expect.poll(() => previews.count(), slow).toBe(3)
@@ -120,11 +138,28 @@ describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => 
           expect(await lookAt(tab, 'compose')).toEqual([])
         } else {
           expect(await tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+          expect(
+            await region.getByRole('img', { name: 'A deep blue band across a wide frame' }).count(),
+          ).toBe(3)
+          for (const scheme of ['light', 'dark'] as const) {
+            await tab.emulateMedia({ colorScheme: scheme })
+            await tab.screenshot({
+              path: path.join(
+                screenshotDir(),
+                `compose-preview-phone${scheme === 'dark' ? '-dark' : ''}.png`,
+              ),
+              fullPage: true,
+            })
+            expect(await accessibilityProblems(tab)).toEqual([])
+          }
+          await tab.emulateMedia({ colorScheme: 'light' })
+          await tab.getByRole('tab', { name: 'Edit' }).click()
         }
 
         await schedule.click()
         await tab.waitForURL(/\/posts$/)
         const posts = (await h.call('list_posts', {})).body.posts as Array<{
+          id: string
           content: string
           platforms: string[]
           scheduleDate: string
@@ -139,8 +174,16 @@ describe.runIf(existsSync('/usr/bin/chromium'))('composing in two panes', () => 
         expect(copyOn('twitter')).toBe(`Spring is here, on ${size}.`)
         expect(copyOn('linkedin')).toBe('Spring is here: made for teams.')
         expect(copyOn('instagram')).toBe('Spring, in bloom #spring')
-        for (const post of made)
+        for (const post of made) {
           expect(post.mediaUrls.map((u) => u.split('/').pop())).toEqual(['wide.png', 'square.png'])
+          const [wide, square] = post.mediaUrls as [string, string]
+          expect(
+            ((await h.call('get_post', { id: post.id })).body as { mediaAltTexts: unknown }).mediaAltTexts,
+          ).toEqual({
+            [wide]: 'A deep blue band across a wide frame',
+            [square]: 'An orange square',
+          })
+        }
         expect(errors).toEqual([])
       } finally {
         await context.close()

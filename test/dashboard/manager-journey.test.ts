@@ -119,6 +119,10 @@ describe.runIf(existsSync('/usr/bin/chromium'))('a manager’s journey, from com
     await tab.getByLabel('Time', { exact: true }).fill('10:30')
     const schedule = tab.getByRole('button', { name: 'Schedule' })
     await expect.poll(() => schedule.isEnabled(), slow).toBe(true)
+    // A phone shows the editor and the previews as two tabs; a laptop shows both at once.
+    const previewTab = tab.getByRole('tab', { name: 'Preview', exact: true })
+    const phone = await previewTab.isVisible()
+    if (phone) await previewTab.click()
     const previews = tab.getByRole('region', { name: 'Preview' }).getByRole('article')
     await expect.poll(() => previews.count(), slow).toBe(3)
     const labels = await previews.evaluateAll((cards) => cards.map((c) => c.getAttribute('aria-label')))
@@ -129,6 +133,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('a manager’s journey, from com
       'linkedin',
       'twitter',
     ])
+    if (phone) await tab.getByRole('tab', { name: 'Edit', exact: true }).click()
     await schedule.click()
     await tab.waitForURL(/\/posts$/)
   }

@@ -8,7 +8,7 @@ import { emptyPostSummary } from '../../src/adapters/adapter.js'
 import { createAppWorker } from '../../src/main.js'
 import { type Browser, createBrowser } from '../helpers/browser.js'
 import { CHROMIUM } from '../helpers/chromium.js'
-import { connectProfile } from '../helpers/connections.js'
+import { connectProfile, givePicture } from '../helpers/connections.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { lookAt } from '../helpers/look-at.js'
 import { fail, type ScriptedAdapter, scriptedAdapter } from '../helpers/test-adapters.js'
@@ -23,7 +23,7 @@ describe('the Posts pages', () => {
   beforeAll(async () => {
     twitter = scriptedAdapter('twitter')
     h = await startHarness({ adapters: { twitter }, env: { HERALD_IMMEDIATE_WAIT_MS: '0' } })
-    await connectProfile(h, 'twitter', 'tw-1', 'acme')
+    await givePicture(h, await connectProfile(h, 'twitter', 'tw-1', 'acme'), '#1d6fb8')
     browser = createBrowser(h.baseUrl)
     await browser.login(h.email, h.password)
   })

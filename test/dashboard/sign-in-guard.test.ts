@@ -31,6 +31,8 @@ const PAGES_FOR_VISITORS: Record<string, string> = {
   '/setup': '303 /login',
   // The network's answer finishes a connection only for the person who started it.
   '/connect/:network/callback': '401',
+  // A video's poster frame is a picture in a page, not a page: it answers 401 rather than the sign-in page.
+  '/compose/poster/:id/:name': '401',
 }
 
 /** Open to a visitor without a session; each checks its own double-submit token, or refuses outright. */

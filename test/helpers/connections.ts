@@ -44,3 +44,34 @@ export async function connectProfile(
   }
   return id
 }
+
+/**
+ * Gives a connected profile a kept picture, as connecting does when the network names one (a square in
+ * `colour` with a lighter band, stored as Herald's hosted media): the screenshots show pictures beside
+ * initials.
+ */
+export async function givePicture(
+  h: Pick<Harness, 'app' | 'workspaceId'>,
+  connectionId: string,
+  colour: string,
+) {
+  const { default: sharp } = await import('sharp')
+  const band = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="160"><rect width="160" height="160" fill="${colour}"/><circle cx="80" cy="62" r="30" fill="#fff" fill-opacity="0.85"/><rect x="30" y="104" width="100" height="56" rx="28" fill="#fff" fill-opacity="0.85"/></svg>`,
+  )
+  const bytes = await sharp(band).jpeg().toBuffer()
+  const staged = await h.app.media.stage({
+    bytes,
+    contentType: 'image/jpeg',
+    name: 'avatar.jpg',
+    width: 160,
+    height: 160,
+    workspaceId: h.workspaceId,
+  })
+  await staged.commit(h.app.store.db)
+  await h.app.store.db
+    .updateTable('connections')
+    .set({ avatar_media_id: staged.record.id })
+    .where('id', '=', connectionId)
+    .execute()
+}

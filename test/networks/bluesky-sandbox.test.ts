@@ -84,6 +84,10 @@ describe('the Bluesky adapter against the simulator', () => {
       username: 'alice.bsky.social',
       name: 'Alice Liddell',
       isOrganization: false,
+      // The profile record's avatar blob, read from the PDS as the Bluesky app reads it.
+      avatarUrl: expect.stringMatching(
+        /\/bsky\/xrpc\/com\.atproto\.sync\.getBlob\?did=did%3Aplc%3A[a-z2-7]{24}&cid=baf/,
+      ),
     })
     expect(alice.credentials.expiresAt).toBe(clock + 2 * 3_600_000)
     expect(alice.credentials.extra?.pdsUrl).toMatch(/\/bsky$/)

@@ -129,8 +129,8 @@ async function uploadBlob(
 
 /**
  * Uploads checked media and returns the embed that references it. Images go up one after another so a
- * refused one stops the rest; `alt` is required by the lexicon and Herald has no alt text yet, so it
- * is empty.
+ * refused one stops the rest; `alt` is required by the lexicon: each image's alt text (`alts`, in the
+ * same order), empty where none was given.
  *
  * A video is uploaded to the PDS like an image. Bluesky's own app sends videos through the video
  * service (video.bsky.app: getServiceAuth, uploadVideo, polling getJobStatus), which transcodes them;
@@ -142,6 +142,7 @@ export async function uploadEmbed(
   session: SessionInfo,
   items: readonly PreparedMedia[],
   signal: AbortSignal,
+  alts: readonly (string | undefined)[] = [],
 ): Promise<Embed> {
   const [first] = items
   if (first?.kind === 'video') {
@@ -150,10 +151,10 @@ export async function uploadEmbed(
     return { $type: 'app.bsky.embed.video', video, ...(aspectRatio ? { aspectRatio } : {}) }
   }
   const images: Array<{ image: BlobRef; alt: string; aspectRatio?: AspectRatio }> = []
-  for (const item of items) {
+  for (const [index, item] of items.entries()) {
     const image = await uploadBlob(xrpc, session, item, signal)
     const aspectRatio = aspectRatioOf(item)
-    images.push({ image, alt: '', ...(aspectRatio ? { aspectRatio } : {}) })
+    images.push({ image, alt: alts[index] ?? '', ...(aspectRatio ? { aspectRatio } : {}) })
   }
   return { $type: 'app.bsky.embed.images', images }
 }

@@ -1,6 +1,7 @@
 import type { MediaPort, PreparedMedia } from '../../core/media-port.js'
 import type { Logger } from '../../platform/logger.js'
 import {
+  altTextOf,
   type ItemLookupRequest,
   type ItemRequest,
   type LookupAnswer,
@@ -83,7 +84,8 @@ function checkRequest(request: Pick<PublishRequest, 'content' | 'mediaUrls'>): v
   }
 }
 
-type PostRequest = Pick<PublishRequest, 'targetId' | 'credentials' | 'content' | 'mediaUrls' | 'signal'>
+type PostRequest = Pick<PublishRequest, 'targetId' | 'credentials' | 'content' | 'mediaUrls' | 'signal'> &
+  Partial<Pick<PublishRequest, 'media'>>
 type StrongRef = { uri: string; cid: string }
 
 export async function publishPost(
@@ -106,7 +108,8 @@ export async function publishPost(
       prepared = await prepareAll(ctx.media, request.mediaUrls, signal)
       const problem = mediaProblem(prepared)
       if (problem) throw new PublishFailure('invalid_content', problem, { code: 'InvalidMedia' })
-      embed = await uploadEmbed(ctx.xrpc, session, prepared, signal)
+      const alts = request.mediaUrls.map((url) => altTextOf(request, url))
+      embed = await uploadEmbed(ctx.xrpc, session, prepared, signal, alts)
     }
   } finally {
     await disposeAll(prepared)

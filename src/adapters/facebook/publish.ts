@@ -1,11 +1,18 @@
 import { MediaError, type PreparedMedia } from '../../core/media-port.js'
-import { type AdapterDeps, PublishFailure, type PublishRequest, type PublishResult } from '../adapter.js'
+import {
+  type AdapterDeps,
+  altTextOf,
+  PublishFailure,
+  type PublishRequest,
+  type PublishResult,
+} from '../adapter.js'
 import { callGraph, type GraphClient } from '../meta/graph.js'
 
 /**
  * Publishing to a Facebook Page (reference B.4), always with the Page's own token:
  * - no media: `POST /{page}/feed` with `message` (and `link` when the copy is only a link's companion);
- * - one photo: `POST /{page}/photos` with `url` (Herald's hosted copy) and `message`;
+ * - one photo: `POST /{page}/photos` with `url` (Herald's hosted copy), `message` and its alt text
+ *   (`alt_text_custom`), as each photo below;
  * - 2-10 photos: each `POST /{page}/photos` with `published=false`, then one `POST /{page}/feed` with
  *   `attached_media` naming them;
  * - one video: `POST /{page}/videos` with `file_url` and `description`, then `GET /{video}` polled until
@@ -100,7 +107,12 @@ export async function publishToPage(ctx: FacebookContext, request: PublishReques
         ...base,
         method: 'POST',
         path: `/${pageId}/photos`,
-        params: { url: first.publicUrl, message: request.content || undefined, published: true },
+        params: {
+          url: first.publicUrl,
+          message: request.content || undefined,
+          published: true,
+          alt_text_custom: altTextOf(request, request.mediaUrls[0] ?? ''),
+        },
         what: 'the photo post',
         mayHaveTakenEffect: true,
       })
@@ -118,7 +130,11 @@ export async function publishToPage(ctx: FacebookContext, request: PublishReques
         ...base,
         method: 'POST',
         path: `/${pageId}/photos`,
-        params: { url: file.publicUrl, published: false },
+        params: {
+          url: file.publicUrl,
+          published: false,
+          alt_text_custom: altTextOf(request, request.mediaUrls[index] ?? ''),
+        },
         what: `photo ${index + 1} of ${media.length}`,
       })
       const id = str(photo.id)

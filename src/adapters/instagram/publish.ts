@@ -74,17 +74,18 @@ const INSTAGRAM: ContainerNetwork = {
   pollMs: POLL_MS,
   pollLimit: POLL_LIMIT,
   recheckChildren: false,
-  single: (file, caption) =>
+  single: (file, caption, altText) =>
     file.kind === 'video'
       ? {
           params: { media_type: 'REELS', video_url: file.publicUrl, caption, share_to_feed: true },
           what: 'the Reel container',
         }
-      : { params: { image_url: file.publicUrl, caption }, what: 'the image container' },
-  item: (file) =>
+      : { params: { image_url: file.publicUrl, caption, alt_text: altText }, what: 'the image container' },
+  // `alt_text` is taken on image containers only (not Reels or stories), at most 1,000 characters.
+  item: (file, altText) =>
     file.kind === 'video'
       ? { media_type: 'VIDEO', video_url: file.publicUrl }
-      : { image_url: file.publicUrl },
+      : { image_url: file.publicUrl, alt_text: altText },
   profileUrl: (web, username) => `${web}/${username}/`,
   postUrl: (web, id) => `${web}/p/${id}/`,
   messages: {

@@ -13,7 +13,7 @@ import type {
   PublishRequest,
   PublishResult,
 } from '../adapter.js'
-import { PublishFailure } from '../adapter.js'
+import { altTextOf, PublishFailure } from '../adapter.js'
 import {
   findAmongReplies,
   isDistinctive,
@@ -84,10 +84,12 @@ export async function publishPost(
         const images: string[] = []
         for (const file of files) images.push(await uploadImage(ctx, file, upload))
         await waitForImages(ctx, images, upload)
-        content =
-          images.length === 1
-            ? { media: { id: images[0] } }
-            : { multiImage: { images: images.map((id) => ({ id })) } }
+        // Each image with its alt text (`altText`, at most 4,086 characters), where one was given.
+        const described = images.map((id, i) => {
+          const altText = altTextOf(request, request.mediaUrls[i] ?? '')
+          return altText ? { id, altText } : { id }
+        })
+        content = described.length === 1 ? { media: described[0] } : { multiImage: { images: described } }
       }
     } finally {
       for (const file of files) await file.dispose()

@@ -1,6 +1,7 @@
 import { MediaError, type PreparedMedia } from '../../core/media-port.js'
 import {
   type AdapterDeps,
+  altTextOf,
   type LookupAnswer,
   type LookupRequest,
   PublishFailure,
@@ -67,10 +68,14 @@ export interface ContainerNetwork {
   }
   /** The text-only container, for a network that has one. */
   textContainer?: (content: string, caption: string | undefined) => Params
-  /** The container of a post with one media item, and its name in messages. */
-  single: (file: PreparedMedia, caption: string | undefined) => { params: Params; what: string }
-  /** A carousel item's container (without `is_carousel_item`). */
-  item: (file: PreparedMedia) => Params
+  /** The container of a post with one media item (with its alt text, if any), and its name in messages. */
+  single: (
+    file: PreparedMedia,
+    caption: string | undefined,
+    altText: string | undefined,
+  ) => { params: Params; what: string }
+  /** A carousel item's container (without `is_carousel_item`), with its alt text, if any. */
+  item: (file: PreparedMedia, altText: string | undefined) => Params
   /** Parameters every post container carries besides its media (Threads' `reply_to_id` for a reply). */
   containerExtra?: Params
   /**
@@ -385,7 +390,7 @@ async function createContainers(
   if (request.mediaUrls.length === 1) {
     const file = await prepare(flow, request.mediaUrls[0] as string, request)
     try {
-      const { params, what } = net.single(file, caption)
+      const { params, what } = net.single(file, caption, altTextOf(request, request.mediaUrls[0] ?? ''))
       const id = await create({ ...params, ...net.containerExtra }, what)
       await save({ container: id })
       return id
@@ -406,7 +411,10 @@ async function createContainers(
     }
     const file = await prepare(flow, url, request)
     try {
-      const id = await create({ ...net.item(file), is_carousel_item: true }, `carousel item ${index + 1}`)
+      const id = await create(
+        { ...net.item(file, altTextOf(request, url)), is_carousel_item: true },
+        `carousel item ${index + 1}`,
+      )
       children.push(id)
       await save({ [`child${index}`]: id })
     } finally {

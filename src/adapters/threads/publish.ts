@@ -81,14 +81,18 @@ const THREADS: ContainerNetwork = {
     note: 'threads_publish answered code 24 (container not visible yet); retrying',
   },
   textContainer: (content, text) => ({ media_type: 'TEXT', text, link_attachment: firstLink(content) }),
-  single: (file, text) =>
+  // An image's alt text goes as `alt_text` on its container, single or carousel item.
+  single: (file, text, altText) =>
     file.kind === 'video'
       ? { params: { media_type: 'VIDEO', video_url: file.publicUrl, text }, what: 'the video container' }
-      : { params: { media_type: 'IMAGE', image_url: file.publicUrl, text }, what: 'the image container' },
-  item: (file) =>
+      : {
+          params: { media_type: 'IMAGE', image_url: file.publicUrl, text, alt_text: altText },
+          what: 'the image container',
+        },
+  item: (file, altText) =>
     file.kind === 'video'
       ? { media_type: 'VIDEO', video_url: file.publicUrl }
-      : { media_type: 'IMAGE', image_url: file.publicUrl },
+      : { media_type: 'IMAGE', image_url: file.publicUrl, alt_text: altText },
   profileUrl: (web, username) => `${web}/@${username}`,
   postUrl: (web, id) => `${web}/post/${id}`,
   messages: {

@@ -249,10 +249,39 @@ function cancelled() {
   return new PublishFailure('transient', 'Publishing to X was cancelled before the post was sent')
 }
 
+/**
+ * Gives an uploaded image or GIF its alt text (`POST /2/media/metadata`, at most 1,000 characters). It makes
+ * nothing public, so it is safe to send again. Throws {@link TwitterMediaError} when X refuses it.
+ */
+export async function describeTwitterMedia(
+  ctx: TwitterContext,
+  input: {
+    mediaId: string
+    altText: string
+    accessToken: string
+    secrets: readonly (string | undefined)[]
+    signal: AbortSignal
+  },
+): Promise<void> {
+  const step = uploadStep(input.signal, input.secrets)
+  await step('alt text', () =>
+    sendToTwitter(ctx, {
+      method: 'POST',
+      path: '/2/media/metadata',
+      json: { id: input.mediaId, metadata: { alt_text: { text: input.altText } } },
+      bearer: input.accessToken,
+      signal: input.signal,
+      timeoutMs: API_TIMEOUT_MS,
+      what: 'media alt text',
+    }),
+  )
+}
+
 /** Formats the upload error recorded on the target: spec §7's message, then what failed per URL. */
 export function formatUploadError(
   failed: { url: string; detail: string }[],
   skipped: { url: string; reason: string }[],
+  unlabelled: { url: string; detail: string }[] = [],
 ): string | undefined {
   const parts: string[] = []
   if (failed.length > 0) {
@@ -262,6 +291,11 @@ export function formatUploadError(
   }
   if (skipped.length > 0) {
     parts.push(`Not attached: ${skipped.map((item) => `${item.url} (${item.reason})`).join('; ')}`)
+  }
+  if (unlabelled.length > 0) {
+    parts.push(
+      `Attached without alt text: ${unlabelled.map((item) => `${item.url} (${item.detail})`).join('; ')}`,
+    )
   }
   return parts.length > 0 ? parts.join('. ') : undefined
 }

@@ -1,8 +1,14 @@
 import { z } from 'zod'
 import { MediaError } from '../../core/media-port.js'
-import { PublishFailure, type PublishRequest, type PublishResult } from '../adapter.js'
+import { altTextOf, PublishFailure, type PublishRequest, type PublishResult } from '../adapter.js'
 import { API_TIMEOUT_MS, expectOk, sendToTwitter, type TwitterContext, tweetUrl } from './client.js'
-import { formatUploadError, selectTwitterMedia, TwitterMediaError, uploadTwitterMedia } from './media.js'
+import {
+  describeTwitterMedia,
+  formatUploadError,
+  selectTwitterMedia,
+  TwitterMediaError,
+  uploadTwitterMedia,
+} from './media.js'
 
 /** Spec §1 rule 3's "wait of about 2 seconds" when X did not report processing for the media. */
 export const MEDIA_SETTLE_MS = 2000
@@ -21,7 +27,7 @@ const createResponse = z.object({ data: z.object({ id: z.string().regex(/^[0-9]{
 export async function publishTweet(
   ctx: TwitterContext,
   request: Pick<PublishRequest, 'targetId' | 'profile' | 'credentials' | 'content' | 'mediaUrls' | 'signal'> &
-    Partial<Pick<PublishRequest, 'progress' | 'saveProgress'>>,
+    Partial<Pick<PublishRequest, 'progress' | 'saveProgress' | 'media'>>,
   /** The post this one replies to (`reply.in_reply_to_tweet_id`), for thread items and first comments. */
   inReplyTo?: string,
 ): Promise<PublishResult> {
@@ -33,46 +39,7 @@ export async function publishTweet(
     log.warn({ skipped: skipped.length }, 'media items X cannot carry in one post were left out')
   }
 
-  const mediaIds: string[] = []
-  const failed: { url: string; detail: string }[] = []
-  let settle = false
-  for (const [index, { url, type }] of selected.entries()) {
-    if (signal.aborted) throw cancelledBeforeSend()
-    try {
-      const file = await ctx.deps.media.prepare(url, { network: 'twitter', signal })
-      try {
-        const uploaded = await uploadTwitterMedia(ctx, {
-          file,
-          type,
-          accessToken: credentials.accessToken,
-          secrets,
-          signal,
-        })
-        mediaIds.push(uploaded.mediaId)
-        if (!uploaded.processed) settle = true
-      } finally {
-        await file.dispose()
-      }
-    } catch (error) {
-      if (error instanceof PublishFailure) throw error
-      if (signal.aborted) throw cancelledBeforeSend()
-      const detail =
-        error instanceof TwitterMediaError
-          ? error.message
-          : error instanceof MediaError
-            ? `could not fetch the media: ${error.message}`
-            : `upload failed: ${(error as Error).message}`
-      failed.push({ url, detail })
-      log.warn({ item: index, mediaType: type.mediaType }, 'media upload to X failed')
-    }
-  }
-  if (settle) {
-    try {
-      await ctx.deps.sleep(MEDIA_SETTLE_MS, signal)
-    } catch {
-      throw cancelledBeforeSend()
-    }
-  }
+  const { mediaIds, failed, unlabelled } = await uploadAll(ctx, request, selected, log)
 
   const text = [request.content, ...failed.map((item) => item.url)].filter((part) => part !== '').join('\n')
   const body: {
@@ -111,9 +78,83 @@ export async function publishTweet(
     remoteId,
     url: tweetUrl(ctx, request.profile.username, remoteId),
   }
-  const uploadError = formatUploadError(failed, skipped)
+  const uploadError = formatUploadError(failed, skipped, unlabelled)
   if (uploadError) result.uploadError = uploadError
   return result
+}
+
+type TweetRequest = Parameters<typeof publishTweet>[1]
+
+/**
+ * Uploads the selected media one after another (each with its alt text where it has one), then waits the
+ * ~2 s of spec §1 rule 3 when X did not report processing. A failed item is dropped and named in `failed`.
+ */
+async function uploadAll(
+  ctx: TwitterContext,
+  request: TweetRequest,
+  selected: ReturnType<typeof selectTwitterMedia>['selected'],
+  log: TwitterContext['logger'],
+) {
+  const { credentials, signal } = request
+  const secrets = [credentials.accessToken, credentials.refreshToken]
+  const mediaIds: string[] = []
+  const failed: { url: string; detail: string }[] = []
+  // Alt text X did not take: the image still goes out, and the target records which one has none.
+  const unlabelled: { url: string; detail: string }[] = []
+  const upload = { accessToken: credentials.accessToken, secrets, signal }
+  let settle = false
+  for (const [index, { url, type }] of selected.entries()) {
+    if (signal.aborted) throw cancelledBeforeSend()
+    try {
+      const file = await ctx.deps.media.prepare(url, { network: 'twitter', signal })
+      try {
+        const uploaded = await uploadTwitterMedia(ctx, { file, type, ...upload })
+        mediaIds.push(uploaded.mediaId)
+        if (!uploaded.processed) settle = true
+        const altText = altTextOf(request, url)
+        if (altText && type.kind !== 'video') {
+          const refused = await labelMedia(ctx, { mediaId: uploaded.mediaId, altText, ...upload })
+          if (refused) unlabelled.push({ url, detail: refused })
+        }
+      } finally {
+        await file.dispose()
+      }
+    } catch (error) {
+      if (error instanceof PublishFailure) throw error
+      if (signal.aborted) throw cancelledBeforeSend()
+      const detail =
+        error instanceof TwitterMediaError
+          ? error.message
+          : error instanceof MediaError
+            ? `could not fetch the media: ${error.message}`
+            : `upload failed: ${(error as Error).message}`
+      failed.push({ url, detail })
+      log.warn({ item: index, mediaType: type.mediaType }, 'media upload to X failed')
+    }
+  }
+  if (settle) {
+    try {
+      await ctx.deps.sleep(MEDIA_SETTLE_MS, signal)
+    } catch {
+      throw cancelledBeforeSend()
+    }
+  }
+  return { mediaIds, failed, unlabelled }
+}
+
+/** Sets an image's alt text; what X answered when it refused (the image still goes out), else undefined. */
+async function labelMedia(
+  ctx: TwitterContext,
+  input: Parameters<typeof describeTwitterMedia>[1],
+): Promise<string | undefined> {
+  try {
+    await describeTwitterMedia(ctx, input)
+    return undefined
+  } catch (error) {
+    if (!(error instanceof TwitterMediaError)) throw error
+    ctx.logger.warn({ mediaId: input.mediaId }, 'X did not take the alt text of an image')
+    return error.message
+  }
 }
 
 function cancelledBeforeSend() {

@@ -88,10 +88,13 @@ export function ChannelCard({
   row,
   health,
   owner,
+  picture,
 }: {
   row: ConnectionRow
   health: HealthEntry | undefined
   owner: boolean
+  /** Herald's path of the profile's kept picture, when there is one. */
+  picture?: string | undefined
 }) {
   const network = isNetwork(row.platform) ? networkLabels[row.platform] : row.platform
   const handle = handleOf(row.username)
@@ -101,7 +104,7 @@ export function ChannelCard({
   return (
     <li class="card channel">
       <div class="channel-who">
-        <Avatar profile={row} size="large" />
+        <Avatar profile={{ ...row, avatar: picture }} size="large" />
         <div>
           <h3>{handle}</h3>
           <p class="muted">

@@ -3,6 +3,7 @@ import type { VNode } from 'preact'
 import { isNetwork } from '../../core/networks.js'
 import { setSessionWorkspace } from '../../modules/accounts/sessions.js'
 import type { AppContext } from '../../modules/app-context.js'
+import { avatarPaths } from '../../modules/connections/avatars.js'
 import { connectionCredentials } from '../../platform/crypto/vault.js'
 import { findMembership, listWorkspacesForUser } from '../../platform/db/statements/accounts.js'
 import { listConnections } from '../../platform/db/statements/connections.js'
@@ -41,9 +42,10 @@ function WorkspaceSelector({ workspaces, who }: { workspaces: WorkspaceRow[]; wh
 
 async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, notice: VNode | null) {
   const db = app.store.db
-  const [rows, workspaces] = await Promise.all([
+  const [rows, workspaces, pictures] = await Promise.all([
     listConnections(db, who.workspace.id),
     listWorkspacesForUser(db, who.user.id),
+    avatarPaths(db, who.workspace.id),
   ])
   const csrf = who.session.csrfToken
   const owner = who.workspace.role === 'owner'
@@ -81,9 +83,12 @@ async function channelsPage(app: AppContext, runner: ToolRunner, who: SignedIn, 
         />
       ) : (
         <ul class="cards channels" aria-label="Connected profiles">
-          {rows.map((row) => (
-            <ChannelCard row={row} health={health.get(`${row.platform}:${row.profile_id}`)} owner={owner} />
-          ))}
+          {rows.map((row) => {
+            const key = `${row.platform}:${row.profile_id}`
+            return (
+              <ChannelCard row={row} health={health.get(key)} owner={owner} picture={pictures.get(key)} />
+            )
+          })}
         </ul>
       )}
       <h2 id="connect">Add channel</h2>

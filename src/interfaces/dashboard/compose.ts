@@ -8,7 +8,9 @@ import { lengthOn } from '../../core/text-length.js'
 import { deliveryItems, itemLabel, itemLimit } from '../../core/thread-items.js'
 import { type PrivacyStatus, resolveYouTubeDetails } from '../../core/youtube-details.js'
 import type { AppContext } from '../../modules/app-context.js'
+import { avatarPaths } from '../../modules/connections/avatars.js'
 import { detectType } from '../../modules/media/detect-type.js'
+import { createPosterFrames } from '../../modules/media/poster-frame.js'
 import { listQueues } from '../../modules/publishing/posting-queues.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { type FormBody, firstValue } from '../../platform/form.js'
@@ -20,7 +22,7 @@ import {
   googleBusinessArguments,
   readGoogleBusinessDraft,
 } from './compose-googlebusiness.js'
-import { type LinkCard, type PreviewTarget, previewHtml } from './compose-previews.js'
+import { type LinkCard, type PreviewMedia, type PreviewTarget, previewHtml } from './compose-previews.js'
 import {
   type Account,
   type ComposeView,
@@ -28,6 +30,7 @@ import {
   type Draft,
   type PickerProfile,
   PRIVACY_LABELS,
+  posterPath,
   priceLine,
   UPLOAD_TYPES,
   type When,
@@ -62,6 +65,14 @@ const list = (body: FormBody, name: string) => {
   return value === undefined ? [] : Array.isArray(value) ? value : [value]
 }
 const one = (body: FormBody, name: string) => list(body, name)[0] ?? ''
+
+/** Alt text keyed `alt:<media URL>`; empty fields are no alt text. */
+function readAltTexts(body: FormBody): Draft['altTexts'] {
+  const altTexts: Draft['altTexts'] = {}
+  for (const key of Object.keys(body))
+    if (key.startsWith('alt:') && one(body, key).trim()) altTexts[key.slice('alt:'.length)] = one(body, key)
+  return altTexts
+}
 
 /** Copy keyed `variant_<network>` or `variant_<network>:<profileId>`; empty fields are no variant. */
 function readVariants(body: FormBody): Draft['variants'] {
@@ -98,6 +109,7 @@ function readDraft(body: FormBody): Draft {
     content: one(body, 'content'),
     profiles: list(body, 'profile'),
     mediaUrls: one(body, 'mediaUrls'),
+    altTexts: readAltTexts(body),
     variants: readVariants(body),
     youtubeTitle: one(body, 'youtubeTitle'),
     youtubeDescription: one(body, 'youtubeDescription'),
@@ -148,10 +160,14 @@ function toolArguments(draft: Draft) {
     return { platform, profileId: rest.join(':') }
   })
   const mediaUrls = mediaList(draft)
+  // The alt texts of the images still in the tray: a field left from an image removed is not sent.
+  const used = new Set([...mediaUrls, ...draft.thread.flatMap((item) => urlsOf(item.mediaUrls))])
+  const altTexts = Object.fromEntries(Object.entries(draft.altTexts).filter(([url]) => used.has(url)))
   return {
     content: draft.content,
     targetAccounts,
     ...(mediaUrls.length ? { mediaUrls } : {}),
+    ...(Object.keys(altTexts).length ? { mediaAltTexts: altTexts } : {}),
     ...(Object.keys(draft.variants).length ? { variants: draft.variants } : {}),
     ...(draft.thread.length
       ? {
@@ -188,20 +204,29 @@ function readPreflight(
   app: AppContext,
   draft: Draft,
   preflight: Preflight,
-  extra: { accounts: Account[]; links: Map<string, LinkCard | undefined> },
+  extra: {
+    accounts: Array<Account & { avatar?: string | undefined }>
+    links: Map<string, LinkCard | undefined>
+    mediaPrefix: string
+  },
 ) {
-  const media = mediaList(draft).map((url) => ({
-    url,
-    video: looksLikeVideo(url),
-    ...(app.media.isHostedUrl(url) ? { src: new URL(url).pathname } : {}),
-  }))
+  const prefix = extra.mediaPrefix
+  const mediaOf = (urls: string[]): PreviewMedia[] =>
+    urls.map((url) => {
+      const video = looksLikeVideo(url)
+      const hosted = app.media.isHostedUrl(url)
+      const poster = video && hosted ? posterPath(url, prefix) : undefined
+      const altText = draft.altTexts[url]?.trim() ? draft.altTexts[url] : undefined
+      return {
+        url,
+        video,
+        ...(hosted ? { src: new URL(url).pathname } : {}),
+        ...(poster ? { poster } : {}),
+        ...(altText && !video ? { altText } : {}),
+      }
+    })
+  const media = mediaOf(mediaList(draft))
   const targets = preflight.resolvedTargets.map((t) => ({ ...t, copy: copyOf(draft, t) }))
-  const mediaOf = (urls: string[]) =>
-    urls.map((url) => ({
-      url,
-      video: looksLikeVideo(url),
-      ...(app.media.isHostedUrl(url) ? { src: new URL(url).pathname } : {}),
-    }))
   // Each target's thread posts and first comment, counted and previewed as its network takes them.
   const itemsOf = (platform: Network) =>
     deliveryItems(
@@ -239,6 +264,7 @@ function readPreflight(
     platform: t.platform,
     username: t.username,
     name: extra.accounts.find((a) => a.platform === t.platform && a.profileId === t.profileId)?.name ?? '',
+    avatar: extra.accounts.find((a) => a.platform === t.platform && a.profileId === t.profileId)?.avatar,
     ...(extra.links.get(t.copy) ? { link: extra.links.get(t.copy) } : {}),
     copy: t.copy,
     media,
@@ -273,9 +299,21 @@ const preflightForm: RouteGuard = {
       }),
 }
 
+/** A profile and Herald's path of its kept picture. */
+type PictureAccount = Account & { avatar?: string | undefined }
+
+/** The workspace's profiles with the pictures Herald keeps of them, for the previews' heads. */
+async function accountsWithPictures(app: AppContext, run: ReturnType<typeof runAs>, who: SignedIn) {
+  const [accounts, pictures] = await Promise.all([
+    run<Account[]>(who, 'get_connected_accounts', {}),
+    avatarPaths(app.store.db, who.workspace.id),
+  ])
+  return accounts.map((a) => ({ ...a, avatar: pictures.get(`${a.platform}:${a.profileId}`) }))
+}
+
 /** The profiles to pick from: each live connection with its health and its queue's next free time. */
 async function pickerProfiles(app: AppContext, run: ReturnType<typeof runAs>, who: SignedIn) {
-  const [accounts, health, queues] = await Promise.all([
+  const [accounts, health, queues, pictures] = await Promise.all([
     run<Account[]>(who, 'get_connected_accounts', {}),
     run<{ connections: Array<{ platform: Network; profileId: string; daysLeft: number }> }>(
       who,
@@ -283,12 +321,14 @@ async function pickerProfiles(app: AppContext, run: ReturnType<typeof runAs>, wh
       {},
     ),
     listQueues(app.store.db, who.workspace.id, app.clock.now(), 1),
+    avatarPaths(app.store.db, who.workspace.id),
   ])
   return accounts.map((a): PickerProfile => {
     const ailing = health.connections.find((c) => c.platform === a.platform && c.profileId === a.profileId)
     const next = queues.find((q) => q.platform === a.platform && q.profileId === a.profileId)?.next[0]
     return {
       ...a,
+      avatar: pictures.get(`${a.platform}:${a.profileId}`),
       health: ailing
         ? { tone: 'warn', words: `Expires in ${ailing.daysLeft} day${ailing.daysLeft === 1 ? '' : 's'}` }
         : { tone: 'ok', words: 'Connected' },
@@ -304,13 +344,14 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
   const mediaPrefix = `${app.config.publicBaseUrl.replace(/\/$/, '')}/media/`
 
   registerUploadRoute(scope, app)
+  registerPosterRoute(scope, app)
 
   /** preflight_post for a draft, as the signed-in person, read into the check and the preview. */
-  const checkDraft = async (who: SignedIn, draft: Draft, accounts: Account[]) => {
+  const checkDraft = async (who: SignedIn, draft: Draft, accounts: PictureAccount[]) => {
     const preflight = await run<Preflight>(who, 'preflight_post', toolArguments(draft))
     const copies = [...new Set(preflight.resolvedTargets.map((t) => copyOf(draft, t)))]
     const links = new Map(await Promise.all(copies.map(async (c) => [c, await cardFor(c)] as const)))
-    return readPreflight(app, draft, preflight, { accounts, links })
+    return readPreflight(app, draft, preflight, { accounts, links, mediaPrefix })
   }
 
   // A free queue slot on the calendar opens Compose for that profile and time (?profile=&date=&time=&timezone=).
@@ -344,8 +385,7 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
       reply.code(status).header('cache-control', 'no-store').send(body)
     const draft = readDraft((request.body ?? {}) as FormBody)
     try {
-      const accounts = await run<Account[]>(who, 'get_connected_accounts', {})
-      const { checked, preview } = await checkDraft(who, draft, accounts)
+      const { checked, preview } = await checkDraft(who, draft, await accountsWithPictures(app, run, who))
       return answer(200, {
         ...checked,
         checkHtml: checkHtml(checked),
@@ -396,6 +436,7 @@ const emptyDraft = (): Draft => ({
   content: '',
   profiles: [],
   mediaUrls: '',
+  altTexts: {},
   variants: {},
   youtubeTitle: '',
   youtubeDescription: '',
@@ -409,6 +450,32 @@ const emptyDraft = (): Draft => ({
   firstComment: '',
   googlebusiness: emptyGoogleBusinessDraft(),
 })
+
+/**
+ * `GET /compose/poster/<id>/<name>`: the poster frame of a video Herald hosts, for the media tray and the
+ * previews, to the signed-in members of the workspace that uploaded it (404 otherwise, or when no frame can
+ * be made). A hosted file never changes under its address, so the browser may keep the poster.
+ */
+function registerPosterRoute(scope: FastifyInstance, app: AppContext) {
+  const posters = createPosterFrames(app.media)
+  const { get } = signedInRoutes(scope)
+  const refuse: RouteGuard['refuse'] = (reply) =>
+    reply.code(401).header('cache-control', 'no-store').send({ message: 'Sign in first.' })
+  get<{ Params: { id: string; name: string } }>(
+    '/compose/poster/:id/:name',
+    { refuse },
+    async (request, reply, who) => {
+      const { id, name } = request.params
+      const poster = await posters.posterOf(id, name, who.workspace.id)
+      if (!poster)
+        return reply.code(404).header('cache-control', 'no-store').send({ message: 'No poster frame.' })
+      return reply
+        .header('content-type', 'image/jpeg')
+        .header('cache-control', 'private, max-age=86400')
+        .send(poster)
+    },
+  )
+}
 
 /** Media uploaded from the compose page: stored now, its URL answered for the form. */
 function registerUploadRoute(scope: FastifyInstance, app: AppContext) {

@@ -10,6 +10,7 @@ import {
   instant,
   type LocalMedia,
   networkLabel,
+  type Pictures,
   profileName,
   profileState,
   slotOf,
@@ -44,6 +45,8 @@ export interface PostPageProps {
   /** Every post of its compose (this one among them), each with its history, in the order they were made. */
   compose: PostView[]
   needsReconnect: NeedsReconnect
+  /** The profiles' kept pictures. */
+  pictures?: Pictures
   csrf: string
   local: LocalMedia
   message?: { notice?: string | undefined; problem?: string | undefined } | undefined
@@ -215,7 +218,7 @@ function ProfileCard({ post, current, view }: { post: PostView; current: string;
     <li class={`card profile-card${post.id === current ? ' current' : ''}`}>
       <div class="profile-head">
         <span class="profile-line">
-          <Html html={avatar(target)} />
+          <Html html={avatar(target, '', view.pictures)} />
           <span class="handle">
             <strong>{profileName(target)}</strong>
           </span>

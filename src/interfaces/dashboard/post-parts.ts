@@ -35,10 +35,24 @@ export const networkLabel = (platform: string) => (isNetwork(platform) ? network
 export const profileName = (target: { platform: string; username: string }) =>
   `${networkLabel(target.platform)} ${handleOf(target.username)}`
 
-/** A profile's avatar: its initials with the network's mark on the corner; the name is said beside it. */
-export function avatar(target: { platform: string; username: string }, size: 'small' | '' = ''): string {
+/** Herald's paths of the profiles' kept pictures, by `<platform>:<profileId>`. */
+export type Pictures = ReadonlyMap<string, string>
+
+/**
+ * A profile's avatar: its picture as Herald keeps it, else its initials, with the network's mark on the
+ * corner; the name is said beside it.
+ */
+export function avatar(
+  target: { platform: string; username: string; profileId?: string },
+  size: 'small' | '' = '',
+  pictures?: Pictures,
+): string {
   const mark = isNetwork(target.platform) ? networkIcon(target.platform as Network) : ''
-  return `<span class="avatar${size ? ` ${size}` : ''}" aria-hidden="true">${escapeHtml(initialsOf(target.username))}${mark}</span>`
+  const picture = pictures?.get(`${target.platform}:${target.profileId ?? ''}`)
+  const face = picture
+    ? `<img src="${escapeHtml(picture)}" alt="" loading="lazy" decoding="async">`
+    : escapeHtml(initialsOf(target.username))
+  return `<span class="avatar${size ? ` ${size}` : ''}" aria-hidden="true">${face}${mark}</span>`
 }
 
 /** The state one profile's post is shown in: waiting for approval (or sent back) first, then its delivery. */

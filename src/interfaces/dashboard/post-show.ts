@@ -1,4 +1,5 @@
 import type { AppContext } from '../../modules/app-context.js'
+import { avatarPaths } from '../../modules/connections/avatars.js'
 import { approvalReview } from '../../modules/publishing/approvals.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
 import { ApprovalSection } from './approval-views.js'
@@ -51,13 +52,14 @@ export async function showPostPage(app: AppContext, tools: Tools, input: ShowPos
   const { reply, who, id } = input
   try {
     const post = await tools(who, 'get_post', { id, history: true })
-    const [compose, needsReconnect, analytics, review] = await Promise.all([
+    const [compose, needsReconnect, analytics, review, pictures] = await Promise.all([
       composeOf(tools, who, post),
       reconnectRule(tools, who, post),
       post.targets.some((t) => t.status === 'published')
         ? tools(who, 'get_post_analytics', { id })
         : undefined,
       approvalReview(app, { workspaceId: who.workspace.id }, id),
+      avatarPaths(app.store.db, who.workspace.id),
     ])
     const csrf = who.session.csrfToken
     const approval = ApprovalSection({
@@ -72,6 +74,7 @@ export async function showPostPage(app: AppContext, tools: Tools, input: ShowPos
       post,
       compose,
       needsReconnect,
+      pictures,
       csrf,
       local: localMediaOf(app.config.publicBaseUrl),
       message: input.message,

@@ -7,6 +7,7 @@ import {
   handleOf,
   type LocalMedia,
   networkLabel,
+  type Pictures,
   profileName,
   profileState,
   slotOf,
@@ -145,10 +146,19 @@ function FilterForm({ filters, profiles }: { filters: ListFilters; profiles: Pro
 }
 
 /** The avatar of the post page's parts (a string built there), placed as it is. */
-const TargetAvatar = ({ target }: { target: PostView['targets'][number] }) => trusted(avatar(target, 'small'))
+const TargetAvatar = ({ target, pictures }: { target: PostView['targets'][number]; pictures: Pictures }) =>
+  trusted(avatar(target, 'small', pictures))
 
 /** One compose: its thumbnail, first line, an avatar chip per profile, and the profiles one by one. */
-function ComposeRow({ group, local }: { group: PostView[]; local: LocalMedia }) {
+function ComposeRow({
+  group,
+  local,
+  pictures,
+}: {
+  group: PostView[]
+  local: LocalMedia
+  pictures: Pictures
+}) {
   const lead = group[0] as PostView
   const title = firstLine(lead.content) || 'Post without copy'
   const count = group.length
@@ -167,7 +177,7 @@ function ComposeRow({ group, local }: { group: PostView[]; local: LocalMedia }) 
         <ul class="profile-chips" aria-label="Profiles">
           {withTarget.map(({ post, target }) => (
             <li class="profile-chip">
-              <TargetAvatar target={target} />
+              <TargetAvatar target={target} pictures={pictures} />
               <span class="visually-hidden">{profileName(target)}:</span>
               <StatusChip state={profileState(post)} />
             </li>
@@ -181,7 +191,7 @@ function ComposeRow({ group, local }: { group: PostView[]; local: LocalMedia }) 
             {withTarget.map(({ post, target }) => (
               <li>
                 <span class="profile-line">
-                  <TargetAvatar target={target} />
+                  <TargetAvatar target={target} pictures={pictures} />
                   <span class="handle">
                     <NetworkName network={target.platform} /> {handleOf(target.username)}
                   </span>
@@ -234,7 +244,14 @@ function EmptyList({ list }: { list: ComposeList }) {
 export function postsListBody(
   workspace: string,
   list: ComposeList,
-  view: { filters: ListFilters; profiles: ProfileOption[]; local: LocalMedia; onboarding: VNode },
+  view: {
+    filters: ListFilters
+    profiles: ProfileOption[]
+    local: LocalMedia
+    onboarding: VNode
+    /** The profiles' kept pictures. */
+    pictures?: Pictures
+  },
 ): VNode {
   const groups = composesOf(list.posts)
   const { page, totalPages } = list.pagination
@@ -253,7 +270,7 @@ export function postsListBody(
           <p class="muted">{summary}</p>
           <ul class="compose-list">
             {groups.map((g) => (
-              <ComposeRow group={g} local={view.local} />
+              <ComposeRow group={g} local={view.local} pictures={view.pictures ?? new Map()} />
             ))}
           </ul>
           <Pager filters={view.filters} page={page} totalPages={totalPages} />

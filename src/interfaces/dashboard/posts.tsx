@@ -3,6 +3,7 @@ import { approvalStates } from '../../core/approval.js'
 import { isNetwork } from '../../core/networks.js'
 import { postStatuses } from '../../core/post-status.js'
 import type { AppContext } from '../../modules/app-context.js'
+import { avatarPaths } from '../../modules/connections/avatars.js'
 import { waitsForApproval } from '../../modules/publishing/approval-store.js'
 import { approvalReview, approvePost, rejectPost } from '../../modules/publishing/approvals.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
@@ -44,9 +45,10 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
   routes.get<{ Querystring: Record<string, string | undefined> }>('/posts', async (request, reply, who) => {
     const filters = filtersOf(request.query)
     const pageNumber = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1)
-    const [list, profiles] = await Promise.all([
+    const [list, profiles, pictures] = await Promise.all([
       tools(who, 'list_posts', { ...listArgs(filters), byCompose: true, page: pageNumber, limit: PAGE_SIZE }),
       tools(who, 'get_connected_accounts', {}),
+      avatarPaths(app.store.db, who.workspace.id),
     ])
     const notice = simulatedNotice(request.query as Record<string, unknown>)
     const onboarding = (
@@ -60,6 +62,7 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
       profiles,
       local: localMediaOf(app.config.publicBaseUrl),
       onboarding,
+      pictures,
     })
     return sendHtml(reply, 200, page('Posts', body, { signedIn: account(who) }))
   })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { storedAltTexts } from '../../core/alt-text.js'
 import { WAITING_MESSAGE } from '../../core/approval.js'
 import { networks } from '../../core/networks.js'
 import { type Plan, type PlannedTarget, planPost } from '../../core/post-plan.js'
@@ -29,6 +30,7 @@ import {
   firstCommentVariantsSchema,
   googlebusinessSchema,
   MAX_TARGETS,
+  mediaAltTextsSchema,
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
@@ -87,6 +89,7 @@ export const createPostInput = toolInput({
   mediaUrls: mediaUrlsSchema
     .optional()
     .describe('Ordered attachments; wins over mediaUrl when both are given.'),
+  mediaAltTexts: mediaAltTextsSchema.optional(),
   queue: z
     .boolean()
     .optional()
@@ -273,6 +276,7 @@ function newPost(
     author_id: ctx.caller.userId,
     content: target.content,
     media_urls: JSON.stringify(target.mediaUrls),
+    media_alt_texts: storedAltTexts(target.altTexts),
     youtube:
       target.connection.platform === 'youtube' && (input.youtube || target.overrides.youtube)
         ? JSON.stringify({ ...input.youtube, ...target.overrides.youtube })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { altTextsFor, readAltTexts, storedAltTexts } from '../../core/alt-text.js'
 import { isPending, WAITING_MESSAGE } from '../../core/approval.js'
 import type { GoogleBusinessInput } from '../../core/googlebusiness-details.js'
 import { networkRules, resendPrice } from '../../core/network-rules.js'
@@ -33,6 +34,7 @@ import {
   firstCommentSchema,
   googlebusinessSchema,
   MAX_TARGETS,
+  mediaAltTextsSchema,
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
@@ -84,6 +86,11 @@ const updatePostInput = toolInput({
   timezone: timezoneSchema.optional(),
   mediaUrl: mediaUrlSchema.optional().describe('Replaces the whole attachment set with this one file.'),
   mediaUrls: mediaUrlsSchema.optional().describe('Replacement set; an empty array removes all media.'),
+  mediaAltTexts: mediaAltTextsSchema
+    .optional()
+    .describe(
+      'Replacement alt texts per image, keyed by media URL ({} removes them). Omitted, the post keeps the alt texts of the images it still has, wherever they moved.',
+    ),
   youtube: youtubeSchema
     .optional()
     .describe('title, description, privacyStatus; omitted fields keep their value.'),
@@ -181,6 +188,7 @@ async function applyUpdate(tx: Db, ctx: ToolContext, input: UpdateInput, now: nu
     content: edit.content,
     variants: JSON.stringify(edit.variants),
     media_urls: JSON.stringify(edit.mediaUrls),
+    media_alt_texts: storedAltTexts(edit.altTexts),
     youtube: edit.youtube ? JSON.stringify(edit.youtube) : null,
     googlebusiness:
       edit.googlebusiness && edit.plan.targets.some((t) => t.googlebusiness)
@@ -272,6 +280,11 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
       ? { firstComment: input.firstComment ?? own.firstComment }
       : {}),
   }
+  // The alt texts sent replace the post's; otherwise it keeps those of the images it still has.
+  const altTexts = altTextsFor(
+    [...mediaUrls, ...(postItems.thread ?? []).flatMap((item) => item.mediaUrls ?? [])],
+    input.mediaAltTexts ?? readAltTexts(post.media_alt_texts),
+  )
   const replacing = input.targetAccounts !== undefined || input.platforms !== undefined
   const targetRequest = replacing
     ? { targetAccounts: input.targetAccounts, platforms: input.platforms }
@@ -284,7 +297,16 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
         })),
       }
   const plan = planPost(
-    { content, variants, mediaUrls, youtube, googlebusiness, ...postItems, ...targetRequest },
+    {
+      content,
+      variants,
+      mediaUrls,
+      youtube,
+      googlebusiness,
+      ...postItems,
+      ...targetRequest,
+      mediaAltTexts: input.mediaAltTexts ?? altTexts,
+    },
     connections,
   )
   if (plan.unknownTargets.length > 0)
@@ -298,11 +320,22 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     replacing ||
     input.mediaUrl !== undefined ||
     input.mediaUrls !== undefined ||
+    input.mediaAltTexts !== undefined ||
     input.youtube !== undefined ||
     input.googlebusiness !== undefined ||
     input.thread !== undefined ||
     input.firstComment !== undefined
-  return { plan, content, variants, mediaUrls, youtube, googlebusiness, postItems, changesWhatGoesOut }
+  return {
+    plan,
+    content,
+    variants,
+    mediaUrls,
+    altTexts,
+    youtube,
+    googlebusiness,
+    postItems,
+    changesWhatGoesOut,
+  }
 }
 type Edit = ReturnType<typeof planEdit>
 
@@ -348,13 +381,23 @@ function keepTargets(edit: Edit, current: TargetRow[], keepsOwnCopy: boolean) {
   for (const target of edit.plan.targets) {
     const existing = current.find((t) => t.connection_id === target.connection.id)
     if (!existing) continue
-    const resolved = resolvedFor(edit, target.connection, keepsOwnCopy ? existing.content : undefined)
+    const resolved = resolvedFor(
+      edit,
+      target.connection,
+      keepsOwnCopy ? existing.content : undefined,
+      target.items,
+    )
     kept.set(existing.id, { ...keptTarget(existing, { ...resolved, items: target.items }), resolved })
   }
   return kept
 }
 
-const resolvedFor = (edit: Edit, connection: ConnectionInfo, ownCopy: string | undefined) =>
+const resolvedFor = (
+  edit: Edit,
+  connection: ConnectionInfo,
+  ownCopy: string | undefined,
+  items: PlannedTarget['items'],
+) =>
   resolveForPost(
     connection,
     {
@@ -363,8 +406,10 @@ const resolvedFor = (edit: Edit, connection: ConnectionInfo, ownCopy: string | u
       variants: edit.variants,
       youtube: edit.youtube,
       googlebusiness: edit.googlebusiness,
+      altTexts: edit.altTexts,
     },
     ownCopy,
+    items,
   )
 
 /**
@@ -435,7 +480,7 @@ async function writeTargets(
     const existing = current.find((t) => t.connection_id === target.connection.id)
     const keep = existing && kept.get(existing.id)
     if (!existing || !keep) {
-      const resolved = resolvedFor(edit, target.connection, undefined)
+      const resolved = resolvedFor(edit, target.connection, undefined, target.items)
       const row = targetRow(
         { postId: post.id, workspaceId: ctx.workspace.id, position: position++, runAt, now },
         { ...resolved, items: target.items },
@@ -446,6 +491,7 @@ async function writeTargets(
       await rewriteTarget(tx, existing, {
         content: keep.resolved.content,
         mediaUrls: keep.resolved.mediaUrls,
+        altTexts: keep.resolved.altTexts,
         youtube: keep.resolved.youtube,
         googlebusiness: keep.resolved.googlebusiness,
         items: keep.items,

@@ -10,6 +10,7 @@ import { connectionCredentials } from '../../platform/crypto/vault.js'
 import { findMembership } from '../../platform/db/statements/accounts.js'
 import { upsertConnection } from '../../platform/db/statements/connections.js'
 import type { AppContext } from '../app-context.js'
+import { keepAvatar } from './avatars.js'
 import { holdGrant } from './choose-profiles.js'
 
 /**
@@ -186,6 +187,12 @@ export async function storeConnection(
     },
     app.clock.now(),
   )
+  await keepAvatar(app, {
+    id: connectionId,
+    workspaceId: who.workspaceId,
+    network,
+    avatarUrl: profile.avatarUrl,
+  })
   app.logger.info(
     {
       subsystem: 'connect',

@@ -6,6 +6,7 @@ import {
   PublishFailure,
   type PublishResult,
 } from '../../adapters/adapter.js'
+import { mediaItems, readAltTexts } from '../../core/alt-text.js'
 import { type DeliveryItem, itemLabel, readItems } from '../../core/thread-items.js'
 import type { Db } from '../../platform/db/db.js'
 import type { TargetRow } from '../../platform/db/statements/posts.js'
@@ -111,6 +112,7 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
       error: refusal(index, `publishing ${network} replies or comments is not available`),
     }
   }
+  const altTexts = readAltTexts(target.media_alt_texts)
   let parent = input.head
   for (const [index, item] of items.entries()) {
     const request = {
@@ -121,6 +123,7 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
       credentials: input.credentials,
       content: item.content,
       mediaUrls: item.mediaUrls,
+      media: mediaItems(item.mediaUrls, altTexts),
       root: input.head,
       parent: item.role === 'firstComment' ? input.head : parent,
       signal,

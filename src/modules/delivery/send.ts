@@ -8,6 +8,7 @@ import {
   PublishFailure,
   type PublishResult,
 } from '../../adapters/adapter.js'
+import { mediaItems, readAltTexts } from '../../core/alt-text.js'
 import {
   type BackoffPolicy,
   LOOKUP_WINDOW_MS,
@@ -202,11 +203,13 @@ function prepareAttempt(
     name: connection.name,
     isOrganization: connection.is_organization === 1,
   }
+  const mediaUrls = JSON.parse(target.media_urls) as string[]
   const request = {
     targetId: target.id,
     profile,
     content: target.content,
-    mediaUrls: JSON.parse(target.media_urls) as string[],
+    mediaUrls,
+    media: mediaItems(mediaUrls, readAltTexts(target.media_alt_texts)),
     ...(target.youtube ? { youtube: JSON.parse(target.youtube) } : {}),
     ...(target.googlebusiness ? { googlebusiness: JSON.parse(target.googlebusiness) } : {}),
     ...(readProgress(target.progress) ? { progress: readProgress(target.progress) } : {}),

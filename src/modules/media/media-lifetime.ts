@@ -7,7 +7,8 @@ import type { MediaStorage } from './storage.js'
 /**
  * Hosted media with a lifetime. A hosted file (a converted copy for a URL network, an upload, a generated
  * image) stays while a pending target needs it (linked in `media_uses`, or named in a pending target's
- * media URLs), then for the retention period after its last use, then its row and stored object go.
+ * media URLs) or is the picture of a connected profile, then for the retention period after its last use,
+ * then its row and stored object go.
  */
 
 export interface RemovedMedia {
@@ -82,6 +83,15 @@ function expired(cutoff: number) {
             .select('u.media_id')
             .whereRef('u.media_id', '=', 'm.id')
             .where((t) => t.or([t('t.status', '=', 'pending'), t('t.updated_at', '>=', cutoff)])),
+        ),
+      ),
+      // A profile's picture stays while its connection does.
+      not(
+        exists(
+          selectFrom('connections as c')
+            .select('c.id')
+            .whereRef('c.avatar_media_id', '=', 'm.id')
+            .where('c.status', '!=', 'removed'),
         ),
       ),
       // An upload or generated image named by a post still waiting to go out stays.

@@ -32,6 +32,7 @@ import {
   type StageInput,
 } from './media-library.js'
 import { type MediaInfo, probeFile } from './probe.js'
+import { hostProfilePicture } from './profile-picture.js'
 import { probeByRanges } from './range-probe.js'
 import { createMediaStorage, type MediaStorage } from './storage.js'
 
@@ -75,6 +76,12 @@ export interface MediaService extends MediaPort {
   }): Promise<GeneratedImage>
   /** Writes bytes to storage under a new unguessable id; the row is written by `commit`. */
   stage(input: StageInput): Promise<StagedMedia>
+  /**
+   * A profile's picture fetched through the guarded fetcher, re-encoded and staged as hosted media (the row
+   * is written by `commit`). In sandbox mode the simulators' pictures, on Herald's own address, are reached
+   * too. @throws {MediaError}
+   */
+  hostPicture(url: string, options: { workspaceId: string; signal?: AbortSignal }): Promise<StagedMedia>
   /** A hosted file by id when `name` matches; undefined otherwise (the routes answer 404). */
   findHosted(id: string, name: string): Promise<HostedMedia | undefined>
   /** True for URLs of files this service hosts (`{PUBLIC_BASE_URL}/media/...`). */
@@ -127,6 +134,16 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     localSource: library.localSource,
   })
   const cache = createMediaCache({ dir: cacheDir, maxBytes: config.mediaCache.maxBytes, fetcher, logger })
+  // Sandbox mode's profiles are the simulators', whose pictures are on Herald's own (loopback) address.
+  const pictureFetcher =
+    config.sandbox && !config.allowPrivateMedia
+      ? createSafeFetcher({
+          allowPrivate: true,
+          connectTimeoutMs: config.mediaFetch.connectTimeoutMs,
+          logger,
+          ...deps.fetcherOptions,
+        })
+      : fetcher
 
   const imageProvider =
     deps.imageProvider ??
@@ -148,6 +165,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     findHosted: library.find,
     isHostedUrl: library.isHostedUrl,
     stage: library.stage,
+    hostPicture: (url, options) => hostProfilePicture({ fetcher: pictureFetcher, library }, url, options),
     generateImage: (input) => imageProvider.generate(input),
     linkPreview: (url, { signal }) => readLinkPreview(fetcher, url, signal),
     ffmpeg: async () => (await media.ffmpegLookup()).ffmpeg,

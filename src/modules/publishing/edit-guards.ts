@@ -1,3 +1,4 @@
+import { readAltTexts } from '../../core/alt-text.js'
 import { type Network, networkLabels } from '../../core/networks.js'
 import { isLive, outcomeUnknown } from '../../core/post-status.js'
 import { type DeliveryItem, editItems, itemLabel, readItems, sameItems } from '../../core/thread-items.js'
@@ -14,6 +15,8 @@ import { conflict } from '../../platform/errors.js'
 export interface TargetEdit {
   content: string
   mediaUrls: string[]
+  /** The alt texts of the images it sends, by URL. */
+  altTexts?: Record<string, string>
   youtube: unknown
   googlebusiness: unknown
   items: DeliveryItem[]
@@ -32,11 +35,15 @@ export const who = (target: Pick<TargetRow, 'platform' | 'username'>) =>
 export const networkName = (target: Pick<TargetRow, 'platform'>) =>
   networkLabels[target.platform as Network] ?? target.platform
 
+const sameAltTexts = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([url, text]) => b[url] === text)
+
 /** The parts of what a target sends that an edit changes. */
 function changedParts(target: TargetRow, edit: TargetEdit): string[] {
   const parts: string[] = []
   if (edit.content !== target.content) parts.push('copy')
   if (JSON.stringify(edit.mediaUrls) !== target.media_urls) parts.push('media')
+  else if (!sameAltTexts(edit.altTexts ?? {}, readAltTexts(target.media_alt_texts))) parts.push('alt text')
   if ((edit.youtube ? JSON.stringify(edit.youtube) : null) !== target.youtube) parts.push('YouTube details')
   if ((edit.googlebusiness ? JSON.stringify(edit.googlebusiness) : null) !== (target.googlebusiness ?? null))
     parts.push('Google Business Profile details')

@@ -1,3 +1,4 @@
+import { readAltTexts } from '../../core/alt-text.js'
 import { approvalVersion } from '../../core/approval.js'
 import type { Network } from '../../core/networks.js'
 import { STUCK_MESSAGE } from '../../core/post-status.js'
@@ -19,6 +20,7 @@ export const isStuck = (target: TargetRow, now: number) =>
 export function presentPost(post: PostRow, targets: TargetRow[], now: number): PostView {
   const mediaUrls = JSON.parse(post.media_urls) as string[]
   const variants = JSON.parse(post.variants) as Record<string, string>
+  const altTexts = readAltTexts(post.media_alt_texts)
   const stuck = targets.some((t) => isStuck(t, now))
   const platforms = [...new Set(targets.map((t) => t.platform as Network))]
   return {
@@ -33,6 +35,7 @@ export function presentPost(post: PostRow, targets: TargetRow[], now: number): P
     dueAt: post.due_at === null ? null : iso(post.due_at),
     ...(mediaUrls[0] ? { mediaUrl: mediaUrls[0] } : {}),
     mediaUrls,
+    ...(Object.keys(altTexts).length > 0 ? { mediaAltTexts: altTexts } : {}),
     ...(post.youtube ? { youtube: JSON.parse(post.youtube) } : {}),
     ...(post.googlebusiness ? { googlebusiness: JSON.parse(post.googlebusiness) } : {}),
     ...(Object.keys(variants).length > 0 ? { variants } : {}),

@@ -1,6 +1,8 @@
+import { type AltTexts, altTextsFor, storedAltTexts } from '../../core/alt-text.js'
 import { type GoogleBusinessInput, resolveGoogleBusiness } from '../../core/googlebusiness-details.js'
 import type { ConnectionInfo, PlannedTarget } from '../../core/post-plan.js'
 import { resolveCopy } from '../../core/post-plan.js'
+import type { DeliveryItem } from '../../core/thread-items.js'
 import { resolveYouTubeDetails, type YouTubeDetailsInput } from '../../core/youtube-details.js'
 import { compiledOnce } from '../../platform/db/compiled.js'
 import type { Db } from '../../platform/db/db.js'
@@ -33,7 +35,7 @@ export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<
 export function targetRow(
   input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
   target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'> &
-    Partial<Pick<PlannedTarget, 'items' | 'googlebusiness'>>,
+    Partial<Pick<PlannedTarget, 'items' | 'googlebusiness' | 'altTexts'>>,
 ): TargetRow {
   return {
     id: newId(input.now),
@@ -46,6 +48,7 @@ export function targetRow(
     username: target.connection.username,
     content: target.content,
     media_urls: JSON.stringify(target.mediaUrls),
+    media_alt_texts: storedAltTexts(target.altTexts ?? {}),
     youtube: target.youtube ? JSON.stringify(target.youtube) : null,
     googlebusiness: target.googlebusiness ? JSON.stringify(target.googlebusiness) : null,
     status: 'pending',
@@ -81,14 +84,19 @@ export function resolveForPost(
     variants: Record<string, string>
     youtube: YouTubeDetailsInput | undefined
     googlebusiness: GoogleBusinessInput | undefined
+    /** The post's alt texts by media URL. */
+    altTexts?: AltTexts
   },
   ownCopy?: string,
+  /** The target's thread items and first comment, whose images' alt texts it sends too. */
+  items: readonly DeliveryItem[] = [],
 ) {
   const content = resolveCopy(connection, ownCopy, post.variants, post.content)
   return {
     connection,
     content,
     mediaUrls: post.mediaUrls,
+    altTexts: altTextsFor([...post.mediaUrls, ...items.flatMap((i) => i.mediaUrls)], post.altTexts),
     youtube: connection.platform === 'youtube' ? resolveYouTubeDetails(content, post.youtube) : null,
     googlebusiness:
       connection.platform === 'googlebusiness' ? resolveGoogleBusiness(post.googlebusiness) : null,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { MAX_ALT_TEXT } from '../../core/alt-text.js'
 import { approvalStates } from '../../core/approval.js'
 import { callToActionTypes, localPostTypes } from '../../core/googlebusiness-details.js'
 import { networks } from '../../core/networks.js'
@@ -26,6 +27,18 @@ export const mediaUrlsSchema = z
   .array(mediaUrlSchema)
   .max(MAX_MEDIA)
   .describe('Ordered attachments (at most 20).')
+
+export const mediaAltTextsSchema = z
+  .record(
+    mediaUrlSchema,
+    z
+      .string()
+      .max(MAX_ALT_TEXT, `an alt text is at most ${MAX_ALT_TEXT} characters`)
+      .describe('What the image shows, in words a screen reader says.'),
+  )
+  .describe(
+    'Optional alt text per image (an addition to the spec), keyed by the image URL exactly as given in mediaUrl, mediaUrls, targetAccounts[].mediaUrls or a thread item: the words follow that image wherever it is used and whatever its order. Sent where the network takes it: twitter (at most 1,000 characters), bluesky (2,000 graphemes), linkedin (4,086), instagram (1,000), facebook and threads; youtube takes videos only. A key that names none of the post\'s media, or a video, is refused. Example: {"https://example.com/cake.jpg": "A lemon cake on a blue plate"}.',
+  )
 
 export const youtubeSchema = z
   .strictObject({
@@ -283,6 +296,10 @@ export const postViewSchema = z.object({
     .describe('The slot as a UTC instant (ISO 8601); null while out of the queue with no slot.'),
   mediaUrl: z.string().optional().describe('The first attachment, when there is one.'),
   mediaUrls: z.array(z.string()).describe('Attachment set.'),
+  mediaAltTexts: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("Alt text per image of the post's media, keyed by media URL; absent when none."),
   youtube: youtubeSchema.optional().describe('YouTube upload details as given.'),
   googlebusiness: googlebusinessSchema
     .optional()

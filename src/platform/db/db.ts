@@ -31,6 +31,7 @@ import { createWiderLedgerReferenceMigration } from './migrations/024-wider-ledg
 import { createNetworkAppsMigration } from './migrations/025-network-apps.js'
 import { createInstanceSetupMigration } from './migrations/026-instance-setup.js'
 import { createComposeGroupsMigration } from './migrations/027-compose-groups.js'
+import { createAltTextsAndAvatarsMigration } from './migrations/028-alt-texts-and-avatars.js'
 import { createTargetHistoryMigration } from './migrations/029-target-history.js'
 import { createGoogleBusinessDetailsMigration } from './migrations/033-google-business-details.js'
 import type { Database } from './schema.js'
@@ -189,6 +190,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '027-compose-groups': createComposeGroupsMigration(),
     '029-target-history': createTargetHistoryMigration(),
     '033-google-business-details': createGoogleBusinessDetailsMigration(),
+    '028-alt-texts-and-avatars': createAltTextsAndAvatarsMigration(),
   }
   if (await allApplied(store, Object.keys(migrations), schema)) return
   const migrator = new Migrator({

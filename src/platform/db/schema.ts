@@ -75,6 +75,8 @@ export interface ConnectionsTable {
   name: string
   is_organization: number
   avatar_url: string | null
+  /** The hosted copy of the profile's picture Herald serves (`media.id`); null when none (migration 028). */
+  avatar_media_id?: string | null
   /** Vault ciphertext of the network credentials (JSON); never plaintext. */
   credentials: string
   scopes: string
@@ -134,6 +136,8 @@ export interface PostsTable {
    * when null.
    */
   compose_id?: string | null
+  /** Alt text per image of the post's media, JSON keyed by media URL; null when none (migration 028). */
+  media_alt_texts?: string | null
 }
 
 export interface TargetsTable {
@@ -183,6 +187,8 @@ export interface TargetsTable {
   lookup_failed_at?: number | null
   /** Why the target is stuck (a STUCK_REASONS code); null when it is not. */
   stuck_reason?: string | null
+  /** Alt text per image this target sends, JSON keyed by media URL; null when none (migration 028). */
+  media_alt_texts?: string | null
 }
 
 export interface PostCountsTable {

@@ -1,4 +1,5 @@
 import type { FaultInjector } from '../fault-injector.js'
+import { avatarPng } from '../web/avatar-png.js'
 import { cidOf, newAppPassword, plcDidFor, tidAt } from './ids.js'
 import { TokenSigner } from './tokens.js'
 
@@ -148,9 +149,20 @@ export class BlueskySandboxState {
         createdAt: this.nowIso(),
       }
       this.accounts.set(did, account)
+      // The profile's picture is a blob of the account's repository, as the Bluesky app uploads it.
+      const picture = avatarPng(did)
+      const cid = cidOf(picture)
+      this.blobs.set(`${did} ${cid}`, {
+        cid,
+        did,
+        mimeType: 'image/png',
+        size: picture.length,
+        bytes: picture,
+      })
       this.putRecord(did, 'app.bsky.actor.profile', 'self', {
         $type: 'app.bsky.actor.profile',
         displayName: account.displayName,
+        avatar: { $type: 'blob', ref: { $link: cid }, mimeType: 'image/png', size: picture.length },
         createdAt: account.createdAt,
       })
     }

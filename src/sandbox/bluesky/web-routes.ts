@@ -76,6 +76,7 @@ function entryOf(state: BlueskySandboxState, record: StoredRecord): WebEntry {
     author: {
       name: account?.displayName ?? record.did,
       handle: account ? `@${account.handle}` : record.did,
+      ...(account ? { picture: account.did } : {}),
     },
     at: createdAt(record),
     text: typeof record.value.text === 'string' ? record.value.text : '',

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { servedRows } from '../fault-hooks.js'
 import { inspectReceivedVideo, isH264 } from '../video-check.js'
+import { avatarUrlUnder } from '../web/avatar-png.js'
 import { sniffContentType } from '../web/kept-media.js'
 import { checkLinkedInRequest } from './contract.js'
 import type { Asset, FaultOp, LinkedInSandboxState, Member, TokenGrant } from './state.js'
@@ -137,6 +138,7 @@ export function registerApiRoutes(app: FastifyInstance, state: LinkedInSandboxSt
       name: m.name,
       given_name: given,
       family_name: rest.join(' '),
+      ...(state.publicUrl ? { picture: avatarUrlUnder(`${state.publicUrl}/web`, m.sub) } : {}),
       locale: 'en-US',
       ...(grant.scopes.includes('email')
         ? { email: `${m.sub.toLowerCase()}@example.com`, email_verified: true }

@@ -14,6 +14,11 @@ import { KeptMedia } from '../web/kept-media.js'
 export interface LinkedInSandboxOptions {
   prefix: string
   clock: () => number
+  /**
+   * Where the simulator is reached from outside (`{PUBLIC_BASE_URL}/sandbox/linkedin`): a member's picture
+   * (`userinfo.picture`) is then served by the simulator itself. Absent: no picture.
+   */
+  publicUrl?: string
   /** Whether the token endpoint issues refresh tokens (LinkedIn gives them only to approved apps). Default true. */
   refreshTokens?: boolean
   /** Bytes per video upload part (LinkedIn: 4 MiB). */
@@ -123,6 +128,11 @@ export class LinkedInSandboxState {
   postsPerDay = 150
   private readonly postsByDay = new Map<string, number>()
   private sequence = 7_300_000_000_000_000_000n
+
+  /** Where the simulator is reached from outside, when known. */
+  get publicUrl(): string | undefined {
+    return this.options.publicUrl?.replace(/\/+$/, '')
+  }
 
   constructor(private readonly options: LinkedInSandboxOptions) {
     this.prefix = options.prefix

@@ -41,7 +41,13 @@ function postPage(state: LinkedInSandboxState, urn: string): WebPage | undefined
     network: 'linkedin',
     title: `${name} on LinkedIn`,
     post: {
-      author: { name },
+      // A member's picture (a page shows its initials, as Herald has no page logo).
+      author: {
+        name,
+        ...(post.author.startsWith('urn:li:person:')
+          ? { picture: post.author.slice('urn:li:person:'.length) }
+          : {}),
+      },
       at: post.createdAt,
       text: post.visibleText,
       media: mediaOf(state, post),

@@ -279,7 +279,7 @@ function userCall(
         username: ig.username,
         name: ig.name,
         account_type: 'BUSINESS',
-        profile_picture_url: `https://scontent.cdninstagram.invalid/${ig.id}.jpg`,
+        profile_picture_url: state.pictureUrl('instagram', ig.id),
         followers_count: ig.followers,
         follows_count: ig.follows,
         media_count: state.igMediaOf(ig.id).length,
@@ -349,14 +349,14 @@ function pageView(state: MetaSandboxState, pageId: string, auth: SandboxToken, p
       username: page.username,
       access_token: pageToken.token,
       tasks: ['ANALYZE', 'ADVERTISE', 'MODERATE', 'CREATE_CONTENT', 'MANAGE'],
-      picture: { data: { url: `https://scontent.facebook.invalid/${page.id}.jpg` } },
+      picture: { data: { url: state.pictureUrl('facebook', page.id) } },
       ...(ig
         ? {
             instagram_business_account: {
               id: ig.id,
               username: ig.username,
               name: ig.name,
-              profile_picture_url: `https://scontent.cdninstagram.invalid/${ig.id}.jpg`,
+              profile_picture_url: state.pictureUrl('instagram', ig.id),
             },
           }
         : {}),
@@ -560,6 +560,7 @@ async function pageCall(
       url: params.url,
       published,
       contentType: check.format ?? 'other',
+      ...(params.alt_text_custom ? { altText: params.alt_text_custom } : {}),
     }
     state.photos.set(photo.id, photo)
     if (!published) return { id: photo.id }
@@ -810,7 +811,7 @@ async function igUserCall(
         followers_count: ig.followers,
         follows_count: ig.follows,
         media_count: state.igMediaOf(ig.id).length,
-        profile_picture_url: `https://scontent.cdninstagram.invalid/${ig.id}.jpg`,
+        profile_picture_url: state.pictureUrl('instagram', ig.id),
       },
       params,
       ['id', 'username'],
@@ -941,6 +942,10 @@ function createContainer(state: MetaSandboxState, igUserId: string, params: Para
   if (params.caption && [...params.caption].length > 2200)
     throw fail(400, 100, '(#100) The caption is too long', { subcode: 2207010 })
   if (isItem && params.caption) throw fail(400, 100, '(#100) Carousel items take no caption')
+  if (params.alt_text !== undefined && type !== 'IMAGE')
+    throw fail(400, 100, '(#100) alt_text is only supported for images')
+  if (params.alt_text && [...params.alt_text].length > 1000)
+    throw fail(400, 100, '(#100) alt_text must be at most 1000 characters')
   if (type === 'IMAGE') {
     if (!params.image_url) throw fail(400, 100, '(#100) image_url is required')
     const container = saveContainer(state, {
@@ -951,6 +956,7 @@ function createContainer(state: MetaSandboxState, igUserId: string, params: Para
       caption: storedCopy(params.caption),
       isCarouselItem: isItem,
       pollsLeft: 0,
+      ...(params.alt_text ? { altText: params.alt_text } : {}),
     })
     container.fetch = state
       .fetchMedia(params.image_url, 'ig_image')

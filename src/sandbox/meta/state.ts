@@ -7,6 +7,7 @@ import {
   sniff,
 } from '../meta-common/state.js'
 import { inspectReceivedVideo, isH264, isHevc } from '../video-check.js'
+import { avatarUrlUnder } from '../web/avatar-png.js'
 import { loadMetaSpecs, type MetaSpecs } from './spec-validator.js'
 
 /**
@@ -86,6 +87,8 @@ export interface FbPhoto {
   published: boolean
   postId?: string
   contentType: string
+  /** The photo's alt text as the Page gave it (`alt_text_custom`). */
+  altText?: string
 }
 export interface FbVideo {
   id: string
@@ -114,6 +117,8 @@ export interface IgContainer {
   check?: FetchCheck
   status: ContainerStatus
   mediaId?: string
+  /** An image container's alt text (`alt_text`). */
+  altText?: string
 }
 /** A comment on a Facebook post, photo or video, or on an Instagram media (`POST /{object}/comments`). */
 export interface MetaComment {
@@ -302,6 +307,17 @@ export class MetaSandboxState extends MetaSimulatorState<MetaSandboxOptions, Fau
   }
 
   /** Where permalinks lead: the simulator's own pages when it knows its public address (sandbox mode). */
+  /**
+   * A Page's or an Instagram account's picture: served by the simulator under its web pages when it knows
+   * where it is reached (as Meta's CDN serves them), else a CDN-like address nothing answers.
+   */
+  pictureUrl(site: 'facebook' | 'instagram', id: string): string {
+    if (this.options.publicUrl) return avatarUrlUnder(this.webUrl(site), id)
+    return site === 'facebook'
+      ? `https://scontent.facebook.invalid/${id}.jpg`
+      : `https://scontent.cdninstagram.invalid/${id}.jpg`
+  }
+
   webUrl(site: 'facebook' | 'instagram'): string {
     return site === 'facebook'
       ? this.webBase('/facebook', 'https://www.facebook.com')

@@ -61,9 +61,15 @@ export function registerMetaWebPages(server: FastifyInstance, state: MetaSandbox
 }
 
 /** A downloaded file's place in the kept media, when the fetcher kept it. */
-const keptFile = (state: MetaSandboxState, kind: WebMedia['kind'], url: string | undefined): WebMedia => {
+const keptFile = (
+  state: MetaSandboxState,
+  kind: WebMedia['kind'],
+  url: string | undefined,
+  alt?: string,
+): WebMedia => {
   const key = url ? keptKey(url) : undefined
-  return key && state.kept.has(key) ? { kind, key } : { kind }
+  const described = alt !== undefined ? { alt } : {}
+  return key && state.kept.has(key) ? { kind, key, ...described } : { kind, ...described }
 }
 
 const pageNamed = (state: MetaSandboxState, ref: string) =>
@@ -74,9 +80,11 @@ function facebookEntry(state: MetaSandboxState, post: FbPost): WebEntry {
     post.kind === 'video' ? [...state.videos.values()].find((v) => v.postId === post.id) : undefined
   const media = video
     ? [keptFile(state, 'video', video.fileUrl)]
-    : post.attachedMedia.map((id) => keptFile(state, 'image', state.photos.get(id)?.url))
+    : post.attachedMedia.map((id) =>
+        keptFile(state, 'image', state.photos.get(id)?.url, state.photos.get(id)?.altText),
+      )
   return {
-    author: { name: state.pages.get(post.pageId)?.name ?? 'Facebook Page' },
+    author: { name: state.pages.get(post.pageId)?.name ?? 'Facebook Page', picture: post.pageId },
     at: post.createdAt,
     text: post.message,
     media,
@@ -110,7 +118,7 @@ function facebookProfile(state: MetaSandboxState, ref: string): WebProfilePage |
   return {
     network: 'facebook',
     title: `${page.name} | Facebook`,
-    author: { name: page.name },
+    author: { name: page.name, picture: page.id },
     posts: state.pagePosts(page.id).map((post) => {
       const [pageId, story] = post.id.split('_')
       return { entry: facebookEntry(state, post), href: `${pageId}/posts/${story}` }
@@ -126,11 +134,16 @@ function instagramEntry(state: MetaSandboxState, media: IgMedia): WebEntry {
       ? media.children.map((id) => state.containers.get(id))
       : [containers.find((container) => container.mediaId === media.id)]
   return {
-    author: { name: ig?.username ?? 'instagram' },
+    author: { name: ig?.username ?? 'instagram', ...(ig ? { picture: ig.id } : {}) },
     at: media.createdAt,
     text: media.caption,
     media: items.map((container) =>
-      keptFile(state, container?.mediaType === 'IMAGE' ? 'image' : 'video', container?.url),
+      keptFile(
+        state,
+        container?.mediaType === 'IMAGE' ? 'image' : 'video',
+        container?.url,
+        container?.altText,
+      ),
     ),
   }
 }
@@ -158,7 +171,7 @@ function instagramProfile(state: MetaSandboxState, username: string): WebProfile
   return {
     network: 'instagram',
     title: `${ig.name} (@${ig.username}) · Instagram`,
-    author: { name: ig.name, handle: `@${ig.username}` },
+    author: { name: ig.name, handle: `@${ig.username}`, picture: ig.id },
     posts: state.igMediaOf(ig.id).map((media) => ({
       entry: instagramEntry(state, media),
       href: `${media.productType === 'REELS' ? 'reel' : 'p'}/${media.shortcode}/`,

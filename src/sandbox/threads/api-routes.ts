@@ -149,7 +149,7 @@ async function dispatch(
           id: user.id,
           username: user.username,
           name: user.name,
-          threads_profile_picture_url: `https://scontent.cdninstagram.invalid/threads/${user.id}.jpg`,
+          threads_profile_picture_url: state.pictureUrl(user.id),
           threads_biography: '',
           is_verified: false,
         },
@@ -394,6 +394,7 @@ function createContainer(state: ThreadsSandboxState, userId: string, params: Par
       text,
       isCarouselItem: isItem,
       pollsLeft: type === 'VIDEO' ? (state.options.videoPolls ?? 1) : 0,
+      ...(params.alt_text ? { altText: params.alt_text } : {}),
     })
     container.fetch = state
       .fetchMedia(url, type === 'IMAGE' ? 'image' : 'video')

@@ -6,6 +6,7 @@ import {
   numericId,
   sniff,
 } from '../meta-common/state.js'
+import { avatarUrlUnder } from '../web/avatar-png.js'
 import { loadThreadsContract, type ThreadsContract } from './contract.js'
 
 /**
@@ -57,6 +58,8 @@ export interface ThreadsContainer {
   threadId?: string
   /** `reply_to_id`: the thread this container answers when published. */
   replyToId?: string
+  /** An image's or video's `alt_text`. */
+  altText?: string
 }
 export interface ThreadsPost {
   id: string
@@ -150,6 +153,13 @@ export class ThreadsSandboxState extends MetaSimulatorState<ThreadsSandboxOption
   }
 
   /** Where permalinks lead: the simulator's own pages when it knows its public address (sandbox mode). */
+  /** A profile's picture: served by the simulator when it knows where it is reached, else a CDN-like address. */
+  pictureUrl(id: string): string {
+    return this.options.publicUrl
+      ? avatarUrlUnder(this.webUrl(), id)
+      : `https://scontent.cdninstagram.invalid/threads/${id}.jpg`
+  }
+
   webUrl(): string {
     return this.webBase('', 'https://www.threads.com')
   }

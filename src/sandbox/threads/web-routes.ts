@@ -37,7 +37,7 @@ export function registerThreadsWebPages(server: FastifyInstance, state: ThreadsS
           user && {
             network: 'threads',
             title: `${user.name} (@${user.username}) on Threads`,
-            author: { name: user.name, handle: `@${user.username}` },
+            author: { name: user.name, handle: `@${user.username}`, picture: user.id },
             posts: state.threadsOf(user.id).map((thread) => ({
               entry: entryOf(state, thread),
               href: `@${user.username}/post/${thread.shortcode}`,
@@ -88,13 +88,17 @@ function entryOf(state: ThreadsSandboxState, thread: ThreadsPost): WebEntry {
         ? []
         : [containers.find((container) => container.threadId === thread.id)]
   return {
-    author: { name: user?.username ?? 'threads', ...(user ? { handle: `@${user.username}` } : {}) },
+    author: {
+      name: user?.username ?? 'threads',
+      ...(user ? { handle: `@${user.username}`, picture: user.id } : {}),
+    },
     at: thread.createdAt,
     text: thread.text,
     media: items.map((container): WebMedia => {
       const kind = container?.mediaType === 'VIDEO' ? 'video' : 'image'
       const key = container?.url ? keptKey(container.url) : undefined
-      return key && state.kept.has(key) ? { kind, key } : { kind }
+      const alt = container?.altText !== undefined ? { alt: container.altText } : {}
+      return key && state.kept.has(key) ? { kind, key, ...alt } : { kind, ...alt }
     }),
     ...(thread.linkAttachment ? { link: { url: thread.linkAttachment } } : {}),
   }

@@ -86,6 +86,7 @@ export const mediaView = (state: TwitterSandboxState, media: SandboxMedia) => ({
   segments: media.segments.size,
   finalized: media.finalizedAt !== undefined,
   processing: state.processingInfo(media)?.state ?? 'not_finalized',
+  ...(media.altText !== undefined ? { altText: media.altText } : {}),
 })
 
 function parse<T>(schema: z.ZodType<T>, body: unknown, reply: FastifyReply): T | undefined {

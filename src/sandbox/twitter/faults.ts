@@ -9,12 +9,14 @@ export const sandboxEndpoints = [
   'appendMediaUpload',
   'finalizeMediaUpload',
   'getMediaUploadStatus',
+  'createMediaMetadata',
 ] as const
 export type SandboxEndpoint = (typeof sandboxEndpoints)[number]
 
 /**
  * Per-user requests per 15-minute window, from X's rate-limit table (docs `x-api/fundamentals/rate-limits`):
- * 100 posts, 75 users/me, 900 post lookups, 1,875 per media upload step, 1,000 status checks.
+ * 100 posts, 75 users/me, 900 post lookups, 1,875 per media upload step, 1,000 status checks, 500 media
+ * metadata writes.
  */
 export const defaultRateLimits: Record<Exclude<SandboxEndpoint, 'oauth2Token'>, number> = {
   getUsersMe: 75,
@@ -25,6 +27,7 @@ export const defaultRateLimits: Record<Exclude<SandboxEndpoint, 'oauth2Token'>, 
   appendMediaUpload: 1875,
   finalizeMediaUpload: 1875,
   getMediaUploadStatus: 1000,
+  createMediaMetadata: 500,
 }
 
 export interface InjectedFailure {

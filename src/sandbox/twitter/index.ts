@@ -29,6 +29,11 @@ export interface TwitterSandboxOptions {
    * x.com's post pages `${prefix}/web`.
    */
   prefix: string
+  /**
+   * Where the simulator is reached from outside (`{PUBLIC_BASE_URL}/sandbox/twitter`): a profile's picture is
+   * then served by the simulator itself, as X serves it from its own servers. Absent: an x.com-like address.
+   */
+  publicUrl?: string
   /** Epoch ms; default `Date.now`. Drives token expiry, code lifetime, processing, windows and metrics. */
   clock?: () => number
   /** How long a video or GIF processes after FINALIZE. Default 3000 ms. */
@@ -79,6 +84,7 @@ export const twitterCalls: CallTable = {
   'POST /api/2/media/upload/:id/append': { operation: 'appendMediaUpload', effectful: false },
   'POST /api/2/media/upload/:id/finalize': { operation: 'finalizeMediaUpload', effectful: false },
   'GET /api/2/media/upload': { operation: 'getMediaUploadStatus', effectful: false },
+  'POST /api/2/media/metadata': { operation: 'createMediaMetadata', effectful: false },
 }
 
 /** In-process handle on one sandbox, the same operations the control surface offers over HTTP. */
@@ -154,6 +160,7 @@ export function registerTwitterSandbox(
     legacyFieldNames: options.legacyFieldNames ?? false,
     timelineLagMs: options.timelineLagMs ?? 0,
     ...(options.faults ? { injector: options.faults } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   })
   for (const client of options.clients ?? []) state.registerClient(client)
 

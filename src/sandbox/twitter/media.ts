@@ -104,6 +104,33 @@ function mediaData(state: TwitterSandboxState, media: SandboxMedia) {
   return data
 }
 
+/**
+ * `CreateMediaMetadataRequest`: the media id (owned by the caller, finalized) and `metadata`, whose
+ * `alt_text.text` holds at most 1,000 characters; other metadata kinds are accepted and not kept.
+ */
+function readMetadata(body: unknown): { id: string | undefined; altText: string | undefined } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ProblemReply(400, problems.invalid('The request body must be a JSON object.'))
+  const input = body as Record<string, unknown>
+  const unknown = Object.keys(input).filter((key) => key !== 'id' && key !== 'metadata')
+  if (unknown.length > 0)
+    throw new ProblemReply(400, problems.invalid(`$.${unknown[0]}: is not defined in the schema.`))
+  if (typeof input.id !== 'string') throw new ProblemReply(400, problems.invalid('$.id: is missing.'))
+  const metadata = input.metadata
+  if (metadata === undefined) return { id: input.id, altText: undefined }
+  const alt = (metadata as Record<string, unknown> | null)?.alt_text
+  if (alt === undefined) return { id: input.id, altText: undefined }
+  const text = (alt as Record<string, unknown> | null)?.text
+  if (typeof text !== 'string')
+    throw new ProblemReply(400, problems.invalid('$.metadata.alt_text.text: is missing.'))
+  if ([...text].length > 1000)
+    throw new ProblemReply(
+      400,
+      problems.invalid('$.metadata.alt_text.text: must be at most 1000 characters.'),
+    )
+  return { id: input.id, altText: text }
+}
+
 /** The v2 chunked upload: initialize, append, finalize, and the STATUS check, under `${prefix}/api`. */
 export function registerMediaRoutes(app: FastifyInstance, state: TwitterSandboxState) {
   const scopes = ['media.write']
@@ -240,6 +267,28 @@ export function registerMediaRoutes(app: FastifyInstance, state: TwitterSandboxS
       // Only video and GIF report processing; images are usable at once.
       if (media.processed) data.processing_info = state.processingInfo(media)
       return { status: 200, body: { data } }
+    },
+  )
+
+  defineEndpoint(
+    app,
+    state,
+    {
+      method: 'POST',
+      url: '/2/media/metadata',
+      endpoint: 'createMediaMetadata',
+      auth: 'bearer',
+      scopes,
+      write: true,
+    },
+    ({ request, auth }) => {
+      const { id, altText } = readMetadata(request.body)
+      const media = ownedMedia(state, id, auth!.account.id)
+      if (media.finalizedAt === undefined)
+        throw new ProblemReply(400, problems.invalid('The upload is not finalized.'))
+      if (altText !== undefined) media.altText = altText
+      const associated = altText !== undefined ? { alt_text: { text: altText } } : {}
+      return { status: 200, body: { data: { id: media.id, associated_metadata: associated } } }
     },
   )
 

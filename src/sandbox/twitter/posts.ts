@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module'
 import type { FastifyInstance } from 'fastify'
 import { servedRows } from '../fault-hooks.js'
+import { avatarUrlUnder } from '../web/avatar-png.js'
 import { defineEndpoint } from './endpoint.js'
 import { ProblemReply, problems } from './problems.js'
 import { type SandboxAccount, type SandboxTweet, type TwitterSandboxState, textLimits } from './state.js'
@@ -137,7 +138,10 @@ export function readQuery(
 
 function userData(state: TwitterSandboxState, account: SandboxAccount, fields: string[]) {
   const data: Record<string, unknown> = { id: account.id, name: account.name, username: account.username }
-  if (fields.includes('profile_image_url')) data.profile_image_url = account.profileImageUrl
+  if (fields.includes('profile_image_url'))
+    data.profile_image_url = state.options.publicUrl
+      ? avatarUrlUnder(`${state.options.publicUrl}/web`, account.id)
+      : account.profileImageUrl
   if (fields.includes('created_at')) data.created_at = new Date(account.createdAt).toISOString()
   if (fields.includes('protected')) data.protected = false
   if (fields.includes('verified')) data.verified = account.tier === 'premium'

@@ -97,6 +97,8 @@ export interface SandboxMedia {
   finalizedAt?: number
   /** Video and GIF are processed after FINALIZE; images are usable at once. */
   processed: boolean
+  /** The alt text set by `POST /2/media/metadata`, when one was. */
+  altText?: string
   processingFails: boolean
   createdAt: number
 }
@@ -115,6 +117,8 @@ export interface StateOptions {
   timelineLagMs: number
   /** The test's fault injector: its listing lag and duplicate-check switch apply here. */
   injector?: FaultInjector
+  /** Where the simulator is reached from outside, for the pictures it serves. */
+  publicUrl?: string
 }
 
 const TWITTER_EPOCH = 1288834974657n

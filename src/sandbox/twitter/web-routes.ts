@@ -54,12 +54,14 @@ const authorOf = (state: TwitterSandboxState, tweet: SandboxTweet) =>
 
 function entryOf(state: TwitterSandboxState, tweet: SandboxTweet): WebEntry {
   return {
-    author: { name: authorOf(state, tweet).name, handle: `@${tweet.username}` },
+    author: { name: authorOf(state, tweet).name, handle: `@${tweet.username}`, picture: tweet.authorId },
     at: tweet.createdAt,
     text: tweet.text,
     media: tweet.mediaIds.map((mediaId) => {
-      const kind = state.media.get(mediaId)?.kind === 'video' ? ('video' as const) : ('image' as const)
-      return state.kept.has(mediaId) ? { kind, key: mediaId } : { kind }
+      const media = state.media.get(mediaId)
+      const kind = media?.kind === 'video' ? ('video' as const) : ('image' as const)
+      const alt = media?.altText !== undefined ? { alt: media.altText } : {}
+      return state.kept.has(mediaId) ? { kind, key: mediaId, ...alt } : { kind, ...alt }
     }),
   }
 }

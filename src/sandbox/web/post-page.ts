@@ -15,7 +15,8 @@ export interface WebMedia {
 }
 
 export interface WebEntry {
-  author: { name: string; handle?: string }
+  /** `picture`: the key of the author's picture the simulator serves (`_avatars/<key>.png`), when it has one. */
+  author: { name: string; handle?: string; picture?: string }
   /** Epoch ms. */
   at: number
   text: string
@@ -48,7 +49,7 @@ export interface WebPage {
 export interface WebProfilePage {
   network: Network
   title: string
-  author: { name: string; handle?: string }
+  author: WebEntry['author']
   /** `href` is the post page's path under the web base (`p/Ab12/`). */
   posts: Array<{ entry: WebEntry; href: string }>
 }
@@ -127,6 +128,14 @@ function actionHtml(action: WebEntry['action']): string {
   return `<p class="actions"><span class="action">${escapeHtml(action.label)}</span></p>`
 }
 
+/** The author's picture, as the network shows it, or their initials where the simulator has none. */
+function avatarHtml(author: WebEntry['author'], assets: string, big = false): string {
+  const face = author.picture
+    ? `<img src="${escapeHtml(`${assets}_avatars/${encodeURIComponent(author.picture)}.png`)}" alt="">`
+    : escapeHtml(initials(author.name))
+  return `<span class="avatar${big ? ' big' : ''}" aria-hidden="true">${face}</span>`
+}
+
 function entryHtml(entry: WebEntry, assets: string, role: 'post' | 'item' | 'comment'): string {
   const handle = entry.author.handle ? ` <span class="handle">${escapeHtml(entry.author.handle)}</span>` : ''
   const badge = entry.badge ? `<p class="badge">${escapeHtml(entry.badge)}</p>` : ''
@@ -134,7 +143,7 @@ function entryHtml(entry: WebEntry, assets: string, role: 'post' | 'item' | 'com
     ? `<ul class="facts">${entry.facts.map((fact) => `<li>${escapeHtml(fact)}</li>`).join('')}</ul>`
     : ''
   return `<article class="entry ${role}">
-<header class="meta"><span class="avatar" aria-hidden="true">${escapeHtml(initials(entry.author.name))}</span><span class="who"><strong class="name">${escapeHtml(entry.author.name)}</strong>${handle}</span>${time(entry.at)}</header>
+<header class="meta">${avatarHtml(entry.author, assets)}<span class="who"><strong class="name">${escapeHtml(entry.author.name)}</strong>${handle}</span>${time(entry.at)}</header>
 ${badge}${entry.title ? `<h1 class="title">${escapeHtml(entry.title)}</h1>` : ''}${entry.text ? `<div class="text">${escapeHtml(entry.text)}</div>` : ''}${mediaHtml(entry.media, assets)}${facts}${linkCard(entry.link)}${actionHtml(entry.action)}
 </article>`
 }
@@ -170,7 +179,7 @@ export function renderProfilePage(page: WebProfilePage, assets: string): string 
         `${entryHtml(entry, assets, 'item')}<p class="open"><a href="${escapeHtml(assets + href)}">Open post</a></p>`,
     )
     .join('\n')
-  const main = `<section class="profile"><span class="avatar big" aria-hidden="true">${escapeHtml(initials(page.author.name))}</span><h1 class="title">${escapeHtml(page.author.name)}</h1>${handle}</section>
+  const main = `<section class="profile">${avatarHtml(page.author, assets, true)}<h1 class="title">${escapeHtml(page.author.name)}</h1>${handle}</section>
 ${posts || '<p class="open">No posts yet.</p>'}`
   return frame(page.network, page.title, main, assets)
 }

@@ -13,7 +13,8 @@ a{color:var(--accent)}
 main{max-width:var(--width);margin:0 auto;background:var(--column);border:0 solid var(--line)}
 .entry{position:relative;display:flex;flex-direction:column;gap:.5rem;padding:.9rem 1rem;border-bottom:1px solid var(--line)}
 .meta{display:flex;align-items:center;gap:.5rem;flex-wrap:wrap}
-.avatar{flex:none;display:inline-flex;align-items:center;justify-content:center;width:40px;height:40px;border-radius:50%;background:var(--avatar);color:#fff;font-weight:700;font-size:.9rem}
+.avatar{flex:none;display:inline-flex;align-items:center;justify-content:center;width:40px;height:40px;border-radius:50%;background:var(--avatar);color:#fff;font-weight:700;font-size:.9rem;overflow:hidden}
+.avatar img{width:100%;height:100%;object-fit:cover}
 .name{color:var(--ink)}.handle,time,.replying{color:var(--muted)}
 time{font-size:.85rem}
 .title{margin:0;font-size:1.2rem}

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Network } from '../../core/networks.js'
+import { avatarPng } from './avatar-png.js'
 import type { KeptFile } from './kept-media.js'
 import {
   renderMissingPage,
@@ -71,6 +72,15 @@ export function registerWebPages(server: FastifyInstance, options: WebPagesOptio
           .header('x-content-type-options', 'nosniff')
           .send(PAGE_STYLESHEET),
       )
+      app.get<{ Params: { seed: string } }>('/_avatars/:seed', async (request, reply) => {
+        const seed = request.params.seed.replace(/\.png$/, '')
+        return reply
+          .header('content-type', 'image/png')
+          .header('cache-control', 'no-cache')
+          .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', "default-src 'none'; sandbox")
+          .send(avatarPng(seed))
+      })
       app.get<{ Params: { key: string } }>('/_media/:key', async (request, reply) => {
         const file = options.media(request.params.key)
         if (!file) return pages.send(request, reply, undefined)

@@ -34,6 +34,11 @@ export const scopeDescriptions: Record<string, string> = {
 export interface YouTubeSandboxOptions {
   /** Where the routes are mounted, e.g. `/sandbox/google` ('' for the root). */
   prefix: string
+  /**
+   * Where the simulator is reached from outside (`{PUBLIC_BASE_URL}/sandbox/youtube`): a channel's thumbnail
+   * is then served by the simulator itself, as YouTube serves it. Absent: a yt3-like address.
+   */
+  publicUrl?: string
   clock?: Clock
   /** Data API units per Pacific day for the whole app (default 10,000). */
   dailyQuota?: number

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { pacificDay } from '../../core/youtube-quota-day.js'
 import { type Clock, systemClock } from '../../platform/clock.js'
 import { listedAt } from '../fault-injector.js'
+import { avatarUrlUnder } from '../web/avatar-png.js'
 import { KEPT_MEDIA_MAX_BYTES, KeptMedia, sniffContentType } from '../web/kept-media.js'
 import type {
   Fault,
@@ -118,7 +119,9 @@ export class YouTubeSandbox {
             description: input.channel?.description ?? '',
             thumbnailUrl:
               input.channel?.thumbnailUrl ??
-              `https://yt3.ggpht.example/${channelIdFor(email)}=s800-c-k-c0x00ffffff-no-rj`,
+              (this.options.publicUrl
+                ? avatarUrlUnder(`${this.options.publicUrl}/web`, channelIdFor(email))
+                : `https://yt3.ggpht.example/${channelIdFor(email)}=s800-c-k-c0x00ffffff-no-rj`),
             subscriberCount: input.channel?.subscriberCount ?? 0,
             hiddenSubscriberCount: input.channel?.hiddenSubscriberCount ?? false,
             viewCount: input.channel?.viewCount ?? 0,

@@ -28,7 +28,10 @@ function videoPage(sandbox: YouTubeSandbox, id: string): WebPage | undefined {
   const video = sandbox.videos.get(id)
   if (!video) return undefined
   const channel = sandbox.channelById(video.channelId)
-  const author = { name: channel?.title ?? 'YouTube channel', ...(channel ? { handle: channel.handle } : {}) }
+  const author = {
+    name: channel?.title ?? 'YouTube channel',
+    ...(channel ? { handle: channel.handle, picture: channel.id } : {}),
+  }
   const snippet = video.resource.snippet
   const title = typeof snippet.title === 'string' ? snippet.title : ''
   const comments = [...sandbox.comments.values()].filter((comment) => comment.videoId === id)

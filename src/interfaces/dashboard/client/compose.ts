@@ -57,11 +57,16 @@ function start(form: HTMLFormElement) {
   form.addEventListener('change', edited)
   youtubeConfirmation(update)
   submitting(form, update, () => draft.clear())
+  paneTabs(form)
 
   const kept = form.hasAttribute('data-fresh') ? draft.kept() : undefined
   if (kept) {
     draft.restore(kept, () => addItem?.click())
-    media?.draw()
+    media?.draw(
+      Object.fromEntries(
+        kept.filter(([name]) => name.startsWith('alt:')).map(([name, value]) => [name.slice(4), value]),
+      ),
+    )
     keptNotice(() => {
       draft.clear()
       location.reload()
@@ -269,6 +274,63 @@ function createTabs(form: HTMLFormElement) {
       }
     },
   }
+}
+
+/**
+ * On a phone, the editor and the previews are two tabs, Edit and Preview (arrow keys, Home and End move
+ * between them); the previews keep their region. On a wider screen both panes show and the tabs go.
+ */
+function paneTabs(form: HTMLFormElement) {
+  const list = document.querySelector<HTMLElement>('.pane-tabs')
+  const previews = byId<HTMLElement>('previews-pane')
+  if (!list || !previews) return
+  const tabs = [...list.querySelectorAll<HTMLButtonElement>('[role="tab"]')]
+  const panes = [form, previews]
+  const phone = window.matchMedia('(max-width: 60rem)')
+  let chosen = 0
+  const apply = () => {
+    list.hidden = !phone.matches
+    for (const link of document.querySelectorAll<HTMLElement>('.to-preview')) link.hidden = phone.matches
+    tabs.forEach((tab, i) => {
+      tab.setAttribute('aria-selected', String(i === chosen))
+      tab.tabIndex = i === chosen ? 0 : -1
+      const pane = panes[i]
+      if (!pane) return
+      if (phone.matches) {
+        pane.setAttribute('role', 'tabpanel')
+        pane.setAttribute('aria-labelledby', tab.id)
+        pane.hidden = i !== chosen
+      } else {
+        pane.removeAttribute('role')
+        pane.removeAttribute('aria-labelledby')
+        pane.hidden = false
+      }
+    })
+    if (!phone.matches) previews.setAttribute('aria-label', 'Previews')
+    else previews.removeAttribute('aria-label')
+  }
+  const select = (i: number, focus = false) => {
+    chosen = (i + tabs.length) % tabs.length
+    apply()
+    if (focus) tabs[chosen]?.focus()
+  }
+  tabs.forEach((tab, i) => {
+    tab.addEventListener('click', () => select(i))
+  })
+  list.addEventListener('keydown', (event) => {
+    const moves: Record<string, number> = {
+      ArrowRight: chosen + 1,
+      ArrowLeft: chosen - 1,
+      Home: 0,
+      End: tabs.length - 1,
+    }
+    const to = moves[event.key]
+    if (to === undefined) return
+    event.preventDefault()
+    select(to, true)
+  })
+  phone.addEventListener('change', apply)
+  apply()
 }
 
 /** Where "Add to queue" puts the post, from each chosen profile's next free time. */

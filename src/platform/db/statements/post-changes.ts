@@ -29,6 +29,8 @@ export async function rewriteTarget(
   change: {
     content: string
     mediaUrls: string[]
+    /** The alt texts of the images it sends, by URL. */
+    altTexts: Record<string, string>
     youtube: unknown
     googlebusiness: unknown
     /** The target's thread items and first comment (the live and in-doubt ones kept as they are). */
@@ -50,6 +52,7 @@ export async function rewriteTarget(
     .set({
       content: change.content,
       media_urls: JSON.stringify(change.mediaUrls),
+      media_alt_texts: Object.keys(change.altTexts).length > 0 ? JSON.stringify(change.altTexts) : null,
       youtube: change.youtube ? JSON.stringify(change.youtube) : null,
       googlebusiness: change.googlebusiness ? JSON.stringify(change.googlebusiness) : null,
       items: change.items.length > 0 ? JSON.stringify(change.items) : null,

@@ -120,6 +120,7 @@ const insertPostRows = compiledInsertRows('posts', [
   'from_queue',
   'items',
   'compose_id',
+  'media_alt_texts',
 ])
 
 const insertTargetRows = compiledInsertRows('targets', [
@@ -150,6 +151,7 @@ const insertTargetRows = compiledInsertRows('targets', [
   'updated_at',
   'paid',
   'items',
+  'media_alt_texts',
 ])
 
 /**
@@ -164,6 +166,7 @@ export async function insertPosts(db: Db, posts: PostRow[], targets: TargetRow[]
       charge_group: null,
       from_queue: 0,
       items: null,
+      media_alt_texts: null,
       ...post,
       // A post written without one is its own compose.
       compose_id: post.compose_id ?? post.id,
@@ -171,7 +174,7 @@ export async function insertPosts(db: Db, posts: PostRow[], targets: TargetRow[]
   )
   await insertTargetRows(
     db,
-    targets.map((target) => ({ paid: 1, items: null, ...target })),
+    targets.map((target) => ({ paid: 1, items: null, media_alt_texts: null, ...target })),
   )
 }
 

@@ -1,9 +1,10 @@
 /// <reference lib="dom" />
 
 /**
- * Compose's media tray: the media addresses field (one per line, in order) drawn as thumbnails that can be
- * reordered (by dragging, or with buttons for a keyboard), removed, and added to by picking or dropping
- * files, each uploaded to Herald, which hosts it. The field stays the one truth the form posts.
+ * Compose's media tray: the media addresses field (one per line, in order) drawn as thumbnails (a video as
+ * its poster frame) that can be reordered (by dragging, or with buttons for a keyboard), removed, and added
+ * to by picking or dropping files, each uploaded to Herald, which hosts it; each image has its alt text
+ * field, keyed by its URL so the words follow it. The addresses field stays the one truth of the order.
  */
 
 export interface TrayParts {
@@ -43,9 +44,14 @@ function button(text: string, label: string, act: () => void, extra = '') {
   return b
 }
 
+const isVideo = (url: string, parts: TrayParts) =>
+  parts.videoEndings.some((end) => nameOf(url).toLowerCase().endsWith(end))
+
+/** A hosted image as itself; a hosted video as its poster frame from Herald (the CSP); anything else a frame. */
 function thumbOf(url: string, parts: TrayParts): HTMLElement {
-  const video = parts.videoEndings.some((end) => nameOf(url).toLowerCase().endsWith(end))
-  if (!video && url.startsWith(parts.hostedPrefix)) {
+  const video = isVideo(url, parts)
+  const hosted = url.startsWith(parts.hostedPrefix)
+  if (!video && hosted) {
     const img = document.createElement('img')
     img.src = new URL(url).pathname
     img.alt = ''
@@ -53,8 +59,69 @@ function thumbOf(url: string, parts: TrayParts): HTMLElement {
   }
   const frame = document.createElement('span')
   frame.className = 'thumb-frame'
+  if (video && hosted) {
+    frame.classList.add('video')
+    const poster = document.createElement('img')
+    poster.src = `/compose/poster/${url.slice(parts.hostedPrefix.length)}`
+    poster.alt = ''
+    poster.className = 'thumb-poster'
+    // No frame could be made (no ffmpeg, an unreadable file): the generic frame, as for a video by address.
+    poster.addEventListener('error', () => {
+      frame.classList.remove('video')
+      frame.textContent = '▶ Video'
+    })
+    const play = document.createElement('span')
+    play.className = 'thumb-play'
+    play.setAttribute('aria-hidden', 'true')
+    play.textContent = '▶'
+    frame.append(poster, play)
+    return frame
+  }
   frame.textContent = video ? '▶ Video' : 'Image'
   return frame
+}
+
+/** An image's alt text field (`alt:<url>`, posted with the form), named by the image's place in `item`. */
+function altField(url: string, place: number, text: string, item: HTMLElement): HTMLElement {
+  const label = document.createElement('label')
+  label.className = 'thumb-alt'
+  label.append(`Alt text for image ${place}`)
+  const field = document.createElement('textarea')
+  field.name = `alt:${url}`
+  field.rows = 2
+  field.maxLength = 5000
+  field.value = text
+  label.append(field)
+  // Selecting words in the field must not start dragging the whole item.
+  field.addEventListener('pointerdown', () => {
+    item.draggable = false
+  })
+  for (const done of ['pointerup', 'pointercancel', 'focusout'])
+    field.addEventListener(done, () => {
+      item.draggable = true
+    })
+  return label
+}
+
+/** Uploads each file to Herald in turn, adding its hosted address; the first refusal stops the rest. */
+async function uploadAll(parts: TrayParts, files: File[], write: (urls: string[]) => void) {
+  const csrf = parts.input.dataset.csrf ?? ''
+  for (const file of files) {
+    parts.status.textContent = `Uploading ${file.name}…`
+    const query = new URLSearchParams({ name: file.name, csrf })
+    const answer = await fetch(`/compose/upload?${query}`, {
+      method: 'POST',
+      headers: { 'content-type': file.type || 'application/octet-stream' },
+      body: file,
+    }).catch(() => undefined)
+    const body = ((await answer?.json().catch(() => ({}))) ?? {}) as { url?: string; message?: string }
+    if (!answer?.ok || !body.url) {
+      parts.status.textContent = body.message ?? `${file.name} could not be uploaded.`
+      return
+    }
+    write([...urlsIn(parts.field), body.url])
+    parts.status.textContent = `Uploaded ${file.name}.`
+  }
 }
 
 export function createMediaTray(parts: TrayParts) {
@@ -75,7 +142,16 @@ export function createMediaTray(parts: TrayParts) {
     parts.list.children[to]?.querySelectorAll('button')[kind]?.focus()
   }
 
-  function draw() {
+  /** The alt texts written so far, by URL: they follow their image through a reorder or a redraw. */
+  const alts = new Map<string, string>()
+  const keepAlts = () => {
+    for (const field of parts.list.querySelectorAll<HTMLTextAreaElement>('textarea[name^="alt:"]'))
+      alts.set(field.name.slice('alt:'.length), field.value)
+  }
+
+  function draw(kept: Record<string, string> = {}) {
+    keepAlts()
+    for (const [url, text] of Object.entries(kept)) alts.set(url, text)
     const urls = urlsIn(parts.field)
     parts.list.replaceChildren(
       ...urls.map((url, i) => {
@@ -98,6 +174,7 @@ export function createMediaTray(parts: TrayParts) {
           ),
         )
         item.append(thumbOf(url, parts), name, tools)
+        if (!isVideo(url, parts)) item.append(altField(url, i + 1, alts.get(url) ?? '', item))
         item.addEventListener('dragstart', () => {
           dragged = i
         })
@@ -113,30 +190,10 @@ export function createMediaTray(parts: TrayParts) {
     )
   }
 
-  async function upload(files: File[]) {
-    const csrf = parts.input.dataset.csrf ?? ''
-    for (const file of files) {
-      parts.status.textContent = `Uploading ${file.name}…`
-      const query = new URLSearchParams({ name: file.name, csrf })
-      const answer = await fetch(`/compose/upload?${query}`, {
-        method: 'POST',
-        headers: { 'content-type': file.type || 'application/octet-stream' },
-        body: file,
-      }).catch(() => undefined)
-      const body = ((await answer?.json().catch(() => ({}))) ?? {}) as { url?: string; message?: string }
-      if (!answer?.ok || !body.url) {
-        parts.status.textContent = body.message ?? `${file.name} could not be uploaded.`
-        return
-      }
-      write([...urlsIn(parts.field), body.url])
-      parts.status.textContent = `Uploaded ${file.name}.`
-    }
-  }
-
   parts.input.addEventListener('change', () => {
     const files = [...(parts.input.files ?? [])]
     parts.input.value = ''
-    void upload(files)
+    void uploadAll(parts, files, write)
   })
   parts.tray.addEventListener('dragover', (event) => {
     event.preventDefault()
@@ -147,9 +204,9 @@ export function createMediaTray(parts: TrayParts) {
     event.preventDefault()
     parts.tray.classList.remove('dropping')
     const files = [...(event.dataTransfer?.files ?? [])]
-    if (files.length) void upload(files)
+    if (files.length) void uploadAll(parts, files, write)
   })
-  parts.field.addEventListener('input', draw)
+  parts.field.addEventListener('input', () => draw())
   draw()
   return { draw }
 }

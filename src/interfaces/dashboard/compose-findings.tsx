@@ -1,12 +1,13 @@
+import { renderToString } from 'preact-render-to-string'
 import { isNetwork, type Network, networks } from '../../core/networks.js'
 import { profileName } from './compose-previews.js'
-import { escapeHtml } from './ui/escape.js'
 
 /**
  * Where Compose shows what the check found: each count, blocker and warning beside the field it is about
  * (the copy of a network, the media, the thread, the first comment, the YouTube details, the time, the
  * profiles), and what cannot be placed in the summary by the buttons. The check's findings are sentences;
- * their place is read from the profile they name and the words they use. Pure, so it is tested alone.
+ * their place is read from the profile they name and the words they use. Pure, so it is tested alone; the
+ * notes are rendered from JSX, every finding escaped by the renderer.
  */
 
 /** One target's length as Herald counts it on its network, against the limit preflight reports. */
@@ -70,15 +71,45 @@ export function fieldOf(finding: string): FieldKey {
   return `copy:${networkOf(finding) ?? 'all'}`
 }
 
-const countLine = (c: TargetCount) => {
+function CountLine({ count: c }: { count: TargetCount }) {
   const over = c.count > c.limit
-  return `<li${over ? ' class="over"' : ''}>${escapeHtml(profileName(c.platform, c.username))}${c.what ? `, ${escapeHtml(c.what)}` : ''}: <strong>${c.count}</strong> / ${c.limit} characters${over ? ' (over)' : ''}</li>`
+  return (
+    <li class={over ? 'over' : undefined}>
+      {profileName(c.platform, c.username)}
+      {c.what ? `, ${c.what}` : ''}: <strong>{c.count}</strong> / {c.limit} characters{over ? ' (over)' : ''}
+    </li>
+  )
 }
 
-const findingList = (kind: 'blocker' | 'warning', findings: string[]) =>
-  findings.length
-    ? `<ul class="findings ${kind}s">${findings.map((f) => `<li class="${kind}"><span class="visually-hidden">${kind === 'blocker' ? 'Blocker' : 'Warning'}: </span>${escapeHtml(f)}</li>`).join('')}</ul>`
-    : ''
+function Findings({ kind, findings }: { kind: 'blocker' | 'warning'; findings: string[] }) {
+  if (findings.length === 0) return null
+  return (
+    <ul class={`findings ${kind}s`}>
+      {findings.map((f) => (
+        <li class={kind}>
+          <span class="visually-hidden">{kind === 'blocker' ? 'Blocker' : 'Warning'}: </span>
+          {f}
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+function FieldNote(props: { counts: TargetCount[]; blockers: string[]; warnings: string[] }) {
+  return (
+    <>
+      {props.counts.length > 0 ? (
+        <ul class="counts">
+          {props.counts.map((c) => (
+            <CountLine count={c} />
+          ))}
+        </ul>
+      ) : null}
+      <Findings kind="blocker" findings={props.blockers} />
+      <Findings kind="warning" findings={props.warnings} />
+    </>
+  )
+}
 
 /** Each field's counts and findings as HTML, keyed by field; fields with nothing to say are left out. */
 export function fieldNotes(checked: Checked): Partial<Record<FieldKey, string>> {
@@ -99,11 +130,14 @@ export function fieldNotes(checked: Checked): Partial<Record<FieldKey, string>> 
   const warnings = placed(checked.warnings)
   const keys = new Set<FieldKey>([...counts.keys(), ...blockers.keys(), ...warnings.keys()])
   const notes: Partial<Record<FieldKey, string>> = {}
-  for (const key of keys) {
-    const lines = counts.get(key)?.map(countLine).join('') ?? ''
-    notes[key] =
-      `${lines ? `<ul class="counts">${lines}</ul>` : ''}${findingList('blocker', blockers.get(key) ?? [])}${findingList('warning', warnings.get(key) ?? [])}`
-  }
+  for (const key of keys)
+    notes[key] = renderToString(
+      <FieldNote
+        counts={counts.get(key) ?? []}
+        blockers={blockers.get(key) ?? []}
+        warnings={warnings.get(key) ?? []}
+      />,
+    )
   return notes
 }
 
@@ -129,14 +163,27 @@ export function tabStates(
 /** The summary by the buttons: ready or not, the price against the balance, and what has no field. */
 export function checkHtml(checked: Checked): string {
   const { cost, balance } = checked.credits
-  const notes = fieldNotes(checked)
+  const general = fieldNotes(checked).general ?? ''
   const placedBlockers = checked.blockers.filter((b) => fieldOf(b) !== 'general').length
-  return `<p class="${checked.ok ? 'ready' : 'not-ready'}">${checked.ok ? 'Ready to create.' : 'Not ready: fix the blockers below.'} It costs <strong>${cost}</strong> credits of ${balance}.</p>
-${placedBlockers ? `<p class="muted">${placedBlockers} blocker${placedBlockers === 1 ? '' : 's'} shown beside ${placedBlockers === 1 ? 'its field' : 'their fields'}.</p>` : ''}${notes.general ?? ''}`
+  return renderToString(
+    <>
+      <p class={checked.ok ? 'ready' : 'not-ready'}>
+        {checked.ok ? 'Ready to create.' : 'Not ready: fix the blockers below.'} It costs{' '}
+        <strong>{cost}</strong> credits of {balance}.
+      </p>
+      {placedBlockers ? (
+        <p class="muted">
+          {placedBlockers} blocker{placedBlockers === 1 ? '' : 's'} shown beside{' '}
+          {placedBlockers === 1 ? 'its field' : 'their fields'}.
+        </p>
+      ) : null}
+      {general ? <div class="general-notes" dangerouslySetInnerHTML={{ __html: general }} /> : null}
+    </>,
+  )
 }
 
 /** A problem that stopped the check itself (the arguments were refused). */
-export const problemHtml = (message: string) => `<p class="not-ready">Not ready: ${escapeHtml(message)}</p>`
+export const problemHtml = (message: string) => renderToString(<p class="not-ready">Not ready: {message}</p>)
 
 export const FIELD_KEYS: readonly FieldKey[] = [
   'profiles',
