@@ -20,12 +20,6 @@ export const actorOf = (who: SignedIn) => ({
   role: who.workspace.role,
 })
 
-/** Runs a tool as the signed-in person in the session's workspace; the dashboard's one way into the tools. */
-export const runAs =
-  (runner: ToolRunner) =>
-  <T>(who: SignedIn, tool: string, args: Record<string, unknown>) =>
-    runner.run(tool, { ...args, workspaceId: who.workspace.id }, callerOf(who)) as Promise<T>
-
 /**
  * Runs a tool as the signed-in person in the session's workspace, its arguments and its answer typed by the
  * tool's own schemas: a page that asks for a field the tool does not answer does not compile.
@@ -34,3 +28,6 @@ export const toolsAs =
   (runner: ToolRunner) =>
   <N extends ToolName>(who: SignedIn, tool: N, args: Omit<ToolArgs<N>, 'workspaceId'>) =>
     runner.run(tool, { ...args, workspaceId: who.workspace.id }, callerOf(who)) as Promise<ToolResult<N>>
+
+/** The typed tool client of one request's handlers. */
+export type Tools = ReturnType<typeof toolsAs>

@@ -14,8 +14,9 @@ import { createPosterFrames } from '../../modules/media/poster-frame.js'
 import { listQueues } from '../../modules/publishing/posting-queues.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { type FormBody, firstValue } from '../../platform/form.js'
+import type { ToolResult } from '../tools/registry.js'
 import type { ToolRunner } from '../tools/runner.js'
-import { runAs } from './caller.js'
+import { type Tools, toolsAs } from './caller.js'
 import { type Checked, checkHtml, fieldNotes, problemHtml, tabStates } from './compose-findings.js'
 import {
   emptyGoogleBusinessDraft,
@@ -51,14 +52,7 @@ import { ReceivedUpload } from './upload-body.js'
 
 export { UPLOAD_TYPES }
 
-interface Preflight {
-  ok: boolean
-  resolvedTargets: Array<{ platform: Network; profileId: string; username: string }>
-  blockers: string[]
-  warnings: string[]
-  credits: { cost: number; balance: number; remainingAfter: number }
-  limits: Record<Network, number>
-}
+type Preflight = ToolResult<'preflight_post'>
 
 const list = (body: FormBody, name: string) => {
   const value = body[name]
@@ -156,8 +150,9 @@ const youtubeDetails = (draft: Draft) => ({
 /** The tools' arguments for a draft (the same for preflight_post and create_post). */
 function toolArguments(draft: Draft) {
   const targetAccounts = draft.profiles.map((key) => {
-    const [platform, ...rest] = key.split(':')
-    return { platform, profileId: rest.join(':') }
+    const [platform = '', ...rest] = key.split(':')
+    // A form can send any word: the tool's own schema refuses one that names no network, as it would an agent's.
+    return { platform: platform as Network, profileId: rest.join(':') }
   })
   const mediaUrls = mediaList(draft)
   // The alt texts of the images still in the tray: a field left from an image removed is not sent.
@@ -303,23 +298,19 @@ const preflightForm: RouteGuard = {
 type PictureAccount = Account & { avatar?: string | undefined }
 
 /** The workspace's profiles with the pictures Herald keeps of them, for the previews' heads. */
-async function accountsWithPictures(app: AppContext, run: ReturnType<typeof runAs>, who: SignedIn) {
+async function accountsWithPictures(app: AppContext, run: Tools, who: SignedIn) {
   const [accounts, pictures] = await Promise.all([
-    run<Account[]>(who, 'get_connected_accounts', {}),
+    run(who, 'get_connected_accounts', {}),
     avatarPaths(app.store.db, who.workspace.id),
   ])
   return accounts.map((a) => ({ ...a, avatar: pictures.get(`${a.platform}:${a.profileId}`) }))
 }
 
 /** The profiles to pick from: each live connection with its health and its queue's next free time. */
-async function pickerProfiles(app: AppContext, run: ReturnType<typeof runAs>, who: SignedIn) {
+async function pickerProfiles(app: AppContext, run: Tools, who: SignedIn) {
   const [accounts, health, queues, pictures] = await Promise.all([
-    run<Account[]>(who, 'get_connected_accounts', {}),
-    run<{ connections: Array<{ platform: Network; profileId: string; daysLeft: number }> }>(
-      who,
-      'get_account_health',
-      {},
-    ),
+    run(who, 'get_connected_accounts', {}),
+    run(who, 'get_account_health', {}),
     listQueues(app.store.db, who.workspace.id, app.clock.now(), 1),
     avatarPaths(app.store.db, who.workspace.id),
   ])
@@ -339,7 +330,7 @@ async function pickerProfiles(app: AppContext, run: ReturnType<typeof runAs>, wh
 
 export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
   const routes = signedInRoutes(scope)
-  const run = runAs(runner)
+  const run = toolsAs(runner)
   const cardFor = createLinkCards(app.media, () => app.clock.now())
   const mediaPrefix = `${app.config.publicBaseUrl.replace(/\/$/, '')}/media/`
 
@@ -348,7 +339,7 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
 
   /** preflight_post for a draft, as the signed-in person, read into the check and the preview. */
   const checkDraft = async (who: SignedIn, draft: Draft, accounts: PictureAccount[]) => {
-    const preflight = await run<Preflight>(who, 'preflight_post', toolArguments(draft))
+    const preflight = await run(who, 'preflight_post', toolArguments(draft))
     const copies = [...new Set(preflight.resolvedTargets.map((t) => copyOf(draft, t)))]
     const links = new Map(await Promise.all(copies.map(async (c) => [c, await cardFor(c)] as const)))
     return readPreflight(app, draft, preflight, { accounts, links, mediaPrefix })
@@ -422,7 +413,7 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
       // The spec asks that a YouTube upload's visibility be confirmed before the post is created.
       if (targetsYouTube(draft) && !draft.youtubeConfirmed)
         return show(400, { checked, preview, problem: confirmationMessage(draft) })
-      const created = await run<{ postIds: string[] }>(who, 'create_post', toolArguments(draft))
+      const created = await run(who, 'create_post', toolArguments(draft))
       const [first, ...others] = created.postIds
       return reply.redirect(others.length || !first ? '/posts' : `/posts/${encodeURIComponent(first)}`, 303)
     } catch (error) {

@@ -3,7 +3,7 @@ import { avatarPaths } from '../../modules/connections/avatars.js'
 import { approvalReview } from '../../modules/publishing/approvals.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
 import { ApprovalSection } from './approval-views.js'
-import type { toolsAs } from './caller.js'
+import type { Tools } from './caller.js'
 import { page, sendHtml } from './html.js'
 import { sendPostNotFound } from './post-not-found.js'
 import { type NeedsReconnect, postTitle, renderPostPage } from './post-page.js'
@@ -16,7 +16,6 @@ import { account, type SignedIn } from './request.js'
  * published, and for a post waiting for approval what approving costs.
  */
 
-type Tools = ReturnType<typeof toolsAs>
 type Reply = Parameters<typeof sendHtml>[0]
 
 export interface ShowPostInput {
