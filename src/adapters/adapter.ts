@@ -1,5 +1,6 @@
 import type { MediaPort } from '../core/media-port.js'
 import type { Network } from '../core/networks.js'
+import type { TikTokCreator, TikTokDetailsInput } from '../core/tiktok-rules.js'
 import type { Logger } from '../platform/logger.js'
 
 /**
@@ -77,6 +78,8 @@ export interface PublishRequest {
   content: string
   mediaUrls: string[]
   youtube?: YouTubeDetails
+  /** What the TikTok poster chose (privacy level, switches, disclosure, draft). */
+  tiktok?: TikTokDetailsInput
   signal: AbortSignal
   /**
    * What an earlier attempt of this target recorded through `saveProgress` (a container id, an upload id),
@@ -100,6 +103,8 @@ export interface LookupRequest {
   /** The copy that was sent (already resolved for this profile). */
   content: string
   mediaUrls: string[]
+  /** What the TikTok poster chose: a lookup can only see what TikTok lists (public posts). */
+  tiktok?: TikTokDetailsInput
   /** Epoch ms when the unanswered attempt began: a match was created at or after it. */
   since: number
   /** What the attempt recorded through `saveProgress`. */
@@ -299,6 +304,12 @@ export interface NetworkAdapter {
     credentials: Credentials
     profile: Profile
   }): Promise<{ used: number; total: number; windowHours: number } | undefined>
+  /**
+   * Present where the network says per creator what a post may choose, and requires it to be chosen
+   * (TikTok's creator info: privacy levels, switches turned off, longest video). Read by preflight and
+   * create_post; the adapter asks again before every post and honours the answer.
+   */
+  creatorOptions?(input: { credentials: Credentials; profile: Profile }): Promise<TikTokCreator>
   postMetrics(input: {
     credentials: Credentials
     profile: Profile

@@ -16,9 +16,9 @@ export const threadNetworks: readonly Network[] = ['twitter', 'bluesky', 'thread
 
 /**
  * How each network takes a first comment: as a comment on the post, or as a reply to it (X, Bluesky and
- * Threads have no comments apart from replies). Every network takes one.
+ * Threads have no comments apart from replies), or not at all (TikTok's public API posts no comments).
  */
-export const firstCommentShape: Record<Network, 'comment' | 'reply'> = {
+export const firstCommentShape: Record<Network, 'comment' | 'reply' | 'none'> = {
   facebook: 'comment',
   instagram: 'comment',
   linkedin: 'comment',
@@ -26,7 +26,10 @@ export const firstCommentShape: Record<Network, 'comment' | 'reply'> = {
   twitter: 'reply',
   bluesky: 'reply',
   threads: 'reply',
+  tiktok: 'none',
 }
+
+export const takesFirstComments = (network: Network) => firstCommentShape[network] !== 'none'
 
 /**
  * The longest comment each commenting network takes, as it counts it: Instagram 2,196 characters and
@@ -97,7 +100,7 @@ export function deliveryItems(
         mediaUrls: item.mediaUrls ?? [],
         status: 'pending',
       })
-  if (firstComment !== undefined && firstComment !== '')
+  if (firstComment !== undefined && firstComment !== '' && takesFirstComments(network))
     items.push({ role: 'firstComment', content: firstComment, mediaUrls: [], status: 'pending' })
   return items
 }

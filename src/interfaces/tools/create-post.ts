@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { WAITING_MESSAGE } from '../../core/approval.js'
+import { networks } from '../../core/networks.js'
 import { type Plan, type PlannedTarget, planPost } from '../../core/post-plan.js'
 import { describeOpening, type QueueOpening } from '../../core/posting-queue.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
@@ -34,6 +35,7 @@ import {
   targetAccountSchema,
   threadSchema,
   threadVariantsSchema,
+  tiktokSchema,
   timeSchema,
   timezoneSchema,
   variantsSchema,
@@ -62,7 +64,7 @@ export const createPostInput = toolInput({
     .describe('Exact profiles to post to (preferred); each becomes a separate post.'),
   platforms: z
     .array(networkSchema)
-    .max(7)
+    .max(networks.length)
     .optional()
     .describe('Whole networks; each expands to every connected profile on it.'),
   variants: variantsSchema.optional(),
@@ -71,6 +73,7 @@ export const createPostInput = toolInput({
   threadVariants: threadVariantsSchema.optional(),
   firstCommentVariants: firstCommentVariantsSchema.optional(),
   youtube: youtubeSchema.optional(),
+  tiktok: tiktokSchema.optional(),
   publishImmediately: z
     .boolean()
     .default(false)
@@ -273,6 +276,10 @@ function newPost(
     youtube:
       target.connection.platform === 'youtube' && (input.youtube || target.overrides.youtube)
         ? JSON.stringify({ ...input.youtube, ...target.overrides.youtube })
+        : null,
+    tiktok:
+      target.connection.platform === 'tiktok' && (input.tiktok || target.overrides.tiktok)
+        ? JSON.stringify({ ...input.tiktok, ...target.overrides.tiktok })
         : null,
     variants: JSON.stringify(input.variants ?? {}),
     status: waits ? 'draft' : 'scheduled',

@@ -15,6 +15,7 @@ export interface TargetEdit {
   content: string
   mediaUrls: string[]
   youtube: unknown
+  tiktok?: unknown
   items: DeliveryItem[]
 }
 
@@ -37,6 +38,8 @@ function changedParts(target: TargetRow, edit: TargetEdit): string[] {
   if (edit.content !== target.content) parts.push('copy')
   if (JSON.stringify(edit.mediaUrls) !== target.media_urls) parts.push('media')
   if ((edit.youtube ? JSON.stringify(edit.youtube) : null) !== target.youtube) parts.push('YouTube details')
+  if ((edit.tiktok ? JSON.stringify(edit.tiktok) : null) !== (target.tiktok ?? null))
+    parts.push('TikTok settings')
   return parts
 }
 

@@ -1,5 +1,6 @@
 import type { ConnectionInfo, PlannedTarget } from '../../core/post-plan.js'
 import { resolveCopy } from '../../core/post-plan.js'
+import type { TikTokDetailsInput } from '../../core/tiktok-rules.js'
 import { resolveYouTubeDetails, type YouTubeDetailsInput } from '../../core/youtube-details.js'
 import { compiledOnce } from '../../platform/db/compiled.js'
 import type { Db } from '../../platform/db/db.js'
@@ -32,7 +33,7 @@ export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<
 export function targetRow(
   input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
   target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'> &
-    Partial<Pick<PlannedTarget, 'items'>>,
+    Partial<Pick<PlannedTarget, 'items' | 'tiktok'>>,
 ): TargetRow {
   return {
     id: newId(input.now),
@@ -46,6 +47,7 @@ export function targetRow(
     content: target.content,
     media_urls: JSON.stringify(target.mediaUrls),
     youtube: target.youtube ? JSON.stringify(target.youtube) : null,
+    tiktok: target.tiktok ? JSON.stringify(target.tiktok) : null,
     status: 'pending',
     run_at: input.runAt,
     lease_owner: null,
@@ -78,6 +80,7 @@ export function resolveForPost(
     mediaUrls: string[]
     variants: Record<string, string>
     youtube: YouTubeDetailsInput | undefined
+    tiktok?: TikTokDetailsInput | undefined
   },
   ownCopy?: string,
 ) {
@@ -87,5 +90,6 @@ export function resolveForPost(
     content,
     mediaUrls: post.mediaUrls,
     youtube: connection.platform === 'youtube' ? resolveYouTubeDetails(content, post.youtube) : null,
+    tiktok: connection.platform === 'tiktok' ? { ...post.tiktok } : null,
   }
 }

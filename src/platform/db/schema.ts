@@ -132,6 +132,8 @@ export interface PostsTable {
    * when null.
    */
   compose_id?: string | null
+  /** What a TikTok post's poster chose, as given (JSON; migration 030), or null. */
+  tiktok?: string | null
 }
 
 export interface TargetsTable {
@@ -179,6 +181,8 @@ export interface TargetsTable {
   lookup_failed_at?: number | null
   /** Why the target is stuck (a STUCK_REASONS code); null when it is not. */
   stuck_reason?: string | null
+  /** What the TikTok target sends of its poster's choices (JSON; migration 030), or null. */
+  tiktok?: string | null
 }
 
 export interface PostCountsTable {
