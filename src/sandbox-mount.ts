@@ -6,6 +6,7 @@ import type { FaultInjector } from './sandbox/fault-injector.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from './sandbox/linkedin/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './sandbox/meta/index.js'
 import { registerThreadsSandbox, type ThreadsSandbox } from './sandbox/threads/index.js'
+import { registerTikTokSandbox, type TikTokSandbox } from './sandbox/tiktok/index.js'
 import { registerTwitterSandbox, type TwitterSandbox } from './sandbox/twitter/index.js'
 import { registerYouTubeSandbox, type YouTubeSandbox } from './sandbox/youtube/index.js'
 
@@ -16,6 +17,7 @@ export interface MountedSandboxes {
   linkedin: LinkedInSandbox
   threads: ThreadsSandbox
   bluesky: BlueskySandbox
+  tiktok: TikTokSandbox
 }
 
 export interface SandboxMountOptions {
@@ -74,6 +76,12 @@ export function mountSandboxes(
     publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
     ...faults,
   })
+  const tiktok = registerTikTokSandbox(server, {
+    prefix: sandboxPrefixes.tiktok,
+    clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.tiktok}`,
+    ...faults,
+  })
   app.logger.info(
     {
       subsystem: 'sandbox',
@@ -83,8 +91,9 @@ export function mountSandboxes(
       linkedin: `${app.config.publicBaseUrl}${sandboxPrefixes.linkedin}`,
       threads: `${app.config.publicBaseUrl}${sandboxPrefixes.threads}`,
       bluesky: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
+      tiktok: `${app.config.publicBaseUrl}${sandboxPrefixes.tiktok}`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube, meta, linkedin, threads, bluesky }
+  return { twitter, youtube, meta, linkedin, threads, bluesky, tiktok }
 }

@@ -35,6 +35,7 @@ export const sandboxPrefixes = {
   linkedin: '/sandbox/linkedin',
   threads: '/sandbox/threads',
   bluesky: '/sandbox/bluesky',
+  tiktok: '/sandbox/tiktok',
 } as const
 
 /** X settings: the real endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */

@@ -23,6 +23,8 @@ export interface WebEntry {
   title?: string
   media?: WebMedia[]
   link?: { url: string; title?: string }
+  /** A line about the post itself, as the network shows it (TikTok: "Only you can see this post"). */
+  note?: string
 }
 
 export interface WebPage {
@@ -56,6 +58,7 @@ const brands: Record<Network, string> = {
   linkedin: 'in',
   bluesky: 'Bluesky',
   youtube: 'YouTube',
+  tiktok: 'TikTok',
 }
 
 export function escapeHtml(value: string): string {
@@ -110,7 +113,7 @@ function entryHtml(entry: WebEntry, assets: string, role: 'post' | 'item' | 'com
   const handle = entry.author.handle ? ` <span class="handle">${escapeHtml(entry.author.handle)}</span>` : ''
   return `<article class="entry ${role}">
 <header class="meta"><span class="avatar" aria-hidden="true">${escapeHtml(initials(entry.author.name))}</span><span class="who"><strong class="name">${escapeHtml(entry.author.name)}</strong>${handle}</span>${time(entry.at)}</header>
-${entry.title ? `<h1 class="title">${escapeHtml(entry.title)}</h1>` : ''}${entry.text ? `<div class="text">${escapeHtml(entry.text)}</div>` : ''}${mediaHtml(entry.media, assets)}${linkCard(entry.link)}
+${entry.title ? `<h1 class="title">${escapeHtml(entry.title)}</h1>` : ''}${entry.text ? `<div class="text">${escapeHtml(entry.text)}</div>` : ''}${mediaHtml(entry.media, assets)}${linkCard(entry.link)}${entry.note ? `<p class="note">${escapeHtml(entry.note)}</p>` : ''}
 </article>`
 }
 

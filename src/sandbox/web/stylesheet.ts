@@ -32,6 +32,7 @@ time{font-size:.85rem}
 .profile{display:flex;flex-direction:column;align-items:center;gap:.3rem;padding:1.5rem 1rem;border-bottom:1px solid var(--line)}
 .profile .avatar.big{position:static;width:84px;height:84px;font-size:1.6rem}
 .open{margin:0;padding:.2rem 1rem .8rem;border-bottom:1px solid var(--line)}
+.note{margin:0;font-size:.85rem;color:var(--muted)}
 `
 
 /** Avatar beside the copy, the author's thread joined by a line: X, Bluesky, Threads. */
@@ -80,6 +81,12 @@ body.net-youtube .post .media video,body.net-youtube .post .poster{height:min(70
 body.net-youtube .post .title{order:-1;font-size:1.25rem}
 body.net-youtube .post .text{background:#f2f2f2;border-radius:12px;padding:.6rem .8rem;font-size:.95rem}
 body.net-youtube .entry{border-bottom:0}
+body.net-tiktok{--page:#121212;--bar:#121212;--column:#121212;--ink:#fff;--muted:#a8a8a8;--line:#2f2f2f;--accent:#ff3b5c;--brand:#fff;--avatar:#d4143f;--width:560px;--media-radius:12px}
+body.net-tiktok .brand::before{content:"♪";margin-right:4px;color:#25f4ee;text-shadow:2px 2px 0 #fe2c55}
+body.net-tiktok .post .media{order:-2;display:flex;gap:6px;overflow-x:auto;scroll-snap-type:x mandatory;border:0;justify-content:center;background:#000;border-radius:12px}
+body.net-tiktok .post .media img,body.net-tiktok .post .media video,body.net-tiktok .post .poster{flex:none;scroll-snap-align:center;height:min(75vh,720px);width:calc(min(75vh,720px) * 9 / 16);max-width:100%;max-height:none;object-fit:contain;border-radius:12px;background:#000}
+body.net-tiktok .post .title{order:-1;font-size:1.1rem}
+body.net-tiktok .entry{border-bottom:0}
 `
 
 export const PAGE_STYLESHEET = base + themes
