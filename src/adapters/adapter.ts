@@ -310,6 +310,12 @@ export interface NetworkAdapter {
    * create_post; the adapter asks again before every post and honours the answer.
    */
   creatorOptions?(input: { credentials: Credentials; profile: Profile }): Promise<TikTokCreator>
+  /**
+   * Present while the network's app is limited in a way every post should be told of, without being
+   * refused (TikTok before it audits the app: every post is private to the creator). Preflight warns
+   * with it; the network apps page shows it.
+   */
+  readonly appLimit?: string
   postMetrics(input: {
     credentials: Credentials
     profile: Profile

@@ -10,7 +10,7 @@ import type { Config } from '../platform/config.js'
  */
 
 /** The networks whose sign-in needs a developer app, in the order the pages list them. */
-export const appNetworks = ['twitter', 'youtube', 'facebook', 'instagram', 'threads', 'linkedin'] as const
+export const appNetworks = ['twitter', 'youtube', 'facebook', 'instagram', 'threads', 'linkedin', 'tiktok'] as const
 export type AppNetwork = (typeof appNetworks)[number]
 
 export const needsApp = (network: Network): network is AppNetwork =>
@@ -23,6 +23,8 @@ export interface SavedApp {
   clientSecret?: string | undefined
   /** LinkedIn only: the app has the Community Management API product (pages can be connected). */
   communityManagement?: boolean
+  /** TikTok only: TikTok has audited the app for direct posting (posts are no longer private only). */
+  audited?: boolean
 }
 
 export type SavedApps = Partial<Record<AppNetwork, SavedApp>>
@@ -36,6 +38,8 @@ export interface ResolvedApp {
   clientSecret: string | undefined
   /** LinkedIn: whether the app may ask for the page (organization) scopes. */
   communityManagement: boolean
+  /** TikTok: whether TikTok has audited the app (until then every post is private to the creator). */
+  audited: boolean
 }
 
 /** The environment variables that set each network's app (for the administrator's page and the docs). */
@@ -46,6 +50,7 @@ export const appEnvironment: Record<AppNetwork, { id: string; secret: string }> 
   instagram: { id: 'HERALD_INSTAGRAM_APP_ID', secret: 'HERALD_INSTAGRAM_APP_SECRET' },
   threads: { id: 'HERALD_THREADS_APP_ID', secret: 'HERALD_THREADS_APP_SECRET' },
   linkedin: { id: 'HERALD_LINKEDIN_CLIENT_ID', secret: 'HERALD_LINKEDIN_CLIENT_SECRET' },
+  tiktok: { id: 'HERALD_TIKTOK_CLIENT_KEY', secret: 'HERALD_TIKTOK_CLIENT_SECRET' },
 }
 
 /** The OAuth client id the adapters present to the simulators when no app is configured. */
@@ -60,6 +65,7 @@ const sandboxSecrets: Record<AppNetwork, string | undefined> = {
   instagram: SANDBOX_SECRET,
   threads: SANDBOX_SECRET,
   linkedin: SANDBOX_SECRET,
+  tiktok: SANDBOX_SECRET,
 }
 
 /** The app from the environment, when its id variable is set. */
@@ -76,12 +82,15 @@ function environmentApp(config: Config, network: AppNetwork): Omit<ResolvedApp, 
             ? [n.meta.instagramAppId, n.meta.instagramAppSecret]
             : network === 'threads'
               ? [n.threads.appId, n.threads.appSecret]
-              : [n.linkedin.clientId, n.linkedin.clientSecret]
+              : network === 'tiktok'
+                ? [n.tiktok.clientKey, n.tiktok.clientSecret]
+                : [n.linkedin.clientId, n.linkedin.clientSecret]
   if (!pair[0]) return undefined
   return {
     clientId: pair[0],
     clientSecret: pair[1],
     communityManagement: network === 'linkedin' && n.linkedin.communityManagement,
+    audited: network === 'tiktok' && n.tiktok.audited,
   }
 }
 
@@ -103,6 +112,7 @@ export function resolveApp(config: Config, network: Network, saved: SavedApps = 
       communityManagement:
         network === 'linkedin' &&
         (config.networks.linkedin.communityManagement || stored.communityManagement === true),
+      audited: network === 'tiktok' && (config.networks.tiktok.audited || stored.audited === true),
     }
   if (config.sandbox)
     return {
@@ -111,6 +121,8 @@ export function resolveApp(config: Config, network: Network, saved: SavedApps = 
       clientSecret: sandboxSecrets[network],
       // The LinkedIn simulator's app has the Community Management product, so pages can be connected.
       communityManagement: network === 'linkedin',
+      // The TikTok simulator's built-in app is audited: its posts are public unless the demo says otherwise.
+      audited: network === 'tiktok',
     }
   return undefined
 }

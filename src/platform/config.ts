@@ -104,6 +104,11 @@ const envSchema = z.object({
   HERALD_LINKEDIN_TOKEN_URL: z.url().default('https://www.linkedin.com/oauth/v2/accessToken'),
   HERALD_LINKEDIN_API_URL: z.url().default('https://api.linkedin.com'),
   HERALD_BLUESKY_PLC_URL: z.url().default('https://plc.directory'),
+  HERALD_TIKTOK_CLIENT_KEY: z.string().optional(),
+  HERALD_TIKTOK_CLIENT_SECRET: z.string().optional(),
+  HERALD_TIKTOK_APP_AUDITED: flag.default(false),
+  HERALD_TIKTOK_AUTHORIZE_URL: z.url().default('https://www.tiktok.com/v2/auth/authorize/'),
+  HERALD_TIKTOK_API_URL: z.url().default('https://open.tiktokapis.com'),
   HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
   HERALD_SESSION_TTL_HOURS: positiveInt(12),
   HERALD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
@@ -280,6 +285,14 @@ export interface NetworkSettings {
     /** Accept a PDS on plain http or a private address (HERALD_BLUESKY_ALLOW_LOCAL_PDS; local demos, tests). */
     allowLocalPds: boolean
   }
+  /** TikTok: the app's client key and secret, whether TikTok audited it, and its two hosts. */
+  tiktok: {
+    clientKey: string | undefined
+    clientSecret: string | undefined
+    audited: boolean
+    authorizeUrl: string
+    apiUrl: string
+  }
 }
 
 export class ConfigError extends Error {
@@ -429,6 +442,13 @@ function networksOf(e: Env): Config['networks'] {
       configured: e.HERALD_BLUESKY_SERVICE_URL !== undefined,
       plcUrl: trimSlash(e.HERALD_BLUESKY_PLC_URL),
       allowLocalPds: e.HERALD_BLUESKY_ALLOW_LOCAL_PDS,
+    },
+    tiktok: {
+      clientKey: e.HERALD_TIKTOK_CLIENT_KEY,
+      clientSecret: e.HERALD_TIKTOK_CLIENT_SECRET,
+      audited: e.HERALD_TIKTOK_APP_AUDITED,
+      authorizeUrl: e.HERALD_TIKTOK_AUTHORIZE_URL,
+      apiUrl: trimSlash(e.HERALD_TIKTOK_API_URL),
     },
   }
 }

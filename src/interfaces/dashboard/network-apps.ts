@@ -80,6 +80,10 @@ function appForm(
     network === 'linkedin'
       ? `<label><input type="checkbox" name="communityManagement" value="on"${record?.communityManagement ? ' checked' : ''}> The app has the Community Management API (pages can be connected)</label>`
       : ''
+  const tiktok =
+    network === 'tiktok'
+      ? `<label><input type="checkbox" name="audited" value="on"${record?.audited ? ' checked' : ''}> TikTok has audited this app for direct posting (posts may then be public)</label>`
+      : ''
   const env = appEnvironment[network]
   const overridden = fromEnvironment
     ? `<p class="muted">${escapeHtml(env.id)} is set in the environment, and the environment wins: what is saved here is used only once it is unset.</p>`
@@ -87,7 +91,7 @@ function appForm(
   return `${overridden}<form method="post" action="/settings/networks/${network}">${csrfField(csrf)}
 <label class="field">${escapeHtml(g.idName)} <input type="text" name="clientId" autocomplete="off" spellcheck="false" maxlength="200" required value="${escapeHtml(record?.clientId ?? '')}"></label>
 <label class="field">${escapeHtml(g.secretName)}${secretRequired(network) ? '' : ' (optional)'} <input type="password" name="clientSecret" autocomplete="new-password" maxlength="500"${record?.secretSet || !secretRequired(network) ? '' : ' required'}></label>
-${secretState ? `<p class="muted">${escapeHtml(secretState)}</p>` : ''}${linkedin}
+${secretState ? `<p class="muted">${escapeHtml(secretState)}</p>` : ''}${linkedin}${tiktok}
 <button type="submit" class="primary">Save the ${escapeHtml(networkLabels[network])} app</button></form>`
 }
 
@@ -123,8 +127,10 @@ function networkSection(
 <p class="muted">Bluesky accounts connect with their handle and an app password: there is no app to make.</p></section>`
   const record = records[network]
   const csrf = who.session.csrfToken
+  // What the network's adapter says every post is told while its app is limited (TikTok before its audit).
+  const limit = resolved ? app.adapters[network]?.appLimit : undefined
   return `<section class="card network" id="${network}" aria-label="${label}">${heading}
-${messageFor(m, network)}${guide(app, network, !resolved)}
+${limit ? `<div class="notice warn"><p>${escapeHtml(limit)}.</p></div>` : ''}${messageFor(m, network)}${guide(app, network, !resolved)}
 ${appForm(network, csrf, record, resolved?.source === 'environment')}
 ${actions(app, network, csrf, record)}</section>`
 }
@@ -213,6 +219,7 @@ export function registerNetworkAppRoutes(scope: FastifyInstance, app: AppContext
           clientId: field(request, 'clientId'),
           clientSecret: field(request, 'clientSecret'),
           communityManagement: field(request, 'communityManagement') === 'on',
+          audited: field(request, 'audited') === 'on',
         },
         who.user.id,
       )
