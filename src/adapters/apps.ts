@@ -10,7 +10,15 @@ import type { Config } from '../platform/config.js'
  */
 
 /** The networks whose sign-in needs a developer app, in the order the pages list them. */
-export const appNetworks = ['twitter', 'youtube', 'facebook', 'instagram', 'threads', 'linkedin', 'tiktok'] as const
+export const appNetworks = [
+  'twitter',
+  'youtube',
+  'facebook',
+  'instagram',
+  'threads',
+  'linkedin',
+  'tiktok',
+] as const
 export type AppNetwork = (typeof appNetworks)[number]
 
 export const needsApp = (network: Network): network is AppNetwork =>

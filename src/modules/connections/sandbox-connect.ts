@@ -215,6 +215,7 @@ export const DEMO_PROFILES: ReadonlyArray<{ network: SandboxNetwork; username: s
   { network: 'linkedin', username: 'Jo Park' },
   { network: 'facebook', username: 'Corner Shop' },
   { network: 'instagram', username: 'demo.maker' },
+  { network: 'tiktok', username: 'demo.creator' },
 ]
 
 /**
