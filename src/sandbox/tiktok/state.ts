@@ -62,10 +62,13 @@ export class TikTokSandboxState {
   readonly kept = new KeptMedia()
   private readonly windows = new Map<string, number[]>()
   private lastCreatedAt = 0
+  /** Status polls a job reports processing before its end (tests set 0 to skip the wait). */
+  processingPolls: number
 
   constructor(options: TikTokSandboxOptions) {
     this.options = options
     this.prefix = options.prefix.replace(/\/+$/, '')
+    this.processingPolls = options.processingPolls ?? 1
     this.apps.set(SANDBOX_CLIENT_KEY, {
       clientKey: SANDBOX_CLIENT_KEY,
       clientSecret: SANDBOX_CLIENT_SECRET,
@@ -205,6 +208,11 @@ export class TikTokSandboxState {
     return true
   }
 
+  /** Every per-minute budget full again, as a minute later (tests that post more than TikTok allows a minute). */
+  refillBudgets(): void {
+    this.windows.clear()
+  }
+
   /** Spends a budget, as if `count` requests had just been made (tests of the 429 path). */
   spend(key: string, count: number): void {
     this.windows.set(key, [
@@ -232,7 +240,7 @@ export class TikTokSandboxState {
       publishId: `${prefix}${id}`,
       status: input.source === 'FILE_UPLOAD' ? 'PROCESSING_UPLOAD' : 'PROCESSING_DOWNLOAD',
       failReason: '',
-      pollsLeft: this.options.processingPolls ?? 1,
+      pollsLeft: this.processingPolls,
       downloaded: 0,
       createdAt: this.now(),
     }
