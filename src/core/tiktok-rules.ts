@@ -69,8 +69,8 @@ const isPrivacyLevel = (value: unknown): value is TikTokPrivacyLevel =>
 export const knownPrivacyLevels = (values: unknown): TikTokPrivacyLevel[] =>
   Array.isArray(values) ? values.filter(isPrivacyLevel) : []
 
-const listed = (levels: readonly string[]) =>
-  levels.length <= 1 ? (levels[0] ?? '') : `${levels.slice(0, -1).join(', ')} or ${levels.at(-1)}`
+const listed = (items: readonly string[], and = 'or') =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${and} ${items.at(-1)}`
 
 export interface TikTokFindings {
   blockers: string[]
@@ -130,7 +130,7 @@ function switchWarnings(
   if (!photos && details?.allowStitch && creator.stitchOff) off.push('stitches')
   if (off.length === 0) return []
   return [
-    `${who}: @${creator.username} has ${listed(off)} turned off in the TikTok app, so the post goes out without them`,
+    `${who}: @${creator.username} has ${listed(off, 'and')} turned off in the TikTok app, so the post goes out without them`,
   ]
 }
 
