@@ -79,6 +79,8 @@ export function mountSandboxes(
   const tiktok = registerTikTokSandbox(server, {
     prefix: sandboxPrefixes.tiktok,
     clock: () => app.clock.now(),
+    // A demo's post is done at its first status poll; tests that follow the processing set more.
+    processingPolls: 0,
     publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.tiktok}`,
     ...faults,
   })

@@ -86,6 +86,8 @@ describe('TikTok in sandbox mode, end to end', () => {
   })
 
   it('publishes a video sent through REST once, with a live URL that opens the post on the simulator', async () => {
+    // TikTok processes the upload for a status poll before it says the post is complete.
+    h.sandboxes!.tiktok.processingPolls = 1
     const { status, body } = await call(
       'create_post',
       video('Shaping the dough at dawn', { privacyLevel: 'PUBLIC_TO_EVERYONE', allowComments: true }),
@@ -105,6 +107,7 @@ describe('TikTok in sandbox mode, end to end', () => {
     const page = await fetch(target.url)
     expect(page.status).toBe(200)
     expect(await page.text()).toContain('Shaping the dough at dawn')
+    h.sandboxes!.tiktok.processingPolls = 0
   })
 
   it('publishes a video sent through MCP once, with a live URL', async () => {
