@@ -28,13 +28,15 @@ export interface Checked {
   credits: { cost: number; balance: number; remainingAfter: number }
 }
 
-export type Place = 'profiles' | 'media' | 'thread' | 'comment' | 'youtube' | 'when' | 'general'
+export type Place = 'profiles' | 'media' | 'thread' | 'comment' | 'youtube' | 'tiktok' | 'when' | 'general'
 /** A field's key: a place, or the copy of all (`copy:all`) or of one network (`copy:twitter`). */
 export type FieldKey = Place | `copy:${'all' | Network}`
 
 const PLACES: Array<[Place | 'copy', RegExp]> = [
   // A repeated copy names its slot, but the fix is in the copy.
   ['copy', /same copy|the copy is|caption has/],
+  // TikTok's choices (who can watch, the switches, the disclosure, the audit) before YouTube's "privacy".
+  ['tiktok', /tiktok\.|tiktok app|branded content|audited/],
   ['youtube', /\btitle\b|youtube\.|privacy|visibility/],
   ['thread', /\bthread/],
   ['comment', /\bcomment/],
@@ -136,5 +138,6 @@ export const FIELD_KEYS: readonly FieldKey[] = [
   'thread',
   'comment',
   'youtube',
+  'tiktok',
   'when',
 ]

@@ -1,4 +1,5 @@
 import { type Network, networkLabels } from '../../core/networks.js'
+import { type TikTokDetailsInput, tiktokPrivacyLabels } from '../../core/tiktok-rules.js'
 import type { ResolvedYouTubeDetails } from '../../core/youtube-details.js'
 import { cropAspect, cutCopy, previewRules } from './preview-rules.js'
 import { escapeHtml } from './ui/escape.js'
@@ -40,6 +41,8 @@ export interface PreviewTarget {
   copy: string
   media: PreviewMedia[]
   youtube: ResolvedYouTubeDetails | null
+  /** What the TikTok poster chose, shown under the frame. */
+  tiktok?: TikTokDetailsInput
   link?: LinkCard
   /** The thread posts and first comment shown under the post, in order. */
   items?: Array<{ label: string; copy: string; media: PreviewMedia[] }>
@@ -135,6 +138,43 @@ ${copyHtml('youtube', youtube.description)}
 <p class="pv-meta">Visibility: <strong>${escapeHtml(PRIVACY_LABELS[youtube.privacyStatus] ?? youtube.privacyStatus)}</strong></p>`
 }
 
+/** What a TikTok post's viewers are told under the frame: who can watch, the switches, the label. */
+function tiktokMeta(tiktok: TikTokDetailsInput | undefined): string {
+  if (tiktok?.sendAsDraft) return 'A draft in the creator’s TikTok inbox: they finish and post it in the app.'
+  const who = tiktok?.privacyLevel ? tiktokPrivacyLabels[tiktok.privacyLevel] : 'not chosen yet'
+  const allowed = [
+    tiktok?.allowComments ? 'comments' : '',
+    tiktok?.allowDuet ? 'duets' : '',
+    tiktok?.allowStitch ? 'stitches' : '',
+  ].filter(Boolean)
+  const label = tiktok?.brandedContent
+    ? ' · Paid partnership'
+    : tiktok?.yourBrand
+      ? ' · Promotional content'
+      : ''
+  return `Who can watch: ${who} · ${allowed.length ? `allows ${allowed.join(', ')}` : 'no comments, duets or stitches'}${label}`
+}
+
+/**
+ * TikTok: the full-screen vertical frame, the handle and the caption (cut where the app folds it) over its
+ * foot; photo posts swipe one photo at a time in the same frame.
+ */
+function tiktokBody(target: PreviewTarget): string {
+  const frames = target.media.length ? target.media : [undefined]
+  const shown = frames
+    .map((frame, i) => {
+      const picture = frame?.src && !frame.video ? `<img src="${escapeHtml(frame.src)}" alt="">` : ''
+      const kind = frame
+        ? `${frame.video ? 'Video' : `Photo ${i + 1} of ${frames.length}`}: ${escapeHtml(fileName(frame.url))}`
+        : 'No video or photo yet'
+      return `<li class="tiktok-frame">${picture}<span class="short-kind">${kind}</span><span class="tiktok-caption"><strong>${escapeHtml(handleOf(target.username))}</strong>${copyHtml('tiktok', target.copy)}</span></li>`
+    })
+    .join('')
+  const several = frames.length > 1
+  return `<ol class="tiktok-frames" aria-label="${several ? `${frames.length} photos, swiped in this order` : 'The post, full screen'}"${several ? ' tabindex="0"' : ''}>${shown}</ol>
+<p class="pv-meta">${escapeHtml(tiktokMeta(target.tiktok))}</p>`
+}
+
 function previewCard(target: PreviewTarget): string {
   const name = profileName(target.platform, target.username)
   const cut = cutCopy(target.platform, target.copy).cut
@@ -145,9 +185,11 @@ function previewCard(target: PreviewTarget): string {
   // Instagram leads with the picture and puts the caption under it; the others lead with the copy.
   const body = target.youtube
     ? shortsBody(target, target.youtube)
-    : target.platform === 'instagram'
-      ? `${mediaHtml(target.platform, target.media)}${copyHtml(target.platform, target.copy)}${fold}`
-      : `${copyHtml(target.platform, target.copy)}${fold}${mediaHtml(target.platform, target.media)}${link}`
+    : target.platform === 'tiktok'
+      ? tiktokBody(target)
+      : target.platform === 'instagram'
+        ? `${mediaHtml(target.platform, target.media)}${copyHtml(target.platform, target.copy)}${fold}`
+        : `${copyHtml(target.platform, target.copy)}${fold}${mediaHtml(target.platform, target.media)}${link}`
   return `<article class="pv pv-${target.platform}" aria-label="${escapeHtml(name)}">${headHtml(target)}<div class="pv-body">${body}</div>${itemsHtml(target)}</article>`
 }
 

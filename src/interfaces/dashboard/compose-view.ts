@@ -1,6 +1,7 @@
 import { videoExtensions } from '../../core/media-url.js'
-import { type Network, networkLabels } from '../../core/networks.js'
-import { takesThreads, threadNetworks } from '../../core/thread-items.js'
+import { networks as allNetworks, type Network, networkLabels } from '../../core/networks.js'
+import { takesFirstComments, takesThreads, threadNetworks } from '../../core/thread-items.js'
+import type { TikTokCreator } from '../../core/tiktok-rules.js'
 import { type Checked, checkHtml, type FieldKey, fieldNotes, tabStates } from './compose-findings.js'
 import {
   avatarHtml,
@@ -10,6 +11,7 @@ import {
   previewHtml,
   profileName,
 } from './compose-previews.js'
+import { type TikTokDraft, tiktokConsent, tiktokSection } from './compose-tiktok.js'
 import { csrfField, escapeHtml, page } from './html.js'
 import { account, type SignedIn } from './request.js'
 import { assetUrl } from './ui/assets.js'
@@ -45,6 +47,8 @@ export interface PickerProfile extends Account {
   health: { tone: 'ok' | 'warn'; words: string }
   /** The queue's next free time ("2031-06-02 09:00 Europe/Berlin"); absent without posting times. */
   nextSlot?: string
+  /** A TikTok creator's options (privacy levels, switches turned off), when TikTok answered them. */
+  creator?: TikTokCreator
 }
 
 export type When = 'now' | 'schedule' | 'queue'
@@ -59,6 +63,8 @@ export interface Draft {
   youtubeDescription: string
   youtubePrivacy: string
   youtubeConfirmed: boolean
+  /** What TikTok asks the poster to choose. */
+  tiktok: TikTokDraft
   when: When
   date: string
   time: string
@@ -182,12 +188,16 @@ function extrasSection(view: ComposeView): string {
   const { draft, checked } = view
   const threadShown =
     draft.profiles.length === 0 || draft.profiles.some((p) => takesThreads(p.split(':')[0] as Network))
+  // TikTok takes no first comment: the part is shown while some chosen network takes one.
+  const commenting = allNetworks.filter(takesFirstComments)
+  const commentShown =
+    draft.profiles.length === 0 || draft.profiles.some((p) => takesFirstComments(p.split(':')[0] as Network))
   return `<section class="panel compose-part" id="thread" data-networks="${threadNetworks.join(' ')}" aria-labelledby="thread-title"${threadShown ? '' : ' hidden'}><h2 id="thread-title">Thread</h2>
 <p class="muted">On X, Bluesky and Threads each post replies to the one before; empty posts are left out.</p>
 <ol class="thread-items" id="thread-items">${[...draft.thread, { content: '', mediaUrls: '' }].map(threadItem).join('')}</ol>
 <button type="submit" name="intent" value="addItem" id="add-item">${icon('plus')}Add to thread</button>
 ${note('thread', checked)}</section>
-<section class="panel compose-part" id="comment" aria-labelledby="comment-title"><h2 id="comment-title">First comment</h2>
+<section class="panel compose-part" id="comment" data-networks="${commenting.join(' ')}" aria-labelledby="comment-title"${commentShown ? '' : ' hidden'}><h2 id="comment-title">First comment</h2>
 <label class="field">First comment (optional: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky and Threads) <textarea name="firstComment" rows="2">${escapeHtml(draft.firstComment)}</textarea></label>
 ${note('comment', checked)}</section>`
 }
@@ -231,9 +241,13 @@ function whenSection(view: ComposeView): string {
 ${note('when', checked)}</section>`
 }
 
+const tiktokProfiles = (view: ComposeView) => view.profiles.filter((p) => p.platform === 'tiktok')
+const tiktokChosen = (view: ComposeView) => view.draft.profiles.some((p) => p.startsWith('tiktok:'))
+
 function actionBar(view: ComposeView): string {
   const { checked } = view
   return `<div class="compose-actions">
+${tiktokConsent({ draft: view.draft.tiktok, profiles: tiktokProfiles(view), chosen: tiktokChosen(view) })}
 <div id="check" class="check" aria-live="polite">${checked ? checkHtml(checked) : '<p class="muted">The check runs as you write: each network’s count, what would stop the post, and its price against the balance.</p>'}</div>
 <div class="action-buttons">
 <noscript><button type="submit" name="intent" value="check">Check and preview</button></noscript>
@@ -270,6 +284,7 @@ ${copySection(view)}
 ${mediaSection(view)}
 ${extrasSection(view)}
 ${youtubeSection(view)}
+${tiktokSection({ draft: view.draft.tiktok, profiles: tiktokProfiles(view), chosen: tiktokChosen(view), note: note('tiktok', view.checked) })}
 ${whenSection(view)}
 ${actionBar(view)}
 </form>
