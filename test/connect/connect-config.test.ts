@@ -99,7 +99,10 @@ describe('connect and sandbox settings', () => {
     expect(canConnect(config, 'twitter')).toBe(true)
     expect(canConnect(config, 'youtube')).toBe(false)
     expect(canConnect(config, 'tiktok')).toBe(false)
-    const tiktok = loadConfig({ HERALD_TIKTOK_CLIENT_KEY: 'tt-key', HERALD_TIKTOK_CLIENT_SECRET: 'tt-secret' })
+    const tiktok = loadConfig({
+      HERALD_TIKTOK_CLIENT_KEY: 'tt-key',
+      HERALD_TIKTOK_CLIENT_SECRET: 'tt-secret',
+    })
     expect(tiktokSettings(tiktok)).toEqual({
       clientKey: 'tt-key',
       clientSecret: 'tt-secret',
@@ -109,7 +112,9 @@ describe('connect and sandbox settings', () => {
       apiUrl: 'https://open.tiktokapis.com',
       webUrl: 'https://www.tiktok.com',
     })
-    expect(tiktokSettings(loadConfig({ HERALD_TIKTOK_CLIENT_KEY: 'k', HERALD_TIKTOK_APP_AUDITED: '1' })).audited).toBe(true)
+    expect(
+      tiktokSettings(loadConfig({ HERALD_TIKTOK_CLIENT_KEY: 'k', HERALD_TIKTOK_APP_AUDITED: '1' })).audited,
+    ).toBe(true)
     expect(canConnect(loadConfig({}), 'twitter')).toBe(false)
     expect(canConnect(config, 'linkedin')).toBe(false)
     expect(canConnect(config, 'threads')).toBe(false)
