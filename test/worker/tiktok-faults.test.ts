@@ -190,6 +190,21 @@ describe.each(backends)('TikTok publishing calls failing after their effect ($na
     },
   )
 
+  it.each(FAULTS)(
+    'a draft photo init answered with %s: stuck with the reason, one draft in the inbox',
+    async (name, fault) => {
+      const content = `Draft photo, init ${name} (${backend.name})`
+      const target = await claimed(content, [`${media.url}/a.jpg`], { sendAsDraft: true })
+      script.on(on('content/init'), fault)
+      const first = await send(target, fault.answer.kind === 'hang')
+      expect(first.outcome.kind).toBe('check')
+      const result = await lookedUp(target.id)
+      expect(result.outcome.kind).toBe('unknown')
+      expect((result.outcome as { error: string }).error).toMatch(/TikTok lists no drafts/)
+      expect(copies(content)).toBe(1)
+    },
+  )
+
   it('a photo init refused before its effect is looked for, and sent again once TikTok has had its hour', async () => {
     const content = `Spelt, refused before (${backend.name})`
     const target = await claimed(

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto'
-import { type TikTokPrivacyLevel, tiktokPrivacyLevels } from '../../core/tiktok-rules.js'
+import type { TikTokPrivacyLevel } from '../../core/tiktok-rules.js'
 import { listedAt } from '../fault-injector.js'
 import { KEPT_MEDIA_MAX_BYTES, KeptMedia, sniffContentType } from '../web/kept-media.js'
 import type {
@@ -402,9 +402,6 @@ export class TikTokSandboxState {
     const user = this.users.get(post.openId)
     return `${this.webUrl()}/@${user?.username ?? 'tiktok'}/${post.kind === 'photo' ? 'photo' : 'video'}/${post.id}`
   }
-
-  /** Every privacy level TikTok knows (for the control surface's checks). */
-  static readonly privacyLevels = tiktokPrivacyLevels
 }
 
 /** A 19-digit id above 2^53, as TikTok's post ids are: only a string keeps it exact in JavaScript. */
