@@ -137,6 +137,19 @@ describe('the TikTok adapter', () => {
     expect(outcome.options?.resetAt).toBeGreaterThan(Date.now() + 50_000)
   })
 
+  it('stands in the creator’s last options for preflight while TikTok’s creator reads are spent, never for a post', async () => {
+    const adapter = rig.h.app.adapters.tiktok!
+    const who = rig.profile('tiktok')
+    const read = () => adapter.creatorOptions!({ credentials: who.credentials, profile: who.profile })
+    expect((await read()).privacyLevels).toContain('PUBLIC_TO_EVERYONE')
+    sim().spend(`creator:${who.credentials.accessToken}`, 20)
+    expect((await read()).username).toBe('adapter.bakery')
+    const outcome = failed(
+      await publish('Spent reads', [rig.media('clip.mp4')], { privacyLevel: 'SELF_ONLY' }),
+    )
+    expect(outcome.kind).toBe('rate_limited')
+  })
+
   it('keeps a public post’s int64 id exact, beyond what a double holds', async () => {
     const posted = await publish('Exact id', [rig.media('clip.mp4')], { privacyLevel: 'PUBLIC_TO_EVERYONE' })
     const post = [...sim().posts.values()].find((p) => p.title === 'Exact id')!

@@ -1,4 +1,5 @@
-import type { AdapterDeps, NetworkAdapter } from '../adapter.js'
+import type { TikTokCreator } from '../../core/tiktok-rules.js'
+import { type AdapterDeps, type Credentials, type NetworkAdapter, PublishFailure } from '../adapter.js'
 import { readCreator } from './creator.js'
 import { findTikTokPost } from './lookup.js'
 import { readPostMetrics, readProfileMetrics } from './metrics.js'
@@ -36,8 +37,39 @@ export function createTikTokAdapter(settings: TikTokSettings, deps: AdapterDeps)
     resolveProfile: (credentials) => resolveTikTokProfile(ctx, credentials),
     publish: (request) => publishToTikTok(ctx, request),
     findPublished: (request) => findTikTokPost(ctx, request),
-    creatorOptions: ({ credentials }) => readCreator(ctx, credentials),
+    creatorOptions: ({ credentials, profile }) => creatorForPreflight(ctx, credentials, profile.profileId),
     postMetrics: ({ credentials, remoteId }) => readPostMetrics(ctx, { credentials, remoteId }),
     profileMetrics: ({ credentials, profile }) => readProfileMetrics(ctx, { credentials, profile }),
+  }
+}
+
+/** How long preflight may fall back on a creator's last options when TikTok's 20 reads a minute are spent. */
+const PREFLIGHT_CREATOR_MS = 10 * 60_000
+/** Preflight (and the Compose page) waits this long for the creator info before going on without it. */
+const PREFLIGHT_CREATOR_TIMEOUT_MS = 10_000
+const recentCreators = new WeakMap<TikTokContext, Map<string, { at: number; creator: TikTokCreator }>>()
+
+/**
+ * The creator's options for preflight and Compose, within ten seconds. Compose checks as a person types,
+ * and TikTok allows 20 creator reads a minute: when they are spent, the options read in the last ten
+ * minutes stand in. Publishing never uses this: it reads the creator info again right before every post.
+ */
+async function creatorForPreflight(ctx: TikTokContext, credentials: Credentials, profileId: string) {
+  const seen = recentCreators.get(ctx) ?? new Map<string, { at: number; creator: TikTokCreator }>()
+  recentCreators.set(ctx, seen)
+  const signal = AbortSignal.timeout(PREFLIGHT_CREATOR_TIMEOUT_MS)
+  try {
+    const creator = await readCreator(ctx, credentials, signal)
+    seen.set(profileId, { at: ctx.deps.now(), creator })
+    return creator
+  } catch (error) {
+    const kept = seen.get(profileId)
+    const limited =
+      error instanceof PublishFailure && error.kind === 'rate_limited' && error.options.status === 429
+    if (limited && kept && ctx.deps.now() - kept.at < PREFLIGHT_CREATOR_MS) return kept.creator
+    if (error instanceof PublishFailure) throw error
+    if (signal.aborted)
+      throw new PublishFailure('transient', 'TikTok did not answer the creator info in time')
+    throw error
   }
 }
