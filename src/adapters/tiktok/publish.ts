@@ -11,7 +11,7 @@ import { PublishFailure, type PublishRequest, type PublishResult } from '../adap
 import { tiktokCall } from './api.js'
 import { readCreator } from './creator.js'
 import type { TikTokContext } from './settings.js'
-import { failureOf, fetchStatus, type JobStatus, pollToEnd } from './status.js'
+import { fetchStatus, type JobStatus, pollToEnd } from './status.js'
 import { initVideo, type SavedJob, uploadChunks, uploadUrlLive, type VideoFile } from './video.js'
 
 /**
@@ -204,8 +204,8 @@ const uploadIo = (ctx: TikTokContext, request: PublishRequest, publishId: string
 
 /**
  * What the job an earlier attempt saved says: the post (finished, or polled to its end), the upload
- * carried on, or undefined when it can no longer make a post (failed on TikTok's side, or an upload whose
- * hour ran out) and a new init is safe. A job TikTok does not answer about leaves the outcome unknown.
+ * carried on, or undefined when it can no longer make a post (it failed, or its upload's hour ran out) and
+ * a new init is safe. A job TikTok does not answer about leaves the outcome unknown.
  */
 async function resume(ctx: TikTokContext, request: PublishRequest, kind: 'video' | 'photo') {
   const progress = request.progress as Record<string, string>
@@ -220,11 +220,9 @@ async function resume(ctx: TikTokContext, request: PublishRequest, kind: 'video'
       `TikTok did not say what became of the earlier attempt's post (${error.message})`,
     )
   }
-  if (status.status === 'FAILED') {
-    const failure = failureOf(status.failReason, ctx.deps.now())
-    if (failure.kind === 'transient') return undefined
-    throw failure
-  }
+  // A failed job made nothing, whatever its reason (a cap since lifted, access since given back): a new
+  // init is safe, and TikTok answers it afresh.
+  if (status.status === 'FAILED') return undefined
   const job = savedJob(progress)
   const incomplete = status.status === 'PROCESSING_UPLOAD' && job && status.uploadedBytes < job.videoSize
   if (!incomplete) return afterInit(() => pollToEnd(ctx, pollInput(request, publishId, kind)))
