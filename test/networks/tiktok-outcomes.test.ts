@@ -142,6 +142,26 @@ describe('a TikTok step that creates nothing anyone sees', () => {
     },
   )
 
+  it('the last chunk answered 429 after it took effect is the post, asked of the status', async () => {
+    const before = heldOn.tiktok(rig.h)
+    rig.script.on(operation('upload'), { timing: 'after', answer: { kind: 'status', status: 429 } })
+    const outcome = await rig.publish('tiktok', 'Throttled after the upload', [rig.media('clip.mp4')], {
+      tiktok: { privacyLevel: 'SELF_ONLY' },
+    })
+    expect(outcome).not.toBeInstanceOf(Error)
+    expect(heldOn.tiktok(rig.h) - before).toBe(1)
+  })
+
+  it('the last chunk answered 429 before it took effect waits for the rate limit, with nothing posted', async () => {
+    const before = heldOn.tiktok(rig.h)
+    rig.script.on(operation('upload'), { timing: 'before', answer: { kind: 'status', status: 429 } })
+    const outcome = await rig.publish('tiktok', 'Throttled before the upload', [rig.media('clip.mp4')], {
+      tiktok: { privacyLevel: 'SELF_ONLY' },
+    })
+    expect((outcome as { kind?: string }).kind).toBe('rate_limited')
+    expect(heldOn.tiktok(rig.h) - before).toBe(0)
+  })
+
   it('a chunk refused with a 500 before it took effect is sent again from where TikTok says it stopped', async () => {
     const sandbox = rig.h.sandboxes!.tiktok
     const before = heldOn.tiktok(rig.h)

@@ -198,6 +198,7 @@ const pollInput = (request: PublishRequest, publishId: string, kind: 'video' | '
 
 const uploadIo = (ctx: TikTokContext, request: PublishRequest, publishId: string) => ({
   signal: request.signal,
+  now: ctx.deps.now,
   uploaded: async () =>
     (await fetchStatus(ctx, request.credentials.accessToken, publishId, request.signal)).uploadedBytes,
 })

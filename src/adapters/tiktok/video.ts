@@ -104,7 +104,7 @@ export async function uploadChunks(
   job: SavedJob,
   file: VideoFile,
   from: number,
-  io: { signal: AbortSignal; uploaded(): Promise<number | undefined> },
+  io: { signal: AbortSignal; now(): number; uploaded(): Promise<number | undefined> },
 ): Promise<void> {
   const plan = chunkPlan(job.videoSize, job.chunkSize === job.videoSize ? undefined : job.chunkSize)
   let next = from
@@ -128,11 +128,13 @@ export async function uploadChunks(
         'transient',
         'The TikTok upload URL expired before the video was in; nothing was posted',
       )
-    if (answer !== 'lost' && answer.status >= 400 && answer.status < 500)
+    const throttled = answer !== 'lost' && answer.status === 429
+    const refused = answer !== 'lost' && !throttled && answer.status !== 408 && answer.status >= 400
+    if (answer !== 'lost' && refused && answer.status < 500)
       throw new PublishFailure('invalid_content', `TikTok refused a chunk of the video (${answer.status})`, {
         status: answer.status,
       })
-    // Lost or 5xx: only TikTok can say how much it holds.
+    // Lost, a timeout, a 429 or a 5xx: only TikTok can say how much it holds.
     const held = await io.uploaded().catch(() => undefined)
     if (held === undefined) {
       if (last)
@@ -146,6 +148,12 @@ export async function uploadChunks(
       )
     }
     if (held >= job.videoSize) return
+    if (throttled)
+      throw new PublishFailure(
+        'rate_limited',
+        `TikTok's rate limit stopped the upload at ${held} of ${job.videoSize} bytes`,
+        { status: 429, resetAt: io.now() + 60_000 },
+      )
     if (++resumes > RESUMES) throw stalled(held, job.videoSize)
     next = held
   }
