@@ -7,6 +7,7 @@ import { type GoogleBusinessSandbox, registerGoogleBusinessSandbox } from './san
 import { type LinkedInSandbox, registerLinkedInSandbox } from './sandbox/linkedin/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './sandbox/meta/index.js'
 import { registerThreadsSandbox, type ThreadsSandbox } from './sandbox/threads/index.js'
+import { registerTikTokSandbox, type TikTokSandbox } from './sandbox/tiktok/index.js'
 import { registerTwitterSandbox, type TwitterSandbox } from './sandbox/twitter/index.js'
 import { registerYouTubeSandbox, type YouTubeSandbox } from './sandbox/youtube/index.js'
 
@@ -18,6 +19,7 @@ export interface MountedSandboxes {
   threads: ThreadsSandbox
   bluesky: BlueskySandbox
   googlebusiness: GoogleBusinessSandbox
+  tiktok: TikTokSandbox
 }
 
 export interface SandboxMountOptions {
@@ -85,6 +87,14 @@ export function mountSandboxes(
     publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.googlebusiness}`,
     ...faults,
   })
+  const tiktok = registerTikTokSandbox(server, {
+    prefix: sandboxPrefixes.tiktok,
+    clock: () => app.clock.now(),
+    // A demo's post is done at its first status poll; tests that follow the processing set more.
+    processingPolls: 0,
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.tiktok}`,
+    ...faults,
+  })
   app.logger.info(
     {
       subsystem: 'sandbox',
@@ -95,8 +105,9 @@ export function mountSandboxes(
       threads: `${app.config.publicBaseUrl}${sandboxPrefixes.threads}`,
       bluesky: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
       googlebusiness: `${app.config.publicBaseUrl}${sandboxPrefixes.googlebusiness}`,
+      tiktok: `${app.config.publicBaseUrl}${sandboxPrefixes.tiktok}`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube, meta, linkedin, threads, bluesky, googlebusiness }
+  return { twitter, youtube, meta, linkedin, threads, bluesky, googlebusiness, tiktok }
 }

@@ -158,7 +158,7 @@ describe('the README runs as written', () => {
     expect(run.code).toBe(0)
     const connected = [...run.stdout.matchAll(/^\{"workspaceId".*$/gm)].map((m) => JSON.parse(m[0]))
     const networks = connected.map((profile: { platform: string }) => profile.platform)
-    for (const network of ['twitter', 'youtube', 'bluesky', 'linkedin', 'facebook', 'instagram'])
+    for (const network of ['twitter', 'youtube', 'bluesky', 'linkedin', 'facebook', 'instagram', 'tiktok'])
       expect(networks).toContain(network)
     const created = JSON.parse(run.stdout.split('\n').find((line) => line.includes('"postIds"'))!)
     const targets = created.posts.flatMap((post: { targets: unknown[] }) => post.targets)

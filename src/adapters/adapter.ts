@@ -1,6 +1,7 @@
 import type { ResolvedGoogleBusiness } from '../core/googlebusiness-details.js'
 import type { MediaItem, MediaPort } from '../core/media-port.js'
 import type { Network } from '../core/networks.js'
+import type { TikTokCreator, TikTokDetailsInput } from '../core/tiktok-rules.js'
 import type { Logger } from '../platform/logger.js'
 
 /**
@@ -98,6 +99,8 @@ export interface PublishRequest {
   youtube?: YouTubeDetails
   /** What a Google Business Profile post is (an update, an event, an offer) and its button. */
   googlebusiness?: ResolvedGoogleBusiness
+  /** What the TikTok poster chose (privacy level, switches, disclosure, draft). */
+  tiktok?: TikTokDetailsInput
   signal: AbortSignal
   /**
    * What an earlier attempt of this target recorded through `saveProgress` (a container id, an upload id),
@@ -123,6 +126,8 @@ export interface LookupRequest {
   mediaUrls: string[]
   /** The Google Business Profile details that were sent, on that network. */
   googlebusiness?: ResolvedGoogleBusiness
+  /** What the TikTok poster chose: a lookup can only see what TikTok lists (public posts). */
+  tiktok?: TikTokDetailsInput
   /** Epoch ms when the unanswered attempt began: a match was created at or after it. */
   since: number
   /** What the attempt recorded through `saveProgress`. */
@@ -324,6 +329,18 @@ export interface NetworkAdapter {
     credentials: Credentials
     profile: Profile
   }): Promise<{ used: number; total: number; windowHours: number } | undefined>
+  /**
+   * Present where the network says per creator what a post may choose, and requires it to be chosen
+   * (TikTok's creator info: privacy levels, switches turned off, longest video). Read by preflight and
+   * create_post; the adapter asks again before every post and honours the answer.
+   */
+  creatorOptions?(input: { credentials: Credentials; profile: Profile }): Promise<TikTokCreator>
+  /**
+   * Present while the network's app is limited in a way every post should be told of, without being
+   * refused (TikTok before it audits the app: every post is private to the creator). Preflight warns
+   * with it; the network apps page shows it.
+   */
+  readonly appLimit?: string
   postMetrics(input: {
     credentials: Credentials
     profile: Profile

@@ -18,6 +18,7 @@ export const appNetworks = [
   'threads',
   'linkedin',
   'googlebusiness',
+  'tiktok',
 ] as const
 export type AppNetwork = (typeof appNetworks)[number]
 
@@ -31,6 +32,8 @@ export interface SavedApp {
   clientSecret?: string | undefined
   /** LinkedIn only: the app has the Community Management API product (pages can be connected). */
   communityManagement?: boolean
+  /** TikTok only: TikTok has audited the app for direct posting (posts are no longer private only). */
+  audited?: boolean
 }
 
 export type SavedApps = Partial<Record<AppNetwork, SavedApp>>
@@ -44,6 +47,8 @@ export interface ResolvedApp {
   clientSecret: string | undefined
   /** LinkedIn: whether the app may ask for the page (organization) scopes. */
   communityManagement: boolean
+  /** TikTok: whether TikTok has audited the app (until then every post is private to the creator). */
+  audited: boolean
 }
 
 /** The environment variables that set each network's app (for the administrator's page and the docs). */
@@ -55,6 +60,7 @@ export const appEnvironment: Record<AppNetwork, { id: string; secret: string }> 
   threads: { id: 'HERALD_THREADS_APP_ID', secret: 'HERALD_THREADS_APP_SECRET' },
   linkedin: { id: 'HERALD_LINKEDIN_CLIENT_ID', secret: 'HERALD_LINKEDIN_CLIENT_SECRET' },
   googlebusiness: { id: 'HERALD_GOOGLE_BUSINESS_CLIENT_ID', secret: 'HERALD_GOOGLE_BUSINESS_CLIENT_SECRET' },
+  tiktok: { id: 'HERALD_TIKTOK_CLIENT_KEY', secret: 'HERALD_TIKTOK_CLIENT_SECRET' },
 }
 
 /** The OAuth client id the adapters present to the simulators when no app is configured. */
@@ -70,6 +76,7 @@ const sandboxSecrets: Record<AppNetwork, string | undefined> = {
   threads: SANDBOX_SECRET,
   linkedin: SANDBOX_SECRET,
   googlebusiness: undefined,
+  tiktok: SANDBOX_SECRET,
 }
 
 /** The app from the environment, when its id variable is set. */
@@ -88,12 +95,15 @@ function environmentApp(config: Config, network: AppNetwork): Omit<ResolvedApp, 
               ? [n.threads.appId, n.threads.appSecret]
               : network === 'googlebusiness'
                 ? [n.googlebusiness.clientId, n.googlebusiness.clientSecret]
-                : [n.linkedin.clientId, n.linkedin.clientSecret]
+                : network === 'tiktok'
+                  ? [n.tiktok.clientKey, n.tiktok.clientSecret]
+                  : [n.linkedin.clientId, n.linkedin.clientSecret]
   if (!pair[0]) return undefined
   return {
     clientId: pair[0],
     clientSecret: pair[1],
     communityManagement: network === 'linkedin' && n.linkedin.communityManagement,
+    audited: network === 'tiktok' && n.tiktok.audited,
   }
 }
 
@@ -115,6 +125,7 @@ export function resolveApp(config: Config, network: Network, saved: SavedApps = 
       communityManagement:
         network === 'linkedin' &&
         (config.networks.linkedin.communityManagement || stored.communityManagement === true),
+      audited: network === 'tiktok' && (config.networks.tiktok.audited || stored.audited === true),
     }
   if (config.sandbox)
     return {
@@ -123,6 +134,8 @@ export function resolveApp(config: Config, network: Network, saved: SavedApps = 
       clientSecret: sandboxSecrets[network],
       // The LinkedIn simulator's app has the Community Management product, so pages can be connected.
       communityManagement: network === 'linkedin',
+      // The TikTok simulator's built-in app is audited: its posts are public unless the demo says otherwise.
+      audited: network === 'tiktok',
     }
   return undefined
 }

@@ -24,6 +24,7 @@ import { createInstagramAdapter } from './instagram/index.js'
 import { createLinkedInAdapter, LINKEDIN_WEB_URL, type LinkedInSettings } from './linkedin/index.js'
 import { FACEBOOK_WEB_URL, INSTAGRAM_WEB_URL, type MetaSettings } from './meta/settings.js'
 import { createThreadsAdapter, THREADS_WEB_URL, type ThreadsSettings } from './threads/index.js'
+import { createTikTokAdapter, TIKTOK_WEB_URL, type TikTokSettings } from './tiktok/index.js'
 import { createTwitterAdapter, type TwitterSettings, X_WEB_URL } from './twitter/index.js'
 import { createYouTubeAdapter, YOUTUBE_WEB_URL, type YouTubeSettings } from './youtube/index.js'
 
@@ -41,6 +42,7 @@ export const sandboxPrefixes = {
   threads: '/sandbox/threads',
   bluesky: '/sandbox/bluesky',
   googlebusiness: '/sandbox/googlebusiness',
+  tiktok: '/sandbox/tiktok',
 } as const
 
 /** X settings: the real endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
@@ -177,6 +179,25 @@ export function threadsSettings(config: Config, saved: SavedApps = {}): ThreadsS
 }
 
 /**
+ * TikTok settings: www.tiktok.com and open.tiktokapis.com with the app from config or the network apps
+ * page, or the simulator in sandbox mode (its built-in app is audited).
+ */
+export function tiktokSettings(config: Config, saved: SavedApps = {}): TikTokSettings {
+  const tt = config.networks.tiktok
+  const app = resolveApp(config, 'tiktok', saved)
+  const credentials = {
+    clientKey: app?.clientId ?? '',
+    clientSecret: app?.clientSecret,
+    audited: app?.audited ?? false,
+  }
+  if (config.sandbox) {
+    const base = `${config.publicBaseUrl}${sandboxPrefixes.tiktok}`
+    return { ...credentials, authorizeUrl: `${base}/v2/auth/authorize/`, apiUrl: base, webUrl: `${base}/web` }
+  }
+  return { ...credentials, authorizeUrl: tt.authorizeUrl, apiUrl: tt.apiUrl, webUrl: TIKTOK_WEB_URL }
+}
+
+/**
  * Bluesky settings: the configured service and PLC directory, or in sandbox mode (unless a PDS is
  * configured with HERALD_BLUESKY_SERVICE_URL) the simulator, which is both. A PDS on plain http or a
  * private address is accepted in sandbox mode, as the simulator is one.
@@ -269,6 +290,8 @@ export function adapterSettings(config: Config, network: Network, saved: SavedAp
       return blueskySettings(config)
     case 'googlebusiness':
       return googleBusinessSettings(config, saved)
+    case 'tiktok':
+      return tiktokSettings(config, saved)
   }
 }
 
@@ -306,6 +329,8 @@ export function createAdapter(
       })
     case 'googlebusiness':
       return createGoogleBusinessAdapter(googleBusinessSettings(config, saved), adapterDeps)
+    case 'tiktok':
+      return createTikTokAdapter(tiktokSettings(config, saved), adapterDeps)
   }
 }
 

@@ -27,7 +27,7 @@ interface AltTextRule {
  * What each network does with alt text: X's media metadata takes 1,000 characters, Bluesky's app 2,000
  * graphemes, LinkedIn 4,086 (counted as UTF-16 units, as its API does), Instagram 1,000; Facebook's photos
  * (`alt_text_custom`) and Threads' `alt_text` name no ceiling. YouTube takes videos only; a Google Business
- * Profile post's media item has no field for one.
+ * Profile post's media item has no field for one, nor has TikTok's photo post.
  */
 export const altTextRules: Record<Network, AltTextRule> = {
   linkedin: { takes: true, max: 4086, unit: 'utf16' },
@@ -38,6 +38,7 @@ export const altTextRules: Record<Network, AltTextRule> = {
   bluesky: { takes: true, max: 2000, unit: 'graphemes' },
   youtube: { takes: false },
   googlebusiness: { takes: false },
+  tiktok: { takes: false },
 }
 
 /** An alt text's length as `network` counts it. */

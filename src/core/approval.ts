@@ -43,7 +43,7 @@ export const WAITING_MESSAGE = "Waiting for an owner's approval; nothing is char
 
 /**
  * What an owner approves, as a short fingerprint of everything that goes out and everything its price is
- * made of: the post's copy, media, YouTube details, variants, thread and first comment as given, the slot
+ * made of: the post's copy, media, YouTube and TikTok details, variants, thread and first comment as given, the slot
  * it asks for (or "now"), and for each profile (the target set) its network, copy, media, YouTube
  * details, thread items and first comment with their delivery state, and whether it is paid, failed or
  * live (what approving charges). A post waiting for approval shows it (`approval.version`); an approval
@@ -63,6 +63,7 @@ export function approvalVersion(
     items?: string | null | undefined
     googlebusiness?: string | null | undefined
     media_alt_texts?: string | null | undefined
+    tiktok?: string | null | undefined
   },
   targets: ReadonlyArray<{
     connection_id: string
@@ -71,6 +72,7 @@ export function approvalVersion(
     media_urls: string
     youtube: string | null
     googlebusiness?: string | null | undefined
+    tiktok?: string | null | undefined
     items?: string | null | undefined
     status: string
     paid?: number | undefined
@@ -102,8 +104,11 @@ export function approvalVersion(
             t.paid ?? 1,
             t.remote_id !== null,
             ...(t.googlebusiness ? [t.googlebusiness] : []),
+            // Only where there are TikTok settings, so every other post keeps the version it had.
+            ...(t.tiktok ? [t.tiktok] : []),
           ])
           .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+        ...(post.tiktok ? [post.tiktok] : []),
       ]),
     )
     .digest('hex')

@@ -26,6 +26,8 @@ export interface NetworkRules {
   noSets?: string
   /** Present where a post takes no video at all: why, for preflight. */
   noVideo?: string
+  /** A lower limit for the copy of a video post (TikTok: a 2,200 caption, where photo posts take 4,000). */
+  videoTextLimit?: number
 }
 
 export const networkRules: Record<Network, NetworkRules> = {
@@ -117,6 +119,19 @@ export const networkRules: Record<Network, NetworkRules> = {
     noSets: 'a Google Business Profile post shows one photo; carousels of several are not available there',
     noVideo: 'a Google Business Profile post takes a photo, not a video (Google accepts no video on posts)',
   },
+  tiktok: {
+    // A photo post's description takes 4,000 UTF-16 units, a video's caption 2,200 (reference A.6).
+    textLimit: 4_000,
+    videoTextLimit: 2_200,
+    // One video, or 1 to 35 photos; never both, and never copy alone.
+    maxMedia: 35,
+    minSetMedia: 2,
+    mixesVideoInSet: false,
+    requiresMedia: true,
+    requiresVideo: false,
+    price: 1,
+    refusesDuplicateCopy: false,
+  },
 }
 
 /** The character limits preflight reports in `limits` (X: its standard-access limit). */
@@ -129,6 +144,7 @@ export const reportedTextLimits: Record<Network, number> = {
   bluesky: 300,
   youtube: 5_000,
   googlebusiness: 1_500,
+  tiktok: 2_200,
 }
 
 export const LINK_SURCHARGE = 50
@@ -274,8 +290,11 @@ export interface VideoRules {
 export interface NetworkMediaRules {
   /** The network's name in messages. */
   label: string
-  /** `upload`: Herald sends the bytes. `url`: the network fetches a public URL, so Herald hosts the file. */
-  delivery: 'upload' | 'url'
+  /**
+   * `upload`: Herald sends the bytes. `url`: the network fetches a public URL, so Herald hosts the file.
+   * `images-by-url`: videos are uploaded, images fetched from Herald's hosted copy (TikTok's photo posts).
+   */
+  delivery: 'upload' | 'url' | 'images-by-url'
   /** The largest source image Herald fetches before re-encoding it to fit. */
   imageFetchCap: number
   /** Absent: the network takes no still images. */
@@ -470,6 +489,34 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
     // Business Profile photos: JPG or PNG, 10 KB to 5 MB, at least 250 px a side [3p: Google's photo
     // guidelines for profiles; the posts reference names no limits]. No video: a post takes photos only.
     image: { accepts: ['jpeg', 'png'], convertTo: 'jpeg', maxBytes: 5 * MB, maxWidth: 4096, maxHeight: 4096 },
+  },
+  tiktok: {
+    label: 'TikTok',
+    // Videos go up in chunks (FILE_UPLOAD); photos only by PULL_FROM_URL from a verified domain.
+    delivery: 'images-by-url',
+    imageFetchCap: 40 * MB,
+    // Photos: JPEG or WebP (PNG is refused), at most 1080p, 20 MB each (reference A.6).
+    image: {
+      accepts: ['jpeg', 'webp'],
+      convertTo: 'jpeg',
+      maxBytes: 20 * MB,
+      maxWidth: 1080,
+      maxHeight: 1920,
+    },
+    // MP4, MOV or WebM; H.264, H.265, VP8 or VP9; 23 to 60 fps; 360 to 4096 px a side; 4 GB; the API
+    // takes at most 10 minutes (the creator's own maximum is checked before the upload).
+    video: {
+      containers: ['mp4', 'mov', 'webm'],
+      videoCodecs: ['h264', 'hevc', 'vp8', 'vp9'],
+      audioCodecs: ['aac', 'mp3', 'opus', 'vorbis'],
+      maxBytes: 4 * GB,
+      sourceMaxBytes: 4 * GB,
+      maxDurationMs: 10 * 60_000,
+      maxLongSide: 4096,
+      maxShortSide: 4096,
+      maxFrameRate: 60,
+      maxBitrate: 100 * MBPS,
+    },
   },
 }
 

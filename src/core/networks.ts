@@ -8,6 +8,7 @@ export const networks = [
   'bluesky',
   'youtube',
   'googlebusiness',
+  'tiktok',
 ] as const
 
 export type Network = (typeof networks)[number]
@@ -24,4 +25,5 @@ export const networkLabels: Record<Network, string> = {
   bluesky: 'Bluesky',
   youtube: 'YouTube',
   googlebusiness: 'Google Business Profile',
+  tiktok: 'TikTok',
 }

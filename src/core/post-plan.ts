@@ -27,6 +27,7 @@ import {
   takesThreads,
   threadNetworks,
 } from './thread-items.js'
+import { type TikTokCreator, type TikTokDetailsInput, tiktokFindings } from './tiktok-rules.js'
 import {
   type ResolvedYouTubeDetails,
   resolveYouTubeDetails,
@@ -55,6 +56,7 @@ export interface TargetRequest {
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
   youtube?: YouTubeDetailsInput | undefined
+  tiktok?: TikTokDetailsInput | undefined
   thread?: ThreadItemInput[] | undefined
   firstComment?: string | undefined
 }
@@ -67,6 +69,12 @@ export interface PlanInput {
   youtube?: YouTubeDetailsInput | undefined
   /** What a Google Business Profile post is (an update, an event, an offer) and its button. */
   googlebusiness?: GoogleBusinessInput | undefined
+  tiktok?: TikTokDetailsInput | undefined
+  /**
+   * What each TikTok creator may choose now, by connection id, where Herald read it (preflight_post and
+   * create_post ask TikTok first; update_post does not, and the send asks again and honours the answer).
+   */
+  tiktokCreators?: ReadonlyMap<string, TikTokCreator> | undefined
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
   /** Alt text per image, keyed by the image's URL, wherever the image is used. */
@@ -82,6 +90,7 @@ export interface TargetOverrides {
   content?: string
   mediaUrls?: string[]
   youtube?: YouTubeDetailsInput
+  tiktok?: TikTokDetailsInput
 }
 
 export interface PlannedTarget {
@@ -94,6 +103,8 @@ export interface PlannedTarget {
   youtube: ResolvedYouTubeDetails | null
   /** A Google Business Profile target's post type and button; null on every other network. */
   googlebusiness: ResolvedGoogleBusiness | null
+  /** What the TikTok poster chose (the shared object with this profile's own merged over it). */
+  tiktok: TikTokDetailsInput | null
   /** The thread items and first comment delivered after the post, in order. */
   items: DeliveryItem[]
   /** The thread and first comment as resolved for this profile, kept on its post. */
@@ -220,7 +231,7 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
   const targets = chosen.map((choice) => planTarget(input, choice, blockers))
   checkSharedThread(input, targets, { blockers, warnings })
   checkSharedFirstComment(input, targets, warnings)
-  for (const target of targets) checkTarget(target, { blockers, warnings })
+  for (const target of targets) checkTarget(target, { blockers, warnings }, input.tiktokCreators)
   blockers.push(
     ...altTextBlockers(
       input.mediaAltTexts,
@@ -272,6 +283,7 @@ function planTarget(
   const ownMedia = request?.mediaUrls ?? (request?.mediaUrl ? [request.mediaUrl] : undefined)
   if (ownMedia) overrides.mediaUrls = ownMedia
   if (request?.youtube) overrides.youtube = request.youtube
+  if (request?.tiktok) overrides.tiktok = request.tiktok
   const content = resolveCopy(connection, overrides.content, input.variants ?? {}, input.content)
   const mediaUrls = resolveMedia(overrides, input)
   const youtube =
@@ -280,46 +292,44 @@ function planTarget(
       : null
   const googlebusiness =
     connection.platform === 'googlebusiness' ? resolveGoogleBusiness(input.googlebusiness) : null
+  const tiktok = connection.platform === 'tiktok' ? { ...input.tiktok, ...overrides.tiktok } : null
   const key = `${connection.platform}:${connection.profileId}`
   const ownThread =
     request?.thread ?? input.threadVariants?.[key] ?? input.threadVariants?.[connection.platform]
   const thread = ownThread ?? input.thread
-  const firstComment =
+  const ownFirstComment =
     request?.firstComment ??
     input.firstCommentVariants?.[key] ??
-    input.firstCommentVariants?.[connection.platform] ??
-    input.firstComment
+    input.firstCommentVariants?.[connection.platform]
+  const firstComment = ownFirstComment ?? input.firstComment
   // A thread named for this profile or network that the network cannot take is refused; the shared one
   // is left out of such networks with a warning (checkSharedThread).
   if (ownThread && ownThread.length > 0 && !takesThreads(connection.platform))
     blockers.push(
       `${request?.thread ? 'targetAccounts[].thread' : 'threadVariants'}: ${label(connection)}: ${connection.platform} takes no threads (only ${threadNetworks.join(', ')})`,
     )
-  const ownComment =
-    request?.firstComment ??
-    input.firstCommentVariants?.[key] ??
-    input.firstCommentVariants?.[connection.platform]
-  if (ownComment && !takesFirstComments(connection.platform))
+  if (ownFirstComment && !takesFirstComments(connection.platform))
     blockers.push(
-      `${request?.firstComment ? 'targetAccounts[].firstComment' : 'firstCommentVariants'}: ${label(connection)}: ${connection.platform} posts take no comments`,
+      `${request?.firstComment ? 'targetAccounts[].firstComment' : 'firstCommentVariants'}: ${label(connection)}: ${connection.platform} takes no first comments`,
     )
   const items = deliveryItems(connection.platform, thread, firstComment)
   const postItems: PostItems = {
     ...(thread && thread.length > 0 && takesThreads(connection.platform) ? { thread } : {}),
-    ...(firstComment ? { firstComment } : {}),
+    ...(firstComment && takesFirstComments(connection.platform) ? { firstComment } : {}),
   }
   const altTexts = altTextsFor(sentUrls({ mediaUrls, items }), input.mediaAltTexts)
-  return { connection, overrides, content, mediaUrls, altTexts, youtube, googlebusiness, items, postItems }
-}
-
-/** The shared first comment is left out where a network's posts take no comments, with a warning. */
-function checkSharedFirstComment(input: PlanInput, targets: PlannedTarget[], warnings: string[]) {
-  if (!input.firstComment) return
-  for (const t of targets)
-    if (!takesFirstComments(t.connection.platform))
-      warnings.push(
-        `${label(t.connection)}: ${t.connection.platform} posts take no comments; the first comment is left out there`,
-      )
+  return {
+    connection,
+    overrides,
+    content,
+    mediaUrls,
+    altTexts,
+    youtube,
+    googlebusiness,
+    tiktok,
+    items,
+    postItems,
+  }
 }
 
 /** Every media URL a target sends: its own set, then its thread items' and first comment's. */
@@ -339,12 +349,24 @@ function checkSharedThread(input: PlanInput, targets: PlannedTarget[], { blocker
   else
     for (const t of without)
       warnings.push(
-        `${label(t.connection)}: ${t.connection.platform} takes no threads; the thread is left out there (first comments go to every network)`,
+        takesFirstComments(t.connection.platform)
+          ? `${label(t.connection)}: ${t.connection.platform} takes no threads; the thread is left out there (first comments go to every network)`
+          : `${label(t.connection)}: ${t.connection.platform} takes no threads; the thread is left out there`,
+      )
+}
+
+/** The shared first comment is left out where a network posts none (TikTok, Google Business Profile), with a warning. */
+function checkSharedFirstComment(input: PlanInput, targets: PlannedTarget[], warnings: string[]) {
+  if (!input.firstComment) return
+  for (const t of targets)
+    if (!takesFirstComments(t.connection.platform) && !t.items.some((i) => i.role === 'firstComment'))
+      warnings.push(
+        `${label(t.connection)}: ${t.connection.platform} takes no first comments; the first comment is left out there`,
       )
 }
 
 /** One target against its network's rules: connection, copy, media, thread items, video title, set. */
-function checkTarget(target: PlannedTarget, findings: Findings) {
+function checkTarget(target: PlannedTarget, findings: Findings, tiktokCreators: PlanInput['tiktokCreators']) {
   const { connection, mediaUrls } = target
   const { blockers } = findings
   const who = label(connection)
@@ -357,15 +379,29 @@ function checkTarget(target: PlannedTarget, findings: Findings) {
     blockers.push(`${who}: the video needs a title (give youtube.title or a first line of copy)`)
   if (target.googlebusiness) blockers.push(...googleBusinessBlockers(target.googlebusiness, who))
   if (mediaUrls.length > 1) blockers.push(...setBlockers(target, who))
+  if (target.tiktok) {
+    const videos = mediaUrls.filter(looksLikeVideo).length
+    const tiktok = tiktokFindings(who, target.tiktok, tiktokCreators?.get(connection.id), {
+      photos: mediaUrls.length - videos,
+    })
+    blockers.push(...tiktok.blockers)
+    findings.warnings.push(...tiktok.warnings)
+  }
 }
 
 /** The copy's length as the network counts it, and its hashtags and mentions where the network caps them. */
-function checkCopy({ connection, content }: PlannedTarget, who: string, { blockers, warnings }: Findings) {
+function checkCopy(
+  { connection, content, mediaUrls }: PlannedTarget,
+  who: string,
+  { blockers, warnings }: Findings,
+) {
   const rules = networkRules[connection.platform]
   const length = lengthOn(connection.platform, content)
-  if (length > rules.textLimit)
+  const video = rules.videoTextLimit !== undefined && mediaUrls.some(looksLikeVideo)
+  const limit = video ? (rules.videoTextLimit as number) : rules.textLimit
+  if (length > limit)
     blockers.push(
-      `${who}: the copy is ${length} characters; ${connection.platform} allows ${rules.textLimit}`,
+      `${who}: the copy is ${length} characters; ${connection.platform} allows ${limit}${video ? ' for a video' : ''}`,
     )
   else if (rules.textWarning && length > rules.textWarning.at) {
     warnings.push(`${who}: the copy is ${length} characters; ${rules.textWarning.message}`)

@@ -38,6 +38,9 @@ export function lengthOn(network: Network, text: string): number {
       return text.length
     case 'threads':
       return threadsLength(text)
+    case 'tiktok':
+      // TikTok counts captions, titles and descriptions in UTF-16 code units (reference A.6).
+      return text.length
     default:
       return codePointCount(text)
   }

@@ -17,7 +17,7 @@ export const threadNetworks: readonly Network[] = ['twitter', 'bluesky', 'thread
 /**
  * How each network takes a first comment: as a comment on the post, or as a reply to it (X, Bluesky and
  * Threads have no comments apart from replies), or not at all: a Google Business Profile post has neither
- * comments nor replies.
+ * comments nor replies, and TikTok's public API posts no comments.
  */
 export const firstCommentShape: Record<Network, 'comment' | 'reply' | 'none'> = {
   facebook: 'comment',
@@ -28,6 +28,7 @@ export const firstCommentShape: Record<Network, 'comment' | 'reply' | 'none'> = 
   bluesky: 'reply',
   threads: 'reply',
   googlebusiness: 'none',
+  tiktok: 'none',
 }
 
 export const takesFirstComments = (network: Network) => firstCommentShape[network] !== 'none'

@@ -104,6 +104,11 @@ const envSchema = z.object({
   HERALD_LINKEDIN_TOKEN_URL: z.url().default('https://www.linkedin.com/oauth/v2/accessToken'),
   HERALD_LINKEDIN_API_URL: z.url().default('https://api.linkedin.com'),
   HERALD_BLUESKY_PLC_URL: z.url().default('https://plc.directory'),
+  HERALD_TIKTOK_CLIENT_KEY: z.string().optional(),
+  HERALD_TIKTOK_CLIENT_SECRET: z.string().optional(),
+  HERALD_TIKTOK_APP_AUDITED: flag.default(false),
+  HERALD_TIKTOK_AUTHORIZE_URL: z.url().default('https://www.tiktok.com/v2/auth/authorize/'),
+  HERALD_TIKTOK_API_URL: z.url().default('https://open.tiktokapis.com'),
   HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
   HERALD_GOOGLE_BUSINESS_CLIENT_ID: z.string().optional(),
   HERALD_GOOGLE_BUSINESS_CLIENT_SECRET: z.string().optional(),
@@ -308,6 +313,14 @@ export interface NetworkSettings {
     /** Daily figures per location (Business Profile Performance API v1). */
     performanceUrl: string
   }
+  /** TikTok: the app's client key and secret, whether TikTok audited it, and its two hosts. */
+  tiktok: {
+    clientKey: string | undefined
+    clientSecret: string | undefined
+    audited: boolean
+    authorizeUrl: string
+    apiUrl: string
+  }
 }
 
 export class ConfigError extends Error {
@@ -467,6 +480,13 @@ function networksOf(e: Env): Config['networks'] {
       accountsUrl: trimSlash(e.HERALD_GOOGLE_BUSINESS_ACCOUNTS_URL),
       locationsUrl: trimSlash(e.HERALD_GOOGLE_BUSINESS_LOCATIONS_URL),
       performanceUrl: trimSlash(e.HERALD_GOOGLE_BUSINESS_PERFORMANCE_URL),
+    },
+    tiktok: {
+      clientKey: e.HERALD_TIKTOK_CLIENT_KEY,
+      clientSecret: e.HERALD_TIKTOK_CLIENT_SECRET,
+      audited: e.HERALD_TIKTOK_APP_AUDITED,
+      authorizeUrl: e.HERALD_TIKTOK_AUTHORIZE_URL,
+      apiUrl: trimSlash(e.HERALD_TIKTOK_API_URL),
     },
   }
 }

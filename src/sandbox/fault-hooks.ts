@@ -12,7 +12,7 @@ import type { Fault, FaultAnswer, FaultInjector, SimulatedCall } from './fault-i
  * - `after`: the handler runs (the post, comment, container or video exists), then its answer is replaced
  *   on the way out: a status with the network's own body and headers, a reset connection, or silence
  *   until the client gives up.
- * - a short page: for a GET the injector's `shortPage` names a row count for, the simulator's list route
+ * - a short page: for a GET (or a call marked `pages`) the injector's `shortPage` names a row count for, the simulator's list route
  *   serves at most that many rows ({@link servedRows}) and a cursor to the rest, as a network that filtered
  *   the page would.
  *
@@ -25,6 +25,11 @@ export interface CallKind {
   network?: Network
   operation: string
   effectful: boolean
+  /**
+   * A read that serves one page of a list although it is not a GET (TikTok's `POST /v2/video/list/`): the
+   * injector is asked for a short page as for a GET.
+   */
+  pages?: boolean
 }
 
 /** The network's own body and headers for an injected status, when the fault names none. */
@@ -73,7 +78,7 @@ export function installFaultHooks(app: FastifyInstance, options: FaultHookOption
   /** Connections kept open by a `hang`, closed when the server closes so it can stop. */
   const hanging = new Set<Socket>()
 
-  const describe = (request: FastifyRequest): SimulatedCall | undefined => {
+  const describe = (request: FastifyRequest): (SimulatedCall & { pages: boolean }) | undefined => {
     const path = underPrefix(request.url.split('?')[0] ?? '', prefix)
     if (CONTROL_SURFACE.test(path)) return undefined
     const route = underPrefix(request.routeOptions.url ?? path, prefix)
@@ -91,6 +96,7 @@ export function installFaultHooks(app: FastifyInstance, options: FaultHookOption
       path,
       query: request.query,
       body: request.body,
+      pages: kind.pages === true,
     }
   }
 
@@ -118,10 +124,11 @@ export function installFaultHooks(app: FastifyInstance, options: FaultHookOption
   })
 
   app.addHook('preHandler', async (request, reply) => {
-    const call = describe(request)
-    if (!call) return
+    const described = describe(request)
+    if (!described) return
+    const { pages, ...call } = described
     const fault = options.injector.decide(call)
-    if (fault?.timing !== 'before' && request.method === 'GET') {
+    if (fault?.timing !== 'before' && (request.method === 'GET' || pages)) {
       const rows = options.injector.shortPage?.(call)
       if (rows !== undefined) shortPages.set(request, Math.max(0, Math.floor(rows)))
     }

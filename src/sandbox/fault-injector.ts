@@ -50,7 +50,8 @@ export interface FaultInjector {
    * For a read the simulator serves as one page of a list (a timeline, a Page's posts, comments): the most
    * rows this page may hold, fewer than asked or none, with the cursor to the rest as the network gives it.
    * X and Graph answer such pages when they filter a page after reading it; only a missing cursor ends
-   * the list. Undefined serves the page as asked. Asked about every GET that `decide` did not refuse.
+   * the list. Undefined serves the page as asked. Asked about every GET that `decide` did not refuse, and
+   * every other call a simulator marks as a page of a list (TikTok lists videos with a POST).
    */
   shortPage?(call: SimulatedCall): number | undefined
   /**

@@ -5,6 +5,7 @@ import {
   createAdapters,
   googleBusinessSettings,
   threadsSettings,
+  tiktokSettings,
   twitterSettings,
   youtubeSettings,
 } from '../../src/adapters/registry.js'
@@ -42,9 +43,19 @@ describe('connect and sandbox settings', () => {
       'instagram',
       'linkedin',
       'threads',
+      'tiktok',
       'twitter',
       'youtube',
     ])
+    expect(tiktokSettings(config)).toEqual({
+      clientKey: 'herald-sandbox',
+      clientSecret: 'herald-sandbox-secret',
+      audited: true,
+      authorizeUrl: 'http://127.0.0.1:4567/sandbox/tiktok/v2/auth/authorize/',
+      apiUrl: 'http://127.0.0.1:4567/sandbox/tiktok',
+      webUrl: 'http://127.0.0.1:4567/sandbox/tiktok/web',
+    })
+    expect(canConnect(config, 'tiktok')).toBe(true)
     expect(threadsSettings(config)).toEqual({
       appId: 'herald-sandbox',
       appSecret: 'herald-sandbox-secret',
@@ -118,11 +129,29 @@ describe('connect and sandbox settings', () => {
       'instagram',
       'linkedin',
       'threads',
+      'tiktok',
       'twitter',
       'youtube',
     ])
     expect(canConnect(config, 'twitter')).toBe(true)
     expect(canConnect(config, 'youtube')).toBe(false)
+    expect(canConnect(config, 'tiktok')).toBe(false)
+    const tiktok = loadConfig({
+      HERALD_TIKTOK_CLIENT_KEY: 'tt-key',
+      HERALD_TIKTOK_CLIENT_SECRET: 'tt-secret',
+    })
+    expect(tiktokSettings(tiktok)).toEqual({
+      clientKey: 'tt-key',
+      clientSecret: 'tt-secret',
+      // Until the administrator says TikTok audited the app, every post is private to the creator.
+      audited: false,
+      authorizeUrl: 'https://www.tiktok.com/v2/auth/authorize/',
+      apiUrl: 'https://open.tiktokapis.com',
+      webUrl: 'https://www.tiktok.com',
+    })
+    expect(
+      tiktokSettings(loadConfig({ HERALD_TIKTOK_CLIENT_KEY: 'k', HERALD_TIKTOK_APP_AUDITED: '1' })).audited,
+    ).toBe(true)
     expect(canConnect(loadConfig({}), 'twitter')).toBe(false)
     expect(canConnect(config, 'linkedin')).toBe(false)
     expect(canConnect(config, 'threads')).toBe(false)

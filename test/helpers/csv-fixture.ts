@@ -40,7 +40,7 @@ export function teamCsv(options: { good: number; from: string; queueRows?: numbe
       reason: /IANA zone/,
     },
     {
-      cells: ['Wrong network', 'tiktok:acme', day(3), '10:00', 'UTC', '', '', ''],
+      cells: ['Wrong network', 'myspace:acme', day(3), '10:00', 'UTC', '', '', ''],
       column: 'profiles',
       reason: /does not start with a network/,
     },

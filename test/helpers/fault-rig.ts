@@ -39,6 +39,7 @@ export const heldOn: Record<Network, (h: Harness) => number> = {
     [...h.sandboxes!.bluesky.records.values()].filter((r) => r.collection === 'app.bsky.feed.post').length,
   youtube: (h) => h.sandboxes!.youtube.videos.size,
   googlebusiness: (h) => h.sandboxes!.googlebusiness.posts.size,
+  tiktok: (h) => h.sandboxes!.tiktok.posts.size + h.sandboxes!.tiktok.drafts.size,
 }
 
 /** A matcher of the calls that can make something visible on `network`. */
@@ -63,7 +64,13 @@ export function useFaultRig(profiles: ReadonlyArray<{ network: Network; username
     // Every call the adapters made still matched each network's own description of its API.
     const s = h?.sandboxes
     const violations = s
-      ? [...s.meta.violations, ...s.threads.violations, ...s.bluesky.violations, ...s.linkedin.violations]
+      ? [
+          ...s.meta.violations,
+          ...s.threads.violations,
+          ...s.bluesky.violations,
+          ...s.linkedin.violations,
+          ...s.tiktok.violations,
+        ]
       : []
     await h?.close()
     await server?.close()

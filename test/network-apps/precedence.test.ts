@@ -16,6 +16,7 @@ describe('which app a network signs in with', () => {
       clientId: 'env-x',
       clientSecret: 'env-secret',
       communityManagement: false,
+      audited: false,
     })
     // The environment's id alone (a public app) still wins whole: the saved secret is not mixed in.
     const publicEnv = loadConfig({ HERALD_TWITTER_CLIENT_ID: 'env-public' })

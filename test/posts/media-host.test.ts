@@ -18,8 +18,10 @@ describe('whether the internet can fetch media from PUBLIC_BASE_URL', () => {
 })
 
 describe('which targets are blocked because their network could not fetch the media', () => {
-  const target = (platform: 'instagram' | 'twitter', mediaUrls = ['https://cdn.example.org/a.jpg']) =>
-    ({ connection: { platform }, mediaUrls }) as unknown as PlannedTarget
+  const target = (
+    platform: 'instagram' | 'twitter' | 'tiktok',
+    mediaUrls = ['https://cdn.example.org/a.jpg'],
+  ) => ({ connection: { platform }, mediaUrls }) as unknown as PlannedTarget
   const local = { driver: 'local', dir: 'data/media' } as const
   const s3 = (endpoint: string | undefined) =>
     ({
@@ -55,5 +57,13 @@ describe('which targets are blocked because their network could not fetch the me
   it('blocks nothing for a target without media or in sandbox mode', () => {
     expect(mediaHostBlockers({ ...base, media: local }, [target('instagram', [])])).toEqual([])
     expect(mediaHostBlockers({ ...base, sandbox: true, media: local }, [target('instagram')])).toEqual([])
+  })
+
+  it('blocks TikTok photo posts, which TikTok fetches, but not its videos, which Herald uploads', () => {
+    const [blocker] = mediaHostBlockers({ ...base, media: local }, [target('tiktok')])
+    expect(blocker).toMatch(/^TikTok downloads the media from Herald's public address/)
+    expect(
+      mediaHostBlockers({ ...base, media: local }, [target('tiktok', ['https://cdn.example.org/v.mp4'])]),
+    ).toEqual([])
   })
 })

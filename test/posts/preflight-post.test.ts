@@ -86,6 +86,7 @@ describe.each(backends)('preflight_post on $name', (backend) => {
           bluesky: 300,
           youtube: 5000,
           googlebusiness: 1500,
+          tiktok: 2200,
         },
         credits: { cost: 6, balance, remainingAfter: balance - 6 },
         blockers: [],

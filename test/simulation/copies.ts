@@ -57,6 +57,18 @@ export function countCopies(h: Harness, network: Network, tag: string): Copy[] {
       return [...s.googlebusiness.posts.values()]
         .filter((p) => has(p.post.summary))
         .map((p) => ({ ids: [p.name], urlKeys: [`lpsid=${p.id}`] }))
+    case 'tiktok': {
+      // A post others cannot see yet (private, a draft) is known by its publish id, at the creator's page.
+      const creatorPage = (openId: string) => `/@${s.tiktok.users.get(openId)?.username ?? openId}`
+      return [
+        ...[...s.tiktok.posts.values()]
+          .filter((p) => has(p.title) || has(p.description))
+          .map((p) => ({ ids: [p.id, p.publishId], urlKeys: [`/${p.id}`, creatorPage(p.openId)] })),
+        ...[...s.tiktok.drafts.values()]
+          .filter((d) => has(d.title) || has(d.description))
+          .map((d) => ({ ids: [d.id, d.publishId], urlKeys: [creatorPage(d.openId)] })),
+      ]
+    }
   }
 }
 
@@ -105,8 +117,9 @@ export function countItemCopies(h: Harness, network: Network, tag: string): Item
       return [...s.youtube.comments.values()]
         .filter((c) => has(c.text))
         .map((c) => ({ id: c.id, parent: c.videoId }))
-    // A local post takes neither replies nor comments.
+    // A local post and a TikTok post take neither replies nor comments through the API.
     case 'googlebusiness':
+    case 'tiktok':
       return []
   }
 }

@@ -93,7 +93,7 @@ export async function createPost(
   const tag = `s${ctx.seed}n${ctx.nextPost()}z`
   const content = `Simulated ${network} post ${tag} ${pick.pick(WORDS)}`
   const mediaUrls =
-    network === 'youtube'
+    network === 'youtube' || network === 'tiktok'
       ? [`${world.media.url}/clip.mp4`]
       : network === 'instagram' || pick.chance(0.25)
         ? [photo(ctx, tag)]
@@ -126,6 +126,8 @@ export async function createPost(
     content,
     targetAccounts: [{ platform: network, profileId: world.connections.get(network)!.profileId }],
     ...(mediaUrls.length ? { mediaUrls } : {}),
+    // TikTok asks the poster who may watch, with no default: the creator alone, always offered.
+    ...(network === 'tiktok' ? { tiktok: { privacyLevel: 'SELF_ONLY' } } : {}),
     ...(items.length ? asInput(draft, items) : {}),
     ...(now ? { publishImmediately: true } : schedule(ctx, pick.int(1, 90))),
   })
@@ -320,8 +322,8 @@ function chooseEdit(ctx: SeedContext, post: SimPost, view: PostView | undefined,
     case 'items':
       return { kind, items: nextItems(ctx, post, view) }
     case 'media': {
-      // Instagram needs a picture and YouTube its video: those change the copy instead.
-      if (post.network === 'instagram' || post.network === 'youtube')
+      // Instagram needs a picture, YouTube and TikTok their video: those change the copy instead.
+      if (post.network === 'instagram' || post.network === 'youtube' || post.network === 'tiktok')
         return { kind: 'copy', content: `${post.content} fix${++post.edits}` }
       const name = `${post.tag}-m${++post.edits}`
       return { kind, mediaUrls: post.mediaUrls.length && pick.chance(0.5) ? [] : [photo(ctx, name)] }

@@ -172,10 +172,10 @@ describe('preflight for Google Business Profile', () => {
     const shared = await preflight({ content: 'Copy', firstComment: 'More at the counter' })
     expect(shared.ok).toBe(true)
     expect(shared.warnings).toContain(
-      `${who}: googlebusiness posts take no comments; the first comment is left out there`,
+      `${who}: googlebusiness takes no first comments; the first comment is left out there`,
     )
     const named = await preflight({ content: 'Copy', firstCommentVariants: { googlebusiness: 'More' } })
-    expect(named.blockers).toContain(`firstCommentVariants: ${who}: googlebusiness posts take no comments`)
+    expect(named.blockers).toContain(`firstCommentVariants: ${who}: googlebusiness takes no first comments`)
   })
 
   it('ignores the googlebusiness object on other networks', async () => {

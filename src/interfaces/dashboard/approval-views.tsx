@@ -45,6 +45,7 @@ export function previewOf(app: AppContext, post: PostView): PreviewTarget[] {
       copy,
       media,
       youtube: t.platform === 'youtube' ? resolveYouTubeDetails(copy, post.youtube) : null,
+      ...(t.platform === 'tiktok' && post.tiktok ? { tiktok: post.tiktok } : {}),
     }
   })
 }

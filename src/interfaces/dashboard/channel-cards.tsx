@@ -16,6 +16,7 @@ const CONNECTABLE: readonly Network[] = [
   'threads',
   'bluesky',
   'googlebusiness',
+  'tiktok',
 ]
 
 /** What each tile says under the network's name: what connecting it reaches, in one line. */
@@ -28,6 +29,7 @@ const TILE_LINES: Record<Network, string> = {
   threads: 'Posts and replies on your Threads profile.',
   bluesky: 'Sign in with an app password.',
   googlebusiness: 'Updates, events and offers on the locations you choose.',
+  tiktok: 'Videos and photo posts on your TikTok account, or drafts in its inbox.',
 }
 
 /** Where one network is reached two ways, the tile's name says which. */

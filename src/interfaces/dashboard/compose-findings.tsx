@@ -36,6 +36,7 @@ export type Place =
   | 'comment'
   | 'youtube'
   | 'googlebusiness'
+  | 'tiktok'
   | 'when'
   | 'general'
 /** A field's key: a place, or the copy of all (`copy:all`) or of one network (`copy:twitter`). */
@@ -46,6 +47,8 @@ const PLACES: Array<[Place | 'copy', RegExp]> = [
   ['googlebusiness', /^googlebusiness\./],
   // A repeated copy names its slot, but the fix is in the copy.
   ['copy', /same copy|the copy is|caption has/],
+  // TikTok's choices (who can watch, the switches, the disclosure, the audit) before YouTube's "privacy".
+  ['tiktok', /tiktok\.|tiktok app|branded content|audited/],
   ['youtube', /\btitle\b|youtube\.|privacy|visibility/],
   ['thread', /\bthread/],
   ['comment', /\bcomment/],
@@ -194,5 +197,6 @@ export const FIELD_KEYS: readonly FieldKey[] = [
   'comment',
   'youtube',
   'googlebusiness',
+  'tiktok',
   'when',
 ]

@@ -1,6 +1,7 @@
 import { renderToString } from 'preact-render-to-string'
 import { callToActionLabels, type ResolvedGoogleBusiness } from '../../core/googlebusiness-details.js'
 import { type Network, networkLabels } from '../../core/networks.js'
+import { type TikTokDetailsInput, tiktokPrivacyLabels } from '../../core/tiktok-rules.js'
 import type { ResolvedYouTubeDetails } from '../../core/youtube-details.js'
 import { cropAspect, cutCopy, previewRules } from './preview-rules.js'
 import { handleOf, profileAvatar } from './ui/avatar.js'
@@ -50,6 +51,8 @@ export interface PreviewTarget {
   youtube: ResolvedYouTubeDetails | null
   /** A Google Business Profile post's type and button (absent: not a Google post). */
   googlebusiness?: ResolvedGoogleBusiness | null
+  /** What the TikTok poster chose, shown under the frame. */
+  tiktok?: TikTokDetailsInput | undefined
   link?: LinkCard
   /** The thread posts and first comment shown under the post, in order. */
   items?: Array<{ label: string; copy: string; media: PreviewMedia[] }>
@@ -243,6 +246,57 @@ function Google({ target, details }: { target: PreviewTarget; details: ResolvedG
   )
 }
 
+/** What a TikTok post's viewers are told under the frame: who can watch, the switches, the label. */
+function tiktokMeta(tiktok: TikTokDetailsInput | undefined): string {
+  if (tiktok?.sendAsDraft) return 'A draft in the creator’s TikTok inbox: they finish and post it in the app.'
+  const who = tiktok?.privacyLevel ? tiktokPrivacyLabels[tiktok.privacyLevel] : 'not chosen yet'
+  const allowed = [
+    tiktok?.allowComments ? 'comments' : '',
+    tiktok?.allowDuet ? 'duets' : '',
+    tiktok?.allowStitch ? 'stitches' : '',
+  ].filter(Boolean)
+  const label = tiktok?.brandedContent
+    ? ' · Paid partnership'
+    : tiktok?.yourBrand
+      ? ' · Promotional content'
+      : ''
+  return `Who can watch: ${who} · ${allowed.length ? `allows ${allowed.join(', ')}` : 'no comments, duets or stitches'}${label}`
+}
+
+/**
+ * TikTok: the full-screen vertical frame, the handle and the caption (cut where the app folds it) over its
+ * foot; photo posts swipe one photo at a time in the same frame.
+ */
+function TikTok({ target }: { target: PreviewTarget }) {
+  const frames = target.media.length ? target.media : [undefined]
+  const several = frames.length > 1
+  return (
+    <>
+      <ol
+        class="tiktok-frames"
+        aria-label={several ? `${frames.length} photos, swiped in this order` : 'The post, full screen'}
+        tabindex={several ? 0 : undefined}
+      >
+        {frames.map((frame, i) => (
+          <li class="tiktok-frame">
+            {frame?.src && !frame.video ? <img src={frame.src} alt="" /> : null}
+            <span class="short-kind">
+              {frame
+                ? `${frame.video ? 'Video' : `Photo ${i + 1} of ${frames.length}`}: ${fileName(frame.url)}`
+                : 'No video or photo yet'}
+            </span>
+            <div class="tiktok-caption">
+              <strong>{handleOf(target.username)}</strong>
+              <Copy platform="tiktok" copy={target.copy} />
+            </div>
+          </li>
+        ))}
+      </ol>
+      <p class="pv-meta">{tiktokMeta(target.tiktok)}</p>
+    </>
+  )
+}
+
 function Card({ target }: { target: PreviewTarget }) {
   const { platform } = target
   const fold = cutCopy(platform, target.copy).cut ? (
@@ -251,6 +305,8 @@ function Card({ target }: { target: PreviewTarget }) {
   // Instagram leads with the picture and puts the caption under it; the others lead with the copy.
   const body = target.youtube ? (
     <Shorts target={target} youtube={target.youtube} />
+  ) : platform === 'tiktok' ? (
+    <TikTok target={target} />
   ) : target.googlebusiness ? (
     <Google target={target} details={target.googlebusiness} />
   ) : platform === 'instagram' ? (

@@ -1,10 +1,12 @@
 import { renderToString } from 'preact-render-to-string'
 import { looksLikeVideoUrl, videoExtensions } from '../../core/media-url.js'
-import { type Network, networkLabels } from '../../core/networks.js'
-import { takesThreads, threadNetworks } from '../../core/thread-items.js'
+import { networks as allNetworks, type Network, networkLabels } from '../../core/networks.js'
+import { takesFirstComments, takesThreads, threadNetworks } from '../../core/thread-items.js'
+import type { TikTokCreator } from '../../core/tiktok-rules.js'
 import { type Checked, checkHtml, type FieldKey, fieldNotes, tabStates } from './compose-findings.js'
 import { type GoogleBusinessDraft, googleBusinessSection } from './compose-googlebusiness.js'
 import { PRIVACY_LABELS, type PreviewTarget, previewHtml, profileName } from './compose-previews.js'
+import { type TikTokDraft, tiktokConsent, tiktokSection } from './compose-tiktok.js'
 import { page } from './html.js'
 import { account, type SignedIn } from './request.js'
 import { assetUrl } from './ui/assets.js'
@@ -44,6 +46,8 @@ export interface PickerProfile extends Account {
   nextSlot?: string
   /** Herald's path of the profile's picture, when it keeps one. */
   avatar?: string | undefined
+  /** A TikTok creator's options (privacy levels, switches turned off), when TikTok answered them. */
+  creator?: TikTokCreator
 }
 
 export type When = 'now' | 'schedule' | 'queue'
@@ -60,6 +64,8 @@ export interface Draft {
   youtubeDescription: string
   youtubePrivacy: string
   youtubeConfirmed: boolean
+  /** What TikTok asks the poster to choose. */
+  tiktok: TikTokDraft
   when: When
   date: string
   time: string
@@ -384,6 +390,10 @@ function Extras({ view }: { view: ComposeView }) {
   const { draft, checked } = view
   const threadShown =
     draft.profiles.length === 0 || draft.profiles.some((p) => takesThreads(p.split(':')[0] as Network))
+  // TikTok and Google Business Profile take no first comment: the part shows while a chosen network takes one.
+  const commenting = allNetworks.filter(takesFirstComments)
+  const commentShown =
+    draft.profiles.length === 0 || draft.profiles.some((p) => takesFirstComments(p.split(':')[0] as Network))
   return (
     <>
       <section
@@ -408,7 +418,13 @@ function Extras({ view }: { view: ComposeView }) {
         </button>
         <Note field="thread" checked={checked} />
       </section>
-      <section class="panel compose-part" id="comment" aria-labelledby="comment-title">
+      <section
+        class="panel compose-part"
+        id="comment"
+        data-networks={commenting.join(' ')}
+        aria-labelledby="comment-title"
+        hidden={!commentShown}
+      >
         <h2 id="comment-title">First comment</h2>
         <label class="field">
           First comment (optional: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X,
@@ -471,13 +487,34 @@ function YouTubeSection({ view }: { view: ComposeView }) {
   )
 }
 
+/** A block of markup Herald's own helpers built, in a box that lays out as if it were not there. */
+const TrustedBlock = ({ html }: { html: string }) =>
+  html ? <div class="raw" dangerouslySetInnerHTML={{ __html: html }} /> : null
+
+const tiktokProfiles = (view: ComposeView) => view.profiles.filter((p) => p.platform === 'tiktok')
+const tiktokChosen = (view: ComposeView) => view.draft.profiles.some((p) => p.startsWith('tiktok:'))
+
+/** TikTok's part, where its content-sharing guidelines put the poster's choices. */
+function TikTokPart({ view }: { view: ComposeView }) {
+  const note = renderToString(<Note field="tiktok" checked={view.checked} />)
+  return (
+    <TrustedBlock
+      html={tiktokSection({
+        draft: view.draft.tiktok,
+        profiles: tiktokProfiles(view),
+        chosen: tiktokChosen(view),
+        note,
+      })}
+    />
+  )
+}
+
 function GoogleBusinessPart({ view }: { view: ComposeView }) {
   if (!view.profiles.some((p) => p.platform === 'googlebusiness')) return null
   const note = renderToString(<Note field="googlebusiness" checked={view.checked} />)
   const shown = view.draft.profiles.some((p) => p.startsWith('googlebusiness:'))
   // A section may not sit in a span: the part's markup goes in a box that lays out as if it were not there.
-  const html = googleBusinessSection(view.draft.googlebusiness, { shown, note })
-  return <div class="raw" dangerouslySetInnerHTML={{ __html: html }} />
+  return <TrustedBlock html={googleBusinessSection(view.draft.googlebusiness, { shown, note })} />
 }
 
 /** Where "Add to queue" puts the post: each chosen profile's next free time, or "next free slot". */
@@ -524,6 +561,13 @@ function Actions({ view }: { view: ComposeView }) {
   const { checked } = view
   return (
     <div class="compose-actions">
+      <TrustedBlock
+        html={tiktokConsent({
+          draft: view.draft.tiktok,
+          profiles: tiktokProfiles(view),
+          chosen: tiktokChosen(view),
+        })}
+      />
       {checked ? (
         <div
           id="check"
@@ -636,6 +680,7 @@ function ComposeBody({ view }: { view: ComposeView }) {
           <Extras view={view} />
           <YouTubeSection view={view} />
           <GoogleBusinessPart view={view} />
+          <TikTokPart view={view} />
           <WhenSection view={view} />
           <Actions view={view} />
         </form>

@@ -11,6 +11,7 @@ import type { AppContext } from '../../modules/app-context.js'
 import { avatarPaths } from '../../modules/connections/avatars.js'
 import { detectType } from '../../modules/media/detect-type.js'
 import { createPosterFrames } from '../../modules/media/poster-frame.js'
+import { readCreatorOptions } from '../../modules/publishing/creator-options.js'
 import { listQueues } from '../../modules/publishing/posting-queues.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { type FormBody, firstValue } from '../../platform/form.js'
@@ -24,6 +25,7 @@ import {
   readGoogleBusinessDraft,
 } from './compose-googlebusiness.js'
 import { type LinkCard, type PreviewMedia, type PreviewTarget, previewHtml } from './compose-previews.js'
+import { disclosureProblem, emptyTikTokDraft, readTikTokDraft, tiktokArguments } from './compose-tiktok.js'
 import {
   type Account,
   type ComposeView,
@@ -109,6 +111,7 @@ function readDraft(body: FormBody): Draft {
     youtubeDescription: one(body, 'youtubeDescription'),
     youtubePrivacy,
     youtubeConfirmed: one(body, 'youtubeConfirm') === youtubePrivacy,
+    tiktok: readTikTokDraft((name) => one(body, name)),
     when: whenOf(body),
     date: one(body, 'date'),
     time: one(body, 'time'),
@@ -141,6 +144,7 @@ const mediaList = (draft: Draft) =>
     .filter(Boolean)
 const targetsYouTube = (draft: Draft) => draft.profiles.some((p) => p.startsWith('youtube:'))
 const targetsGoogleBusiness = (draft: Draft) => draft.profiles.some((p) => p.startsWith('googlebusiness:'))
+const targetsTikTok = (draft: Draft) => draft.profiles.some((p) => p.startsWith('tiktok:'))
 const youtubeDetails = (draft: Draft) => ({
   ...(draft.youtubeTitle.trim() ? { title: draft.youtubeTitle } : {}),
   ...(draft.youtubeDescription.trim() ? { description: draft.youtubeDescription } : {}),
@@ -177,6 +181,7 @@ function toolArguments(draft: Draft) {
     ...(targetsGoogleBusiness(draft)
       ? { googlebusiness: googleBusinessArguments(draft.googlebusiness) }
       : {}),
+    ...(targetsTikTok(draft) ? { tiktok: tiktokArguments(draft.tiktok) } : {}),
     ...(draft.when === 'now'
       ? { publishImmediately: true, timezone: draft.timezone }
       : draft.when === 'queue'
@@ -268,6 +273,7 @@ function readPreflight(
       t.platform === 'googlebusiness'
         ? resolveGoogleBusiness(googleBusinessArguments(draft.googlebusiness))
         : null,
+    ...(t.platform === 'tiktok' ? { tiktok: tiktokArguments(draft.tiktok) } : {}),
     items: itemsOf(t.platform).map((item, i, all) => ({
       label: itemLabel(item, i, all).replace(/^./, (c) => c.toUpperCase()),
       copy: item.content,
@@ -306,7 +312,10 @@ async function accountsWithPictures(app: AppContext, run: Tools, who: SignedIn) 
   return accounts.map((a) => ({ ...a, avatar: pictures.get(`${a.platform}:${a.profileId}`) }))
 }
 
-/** The profiles to pick from: each live connection with its health and its queue's next free time. */
+/**
+ * The profiles to pick from: each live connection with its health, its queue's next free time, and for a
+ * TikTok creator what TikTok lets them choose now (the privacy levels, the switches they turned off).
+ */
 async function pickerProfiles(app: AppContext, run: Tools, who: SignedIn) {
   const [accounts, health, queues, pictures] = await Promise.all([
     run(who, 'get_connected_accounts', {}),
@@ -314,6 +323,7 @@ async function pickerProfiles(app: AppContext, run: Tools, who: SignedIn) {
     listQueues(app.store.db, who.workspace.id, app.clock.now(), 1),
     avatarPaths(app.store.db, who.workspace.id),
   ])
+  const creators = await tiktokCreators(app, who, accounts)
   return accounts.map((a): PickerProfile => {
     const ailing = health.connections.find((c) => c.platform === a.platform && c.profileId === a.profileId)
     const next = queues.find((q) => q.platform === a.platform && q.profileId === a.profileId)?.next[0]
@@ -324,8 +334,38 @@ async function pickerProfiles(app: AppContext, run: Tools, who: SignedIn) {
         ? { tone: 'warn', words: `Expires in ${ailing.daysLeft} day${ailing.daysLeft === 1 ? '' : 's'}` }
         : { tone: 'ok', words: 'Connected' },
       ...(next ? { nextSlot: `${next.scheduleDate} ${next.scheduleTime} ${next.timezone}` } : {}),
+      ...(creators.get(`${a.platform}:${a.profileId}`)
+        ? { creator: creators.get(`${a.platform}:${a.profileId}`) }
+        : {}),
     }
   })
+}
+
+/** The TikTok creators' options by `tiktok:<profileId>`, read as preflight reads them (best effort). */
+async function tiktokCreators(app: AppContext, who: SignedIn, accounts: Account[]) {
+  const tiktok = accounts.filter((a) => a.platform === 'tiktok')
+  if (tiktok.length === 0) return new Map()
+  const rows = await app.store.db
+    .selectFrom('connections')
+    .select(['id', 'profile_id', 'username', 'status'])
+    .where('workspace_id', '=', who.workspace.id)
+    .where('platform', '=', 'tiktok')
+    .where('status', '=', 'active')
+    .execute()
+  const read = await readCreatorOptions(
+    app,
+    who.workspace.id,
+    rows.map((r) => ({
+      id: r.id,
+      platform: 'tiktok' as const,
+      profileId: r.profile_id,
+      username: r.username,
+      status: r.status,
+    })),
+  )
+  return new Map(
+    rows.flatMap((r) => (read.get(r.id) ? [[`tiktok:${r.profile_id}`, read.get(r.id)] as const] : [])),
+  )
 }
 
 export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, runner: ToolRunner) {
@@ -413,6 +453,8 @@ export function registerComposeRoutes(scope: FastifyInstance, app: AppContext, r
       // The spec asks that a YouTube upload's visibility be confirmed before the post is created.
       if (targetsYouTube(draft) && !draft.youtubeConfirmed)
         return show(400, { checked, preview, problem: confirmationMessage(draft) })
+      const disclosure = targetsTikTok(draft) ? disclosureProblem(draft.tiktok) : undefined
+      if (disclosure) return show(400, { checked, preview, problem: disclosure })
       const created = await run(who, 'create_post', toolArguments(draft))
       const [first, ...others] = created.postIds
       return reply.redirect(others.length || !first ? '/posts' : `/posts/${encodeURIComponent(first)}`, 303)
@@ -433,6 +475,7 @@ const emptyDraft = (): Draft => ({
   youtubeDescription: '',
   youtubePrivacy: 'private',
   youtubeConfirmed: false,
+  tiktok: emptyTikTokDraft(),
   when: 'now',
   date: '',
   time: '',

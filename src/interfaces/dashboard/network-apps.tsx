@@ -175,6 +175,12 @@ function AppForm(props: {
             The app has the Community Management API (pages can be connected)
           </label>
         ) : null}
+        {network === 'tiktok' ? (
+          <label>
+            <input type="checkbox" name="audited" value="on" checked={record?.audited} /> TikTok has audited
+            this app for direct posting (posts may then be public)
+          </label>
+        ) : null}
         <button type="submit" class="primary">
           Save the {networkLabels[network]} app
         </button>
@@ -255,6 +261,8 @@ function NetworkSection(props: {
   const csrf = props.who.session.csrfToken
   // What the network withholds until it approves the app is said outside the steps, open or not.
   const withheld = appGuides[network].notice
+  // What the network's adapter says every post is told while its app is limited (TikTok before its audit).
+  const limit = resolved ? app.adapters[network]?.appLimit : undefined
   return (
     <section class="card network" id={network} aria-label={networkLabels[network]}>
       {heading}
@@ -263,6 +271,11 @@ function NetworkSection(props: {
           <Icon name="triangle-alert" />
           {withheld}
         </p>
+      ) : null}
+      {limit ? (
+        <div class="notice warn">
+          <p>{limit}.</p>
+        </div>
       ) : null}
       <MessageFor m={props.m} network={network} />
       <Guide app={app} network={network} open={!resolved} />
@@ -375,6 +388,7 @@ export function registerNetworkAppRoutes(scope: FastifyInstance, app: AppContext
           clientId: field(request, 'clientId'),
           clientSecret: field(request, 'clientSecret'),
           communityManagement: field(request, 'communityManagement') === 'on',
+          audited: field(request, 'audited') === 'on',
         },
         who.user.id,
       )

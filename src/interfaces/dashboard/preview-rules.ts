@@ -62,6 +62,13 @@ export const previewRules: Record<Network, PreviewRule> = {
     single: { min: 4 / 3, max: 4 / 3 },
     several: { layout: 'grid', aspect: 4 / 3 },
   },
+  // TikTok: a full-screen 9:16 frame, the caption over its foot, cut after a couple of lines behind
+  // "more"; photo posts swipe one photo at a time in the same frame.
+  tiktok: {
+    cut: { at: 80, more: '… more' },
+    single: { min: 9 / 16, max: 9 / 16 },
+    several: { layout: 'carousel', aspect: 9 / 16 },
+  },
 }
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })

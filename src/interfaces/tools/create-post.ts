@@ -2,9 +2,11 @@ import { z } from 'zod'
 import { storedAltTexts } from '../../core/alt-text.js'
 import { WAITING_MESSAGE } from '../../core/approval.js'
 import { networks } from '../../core/networks.js'
-import { type Plan, type PlannedTarget, planPost } from '../../core/post-plan.js'
+import { type Plan, type PlannedTarget, planPost, selectConnections } from '../../core/post-plan.js'
 import { describeOpening, type QueueOpening } from '../../core/posting-queue.js'
+import type { TikTokCreator } from '../../core/tiktok-rules.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
+import { readCreatorOptions, videoLengthBlockers } from '../../modules/publishing/creator-options.js'
 import {
   rememberedWithCharge,
   rememberResponse,
@@ -38,6 +40,7 @@ import {
   targetAccountSchema,
   threadSchema,
   threadVariantsSchema,
+  tiktokSchema,
   timeSchema,
   timezoneSchema,
   variantsSchema,
@@ -76,6 +79,7 @@ export const createPostInput = toolInput({
   firstCommentVariants: firstCommentVariantsSchema.optional(),
   youtube: youtubeSchema.optional(),
   googlebusiness: googlebusinessSchema.optional(),
+  tiktok: tiktokSchema.optional(),
   publishImmediately: z
     .boolean()
     .default(false)
@@ -158,7 +162,10 @@ async function checkCreatable(input: CreateInput, ctx: ToolContext, now: number)
   )
     throw invalid(QUEUE_OR_SLOT, [{ path: 'queue', message: QUEUE_OR_SLOT }])
   const schedule = input.queue ? undefined : resolveCreateSchedule(input, now)
-  const plan = planPost(input, await loadConnectionInfos(db, ctx.workspace.id))
+  const connections = await loadConnectionInfos(db, ctx.workspace.id)
+  const chosen = selectConnections(input, connections).chosen.map((c) => c.connection)
+  const creators = await readCreatorOptions(ctx.app, ctx.workspace.id, chosen)
+  const plan = planPost({ ...input, tiktokCreators: creators }, connections)
   if (plan.unknownTargets.length > 0) {
     throw invalid(`Not connected: ${plan.unknownTargets.map((u) => u.reason).join('; ')}`, {
       unknownTargets: plan.unknownTargets,
@@ -167,7 +174,7 @@ async function checkCreatable(input: CreateInput, ctx: ToolContext, now: number)
   }
   if (plan.blockers.length > 0)
     throw invalid(`The post cannot be published: ${plan.blockers.join('; ')}`, { blockers: plan.blockers })
-  await checkCreatableMedia(plan, ctx)
+  await checkCreatableMedia(plan, ctx, creators)
   if (input.queue)
     refuseWithoutQueue(
       plan.targets.map((t) => t.connection),
@@ -177,7 +184,7 @@ async function checkCreatable(input: CreateInput, ctx: ToolContext, now: number)
 }
 
 /** Every attachment is fetchable, on a host its network accepts, and of a kind and size it takes. */
-async function checkCreatableMedia(plan: Plan, ctx: ToolContext) {
+async function checkCreatableMedia(plan: Plan, ctx: ToolContext, creators: Map<string, TikTokCreator>) {
   await refuseUnfetchableMedia(
     plan.targets.flatMap((t) => [...t.mediaUrls, ...t.items.flatMap((item) => item.mediaUrls)]),
     ctx.app.config,
@@ -187,9 +194,8 @@ async function checkCreatableMedia(plan: Plan, ctx: ToolContext) {
   if (hostBlockers.length > 0)
     throw invalid(`The post cannot be published: ${hostBlockers.join('; ')}`, { blockers: hostBlockers })
   const media = await checkMedia(ctx.app.media, plan.targets)
-  if (media.blockers.length > 0) {
-    throw invalid(`The post cannot be published: ${media.blockers.join('; ')}`, { blockers: media.blockers })
-  }
+  const blockers = [...media.blockers, ...videoLengthBlockers(plan.targets, creators, media.videoMs)]
+  if (blockers.length > 0) throw invalid(`The post cannot be published: ${blockers.join('; ')}`, { blockers })
 }
 
 interface CreateRequest {
@@ -284,6 +290,10 @@ function newPost(
     googlebusiness:
       target.connection.platform === 'googlebusiness' && input.googlebusiness
         ? JSON.stringify(input.googlebusiness)
+        : null,
+    tiktok:
+      target.connection.platform === 'tiktok' && (input.tiktok || target.overrides.tiktok)
+        ? JSON.stringify({ ...input.tiktok, ...target.overrides.tiktok })
         : null,
     variants: JSON.stringify(input.variants ?? {}),
     status: waits ? 'draft' : 'scheduled',

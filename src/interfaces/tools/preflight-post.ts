@@ -1,8 +1,13 @@
 import { z } from 'zod'
 import { networks } from '../../core/networks.js'
-import { type Plan, planPost } from '../../core/post-plan.js'
+import { type Plan, planPost, selectConnections } from '../../core/post-plan.js'
 import { allowanceWarnings } from '../../modules/publishing/allowance-checks.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
+import {
+  appLimitWarnings,
+  readCreatorOptions,
+  videoLengthBlockers,
+} from '../../modules/publishing/creator-options.js'
 import { duplicateFindings } from '../../modules/publishing/duplicate-checks.js'
 import { refuseUnfetchableMedia } from '../../modules/publishing/media-addresses.js'
 import { checkMedia } from '../../modules/publishing/media-checks.js'
@@ -110,7 +115,10 @@ export const preflightPost = defineTool({
     const { db } = ctx.app.store
     const now = ctx.app.clock.now()
     const workspaceId = ctx.workspace.id
-    const plan = planPost(input, ctx.knownConnections ?? (await loadConnectionInfos(db, workspaceId)))
+    const connections = ctx.knownConnections ?? (await loadConnectionInfos(db, workspaceId))
+    const chosen = selectConnections(input, connections).chosen.map((c) => c.connection)
+    const creators = await readCreatorOptions(ctx.app, workspaceId, chosen)
+    const plan = planPost({ ...input, tiktokCreators: creators }, connections)
     const blockers = [...plan.blockers, ...mediaHostBlockers(ctx.app.config, plan.targets)]
     const warnings: string[] = []
     const { sendsAt, queueSlots } = await sendTimes(input, ctx, plan, now, blockers)
@@ -135,7 +143,7 @@ export const preflightPost = defineTool({
       ),
     )
     const media = await checkMedia(ctx.app.media, plan.targets)
-    blockers.push(...media.blockers)
+    blockers.push(...media.blockers, ...videoLengthBlockers(plan.targets, creators, media.videoMs))
     const balance = await currentBalance(db, ctx.workspace.id)
     // A post that waits for approval is paid when it is approved: the balance then is what counts.
     if (plan.cost > balance && waits)
@@ -160,6 +168,7 @@ export const preflightPost = defineTool({
         ...plan.warnings,
         ...media.warnings,
         ...(await allowanceWarnings(ctx.app, ctx.workspace.id, plan.targets)),
+        ...appLimitWarnings(ctx.app, plan.targets),
         ...warnings,
       ],
       ...(plan.mediaCount !== undefined

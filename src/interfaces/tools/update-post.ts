@@ -14,6 +14,7 @@ import {
   settledStatus,
 } from '../../core/post-status.js'
 import { itemsPrice, readItems, readPostItems } from '../../core/thread-items.js'
+import type { TikTokDetailsInput } from '../../core/tiktok-rules.js'
 import type { YouTubeDetailsInput } from '../../core/youtube-details.js'
 import { recordToolSettleEvents } from '../../modules/outbox/settle-events.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
@@ -40,6 +41,7 @@ import {
   networkSchema,
   postViewSchema,
   threadSchema,
+  tiktokSchema,
   timeSchema,
   timezoneSchema,
   youtubeSchema,
@@ -97,6 +99,9 @@ const updatePostInput = toolInput({
   googlebusiness: googlebusinessSchema
     .optional()
     .describe('Replaces the Google Business Profile details outright (type, event, offer, callToAction).'),
+  tiktok: tiktokSchema
+    .optional()
+    .describe('TikTok settings (an addition to the spec); omitted fields keep their value.'),
   status: z.enum(settableStatuses).optional().describe('scheduled, draft or failed.'),
   thread: threadSchema
     .optional()
@@ -194,6 +199,7 @@ async function applyUpdate(tx: Db, ctx: ToolContext, input: UpdateInput, now: nu
       edit.googlebusiness && edit.plan.targets.some((t) => t.googlebusiness)
         ? JSON.stringify(edit.googlebusiness)
         : null,
+    tiktok: edit.tiktok ? JSON.stringify(edit.tiktok) : null,
     status,
     schedule_date: slot.date,
     schedule_time: slot.time,
@@ -272,6 +278,11 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
       : undefined
   const googlebusiness: GoogleBusinessInput | undefined =
     input.googlebusiness ?? (post.googlebusiness ? JSON.parse(post.googlebusiness) : undefined)
+  const tiktok: TikTokDetailsInput | undefined = input.tiktok
+    ? { ...(post.tiktok ? JSON.parse(post.tiktok) : {}), ...input.tiktok }
+    : post.tiktok
+      ? JSON.parse(post.tiktok)
+      : undefined
   // The thread and first comment sent replace the post's; otherwise the post keeps its own.
   const own = readPostItems(post.items)
   const postItems = {
@@ -303,6 +314,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
       mediaUrls,
       youtube,
       googlebusiness,
+      tiktok,
       ...postItems,
       ...targetRequest,
       mediaAltTexts: input.mediaAltTexts ?? altTexts,
@@ -323,6 +335,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     input.mediaAltTexts !== undefined ||
     input.youtube !== undefined ||
     input.googlebusiness !== undefined ||
+    input.tiktok !== undefined ||
     input.thread !== undefined ||
     input.firstComment !== undefined
   return {
@@ -333,6 +346,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     altTexts,
     youtube,
     googlebusiness,
+    tiktok,
     postItems,
     changesWhatGoesOut,
   }
@@ -407,6 +421,7 @@ const resolvedFor = (
       youtube: edit.youtube,
       googlebusiness: edit.googlebusiness,
       altTexts: edit.altTexts,
+      tiktok: edit.tiktok,
     },
     ownCopy,
     items,
@@ -494,6 +509,7 @@ async function writeTargets(
         altTexts: keep.resolved.altTexts,
         youtube: keep.resolved.youtube,
         googlebusiness: keep.resolved.googlebusiness,
+        tiktok: keep.resolved.tiktok,
         items: keep.items,
         runAt,
         retry: status === 'scheduled' && existing.status === 'failed',

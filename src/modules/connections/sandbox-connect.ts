@@ -301,6 +301,7 @@ export const DEMO_PROFILES: ReadonlyArray<{ network: SandboxNetwork; username: s
   { network: 'facebook', username: 'Corner Shop' },
   { network: 'instagram', username: 'demo.maker' },
   { network: 'googlebusiness', username: 'Corner Bakery' },
+  { network: 'tiktok', username: 'demo.creator' },
 ]
 
 /**

@@ -212,6 +212,7 @@ function prepareAttempt(
     media: mediaItems(mediaUrls, readAltTexts(target.media_alt_texts)),
     ...(target.youtube ? { youtube: JSON.parse(target.youtube) } : {}),
     ...(target.googlebusiness ? { googlebusiness: JSON.parse(target.googlebusiness) } : {}),
+    ...(target.tiktok ? { tiktok: JSON.parse(target.tiktok) } : {}),
     ...(readProgress(target.progress) ? { progress: readProgress(target.progress) } : {}),
     saveProgress: progressSaver(deps.db, target, deps.now, leaseTime),
     signal,

@@ -309,7 +309,7 @@ async function prepareMedia(
     // URL networks fetch from us, so they get exactly the bytes checked here (never the user's URL):
     // our hosted URL, or a presigned URL of the same object when storage is S3.
     let publicUrl: string | undefined
-    if (rules.delivery === 'url')
+    if (rules.delivery === 'url' || (rules.delivery === 'images-by-url' && info.kind !== 'video'))
       publicUrl = await library.networkUrl(
         plan.action === 'keep' && library.isHostedUrl(url)
           ? url

@@ -5,6 +5,7 @@ import { INSTAGRAM_LOGIN_SCOPES } from '../../adapters/instagram/login.js'
 import { MEMBER_SCOPES, ORGANIZATION_SCOPES } from '../../adapters/linkedin/settings.js'
 import { FACEBOOK_LOGIN_SCOPES } from '../../adapters/meta/facebook-login.js'
 import { THREADS_SCOPES } from '../../adapters/threads/oauth.js'
+import { TIKTOK_SCOPES } from '../../adapters/tiktok/index.js'
 import { twitterScopes } from '../../adapters/twitter/index.js'
 import { YOUTUBE_SCOPES } from '../../adapters/youtube/index.js'
 import { checkAddress } from '../../platform/egress/address-policy.js'
@@ -125,6 +126,20 @@ export const appGuides: Record<AppNetwork, AppGuide> = {
     ],
     scopes: GOOGLE_BUSINESS_SCOPES,
     idName: 'Client ID',
+    secretName: 'Client secret',
+  },
+  tiktok: {
+    portal: 'https://developers.tiktok.com/apps',
+    portalName: 'TikTok for Developers',
+    steps: [
+      'Create an app, and add the products “Login Kit” and “Content Posting API”; in the Content Posting API’s settings, turn on “Direct Post”.',
+      'Under Login Kit, enter the callback URL below as a redirect URI (TikTok takes https addresses only), and add the permissions below.',
+      'Under URL properties, verify the domain of this Herald’s public address (a DNS TXT record), or a URL prefix ending in /media/: TikTok fetches photo posts from Herald’s hosted copies there and refuses any other address.',
+      'Submit the app for review, then apply for the Content Posting API audit. Until TikTok audits the app, every post is visible only to the creator, and only creators with a private account can post: tick “TikTok has audited this app” below once it has.',
+      'Copy the client key and client secret from the app’s page.',
+    ],
+    scopes: TIKTOK_SCOPES,
+    idName: 'Client key',
     secretName: 'Client secret',
   },
 }

@@ -4,6 +4,7 @@ import {
   googleBusinessSettings,
   linkedinSettings,
   metaSettings,
+  tiktokSettings,
   twitterSettings,
   youtubeSettings,
 } from '../../adapters/registry.js'
@@ -14,7 +15,7 @@ import { BlockedAddressError, createGuardedHttp } from '../../platform/egress/gu
 /**
  * Does the network know this app? Where the network offers a call that tells a wrong client ID or secret
  * from a right one without a person signing in, and without changing anything, Herald makes it:
- * - X, Google (YouTube and Business Profile) and LinkedIn: their token endpoint, with a made-up refresh token or code. A wrong app is
+ * - X, Google (YouTube and Business Profile), LinkedIn and TikTok: their token endpoint, with a made-up refresh token or code. A wrong app is
  *   refused as a client (401, `invalid_client` or `unauthorized_client`); a right one gets past the client
  *   check and is refused only for the made-up grant (400).
  * - Facebook: an app access token (`client_credentials`), which the app may always ask for and Herald
@@ -134,6 +135,22 @@ function probeFor(config: Config, network: AppNetwork, saved: SavedApps): Probe 
         read: (status) => (status === 200 ? 'accepted' : status === 400 ? 'refused' : 'unclear'),
       }
     }
+    case 'tiktok':
+      // TikTok answers the flat OAuth envelope: `invalid_client` for a wrong key or secret.
+      return {
+        url: `${tiktokSettings(config, saved).apiUrl}/v2/oauth/token/`,
+        init: {
+          method: 'POST',
+          headers: FORM,
+          body: form({
+            client_key: app.clientId,
+            client_secret: app.clientSecret,
+            grant_type: 'refresh_token',
+            refresh_token: madeUp,
+          }),
+        },
+        read: tokenEndpoint,
+      }
     default:
       return undefined
   }

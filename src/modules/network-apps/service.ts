@@ -55,6 +55,8 @@ export interface AppInput {
   /** Empty: keep the stored secret (while the client id stays the same). */
   clientSecret: string
   communityManagement?: boolean
+  /** TikTok: TikTok has audited the app. */
+  audited?: boolean
 }
 
 export interface SavedAppRecord {
@@ -63,6 +65,7 @@ export interface SavedAppRecord {
   /** The stored secret does not open with the configured vault keys: it must be entered again. */
   unreadable: boolean
   communityManagement: boolean
+  audited: boolean
   updatedAt: number
 }
 
@@ -85,14 +88,25 @@ export const secretRequired = (network: AppNetwork) => network !== 'twitter'
 
 const PRINTABLE = /^[\x21-\x7e]+$/
 
-function parseOptions(text: string): { communityManagement?: boolean } {
+function parseOptions(text: string): { communityManagement?: boolean; audited?: boolean } {
   try {
-    const value = JSON.parse(text) as { communityManagement?: unknown }
-    return value.communityManagement === true ? { communityManagement: true } : {}
+    const value = JSON.parse(text) as { communityManagement?: unknown; audited?: unknown }
+    return {
+      ...(value.communityManagement === true ? { communityManagement: true } : {}),
+      ...(value.audited === true ? { audited: true } : {}),
+    }
   } catch {
     return {}
   }
 }
+
+/** What else an app was registered with, as the row keeps it. */
+const optionsOf = (network: AppNetwork, input: AppInput) =>
+  network === 'linkedin' && input.communityManagement
+    ? { communityManagement: true }
+    : network === 'tiktok' && input.audited
+      ? { audited: true }
+      : {}
 
 /**
  * The saved apps with their secrets opened. A secret that does not open (sealed under a key that is no longer
@@ -191,6 +205,7 @@ export function createNetworkApps(deps: NetworkAppsDeps): NetworkApps {
           secretSet: row.client_secret !== null,
           unreadable,
           communityManagement: parseOptions(row.options).communityManagement === true,
+          audited: parseOptions(row.options).audited === true,
           updatedAt: row.updated_at,
         }
       }
@@ -204,9 +219,7 @@ export function createNetworkApps(deps: NetworkAppsDeps): NetworkApps {
         clientId,
         secret,
         secretRequired: secretRequired(network),
-        options: JSON.stringify(
-          network === 'linkedin' && input.communityManagement ? { communityManagement: true } : {},
-        ),
+        options: JSON.stringify(optionsOf(network, input)),
         updatedBy: by,
         now: deps.clock.now(),
       })

@@ -19,6 +19,7 @@ export interface TargetEdit {
   altTexts?: Record<string, string>
   youtube: unknown
   googlebusiness: unknown
+  tiktok?: unknown
   items: DeliveryItem[]
 }
 
@@ -47,6 +48,8 @@ function changedParts(target: TargetRow, edit: TargetEdit): string[] {
   if ((edit.youtube ? JSON.stringify(edit.youtube) : null) !== target.youtube) parts.push('YouTube details')
   if ((edit.googlebusiness ? JSON.stringify(edit.googlebusiness) : null) !== (target.googlebusiness ?? null))
     parts.push('Google Business Profile details')
+  if ((edit.tiktok ? JSON.stringify(edit.tiktok) : null) !== (target.tiktok ?? null))
+    parts.push('TikTok settings')
   return parts
 }
 

@@ -6,6 +6,8 @@ import type { MediaService } from '../media/media-service.js'
 export interface MediaFindings {
   blockers: string[]
   warnings: string[]
+  /** Each video's length as probed, by `<network> <url>` (TikTok holds it to the creator's maximum). */
+  videoMs: Map<string, number>
 }
 
 /** Fetch problems that may clear up by publish time (the worker fetches the URL again then). */
@@ -31,13 +33,15 @@ export async function checkMedia(
         pairs.set(key, { url, network: target.connection.platform, who: target.connection.platform })
     }
   }
-  const findings: MediaFindings = { blockers: [], warnings: [] }
+  const findings: MediaFindings = { blockers: [], warnings: [], videoMs: new Map() }
   const queue = [...pairs.values()]
   const probeOne = async ({ url, network, who }: { url: string; network: Network; who: string }) => {
     const blocker = (message: string) =>
       (network === 'twitter' ? findings.warnings : findings.blockers).push(`${who}: ${message}`)
     try {
       const info = await media.inspect(url, { network, ...(signal ? { signal } : {}) })
+      if (info.kind === 'video' && info.durationMs !== undefined)
+        findings.videoMs.set(`${network} ${url}`, info.durationMs)
       if (network === 'youtube') {
         if (info.kind !== 'video') blocker(`YouTube Shorts needs a video; ${url} is a ${info.format} image`)
         else if (!info.isShortEligible) {

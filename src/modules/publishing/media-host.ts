@@ -1,11 +1,12 @@
 import { isIP } from 'node:net'
+import { looksLikeVideoUrl } from '../../core/media-url.js'
 import { networkMediaRules } from '../../core/network-rules.js'
 import type { PlannedTarget } from '../../core/post-plan.js'
 import type { Config } from '../../platform/config.js'
 import { checkAddress } from '../../platform/egress/address-policy.js'
 
 /**
- * Networks that fetch media by URL (Instagram, Facebook, Threads) download Herald's hosted copy from
+ * Networks that fetch media by URL (Instagram, Facebook, Threads, TikTok's photos) download Herald's hosted copy from
  * PUBLIC_BASE_URL, or, when storage is S3, from a presigned URL at the bucket's endpoint. Outside sandbox
  * mode that address must be one the internet can reach over HTTPS; otherwise every such target with media
  * is blocked, with the fix in the message. In sandbox mode the simulators fetch from Herald itself, so any
@@ -41,10 +42,16 @@ function fetchingNetworks(targets: PlannedTarget[]): string[] {
   return [
     ...new Set(
       targets
-        .filter((t) => t.mediaUrls.length > 0 && networkMediaRules[t.connection.platform].delivery === 'url')
+        .filter((t) => fetchesByUrl(networkMediaRules[t.connection.platform].delivery, t.mediaUrls))
         .map((t) => networkMediaRules[t.connection.platform].label),
     ),
   ]
+}
+
+/** True when the network downloads some of these attachments itself (TikTok: its photos, not its videos). */
+function fetchesByUrl(delivery: 'upload' | 'url' | 'images-by-url', mediaUrls: string[]): boolean {
+  if (delivery === 'url') return mediaUrls.length > 0
+  return delivery === 'images-by-url' && mediaUrls.some((url) => !looksLikeVideoUrl(url))
 }
 
 /** Why the internet cannot fetch from `baseUrl`, or undefined when it can. */

@@ -3,6 +3,7 @@ import { type GoogleBusinessInput, resolveGoogleBusiness } from '../../core/goog
 import type { ConnectionInfo, PlannedTarget } from '../../core/post-plan.js'
 import { resolveCopy } from '../../core/post-plan.js'
 import type { DeliveryItem } from '../../core/thread-items.js'
+import type { TikTokDetailsInput } from '../../core/tiktok-rules.js'
 import { resolveYouTubeDetails, type YouTubeDetailsInput } from '../../core/youtube-details.js'
 import { compiledOnce } from '../../platform/db/compiled.js'
 import type { Db } from '../../platform/db/db.js'
@@ -35,7 +36,7 @@ export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<
 export function targetRow(
   input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
   target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'> &
-    Partial<Pick<PlannedTarget, 'items' | 'googlebusiness' | 'altTexts'>>,
+    Partial<Pick<PlannedTarget, 'items' | 'googlebusiness' | 'altTexts' | 'tiktok'>>,
 ): TargetRow {
   return {
     id: newId(input.now),
@@ -51,6 +52,7 @@ export function targetRow(
     media_alt_texts: storedAltTexts(target.altTexts ?? {}),
     youtube: target.youtube ? JSON.stringify(target.youtube) : null,
     googlebusiness: target.googlebusiness ? JSON.stringify(target.googlebusiness) : null,
+    tiktok: target.tiktok ? JSON.stringify(target.tiktok) : null,
     status: 'pending',
     run_at: input.runAt,
     lease_owner: null,
@@ -86,6 +88,7 @@ export function resolveForPost(
     googlebusiness: GoogleBusinessInput | undefined
     /** The post's alt texts by media URL. */
     altTexts?: AltTexts
+    tiktok?: TikTokDetailsInput | undefined
   },
   ownCopy?: string,
   /** The target's thread items and first comment, whose images' alt texts it sends too. */
@@ -100,5 +103,6 @@ export function resolveForPost(
     youtube: connection.platform === 'youtube' ? resolveYouTubeDetails(content, post.youtube) : null,
     googlebusiness:
       connection.platform === 'googlebusiness' ? resolveGoogleBusiness(post.googlebusiness) : null,
+    tiktok: connection.platform === 'tiktok' ? { ...post.tiktok } : null,
   }
 }

@@ -5,6 +5,7 @@ import { callToActionTypes, localPostTypes } from '../../core/googlebusiness-det
 import { networks } from '../../core/networks.js'
 import { postStatuses, targetStatuses } from '../../core/post-status.js'
 import { historyKinds, historyResults } from '../../core/target-history.js'
+import { tiktokPrivacyLevels } from '../../core/tiktok-rules.js'
 
 /** zod schemas shared by the post tools; every field carries the description clients read. */
 
@@ -15,8 +16,11 @@ export const MAX_TARGETS = 100
 export const networkSchema = z
   .enum(networks)
   .describe(
-    'Network value: linkedin, twitter, facebook, instagram, threads, bluesky, youtube or googlebusiness (a Google Business Profile location).',
+    'Network value: linkedin, twitter, facebook, instagram, threads, bluesky, youtube, googlebusiness (a Google Business Profile location) or tiktok.',
   )
+
+/** A variants key: a network value, or `<platform>:<profileId>`. */
+const variantKey = new RegExp(`^(${networks.join('|')})(:.{1,200})?$`)
 
 export const mediaUrlSchema = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -120,6 +124,43 @@ export const googlebusinessSchema = z
     'Google Business Profile post details (an addition to the spec); ignored for other networks. The copy is the post’s summary (at most 1,500 characters) and one photo may go with it. Example offer: {"type": "offer", "event": {"title": "Two for one", "startDate": "2026-10-01", "endDate": "2026-10-31"}, "offer": {"couponCode": "TWOFOR1", "redeemOnlineUrl": "https://example.com/offer"}}.',
   )
 
+export const tiktokSchema = z
+  .strictObject({
+    privacyLevel: z
+      .enum(tiktokPrivacyLevels)
+      .optional()
+      .describe(
+        'Who can watch it: PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, FOLLOWER_OF_CREATOR or SELF_ONLY, one the creator may choose (preflight_post names them). Required, no default: ask the user. Not needed with sendAsDraft.',
+      ),
+    allowComments: z.boolean().optional().describe('Let viewers comment. Default false.'),
+    allowDuet: z.boolean().optional().describe('Let viewers duet the video (videos only). Default false.'),
+    allowStitch: z
+      .boolean()
+      .optional()
+      .describe('Let viewers stitch the video (videos only). Default false.'),
+    yourBrand: z
+      .boolean()
+      .optional()
+      .describe(
+        'Commercial content disclosure: the post promotes the creator’s own business. Default false.',
+      ),
+    brandedContent: z
+      .boolean()
+      .optional()
+      .describe(
+        'Commercial content disclosure: a paid partnership with a brand (cannot be SELF_ONLY). Default false.',
+      ),
+    sendAsDraft: z
+      .boolean()
+      .optional()
+      .describe(
+        'Send to the creator’s TikTok inbox as a draft instead of posting; they finish and post it in the app. Default false.',
+      ),
+  })
+  .describe(
+    'TikTok post settings (an addition to the spec); ignored for other networks. Confirm the privacy level, switches and disclosure with the user: TikTok requires the poster to choose them.',
+  )
+
 export const contentSchema = z.string().max(MAX_CONTENT)
 
 /**
@@ -152,25 +193,12 @@ export const firstCommentSchema = z
   )
 
 export const threadVariantsSchema = z
-  .record(
-    z
-      .string()
-      .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|googlebusiness)(:.{1,200})?$/,
-        'keys are a network value or <platform>:<profileId>',
-      ),
-    threadSchema,
-  )
+  .record(z.string().regex(variantKey, 'keys are a network value or <platform>:<profileId>'), threadSchema)
   .describe('Optional thread per network or per profile (keys as in variants); wins over thread.')
 
 export const firstCommentVariantsSchema = z
   .record(
-    z
-      .string()
-      .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|googlebusiness)(:.{1,200})?$/,
-        'keys are a network value or <platform>:<profileId>',
-      ),
+    z.string().regex(variantKey, 'keys are a network value or <platform>:<profileId>'),
     firstCommentSchema,
   )
   .describe(
@@ -198,6 +226,9 @@ export const targetAccountSchema = z
     youtube: youtubeSchema
       .optional()
       .describe('Upload details for this profile only (merged over the shared youtube object).'),
+    tiktok: tiktokSchema
+      .optional()
+      .describe('TikTok settings for this profile only (merged over the shared tiktok object).'),
     thread: threadSchema
       .optional()
       .describe('Thread for this profile only; wins over threadVariants and thread.'),
@@ -208,15 +239,7 @@ export const targetAccountSchema = z
   .describe('One exact profile to post to.')
 
 export const variantsSchema = z
-  .record(
-    z
-      .string()
-      .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|googlebusiness)(:.{1,200})?$/,
-        'keys are a network value or <platform>:<profileId>',
-      ),
-    contentSchema,
-  )
+  .record(z.string().regex(variantKey, 'keys are a network value or <platform>:<profileId>'), contentSchema)
   .describe('Copy per network (key: network value) or per profile (key: <platform>:<profileId>).')
 
 export const dateSchema = z.string().max(10).describe('Slot date, YYYY-MM-DD.')
@@ -304,6 +327,7 @@ export const postViewSchema = z.object({
   googlebusiness: googlebusinessSchema
     .optional()
     .describe('Google Business Profile post details as given (googlebusiness profiles only).'),
+  tiktok: tiktokSchema.optional().describe('TikTok post settings as given (an addition to the spec).'),
   variants: z
     .record(z.string(), z.string())
     .optional()

@@ -33,6 +33,7 @@ import { createInstanceSetupMigration } from './migrations/026-instance-setup.js
 import { createComposeGroupsMigration } from './migrations/027-compose-groups.js'
 import { createAltTextsAndAvatarsMigration } from './migrations/028-alt-texts-and-avatars.js'
 import { createTargetHistoryMigration } from './migrations/029-target-history.js'
+import { createTikTokDetailsMigration } from './migrations/030-tiktok-details.js'
 import { createGoogleBusinessDetailsMigration } from './migrations/033-google-business-details.js'
 import type { Database } from './schema.js'
 
@@ -191,6 +192,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '029-target-history': createTargetHistoryMigration(),
     '033-google-business-details': createGoogleBusinessDetailsMigration(),
     '028-alt-texts-and-avatars': createAltTextsAndAvatarsMigration(),
+    '030-tiktok-details': createTikTokDetailsMigration(),
   }
   if (await allApplied(store, Object.keys(migrations), schema)) return
   const migrator = new Migrator({

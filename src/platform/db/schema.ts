@@ -138,6 +138,8 @@ export interface PostsTable {
   compose_id?: string | null
   /** Alt text per image of the post's media, JSON keyed by media URL; null when none (migration 028). */
   media_alt_texts?: string | null
+  /** What a TikTok post's poster chose, as given (JSON; migration 030), or null. */
+  tiktok?: string | null
 }
 
 export interface TargetsTable {
@@ -189,6 +191,8 @@ export interface TargetsTable {
   stuck_reason?: string | null
   /** Alt text per image this target sends, JSON keyed by media URL; null when none (migration 028). */
   media_alt_texts?: string | null
+  /** What the TikTok target sends of its poster's choices (JSON; migration 030), or null. */
+  tiktok?: string | null
 }
 
 export interface PostCountsTable {

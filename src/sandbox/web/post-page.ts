@@ -30,6 +30,8 @@ export interface WebEntry {
   facts?: string[]
   /** The post's button (a Google post's "Book", "Get offer"); without a URL it is shown, not a link. */
   action?: { label: string; url?: string }
+  /** A line about the post itself, as the network shows it (TikTok: "Only you can see this post"). */
+  note?: string
 }
 
 export interface WebPage {
@@ -64,6 +66,7 @@ const brands: Record<Network, string> = {
   bluesky: 'Bluesky',
   youtube: 'YouTube',
   googlebusiness: 'Google',
+  tiktok: 'TikTok',
 }
 
 export function escapeHtml(value: string): string {
@@ -144,7 +147,7 @@ function entryHtml(entry: WebEntry, assets: string, role: 'post' | 'item' | 'com
     : ''
   return `<article class="entry ${role}">
 <header class="meta">${avatarHtml(entry.author, assets)}<span class="who"><strong class="name">${escapeHtml(entry.author.name)}</strong>${handle}</span>${time(entry.at)}</header>
-${badge}${entry.title ? `<h1 class="title">${escapeHtml(entry.title)}</h1>` : ''}${entry.text ? `<div class="text">${escapeHtml(entry.text)}</div>` : ''}${mediaHtml(entry.media, assets)}${facts}${linkCard(entry.link)}${actionHtml(entry.action)}
+${badge}${entry.title ? `<h1 class="title">${escapeHtml(entry.title)}</h1>` : ''}${entry.text ? `<div class="text">${escapeHtml(entry.text)}</div>` : ''}${mediaHtml(entry.media, assets)}${facts}${linkCard(entry.link)}${actionHtml(entry.action)}${entry.note ? `<p class="note">${escapeHtml(entry.note)}</p>` : ''}
 </article>`
 }
 

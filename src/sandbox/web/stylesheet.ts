@@ -37,6 +37,7 @@ time{font-size:.85rem}
 .facts{margin:0;padding:0;list-style:none;color:var(--muted)}
 .actions{margin:.2rem 0 0}
 .action{display:inline-block;padding:.45rem 1rem;border:1px solid var(--line);border-radius:var(--media-radius);color:var(--accent);font-weight:600;text-decoration:none}
+.note{margin:0;font-size:.85rem;color:var(--muted)}
 `
 
 /** Avatar beside the copy, the author's thread joined by a line: X, Bluesky, Threads. */
@@ -93,6 +94,12 @@ body.net-googlebusiness .post .media img{aspect-ratio:4/3;max-height:420px}
 body.net-googlebusiness .post .meta{order:-2}
 body.net-googlebusiness .action{background:#1a73e8;border-color:#1a73e8;color:#fff;border-radius:18px}
 body.net-googlebusiness .facts li{padding:.1rem 0}
+body.net-tiktok{--page:#121212;--bar:#121212;--column:#121212;--ink:#fff;--muted:#a8a8a8;--line:#2f2f2f;--accent:#ff3b5c;--brand:#fff;--avatar:#d4143f;--width:560px;--media-radius:12px}
+body.net-tiktok .brand::before{content:"♪";margin-right:4px;color:#25f4ee;text-shadow:2px 2px 0 #fe2c55}
+body.net-tiktok .post .media{order:-2;display:flex;gap:6px;overflow-x:auto;scroll-snap-type:x mandatory;border:0;justify-content:center;background:#000;border-radius:12px}
+body.net-tiktok .post .media img,body.net-tiktok .post .media video,body.net-tiktok .post .poster{flex:none;scroll-snap-align:center;height:min(75vh,720px);width:calc(min(75vh,720px) * 9 / 16);max-width:100%;max-height:none;object-fit:contain;border-radius:12px;background:#000}
+body.net-tiktok .post .title{order:-1;font-size:1.1rem}
+body.net-tiktok .entry{border-bottom:0}
 `
 
 export const PAGE_STYLESHEET = base + themes

@@ -41,7 +41,7 @@ export const operationCommands: Command[] = [
   appCommand({
     name: 'sandbox connect',
     usage: [
-      'sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads|googlebusiness --username U [--organization] [--json]',
+      'sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads|googlebusiness|tiktok --username U [--organization] [--json]',
       'Connect a simulated profile through the connect flow of a server running with HERALD_SANDBOX=1',
       '(youtube: U is the Google account e-mail, e.g. creator@example.com; bluesky: the account',
       'U.bsky.social, made with an app password in the simulator; facebook: a Page named U;',

@@ -2,6 +2,7 @@
 import { createDraftStore } from './compose/draft-store.js'
 import { createMediaTray } from './compose/media-tray.js'
 import { createThread } from './compose/thread.js'
+import { createTikTokPart } from './compose/tiktok.js'
 
 /**
  * Compose in the browser: the copy tabs (All, then one per chosen network), the media tray, the thread, the
@@ -22,6 +23,7 @@ interface Answer {
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T | null
 
 type Tabs = ReturnType<typeof createTabs>
+type TikTokPart = ReturnType<typeof createTikTokPart>
 
 const chosenBoxes = (form: HTMLFormElement) =>
   [...form.querySelectorAll<HTMLInputElement>('input[name="profile"]')].filter((b) => b.checked)
@@ -39,8 +41,10 @@ function start(form: HTMLFormElement) {
   const draft = createDraftStore(form, form.dataset.draftKey ?? 'herald:compose')
   browserZone()
   const tabs = createTabs(form)
+  const tiktok = createTikTokPart()
   const state = { checkedContents: null as string | null, passed: false }
-  const update = () => updateForm(form, tabs, state.passed && state.checkedContents === contentsOf(form))
+  const update = () =>
+    updateForm(form, { tabs, tiktok }, state.passed && state.checkedContents === contentsOf(form))
   const check = createLiveCheck(form, (answer, sent) => {
     applyAnswer(form, tabs, answer)
     state.checkedContents = sent
@@ -113,17 +117,23 @@ function primaryWhen(form: HTMLFormElement): string {
 }
 
 /** The parts shown for the chosen networks, and the buttons enabled only for a passed, current check. */
-function updateForm(form: HTMLFormElement, tabs: Tabs, checkedNow: boolean) {
+function updateForm(form: HTMLFormElement, parts: { tabs: Tabs; tiktok: TikTokPart }, checkedNow: boolean) {
   const networks = chosenNetworks(form)
-  tabs.show(networks)
+  parts.tabs.show(networks)
+  parts.tiktok.update(networks)
   const threadPart = byId<HTMLElement>('thread')
   const threadNetworks = (threadPart?.dataset.networks ?? '').split(' ')
   if (threadPart) threadPart.hidden = networks.size > 0 && !threadNetworks.some((n) => networks.has(n))
+  const commentPart = byId<HTMLElement>('comment')
+  const commenting = (commentPart?.dataset.networks ?? '').split(' ')
+  if (commentPart) commentPart.hidden = networks.size > 0 && !commenting.some((n) => networks.has(n))
   const youtube = byId<HTMLElement>('youtube')
   if (youtube) youtube.hidden = !networks.has('youtube')
   googleBusinessParts(form, networks)
   queueSlot(chosenBoxes(form))
-  const confirmed = !networks.has('youtube') || Boolean(byId<HTMLInputElement>('youtube-confirm')?.checked)
+  const confirmed =
+    (!networks.has('youtube') || Boolean(byId<HTMLInputElement>('youtube-confirm')?.checked)) &&
+    parts.tiktok.ready(networks)
   const timed = primaryWhen(form) === 'schedule'
   for (const b of form.querySelectorAll<HTMLButtonElement>('button[data-when]')) {
     const when = b.dataset.when

@@ -25,6 +25,7 @@ const SIMPLE_ICON: Record<Exclude<Network, 'linkedin'>, string> = {
   youtube: 'youtube',
   // The map pin: a Business Profile is a place on Google Maps.
   googlebusiness: 'googlemaps',
+  tiktok: 'tiktok',
 }
 
 const pathOf = (svg: string) => {

@@ -33,6 +33,7 @@ export async function rewriteTarget(
     altTexts: Record<string, string>
     youtube: unknown
     googlebusiness: unknown
+    tiktok?: unknown
     /** The target's thread items and first comment (the live and in-doubt ones kept as they are). */
     items: readonly unknown[]
     runAt: number | null
@@ -55,6 +56,7 @@ export async function rewriteTarget(
       media_alt_texts: Object.keys(change.altTexts).length > 0 ? JSON.stringify(change.altTexts) : null,
       youtube: change.youtube ? JSON.stringify(change.youtube) : null,
       googlebusiness: change.googlebusiness ? JSON.stringify(change.googlebusiness) : null,
+      tiktok: change.tiktok ? JSON.stringify(change.tiktok) : null,
       items: change.items.length > 0 ? JSON.stringify(change.items) : null,
       ...status,
       updated_at: change.now,

@@ -121,6 +121,7 @@ const insertPostRows = compiledInsertRows('posts', [
   'items',
   'compose_id',
   'media_alt_texts',
+  'tiktok',
 ])
 
 const insertTargetRows = compiledInsertRows('targets', [
@@ -152,6 +153,7 @@ const insertTargetRows = compiledInsertRows('targets', [
   'paid',
   'items',
   'media_alt_texts',
+  'tiktok',
 ])
 
 /**
