@@ -1,5 +1,6 @@
 import type { MediaPort } from '../core/media-port.js'
 import type { Network } from '../core/networks.js'
+import type { PinterestDetails } from '../core/pinterest-details.js'
 import type { Logger } from '../platform/logger.js'
 
 /**
@@ -77,6 +78,8 @@ export interface PublishRequest {
   content: string
   mediaUrls: string[]
   youtube?: YouTubeDetails
+  /** A Pinterest target's title, link and video cover (the copy is the pin's description). */
+  pinterest?: PinterestDetails
   signal: AbortSignal
   /**
    * What an earlier attempt of this target recorded through `saveProgress` (a container id, an upload id),
@@ -100,6 +103,8 @@ export interface LookupRequest {
   /** The copy that was sent (already resolved for this profile). */
   content: string
   mediaUrls: string[]
+  /** What a Pinterest attempt sent besides its copy (a pin is matched on its title and link too). */
+  pinterest?: PinterestDetails
   /** Epoch ms when the unanswered attempt began: a match was created at or after it. */
   since: number
   /** What the attempt recorded through `saveProgress`. */

@@ -7,14 +7,22 @@ import {
   reportedTextLimits,
 } from './network-rules.js'
 import type { Network } from './networks.js'
+import {
+  type PinterestDetails,
+  type PinterestDetailsInput,
+  pinterestDetailBlockers,
+  resolvePinterestDetails,
+} from './pinterest-details.js'
 import { containsLink, lengthOn } from './text-length.js'
 import {
   type DeliveryItem,
   deliveryItems,
+  firstCommentNetworks,
   itemBlockers,
   itemsPrice,
   type PostItems,
   type ThreadItemInput,
+  takesFirstComment,
   takesThreads,
   threadNetworks,
 } from './thread-items.js'
@@ -46,6 +54,7 @@ export interface TargetRequest {
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
   youtube?: YouTubeDetailsInput | undefined
+  pinterest?: PinterestDetailsInput | undefined
   thread?: ThreadItemInput[] | undefined
   firstComment?: string | undefined
 }
@@ -56,6 +65,8 @@ export interface PlanInput {
   platforms?: Network[] | undefined
   variants?: Record<string, string> | undefined
   youtube?: YouTubeDetailsInput | undefined
+  /** A pin's title, link and video cover (an addition to the spec; ignored for other networks). */
+  pinterest?: PinterestDetailsInput | undefined
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
   /** A thread and a first comment, shared, per network or profile, or per target request. */
@@ -69,6 +80,7 @@ export interface TargetOverrides {
   content?: string
   mediaUrls?: string[]
   youtube?: YouTubeDetailsInput
+  pinterest?: PinterestDetailsInput
 }
 
 export interface PlannedTarget {
@@ -77,6 +89,8 @@ export interface PlannedTarget {
   content: string
   mediaUrls: string[]
   youtube: ResolvedYouTubeDetails | null
+  /** A Pinterest target's title, link and cover (the shared object merged under its own); null elsewhere. */
+  pinterest: PinterestDetails | null
   /** The thread items and first comment delivered after the post, in order. */
   items: DeliveryItem[]
   /** The thread and first comment as resolved for this profile, kept on its post. */
@@ -112,6 +126,12 @@ export interface Plan {
 }
 
 const label = (c: ConnectionInfo) => `${c.platform} @${c.username}`
+
+/** Every URL Herald fetches for a target's own post: its attachments and a video pin's cover image. */
+export const targetMediaToFetch = (target: Pick<PlannedTarget, 'mediaUrls' | 'pinterest'>): string[] => [
+  ...target.mediaUrls,
+  ...(target.pinterest?.coverImageUrl ? [target.pinterest.coverImageUrl] : []),
+]
 
 /** Media per target: targetAccounts[].mediaUrls > .mediaUrl > mediaUrls > mediaUrl (DESIGN.md). */
 export function resolveMedia(
@@ -202,6 +222,7 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
 
   const targets = chosen.map((choice) => planTarget(input, choice, blockers))
   checkSharedThread(input, targets, { blockers, warnings })
+  checkSharedFirstComment(input, targets, warnings)
   for (const target of targets) checkTarget(target, { blockers, warnings })
 
   const hasLink = targets.some(
@@ -248,33 +269,43 @@ function planTarget(
   const ownMedia = request?.mediaUrls ?? (request?.mediaUrl ? [request.mediaUrl] : undefined)
   if (ownMedia) overrides.mediaUrls = ownMedia
   if (request?.youtube) overrides.youtube = request.youtube
+  if (request?.pinterest) overrides.pinterest = request.pinterest
   const content = resolveCopy(connection, overrides.content, input.variants ?? {}, input.content)
   const mediaUrls = resolveMedia(overrides, input)
   const youtube =
     connection.platform === 'youtube'
       ? resolveYouTubeDetails(content, { ...input.youtube, ...overrides.youtube })
       : null
+  const pinterest =
+    connection.platform === 'pinterest'
+      ? resolvePinterestDetails({ ...input.pinterest, ...overrides.pinterest })
+      : null
   const key = `${connection.platform}:${connection.profileId}`
   const ownThread =
     request?.thread ?? input.threadVariants?.[key] ?? input.threadVariants?.[connection.platform]
   const thread = ownThread ?? input.thread
-  const firstComment =
+  const ownFirstComment =
     request?.firstComment ??
     input.firstCommentVariants?.[key] ??
-    input.firstCommentVariants?.[connection.platform] ??
-    input.firstComment
+    input.firstCommentVariants?.[connection.platform]
+  const firstComment = ownFirstComment ?? input.firstComment
   // A thread named for this profile or network that the network cannot take is refused; the shared one
   // is left out of such networks with a warning (checkSharedThread).
   if (ownThread && ownThread.length > 0 && !takesThreads(connection.platform))
     blockers.push(
       `${request?.thread ? 'targetAccounts[].thread' : 'threadVariants'}: ${label(connection)}: ${connection.platform} takes no threads (only ${threadNetworks.join(', ')})`,
     )
+  // A first comment named for a network that takes none is refused the same way; a shared one is left out.
+  if (ownFirstComment && !takesFirstComment(connection.platform))
+    blockers.push(
+      `${request?.firstComment ? 'targetAccounts[].firstComment' : 'firstCommentVariants'}: ${label(connection)}: ${connection.platform} takes no first comment (only ${firstCommentNetworks.join(', ')})`,
+    )
   const items = deliveryItems(connection.platform, thread, firstComment)
   const postItems: PostItems = {
     ...(thread && thread.length > 0 && takesThreads(connection.platform) ? { thread } : {}),
-    ...(firstComment ? { firstComment } : {}),
+    ...(firstComment && takesFirstComment(connection.platform) ? { firstComment } : {}),
   }
-  return { connection, overrides, content, mediaUrls, youtube, items, postItems }
+  return { connection, overrides, content, mediaUrls, youtube, pinterest, items, postItems }
 }
 
 /** The shared thread is left out where a network takes none, and refused when no profile takes it. */
@@ -292,6 +323,16 @@ function checkSharedThread(input: PlanInput, targets: PlannedTarget[], { blocker
       )
 }
 
+/** The shared first comment is left out, with a warning, where a network takes none (Pinterest). */
+function checkSharedFirstComment(input: PlanInput, targets: PlannedTarget[], warnings: string[]) {
+  if (!input.firstComment) return
+  for (const t of targets)
+    if (!takesFirstComment(t.connection.platform) && !t.items.some((i) => i.role === 'firstComment'))
+      warnings.push(
+        `${label(t.connection)}: ${t.connection.platform} takes no first comment; it is left out there`,
+      )
+}
+
 /** One target against its network's rules: connection, copy, media, thread items, video title, set. */
 function checkTarget(target: PlannedTarget, findings: Findings) {
   const { connection, mediaUrls } = target
@@ -304,6 +345,8 @@ function checkTarget(target: PlannedTarget, findings: Findings) {
   blockers.push(...itemBlockers(connection.platform, who, target.items))
   if (target.youtube && target.youtube.title === '')
     blockers.push(`${who}: the video needs a title (give youtube.title or a first line of copy)`)
+  if (target.pinterest)
+    blockers.push(...pinterestDetailBlockers(who, target.pinterest, { count: mediaUrls.length }))
   if (mediaUrls.length > 1) blockers.push(...setBlockers(target, who))
 }
 

@@ -15,10 +15,10 @@ export const MAX_THREAD_ITEMS = 25
 export const threadNetworks: readonly Network[] = ['twitter', 'bluesky', 'threads']
 
 /**
- * How each network takes a first comment: as a comment on the post, or as a reply to it (X, Bluesky and
- * Threads have no comments apart from replies). Every network takes one.
+ * How each network takes a first comment: as a comment on the post, as a reply to it (X, Bluesky and
+ * Threads have no comments apart from replies), or not at all (Pinterest's API makes no comments).
  */
-export const firstCommentShape: Record<Network, 'comment' | 'reply'> = {
+export const firstCommentShape: Record<Network, 'comment' | 'reply' | 'none'> = {
   facebook: 'comment',
   instagram: 'comment',
   linkedin: 'comment',
@@ -26,7 +26,15 @@ export const firstCommentShape: Record<Network, 'comment' | 'reply'> = {
   twitter: 'reply',
   bluesky: 'reply',
   threads: 'reply',
+  pinterest: 'none',
 }
+
+export const takesFirstComment = (network: Network) => firstCommentShape[network] !== 'none'
+
+/** The networks that take a first comment, for messages. */
+export const firstCommentNetworks: readonly Network[] = (Object.keys(firstCommentShape) as Network[]).filter(
+  takesFirstComment,
+)
 
 /**
  * The longest comment each commenting network takes, as it counts it: Instagram 2,196 characters and
@@ -97,7 +105,7 @@ export function deliveryItems(
         mediaUrls: item.mediaUrls ?? [],
         status: 'pending',
       })
-  if (firstComment !== undefined && firstComment !== '')
+  if (firstComment !== undefined && firstComment !== '' && takesFirstComment(network))
     items.push({ role: 'firstComment', content: firstComment, mediaUrls: [], status: 'pending' })
   return items
 }

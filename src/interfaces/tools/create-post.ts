@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { WAITING_MESSAGE } from '../../core/approval.js'
-import { type Plan, type PlannedTarget, planPost } from '../../core/post-plan.js'
+import { networks } from '../../core/networks.js'
+import { type Plan, type PlannedTarget, planPost, targetMediaToFetch } from '../../core/post-plan.js'
 import { describeOpening, type QueueOpening } from '../../core/posting-queue.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
 import {
@@ -30,6 +31,7 @@ import {
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
+  pinterestSchema,
   postViewSchema,
   targetAccountSchema,
   threadSchema,
@@ -62,7 +64,7 @@ export const createPostInput = toolInput({
     .describe('Exact profiles to post to (preferred); each becomes a separate post.'),
   platforms: z
     .array(networkSchema)
-    .max(7)
+    .max(networks.length)
     .optional()
     .describe('Whole networks; each expands to every connected profile on it.'),
   variants: variantsSchema.optional(),
@@ -71,6 +73,7 @@ export const createPostInput = toolInput({
   threadVariants: threadVariantsSchema.optional(),
   firstCommentVariants: firstCommentVariantsSchema.optional(),
   youtube: youtubeSchema.optional(),
+  pinterest: pinterestSchema.optional(),
   publishImmediately: z
     .boolean()
     .default(false)
@@ -173,7 +176,7 @@ async function checkCreatable(input: CreateInput, ctx: ToolContext, now: number)
 /** Every attachment is fetchable, on a host its network accepts, and of a kind and size it takes. */
 async function checkCreatableMedia(plan: Plan, ctx: ToolContext) {
   await refuseUnfetchableMedia(
-    plan.targets.flatMap((t) => [...t.mediaUrls, ...t.items.flatMap((item) => item.mediaUrls)]),
+    plan.targets.flatMap((t) => [...targetMediaToFetch(t), ...t.items.flatMap((item) => item.mediaUrls)]),
     ctx.app.config,
     (url) => ctx.app.media.isHostedUrl(url),
   )
@@ -273,6 +276,10 @@ function newPost(
     youtube:
       target.connection.platform === 'youtube' && (input.youtube || target.overrides.youtube)
         ? JSON.stringify({ ...input.youtube, ...target.overrides.youtube })
+        : null,
+    pinterest:
+      target.connection.platform === 'pinterest' && (input.pinterest || target.overrides.pinterest)
+        ? JSON.stringify({ ...input.pinterest, ...target.overrides.pinterest })
         : null,
     variants: JSON.stringify(input.variants ?? {}),
     status: waits ? 'draft' : 'scheduled',

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { isPending, WAITING_MESSAGE } from '../../core/approval.js'
 import { networkRules, resendPrice } from '../../core/network-rules.js'
+import { networks } from '../../core/networks.js'
+import type { PinterestDetailsInput } from '../../core/pinterest-details.js'
 import { type ConnectionInfo, type PlannedTarget, planPost } from '../../core/post-plan.js'
 import {
   editableStatuses,
@@ -33,6 +35,7 @@ import {
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
+  pinterestSchema,
   postViewSchema,
   threadSchema,
   timeSchema,
@@ -73,7 +76,7 @@ const updatePostInput = toolInput({
   platforms: z
     .array(networkSchema)
     .min(1)
-    .max(7)
+    .max(networks.length)
     .optional()
     .describe('Replacement network list; each expands to all connected profiles.'),
   scheduleDate: dateSchema.optional(),
@@ -84,6 +87,9 @@ const updatePostInput = toolInput({
   youtube: youtubeSchema
     .optional()
     .describe('title, description, privacyStatus; omitted fields keep their value.'),
+  pinterest: pinterestSchema
+    .optional()
+    .describe('title, link, coverImageUrl of a pin; omitted fields keep their value.'),
   status: z.enum(settableStatuses).optional().describe('scheduled, draft or failed.'),
   thread: threadSchema
     .optional()
@@ -176,6 +182,7 @@ async function applyUpdate(tx: Db, ctx: ToolContext, input: UpdateInput, now: nu
     variants: JSON.stringify(edit.variants),
     media_urls: JSON.stringify(edit.mediaUrls),
     youtube: edit.youtube ? JSON.stringify(edit.youtube) : null,
+    pinterest: edit.pinterest ? JSON.stringify(edit.pinterest) : null,
     status,
     schedule_date: slot.date,
     schedule_time: slot.time,
@@ -252,6 +259,11 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     : post.youtube
       ? JSON.parse(post.youtube)
       : undefined
+  const pinterest: PinterestDetailsInput | undefined = input.pinterest
+    ? { ...(post.pinterest ? JSON.parse(post.pinterest) : {}), ...input.pinterest }
+    : post.pinterest
+      ? JSON.parse(post.pinterest)
+      : undefined
   // The thread and first comment sent replace the post's; otherwise the post keeps its own.
   const own = readPostItems(post.items)
   const postItems = {
@@ -272,7 +284,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
         })),
       }
   const plan = planPost(
-    { content, variants, mediaUrls, youtube, ...postItems, ...targetRequest },
+    { content, variants, mediaUrls, youtube, pinterest, ...postItems, ...targetRequest },
     connections,
   )
   if (plan.unknownTargets.length > 0)
@@ -287,9 +299,10 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     input.mediaUrl !== undefined ||
     input.mediaUrls !== undefined ||
     input.youtube !== undefined ||
+    input.pinterest !== undefined ||
     input.thread !== undefined ||
     input.firstComment !== undefined
-  return { plan, content, variants, mediaUrls, youtube, postItems, changesWhatGoesOut }
+  return { plan, content, variants, mediaUrls, youtube, pinterest, postItems, changesWhatGoesOut }
 }
 type Edit = ReturnType<typeof planEdit>
 
@@ -344,7 +357,13 @@ function keepTargets(edit: Edit, current: TargetRow[], keepsOwnCopy: boolean) {
 const resolvedFor = (edit: Edit, connection: ConnectionInfo, ownCopy: string | undefined) =>
   resolveForPost(
     connection,
-    { content: edit.content, mediaUrls: edit.mediaUrls, variants: edit.variants, youtube: edit.youtube },
+    {
+      content: edit.content,
+      mediaUrls: edit.mediaUrls,
+      variants: edit.variants,
+      youtube: edit.youtube,
+      pinterest: edit.pinterest,
+    },
     ownCopy,
   )
 
@@ -428,6 +447,7 @@ async function writeTargets(
         content: keep.resolved.content,
         mediaUrls: keep.resolved.mediaUrls,
         youtube: keep.resolved.youtube,
+        pinterest: keep.resolved.pinterest,
         items: keep.items,
         runAt,
         retry: status === 'scheduled' && existing.status === 'failed',

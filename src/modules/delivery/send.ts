@@ -186,6 +186,7 @@ function prepareAttempt(
     content: target.content,
     mediaUrls: JSON.parse(target.media_urls) as string[],
     ...(target.youtube ? { youtube: JSON.parse(target.youtube) } : {}),
+    ...(target.pinterest ? { pinterest: JSON.parse(target.pinterest) } : {}),
     ...(readProgress(target.progress) ? { progress: readProgress(target.progress) } : {}),
     saveProgress: progressSaver(deps.db, target, deps.now, leaseTime),
     signal,

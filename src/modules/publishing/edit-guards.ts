@@ -15,6 +15,7 @@ export interface TargetEdit {
   content: string
   mediaUrls: string[]
   youtube: unknown
+  pinterest: unknown
   items: DeliveryItem[]
 }
 
@@ -37,6 +38,8 @@ function changedParts(target: TargetRow, edit: TargetEdit): string[] {
   if (edit.content !== target.content) parts.push('copy')
   if (JSON.stringify(edit.mediaUrls) !== target.media_urls) parts.push('media')
   if ((edit.youtube ? JSON.stringify(edit.youtube) : null) !== target.youtube) parts.push('YouTube details')
+  if ((edit.pinterest ? JSON.stringify(edit.pinterest) : null) !== (target.pinterest ?? null))
+    parts.push('pin details')
   return parts
 }
 

@@ -1,8 +1,9 @@
-import { isIP } from 'node:net'
 import { networkMediaRules } from '../../core/network-rules.js'
 import type { PlannedTarget } from '../../core/post-plan.js'
 import type { Config } from '../../platform/config.js'
-import { checkAddress } from '../../platform/egress/address-policy.js'
+import { publicHostProblem } from '../media/public-host.js'
+
+export { publicHostProblem }
 
 /**
  * Networks that fetch media by URL (Instagram, Facebook, Threads) download Herald's hosted copy from
@@ -45,27 +46,4 @@ function fetchingNetworks(targets: PlannedTarget[]): string[] {
         .map((t) => networkMediaRules[t.connection.platform].label),
     ),
   ]
-}
-
-/** Why the internet cannot fetch from `baseUrl`, or undefined when it can. */
-export function publicHostProblem(baseUrl: string): string | undefined {
-  let url: URL
-  try {
-    url = new URL(baseUrl)
-  } catch {
-    return 'is not a URL'
-  }
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  if (url.protocol !== 'https:') return 'is not https'
-  if (isIP(host)) {
-    const verdict = checkAddress(host)
-    return verdict.allowed ? undefined : `is a ${verdict.category.replace('_', '-')} address`
-  }
-  if (
-    host === 'localhost' ||
-    /\.(localhost|local|internal|lan|home|test|invalid|example)$/.test(host) ||
-    !host.includes('.')
-  )
-    return 'is not a public host name'
-  return undefined
 }

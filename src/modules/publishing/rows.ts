@@ -1,3 +1,4 @@
+import { type PinterestDetailsInput, resolvePinterestDetails } from '../../core/pinterest-details.js'
 import type { ConnectionInfo, PlannedTarget } from '../../core/post-plan.js'
 import { resolveCopy } from '../../core/post-plan.js'
 import { resolveYouTubeDetails, type YouTubeDetailsInput } from '../../core/youtube-details.js'
@@ -31,7 +32,7 @@ export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<
 /** A queue row for one planned target. `runAt` null keeps it out of the queue (draft). */
 export function targetRow(
   input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
-  target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'> &
+  target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube' | 'pinterest'> &
     Partial<Pick<PlannedTarget, 'items'>>,
 ): TargetRow {
   return {
@@ -46,6 +47,7 @@ export function targetRow(
     content: target.content,
     media_urls: JSON.stringify(target.mediaUrls),
     youtube: target.youtube ? JSON.stringify(target.youtube) : null,
+    pinterest: target.pinterest ? JSON.stringify(target.pinterest) : null,
     status: 'pending',
     run_at: input.runAt,
     lease_owner: null,
@@ -78,6 +80,7 @@ export function resolveForPost(
     mediaUrls: string[]
     variants: Record<string, string>
     youtube: YouTubeDetailsInput | undefined
+    pinterest?: PinterestDetailsInput | undefined
   },
   ownCopy?: string,
 ) {
@@ -87,5 +90,6 @@ export function resolveForPost(
     content,
     mediaUrls: post.mediaUrls,
     youtube: connection.platform === 'youtube' ? resolveYouTubeDetails(content, post.youtube) : null,
+    pinterest: connection.platform === 'pinterest' ? resolvePinterestDetails(post.pinterest) : null,
   }
 }

@@ -11,7 +11,7 @@ export const MAX_TARGETS = 100
 
 export const networkSchema = z
   .enum(networks)
-  .describe('Network value: linkedin, twitter, facebook, instagram, threads, bluesky or youtube.')
+  .describe('Network value: linkedin, twitter, facebook, instagram, threads, bluesky, youtube or pinterest.')
 
 export const mediaUrlSchema = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -44,6 +44,26 @@ export const youtubeSchema = z
     'YouTube upload details; ignored for other networks. Confirm the visibility with the user before creating the post.',
   )
 
+export const pinterestSchema = z
+  .strictObject({
+    title: z
+      .string()
+      .max(1000)
+      .optional()
+      .describe('Pin title, at most 100 characters (preflight_post blocks a longer one). Default: none.'),
+    link: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .max(4096)
+      .optional()
+      .describe('The page the pin opens, at most 2,048 characters. Default: none.'),
+    coverImageUrl: mediaUrlSchema
+      .optional()
+      .describe("A video pin's cover image. Default: the video's first frame."),
+  })
+  .describe(
+    'Pinterest pin details (an addition to the spec); ignored for other networks. The copy is the pin description (800 characters).',
+  )
+
 export const contentSchema = z.string().max(MAX_CONTENT)
 
 /**
@@ -72,7 +92,7 @@ export const firstCommentSchema = z
   .string()
   .max(MAX_CONTENT)
   .describe(
-    'Optional first comment (an addition to the spec): posted right after the post as a comment on facebook, instagram, linkedin and youtube, and as a reply on twitter, bluesky and threads. Comment limits: instagram 2,196, linkedin 1,250, facebook 8,000, youtube 10,000 characters; replies take the post limit. Example: "Link in the article: https://example.com". Costs what a post costs on its network.',
+    'Optional first comment (an addition to the spec): posted right after the post as a comment on facebook, instagram, linkedin and youtube, and as a reply on twitter, bluesky and threads (pinterest takes none). Comment limits: instagram 2,196, linkedin 1,250, facebook 8,000, youtube 10,000 characters; replies take the post limit. Example: "Link in the article: https://example.com". Costs what a post costs on its network.',
   )
 
 export const threadVariantsSchema = z
@@ -80,7 +100,7 @@ export const threadVariantsSchema = z
     z
       .string()
       .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|pinterest)(:.{1,200})?$/,
         'keys are a network value or <platform>:<profileId>',
       ),
     threadSchema,
@@ -92,7 +112,7 @@ export const firstCommentVariantsSchema = z
     z
       .string()
       .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|pinterest)(:.{1,200})?$/,
         'keys are a network value or <platform>:<profileId>',
       ),
     firstCommentSchema,
@@ -122,6 +142,9 @@ export const targetAccountSchema = z
     youtube: youtubeSchema
       .optional()
       .describe('Upload details for this profile only (merged over the shared youtube object).'),
+    pinterest: pinterestSchema
+      .optional()
+      .describe('Pin details for this profile only (merged over the shared pinterest object).'),
     thread: threadSchema
       .optional()
       .describe('Thread for this profile only; wins over threadVariants and thread.'),
@@ -136,7 +159,7 @@ export const variantsSchema = z
     z
       .string()
       .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|pinterest)(:.{1,200})?$/,
         'keys are a network value or <platform>:<profileId>',
       ),
     contentSchema,
@@ -196,6 +219,7 @@ export const postViewSchema = z.object({
   mediaUrl: z.string().optional().describe('The first attachment, when there is one.'),
   mediaUrls: z.array(z.string()).describe('Attachment set.'),
   youtube: youtubeSchema.optional().describe('YouTube upload details as given.'),
+  pinterest: pinterestSchema.optional().describe('Pinterest pin details as given; absent when none.'),
   variants: z
     .record(z.string(), z.string())
     .optional()

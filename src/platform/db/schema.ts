@@ -100,6 +100,8 @@ export interface PostsTable {
   content: string
   media_urls: string
   youtube: string | null
+  /** The `pinterest` object as given (JSON, migration 031); null when none was. */
+  pinterest: string | null
   /** Copy per network or per `<platform>:<profileId>`, as given (JSON). */
   variants: string
   status: string
@@ -146,6 +148,8 @@ export interface TargetsTable {
   content: string
   media_urls: string
   youtube: string | null
+  /** A Pinterest target's title, link and cover as resolved for it (JSON, migration 031); null elsewhere. */
+  pinterest: string | null
   status: string
   /** When the worker may claim it; null while out of the queue (draft, failed, settled). */
   run_at: number | null

@@ -30,6 +30,7 @@ export async function rewriteTarget(
     content: string
     mediaUrls: string[]
     youtube: unknown
+    pinterest: unknown
     /** The target's thread items and first comment (the live and in-doubt ones kept as they are). */
     items: readonly unknown[]
     runAt: number | null
@@ -50,6 +51,7 @@ export async function rewriteTarget(
       content: change.content,
       media_urls: JSON.stringify(change.mediaUrls),
       youtube: change.youtube ? JSON.stringify(change.youtube) : null,
+      pinterest: change.pinterest ? JSON.stringify(change.pinterest) : null,
       items: change.items.length > 0 ? JSON.stringify(change.items) : null,
       ...status,
       updated_at: change.now,
