@@ -48,7 +48,7 @@ export const DEFAULT_MEMORY_MB = 4096
 const DEMUXERS = { mp4: 'mov', mov: 'mov', webm: 'matroska' } as const
 export type Demuxer = (typeof DEMUXERS)[keyof typeof DEMUXERS]
 /** ffmpeg's full names of those demuxers, as `-format_whitelist` matches them. */
-const DEMUXER_NAMES: Record<Demuxer, string> = {
+export const DEMUXER_NAMES: Record<Demuxer, string> = {
   mov: 'mov,mp4,m4a,3gp,3g2,mj2',
   matroska: 'matroska,webm',
 }
@@ -133,7 +133,7 @@ export async function convertVideo(
       'conversion_failed',
       'The video is not an MP4, MOV or WebM file; Herald converts only those',
     )
-  await run(options.ffmpeg, ffmpegArguments(source, plan, target, options.preset, demuxer), options)
+  await runFfmpeg(options.ffmpeg, ffmpegArguments(source, plan, target, options.preset, demuxer), options)
   const { size } = await stat(target)
   if (size === 0) throw new MediaError('conversion_failed', 'The video conversion wrote an empty file')
   if (size > plan.maxBytes)
@@ -157,7 +157,8 @@ function cancelled(signal: AbortSignal): MediaError {
     : new MediaError('conversion_failed', 'The video conversion was cancelled')
 }
 
-function run(ffmpeg: string, args: string[], options: ConvertVideoOptions): Promise<void> {
+/** Runs ffmpeg under the conversion's limits (CPU time, memory, the timeout and the caller's signal). */
+export function runFfmpeg(ffmpeg: string, args: string[], options: ConvertVideoOptions): Promise<void> {
   return new Promise((resolve, reject) => {
     const cpuSeconds =
       options.limits?.cpuSeconds ?? Math.ceil(options.timeoutMs / 1000) * availableParallelism()
