@@ -10,7 +10,15 @@ import type { Config } from '../platform/config.js'
  */
 
 /** The networks whose sign-in needs a developer app, in the order the pages list them. */
-export const appNetworks = ['twitter', 'youtube', 'facebook', 'instagram', 'threads', 'linkedin'] as const
+export const appNetworks = [
+  'twitter',
+  'youtube',
+  'facebook',
+  'instagram',
+  'threads',
+  'linkedin',
+  'pinterest',
+] as const
 export type AppNetwork = (typeof appNetworks)[number]
 
 export const needsApp = (network: Network): network is AppNetwork =>
@@ -46,6 +54,7 @@ export const appEnvironment: Record<AppNetwork, { id: string; secret: string }> 
   instagram: { id: 'HERALD_INSTAGRAM_APP_ID', secret: 'HERALD_INSTAGRAM_APP_SECRET' },
   threads: { id: 'HERALD_THREADS_APP_ID', secret: 'HERALD_THREADS_APP_SECRET' },
   linkedin: { id: 'HERALD_LINKEDIN_CLIENT_ID', secret: 'HERALD_LINKEDIN_CLIENT_SECRET' },
+  pinterest: { id: 'HERALD_PINTEREST_APP_ID', secret: 'HERALD_PINTEREST_APP_SECRET' },
 }
 
 /** The OAuth client id the adapters present to the simulators when no app is configured. */
@@ -60,6 +69,7 @@ const sandboxSecrets: Record<AppNetwork, string | undefined> = {
   instagram: SANDBOX_SECRET,
   threads: SANDBOX_SECRET,
   linkedin: SANDBOX_SECRET,
+  pinterest: SANDBOX_SECRET,
 }
 
 /** The app from the environment, when its id variable is set. */
@@ -76,7 +86,9 @@ function environmentApp(config: Config, network: AppNetwork): Omit<ResolvedApp, 
             ? [n.meta.instagramAppId, n.meta.instagramAppSecret]
             : network === 'threads'
               ? [n.threads.appId, n.threads.appSecret]
-              : [n.linkedin.clientId, n.linkedin.clientSecret]
+              : network === 'pinterest'
+                ? [n.pinterest.appId, n.pinterest.appSecret]
+                : [n.linkedin.clientId, n.linkedin.clientSecret]
   if (!pair[0]) return undefined
   return {
     clientId: pair[0],

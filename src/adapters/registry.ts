@@ -18,6 +18,7 @@ import { createFacebookAdapter } from './facebook/index.js'
 import { createInstagramAdapter } from './instagram/index.js'
 import { createLinkedInAdapter, LINKEDIN_WEB_URL, type LinkedInSettings } from './linkedin/index.js'
 import { FACEBOOK_WEB_URL, INSTAGRAM_WEB_URL, type MetaSettings } from './meta/settings.js'
+import { createPinterestAdapter, PINTEREST_WEB_URL, type PinterestSettings } from './pinterest/index.js'
 import { createThreadsAdapter, THREADS_WEB_URL, type ThreadsSettings } from './threads/index.js'
 import { createTwitterAdapter, type TwitterSettings, X_WEB_URL } from './twitter/index.js'
 import { createYouTubeAdapter, YOUTUBE_WEB_URL, type YouTubeSettings } from './youtube/index.js'
@@ -35,6 +36,7 @@ export const sandboxPrefixes = {
   linkedin: '/sandbox/linkedin',
   threads: '/sandbox/threads',
   bluesky: '/sandbox/bluesky',
+  pinterest: '/sandbox/pinterest',
 } as const
 
 /** X settings: the real endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
@@ -189,6 +191,18 @@ export function blueskySettings(config: Config): BlueskySettings {
   }
 }
 
+/** Pinterest settings: api.pinterest.com and the app from config, or the simulator in sandbox mode. */
+export function pinterestSettings(config: Config, saved: SavedApps = {}): PinterestSettings {
+  const pin = config.networks.pinterest
+  const app = resolveApp(config, 'pinterest', saved)
+  const credentials = { appId: app?.clientId ?? '', appSecret: app?.clientSecret }
+  if (config.sandbox) {
+    const base = `${config.publicBaseUrl}${sandboxPrefixes.pinterest}`
+    return { ...credentials, apiUrl: `${base}/v5`, authorizeUrl: `${base}/oauth/`, webUrl: `${base}/web` }
+  }
+  return { ...credentials, apiUrl: pin.apiUrl, authorizeUrl: pin.authorizeUrl, webUrl: PINTEREST_WEB_URL }
+}
+
 /** How long a member's image upload is given before posting in sandbox mode (the simulator processes at once). */
 const SANDBOX_PERSONAL_IMAGE_GRACE_MS = 500
 
@@ -239,6 +253,8 @@ export function adapterSettings(config: Config, network: Network, saved: SavedAp
       return threadsSettings(config, saved)
     case 'bluesky':
       return blueskySettings(config)
+    case 'pinterest':
+      return pinterestSettings(config, saved)
   }
 }
 
@@ -274,6 +290,8 @@ export function createAdapter(
         http:
           deps.http ?? createGuardedHttp({ allowPrivate: blueskySettings(config).allowLocalPds ?? false }),
       })
+    case 'pinterest':
+      return createPinterestAdapter(pinterestSettings(config, saved), adapterDeps)
   }
 }
 

@@ -3,6 +3,7 @@ import type { AppNetwork } from '../../adapters/apps.js'
 import { INSTAGRAM_LOGIN_SCOPES } from '../../adapters/instagram/login.js'
 import { MEMBER_SCOPES, ORGANIZATION_SCOPES } from '../../adapters/linkedin/settings.js'
 import { FACEBOOK_LOGIN_SCOPES } from '../../adapters/meta/facebook-login.js'
+import { PINTEREST_SCOPES } from '../../adapters/pinterest/settings.js'
 import { THREADS_SCOPES } from '../../adapters/threads/oauth.js'
 import { twitterScopes } from '../../adapters/twitter/index.js'
 import { YOUTUBE_SCOPES } from '../../adapters/youtube/index.js'
@@ -106,6 +107,19 @@ export const appGuides: Record<AppNetwork, AppGuide> = {
     pageScopes: ORGANIZATION_SCOPES,
     idName: 'Client ID',
     secretName: 'Primary Client Secret',
+  },
+  pinterest: {
+    portal: 'https://developers.pinterest.com/apps/',
+    portalName: 'Pinterest Developers',
+    steps: [
+      'Connect a Pinterest business account, then create an app (Pinterest reviews it and grants Trial access).',
+      'In the app’s settings, enter the callback URL below as a redirect URI.',
+      'Copy the App ID and the App secret key.',
+      'With Trial access Pinterest refuses pins on its production host: set HERALD_PINTEREST_API_URL=https://api-sandbox.pinterest.com/v5 (pins made there are seen only by their owner) until you request Standard access with a demo video of the connect flow.',
+    ],
+    scopes: PINTEREST_SCOPES,
+    idName: 'App ID',
+    secretName: 'App secret key',
   },
 }
 
