@@ -5,6 +5,7 @@ import { type BlueskySandbox, registerBlueskySandbox } from './sandbox/bluesky/i
 import type { FaultInjector } from './sandbox/fault-injector.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from './sandbox/linkedin/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './sandbox/meta/index.js'
+import { type PinterestSandbox, registerPinterestSandbox } from './sandbox/pinterest/index.js'
 import { registerThreadsSandbox, type ThreadsSandbox } from './sandbox/threads/index.js'
 import { registerTwitterSandbox, type TwitterSandbox } from './sandbox/twitter/index.js'
 import { registerYouTubeSandbox, type YouTubeSandbox } from './sandbox/youtube/index.js'
@@ -16,6 +17,7 @@ export interface MountedSandboxes {
   linkedin: LinkedInSandbox
   threads: ThreadsSandbox
   bluesky: BlueskySandbox
+  pinterest: PinterestSandbox
 }
 
 export interface SandboxMountOptions {
@@ -74,6 +76,12 @@ export function mountSandboxes(
     publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
     ...faults,
   })
+  const pinterest = registerPinterestSandbox(server, {
+    prefix: sandboxPrefixes.pinterest,
+    clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.pinterest}`,
+    ...faults,
+  })
   app.logger.info(
     {
       subsystem: 'sandbox',
@@ -83,8 +91,9 @@ export function mountSandboxes(
       linkedin: `${app.config.publicBaseUrl}${sandboxPrefixes.linkedin}`,
       threads: `${app.config.publicBaseUrl}${sandboxPrefixes.threads}`,
       bluesky: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
+      pinterest: `${app.config.publicBaseUrl}${sandboxPrefixes.pinterest}`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube, meta, linkedin, threads, bluesky }
+  return { twitter, youtube, meta, linkedin, threads, bluesky, pinterest }
 }

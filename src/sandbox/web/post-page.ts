@@ -56,6 +56,7 @@ const brands: Record<Network, string> = {
   linkedin: 'in',
   bluesky: 'Bluesky',
   youtube: 'YouTube',
+  pinterest: 'Pinterest',
 }
 
 export function escapeHtml(value: string): string {

@@ -80,6 +80,13 @@ body.net-youtube .post .media video,body.net-youtube .post .poster{height:min(70
 body.net-youtube .post .title{order:-1;font-size:1.25rem}
 body.net-youtube .post .text{background:#f2f2f2;border-radius:12px;padding:.6rem .8rem;font-size:.95rem}
 body.net-youtube .entry{border-bottom:0}
+body.net-pinterest{--page:#fff;--bar:#fff;--column:#fff;--ink:#111;--muted:#5f5f5f;--line:#e9e9e9;--accent:#e60023;--brand:#e60023;--avatar:#e60023;--width:560px;--media-radius:24px}
+body.net-pinterest .brand{font-weight:700;letter-spacing:-.02em}
+body.net-pinterest main{margin-top:1rem;border-width:1px;border-radius:32px;overflow:hidden;box-shadow:0 1px 20px rgba(0,0,0,.08)}
+body.net-pinterest .post .media{order:-3;margin:-.9rem -1rem .4rem;border:0}
+body.net-pinterest .post .title{order:-2;font-size:1.6rem;margin:.2rem 0}
+body.net-pinterest .post .card{order:-1}
+body.net-pinterest .entry{border-bottom:0}
 `
 
 export const PAGE_STYLESHEET = base + themes
