@@ -38,6 +38,7 @@ export const heldOn: Record<Network, (h: Harness) => number> = {
   bluesky: (h) =>
     [...h.sandboxes!.bluesky.records.values()].filter((r) => r.collection === 'app.bsky.feed.post').length,
   youtube: (h) => h.sandboxes!.youtube.videos.size,
+  pinterest: (h) => h.sandboxes!.pinterest.pins.size,
 }
 
 /** A matcher of the calls that can make something visible on `network`. */

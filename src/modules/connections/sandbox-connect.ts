@@ -25,6 +25,11 @@ export interface SandboxConnected {
   name: string
   isOrganization: boolean
   status: string
+  /**
+   * Pinterest: the account's other boards, connected with it (every board of the simulated account is a
+   * profile of its own). Absent for the other networks.
+   */
+  alsoConnected?: SandboxConnected[]
 }
 
 const SESSION_TTL_MS = 5 * 60_000
@@ -69,7 +74,8 @@ export async function sandboxConnect(
       network === 'bluesky'
         ? await signInWithAppPassword(app, browser.send, cookie, input.username)
         : await connectThroughConsent(app, browser, { network, input, csrf: session.csrfToken })
-    return await connectedRow(app, { workspaceId: input.workspaceId, network }, connectionId)
+    const connected = await connectedRow(app, { workspaceId: input.workspaceId, network }, connectionId)
+    return network === 'pinterest' ? withOtherBoards(app, connected) : connected
   } finally {
     await deleteSession(db, session.id)
   }
@@ -181,6 +187,7 @@ async function connectThroughConsent(
       pick: (text) =>
         (input.organization ? /· LinkedIn Page\s*$/ : /· LinkedIn Personal profile\s*$/).test(text),
     })
+  if (network === 'pinterest') finished = await chooseEveryProfile(send, base, finished, cookie)
   const connectionId = new URL(locationOf(finished, 'The connect callback')).searchParams.get('connected')
   if (!connectionId) throw new AppError('internal', 'The connect callback did not name the new connection')
   return connectionId
@@ -215,6 +222,7 @@ export const DEMO_PROFILES: ReadonlyArray<{ network: SandboxNetwork; username: s
   { network: 'linkedin', username: 'Jo Park' },
   { network: 'facebook', username: 'Corner Shop' },
   { network: 'instagram', username: 'demo.maker' },
+  { network: 'pinterest', username: 'demo_pins' },
 ]
 
 /**
@@ -261,6 +269,24 @@ async function connectedRow(
     isOrganization: row.is_organization === 1,
     status: row.status,
   }
+}
+
+/** The account's other boards connected in the workspace, beside the first one the callback named. */
+async function withOtherBoards(app: AppContext, first: SandboxConnected): Promise<SandboxConnected> {
+  const rows = await app.store.db
+    .selectFrom('connections')
+    .select('id')
+    .where('workspace_id', '=', first.workspaceId)
+    .where('platform', '=', 'pinterest')
+    .where('username', '=', first.username)
+    .where('id', '!=', first.connectionId)
+    .where('status', '!=', 'removed')
+    .orderBy('id')
+    .execute()
+  const others: SandboxConnected[] = []
+  for (const row of rows)
+    others.push(await connectedRow(app, { workspaceId: first.workspaceId, network: 'pinterest' }, row.id))
+  return { ...first, alsoConnected: others }
 }
 
 /**
@@ -349,6 +375,32 @@ async function chooseNamedPage(
   const box = pick ? /name="([^"]+)"[^>]*value="([^"]+)"/.exec(pick[1] as string) : null
   if (!box) throw invalid(`The choose-profiles page lists no ${choice.what}`)
   form.append(box[1] as string, decodeEntities(box[2] as string))
+  return send(new URL(decodeEntities(action), base).toString(), {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  })
+}
+
+/** The choose-profiles page with every profile ticked (Pinterest: every board of the account). */
+async function chooseEveryProfile(
+  send: (url: string, init?: RequestInit) => Promise<Response>,
+  base: string,
+  answer: Response,
+  cookie: string,
+): Promise<Response> {
+  const location = new URL(answer.headers.get('location') ?? '/', base)
+  if (location.searchParams.has('connected')) return answer
+  const html = await (await send(location.toString(), { headers: { cookie } })).text()
+  const formMatch =
+    /<form[^>]*method="post"[^>]*action="([^"]*\/choose\/[^"]+)"[^>]*>([\s\S]*?)<\/form>/i.exec(html)
+  if (!formMatch) throw new AppError('internal', 'The connection did not offer the choose-profiles page')
+  const [, action, body] = formMatch as unknown as [string, string, string]
+  const form = new URLSearchParams()
+  for (const hidden of body.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
+    form.append(hidden[1] as string, decodeEntities(hidden[2] as string))
+  for (const box of body.matchAll(/<input[^>]*type="checkbox"[^>]*name="([^"]+)"[^>]*value="([^"]+)"/g))
+    form.append(box[1] as string, decodeEntities(box[2] as string))
   return send(new URL(decodeEntities(action), base).toString(), {
     method: 'POST',
     headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },

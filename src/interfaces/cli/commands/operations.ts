@@ -41,12 +41,13 @@ export const operationCommands: Command[] = [
   appCommand({
     name: 'sandbox connect',
     usage: [
-      'sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads --username U [--organization] [--json]',
+      'sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads|pinterest --username U [--organization] [--json]',
       'Connect a simulated profile through the connect flow of a server running with HERALD_SANDBOX=1',
       '(youtube: U is the Google account e-mail, e.g. creator@example.com; bluesky: the account',
       'U.bsky.social, made with an app password in the simulator; facebook: a Page named U;',
       "instagram: an Instagram professional account U, through Instagram Login; linkedin: member U's",
-      'personal profile, or with --organization the first page U administers; threads: a Threads profile U).',
+      'personal profile, or with --organization the first page U administers; threads: a Threads profile U;',
+      'pinterest: every board of the Pinterest account U, each a profile of its own).',
     ],
     opens: 'app',
     input: (v) => ({
@@ -60,7 +61,9 @@ export const operationCommands: Command[] = [
       const result = await sandboxConnect(app, input)
       return {
         json: result,
-        text: `Connected ${result.platform} @${result.username} (profile ${result.profileId}) in workspace ${result.workspaceId}.`,
+        text: result.alsoConnected
+          ? `Connected ${result.platform} @${result.username}: ${[result, ...result.alsoConnected].map((c) => `${c.name} (profile ${c.profileId})`).join(', ')} in workspace ${result.workspaceId}.`
+          : `Connected ${result.platform} @${result.username} (profile ${result.profileId}) in workspace ${result.workspaceId}.`,
       }
     },
   }),
