@@ -15,6 +15,7 @@ import type { MediaPort, PreparedMedia } from '../../src/core/media-port.js'
 import { extractFirstFrame } from '../../src/modules/media/first-frame.js'
 import { FakeClock } from '../../src/platform/clock.js'
 import { createLogger } from '../../src/platform/logger.js'
+import type { FaultInjector } from '../../src/sandbox/fault-injector.js'
 import { type PinterestSandbox, registerPinterestSandbox } from '../../src/sandbox/pinterest/index.js'
 import {
   createValidatingFetch,
@@ -115,13 +116,16 @@ function mediaPort(hosted: boolean): MediaPort {
   }
 }
 
-export async function startPinterestWorld(options: { mediaPolls?: number } = {}): Promise<PinterestWorld> {
+export async function startPinterestWorld(
+  options: { mediaPolls?: number; faults?: FaultInjector } = {},
+): Promise<PinterestWorld> {
   const clock = new FakeClock(START)
   const server = Fastify({ logger: false })
   const sandbox = registerPinterestSandbox(server, {
     prefix: PREFIX,
     clock: () => clock.now(),
     mediaPolls: options.mediaPolls ?? 1,
+    ...(options.faults ? { faults: options.faults } : {}),
   })
   const served = await files()
   server.get<{ Params: { name: string } }>('/files/:name', async (request, reply) => {

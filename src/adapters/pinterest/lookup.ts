@@ -1,3 +1,4 @@
+import { urlExtension } from '../../core/media-url.js'
 import { looksLikeVideo } from '../../core/network-rules.js'
 import type { LookupAnswer, LookupRequest } from '../adapter.js'
 import { isDistinctive, lookUpRecent, normaliseCopy, toLookupAnswer } from '../lookup-scan.js'
@@ -19,6 +20,19 @@ import { pinUrl } from './settings.js'
  */
 
 const PAGE_SIZE = 100
+const IMAGE_EXTENSIONS = new Set([
+  '.jpg',
+  '.jpeg',
+  '.png',
+  '.gif',
+  '.webp',
+  '.heic',
+  '.heif',
+  '.avif',
+  '.tif',
+  '.tiff',
+  '.bmp',
+])
 /** How far Pinterest's clock may be behind Herald's. */
 const CLOCK_SLACK_MS = 2 * 60_000
 
@@ -35,7 +49,8 @@ function expectedMedia(request: LookupRequest): { types: string[]; count?: numbe
   if (count > 1) return { types: ['multiple_images'], count }
   const [url] = request.mediaUrls
   if (request.progress?.mediaId || (url && looksLikeVideo(url))) return { types: ['video'] }
-  // An address without an extension could be either until it is fetched; the copy and time still decide.
+  if (url && IMAGE_EXTENSIONS.has(urlExtension(url))) return { types: ['image'] }
+  // An address without a telling extension could be either until it is fetched; copy and time still decide.
   return { types: ['image', 'video'] }
 }
 
