@@ -48,7 +48,7 @@ describe.runIf(hasPinterestOpenApi)("the Pinterest simulator against Pinterest's
   beforeAll(async () => {
     world = await startPinterestWorld()
     board = (await world.connect('contract_co'))[0]!
-    const doc = withNulls(JSON.parse(readFileSync(PINTEREST_OPENAPI, 'utf8')))
+    const doc = withNulls(JSON.parse(readFileSync(PINTEREST_OPENAPI, 'utf8'))) as Record<string, unknown>
     const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false })
     addFormats(ajv)
     for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password'])

@@ -1,4 +1,5 @@
 import { type Network, networkLabels } from '../../core/networks.js'
+import type { PinterestDetails } from '../../core/pinterest-details.js'
 import type { ResolvedYouTubeDetails } from '../../core/youtube-details.js'
 import { cropAspect, cutCopy, previewRules } from './preview-rules.js'
 import { escapeHtml } from './ui/escape.js'
@@ -40,6 +41,8 @@ export interface PreviewTarget {
   copy: string
   media: PreviewMedia[]
   youtube: ResolvedYouTubeDetails | null
+  /** A pin's title, link and cover (Pinterest targets). */
+  pinterest?: PinterestDetails
   link?: LinkCard
   /** The thread posts and first comment shown under the post, in order. */
   items?: Array<{ label: string; copy: string; media: PreviewMedia[] }>
@@ -135,8 +138,24 @@ ${copyHtml('youtube', youtube.description)}
 <p class="pv-meta">Visibility: <strong>${escapeHtml(PRIVACY_LABELS[youtube.privacyStatus] ?? youtube.privacyStatus)}</strong></p>`
 }
 
+/** A pin: the picture first, then its title, the site it links to, and the description folded under. */
+function pinBody(target: PreviewTarget, pin: PinterestDetails): string {
+  let host = ''
+  try {
+    host = pin.link ? new URL(pin.link).host : ''
+  } catch {
+    host = ''
+  }
+  const media = target.media.length
+    ? mediaHtml('pinterest', target.media)
+    : '<p class="frame pin-empty">A pin needs an image or a video</p>'
+  return `${media}${pin.title ? `<strong class="pin-title">${escapeHtml(pin.title)}</strong>` : ''}${host ? `<p class="pin-link">${escapeHtml(host)}</p>` : ''}${copyHtml('pinterest', target.copy)}`
+}
+
 function previewCard(target: PreviewTarget): string {
-  const name = profileName(target.platform, target.username)
+  // A Pinterest account's boards share its handle: the board's name tells their pins apart.
+  const board = target.platform === 'pinterest' && target.name ? ` · ${target.name}` : ''
+  const name = `${profileName(target.platform, target.username)}${board}`
   const cut = cutCopy(target.platform, target.copy).cut
   const fold = cut
     ? `<p class="pv-meta">The feed folds the copy after ${previewRules[target.platform].cut.at} characters.</p>`
@@ -145,9 +164,11 @@ function previewCard(target: PreviewTarget): string {
   // Instagram leads with the picture and puts the caption under it; the others lead with the copy.
   const body = target.youtube
     ? shortsBody(target, target.youtube)
-    : target.platform === 'instagram'
-      ? `${mediaHtml(target.platform, target.media)}${copyHtml(target.platform, target.copy)}${fold}`
-      : `${copyHtml(target.platform, target.copy)}${fold}${mediaHtml(target.platform, target.media)}${link}`
+    : target.platform === 'pinterest'
+      ? pinBody(target, target.pinterest ?? {})
+      : target.platform === 'instagram'
+        ? `${mediaHtml(target.platform, target.media)}${copyHtml(target.platform, target.copy)}${fold}`
+        : `${copyHtml(target.platform, target.copy)}${fold}${mediaHtml(target.platform, target.media)}${link}`
   return `<article class="pv pv-${target.platform}" aria-label="${escapeHtml(name)}">${headHtml(target)}<div class="pv-body">${body}</div>${itemsHtml(target)}</article>`
 }
 

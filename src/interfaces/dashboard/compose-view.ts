@@ -1,7 +1,13 @@
 import { videoExtensions } from '../../core/media-url.js'
 import { type Network, networkLabels } from '../../core/networks.js'
-import { takesThreads, threadNetworks } from '../../core/thread-items.js'
+import {
+  firstCommentNetworks,
+  takesFirstComment,
+  takesThreads,
+  threadNetworks,
+} from '../../core/thread-items.js'
 import { type Checked, checkHtml, type FieldKey, fieldNotes, tabStates } from './compose-findings.js'
+import { type PinterestDraft, pinterestSection } from './compose-pinterest.js'
 import {
   avatarHtml,
   handleOf,
@@ -49,7 +55,7 @@ export interface PickerProfile extends Account {
 
 export type When = 'now' | 'schedule' | 'queue'
 
-export interface Draft {
+export interface Draft extends PinterestDraft {
   content: string
   profiles: string[]
   mediaUrls: string
@@ -107,7 +113,12 @@ function pickerSection(view: ComposeView): string {
           const key = keyOf(p)
           const id = `profile-${key.replace(/[^A-Za-z0-9_-]/g, '-')}`
           const slot = p.nextSlot ? ` data-next-slot="${escapeHtml(p.nextSlot)}"` : ''
-          return `<label class="profile-chip"><input type="checkbox" name="profile" value="${escapeHtml(key)}" aria-label="${escapeHtml(profileName(p.platform, p.username))}" aria-describedby="${id}-health"${slot}${picked.has(key) ? ' checked' : ''}>
+          // Profiles sharing a handle (a Pinterest account's boards) are told apart by their names.
+          const shared = view.profiles.some(
+            (o) => o !== p && o.platform === p.platform && o.username === p.username,
+          )
+          const named = `${profileName(p.platform, p.username)}${shared && p.name ? ` · ${p.name}` : ''}`
+          return `<label class="profile-chip"><input type="checkbox" name="profile" value="${escapeHtml(key)}" aria-label="${escapeHtml(named)}" aria-describedby="${id}-health"${slot}${picked.has(key) ? ' checked' : ''}>
 ${avatarHtml(p.platform, p.name || p.username)}<span class="chip-text"><span class="chip-name">${escapeHtml(p.name || p.username)}</span><span class="chip-handle">${escapeHtml(handleOf(p.username))}</span></span><span class="chip ${p.health.tone}" id="${id}-health">${escapeHtml(p.health.words)}</span></label>`
         })
         .join('')
@@ -182,12 +193,14 @@ function extrasSection(view: ComposeView): string {
   const { draft, checked } = view
   const threadShown =
     draft.profiles.length === 0 || draft.profiles.some((p) => takesThreads(p.split(':')[0] as Network))
+  const commentShown =
+    draft.profiles.length === 0 || draft.profiles.some((p) => takesFirstComment(p.split(':')[0] as Network))
   return `<section class="panel compose-part" id="thread" data-networks="${threadNetworks.join(' ')}" aria-labelledby="thread-title"${threadShown ? '' : ' hidden'}><h2 id="thread-title">Thread</h2>
 <p class="muted">On X, Bluesky and Threads each post replies to the one before; empty posts are left out.</p>
 <ol class="thread-items" id="thread-items">${[...draft.thread, { content: '', mediaUrls: '' }].map(threadItem).join('')}</ol>
 <button type="submit" name="intent" value="addItem" id="add-item">${icon('plus')}Add to thread</button>
 ${note('thread', checked)}</section>
-<section class="panel compose-part" id="comment" aria-labelledby="comment-title"><h2 id="comment-title">First comment</h2>
+<section class="panel compose-part" id="comment" data-networks="${firstCommentNetworks.join(' ')}" aria-labelledby="comment-title"${commentShown ? '' : ' hidden'}><h2 id="comment-title">First comment</h2>
 <label class="field">First comment (optional: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky and Threads) <textarea name="firstComment" rows="2">${escapeHtml(draft.firstComment)}</textarea></label>
 ${note('comment', checked)}</section>`
 }
@@ -270,6 +283,11 @@ ${copySection(view)}
 ${mediaSection(view)}
 ${extrasSection(view)}
 ${youtubeSection(view)}
+${pinterestSection(
+  view.draft,
+  view.profiles.some((p) => p.platform === 'pinterest'),
+  note('pinterest', view.checked),
+)}
 ${whenSection(view)}
 ${actionBar(view)}
 </form>

@@ -14,6 +14,12 @@ import { type FormBody, firstValue } from '../../platform/form.js'
 import type { ToolRunner } from '../tools/runner.js'
 import { runAs } from './caller.js'
 import { type Checked, checkHtml, fieldNotes, problemHtml, tabStates } from './compose-findings.js'
+import {
+  emptyPinterestDraft,
+  pinterestDetails,
+  readPinterestDraft,
+  targetsPinterest,
+} from './compose-pinterest.js'
 import { type LinkCard, type PreviewTarget, previewHtml } from './compose-previews.js'
 import {
   type Account,
@@ -97,6 +103,7 @@ function readDraft(body: FormBody): Draft {
     youtubeDescription: one(body, 'youtubeDescription'),
     youtubePrivacy,
     youtubeConfirmed: one(body, 'youtubeConfirm') === youtubePrivacy,
+    ...readPinterestDraft(one, body),
     when: whenOf(body),
     date: one(body, 'date'),
     time: one(body, 'time'),
@@ -155,6 +162,9 @@ function toolArguments(draft: Draft) {
       : {}),
     ...(draft.firstComment.trim() ? { firstComment: draft.firstComment } : {}),
     ...(targetsYouTube(draft) ? { youtube: youtubeDetails(draft) } : {}),
+    ...(targetsPinterest(draft.profiles) && Object.keys(pinterestDetails(draft)).length
+      ? { pinterest: pinterestDetails(draft) }
+      : {}),
     ...(draft.when === 'now'
       ? { publishImmediately: true, timezone: draft.timezone }
       : draft.when === 'queue'
@@ -232,6 +242,7 @@ function readPreflight(
     copy: t.copy,
     media,
     youtube: t.platform === 'youtube' ? resolveYouTubeDetails(t.copy, youtubeDetails(draft)) : null,
+    ...(t.platform === 'pinterest' ? { pinterest: pinterestDetails(draft) } : {}),
     items: itemsOf(t.platform).map((item, i, all) => ({
       label: itemLabel(item, i, all).replace(/^./, (c) => c.toUpperCase()),
       copy: item.content,
@@ -393,6 +404,7 @@ const emptyDraft = (): Draft => ({
   youtubeDescription: '',
   youtubePrivacy: 'private',
   youtubeConfirmed: false,
+  ...emptyPinterestDraft(),
   when: 'now',
   date: '',
   time: '',

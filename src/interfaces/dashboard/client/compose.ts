@@ -114,8 +114,13 @@ function updateForm(form: HTMLFormElement, tabs: Tabs, checkedNow: boolean) {
   const threadPart = byId<HTMLElement>('thread')
   const threadNetworks = (threadPart?.dataset.networks ?? '').split(' ')
   if (threadPart) threadPart.hidden = networks.size > 0 && !threadNetworks.some((n) => networks.has(n))
+  const commentPart = byId<HTMLElement>('comment')
+  const commentNetworks = (commentPart?.dataset.networks ?? '').split(' ')
+  if (commentPart) commentPart.hidden = networks.size > 0 && !commentNetworks.some((n) => networks.has(n))
   const youtube = byId<HTMLElement>('youtube')
   if (youtube) youtube.hidden = !networks.has('youtube')
+  const pinterest = byId<HTMLElement>('pinterest')
+  if (pinterest) pinterest.hidden = !networks.has('pinterest')
   queueSlot(chosenBoxes(form))
   const confirmed = !networks.has('youtube') || Boolean(byId<HTMLInputElement>('youtube-confirm')?.checked)
   const timed = primaryWhen(form) === 'schedule'
