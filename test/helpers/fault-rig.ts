@@ -63,7 +63,13 @@ export function useFaultRig(profiles: ReadonlyArray<{ network: Network; username
     // Every call the adapters made still matched each network's own description of its API.
     const s = h?.sandboxes
     const violations = s
-      ? [...s.meta.violations, ...s.threads.violations, ...s.bluesky.violations, ...s.linkedin.violations]
+      ? [
+          ...s.meta.violations,
+          ...s.threads.violations,
+          ...s.bluesky.violations,
+          ...s.linkedin.violations,
+          ...s.pinterest.violations,
+        ]
       : []
     await h?.close()
     await server?.close()
