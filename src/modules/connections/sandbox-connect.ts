@@ -238,7 +238,9 @@ export async function connectDemoProfiles(
   const failed: Array<{ network: SandboxNetwork; reason: string }> = []
   for (const profile of DEMO_PROFILES) {
     try {
-      connected.push(await sandboxConnect(app, { ...input, ...profile }, http))
+      const made = await sandboxConnect(app, { ...input, ...profile }, http)
+      // Pinterest's account comes with every board, each a profile of its own.
+      connected.push(made, ...(made.alsoConnected ?? []))
     } catch (error) {
       failed.push({ network: profile.network, reason: (error as Error).message })
     }
