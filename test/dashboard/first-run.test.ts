@@ -102,7 +102,9 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the first hour in Chromium', ()
       // Sandbox mode: every network's simulated profile in one click.
       await checklist.getByRole('button', { name: 'Connect simulated profiles' }).click()
       await tab.waitForURL(/\/posts\?simulated=10$/)
-      expect(await tab.getByRole('status').first().textContent()).toContain('Connected 10 simulated profiles.')
+      expect(await tab.getByRole('status').first().textContent()).toContain(
+        'Connected 10 simulated profiles.',
+      )
       expect(await stepState(tab, /Connect a channel/)).toBe('Done')
       expect(await tab.getByText('2 of 3 steps to go').count()).toBe(1)
       expect(await accessibilityProblems(tab)).toEqual([])
