@@ -21,13 +21,15 @@ export const boardOf = (request: Pick<PublishRequest, 'profile' | 'credentials'>
   request.credentials.extra?.boardId || request.profile.profileId
 
 /**
- * The alt text of the request's `index`-th media item. Media items carry an optional `altText` in
- * `request.media` (beside the plain `mediaUrls`); read defensively, so a request without it is a pin
- * without alt text.
+ * The alt text of the request's `index`-th attachment. Media items (`request.media`, the attachments of
+ * `mediaUrls` in order, each `{url, altText?}`) carry it; read defensively and by URL, so a request without
+ * them is a pin without alt text.
  */
-export function altTextAt(request: object, index: number): string | undefined {
+export function altTextAt(request: Pick<PublishRequest, 'mediaUrls'>, index: number): string | undefined {
   const media = (request as { media?: unknown }).media
-  const item = Array.isArray(media) ? (media[index] as { altText?: unknown } | undefined) : undefined
+  const url = request.mediaUrls[index]
+  const items = Array.isArray(media) ? (media as Array<{ url?: unknown; altText?: unknown }>) : []
+  const item = items.find((m) => m?.url === url)
   const text = typeof item?.altText === 'string' ? item.altText.trim() : ''
   return text === '' ? undefined : text
 }
