@@ -6,6 +6,7 @@ import type { FaultInjector } from './sandbox/fault-injector.js'
 import { type GoogleBusinessSandbox, registerGoogleBusinessSandbox } from './sandbox/googlebusiness/index.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from './sandbox/linkedin/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './sandbox/meta/index.js'
+import { type PinterestSandbox, registerPinterestSandbox } from './sandbox/pinterest/index.js'
 import { registerThreadsSandbox, type ThreadsSandbox } from './sandbox/threads/index.js'
 import { registerTikTokSandbox, type TikTokSandbox } from './sandbox/tiktok/index.js'
 import { registerTwitterSandbox, type TwitterSandbox } from './sandbox/twitter/index.js'
@@ -20,6 +21,7 @@ export interface MountedSandboxes {
   bluesky: BlueskySandbox
   googlebusiness: GoogleBusinessSandbox
   tiktok: TikTokSandbox
+  pinterest: PinterestSandbox
 }
 
 export interface SandboxMountOptions {
@@ -95,6 +97,12 @@ export function mountSandboxes(
     publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.tiktok}`,
     ...faults,
   })
+  const pinterest = registerPinterestSandbox(server, {
+    prefix: sandboxPrefixes.pinterest,
+    clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.pinterest}`,
+    ...faults,
+  })
   app.logger.info(
     {
       subsystem: 'sandbox',
@@ -106,8 +114,9 @@ export function mountSandboxes(
       bluesky: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
       googlebusiness: `${app.config.publicBaseUrl}${sandboxPrefixes.googlebusiness}`,
       tiktok: `${app.config.publicBaseUrl}${sandboxPrefixes.tiktok}`,
+      pinterest: `${app.config.publicBaseUrl}${sandboxPrefixes.pinterest}`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube, meta, linkedin, threads, bluesky, googlebusiness, tiktok }
+  return { twitter, youtube, meta, linkedin, threads, bluesky, googlebusiness, tiktok, pinterest }
 }

@@ -1,6 +1,7 @@
 import type { ResolvedGoogleBusiness } from '../core/googlebusiness-details.js'
 import type { MediaItem, MediaPort } from '../core/media-port.js'
 import type { Network } from '../core/networks.js'
+import type { PinterestDetails } from '../core/pinterest-details.js'
 import type { TikTokCreator, TikTokDetailsInput } from '../core/tiktok-rules.js'
 import type { Logger } from '../platform/logger.js'
 
@@ -101,6 +102,8 @@ export interface PublishRequest {
   googlebusiness?: ResolvedGoogleBusiness
   /** What the TikTok poster chose (privacy level, switches, disclosure, draft). */
   tiktok?: TikTokDetailsInput
+  /** A Pinterest target's title, link and video cover (the copy is the pin's description). */
+  pinterest?: PinterestDetails
   signal: AbortSignal
   /**
    * What an earlier attempt of this target recorded through `saveProgress` (a container id, an upload id),
@@ -128,6 +131,8 @@ export interface LookupRequest {
   googlebusiness?: ResolvedGoogleBusiness
   /** What the TikTok poster chose: a lookup can only see what TikTok lists (public posts). */
   tiktok?: TikTokDetailsInput
+  /** What a Pinterest attempt sent besides its copy (a pin is matched on its title and link too). */
+  pinterest?: PinterestDetails
   /** Epoch ms when the unanswered attempt began: a match was created at or after it. */
   since: number
   /** What the attempt recorded through `saveProgress`. */

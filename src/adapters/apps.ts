@@ -19,6 +19,7 @@ export const appNetworks = [
   'linkedin',
   'googlebusiness',
   'tiktok',
+  'pinterest',
 ] as const
 export type AppNetwork = (typeof appNetworks)[number]
 
@@ -61,6 +62,7 @@ export const appEnvironment: Record<AppNetwork, { id: string; secret: string }> 
   linkedin: { id: 'HERALD_LINKEDIN_CLIENT_ID', secret: 'HERALD_LINKEDIN_CLIENT_SECRET' },
   googlebusiness: { id: 'HERALD_GOOGLE_BUSINESS_CLIENT_ID', secret: 'HERALD_GOOGLE_BUSINESS_CLIENT_SECRET' },
   tiktok: { id: 'HERALD_TIKTOK_CLIENT_KEY', secret: 'HERALD_TIKTOK_CLIENT_SECRET' },
+  pinterest: { id: 'HERALD_PINTEREST_APP_ID', secret: 'HERALD_PINTEREST_APP_SECRET' },
 }
 
 /** The OAuth client id the adapters present to the simulators when no app is configured. */
@@ -77,6 +79,7 @@ const sandboxSecrets: Record<AppNetwork, string | undefined> = {
   linkedin: SANDBOX_SECRET,
   googlebusiness: undefined,
   tiktok: SANDBOX_SECRET,
+  pinterest: SANDBOX_SECRET,
 }
 
 /** The app from the environment, when its id variable is set. */
@@ -97,7 +100,9 @@ function environmentApp(config: Config, network: AppNetwork): Omit<ResolvedApp, 
                 ? [n.googlebusiness.clientId, n.googlebusiness.clientSecret]
                 : network === 'tiktok'
                   ? [n.tiktok.clientKey, n.tiktok.clientSecret]
-                  : [n.linkedin.clientId, n.linkedin.clientSecret]
+                  : network === 'pinterest'
+                    ? [n.pinterest.appId, n.pinterest.appSecret]
+                    : [n.linkedin.clientId, n.linkedin.clientSecret]
   if (!pair[0]) return undefined
   return {
     clientId: pair[0],

@@ -23,6 +23,7 @@ import {
 import { createInstagramAdapter } from './instagram/index.js'
 import { createLinkedInAdapter, LINKEDIN_WEB_URL, type LinkedInSettings } from './linkedin/index.js'
 import { FACEBOOK_WEB_URL, INSTAGRAM_WEB_URL, type MetaSettings } from './meta/settings.js'
+import { createPinterestAdapter, PINTEREST_WEB_URL, type PinterestSettings } from './pinterest/index.js'
 import { createThreadsAdapter, THREADS_WEB_URL, type ThreadsSettings } from './threads/index.js'
 import { createTikTokAdapter, TIKTOK_WEB_URL, type TikTokSettings } from './tiktok/index.js'
 import { createTwitterAdapter, type TwitterSettings, X_WEB_URL } from './twitter/index.js'
@@ -43,6 +44,7 @@ export const sandboxPrefixes = {
   bluesky: '/sandbox/bluesky',
   googlebusiness: '/sandbox/googlebusiness',
   tiktok: '/sandbox/tiktok',
+  pinterest: '/sandbox/pinterest',
 } as const
 
 /** X settings: the real endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
@@ -238,6 +240,18 @@ export function googleBusinessSettings(config: Config, saved: SavedApps = {}): G
   }
 }
 
+/** Pinterest settings: api.pinterest.com and the app from config, or the simulator in sandbox mode. */
+export function pinterestSettings(config: Config, saved: SavedApps = {}): PinterestSettings {
+  const pin = config.networks.pinterest
+  const app = resolveApp(config, 'pinterest', saved)
+  const credentials = { appId: app?.clientId ?? '', appSecret: app?.clientSecret }
+  if (config.sandbox) {
+    const base = `${config.publicBaseUrl}${sandboxPrefixes.pinterest}`
+    return { ...credentials, apiUrl: `${base}/v5`, authorizeUrl: `${base}/oauth/`, webUrl: `${base}/web` }
+  }
+  return { ...credentials, apiUrl: pin.apiUrl, authorizeUrl: pin.authorizeUrl, webUrl: PINTEREST_WEB_URL }
+}
+
 /** How long a member's image upload is given before posting in sandbox mode (the simulator processes at once). */
 const SANDBOX_PERSONAL_IMAGE_GRACE_MS = 500
 
@@ -292,6 +306,8 @@ export function adapterSettings(config: Config, network: Network, saved: SavedAp
       return googleBusinessSettings(config, saved)
     case 'tiktok':
       return tiktokSettings(config, saved)
+    case 'pinterest':
+      return pinterestSettings(config, saved)
   }
 }
 
@@ -331,6 +347,8 @@ export function createAdapter(
       return createGoogleBusinessAdapter(googleBusinessSettings(config, saved), adapterDeps)
     case 'tiktok':
       return createTikTokAdapter(tiktokSettings(config, saved), adapterDeps)
+    case 'pinterest':
+      return createPinterestAdapter(pinterestSettings(config, saved), adapterDeps)
   }
 }
 

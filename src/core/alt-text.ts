@@ -25,7 +25,8 @@ interface AltTextRule {
 
 /**
  * What each network does with alt text: X's media metadata takes 1,000 characters, Bluesky's app 2,000
- * graphemes, LinkedIn 4,086 (counted as UTF-16 units, as its API does), Instagram 1,000; Facebook's photos
+ * graphemes, LinkedIn 4,086 (counted as UTF-16 units, as its API does), Instagram 1,000, Pinterest 500 (a pin's
+ * one alt text, the first image's); Facebook's photos
  * (`alt_text_custom`) and Threads' `alt_text` name no ceiling. YouTube takes videos only; a Google Business
  * Profile post's media item has no field for one, nor has TikTok's photo post.
  */
@@ -39,6 +40,7 @@ export const altTextRules: Record<Network, AltTextRule> = {
   youtube: { takes: false },
   googlebusiness: { takes: false },
   tiktok: { takes: false },
+  pinterest: { takes: true, max: 500, unit: 'characters' },
 }
 
 /** An alt text's length as `network` counts it. */

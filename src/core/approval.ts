@@ -55,6 +55,7 @@ export function approvalVersion(
     content: string
     media_urls: string
     youtube: string | null
+    pinterest?: string | null | undefined
     variants: string
     schedule_date: string | null
     schedule_time: string | null
@@ -73,6 +74,7 @@ export function approvalVersion(
     youtube: string | null
     googlebusiness?: string | null | undefined
     tiktok?: string | null | undefined
+    pinterest?: string | null | undefined
     items?: string | null | undefined
     status: string
     paid?: number | undefined
@@ -85,6 +87,8 @@ export function approvalVersion(
         post.content,
         post.media_urls,
         post.youtube,
+        // Absent (not null) for posts of other networks, so their fingerprints stay what they were.
+        ...(post.pinterest ? [post.pinterest] : []),
         post.variants,
         post.items ?? null,
         post.publish_immediately === 1 ? 'now' : [post.schedule_date, post.schedule_time, post.timezone],
@@ -99,6 +103,7 @@ export function approvalVersion(
             t.content,
             t.media_urls,
             t.youtube,
+            ...(t.pinterest ? [t.pinterest] : []),
             readItems(t.items).map((i) => [i.role, i.content, i.mediaUrls, i.status]),
             t.status,
             t.paid ?? 1,

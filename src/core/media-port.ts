@@ -74,6 +74,11 @@ export interface MediaPort {
    * cards). Absent where the pipeline offers no page reading.
    */
   linkPreview?(url: string, options: { signal?: AbortSignal }): Promise<LinkPreview>
+  /**
+   * A JPEG of a prepared video's first frame (a video pin's cover), beside the video's file; its `dispose`
+   * removes only the frame. Absent where the pipeline has no ffmpeg seam. Throws {@link MediaError}.
+   */
+  firstFrame?(video: PreparedMedia, options: { signal?: AbortSignal }): Promise<PreparedMedia>
 }
 
 export interface LinkPreview {

@@ -132,6 +132,18 @@ export const networkRules: Record<Network, NetworkRules> = {
     price: 1,
     refusesDuplicateCopy: false,
   },
+  pinterest: {
+    // The copy is the pin's description, 800 characters [spec: PinCreate]; a pin needs an image or a video,
+    // and a carousel takes 2 to 5 images, never a video among them.
+    textLimit: 800,
+    maxMedia: 5,
+    minSetMedia: 2,
+    mixesVideoInSet: false,
+    requiresMedia: true,
+    requiresVideo: false,
+    price: 1,
+    refusesDuplicateCopy: false,
+  },
 }
 
 /** The character limits preflight reports in `limits` (X: its standard-access limit). */
@@ -145,6 +157,7 @@ export const reportedTextLimits: Record<Network, number> = {
   youtube: 5_000,
   googlebusiness: 1_500,
   tiktok: 2_200,
+  pinterest: 800,
 }
 
 export const LINK_SURCHARGE = 50
@@ -272,6 +285,8 @@ export interface VideoRules {
   sourceMaxBytes: number
   /** Longer videos are refused, never cut. */
   maxDurationMs?: number
+  /** Shorter videos are refused (Pinterest takes none under 4 seconds). */
+  minDurationMs?: number
   /** The picture's longer and shorter side in pixels, whichever way up it is; larger is scaled down. */
   maxLongSide: number
   maxShortSide: number
@@ -293,8 +308,10 @@ export interface NetworkMediaRules {
   /**
    * `upload`: Herald sends the bytes. `url`: the network fetches a public URL, so Herald hosts the file.
    * `images-by-url`: videos are uploaded, images fetched from Herald's hosted copy (TikTok's photo posts).
+   * `url_or_inline`: the network fetches images from a public URL when Herald's media host is one the
+   * internet reaches, and takes their bytes inline otherwise (Pinterest's base64 images); videos are uploaded.
    */
-  delivery: 'upload' | 'url' | 'images-by-url'
+  delivery: 'upload' | 'url' | 'images-by-url' | 'url_or_inline'
   /** The largest source image Herald fetches before re-encoding it to fit. */
   imageFetchCap: number
   /** Absent: the network takes no still images. */
@@ -516,6 +533,37 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
       maxShortSide: 4096,
       maxFrameRate: 60,
       maxBitrate: 100 * MBPS,
+    },
+  },
+  pinterest: {
+    label: 'Pinterest',
+    delivery: 'url_or_inline',
+    imageFetchCap: 20 * MB,
+    // Pins take BMP, JPEG, PNG, TIFF, GIF and WebP up to 20 MB by URL [3p], but inline (base64) only JPEG and
+    // PNG [spec: ContentType]: Herald sends those two either way. Pinterest publishes no pixel ceiling;
+    // 4096 wide and 8192 tall keeps an inline pin's body small and is past anything a feed shows.
+    image: {
+      accepts: ['jpeg', 'png'],
+      convertTo: 'jpeg',
+      maxBytes: 20 * MB,
+      maxWidth: 4096,
+      maxHeight: 8192,
+    },
+    // MP4, MOV or M4V up to 2 GB, 4 seconds to 15 minutes, between 1:2 and 1.91:1 [3p]; H.264/HEVC with AAC
+    // is what every published guide names. 4K at 60 fps is Herald's ceiling (Pinterest names none).
+    video: {
+      containers: ['mp4', 'mov'],
+      videoCodecs: ['h264', 'hevc'],
+      audioCodecs: ['aac'],
+      maxBytes: 2 * GB,
+      sourceMaxBytes: 2 * GB,
+      maxDurationMs: 15 * 60_000,
+      minDurationMs: 4_000,
+      maxLongSide: 3840,
+      maxShortSide: 2160,
+      maxFrameRate: 60,
+      maxBitrate: 30 * MBPS,
+      aspect: { min: 1 / 2, max: 1.91, label: '1:2 to 1.91:1' },
     },
   },
 }

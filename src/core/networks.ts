@@ -9,6 +9,7 @@ export const networks = [
   'youtube',
   'googlebusiness',
   'tiktok',
+  'pinterest',
 ] as const
 
 export type Network = (typeof networks)[number]
@@ -26,4 +27,5 @@ export const networkLabels: Record<Network, string> = {
   youtube: 'YouTube',
   googlebusiness: 'Google Business Profile',
   tiktok: 'TikTok',
+  pinterest: 'Pinterest',
 }

@@ -15,6 +15,12 @@ import {
   reportedTextLimits,
 } from './network-rules.js'
 import type { Network } from './networks.js'
+import {
+  type PinterestDetails,
+  type PinterestDetailsInput,
+  pinterestDetailBlockers,
+  resolvePinterestDetails,
+} from './pinterest-details.js'
 import { containsLink, lengthOn } from './text-length.js'
 import {
   type DeliveryItem,
@@ -57,6 +63,7 @@ export interface TargetRequest {
   mediaUrls?: string[] | undefined
   youtube?: YouTubeDetailsInput | undefined
   tiktok?: TikTokDetailsInput | undefined
+  pinterest?: PinterestDetailsInput | undefined
   thread?: ThreadItemInput[] | undefined
   firstComment?: string | undefined
 }
@@ -75,6 +82,8 @@ export interface PlanInput {
    * create_post ask TikTok first; update_post does not, and the send asks again and honours the answer).
    */
   tiktokCreators?: ReadonlyMap<string, TikTokCreator> | undefined
+  /** A pin's title, link and video cover (an addition to the spec; ignored for other networks). */
+  pinterest?: PinterestDetailsInput | undefined
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
   /** Alt text per image, keyed by the image's URL, wherever the image is used. */
@@ -91,6 +100,7 @@ export interface TargetOverrides {
   mediaUrls?: string[]
   youtube?: YouTubeDetailsInput
   tiktok?: TikTokDetailsInput
+  pinterest?: PinterestDetailsInput
 }
 
 export interface PlannedTarget {
@@ -105,6 +115,8 @@ export interface PlannedTarget {
   googlebusiness: ResolvedGoogleBusiness | null
   /** What the TikTok poster chose (the shared object with this profile's own merged over it). */
   tiktok: TikTokDetailsInput | null
+  /** A Pinterest target's title, link and cover (the shared object merged under its own); null elsewhere. */
+  pinterest: PinterestDetails | null
   /** The thread items and first comment delivered after the post, in order. */
   items: DeliveryItem[]
   /** The thread and first comment as resolved for this profile, kept on its post. */
@@ -140,6 +152,12 @@ export interface Plan {
 }
 
 const label = (c: ConnectionInfo) => `${c.platform} @${c.username}`
+
+/** Every URL Herald fetches for a target's own post: its attachments and a video pin's cover image. */
+export const targetMediaToFetch = (target: Pick<PlannedTarget, 'mediaUrls' | 'pinterest'>): string[] => [
+  ...target.mediaUrls,
+  ...(target.pinterest?.coverImageUrl ? [target.pinterest.coverImageUrl] : []),
+]
 
 /** Media per target: targetAccounts[].mediaUrls > .mediaUrl > mediaUrls > mediaUrl (DESIGN.md). */
 export function resolveMedia(
@@ -284,6 +302,7 @@ function planTarget(
   if (ownMedia) overrides.mediaUrls = ownMedia
   if (request?.youtube) overrides.youtube = request.youtube
   if (request?.tiktok) overrides.tiktok = request.tiktok
+  if (request?.pinterest) overrides.pinterest = request.pinterest
   const content = resolveCopy(connection, overrides.content, input.variants ?? {}, input.content)
   const mediaUrls = resolveMedia(overrides, input)
   const youtube =
@@ -293,6 +312,10 @@ function planTarget(
   const googlebusiness =
     connection.platform === 'googlebusiness' ? resolveGoogleBusiness(input.googlebusiness) : null
   const tiktok = connection.platform === 'tiktok' ? { ...input.tiktok, ...overrides.tiktok } : null
+  const pinterest =
+    connection.platform === 'pinterest'
+      ? resolvePinterestDetails({ ...input.pinterest, ...overrides.pinterest })
+      : null
   const key = `${connection.platform}:${connection.profileId}`
   const ownThread =
     request?.thread ?? input.threadVariants?.[key] ?? input.threadVariants?.[connection.platform]
@@ -327,6 +350,7 @@ function planTarget(
     youtube,
     googlebusiness,
     tiktok,
+    pinterest,
     items,
     postItems,
   }
@@ -355,7 +379,7 @@ function checkSharedThread(input: PlanInput, targets: PlannedTarget[], { blocker
       )
 }
 
-/** The shared first comment is left out where a network posts none (TikTok, Google Business Profile), with a warning. */
+/** The shared first comment is left out where a network posts none (TikTok, Pinterest, Google Business Profile), with a warning. */
 function checkSharedFirstComment(input: PlanInput, targets: PlannedTarget[], warnings: string[]) {
   if (!input.firstComment) return
   for (const t of targets)
@@ -378,6 +402,8 @@ function checkTarget(target: PlannedTarget, findings: Findings, tiktokCreators: 
   if (target.youtube && target.youtube.title === '')
     blockers.push(`${who}: the video needs a title (give youtube.title or a first line of copy)`)
   if (target.googlebusiness) blockers.push(...googleBusinessBlockers(target.googlebusiness, who))
+  if (target.pinterest)
+    blockers.push(...pinterestDetailBlockers(who, target.pinterest, { count: mediaUrls.length }))
   if (mediaUrls.length > 1) blockers.push(...setBlockers(target, who))
   if (target.tiktok) {
     const videos = mediaUrls.filter(looksLikeVideo).length

@@ -17,7 +17,7 @@ export const threadNetworks: readonly Network[] = ['twitter', 'bluesky', 'thread
 /**
  * How each network takes a first comment: as a comment on the post, or as a reply to it (X, Bluesky and
  * Threads have no comments apart from replies), or not at all: a Google Business Profile post has neither
- * comments nor replies, and TikTok's public API posts no comments.
+ * comments nor replies, and the public APIs of TikTok and Pinterest post no comments.
  */
 export const firstCommentShape: Record<Network, 'comment' | 'reply' | 'none'> = {
   facebook: 'comment',
@@ -29,6 +29,7 @@ export const firstCommentShape: Record<Network, 'comment' | 'reply' | 'none'> = 
   threads: 'reply',
   googlebusiness: 'none',
   tiktok: 'none',
+  pinterest: 'none',
 }
 
 export const takesFirstComments = (network: Network) => firstCommentShape[network] !== 'none'

@@ -93,6 +93,10 @@ const envSchema = z.object({
   HERALD_THREADS_APP_SECRET: z.string().optional(),
   HERALD_THREADS_GRAPH_URL: z.url().default('https://graph.threads.net'),
   HERALD_THREADS_AUTHORIZE_URL: z.url().default('https://threads.net/oauth/authorize'),
+  HERALD_PINTEREST_APP_ID: z.string().optional(),
+  HERALD_PINTEREST_APP_SECRET: z.string().optional(),
+  HERALD_PINTEREST_API_URL: z.url().default('https://api.pinterest.com/v5'),
+  HERALD_PINTEREST_AUTHORIZE_URL: z.url().default('https://www.pinterest.com/oauth/'),
   HERALD_LINKEDIN_CLIENT_ID: z.string().optional(),
   HERALD_LINKEDIN_CLIENT_SECRET: z.string().optional(),
   HERALD_LINKEDIN_VERSION: z
@@ -321,6 +325,16 @@ export interface NetworkSettings {
     authorizeUrl: string
     apiUrl: string
   }
+  /**
+   * Pinterest: the app's id and secret and the API host (api.pinterest.com, or api-sandbox.pinterest.com
+   * for an app with Trial access).
+   */
+  pinterest: {
+    appId: string | undefined
+    appSecret: string | undefined
+    apiUrl: string
+    authorizeUrl: string
+  }
 }
 
 export class ConfigError extends Error {
@@ -487,6 +501,12 @@ function networksOf(e: Env): Config['networks'] {
       audited: e.HERALD_TIKTOK_APP_AUDITED,
       authorizeUrl: e.HERALD_TIKTOK_AUTHORIZE_URL,
       apiUrl: trimSlash(e.HERALD_TIKTOK_API_URL),
+    },
+    pinterest: {
+      appId: e.HERALD_PINTEREST_APP_ID,
+      appSecret: e.HERALD_PINTEREST_APP_SECRET,
+      apiUrl: trimSlash(e.HERALD_PINTEREST_API_URL),
+      authorizeUrl: e.HERALD_PINTEREST_AUTHORIZE_URL,
     },
   }
 }

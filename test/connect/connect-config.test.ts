@@ -4,6 +4,7 @@ import {
   blueskySettings,
   createAdapters,
   googleBusinessSettings,
+  pinterestSettings,
   threadsSettings,
   tiktokSettings,
   twitterSettings,
@@ -42,6 +43,7 @@ describe('connect and sandbox settings', () => {
       'googlebusiness',
       'instagram',
       'linkedin',
+      'pinterest',
       'threads',
       'tiktok',
       'twitter',
@@ -65,6 +67,14 @@ describe('connect and sandbox settings', () => {
       webUrl: 'http://127.0.0.1:4567/sandbox/threads/web',
     })
     expect(canConnect(config, 'threads')).toBe(true)
+    expect(pinterestSettings(config)).toEqual({
+      appId: 'herald-sandbox',
+      appSecret: 'herald-sandbox-secret',
+      apiUrl: 'http://127.0.0.1:4567/sandbox/pinterest/v5',
+      authorizeUrl: 'http://127.0.0.1:4567/sandbox/pinterest/oauth/',
+      webUrl: 'http://127.0.0.1:4567/sandbox/pinterest/web',
+    })
+    expect(canConnect(config, 'pinterest')).toBe(true)
     expect(blueskySettings(config)).toEqual({
       serviceUrl: 'http://127.0.0.1:4567/sandbox/bluesky',
       plcUrl: 'http://127.0.0.1:4567/sandbox/bluesky/plc',
@@ -128,6 +138,7 @@ describe('connect and sandbox settings', () => {
       'googlebusiness',
       'instagram',
       'linkedin',
+      'pinterest',
       'threads',
       'tiktok',
       'twitter',
@@ -155,6 +166,19 @@ describe('connect and sandbox settings', () => {
     expect(canConnect(loadConfig({}), 'twitter')).toBe(false)
     expect(canConnect(config, 'linkedin')).toBe(false)
     expect(canConnect(config, 'threads')).toBe(false)
+    expect(canConnect(config, 'pinterest')).toBe(false)
+    const pins = loadConfig({
+      HERALD_PINTEREST_APP_ID: 'pin-app',
+      HERALD_PINTEREST_APP_SECRET: 'pin-secret',
+      HERALD_PINTEREST_API_URL: 'https://api-sandbox.pinterest.com/v5/',
+    })
+    expect(pinterestSettings(pins)).toEqual({
+      appId: 'pin-app',
+      appSecret: 'pin-secret',
+      apiUrl: 'https://api-sandbox.pinterest.com/v5',
+      authorizeUrl: 'https://www.pinterest.com/oauth/',
+      webUrl: 'https://www.pinterest.com',
+    })
     const threads = loadConfig({ HERALD_THREADS_APP_ID: 'th-app', HERALD_THREADS_APP_SECRET: 'th-secret' })
     expect(canConnect(threads, 'threads')).toBe(true)
     expect(threadsSettings(threads)).toEqual({

@@ -101,9 +101,9 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the first hour in Chromium', ()
 
       // Sandbox mode: every network's simulated profile in one click.
       await checklist.getByRole('button', { name: 'Connect simulated profiles' }).click()
-      await tab.waitForURL(/\/posts\?simulated=10$/)
+      await tab.waitForURL(/\/posts\?simulated=13$/)
       expect(await tab.getByRole('status').first().textContent()).toContain(
-        'Connected 10 simulated profiles.',
+        'Connected 13 simulated profiles.',
       )
       expect(await stepState(tab, /Connect a channel/)).toBe('Done')
       expect(await tab.getByText('2 of 3 steps to go').count()).toBe(1)
@@ -127,6 +127,10 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the first hour in Chromium', ()
           // Both locations of the simulated business.
           'googlebusiness',
           'googlebusiness',
+          // Every board of the simulated Pinterest account.
+          'pinterest',
+          'pinterest',
+          'pinterest',
         ].sort(),
       )
 

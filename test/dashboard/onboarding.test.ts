@@ -163,7 +163,7 @@ describe('hiding the checklist, and sandbox mode', () => {
       next: '/posts',
     })
     expect(answer.status).toBe(303)
-    expect(answer.location).toBe(`${h.baseUrl}/posts?simulated=10`)
+    expect(answer.location).toBe(`${h.baseUrl}/posts?simulated=13`)
     const rows = await h.app.store.db
       .selectFrom('connections')
       .select(['platform', 'username', 'status'])
@@ -182,13 +182,16 @@ describe('hiding the checklist, and sandbox mode', () => {
         // Both locations of the simulated business, each its own profile.
         'googlebusiness',
         'googlebusiness',
+        'pinterest',
+        'pinterest',
+        'pinterest',
       ].sort(),
     )
     expect(rows.every((r) => r.status === 'active')).toBe(true)
     // Each simulator handed out tokens for its profile (the networks' side of the connection).
     expect([...h.sandboxes!.bluesky.accounts.values()].map((a) => a.handle)).toContain('demo.bsky.social')
-    const after = await owner.browser.get('/posts?simulated=10')
-    expect(after.text).toContain('Connected 10 simulated profiles.')
+    const after = await owner.browser.get('/posts?simulated=13')
+    expect(after.text).toContain('Connected 13 simulated profiles.')
     expect(stepOf(after.text, 'Connect a channel')).toBe('Done')
     // Connected, the button is gone.
     expect(checklistOf(after.text)).not.toContain('Connect simulated profiles')

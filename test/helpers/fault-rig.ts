@@ -40,6 +40,7 @@ export const heldOn: Record<Network, (h: Harness) => number> = {
   youtube: (h) => h.sandboxes!.youtube.videos.size,
   googlebusiness: (h) => h.sandboxes!.googlebusiness.posts.size,
   tiktok: (h) => h.sandboxes!.tiktok.posts.size + h.sandboxes!.tiktok.drafts.size,
+  pinterest: (h) => h.sandboxes!.pinterest.pins.size,
 }
 
 /** A matcher of the calls that can make something visible on `network`. */
@@ -70,6 +71,7 @@ export function useFaultRig(profiles: ReadonlyArray<{ network: Network; username
           ...s.bluesky.violations,
           ...s.linkedin.violations,
           ...s.tiktok.violations,
+          ...s.pinterest.violations,
         ]
       : []
     await h?.close()

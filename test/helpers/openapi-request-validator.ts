@@ -121,6 +121,81 @@ export class OpenApiRequestValidator {
     }
   }
 
+  /**
+   * Reads the `oneOf` of an array parameter's items as `anyOf`, for a description that lists the same value
+   * in two of its alternatives (Pinterest's pin `metric_types`: `IMPRESSION` is both a standard and a video
+   * metric, so a strict `oneOf` refuses every metric the two share). Refused (thrown) unless the
+   * alternatives do share a value, so it cannot loosen a check that works. Call it before any validation.
+   */
+  readOverlappingOneOfAsAnyOf(method: string, template: string, parameter: string): void {
+    const operation = this.operations.find((o) => o.method === method && o.template === template)
+    const found = operation?.parameters.find((p) => p.name === parameter)
+    const items = found && isRecord(found.schema.items) ? found.schema.items : undefined
+    const alternatives = Array.isArray(items?.oneOf) ? (items.oneOf as Json[]) : []
+    const seen = new Set<unknown>()
+    const shared = alternatives.some((alt) =>
+      (Array.isArray(alt.enum) ? alt.enum : []).some((value) => seen.has(value) || !seen.add(value)),
+    )
+    if (!items || !shared) throw new Error(`${method} ${template} ${parameter}: no oneOf with shared values`)
+    // The parameter's schema is the document's own node: ajv compiles the change on first use.
+    items.anyOf = items.oneOf
+    delete items.oneOf
+  }
+
+  /**
+   * Form fields an operation's description names although its schema lacks them (Pinterest's token
+   * endpoint describes `continuous_refresh` in words only), by `METHOD template`. See {@link allowDescribedField}.
+   */
+  private readonly describedFields = new Map<string, Set<string>>()
+
+  /**
+   * Accepts `field` on the form of `method template` because the operation's own description names it.
+   * Refused (thrown) when the schema already has the field or the description does not mention it, so an
+   * allowance cannot hide a real check.
+   */
+  allowDescribedField(method: string, template: string, field: string): void {
+    const operation = this.operations.find((o) => o.method === method && o.template === template)
+    if (!operation) throw new Error(`${method} ${template} is not in the OpenAPI document`)
+    const description =
+      typeof operation.operation.description === 'string' ? operation.operation.description : ''
+    if (!description.includes(field))
+      throw new Error(`the description of ${method} ${template} does not name ${field}`)
+    const content = this.resolve(operation.operation.requestBody).node.content
+    for (const media of Object.values(isRecord(content) ? content : {})) {
+      const schema = this.resolve(isRecord(media) ? media.schema : undefined).node
+      if (field in this.formShape(schema, [['grant_type', '']]).properties)
+        throw new Error(`${field} is in the schema of ${method} ${template}: validate it instead`)
+    }
+    const key = `${method} ${template}`
+    this.describedFields.set(key, new Set([...(this.describedFields.get(key) ?? []), field]))
+  }
+
+  /**
+   * The fields a form schema declares and requires: its own properties, those of its `allOf` parts, and,
+   * when it has a discriminator, those of the schema the form's discriminating field maps to (OpenAPI 3.0's
+   * way of saying "one of these shapes, by `grant_type`").
+   */
+  private formShape(schema: Json, form: [string, string | Blob][]): { properties: Json; required: string[] } {
+    const properties: Json = {}
+    const required: string[] = []
+    const visit = (node: Json, depth: number) => {
+      if (depth > 5) return
+      if (isRecord(node.properties)) Object.assign(properties, node.properties)
+      if (Array.isArray(node.required)) required.push(...node.required.map(String))
+      for (const part of Array.isArray(node.allOf) ? node.allOf : [])
+        visit(this.resolve(part).node, depth + 1)
+      const discriminator = isRecord(node.discriminator) ? node.discriminator : undefined
+      const property =
+        typeof discriminator?.propertyName === 'string' ? discriminator.propertyName : undefined
+      const value = property ? form.find(([name]) => name === property)?.[1] : undefined
+      const mapping = isRecord(discriminator?.mapping) ? discriminator.mapping : {}
+      if (typeof value === 'string' && typeof mapping[value] === 'string')
+        visit(this.resolve({ $ref: mapping[value] }).node, depth + 1)
+    }
+    visit(schema, 0)
+    return { properties, required: [...new Set(required)] }
+  }
+
   static fromFile(path: string): OpenApiRequestValidator {
     return new OpenApiRequestValidator(JSON.parse(readFileSync(path, 'utf8')) as Json)
   }
@@ -289,18 +364,19 @@ export class OpenApiRequestValidator {
       return this.check(schemaPointer, parsed, false, `${where}: body`)
     }
     if (mediaType === 'multipart/form-data' || mediaType === 'application/x-www-form-urlencoded') {
-      const schema = this.resolve(this.at(schemaPointer)).node
-      const properties = isRecord(schema.properties) ? schema.properties : {}
+      const form = body.form ?? []
+      const { properties, required } = this.formShape(this.resolve(this.at(schemaPointer)).node, form)
+      const described = this.describedFields.get(`${found.method} ${found.template}`) ?? new Set<string>()
       const problems: string[] = []
       const fields: Json = {}
-      for (const [name, value] of body.form ?? []) {
-        if (!(name in properties)) problems.push(`${where}: form field ${name} is not in the schema`)
+      for (const [name, value] of form) {
+        if (!(name in properties) && !described.has(name))
+          problems.push(`${where}: form field ${name} is not in the schema`)
         // A file part stands in as a string: its bytes are not the schema's concern (format: binary).
         fields[name] = typeof value === 'string' ? value : '<binary>'
       }
-      for (const name of Array.isArray(schema.required) ? schema.required : []) {
-        if (!(String(name) in fields))
-          problems.push(`${where}: required form field ${String(name)} is missing`)
+      for (const name of required) {
+        if (!(name in fields)) problems.push(`${where}: required form field ${name} is missing`)
       }
       if (problems.length > 0) return problems
       return this.check(schemaPointer, fields, true, `${where}: form`)

@@ -39,6 +39,7 @@ export async function seedScheduledPosts(store: Store, input: SeedInput): Promis
           content,
           media_urls: '[]',
           youtube: null,
+          pinterest: null,
           variants: '{}',
           status: 'scheduled',
           schedule_date: '2035-01-01',
@@ -55,7 +56,7 @@ export async function seedScheduledPosts(store: Store, input: SeedInput): Promis
         targets.push(
           targetRow(
             { postId, workspaceId: input.workspaceId, position: 0, runAt, now },
-            { connection, content, mediaUrls: [], youtube: null },
+            { connection, content, mediaUrls: [], youtube: null, pinterest: null },
           ),
         )
         ids.push(postId)

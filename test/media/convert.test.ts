@@ -62,7 +62,9 @@ describe('per-network conversion', () => {
       'googlebusiness',
       'instagram',
       'linkedin',
+      'pinterest',
       'threads',
+      'tiktok',
       'twitter',
       'youtube',
     ])

@@ -18,6 +18,11 @@ type Case = {
   content?: string
   /** What the adapter answers when the call took effect and its answer was lost or failed. */
   expected: 'unknown_outcome' | 'published'
+  /**
+   * The call comes after waits longer than the late-answer case's 1.5 s (a Pinterest video pin follows its
+   * upload's processing): its late answer is tested where the wait is longer (test/worker/pinterest-faults).
+   */
+  late?: false
 }
 
 const publishingCalls: Case[] = [
@@ -47,6 +52,20 @@ const publishingCalls: Case[] = [
   // Bluesky reads the target's record key back; YouTube asks the upload session: both find the post.
   { network: 'bluesky', call: 'com.atproto.repo.createRecord', expected: 'published' },
   { network: 'youtube', call: 'PUT <session> (the bytes)', media: ['clip.mp4'], expected: 'published' },
+  { network: 'pinterest', call: 'POST /v5/pins (an image)', media: ['one.jpg'], expected: 'unknown_outcome' },
+  {
+    network: 'pinterest',
+    call: 'POST /v5/pins (a carousel)',
+    media: ['one.jpg', 'two.jpg'],
+    expected: 'unknown_outcome',
+  },
+  {
+    network: 'pinterest',
+    call: 'POST /v5/pins (a video)',
+    media: ['clip.mp4'],
+    expected: 'unknown_outcome',
+    late: false,
+  },
 ]
 
 const profiles = [
@@ -57,6 +76,7 @@ const profiles = [
   { network: 'linkedin', username: 'Outcome Park' },
   { network: 'bluesky', username: 'outcomebakery' },
   { network: 'youtube', username: 'outcome@example.com' },
+  { network: 'pinterest', username: 'outcome_pins' },
 ] as const
 
 describe('a publishing call that may have taken effect', () => {
@@ -88,7 +108,7 @@ describe('a publishing call that may have taken effect', () => {
     60_000,
   )
 
-  it.each(publishingCalls.map((c) => [c.network, c.call, c] as const))(
+  it.each(publishingCalls.filter((c) => c.late !== false).map((c) => [c.network, c.call, c] as const))(
     '%s %s whose answer never comes (the caller gives up) is never transient',
     async (_network, _call, c) => {
       const { kind, message, made } = await attempt(
@@ -145,6 +165,18 @@ describe('a step that creates nothing visible', () => {
       media: ['photo.jpg'],
       matches: (call) => call.operation === 'images.initializeUpload',
     },
+    {
+      network: 'pinterest',
+      step: 'the video upload (POST /v5/media)',
+      media: ['clip.mp4'],
+      matches: (call) => call.network === 'pinterest' && call.operation === 'media/create',
+    },
+    {
+      network: 'pinterest',
+      step: "the file's upload to Pinterest's upload address",
+      media: ['clip.mp4'],
+      matches: (call) => call.network === 'pinterest' && call.operation === 'media/upload',
+    },
   ]
 
   it.each(steps.map((s) => [s.network, s.step, s] as const))(
@@ -191,6 +223,8 @@ describe('a publishing call throttled before its effect', () => {
     },
     // LinkedIn names no reset; its daily windows reset at midnight UTC.
     { network: 'linkedin', expected: (now) => [nextMidnightUtc(now), nextMidnightUtc(now)] },
+    // Pinterest documents no reset header: a minute (Standard access meters writes per minute).
+    { network: 'pinterest', media: ['one.jpg'], expected: (now) => [now + MINUTE, now + MINUTE + 1000] },
   ]
 
   it.each(resets.map((r) => [r.network, r] as const))(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { PlannedTarget } from '../../src/core/post-plan.js'
+import { networksCanFetch } from '../../src/modules/media/public-host.js'
 import { mediaHostBlockers, publicHostProblem } from '../../src/modules/publishing/media-host.js'
 
 describe('whether the internet can fetch media from PUBLIC_BASE_URL', () => {
@@ -19,7 +20,7 @@ describe('whether the internet can fetch media from PUBLIC_BASE_URL', () => {
 
 describe('which targets are blocked because their network could not fetch the media', () => {
   const target = (
-    platform: 'instagram' | 'twitter' | 'tiktok',
+    platform: 'instagram' | 'twitter' | 'tiktok' | 'pinterest',
     mediaUrls = ['https://cdn.example.org/a.jpg'],
   ) => ({ connection: { platform }, mediaUrls }) as unknown as PlannedTarget
   const local = { driver: 'local', dir: 'data/media' } as const
@@ -53,6 +54,15 @@ describe('which targets are blocked because their network could not fetch the me
     expect(blocker).toMatch(
       /presigned URL of the S3 bucket, and HERALD_S3_ENDPOINT \(http:\/\/127\.0\.0\.1:9000\)/,
     )
+  })
+  it("blocks no Pinterest target: its images go inline when Pinterest cannot reach Herald's media", () => {
+    expect(mediaHostBlockers({ ...base, media: local }, [target('pinterest')])).toEqual([])
+    expect(networksCanFetch({ ...base, media: local })).toBe(false)
+    expect(networksCanFetch({ ...base, publicBaseUrl: 'https://herald.example.org', media: local })).toBe(
+      true,
+    )
+    expect(networksCanFetch({ ...base, media: s3(undefined) })).toBe(true)
+    expect(networksCanFetch({ ...base, sandbox: true, media: local })).toBe(true)
   })
   it('blocks nothing for a target without media or in sandbox mode', () => {
     expect(mediaHostBlockers({ ...base, media: local }, [target('instagram', [])])).toEqual([])

@@ -87,6 +87,7 @@ describe.each(backends)('preflight_post on $name', (backend) => {
           youtube: 5000,
           googlebusiness: 1500,
           tiktok: 2200,
+          pinterest: 800,
         },
         credits: { cost: 6, balance, remainingAfter: balance - 6 },
         blockers: [],

@@ -57,6 +57,10 @@ export function countCopies(h: Harness, network: Network, tag: string): Copy[] {
       return [...s.googlebusiness.posts.values()]
         .filter((p) => has(p.post.summary))
         .map((p) => ({ ids: [p.name], urlKeys: [`lpsid=${p.id}`] }))
+    case 'pinterest':
+      return [...s.pinterest.pins.values()]
+        .filter((p) => has(p.description) || has(p.title))
+        .map((p) => ({ ids: [p.id], urlKeys: [`/pin/${p.id}/`] }))
     case 'tiktok': {
       // A post others cannot see yet (private, a draft) is known by its publish id, at the creator's page.
       const creatorPage = (openId: string) => `/@${s.tiktok.users.get(openId)?.username ?? openId}`
@@ -117,9 +121,10 @@ export function countItemCopies(h: Harness, network: Network, tag: string): Item
       return [...s.youtube.comments.values()]
         .filter((c) => has(c.text))
         .map((c) => ({ id: c.id, parent: c.videoId }))
-    // A local post and a TikTok post take neither replies nor comments through the API.
+    // A local post, a TikTok post and a pin take neither replies nor comments through the API.
     case 'googlebusiness':
     case 'tiktok':
+    case 'pinterest':
       return []
   }
 }

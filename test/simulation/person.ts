@@ -95,7 +95,7 @@ export async function createPost(
   const mediaUrls =
     network === 'youtube' || network === 'tiktok'
       ? [`${world.media.url}/clip.mp4`]
-      : network === 'instagram' || pick.chance(0.25)
+      : network === 'instagram' || network === 'pinterest' || pick.chance(0.25)
         ? [photo(ctx, tag)]
         : []
   const now = options.now ?? pick.chance(0.75)
@@ -322,8 +322,8 @@ function chooseEdit(ctx: SeedContext, post: SimPost, view: PostView | undefined,
     case 'items':
       return { kind, items: nextItems(ctx, post, view) }
     case 'media': {
-      // Instagram needs a picture, YouTube and TikTok their video: those change the copy instead.
-      if (post.network === 'instagram' || post.network === 'youtube' || post.network === 'tiktok')
+      // Instagram and Pinterest need a picture, YouTube and TikTok their video: those change the copy instead.
+      if (['instagram', 'pinterest', 'youtube', 'tiktok'].includes(post.network))
         return { kind: 'copy', content: `${post.content} fix${++post.edits}` }
       const name = `${post.tag}-m${++post.edits}`
       return { kind, mediaUrls: post.mediaUrls.length && pick.chance(0.5) ? [] : [photo(ctx, name)] }

@@ -59,4 +59,4 @@ export interface SeedContext {
 export const THREAD_NETWORKS = new Set<Network>(['twitter', 'bluesky', 'threads'])
 
 /** The networks whose posts take neither a thread nor a first comment. */
-export const UNCHAINED_NETWORKS = new Set<Network>(['googlebusiness', 'tiktok'])
+export const UNCHAINED_NETWORKS = new Set<Network>(['googlebusiness', 'tiktok', 'pinterest'])

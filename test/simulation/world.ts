@@ -31,6 +31,7 @@ export const FIRST_PROFILES: ReadonlyArray<{ network: Network; username: string 
 export const NEWER_PROFILES: ReadonlyArray<{ network: Network; username: string }> = [
   { network: 'googlebusiness', username: 'simbusiness' },
   { network: 'tiktok', username: 'sim.creator' },
+  { network: 'pinterest', username: 'simpins' },
 ]
 
 /** Every network the simulation connects. */

@@ -17,6 +17,7 @@ const CONNECTABLE: readonly Network[] = [
   'bluesky',
   'googlebusiness',
   'tiktok',
+  'pinterest',
 ]
 
 /** What each tile says under the network's name: what connecting it reaches, in one line. */
@@ -30,6 +31,7 @@ const TILE_LINES: Record<Network, string> = {
   bluesky: 'Sign in with an app password.',
   googlebusiness: 'Updates, events and offers on the locations you choose.',
   tiktok: 'Videos and photo posts on your TikTok account, or drafts in its inbox.',
+  pinterest: 'Pins on the boards you choose.',
 }
 
 /** Where one network is reached two ways, the tile's name says which. */

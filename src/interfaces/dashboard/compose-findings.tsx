@@ -37,6 +37,7 @@ export type Place =
   | 'youtube'
   | 'googlebusiness'
   | 'tiktok'
+  | 'pinterest'
   | 'when'
   | 'general'
 /** A field's key: a place, or the copy of all (`copy:all`) or of one network (`copy:twitter`). */
@@ -49,6 +50,7 @@ const PLACES: Array<[Place | 'copy', RegExp]> = [
   ['copy', /same copy|the copy is|caption has/],
   // TikTok's choices (who can watch, the switches, the disclosure, the audit) before YouTube's "privacy".
   ['tiktok', /tiktok\.|tiktok app|branded content|audited/],
+  ['pinterest', /\bpinterest\.(title|link|coverimageurl)|pinterest coverimageurl|pin title|pin's cover/],
   ['youtube', /\btitle\b|youtube\.|privacy|visibility/],
   ['thread', /\bthread/],
   ['comment', /\bcomment/],
@@ -198,5 +200,6 @@ export const FIELD_KEYS: readonly FieldKey[] = [
   'youtube',
   'googlebusiness',
   'tiktok',
+  'pinterest',
   'when',
 ]

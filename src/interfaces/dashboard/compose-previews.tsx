@@ -1,6 +1,7 @@
 import { renderToString } from 'preact-render-to-string'
 import { callToActionLabels, type ResolvedGoogleBusiness } from '../../core/googlebusiness-details.js'
 import { type Network, networkLabels } from '../../core/networks.js'
+import type { PinterestDetails } from '../../core/pinterest-details.js'
 import { type TikTokDetailsInput, tiktokPrivacyLabels } from '../../core/tiktok-rules.js'
 import type { ResolvedYouTubeDetails } from '../../core/youtube-details.js'
 import { cropAspect, cutCopy, previewRules } from './preview-rules.js'
@@ -51,6 +52,8 @@ export interface PreviewTarget {
   youtube: ResolvedYouTubeDetails | null
   /** A Google Business Profile post's type and button (absent: not a Google post). */
   googlebusiness?: ResolvedGoogleBusiness | null
+  /** A pin's title, link and cover (Pinterest targets). */
+  pinterest?: PinterestDetails | undefined
   /** What the TikTok poster chose, shown under the frame. */
   tiktok?: TikTokDetailsInput | undefined
   link?: LinkCard
@@ -297,14 +300,40 @@ function TikTok({ target }: { target: PreviewTarget }) {
   )
 }
 
+/** A pin: the picture first, then its title, the site it links to, and the description folded under. */
+function Pin({ target, pin }: { target: PreviewTarget; pin: PinterestDetails }) {
+  let host = ''
+  try {
+    host = pin.link ? new URL(pin.link).host : ''
+  } catch {
+    host = ''
+  }
+  return (
+    <>
+      {target.media.length ? (
+        <Media platform="pinterest" media={target.media} />
+      ) : (
+        <p class="frame pin-empty">A pin needs an image or a video</p>
+      )}
+      {pin.title ? <strong class="pin-title">{pin.title}</strong> : null}
+      {host ? <p class="pin-link">{host}</p> : null}
+      <Copy platform="pinterest" copy={target.copy} />
+    </>
+  )
+}
+
 function Card({ target }: { target: PreviewTarget }) {
   const { platform } = target
+  // A Pinterest account's boards share its handle: the board's name tells their pins apart.
+  const board = platform === 'pinterest' && target.name ? ` · ${target.name}` : ''
   const fold = cutCopy(platform, target.copy).cut ? (
     <p class="pv-meta">The feed folds the copy after {previewRules[platform].cut.at} characters.</p>
   ) : null
   // Instagram leads with the picture and puts the caption under it; the others lead with the copy.
   const body = target.youtube ? (
     <Shorts target={target} youtube={target.youtube} />
+  ) : platform === 'pinterest' ? (
+    <Pin target={target} pin={target.pinterest ?? {}} />
   ) : platform === 'tiktok' ? (
     <TikTok target={target} />
   ) : target.googlebusiness ? (
@@ -324,7 +353,7 @@ function Card({ target }: { target: PreviewTarget }) {
     </>
   )
   return (
-    <article class={`pv pv-${platform}`} aria-label={profileName(platform, target.username)}>
+    <article class={`pv pv-${platform}`} aria-label={`${profileName(platform, target.username)}${board}`}>
       <Head target={target} />
       <div class="pv-body">{body}</div>
       <Items target={target} />

@@ -5,6 +5,7 @@ import { takesFirstComments, takesThreads, threadNetworks } from '../../core/thr
 import type { TikTokCreator } from '../../core/tiktok-rules.js'
 import { type Checked, checkHtml, type FieldKey, fieldNotes, tabStates } from './compose-findings.js'
 import { type GoogleBusinessDraft, googleBusinessSection } from './compose-googlebusiness.js'
+import { type PinterestDraft, pinterestSection } from './compose-pinterest.js'
 import { PRIVACY_LABELS, type PreviewTarget, previewHtml, profileName } from './compose-previews.js'
 import { type TikTokDraft, tiktokConsent, tiktokSection } from './compose-tiktok.js'
 import { page } from './html.js'
@@ -52,7 +53,7 @@ export interface PickerProfile extends Account {
 
 export type When = 'now' | 'schedule' | 'queue'
 
-export interface Draft {
+export interface Draft extends PinterestDraft {
   content: string
   profiles: string[]
   mediaUrls: string
@@ -111,16 +112,26 @@ const Note = ({ field, checked }: { field: FieldKey; checked: Checked | undefine
   />
 )
 
-function ProfileChip({ profile, picked }: { profile: PickerProfile; picked: boolean }) {
+function ProfileChip({
+  profile,
+  picked,
+  shared,
+}: {
+  profile: PickerProfile
+  picked: boolean
+  shared: boolean
+}) {
   const id = `profile-${keyOf(profile).replace(/[^A-Za-z0-9_-]/g, '-')}`
   const shown = profile.name || profile.username
+  // Profiles sharing a handle (a Pinterest account's boards) are told apart by their names.
+  const named = `${profileName(profile.platform, profile.username)}${shared && profile.name ? ` · ${profile.name}` : ''}`
   return (
     <label class="profile-chip">
       <input
         type="checkbox"
         name="profile"
         value={keyOf(profile)}
-        aria-label={profileName(profile.platform, profile.username)}
+        aria-label={named}
         aria-describedby={`${id}-health`}
         data-next-slot={profile.nextSlot}
         checked={picked}
@@ -157,7 +168,13 @@ function Picker({ view }: { view: ComposeView }) {
               {view.profiles
                 .filter((p) => p.platform === network)
                 .map((p) => (
-                  <ProfileChip profile={p} picked={picked.has(keyOf(p))} />
+                  <ProfileChip
+                    profile={p}
+                    picked={picked.has(keyOf(p))}
+                    shared={view.profiles.some(
+                      (o) => o !== p && o.platform === p.platform && o.username === p.username,
+                    )}
+                  />
                 ))}
             </div>
           </fieldset>
@@ -681,6 +698,13 @@ function ComposeBody({ view }: { view: ComposeView }) {
           <YouTubeSection view={view} />
           <GoogleBusinessPart view={view} />
           <TikTokPart view={view} />
+          <TrustedBlock
+            html={pinterestSection(
+              view.draft,
+              view.profiles.some((p) => p.platform === 'pinterest'),
+              renderToString(<Note field="pinterest" checked={view.checked} />),
+            )}
+          />
           <WhenSection view={view} />
           <Actions view={view} />
         </form>

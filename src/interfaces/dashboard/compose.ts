@@ -24,6 +24,12 @@ import {
   googleBusinessArguments,
   readGoogleBusinessDraft,
 } from './compose-googlebusiness.js'
+import {
+  emptyPinterestDraft,
+  pinterestDetails,
+  readPinterestDraft,
+  targetsPinterest,
+} from './compose-pinterest.js'
 import { type LinkCard, type PreviewMedia, type PreviewTarget, previewHtml } from './compose-previews.js'
 import { disclosureProblem, emptyTikTokDraft, readTikTokDraft, tiktokArguments } from './compose-tiktok.js'
 import {
@@ -112,6 +118,7 @@ function readDraft(body: FormBody): Draft {
     youtubePrivacy,
     youtubeConfirmed: one(body, 'youtubeConfirm') === youtubePrivacy,
     tiktok: readTikTokDraft((name) => one(body, name)),
+    ...readPinterestDraft(one, body),
     when: whenOf(body),
     date: one(body, 'date'),
     time: one(body, 'time'),
@@ -182,6 +189,9 @@ function toolArguments(draft: Draft) {
       ? { googlebusiness: googleBusinessArguments(draft.googlebusiness) }
       : {}),
     ...(targetsTikTok(draft) ? { tiktok: tiktokArguments(draft.tiktok) } : {}),
+    ...(targetsPinterest(draft.profiles) && Object.keys(pinterestDetails(draft)).length
+      ? { pinterest: pinterestDetails(draft) }
+      : {}),
     ...(draft.when === 'now'
       ? { publishImmediately: true, timezone: draft.timezone }
       : draft.when === 'queue'
@@ -274,6 +284,7 @@ function readPreflight(
         ? resolveGoogleBusiness(googleBusinessArguments(draft.googlebusiness))
         : null,
     ...(t.platform === 'tiktok' ? { tiktok: tiktokArguments(draft.tiktok) } : {}),
+    ...(t.platform === 'pinterest' ? { pinterest: pinterestDetails(draft) } : {}),
     items: itemsOf(t.platform).map((item, i, all) => ({
       label: itemLabel(item, i, all).replace(/^./, (c) => c.toUpperCase()),
       copy: item.content,
@@ -476,6 +487,7 @@ const emptyDraft = (): Draft => ({
   youtubePrivacy: 'private',
   youtubeConfirmed: false,
   tiktok: emptyTikTokDraft(),
+  ...emptyPinterestDraft(),
   when: 'now',
   date: '',
   time: '',

@@ -69,6 +69,13 @@ export const previewRules: Record<Network, PreviewRule> = {
     single: { min: 9 / 16, max: 9 / 16 },
     several: { layout: 'carousel', aspect: 9 / 16 },
   },
+  // Pinterest: a pin is its picture (2:3 is the shape Pinterest recommends, long pins are cut near 1:2.1),
+  // the title under it and the description folded after a line or two; a carousel swipes in order.
+  pinterest: {
+    cut: { at: 100, more: '…more' },
+    single: { min: 1 / 2.1, max: 1.91 },
+    several: { layout: 'carousel', aspect: 2 / 3 },
+  },
 }
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })

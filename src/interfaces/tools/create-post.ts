@@ -2,7 +2,13 @@ import { z } from 'zod'
 import { storedAltTexts } from '../../core/alt-text.js'
 import { WAITING_MESSAGE } from '../../core/approval.js'
 import { networks } from '../../core/networks.js'
-import { type Plan, type PlannedTarget, planPost, selectConnections } from '../../core/post-plan.js'
+import {
+  type Plan,
+  type PlannedTarget,
+  planPost,
+  selectConnections,
+  targetMediaToFetch,
+} from '../../core/post-plan.js'
 import { describeOpening, type QueueOpening } from '../../core/posting-queue.js'
 import type { TikTokCreator } from '../../core/tiktok-rules.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
@@ -36,6 +42,7 @@ import {
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
+  pinterestSchema,
   postViewSchema,
   targetAccountSchema,
   threadSchema,
@@ -80,6 +87,7 @@ export const createPostInput = toolInput({
   youtube: youtubeSchema.optional(),
   googlebusiness: googlebusinessSchema.optional(),
   tiktok: tiktokSchema.optional(),
+  pinterest: pinterestSchema.optional(),
   publishImmediately: z
     .boolean()
     .default(false)
@@ -186,7 +194,7 @@ async function checkCreatable(input: CreateInput, ctx: ToolContext, now: number)
 /** Every attachment is fetchable, on a host its network accepts, and of a kind and size it takes. */
 async function checkCreatableMedia(plan: Plan, ctx: ToolContext, creators: Map<string, TikTokCreator>) {
   await refuseUnfetchableMedia(
-    plan.targets.flatMap((t) => [...t.mediaUrls, ...t.items.flatMap((item) => item.mediaUrls)]),
+    plan.targets.flatMap((t) => [...targetMediaToFetch(t), ...t.items.flatMap((item) => item.mediaUrls)]),
     ctx.app.config,
     (url) => ctx.app.media.isHostedUrl(url),
   )
@@ -294,6 +302,10 @@ function newPost(
     tiktok:
       target.connection.platform === 'tiktok' && (input.tiktok || target.overrides.tiktok)
         ? JSON.stringify({ ...input.tiktok, ...target.overrides.tiktok })
+        : null,
+    pinterest:
+      target.connection.platform === 'pinterest' && (input.pinterest || target.overrides.pinterest)
+        ? JSON.stringify({ ...input.pinterest, ...target.overrides.pinterest })
         : null,
     variants: JSON.stringify(input.variants ?? {}),
     status: waits ? 'draft' : 'scheduled',

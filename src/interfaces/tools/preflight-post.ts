@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { networks } from '../../core/networks.js'
-import { type Plan, planPost, selectConnections } from '../../core/post-plan.js'
+import { type Plan, planPost, selectConnections, targetMediaToFetch } from '../../core/post-plan.js'
 import { allowanceWarnings } from '../../modules/publishing/allowance-checks.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
 import {
@@ -136,10 +136,8 @@ export const preflightPost = defineTool({
         "Approvals are on in this workspace: the post waits for an owner's approval before it goes out, and its credits are charged when it is approved",
       )
     await collectBlocker(blockers, () =>
-      refuseUnfetchableMedia(
-        plan.targets.flatMap((t) => t.mediaUrls),
-        ctx.app.config,
-        (url) => ctx.app.media.isHostedUrl(url),
+      refuseUnfetchableMedia(plan.targets.flatMap(targetMediaToFetch), ctx.app.config, (url) =>
+        ctx.app.media.isHostedUrl(url),
       ),
     )
     const media = await checkMedia(ctx.app.media, plan.targets)

@@ -4,6 +4,7 @@ import { isPending, WAITING_MESSAGE } from '../../core/approval.js'
 import type { GoogleBusinessInput } from '../../core/googlebusiness-details.js'
 import { networkRules, resendPrice } from '../../core/network-rules.js'
 import { networks } from '../../core/networks.js'
+import type { PinterestDetailsInput } from '../../core/pinterest-details.js'
 import { type ConnectionInfo, type PlannedTarget, planPost } from '../../core/post-plan.js'
 import {
   editableStatuses,
@@ -39,6 +40,7 @@ import {
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
+  pinterestSchema,
   postViewSchema,
   threadSchema,
   tiktokSchema,
@@ -102,6 +104,9 @@ const updatePostInput = toolInput({
   tiktok: tiktokSchema
     .optional()
     .describe('TikTok settings (an addition to the spec); omitted fields keep their value.'),
+  pinterest: pinterestSchema
+    .optional()
+    .describe('title, link, coverImageUrl of a pin; omitted fields keep their value.'),
   status: z.enum(settableStatuses).optional().describe('scheduled, draft or failed.'),
   thread: threadSchema
     .optional()
@@ -200,6 +205,7 @@ async function applyUpdate(tx: Db, ctx: ToolContext, input: UpdateInput, now: nu
         ? JSON.stringify(edit.googlebusiness)
         : null,
     tiktok: edit.tiktok ? JSON.stringify(edit.tiktok) : null,
+    pinterest: edit.pinterest ? JSON.stringify(edit.pinterest) : null,
     status,
     schedule_date: slot.date,
     schedule_time: slot.time,
@@ -283,6 +289,11 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     : post.tiktok
       ? JSON.parse(post.tiktok)
       : undefined
+  const pinterest: PinterestDetailsInput | undefined = input.pinterest
+    ? { ...(post.pinterest ? JSON.parse(post.pinterest) : {}), ...input.pinterest }
+    : post.pinterest
+      ? JSON.parse(post.pinterest)
+      : undefined
   // The thread and first comment sent replace the post's; otherwise the post keeps its own.
   const own = readPostItems(post.items)
   const postItems = {
@@ -315,6 +326,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
       youtube,
       googlebusiness,
       tiktok,
+      pinterest,
       ...postItems,
       ...targetRequest,
       mediaAltTexts: input.mediaAltTexts ?? altTexts,
@@ -336,6 +348,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     input.youtube !== undefined ||
     input.googlebusiness !== undefined ||
     input.tiktok !== undefined ||
+    input.pinterest !== undefined ||
     input.thread !== undefined ||
     input.firstComment !== undefined
   return {
@@ -347,6 +360,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     youtube,
     googlebusiness,
     tiktok,
+    pinterest,
     postItems,
     changesWhatGoesOut,
   }
@@ -422,6 +436,7 @@ const resolvedFor = (
       googlebusiness: edit.googlebusiness,
       altTexts: edit.altTexts,
       tiktok: edit.tiktok,
+      pinterest: edit.pinterest,
     },
     ownCopy,
     items,
@@ -510,6 +525,7 @@ async function writeTargets(
         youtube: keep.resolved.youtube,
         googlebusiness: keep.resolved.googlebusiness,
         tiktok: keep.resolved.tiktok,
+        pinterest: keep.resolved.pinterest,
         items: keep.items,
         runAt,
         retry: status === 'scheduled' && existing.status === 'failed',

@@ -27,7 +27,7 @@ export interface SandboxConnected {
   status: string
   /**
    * Every profile the connection made, this one first, when it made several: `googlebusiness` connects
-   * each location of the business. Absent when it made one.
+   * each location of the business, `pinterest` every board of the account. Absent when it made one.
    */
   profiles?: SandboxConnected[]
 }
@@ -192,15 +192,16 @@ async function connectThroughConsent(
       pick: (text) =>
         (input.organization ? /· LinkedIn Page\s*$/ : /· LinkedIn Personal profile\s*$/).test(text),
     })
-  if (network === 'googlebusiness')
-    // Every location of the business is ticked: each becomes a profile of its own.
+  if (network === 'googlebusiness' || network === 'pinterest')
+    // Every location of the business, or every board of the account, is ticked: each a profile of its own.
     finished = await chooseNamedPage(send, base, finished, cookie, {
-      what: `location of ${input.username}`,
+      what: network === 'pinterest' ? `board of ${input.username}` : `location of ${input.username}`,
       pick: () => true,
       all: true,
     })
   const connectionId = new URL(locationOf(finished, 'The connect callback')).searchParams.get('connected')
   if (!connectionId) throw new AppError('internal', 'The connect callback did not name the new connection')
+  if (network === 'pinterest') return boardConnections(app, input.workspaceId, connectionId)
   if (network !== 'googlebusiness') return [connectionId]
   return locationConnections(app, input.workspaceId, connectionId, consent.profileIds)
 }
@@ -302,6 +303,7 @@ export const DEMO_PROFILES: ReadonlyArray<{ network: SandboxNetwork; username: s
   { network: 'instagram', username: 'demo.maker' },
   { network: 'googlebusiness', username: 'Corner Bakery' },
   { network: 'tiktok', username: 'demo.creator' },
+  { network: 'pinterest', username: 'demo_pins' },
 ]
 
 /**
@@ -349,6 +351,26 @@ async function connectedRow(
     isOrganization: row.is_organization === 1,
     status: row.status,
   }
+}
+
+/** The account's boards connected in the workspace, the one the callback named first. */
+async function boardConnections(app: AppContext, workspaceId: string, first: string): Promise<string[]> {
+  const named = await app.store.db
+    .selectFrom('connections')
+    .select('username')
+    .where('id', '=', first)
+    .executeTakeFirst()
+  const rows = await app.store.db
+    .selectFrom('connections')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('platform', '=', 'pinterest')
+    .where('username', '=', named?.username ?? '')
+    .where('id', '!=', first)
+    .where('status', '!=', 'removed')
+    .orderBy('id')
+    .execute()
+  return [first, ...rows.map((r) => r.id)]
 }
 
 /**

@@ -213,6 +213,7 @@ function prepareAttempt(
     ...(target.youtube ? { youtube: JSON.parse(target.youtube) } : {}),
     ...(target.googlebusiness ? { googlebusiness: JSON.parse(target.googlebusiness) } : {}),
     ...(target.tiktok ? { tiktok: JSON.parse(target.tiktok) } : {}),
+    ...(target.pinterest ? { pinterest: JSON.parse(target.pinterest) } : {}),
     ...(readProgress(target.progress) ? { progress: readProgress(target.progress) } : {}),
     saveProgress: progressSaver(deps.db, target, deps.now, leaseTime),
     signal,

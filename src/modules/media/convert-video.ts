@@ -157,6 +157,7 @@ function cancelled(signal: AbortSignal): MediaError {
     : new MediaError('conversion_failed', 'The video conversion was cancelled')
 }
 
+/** Runs ffmpeg under the conversion's limits (CPU time, memory, the timeout and the caller's signal). */
 export function runFfmpeg(ffmpeg: string, args: string[], options: ConvertVideoOptions): Promise<void> {
   return new Promise((resolve, reject) => {
     const cpuSeconds =

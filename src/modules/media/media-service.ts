@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { MediaError, type MediaPort, type PreparedMedia } from '../../core/media-port.js'
 import { urlExtension, withExtension } from '../../core/media-url.js'
@@ -19,6 +20,7 @@ import { convertImage } from './convert.js'
 import { convertVideo } from './convert-video.js'
 import { detectType } from './detect-type.js'
 import { type Ffmpeg, type FfmpegLookup, lookForFfmpeg } from './ffmpeg.js'
+import { extractFirstFrame } from './first-frame.js'
 import { createImageApiProvider } from './image-api.js'
 import { createCardImageProvider } from './image-card.js'
 import type { AspectRatio, GeneratedImage, ImageProvider } from './image-provider.js'
@@ -33,6 +35,7 @@ import {
 } from './media-library.js'
 import { type MediaInfo, probeFile } from './probe.js'
 import { hostProfilePicture } from './profile-picture.js'
+import { networksCanFetch } from './public-host.js'
 import { probeByRanges } from './range-probe.js'
 import { createMediaStorage, type MediaStorage } from './storage.js'
 
@@ -175,8 +178,39 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
 
     inspect: (url, options) => inspectMedia(media, url, options),
     prepare: (url, options) => prepareMedia(media, url, options),
+    firstFrame: (video, options) => firstFrameOf(media, video, options.signal),
   }
 }
+
+/** The video's first frame as a JPEG beside it (a video pin's cover), made with the configured ffmpeg. */
+async function firstFrameOf(
+  media: MediaPipeline,
+  video: PreparedMedia,
+  signal: AbortSignal | undefined,
+): Promise<PreparedMedia> {
+  const { ffmpeg } = await media.ffmpegLookup()
+  if (!ffmpeg)
+    throw new MediaError('conversion_failed', "This Herald has no ffmpeg to take the video's first frame")
+  const target = path.join(path.dirname(video.path), `first-frame-${path.basename(video.path)}.jpg`)
+  const { config } = media
+  const frame = await extractFirstFrame(video.path, target, {
+    ffmpeg: ffmpeg.path,
+    timeoutMs: Math.min(config.videoConversion.timeoutMs, FIRST_FRAME_TIMEOUT_MS),
+    limits: { cpuSeconds: config.videoConversion.cpuSeconds, memoryMb: config.videoConversion.memoryMb },
+    ...(signal ? { signal } : {}),
+  })
+  return {
+    path: frame.path,
+    contentType: 'image/jpeg',
+    size: frame.size,
+    kind: 'image',
+    name: withExtension(video.name, 'jpg'),
+    dispose: () => rm(frame.path, { force: true }),
+  }
+}
+
+/** A first frame is one decoded picture: a minute is far past what it takes. */
+const FIRST_FRAME_TIMEOUT_MS = 60_000
 
 /** What inspect and prepare work with, built once by {@link createMediaService}. */
 interface MediaPipeline {
@@ -309,7 +343,7 @@ async function prepareMedia(
     // URL networks fetch from us, so they get exactly the bytes checked here (never the user's URL):
     // our hosted URL, or a presigned URL of the same object when storage is S3.
     let publicUrl: string | undefined
-    if (rules.delivery === 'url' || (rules.delivery === 'images-by-url' && info.kind !== 'video'))
+    if (hostsFor(media, rules, info.kind))
       publicUrl = await library.networkUrl(
         plan.action === 'keep' && library.isHostedUrl(url)
           ? url
@@ -332,6 +366,17 @@ async function prepareMedia(
     await fetched.dispose()
     throw error
   }
+}
+
+/**
+ * Whether the network is handed a hosted copy's URL: always where it fetches by URL; for Pinterest's
+ * images only when it can reach Herald's media host (otherwise the adapter sends the bytes inline).
+ */
+function hostsFor(media: MediaPipeline, rules: NetworkMediaRules, kind: PreparedMedia['kind']): boolean {
+  if (rules.delivery === 'url') return true
+  // TikTok fetches its photos from Herald's copy, and takes its videos uploaded.
+  if (rules.delivery === 'images-by-url') return kind !== 'video'
+  return rules.delivery === 'url_or_inline' && kind !== 'video' && networksCanFetch(media.config)
 }
 
 /** The fetched file as the network takes it: unchanged, or converted beside the download. */

@@ -83,6 +83,11 @@ export function planVideo(info: MediaInfo, video: VideoRules, label: string): Vi
       'too_large',
       `${label} takes videos up to ${minutes(video.maxDurationMs)} long; this one is ${minutes(durationMs)} (Herald does not cut videos)`,
     )
+  if (video.minDurationMs && durationMs && durationMs < video.minDurationMs)
+    throw new MediaError(
+      'unsupported_type',
+      `${label} takes videos at least ${minutes(video.minDurationMs)} long; this one is ${minutes(durationMs)}`,
+    )
   if (video.aspect && width && height) {
     const ratio = width / height
     if (ratio < video.aspect.min || ratio > video.aspect.max)

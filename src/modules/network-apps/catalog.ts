@@ -4,6 +4,7 @@ import { GOOGLE_BUSINESS_SCOPES } from '../../adapters/googlebusiness/index.js'
 import { INSTAGRAM_LOGIN_SCOPES } from '../../adapters/instagram/login.js'
 import { MEMBER_SCOPES, ORGANIZATION_SCOPES } from '../../adapters/linkedin/settings.js'
 import { FACEBOOK_LOGIN_SCOPES } from '../../adapters/meta/facebook-login.js'
+import { PINTEREST_SCOPES } from '../../adapters/pinterest/settings.js'
 import { THREADS_SCOPES } from '../../adapters/threads/oauth.js'
 import { TIKTOK_SCOPES } from '../../adapters/tiktok/index.js'
 import { twitterScopes } from '../../adapters/twitter/index.js'
@@ -141,6 +142,19 @@ export const appGuides: Record<AppNetwork, AppGuide> = {
     scopes: TIKTOK_SCOPES,
     idName: 'Client key',
     secretName: 'Client secret',
+  },
+  pinterest: {
+    portal: 'https://developers.pinterest.com/apps/',
+    portalName: 'Pinterest Developers',
+    steps: [
+      'Connect a Pinterest business account, then create an app (Pinterest reviews it and grants Trial access).',
+      'In the app’s settings, enter the callback URL below as a redirect URI.',
+      'Copy the App ID and the App secret key.',
+      'With Trial access Pinterest refuses pins on its production host: set HERALD_PINTEREST_API_URL=https://api-sandbox.pinterest.com/v5 (pins made there are seen only by their owner) until you request Standard access with a demo video of the connect flow.',
+    ],
+    scopes: PINTEREST_SCOPES,
+    idName: 'App ID',
+    secretName: 'App secret key',
   },
 }
 

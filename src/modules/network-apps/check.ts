@@ -4,6 +4,7 @@ import {
   googleBusinessSettings,
   linkedinSettings,
   metaSettings,
+  pinterestSettings,
   tiktokSettings,
   twitterSettings,
   youtubeSettings,
@@ -18,6 +19,8 @@ import { BlockedAddressError, createGuardedHttp } from '../../platform/egress/gu
  * - X, Google (YouTube and Business Profile), LinkedIn and TikTok: their token endpoint, with a made-up refresh token or code. A wrong app is
  *   refused as a client (401, `invalid_client` or `unauthorized_client`); a right one gets past the client
  *   check and is refused only for the made-up grant (400).
+ * - Pinterest: its token endpoint, the app as HTTP Basic and a made-up refresh token: a wrong app is
+ *   refused (401), a right one only for the grant (400).
  * - Facebook: an app access token (`client_credentials`), which the app may always ask for and Herald
  *   drops unread.
  * Instagram Login and Threads answer a made-up code the same way for a right and a wrong app, so nothing is
@@ -148,6 +151,19 @@ function probeFor(config: Config, network: AppNetwork, saved: SavedApps): Probe 
             grant_type: 'refresh_token',
             refresh_token: madeUp,
           }),
+        },
+        read: tokenEndpoint,
+      }
+    case 'pinterest':
+      return {
+        url: `${pinterestSettings(config, saved).apiUrl}/oauth/token`,
+        init: {
+          method: 'POST',
+          headers: {
+            ...FORM,
+            authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret ?? ''}`).toString('base64')}`,
+          },
+          body: form({ grant_type: 'refresh_token', refresh_token: madeUp }),
         },
         read: tokenEndpoint,
       }

@@ -20,6 +20,7 @@ export interface TargetEdit {
   youtube: unknown
   googlebusiness: unknown
   tiktok?: unknown
+  pinterest: unknown
   items: DeliveryItem[]
 }
 
@@ -50,6 +51,8 @@ function changedParts(target: TargetRow, edit: TargetEdit): string[] {
     parts.push('Google Business Profile details')
   if ((edit.tiktok ? JSON.stringify(edit.tiktok) : null) !== (target.tiktok ?? null))
     parts.push('TikTok settings')
+  if ((edit.pinterest ? JSON.stringify(edit.pinterest) : null) !== (target.pinterest ?? null))
+    parts.push('pin details')
   return parts
 }
 

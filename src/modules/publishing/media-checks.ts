@@ -12,12 +12,20 @@ export interface MediaFindings {
 
 /** Fetch problems that may clear up by publish time (the worker fetches the URL again then). */
 const TRANSIENT = new Set(['fetch_failed', 'timeout'])
+
+/** One URL to probe for one network: an attachment, or a video pin's cover image. */
+interface Probe {
+  url: string
+  network: Network
+  who: string
+  cover?: boolean
+}
 const PROBE_CONCURRENCY = 4
 
 /**
  * Fetches and probes each attachment once per network (safely, within the network's cap) and reports what
  * would stop the post: a still image for YouTube, a video that is not a Short, a file over a network's cap,
- * a type the network does not take. X keeps its own rule (a failed upload ships the post with the URL
+ * a type the network does not take, a video pin's cover that is not an image. X keeps its own rule (a failed upload ships the post with the URL
  * appended), so its media problems are warnings.
  */
 export async function checkMedia(
@@ -25,23 +33,27 @@ export async function checkMedia(
   targets: PlannedTarget[],
   signal?: AbortSignal,
 ): Promise<MediaFindings> {
-  const pairs = new Map<string, { url: string; network: Network; who: string }>()
+  const pairs = new Map<string, Probe>()
   for (const target of targets) {
+    const network = target.connection.platform
     for (const url of target.mediaUrls) {
-      const key = `${target.connection.platform} ${url}`
-      if (!pairs.has(key))
-        pairs.set(key, { url, network: target.connection.platform, who: target.connection.platform })
+      const key = `${network} ${url}`
+      if (!pairs.has(key)) pairs.set(key, { url, network, who: network })
     }
+    const cover = target.pinterest?.coverImageUrl
+    if (cover && !pairs.has(`cover ${cover}`))
+      pairs.set(`cover ${cover}`, { url: cover, network, who: `${network} coverImageUrl`, cover: true })
   }
   const findings: MediaFindings = { blockers: [], warnings: [], videoMs: new Map() }
   const queue = [...pairs.values()]
-  const probeOne = async ({ url, network, who }: { url: string; network: Network; who: string }) => {
+  const probeOne = async ({ url, network, who, cover }: Probe) => {
     const blocker = (message: string) =>
       (network === 'twitter' ? findings.warnings : findings.blockers).push(`${who}: ${message}`)
     try {
       const info = await media.inspect(url, { network, ...(signal ? { signal } : {}) })
       if (info.kind === 'video' && info.durationMs !== undefined)
         findings.videoMs.set(`${network} ${url}`, info.durationMs)
+      if (cover && info.kind === 'video') blocker(`${url} is a video; a pin's cover must be an image`)
       if (network === 'youtube') {
         if (info.kind !== 'video') blocker(`YouTube Shorts needs a video; ${url} is a ${info.format} image`)
         else if (!info.isShortEligible) {

@@ -1,9 +1,10 @@
-import { isIP } from 'node:net'
 import { looksLikeVideoUrl } from '../../core/media-url.js'
-import { networkMediaRules } from '../../core/network-rules.js'
+import { type NetworkMediaRules, networkMediaRules } from '../../core/network-rules.js'
 import type { PlannedTarget } from '../../core/post-plan.js'
 import type { Config } from '../../platform/config.js'
-import { checkAddress } from '../../platform/egress/address-policy.js'
+import { publicHostProblem } from '../media/public-host.js'
+
+export { publicHostProblem }
 
 /**
  * Networks that fetch media by URL (Instagram, Facebook, Threads, TikTok's photos) download Herald's hosted copy from
@@ -48,31 +49,11 @@ function fetchingNetworks(targets: PlannedTarget[]): string[] {
   ]
 }
 
-/** True when the network downloads some of these attachments itself (TikTok: its photos, not its videos). */
-function fetchesByUrl(delivery: 'upload' | 'url' | 'images-by-url', mediaUrls: string[]): boolean {
+/**
+ * True when the network downloads some of these attachments itself and has no other way to get them
+ * (TikTok: its photos, not its videos). Pinterest takes an image's bytes inline when it cannot fetch it.
+ */
+function fetchesByUrl(delivery: NetworkMediaRules['delivery'], mediaUrls: string[]): boolean {
   if (delivery === 'url') return mediaUrls.length > 0
   return delivery === 'images-by-url' && mediaUrls.some((url) => !looksLikeVideoUrl(url))
-}
-
-/** Why the internet cannot fetch from `baseUrl`, or undefined when it can. */
-export function publicHostProblem(baseUrl: string): string | undefined {
-  let url: URL
-  try {
-    url = new URL(baseUrl)
-  } catch {
-    return 'is not a URL'
-  }
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  if (url.protocol !== 'https:') return 'is not https'
-  if (isIP(host)) {
-    const verdict = checkAddress(host)
-    return verdict.allowed ? undefined : `is a ${verdict.category.replace('_', '-')} address`
-  }
-  if (
-    host === 'localhost' ||
-    /\.(localhost|local|internal|lan|home|test|invalid|example)$/.test(host) ||
-    !host.includes('.')
-  )
-    return 'is not a public host name'
-  return undefined
 }

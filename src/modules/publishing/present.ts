@@ -39,6 +39,7 @@ export function presentPost(post: PostRow, targets: TargetRow[], now: number): P
     ...(post.youtube ? { youtube: JSON.parse(post.youtube) } : {}),
     ...(post.googlebusiness ? { googlebusiness: JSON.parse(post.googlebusiness) } : {}),
     ...(post.tiktok ? { tiktok: JSON.parse(post.tiktok) } : {}),
+    ...(post.pinterest ? { pinterest: JSON.parse(post.pinterest) } : {}),
     ...(Object.keys(variants).length > 0 ? { variants } : {}),
     createdAt: iso(post.created_at),
     ...(post.published_at ? { publishedAt: iso(post.published_at) } : {}),

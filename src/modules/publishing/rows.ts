@@ -1,5 +1,6 @@
 import { type AltTexts, altTextsFor, storedAltTexts } from '../../core/alt-text.js'
 import { type GoogleBusinessInput, resolveGoogleBusiness } from '../../core/googlebusiness-details.js'
+import { type PinterestDetailsInput, resolvePinterestDetails } from '../../core/pinterest-details.js'
 import type { ConnectionInfo, PlannedTarget } from '../../core/post-plan.js'
 import { resolveCopy } from '../../core/post-plan.js'
 import type { DeliveryItem } from '../../core/thread-items.js'
@@ -36,7 +37,7 @@ export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<
 export function targetRow(
   input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
   target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'> &
-    Partial<Pick<PlannedTarget, 'items' | 'googlebusiness' | 'altTexts' | 'tiktok'>>,
+    Partial<Pick<PlannedTarget, 'items' | 'googlebusiness' | 'altTexts' | 'tiktok' | 'pinterest'>>,
 ): TargetRow {
   return {
     id: newId(input.now),
@@ -53,6 +54,7 @@ export function targetRow(
     youtube: target.youtube ? JSON.stringify(target.youtube) : null,
     googlebusiness: target.googlebusiness ? JSON.stringify(target.googlebusiness) : null,
     tiktok: target.tiktok ? JSON.stringify(target.tiktok) : null,
+    pinterest: target.pinterest ? JSON.stringify(target.pinterest) : null,
     status: 'pending',
     run_at: input.runAt,
     lease_owner: null,
@@ -89,6 +91,7 @@ export function resolveForPost(
     /** The post's alt texts by media URL. */
     altTexts?: AltTexts
     tiktok?: TikTokDetailsInput | undefined
+    pinterest?: PinterestDetailsInput | undefined
   },
   ownCopy?: string,
   /** The target's thread items and first comment, whose images' alt texts it sends too. */
@@ -104,5 +107,6 @@ export function resolveForPost(
     googlebusiness:
       connection.platform === 'googlebusiness' ? resolveGoogleBusiness(post.googlebusiness) : null,
     tiktok: connection.platform === 'tiktok' ? { ...post.tiktok } : null,
+    pinterest: connection.platform === 'pinterest' ? resolvePinterestDetails(post.pinterest) : null,
   }
 }

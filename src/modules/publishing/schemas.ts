@@ -16,7 +16,7 @@ export const MAX_TARGETS = 100
 export const networkSchema = z
   .enum(networks)
   .describe(
-    'Network value: linkedin, twitter, facebook, instagram, threads, bluesky, youtube, googlebusiness (a Google Business Profile location) or tiktok.',
+    'Network value: linkedin, twitter, facebook, instagram, threads, bluesky, youtube, googlebusiness (a Google Business Profile location), tiktok or pinterest.',
   )
 
 /** A variants key: a network value, or `<platform>:<profileId>`. */
@@ -161,6 +161,26 @@ export const tiktokSchema = z
     'TikTok post settings (an addition to the spec); ignored for other networks. Confirm the privacy level, switches and disclosure with the user: TikTok requires the poster to choose them.',
   )
 
+export const pinterestSchema = z
+  .strictObject({
+    title: z
+      .string()
+      .max(1000)
+      .optional()
+      .describe('Pin title, at most 100 characters (preflight_post blocks a longer one). Default: none.'),
+    link: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .max(4096)
+      .optional()
+      .describe('The page the pin opens, at most 2,048 characters. Default: none.'),
+    coverImageUrl: mediaUrlSchema
+      .optional()
+      .describe("A video pin's cover image. Default: the video's first frame."),
+  })
+  .describe(
+    'Pinterest pin details (an addition to the spec); ignored for other networks. The copy is the pin description (800 characters).',
+  )
+
 export const contentSchema = z.string().max(MAX_CONTENT)
 
 /**
@@ -229,6 +249,9 @@ export const targetAccountSchema = z
     tiktok: tiktokSchema
       .optional()
       .describe('TikTok settings for this profile only (merged over the shared tiktok object).'),
+    pinterest: pinterestSchema
+      .optional()
+      .describe('Pin details for this profile only (merged over the shared pinterest object).'),
     thread: threadSchema
       .optional()
       .describe('Thread for this profile only; wins over threadVariants and thread.'),
@@ -328,6 +351,7 @@ export const postViewSchema = z.object({
     .optional()
     .describe('Google Business Profile post details as given (googlebusiness profiles only).'),
   tiktok: tiktokSchema.optional().describe('TikTok post settings as given (an addition to the spec).'),
+  pinterest: pinterestSchema.optional().describe('Pinterest pin details as given; absent when none.'),
   variants: z
     .record(z.string(), z.string())
     .optional()

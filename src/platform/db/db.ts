@@ -34,6 +34,7 @@ import { createComposeGroupsMigration } from './migrations/027-compose-groups.js
 import { createAltTextsAndAvatarsMigration } from './migrations/028-alt-texts-and-avatars.js'
 import { createTargetHistoryMigration } from './migrations/029-target-history.js'
 import { createTikTokDetailsMigration } from './migrations/030-tiktok-details.js'
+import { createPinterestDetailsMigration } from './migrations/031-pinterest-details.js'
 import { createGoogleBusinessDetailsMigration } from './migrations/033-google-business-details.js'
 import type { Database } from './schema.js'
 
@@ -193,6 +194,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '033-google-business-details': createGoogleBusinessDetailsMigration(),
     '028-alt-texts-and-avatars': createAltTextsAndAvatarsMigration(),
     '030-tiktok-details': createTikTokDetailsMigration(),
+    '031-pinterest-details': createPinterestDetailsMigration(),
   }
   if (await allApplied(store, Object.keys(migrations), schema)) return
   const migrator = new Migrator({

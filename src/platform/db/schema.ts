@@ -104,6 +104,8 @@ export interface PostsTable {
   youtube: string | null
   /** A Google Business Profile post's type and button as given (JSON, migration 033), or null. */
   googlebusiness?: string | null
+  /** The `pinterest` object as given (JSON, migration 031); null when none was. */
+  pinterest: string | null
   /** Copy per network or per `<platform>:<profileId>`, as given (JSON). */
   variants: string
   status: string
@@ -156,6 +158,8 @@ export interface TargetsTable {
   youtube: string | null
   /** A googlebusiness target's post type and button as it goes out (JSON, migration 033), or null. */
   googlebusiness?: string | null
+  /** A Pinterest target's title, link and cover as resolved for it (JSON, migration 031); null elsewhere. */
+  pinterest: string | null
   status: string
   /** When the worker may claim it; null while out of the queue (draft, failed, settled). */
   run_at: number | null

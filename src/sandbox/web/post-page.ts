@@ -67,6 +67,7 @@ const brands: Record<Network, string> = {
   youtube: 'YouTube',
   googlebusiness: 'Google',
   tiktok: 'TikTok',
+  pinterest: 'Pinterest',
 }
 
 export function escapeHtml(value: string): string {

@@ -100,6 +100,13 @@ body.net-tiktok .post .media{order:-2;display:flex;gap:6px;overflow-x:auto;scrol
 body.net-tiktok .post .media img,body.net-tiktok .post .media video,body.net-tiktok .post .poster{flex:none;scroll-snap-align:center;height:min(75vh,720px);width:calc(min(75vh,720px) * 9 / 16);max-width:100%;max-height:none;object-fit:contain;border-radius:12px;background:#000}
 body.net-tiktok .post .title{order:-1;font-size:1.1rem}
 body.net-tiktok .entry{border-bottom:0}
+body.net-pinterest{--page:#fff;--bar:#fff;--column:#fff;--ink:#111;--muted:#5f5f5f;--line:#e9e9e9;--accent:#e60023;--brand:#e60023;--avatar:#e60023;--width:560px;--media-radius:24px}
+body.net-pinterest .brand{font-weight:700;letter-spacing:-.02em}
+body.net-pinterest main{margin-top:1rem;border-width:1px;border-radius:32px;overflow:hidden;box-shadow:0 1px 20px rgba(0,0,0,.08)}
+body.net-pinterest .post .media{order:-3;margin:-.9rem -1rem .4rem;border:0}
+body.net-pinterest .post .title{order:-2;font-size:1.6rem;margin:.2rem 0}
+body.net-pinterest .post .card{order:-1}
+body.net-pinterest .entry{border-bottom:0}
 `
 
 export const PAGE_STYLESHEET = base + themes

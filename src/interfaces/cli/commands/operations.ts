@@ -41,13 +41,13 @@ export const operationCommands: Command[] = [
   appCommand({
     name: 'sandbox connect',
     usage: [
-      'sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads|googlebusiness|tiktok --username U [--organization] [--json]',
+      'sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads|googlebusiness|tiktok|pinterest --username U [--organization] [--json]',
       'Connect a simulated profile through the connect flow of a server running with HERALD_SANDBOX=1',
       '(youtube: U is the Google account e-mail, e.g. creator@example.com; bluesky: the account',
       'U.bsky.social, made with an app password in the simulator; facebook: a Page named U;',
       "instagram: an Instagram professional account U, through Instagram Login; linkedin: member U's",
       'personal profile, or with --organization the first page U administers; threads: a Threads profile U;',
-      'googlebusiness: every location of the business U, each a profile of its own).',
+      'googlebusiness: every location of the business U, each a profile of its own; pinterest: every board of the account U, each a profile of its own).',
     ],
     opens: 'app',
     input: (v) => ({

@@ -130,6 +130,8 @@ function updateForm(form: HTMLFormElement, parts: { tabs: Tabs; tiktok: TikTokPa
   const youtube = byId<HTMLElement>('youtube')
   if (youtube) youtube.hidden = !networks.has('youtube')
   googleBusinessParts(form, networks)
+  const pinterest = byId<HTMLElement>('pinterest')
+  if (pinterest) pinterest.hidden = !networks.has('pinterest')
   queueSlot(chosenBoxes(form))
   const confirmed =
     (!networks.has('youtube') || Boolean(byId<HTMLInputElement>('youtube-confirm')?.checked)) &&

@@ -26,6 +26,7 @@ const SIMPLE_ICON: Record<Exclude<Network, 'linkedin'>, string> = {
   // The map pin: a Business Profile is a place on Google Maps.
   googlebusiness: 'googlemaps',
   tiktok: 'tiktok',
+  pinterest: 'pinterest',
 }
 
 const pathOf = (svg: string) => {

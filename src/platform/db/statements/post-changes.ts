@@ -34,6 +34,7 @@ export async function rewriteTarget(
     youtube: unknown
     googlebusiness: unknown
     tiktok?: unknown
+    pinterest: unknown
     /** The target's thread items and first comment (the live and in-doubt ones kept as they are). */
     items: readonly unknown[]
     runAt: number | null
@@ -57,6 +58,7 @@ export async function rewriteTarget(
       youtube: change.youtube ? JSON.stringify(change.youtube) : null,
       googlebusiness: change.googlebusiness ? JSON.stringify(change.googlebusiness) : null,
       tiktok: change.tiktok ? JSON.stringify(change.tiktok) : null,
+      pinterest: change.pinterest ? JSON.stringify(change.pinterest) : null,
       items: change.items.length > 0 ? JSON.stringify(change.items) : null,
       ...status,
       updated_at: change.now,
