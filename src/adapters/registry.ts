@@ -17,6 +17,7 @@ import {
 import { createFacebookAdapter } from './facebook/index.js'
 import { createInstagramAdapter } from './instagram/index.js'
 import { createLinkedInAdapter, LINKEDIN_WEB_URL, type LinkedInSettings } from './linkedin/index.js'
+import { createMastodonAdapter, httpsInstance, type MastodonSettings } from './mastodon/index.js'
 import { FACEBOOK_WEB_URL, INSTAGRAM_WEB_URL, type MetaSettings } from './meta/settings.js'
 import { createThreadsAdapter, THREADS_WEB_URL, type ThreadsSettings } from './threads/index.js'
 import { createTwitterAdapter, type TwitterSettings, X_WEB_URL } from './twitter/index.js'
@@ -35,6 +36,7 @@ export const sandboxPrefixes = {
   linkedin: '/sandbox/linkedin',
   threads: '/sandbox/threads',
   bluesky: '/sandbox/bluesky',
+  mastodon: '/sandbox/mastodon',
 } as const
 
 /** X settings: the real endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
@@ -189,6 +191,22 @@ export function blueskySettings(config: Config): BlueskySettings {
   }
 }
 
+/**
+ * Mastodon settings: every instance at `https://<host>`, reached through the guarded client (private
+ * addresses only with HERALD_MASTODON_ALLOW_PRIVATE=1); in sandbox mode every instance name is one of the
+ * simulator's, under `{PUBLIC_BASE_URL}/sandbox/mastodon/<host>`.
+ */
+export function mastodonSettings(config: Config): MastodonSettings {
+  const mastodon = config.networks.mastodon
+  const simulator = `${config.publicBaseUrl}${sandboxPrefixes.mastodon}`
+  return {
+    instanceUrl: config.sandbox ? (host) => `${simulator}/${host}` : httpsInstance,
+    appName: mastodon.appName,
+    website: config.publicBaseUrl,
+    allowPrivate: mastodon.allowPrivate || config.sandbox,
+  }
+}
+
 /** How long a member's image upload is given before posting in sandbox mode (the simulator processes at once). */
 const SANDBOX_PERSONAL_IMAGE_GRACE_MS = 500
 
@@ -239,6 +257,11 @@ export function adapterSettings(config: Config, network: Network, saved: SavedAp
       return threadsSettings(config, saved)
     case 'bluesky':
       return blueskySettings(config)
+    case 'mastodon': {
+      // Compared by value: the function that makes instance addresses is named by the sandbox switch.
+      const { instanceUrl: _instanceUrl, ...settings } = mastodonSettings(config)
+      return { ...settings, sandbox: config.sandbox }
+    }
   }
 }
 
@@ -274,6 +297,14 @@ export function createAdapter(
         http:
           deps.http ?? createGuardedHttp({ allowPrivate: blueskySettings(config).allowLocalPds ?? false }),
       })
+    case 'mastodon': {
+      // Instances are hosts people type: every call goes through the guarded, address-pinned request.
+      const settings = mastodonSettings(config)
+      return createMastodonAdapter(settings, {
+        ...adapterDeps,
+        http: guardedHttp(deps.http ?? createGuardedHttp({ allowPrivate: settings.allowPrivate })),
+      })
+    }
   }
 }
 

@@ -7,6 +7,7 @@ export const networks = [
   'threads',
   'bluesky',
   'youtube',
+  'mastodon',
 ] as const
 
 export type Network = (typeof networks)[number]
@@ -22,4 +23,5 @@ export const networkLabels: Record<Network, string> = {
   threads: 'Threads',
   bluesky: 'Bluesky',
   youtube: 'YouTube',
+  mastodon: 'Mastodon',
 }

@@ -1,4 +1,11 @@
 import {
+  defaultInstanceLimits,
+  type InstanceLimits,
+  type MastodonOptions,
+  resolveMastodonOptions,
+  statusLength,
+} from './mastodon-options.js'
+import {
   countHashtags,
   countMentions,
   LINK_SURCHARGE,
@@ -36,6 +43,8 @@ export interface ConnectionInfo {
   profileId: string
   username: string
   status: 'active' | 'needs_reconnect' | 'removed'
+  /** A Mastodon profile's instance limits, as last read from the instance (Mastodon's defaults until then). */
+  limits?: InstanceLimits
 }
 
 export interface TargetRequest {
@@ -46,6 +55,7 @@ export interface TargetRequest {
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
   youtube?: YouTubeDetailsInput | undefined
+  mastodon?: MastodonOptions | undefined
   thread?: ThreadItemInput[] | undefined
   firstComment?: string | undefined
 }
@@ -56,6 +66,8 @@ export interface PlanInput {
   platforms?: Network[] | undefined
   variants?: Record<string, string> | undefined
   youtube?: YouTubeDetailsInput | undefined
+  /** Visibility, content warning and language of Mastodon statuses (ignored elsewhere). */
+  mastodon?: MastodonOptions | undefined
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
   /** A thread and a first comment, shared, per network or profile, or per target request. */
@@ -69,6 +81,7 @@ export interface TargetOverrides {
   content?: string
   mediaUrls?: string[]
   youtube?: YouTubeDetailsInput
+  mastodon?: MastodonOptions
 }
 
 export interface PlannedTarget {
@@ -77,6 +90,8 @@ export interface PlannedTarget {
   content: string
   mediaUrls: string[]
   youtube: ResolvedYouTubeDetails | null
+  /** A Mastodon profile's visibility, content warning and language (null elsewhere, or when none is given). */
+  mastodon: MastodonOptions | null
   /** The thread items and first comment delivered after the post, in order. */
   items: DeliveryItem[]
   /** The thread and first comment as resolved for this profile, kept on its post. */
@@ -112,6 +127,24 @@ export interface Plan {
 }
 
 const label = (c: ConnectionInfo) => `${c.platform} @${c.username}`
+
+/** The rules a profile is held to: its network's, with a Mastodon instance's own limits over them. */
+export function rulesOf(connection: Pick<ConnectionInfo, 'platform' | 'limits'>) {
+  const rules = networkRules[connection.platform]
+  if (connection.platform !== 'mastodon') return rules
+  const limits = connection.limits ?? defaultInstanceLimits
+  return { ...rules, textLimit: limits.textLimit, maxMedia: limits.maxMedia }
+}
+
+/** A copy's length as the profile's network counts it (a Mastodon status with its content warning). */
+export function lengthFor(
+  connection: Pick<ConnectionInfo, 'platform' | 'limits'>,
+  text: string,
+  mastodon?: MastodonOptions | null,
+): number {
+  if (connection.platform !== 'mastodon') return lengthOn(connection.platform, text)
+  return statusLength(text, mastodon ?? undefined, connection.limits ?? defaultInstanceLimits)
+}
 
 /** Media per target: targetAccounts[].mediaUrls > .mediaUrl > mediaUrls > mediaUrl (DESIGN.md). */
 export function resolveMedia(
@@ -224,7 +257,7 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
     cost,
     hasLink,
     characterCount: [...input.content].length,
-    limits: { ...reportedTextLimits },
+    limits: reportedLimits(targets),
     ...(sets.mediaCount !== undefined ? sets : {}),
   }
 }
@@ -232,6 +265,14 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
 interface Findings {
   blockers: string[]
   warnings: string[]
+}
+
+/** Each network's character limit; Mastodon's is the smallest of the targeted instances' (500 when none is). */
+function reportedLimits(targets: PlannedTarget[]): Record<Network, number> {
+  const limits = { ...reportedTextLimits }
+  const mastodon = targets.filter((t) => t.connection.platform === 'mastodon')
+  if (mastodon.length > 0) limits.mastodon = Math.min(...mastodon.map((t) => rulesOf(t.connection).textLimit))
+  return limits
 }
 
 /**
@@ -248,11 +289,16 @@ function planTarget(
   const ownMedia = request?.mediaUrls ?? (request?.mediaUrl ? [request.mediaUrl] : undefined)
   if (ownMedia) overrides.mediaUrls = ownMedia
   if (request?.youtube) overrides.youtube = request.youtube
+  if (request?.mastodon) overrides.mastodon = request.mastodon
   const content = resolveCopy(connection, overrides.content, input.variants ?? {}, input.content)
   const mediaUrls = resolveMedia(overrides, input)
   const youtube =
     connection.platform === 'youtube'
       ? resolveYouTubeDetails(content, { ...input.youtube, ...overrides.youtube })
+      : null
+  const mastodon =
+    connection.platform === 'mastodon'
+      ? (resolveMastodonOptions(input.mastodon, overrides.mastodon) ?? null)
       : null
   const key = `${connection.platform}:${connection.profileId}`
   const ownThread =
@@ -274,7 +320,7 @@ function planTarget(
     ...(thread && thread.length > 0 && takesThreads(connection.platform) ? { thread } : {}),
     ...(firstComment ? { firstComment } : {}),
   }
-  return { connection, overrides, content, mediaUrls, youtube, items, postItems }
+  return { connection, overrides, content, mediaUrls, youtube, mastodon, items, postItems }
 }
 
 /** The shared thread is left out where a network takes none, and refused when no profile takes it. */
@@ -301,19 +347,30 @@ function checkTarget(target: PlannedTarget, findings: Findings) {
     blockers.push(`${who} needs to be reconnected before it can publish`)
   checkCopy(target, who, findings)
   blockers.push(...attachmentBlockers(target, who))
-  blockers.push(...itemBlockers(connection.platform, who, target.items))
+  blockers.push(
+    ...itemBlockers(connection.platform, who, target.items, {
+      rules: rulesOf(connection),
+      lengthOf: (text) => lengthFor(connection, text, target.mastodon),
+    }),
+  )
   if (target.youtube && target.youtube.title === '')
     blockers.push(`${who}: the video needs a title (give youtube.title or a first line of copy)`)
   if (mediaUrls.length > 1) blockers.push(...setBlockers(target, who))
 }
 
 /** The copy's length as the network counts it, and its hashtags and mentions where the network caps them. */
-function checkCopy({ connection, content }: PlannedTarget, who: string, { blockers, warnings }: Findings) {
-  const rules = networkRules[connection.platform]
-  const length = lengthOn(connection.platform, content)
+function checkCopy(
+  { connection, content, mastodon }: PlannedTarget,
+  who: string,
+  { blockers, warnings }: Findings,
+) {
+  const rules = rulesOf(connection)
+  const length = lengthFor(connection, content, mastodon)
   if (length > rules.textLimit)
     blockers.push(
-      `${who}: the copy is ${length} characters; ${connection.platform} allows ${rules.textLimit}`,
+      connection.platform === 'mastodon'
+        ? `${who}: the copy is ${length} characters${mastodon?.contentWarning ? ' with its content warning' : ''}; the instance allows ${rules.textLimit}`
+        : `${who}: the copy is ${length} characters; ${connection.platform} allows ${rules.textLimit}`,
     )
   else if (rules.textWarning && length > rules.textWarning.at) {
     warnings.push(`${who}: the copy is ${length} characters; ${rules.textWarning.message}`)
@@ -355,7 +412,7 @@ function attachmentBlockers({ connection, content, mediaUrls }: PlannedTarget, w
 
 /** A set of several attachments against the network's size limits and its rule on mixing in video. */
 function setBlockers({ connection, mediaUrls }: PlannedTarget, who: string): string[] {
-  const rules = networkRules[connection.platform]
+  const rules = rulesOf(connection)
   const blockers: string[] = []
   if (mediaUrls.length > rules.maxMedia)
     blockers.push(
@@ -374,7 +431,7 @@ function mediaSets(targets: PlannedTarget[]) {
   const mediaSetLimits: Partial<Record<Network, MediaSetLimit>> = {}
   for (const { connection, mediaUrls } of targets) {
     if (mediaUrls.length <= 1) continue
-    const rules = networkRules[connection.platform]
+    const rules = rulesOf(connection)
     mediaCount = Math.max(mediaCount ?? 0, mediaUrls.length)
     mediaSetLimits[connection.platform] = {
       min: rules.minSetMedia,

@@ -105,6 +105,8 @@ const envSchema = z.object({
   HERALD_LINKEDIN_API_URL: z.url().default('https://api.linkedin.com'),
   HERALD_BLUESKY_PLC_URL: z.url().default('https://plc.directory'),
   HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
+  HERALD_MASTODON_ALLOW_PRIVATE: flag.default(false),
+  HERALD_MASTODON_APP_NAME: z.string().trim().min(1).max(60).default('Herald'),
   HERALD_SESSION_TTL_HOURS: positiveInt(12),
   HERALD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   HERALD_METRICS_LISTEN: z
@@ -280,6 +282,13 @@ export interface NetworkSettings {
     /** Accept a PDS on plain http or a private address (HERALD_BLUESKY_ALLOW_LOCAL_PDS; local demos, tests). */
     allowLocalPds: boolean
   }
+  /** Mastodon: any instance; Herald registers itself on each under `appName`. */
+  mastodon: {
+    /** Accept instances on loopback and private addresses (HERALD_MASTODON_ALLOW_PRIVATE; an instance on the LAN). */
+    allowPrivate: boolean
+    /** The name Herald registers under on each instance and statuses show (HERALD_MASTODON_APP_NAME). */
+    appName: string
+  }
 }
 
 export class ConfigError extends Error {
@@ -429,6 +438,10 @@ function networksOf(e: Env): Config['networks'] {
       configured: e.HERALD_BLUESKY_SERVICE_URL !== undefined,
       plcUrl: trimSlash(e.HERALD_BLUESKY_PLC_URL),
       allowLocalPds: e.HERALD_BLUESKY_ALLOW_LOCAL_PDS,
+    },
+    mastodon: {
+      allowPrivate: e.HERALD_MASTODON_ALLOW_PRIVATE,
+      appName: e.HERALD_MASTODON_APP_NAME,
     },
   }
 }
