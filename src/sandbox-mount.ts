@@ -4,6 +4,7 @@ import type { AppContext } from './modules/app-context.js'
 import { type BlueskySandbox, registerBlueskySandbox } from './sandbox/bluesky/index.js'
 import type { FaultInjector } from './sandbox/fault-injector.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from './sandbox/linkedin/index.js'
+import { type MastodonSandbox, registerMastodonSandbox } from './sandbox/mastodon/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './sandbox/meta/index.js'
 import { registerThreadsSandbox, type ThreadsSandbox } from './sandbox/threads/index.js'
 import { registerTwitterSandbox, type TwitterSandbox } from './sandbox/twitter/index.js'
@@ -16,6 +17,7 @@ export interface MountedSandboxes {
   linkedin: LinkedInSandbox
   threads: ThreadsSandbox
   bluesky: BlueskySandbox
+  mastodon: MastodonSandbox
 }
 
 export interface SandboxMountOptions {
@@ -74,6 +76,12 @@ export function mountSandboxes(
     publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
     ...faults,
   })
+  const mastodon = registerMastodonSandbox(server, {
+    prefix: sandboxPrefixes.mastodon,
+    clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.mastodon}`,
+    ...faults,
+  })
   app.logger.info(
     {
       subsystem: 'sandbox',
@@ -83,8 +91,9 @@ export function mountSandboxes(
       linkedin: `${app.config.publicBaseUrl}${sandboxPrefixes.linkedin}`,
       threads: `${app.config.publicBaseUrl}${sandboxPrefixes.threads}`,
       bluesky: `${app.config.publicBaseUrl}${sandboxPrefixes.bluesky}`,
+      mastodon: `${app.config.publicBaseUrl}${sandboxPrefixes.mastodon}/<instance>`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube, meta, linkedin, threads, bluesky }
+  return { twitter, youtube, meta, linkedin, threads, bluesky, mastodon }
 }

@@ -38,6 +38,8 @@ export const heldOn: Record<Network, (h: Harness) => number> = {
   bluesky: (h) =>
     [...h.sandboxes!.bluesky.records.values()].filter((r) => r.collection === 'app.bsky.feed.post').length,
   youtube: (h) => h.sandboxes!.youtube.videos.size,
+  mastodon: (h) =>
+    [...h.sandboxes!.mastodon.instances.values()].reduce((sum, instance) => sum + instance.statuses.size, 0),
 }
 
 /** A matcher of the calls that can make something visible on `network`. */
@@ -62,7 +64,13 @@ export function useFaultRig(profiles: ReadonlyArray<{ network: Network; username
     // Every call the adapters made still matched each network's own description of its API.
     const s = h?.sandboxes
     const violations = s
-      ? [...s.meta.violations, ...s.threads.violations, ...s.bluesky.violations, ...s.linkedin.violations]
+      ? [
+          ...s.meta.violations,
+          ...s.threads.violations,
+          ...s.bluesky.violations,
+          ...s.linkedin.violations,
+          ...s.mastodon.violations,
+        ]
       : []
     await h?.close()
     await server?.close()

@@ -94,7 +94,10 @@ export function failureFromAnswer(input: {
   }
   const said = quoted(body.error_description) ?? quoted(body.error)
   const message = `${host} answered ${status} to ${what}${said ? `: ${said}` : ''}`
-  const options = { code: String(status), status }
+  // OAuth refusals name themselves (`invalid_client`, `invalid_grant`); API refusals are translated prose.
+  const oauthCode =
+    typeof body.error === 'string' && /^[a-z_]{3,40}$/.test(body.error) ? body.error : undefined
+  const options = { code: oauthCode ?? String(status), status }
   if (status === 429)
     return new PublishFailure('rate_limited', message, {
       ...options,

@@ -7,7 +7,7 @@ import { findReply, findStatus } from './lookup.js'
 import { readAccountMetrics, readStatusMetrics } from './metrics.js'
 import { authorizeUrl, checkApp, exchangeCode, type InstanceApp, registerApp } from './oauth.js'
 import { publishPost, publishReply } from './publish.js'
-import type { MastodonSettings } from './settings.js'
+import { MASTODON_SCOPES, type MastodonSettings } from './settings.js'
 
 export type { InstanceInfo } from './instance.js'
 export { instanceHost } from './instance.js'
@@ -32,6 +32,8 @@ const DEFAULT_TIMEOUT_MS = 20_000
  */
 export interface MastodonAdapter extends NetworkAdapter {
   readonly network: 'mastodon'
+  /** The scopes a sign-in asks for; a grant without one of them is refused. */
+  readonly scopes: readonly string[]
   /** The host an address a person typed names, or undefined when it names none. */
   instanceHost(input: string): string | undefined
   discover(host: string, signal?: AbortSignal): Promise<InstanceInfo>
@@ -72,6 +74,7 @@ export function createMastodonAdapter(
   return {
     network: 'mastodon',
     capabilities: { concurrency: MASTODON_CONCURRENCY },
+    scopes: MASTODON_SCOPES,
     instanceHost,
     discover: (host, signal) => discoverInstance(client, host, signal),
     registerApp: (input) => registerApp(client, settings, input),

@@ -91,9 +91,8 @@ export async function checkApp(
     if (typeof body?.access_token !== 'string') return 'forgotten'
     token = body.access_token
   } catch (error) {
-    // `invalid_client` comes as 401 (or 400 on some servers): the instance no longer has the app.
-    if (error instanceof PublishFailure && (error.options.status === 401 || error.options.status === 400))
-      return 'forgotten'
+    // `invalid_client` (401, or 400 on some servers): the instance no longer has the app.
+    if (error instanceof PublishFailure && error.options.code === 'invalid_client') return 'forgotten'
     throw error
   }
   await revoke(client, info, app, token, signal).catch(() => undefined)

@@ -15,6 +15,7 @@ const CONNECTABLE: readonly Network[] = [
   'youtube',
   'threads',
   'bluesky',
+  'mastodon',
 ]
 
 /** What each tile says under the network's name: what connecting it reaches, in one line. */
@@ -26,6 +27,7 @@ const TILE_LINES: Record<Network, string> = {
   youtube: 'Videos and Shorts on your channel.',
   threads: 'Posts and replies on your Threads profile.',
   bluesky: 'Sign in with an app password.',
+  mastodon: 'Any instance: name yours, then sign in there.',
 }
 
 /** Where one network is reached two ways, the tile's name says which. */

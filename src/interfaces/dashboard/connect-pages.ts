@@ -45,6 +45,37 @@ ${workspace}${simulator}<form method="post" action="/connect/bluesky">${csrfFiel
 }
 
 /**
+ * Mastodon's connect form: the instance to sign in on (its name or the person's handle), named with the
+ * workspace the profile lands in. Posting it (CSRF) reads the instance and sends the browser to its own
+ * sign-in page.
+ */
+export function mastodonFormPage(
+  csrf: string,
+  options: PageOptions & {
+    instance?: string
+    /** Sandbox mode: every instance name is one of the simulator's. */
+    simulated?: boolean
+    workspace: { id: string; name: string }
+  },
+) {
+  const name = escapeHtml(options.workspace.name)
+  const simulator = options.simulated
+    ? `<p class="muted">Sandbox mode: every instance is simulated, whatever its name (social.example, say), and its sign-in page takes any user name. <code>npx herald sandbox connect --network mastodon --username you@social.example</code> does the same from the command line.</p>
+`
+    : ''
+  return page(
+    'Connect Mastodon',
+    `<div class="page-head"><h1 class="net net-mastodon">${networkIcon('mastodon')}Connect Mastodon to ${name}</h1></div>
+<div class="card connect-card"><p>Mastodon is many servers. Name yours: Herald registers itself there as an app (once per server) and sends you to your server's own sign-in page. The profile is connected into the workspace <strong>${name}</strong>: its members can post as it.</p>
+${simulator}<form method="post" action="/connect/mastodon">${csrfField(csrf)}<input type="hidden" name="workspaceId" value="${escapeHtml(options.workspace.id)}">
+<label>Your instance (for example mastodon.social, or your handle @you@mastodon.social) <input type="text" name="instance" inputmode="url" autocomplete="url" autocapitalize="none" spellcheck="false" required value="${escapeHtml(options.instance ?? '')}"></label>
+<div class="actions"><button type="submit" class="primary">Continue to your instance</button> <a class="button" href="/channels">Back to channels</a></div>
+</form></div>`,
+    options,
+  )
+}
+
+/**
  * `GET /connect/<network>`: what starting the connection will do, and where, as a form. Only its POST
  * (with the session's CSRF token) starts the flow, so a link from elsewhere can neither start a connect
  * nor change the workspace it lands in: connecting is the person's own act, in the workspace they see.

@@ -31,6 +31,7 @@ import { createWiderLedgerReferenceMigration } from './migrations/024-wider-ledg
 import { createNetworkAppsMigration } from './migrations/025-network-apps.js'
 import { createInstanceSetupMigration } from './migrations/026-instance-setup.js'
 import { createComposeGroupsMigration } from './migrations/027-compose-groups.js'
+import { createMastodonInstancesMigration } from './migrations/032-mastodon-instances.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -185,6 +186,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '025-network-apps': createNetworkAppsMigration(),
     '026-instance-setup': createInstanceSetupMigration(),
     '027-compose-groups': createComposeGroupsMigration(),
+    '032-mastodon-instances': createMastodonInstancesMigration(),
   }
   if (await allApplied(store, Object.keys(migrations), schema)) return
   const migrator = new Migrator({

@@ -132,6 +132,8 @@ export interface PostsTable {
    * when null.
    */
   compose_id?: string | null
+  /** The `mastodon` object as given (JSON: visibility, content warning, language), or null (migration 032). */
+  mastodon?: string | null
 }
 
 export interface TargetsTable {
@@ -146,6 +148,8 @@ export interface TargetsTable {
   content: string
   media_urls: string
   youtube: string | null
+  /** A Mastodon target's options as resolved for its profile (JSON), or null (migration 032). */
+  mastodon?: string | null
   status: string
   /** When the worker may claim it; null while out of the queue (draft, failed, settled). */
   run_at: number | null
@@ -246,6 +250,8 @@ export interface OauthStatesTable {
   created_at: number
   expires_at: number
   used_at: number | null
+  /** The Mastodon instance (host) a flow runs against (migration 032); null for every other network. */
+  instance?: string | null
 }
 
 export interface SessionsTable {
@@ -388,6 +394,22 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
   network_apps: NetworkAppsTable
+  mastodon_instances: MastodonInstancesTable
+}
+
+/**
+ * A Mastodon instance Herald has read or registered on (migration 032; `id` is its host): what it read
+ * (`info`, JSON) and Herald's app there, its secret a vault ciphertext bound to this row and column.
+ */
+export interface MastodonInstancesTable {
+  id: string
+  info: string
+  info_read_at: number
+  client_id: string | null
+  client_secret: string | null
+  redirect_uri: string | null
+  scopes: string | null
+  registered_at: number | null
 }
 
 /** The outbox (migration 012): one row per event, written in the transaction of the change it reports. */

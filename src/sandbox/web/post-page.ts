@@ -23,6 +23,8 @@ export interface WebEntry {
   title?: string
   media?: WebMedia[]
   link?: { url: string; title?: string }
+  /** Shown instead of the text and media until the reader opens them (Mastodon's content warning). */
+  contentWarning?: string
 }
 
 export interface WebPage {
@@ -56,6 +58,7 @@ const brands: Record<Network, string> = {
   linkedin: 'in',
   bluesky: 'Bluesky',
   youtube: 'YouTube',
+  mastodon: 'Mastodon',
 }
 
 export function escapeHtml(value: string): string {
@@ -106,11 +109,17 @@ function mediaHtml(media: readonly WebMedia[] | undefined, assets: string): stri
   return `<div class="media n${Math.min(media.length, 4)}">${items.join('')}</div>`
 }
 
+/** The text and media behind a content warning, opened by the reader (no script: a details element). */
+function behindWarning(entry: WebEntry, body: string): string {
+  if (!entry.contentWarning) return body
+  return `<details class="cw"><summary><span class="cw-text">${escapeHtml(entry.contentWarning)}</span><span class="cw-toggle" aria-hidden="true"></span></summary>${body}</details>`
+}
+
 function entryHtml(entry: WebEntry, assets: string, role: 'post' | 'item' | 'comment'): string {
   const handle = entry.author.handle ? ` <span class="handle">${escapeHtml(entry.author.handle)}</span>` : ''
   return `<article class="entry ${role}">
 <header class="meta"><span class="avatar" aria-hidden="true">${escapeHtml(initials(entry.author.name))}</span><span class="who"><strong class="name">${escapeHtml(entry.author.name)}</strong>${handle}</span>${time(entry.at)}</header>
-${entry.title ? `<h1 class="title">${escapeHtml(entry.title)}</h1>` : ''}${entry.text ? `<div class="text">${escapeHtml(entry.text)}</div>` : ''}${mediaHtml(entry.media, assets)}${linkCard(entry.link)}
+${entry.title ? `<h1 class="title">${escapeHtml(entry.title)}</h1>` : ''}${behindWarning(entry, `${entry.text ? `<div class="text">${escapeHtml(entry.text)}</div>` : ''}${mediaHtml(entry.media, assets)}`)}${linkCard(entry.link)}
 </article>`
 }
 

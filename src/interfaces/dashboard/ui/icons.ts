@@ -23,6 +23,7 @@ const SIMPLE_ICON: Record<Exclude<Network, 'linkedin'>, string> = {
   threads: 'threads',
   bluesky: 'bluesky',
   youtube: 'youtube',
+  mastodon: 'mastodon',
 }
 
 const pathOf = (svg: string) => {
