@@ -204,6 +204,7 @@ export function mastodonSettings(config: Config): MastodonSettings {
     appName: mastodon.appName,
     website: config.publicBaseUrl,
     allowPrivate: mastodon.allowPrivate || config.sandbox,
+    timeoutMs: mastodon.timeoutMs,
   }
 }
 

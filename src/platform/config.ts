@@ -107,6 +107,7 @@ const envSchema = z.object({
   HERALD_BLUESKY_ALLOW_LOCAL_PDS: flag.default(false),
   HERALD_MASTODON_ALLOW_PRIVATE: flag.default(false),
   HERALD_MASTODON_APP_NAME: z.string().trim().min(1).max(60).default('Herald'),
+  HERALD_MASTODON_TIMEOUT_MS: positiveInt(20_000),
   HERALD_SESSION_TTL_HOURS: positiveInt(12),
   HERALD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   HERALD_METRICS_LISTEN: z
@@ -288,6 +289,8 @@ export interface NetworkSettings {
     allowPrivate: boolean
     /** The name Herald registers under on each instance and statuses show (HERALD_MASTODON_APP_NAME). */
     appName: string
+    /** How long one call to an instance may take before Herald stops waiting (HERALD_MASTODON_TIMEOUT_MS). */
+    timeoutMs: number
   }
 }
 
@@ -442,6 +445,7 @@ function networksOf(e: Env): Config['networks'] {
     mastodon: {
       allowPrivate: e.HERALD_MASTODON_ALLOW_PRIVATE,
       appName: e.HERALD_MASTODON_APP_NAME,
+      timeoutMs: e.HERALD_MASTODON_TIMEOUT_MS,
     },
   }
 }

@@ -27,6 +27,7 @@ import {
   firstCommentSchema,
   firstCommentVariantsSchema,
   MAX_TARGETS,
+  mastodonSchema,
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
@@ -71,6 +72,7 @@ export const createPostInput = toolInput({
   threadVariants: threadVariantsSchema.optional(),
   firstCommentVariants: firstCommentVariantsSchema.optional(),
   youtube: youtubeSchema.optional(),
+  mastodon: mastodonSchema.optional(),
   publishImmediately: z
     .boolean()
     .default(false)
@@ -274,6 +276,10 @@ function newPost(
       target.connection.platform === 'youtube' && (input.youtube || target.overrides.youtube)
         ? JSON.stringify({ ...input.youtube, ...target.overrides.youtube })
         : null,
+    mastodon:
+      target.connection.platform === 'mastodon' && (input.mastodon || target.overrides.mastodon)
+        ? JSON.stringify({ ...input.mastodon, ...target.overrides.mastodon })
+        : null,
     variants: JSON.stringify(input.variants ?? {}),
     status: waits ? 'draft' : 'scheduled',
     schedule_date: slot.date,
@@ -386,7 +392,7 @@ export const createPost = defineTool({
   name: 'create_post',
   title: 'Create post',
   description:
-    "Queue or broadcast a post. Each targeted profile gets its own post with its own id. Optional additions: thread (follow-up posts, each replying to the one before, on twitter, bluesky and threads; at most 25) and firstComment (a comment on facebook, instagram, linkedin and youtube, a reply on twitter, bluesky and threads), per profile in targetAccounts and per network in threadVariants/firstCommentVariants; each item costs what a post costs on its network and is delivered once, in order. Refused with 400 (listing the blockers) when preflight_post would block it (except its 24-hour repeated-copy check, which only preflight_post makes), 402 when the balance cannot pay; nothing is created or charged then. Price: 5 credits per X profile, 1 per other profile, plus a one-off 50 when the copy holds a link. With queue: true each profile's post takes that profile's next free posting time. When the workspace requires approval, an editor's posts are created as drafts waiting for an owner (approval.state pending) and nothing is charged until an owner approves them.",
+    "Queue or broadcast a post. Each targeted profile gets its own post with its own id. Optional additions: thread (follow-up posts, each replying to the one before, on twitter, bluesky, threads and mastodon; at most 25) and firstComment (a comment on facebook, instagram, linkedin and youtube, a reply on twitter, bluesky, threads and mastodon), and a mastodon object (visibility, contentWarning, language) for Mastodon profiles, per profile in targetAccounts and per network in threadVariants/firstCommentVariants; each item costs what a post costs on its network and is delivered once, in order. Refused with 400 (listing the blockers) when preflight_post would block it (except its 24-hour repeated-copy check, which only preflight_post makes), 402 when the balance cannot pay; nothing is created or charged then. Price: 5 credits per X profile, 1 per other profile, plus a one-off 50 when the copy holds a link. With queue: true each profile's post takes that profile's next free posting time. When the workspace requires approval, an editor's posts are created as drafts waiting for an owner (approval.state pending) and nothing is charged until an owner approves them.",
   access: 'write',
   category: 'Publishing',
   input: createPostInput,

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { isPending, WAITING_MESSAGE } from '../../core/approval.js'
+import type { MastodonOptions } from '../../core/mastodon-options.js'
 import { networkRules, resendPrice } from '../../core/network-rules.js'
 import { type ConnectionInfo, type PlannedTarget, planPost } from '../../core/post-plan.js'
 import {
@@ -30,6 +31,7 @@ import {
   dateSchema,
   firstCommentSchema,
   MAX_TARGETS,
+  mastodonSchema,
   mediaUrlSchema,
   mediaUrlsSchema,
   networkSchema,
@@ -84,6 +86,11 @@ const updatePostInput = toolInput({
   youtube: youtubeSchema
     .optional()
     .describe('title, description, privacyStatus; omitted fields keep their value.'),
+  mastodon: mastodonSchema
+    .optional()
+    .describe(
+      'visibility, contentWarning, language (an addition to the spec); omitted fields keep their value.',
+    ),
   status: z.enum(settableStatuses).optional().describe('scheduled, draft or failed.'),
   thread: threadSchema
     .optional()
@@ -176,6 +183,7 @@ async function applyUpdate(tx: Db, ctx: ToolContext, input: UpdateInput, now: nu
     variants: JSON.stringify(edit.variants),
     media_urls: JSON.stringify(edit.mediaUrls),
     youtube: edit.youtube ? JSON.stringify(edit.youtube) : null,
+    mastodon: edit.mastodon ? JSON.stringify(edit.mastodon) : null,
     status,
     schedule_date: slot.date,
     schedule_time: slot.time,
@@ -252,6 +260,11 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     : post.youtube
       ? JSON.parse(post.youtube)
       : undefined
+  const mastodon: MastodonOptions | undefined = input.mastodon
+    ? { ...(post.mastodon ? JSON.parse(post.mastodon) : {}), ...input.mastodon }
+    : post.mastodon
+      ? JSON.parse(post.mastodon)
+      : undefined
   // The thread and first comment sent replace the post's; otherwise the post keeps its own.
   const own = readPostItems(post.items)
   const postItems = {
@@ -272,7 +285,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
         })),
       }
   const plan = planPost(
-    { content, variants, mediaUrls, youtube, ...postItems, ...targetRequest },
+    { content, variants, mediaUrls, youtube, mastodon, ...postItems, ...targetRequest },
     connections,
   )
   if (plan.unknownTargets.length > 0)
@@ -287,9 +300,10 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     input.mediaUrl !== undefined ||
     input.mediaUrls !== undefined ||
     input.youtube !== undefined ||
+    input.mastodon !== undefined ||
     input.thread !== undefined ||
     input.firstComment !== undefined
-  return { plan, content, variants, mediaUrls, youtube, postItems, changesWhatGoesOut }
+  return { plan, content, variants, mediaUrls, youtube, mastodon, postItems, changesWhatGoesOut }
 }
 type Edit = ReturnType<typeof planEdit>
 
@@ -344,7 +358,13 @@ function keepTargets(edit: Edit, current: TargetRow[], keepsOwnCopy: boolean) {
 const resolvedFor = (edit: Edit, connection: ConnectionInfo, ownCopy: string | undefined) =>
   resolveForPost(
     connection,
-    { content: edit.content, mediaUrls: edit.mediaUrls, variants: edit.variants, youtube: edit.youtube },
+    {
+      content: edit.content,
+      mediaUrls: edit.mediaUrls,
+      variants: edit.variants,
+      youtube: edit.youtube,
+      mastodon: edit.mastodon,
+    },
     ownCopy,
   )
 
@@ -428,6 +448,7 @@ async function writeTargets(
         content: keep.resolved.content,
         mediaUrls: keep.resolved.mediaUrls,
         youtube: keep.resolved.youtube,
+        mastodon: keep.resolved.mastodon,
         items: keep.items,
         runAt,
         retry: status === 'scheduled' && existing.status === 'failed',

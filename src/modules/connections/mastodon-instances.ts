@@ -64,6 +64,37 @@ export async function readInstance(
   return info
 }
 
+/** What Herald read of an instance is read again once it is this old. */
+export const INSTANCE_INFO_TTL_MS = 24 * 3_600_000
+
+/**
+ * Reads again, in the background, the instances of these Mastodon profiles whose limits Herald read more
+ * than a day ago (an instance may raise or lower them), so the next check holds them to the new figures.
+ * Never waited for: a slow instance cannot slow the check that noticed it.
+ */
+export function refreshStaleInstances(
+  app: AppContext,
+  adapter: MastodonAdapter | undefined,
+  hosts: readonly string[],
+): void {
+  if (!adapter || hosts.length === 0) return
+  const now = app.clock.now()
+  void readInstanceRows(app.store.db, hosts)
+    .then((rows) =>
+      Promise.all(
+        rows
+          .filter((row) => now - Number(row.info_read_at) > INSTANCE_INFO_TTL_MS)
+          .map((row) => readInstance(app, adapter, row.id)),
+      ),
+    )
+    .catch((error: unknown) =>
+      app.logger.info(
+        { subsystem: 'connect', err: (error as Error).message },
+        'a mastodon instance could not be read again',
+      ),
+    )
+}
+
 /** Herald's app on the instance as stored, its secret opened; undefined when there is none to use. */
 export async function storedApp(app: AppContext, host: string): Promise<InstanceApp | undefined> {
   const row = await readInstanceRow(app.store.db, host)

@@ -1,6 +1,7 @@
 import type { RawBuilder } from 'kysely'
 import {
   type Credentials,
+  type ItemRequest,
   type NetworkAdapter,
   type Profile,
   PublishFailure,
@@ -84,6 +85,8 @@ export interface ChainInput {
   writer: ChainWriter
   now(): number
   signal: AbortSignal
+  /** The target's Mastodon options, which every item of its thread carries too. */
+  mastodon?: ItemRequest['mastodon']
 }
 
 /** The items a target still has to deliver (none when it has none). */
@@ -122,6 +125,7 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
       root: input.head,
       parent: item.role === 'firstComment' ? input.head : parent,
       signal,
+      ...(input.mastodon ? { mastodon: input.mastodon } : {}),
       ...(item.progress ? { progress: { ...item.progress } } : {}),
       saveProgress: async (entries: Record<string, string>) => {
         item.progress = { ...item.progress, ...entries }

@@ -186,6 +186,7 @@ function prepareAttempt(
     content: target.content,
     mediaUrls: JSON.parse(target.media_urls) as string[],
     ...(target.youtube ? { youtube: JSON.parse(target.youtube) } : {}),
+    ...(target.mastodon ? { mastodon: JSON.parse(target.mastodon) } : {}),
     ...(readProgress(target.progress) ? { progress: readProgress(target.progress) } : {}),
     saveProgress: progressSaver(deps.db, target, deps.now, leaseTime),
     signal,
@@ -336,6 +337,7 @@ async function deliverItems(
     writer: attempt.writer,
     now: deps.now,
     signal,
+    ...(attempt.request.mastodon ? { mastodon: attempt.request.mastodon } : {}),
   })
   if (end.kind === 'refused')
     return { outcome: { kind: 'failed', error: end.error }, kind: 'invalid_content', connectionId }

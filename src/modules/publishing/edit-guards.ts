@@ -15,6 +15,7 @@ export interface TargetEdit {
   content: string
   mediaUrls: string[]
   youtube: unknown
+  mastodon?: unknown
   items: DeliveryItem[]
 }
 
@@ -37,6 +38,8 @@ function changedParts(target: TargetRow, edit: TargetEdit): string[] {
   if (edit.content !== target.content) parts.push('copy')
   if (JSON.stringify(edit.mediaUrls) !== target.media_urls) parts.push('media')
   if ((edit.youtube ? JSON.stringify(edit.youtube) : null) !== target.youtube) parts.push('YouTube details')
+  if ((edit.mastodon ? JSON.stringify(edit.mastodon) : null) !== (target.mastodon ?? null))
+    parts.push('Mastodon details')
   return parts
 }
 

@@ -32,6 +32,7 @@ export function presentPost(post: PostRow, targets: TargetRow[], now: number): P
     ...(mediaUrls[0] ? { mediaUrl: mediaUrls[0] } : {}),
     mediaUrls,
     ...(post.youtube ? { youtube: JSON.parse(post.youtube) } : {}),
+    ...(post.mastodon ? { mastodon: JSON.parse(post.mastodon) } : {}),
     ...(Object.keys(variants).length > 0 ? { variants } : {}),
     createdAt: iso(post.created_at),
     ...(post.published_at ? { publishedAt: iso(post.published_at) } : {}),

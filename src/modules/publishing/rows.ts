@@ -1,3 +1,4 @@
+import { type MastodonOptions, resolveMastodonOptions } from '../../core/mastodon-options.js'
 import type { ConnectionInfo, PlannedTarget } from '../../core/post-plan.js'
 import { resolveCopy } from '../../core/post-plan.js'
 import { resolveYouTubeDetails, type YouTubeDetailsInput } from '../../core/youtube-details.js'
@@ -5,6 +6,7 @@ import { compiledOnce } from '../../platform/db/compiled.js'
 import type { Db } from '../../platform/db/db.js'
 import type { TargetRow } from '../../platform/db/statements/posts.js'
 import { newId } from '../../platform/ids.js'
+import { hostOfProfile, instanceLimits } from '../connections/mastodon-instances.js'
 
 const connectionInfoQuery = compiledOnce(1, (db: Db, workspaceId: string) =>
   db
@@ -16,23 +18,34 @@ const connectionInfoQuery = compiledOnce(1, (db: Db, workspaceId: string) =>
     .orderBy('id'),
 )
 
-/** The workspace's connections in the shape the planner reads. */
+/**
+ * The workspace's connections in the shape the planner reads; a Mastodon profile with its instance's
+ * limits as Herald last read them.
+ */
 export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<ConnectionInfo[]> {
   const { rows } = await connectionInfoQuery(db, workspaceId)
-  return rows.map((row) => ({
-    id: row.id,
-    platform: row.platform as ConnectionInfo['platform'],
-    profileId: row.profile_id,
-    username: row.username,
-    status: row.status,
-  }))
+  const mastodon = rows
+    .filter((row) => row.platform === 'mastodon')
+    .map((row) => hostOfProfile(row.profile_id))
+  const limits = mastodon.length > 0 ? await instanceLimits(db, mastodon) : new Map()
+  return rows.map((row) => {
+    const own = row.platform === 'mastodon' ? limits.get(hostOfProfile(row.profile_id)) : undefined
+    return {
+      id: row.id,
+      platform: row.platform as ConnectionInfo['platform'],
+      profileId: row.profile_id,
+      username: row.username,
+      status: row.status,
+      ...(own ? { limits: own } : {}),
+    }
+  })
 }
 
 /** A queue row for one planned target. `runAt` null keeps it out of the queue (draft). */
 export function targetRow(
   input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
   target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'> &
-    Partial<Pick<PlannedTarget, 'items'>>,
+    Partial<Pick<PlannedTarget, 'items' | 'mastodon'>>,
 ): TargetRow {
   return {
     id: newId(input.now),
@@ -46,6 +59,7 @@ export function targetRow(
     content: target.content,
     media_urls: JSON.stringify(target.mediaUrls),
     youtube: target.youtube ? JSON.stringify(target.youtube) : null,
+    mastodon: target.mastodon ? JSON.stringify(target.mastodon) : null,
     status: 'pending',
     run_at: input.runAt,
     lease_owner: null,
@@ -78,6 +92,7 @@ export function resolveForPost(
     mediaUrls: string[]
     variants: Record<string, string>
     youtube: YouTubeDetailsInput | undefined
+    mastodon?: MastodonOptions | undefined
   },
   ownCopy?: string,
 ) {
@@ -87,5 +102,7 @@ export function resolveForPost(
     content,
     mediaUrls: post.mediaUrls,
     youtube: connection.platform === 'youtube' ? resolveYouTubeDetails(content, post.youtube) : null,
+    mastodon:
+      connection.platform === 'mastodon' ? (resolveMastodonOptions(post.mastodon, undefined) ?? null) : null,
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { approvalStates } from '../../core/approval.js'
+import { MASTODON_LANGUAGE, MAX_CONTENT_WARNING, mastodonVisibilities } from '../../core/mastodon-options.js'
 import { networks } from '../../core/networks.js'
 import { postStatuses, targetStatuses } from '../../core/post-status.js'
 
@@ -11,7 +12,7 @@ export const MAX_TARGETS = 100
 
 export const networkSchema = z
   .enum(networks)
-  .describe('Network value: linkedin, twitter, facebook, instagram, threads, bluesky or youtube.')
+  .describe('Network value: linkedin, twitter, facebook, instagram, threads, bluesky, youtube or mastodon.')
 
 export const mediaUrlSchema = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -44,6 +45,31 @@ export const youtubeSchema = z
     'YouTube upload details; ignored for other networks. Confirm the visibility with the user before creating the post.',
   )
 
+export const mastodonSchema = z
+  .strictObject({
+    visibility: z
+      .enum(mastodonVisibilities)
+      .optional()
+      .describe(
+        'Who sees the status: public (default), unlisted (not on public timelines), private (followers only) or direct (mentioned people only).',
+      ),
+    contentWarning: z
+      .string()
+      .max(MAX_CONTENT_WARNING)
+      .optional()
+      .describe(
+        "A content warning shown instead of the text and media until the reader opens them; it counts towards the instance's character limit.",
+      ),
+    language: z
+      .string()
+      .regex(MASTODON_LANGUAGE, 'an ISO 639 language code such as en')
+      .optional()
+      .describe('ISO 639 code of the language of the copy, e.g. en.'),
+  })
+  .describe(
+    'Mastodon details (an addition to the spec), applied to the status and every item of its thread; ignored for other networks.',
+  )
+
 export const contentSchema = z.string().max(MAX_CONTENT)
 
 /**
@@ -65,14 +91,14 @@ export const threadSchema = z
   .array(threadItemSchema)
   .max(MAX_THREAD_INPUT)
   .describe(
-    'Optional thread (an addition to the spec): follow-up posts published in order after the post, each a reply to the one before, on twitter, bluesky and threads (other networks take none). At most 25 items. Example: [{"content": "2/ The details"}, {"content": "3/ Read more", "mediaUrls": ["https://example.com/chart.png"]}]. Each item costs what a post costs on its network.',
+    'Optional thread (an addition to the spec): follow-up posts published in order after the post, each a reply to the one before, on twitter, bluesky, threads and mastodon (other networks take none). At most 25 items. Example: [{"content": "2/ The details"}, {"content": "3/ Read more", "mediaUrls": ["https://example.com/chart.png"]}]. Each item costs what a post costs on its network.',
   )
 
 export const firstCommentSchema = z
   .string()
   .max(MAX_CONTENT)
   .describe(
-    'Optional first comment (an addition to the spec): posted right after the post as a comment on facebook, instagram, linkedin and youtube, and as a reply on twitter, bluesky and threads. Comment limits: instagram 2,196, linkedin 1,250, facebook 8,000, youtube 10,000 characters; replies take the post limit. Example: "Link in the article: https://example.com". Costs what a post costs on its network.',
+    'Optional first comment (an addition to the spec): posted right after the post as a comment on facebook, instagram, linkedin and youtube, and as a reply on twitter, bluesky, threads and mastodon. Comment limits: instagram 2,196, linkedin 1,250, facebook 8,000, youtube 10,000 characters; replies take the post limit. Example: "Link in the article: https://example.com". Costs what a post costs on its network.',
   )
 
 export const threadVariantsSchema = z
@@ -80,7 +106,7 @@ export const threadVariantsSchema = z
     z
       .string()
       .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|mastodon)(:.{1,200})?$/,
         'keys are a network value or <platform>:<profileId>',
       ),
     threadSchema,
@@ -92,7 +118,7 @@ export const firstCommentVariantsSchema = z
     z
       .string()
       .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|mastodon)(:.{1,200})?$/,
         'keys are a network value or <platform>:<profileId>',
       ),
     firstCommentSchema,
@@ -122,6 +148,9 @@ export const targetAccountSchema = z
     youtube: youtubeSchema
       .optional()
       .describe('Upload details for this profile only (merged over the shared youtube object).'),
+    mastodon: mastodonSchema
+      .optional()
+      .describe('Mastodon details for this profile only (merged over the shared mastodon object).'),
     thread: threadSchema
       .optional()
       .describe('Thread for this profile only; wins over threadVariants and thread.'),
@@ -136,7 +165,7 @@ export const variantsSchema = z
     z
       .string()
       .regex(
-        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube)(:.{1,200})?$/,
+        /^(linkedin|twitter|facebook|instagram|threads|bluesky|youtube|mastodon)(:.{1,200})?$/,
         'keys are a network value or <platform>:<profileId>',
       ),
     contentSchema,
@@ -196,6 +225,7 @@ export const postViewSchema = z.object({
   mediaUrl: z.string().optional().describe('The first attachment, when there is one.'),
   mediaUrls: z.array(z.string()).describe('Attachment set.'),
   youtube: youtubeSchema.optional().describe('YouTube upload details as given.'),
+  mastodon: mastodonSchema.optional().describe('Mastodon details as given (an addition to the spec).'),
   variants: z
     .record(z.string(), z.string())
     .optional()

@@ -30,6 +30,8 @@ export async function rewriteTarget(
     content: string
     mediaUrls: string[]
     youtube: unknown
+    /** A Mastodon target's options (null elsewhere). */
+    mastodon?: unknown
     /** The target's thread items and first comment (the live and in-doubt ones kept as they are). */
     items: readonly unknown[]
     runAt: number | null
@@ -50,6 +52,7 @@ export async function rewriteTarget(
       content: change.content,
       media_urls: JSON.stringify(change.mediaUrls),
       youtube: change.youtube ? JSON.stringify(change.youtube) : null,
+      mastodon: change.mastodon ? JSON.stringify(change.mastodon) : null,
       items: change.items.length > 0 ? JSON.stringify(change.items) : null,
       ...status,
       updated_at: change.now,

@@ -118,6 +118,7 @@ const insertPostRows = compiledInsertRows('posts', [
   'from_queue',
   'items',
   'compose_id',
+  'mastodon',
 ])
 
 const insertTargetRows = compiledInsertRows('targets', [
@@ -147,6 +148,7 @@ const insertTargetRows = compiledInsertRows('targets', [
   'updated_at',
   'paid',
   'items',
+  'mastodon',
 ])
 
 /**
