@@ -47,6 +47,8 @@ const publishingCalls: Case[] = [
   // Bluesky reads the target's record key back; YouTube asks the upload session: both find the post.
   { network: 'bluesky', call: 'com.atproto.repo.createRecord', expected: 'published' },
   { network: 'youtube', call: 'PUT <session> (the bytes)', media: ['clip.mp4'], expected: 'published' },
+  // Mastodon is asked again with the status's Idempotency-Key, and answers with the status made.
+  { network: 'mastodon', call: 'POST /api/v1/statuses', media: ['photo.jpg'], expected: 'published' },
 ]
 
 const profiles = [
@@ -57,6 +59,7 @@ const profiles = [
   { network: 'linkedin', username: 'Outcome Park' },
   { network: 'bluesky', username: 'outcomebakery' },
   { network: 'youtube', username: 'outcome@example.com' },
+  { network: 'mastodon', username: 'outcome@bakery.example' },
 ] as const
 
 describe('a publishing call that may have taken effect', () => {
