@@ -23,7 +23,10 @@ export interface SimulatedInstance {
   close(): Promise<void>
 }
 
-export async function startSimulatedInstance(host = 'instance.example'): Promise<SimulatedInstance> {
+export async function startSimulatedInstance(
+  host = 'instance.example',
+  clock: () => number = () => Date.now(),
+): Promise<SimulatedInstance> {
   const server = Fastify()
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
@@ -31,7 +34,7 @@ export async function startSimulatedInstance(host = 'instance.example'): Promise
     prefix: '',
     rootInstance: host,
     publicUrl: url,
-    clock: () => Date.now(),
+    clock,
   })
   await server.listen({ host: '127.0.0.1', port })
   return {
