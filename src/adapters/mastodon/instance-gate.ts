@@ -59,7 +59,8 @@ export function createInstanceGate(options: GateOptions): InstanceGate {
     state.running -= 1
     const next = state.waiting.shift()
     if (next) next()
-    else if (state.running === 0 && state.silent === 0) hosts.delete(host)
+    // A host with nothing to remember is forgotten, so the map holds only instances in use or resting.
+    else if (state.running === 0 && state.silent === 0 && state.restUntil <= options.now()) hosts.delete(host)
   }
 
   const enter = (host: string, state: HostState, signal: AbortSignal | undefined) =>

@@ -64,7 +64,10 @@ function instanceProblem(host: string, step: string, error: unknown): Refusal {
           : error.kind === 'transient' || error.kind === 'rate_limited' || error.kind === 'unknown_outcome'
             ? `${host} could not be reached just now${error.options.status ? ` (it answered ${error.options.status})` : ''}; try again in a moment.`
             : `${host} refused ${step}${error.options.status ? ` (it answered ${error.options.status})` : ''}.`
-  const status = error.kind === 'invalid_content' || error.kind === 'auth_expired' ? 400 : 502
+  const status =
+    code === 'HERALD_BLOCKED_ADDRESS' || error.kind === 'invalid_content' || error.kind === 'auth_expired'
+      ? 400
+      : 502
   return refused(status, `${LABEL} connection failed`, `${why} ${NOTHING}`)
 }
 

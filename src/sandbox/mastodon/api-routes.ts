@@ -349,9 +349,18 @@ export function registerApiRoutes(
   state: MastodonSandboxState,
   spec: MastodonSpec | undefined,
 ) {
-  app.get('/api/v2/instance', async (request, reply) =>
-    answer(state, spec, request, reply, 200, instanceV2Json(state, instanceOf(state, request))),
-  )
+  app.get('/api/v2/instance', async (request, reply) => {
+    const instance = instanceOf(state, request)
+    // A server before 4.3 answers without `api_versions`, which the description (of 4.7) requires.
+    return answer(
+      state,
+      instance.settings.legacy ? undefined : spec,
+      request,
+      reply,
+      200,
+      instanceV2Json(state, instance),
+    )
+  })
   // Mastodon.py reads `/api/v1/instance/` (with the slash) for the server's version.
   for (const url of ['/api/v1/instance', '/api/v1/instance/'])
     app.get(url, async (request, reply) =>
