@@ -1,4 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:http'
+import { createServer, type Server } from 'node:http'
+import type { Socket } from 'node:net'
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PublishFailure } from '../../src/adapters/adapter.js'

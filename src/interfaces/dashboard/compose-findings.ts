@@ -28,13 +28,14 @@ export interface Checked {
   credits: { cost: number; balance: number; remainingAfter: number }
 }
 
-export type Place = 'profiles' | 'media' | 'thread' | 'comment' | 'youtube' | 'when' | 'general'
+export type Place = 'profiles' | 'media' | 'thread' | 'comment' | 'youtube' | 'mastodon' | 'when' | 'general'
 /** A field's key: a place, or the copy of all (`copy:all`) or of one network (`copy:twitter`). */
 export type FieldKey = Place | `copy:${'all' | Network}`
 
 const PLACES: Array<[Place | 'copy', RegExp]> = [
   // A repeated copy names its slot, but the fix is in the copy.
   ['copy', /same copy|the copy is|caption has/],
+  ['mastodon', /mastodon\.|contentwarning|\blanguage\b/],
   ['youtube', /\btitle\b|youtube\.|privacy|visibility/],
   ['thread', /\bthread/],
   ['comment', /\bcomment/],
@@ -136,5 +137,6 @@ export const FIELD_KEYS: readonly FieldKey[] = [
   'thread',
   'comment',
   'youtube',
+  'mastodon',
   'when',
 ]

@@ -40,6 +40,8 @@ export interface PreviewTarget {
   copy: string
   media: PreviewMedia[]
   youtube: ResolvedYouTubeDetails | null
+  /** A Mastodon status's content warning: the text and media show behind it. */
+  contentWarning?: string
   link?: LinkCard
   /** The thread posts and first comment shown under the post, in order. */
   items?: Array<{ label: string; copy: string; media: PreviewMedia[] }>
@@ -115,7 +117,7 @@ function itemsHtml(target: PreviewTarget): string {
   const items = target.items
     .map(
       (item) =>
-        `<li><p class="item-label">${escapeHtml(item.label)}</p>${copyHtml(target.platform, item.copy)}${mediaHtml(target.platform, item.media)}</li>`,
+        `<li><p class="item-label">${escapeHtml(item.label)}</p>${behindWarning(target, `${copyHtml(target.platform, item.copy)}${mediaHtml(target.platform, item.media)}`)}</li>`,
     )
     .join('')
   return `<ol class="items" aria-label="After the post">${items}</ol>`
@@ -135,6 +137,15 @@ ${copyHtml('youtube', youtube.description)}
 <p class="pv-meta">Visibility: <strong>${escapeHtml(PRIVACY_LABELS[youtube.privacyStatus] ?? youtube.privacyStatus)}</strong></p>`
 }
 
+/**
+ * A toot behind its content warning, as Mastodon shows it: the warning, and "Show more" that opens the text
+ * and media (a details element: it opens without a script, and the keyboard reaches it).
+ */
+function behindWarning(target: Pick<PreviewTarget, 'contentWarning'>, body: string): string {
+  if (!target.contentWarning) return body
+  return `<details class="pv-cw"><summary><span class="pv-cw-text">${escapeHtml(target.contentWarning)}</span><span class="pv-cw-toggle" aria-hidden="true"></span></summary>${body}</details>`
+}
+
 function previewCard(target: PreviewTarget): string {
   const name = profileName(target.platform, target.username)
   const cut = cutCopy(target.platform, target.copy).cut
@@ -148,7 +159,7 @@ function previewCard(target: PreviewTarget): string {
     : target.platform === 'instagram'
       ? `${mediaHtml(target.platform, target.media)}${copyHtml(target.platform, target.copy)}${fold}`
       : `${copyHtml(target.platform, target.copy)}${fold}${mediaHtml(target.platform, target.media)}${link}`
-  return `<article class="pv pv-${target.platform}" aria-label="${escapeHtml(name)}">${headHtml(target)}<div class="pv-body">${body}</div>${itemsHtml(target)}</article>`
+  return `<article class="pv pv-${target.platform}" aria-label="${escapeHtml(name)}">${headHtml(target)}<div class="pv-body">${behindWarning(target, body)}</div>${itemsHtml(target)}</article>`
 }
 
 export const previewHtml = (targets: PreviewTarget[]) =>

@@ -59,11 +59,15 @@ export interface Draft {
   youtubeDescription: string
   youtubePrivacy: string
   youtubeConfirmed: boolean
+  /** Mastodon: who sees the statuses, their content warning and language (empty: none given). */
+  mastodonVisibility: string
+  mastodonWarning: string
+  mastodonLanguage: string
   when: When
   date: string
   time: string
   timezone: string
-  /** Follow-up posts (X, Bluesky, Threads), each with its media URLs one per line. */
+  /** Follow-up posts (X, Bluesky, Threads, Mastodon), each with its media URLs one per line. */
   thread: Array<{ content: string; mediaUrls: string }>
   /** The first comment (every network). */
   firstComment: string
@@ -183,12 +187,12 @@ function extrasSection(view: ComposeView): string {
   const threadShown =
     draft.profiles.length === 0 || draft.profiles.some((p) => takesThreads(p.split(':')[0] as Network))
   return `<section class="panel compose-part" id="thread" data-networks="${threadNetworks.join(' ')}" aria-labelledby="thread-title"${threadShown ? '' : ' hidden'}><h2 id="thread-title">Thread</h2>
-<p class="muted">On X, Bluesky and Threads each post replies to the one before; empty posts are left out.</p>
+<p class="muted">On X, Bluesky, Threads and Mastodon each post replies to the one before; empty posts are left out.</p>
 <ol class="thread-items" id="thread-items">${[...draft.thread, { content: '', mediaUrls: '' }].map(threadItem).join('')}</ol>
 <button type="submit" name="intent" value="addItem" id="add-item">${icon('plus')}Add to thread</button>
 ${note('thread', checked)}</section>
 <section class="panel compose-part" id="comment" aria-labelledby="comment-title"><h2 id="comment-title">First comment</h2>
-<label class="field">First comment (optional: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky and Threads) <textarea name="firstComment" rows="2">${escapeHtml(draft.firstComment)}</textarea></label>
+<label class="field">First comment (optional: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky, Threads and Mastodon) <textarea name="firstComment" rows="2">${escapeHtml(draft.firstComment)}</textarea></label>
 ${note('comment', checked)}</section>`
 }
 
@@ -209,6 +213,31 @@ function youtubeSection(view: ComposeView): string {
 <label class="check"><input type="checkbox" name="youtubeConfirm" id="youtube-confirm" value="${escapeHtml(draft.youtubePrivacy)}"${draft.youtubeConfirmed ? ' checked' : ''}> This video will be <strong id="youtube-visibility">${privacy}</strong> on YouTube</label>
 <p class="muted">Creating a post to YouTube needs this confirmation: a public upload is seen by everyone at once.</p>
 ${note('youtube', view.checked)}</section>`
+}
+
+const VISIBILITY_LABELS: Record<string, string> = {
+  public: 'Public',
+  unlisted: 'Quiet public (not on public timelines)',
+  private: 'Followers only',
+  direct: 'Mentioned people only',
+}
+
+/** Mastodon's details: visibility, a content warning and the language, for every status of the post. */
+function mastodonSection(view: ComposeView): string {
+  const { draft } = view
+  if (!view.profiles.some((p) => p.platform === 'mastodon')) return ''
+  const options = Object.entries(VISIBILITY_LABELS)
+    .map(
+      ([value, label]) =>
+        `<option value="${value}"${draft.mastodonVisibility === value ? ' selected' : ''}>${escapeHtml(label)}</option>`,
+    )
+    .join('')
+  return `<section class="panel compose-part" id="mastodon" aria-labelledby="mastodon-title"${draft.profiles.some((p) => p.startsWith('mastodon:')) ? '' : ' hidden'}><h2 id="mastodon-title">${networkName('mastodon')} details</h2>
+<label class="field">Visibility <select name="mastodonVisibility">${options}</select></label>
+<label class="field">Content warning (optional: shown instead of the text and media until a reader opens them; it counts towards the instance's limit) <input type="text" name="mastodonWarning" maxlength="1000" value="${escapeHtml(draft.mastodonWarning)}"></label>
+<label class="field">Language (optional: a code such as en) <input type="text" name="mastodonLanguage" maxlength="3" pattern="[a-z]{2,3}" autocapitalize="none" spellcheck="false" value="${escapeHtml(draft.mastodonLanguage)}"></label>
+<p class="muted">They apply to the post and every post of its thread.</p>
+${note('mastodon', view.checked)}</section>`
 }
 
 /** Where "Add to queue" puts the post: each chosen profile's next free time, or "next free slot". */
@@ -270,6 +299,7 @@ ${copySection(view)}
 ${mediaSection(view)}
 ${extrasSection(view)}
 ${youtubeSection(view)}
+${mastodonSection(view)}
 ${whenSection(view)}
 ${actionBar(view)}
 </form>

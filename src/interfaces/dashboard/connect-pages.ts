@@ -65,7 +65,7 @@ export function mastodonFormPage(
     : ''
   return page(
     'Connect Mastodon',
-    `<div class="page-head"><h1 class="net net-mastodon">${networkIcon('mastodon')}Connect Mastodon to ${name}</h1></div>
+    `<div class="page-head"><h1 class="net net-mastodon">${networkIcon('mastodon')}Connect Mastodon</h1></div>
 <div class="card connect-card"><p>Mastodon is many servers. Name yours: Herald registers itself there as an app (once per server) and sends you to your server's own sign-in page. The profile is connected into the workspace <strong>${name}</strong>: its members can post as it.</p>
 ${simulator}<form method="post" action="/connect/mastodon">${csrfField(csrf)}<input type="hidden" name="workspaceId" value="${escapeHtml(options.workspace.id)}">
 <label>Your instance (for example mastodon.social, or your handle @you@mastodon.social) <input type="text" name="instance" inputmode="url" autocomplete="url" autocapitalize="none" spellcheck="false" required value="${escapeHtml(options.instance ?? '')}"></label>

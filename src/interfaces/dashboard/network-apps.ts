@@ -12,6 +12,7 @@ import type { AppContext } from '../../modules/app-context.js'
 import { appGuides, publicAddressProblem } from '../../modules/network-apps/catalog.js'
 import { type AppCheck, checkable } from '../../modules/network-apps/check.js'
 import { type SavedAppRecord, secretRequired } from '../../modules/network-apps/service.js'
+import { listRegisteredInstances } from '../../platform/db/statements/mastodon-instances.js'
 import { AppError, httpStatusFor, toAppError } from '../../platform/errors.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, problemPage, sendHtml } from './html.js'
@@ -114,10 +115,14 @@ function networkSection(
   network: Network,
   records: Partial<Record<AppNetwork, SavedAppRecord>>,
   m: Message | undefined,
+  mastodonHosts: readonly string[],
 ) {
   const label = escapeHtml(networkLabels[network])
   const resolved = app.networkApps.resolve(network)
   const heading = `<div class="network-head"><h2>${networkName(network)}</h2>${stateBadge(network, resolved)}</div>`
+  if (network === 'mastodon')
+    return `<section class="card network" id="${network}" aria-label="${label}">${heading}
+${mastodonGuide(app, mastodonHosts)}</section>`
   if (!needsApp(network))
     return `<section class="card network" id="${network}" aria-label="${label}">${heading}
 <p class="muted">Bluesky accounts connect with their handle and an app password: there is no app to make.</p></section>`
@@ -129,8 +134,24 @@ ${appForm(network, csrf, record, resolved?.source === 'environment')}
 ${actions(app, network, csrf, record)}</section>`
 }
 
+/**
+ * Mastodon is many servers: Herald makes its own app on each instance the first time a profile there
+ * connects, so there is nothing to paste; the page says how it works and where Herald is registered.
+ */
+function mastodonGuide(app: AppContext, hosts: readonly string[]): string {
+  const name = escapeHtml(app.config.networks.mastodon.appName)
+  const registered = hosts.length
+    ? `<p>Registered on ${hosts.length === 1 ? 'one instance' : `${hosts.length} instances`}:</p><ul class="instances">${hosts.map((host) => `<li><code>${escapeHtml(host)}</code></li>`).join('')}</ul>`
+    : '<p class="muted">Not registered on any instance yet.</p>'
+  return `<p>There is no app to make: when someone connects a profile, they name their instance, and Herald registers itself there as an app called <strong>${name}</strong> (the name statuses show as the app that posted them; set <code>HERALD_MASTODON_APP_NAME</code> to change it), once per instance. An instance that has forgotten the app (an admin removed it) gets a new one at the next connect.</p>
+<ol class="steps"><li>Nothing to do here: open Channels and choose Mastodon.</li><li>Type the instance (mastodon.social, or your handle @you@mastodon.social).</li><li>Sign in on the instance's own page and allow Herald to post.</li></ol>
+<p class="muted">Herald connects only to instances on public internet addresses; to connect one on this machine or its network, set <code>HERALD_MASTODON_ALLOW_PRIVATE=1</code>.</p>
+${registered}`
+}
+
 async function networksPage(app: AppContext, who: SignedIn, m?: Message) {
   const records = await app.networkApps.records()
+  const mastodonHosts = (await listRegisteredInstances(app.store.db)).map((row) => row.id)
   const address = publicAddressProblem(app.config.publicBaseUrl)
   const sandbox = app.config.sandbox
     ? '<p class="muted">Sandbox mode: the networks are the simulators inside this Herald. A network without an app here uses its simulator’s own app; an app saved here is presented to the simulator as it would be to the network.</p>'
@@ -138,13 +159,13 @@ async function networksPage(app: AppContext, who: SignedIn, m?: Message) {
   return page(
     'Network apps',
     `<div class="page-head"><h1>Network apps</h1></div>
-<p>Each network lets Herald publish only through a developer app that <strong>you</strong> register with it: Herald has no app of its own. Make one per network you need, paste its client ID and secret here, and your workspaces can connect their profiles. Bluesky needs none.</p>
+<p>Each network lets Herald publish only through a developer app that <strong>you</strong> register with it: Herald has no app of its own. Make one per network you need, paste its client ID and secret here, and your workspaces can connect their profiles. Bluesky needs none, and Mastodon registers itself on each instance.</p>
 <p class="muted">Values set in the environment (for example ${escapeHtml(appEnvironment.twitter.id)}) win over this page. A saved secret is stored encrypted and never shown again.</p>
 ${address ? `<div class="problem" role="alert"><p>${escapeHtml(address)}</p></div>` : ''}${sandbox}
 ${networks
   .slice()
   .sort((a, b) => order(a) - order(b))
-  .map((network) => networkSection(app, who, network, records, m))
+  .map((network) => networkSection(app, who, network, records, m, mastodonHosts))
   .join('\n')}`,
     { signedIn: account(who) },
   )

@@ -92,7 +92,7 @@ describe('a simulated instance, held to the description', () => {
     })
   const upload = async (bytes: Buffer, type: string) => {
     const form = new FormData()
-    form.append('file', new Blob([bytes], { type }), 'file')
+    form.append('file', new Blob([new Uint8Array(bytes)], { type }), 'file')
     return api('/api/v2/media', { method: 'POST', body: form })
   }
 

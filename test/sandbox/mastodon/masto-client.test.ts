@@ -52,13 +52,13 @@ describe('masto against the Mastodon simulator', () => {
     const large = await noisePng(900, 700)
     expect(large.length).toBeGreaterThan(1024 * 1024)
     const media = await masto.v2.media.create({
-      file: new Blob([large], { type: 'image/png' }),
+      file: new Blob([new Uint8Array(large)], { type: 'image/png' }),
       description: 'Noise, for a test',
     })
     expect(media.url).toMatch(/^http/)
     expect(media.description).toBe('Noise, for a test')
     const small = await masto.v2.media.create({
-      file: new Blob([await solidImage(64, 64, 'jpeg')], { type: 'image/jpeg' }),
+      file: new Blob([new Uint8Array(await solidImage(64, 64, 'jpeg'))], { type: 'image/jpeg' }),
     })
 
     const status = await masto.v1.statuses.create({

@@ -116,6 +116,8 @@ function updateForm(form: HTMLFormElement, tabs: Tabs, checkedNow: boolean) {
   if (threadPart) threadPart.hidden = networks.size > 0 && !threadNetworks.some((n) => networks.has(n))
   const youtube = byId<HTMLElement>('youtube')
   if (youtube) youtube.hidden = !networks.has('youtube')
+  const mastodon = byId<HTMLElement>('mastodon')
+  if (mastodon) mastodon.hidden = !networks.has('mastodon')
   queueSlot(chosenBoxes(form))
   const confirmed = !networks.has('youtube') || Boolean(byId<HTMLInputElement>('youtube-confirm')?.checked)
   const timed = primaryWhen(form) === 'schedule'

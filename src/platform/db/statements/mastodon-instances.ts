@@ -19,6 +19,18 @@ export async function readInstanceRows(db: Db, hosts: readonly string[]): Promis
     .execute()
 }
 
+/** The instances Herald is registered on, by host (for the network apps page). */
+export function listRegisteredInstances(
+  db: Db,
+): Promise<Array<{ id: string; registered_at: number | null }>> {
+  return db
+    .selectFrom('mastodon_instances')
+    .select(['id', 'registered_at'])
+    .where('client_id', 'is not', null)
+    .orderBy('id')
+    .execute()
+}
+
 /** Records what was read of an instance, keeping Herald's registration there as it is. */
 export async function saveInstanceInfo(db: Db, host: string, info: string, now: number): Promise<void> {
   await db
