@@ -85,6 +85,7 @@ describe.each(backends)('preflight_post on $name', (backend) => {
           threads: 500,
           bluesky: 300,
           youtube: 5000,
+          mastodon: 500,
         },
         credits: { cost: 6, balance, remainingAfter: balance - 6 },
         blockers: [],
