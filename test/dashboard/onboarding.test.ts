@@ -163,20 +163,20 @@ describe('hiding the checklist, and sandbox mode', () => {
       next: '/posts',
     })
     expect(answer.status).toBe(303)
-    expect(answer.location).toBe(`${h.baseUrl}/posts?simulated=7`)
+    expect(answer.location).toBe(`${h.baseUrl}/posts?simulated=8`)
     const rows = await h.app.store.db
       .selectFrom('connections')
       .select(['platform', 'username', 'status'])
       .where('workspace_id', '=', owner.workspaceId)
       .execute()
     expect(rows.map((r) => r.platform).sort()).toEqual(
-      ['bluesky', 'facebook', 'instagram', 'linkedin', 'threads', 'twitter', 'youtube'].sort(),
+      ['bluesky', 'facebook', 'instagram', 'linkedin', 'mastodon', 'threads', 'twitter', 'youtube'].sort(),
     )
     expect(rows.every((r) => r.status === 'active')).toBe(true)
     // Each simulator handed out tokens for its profile (the networks' side of the connection).
     expect([...h.sandboxes!.bluesky.accounts.values()].map((a) => a.handle)).toContain('demo.bsky.social')
-    const after = await owner.browser.get('/posts?simulated=7')
-    expect(after.text).toContain('Connected 7 simulated profiles.')
+    const after = await owner.browser.get('/posts?simulated=8')
+    expect(after.text).toContain('Connected 8 simulated profiles.')
     expect(stepOf(after.text, 'Connect a channel')).toBe('Done')
     // Connected, the button is gone.
     expect(checklistOf(after.text)).not.toContain('Connect simulated profiles')
