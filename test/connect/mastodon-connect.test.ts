@@ -14,6 +14,9 @@ import { startSimulatedInstance } from '../helpers/mastodon-instance.js'
  */
 describe('connecting a Mastodon profile', () => {
   let h: Harness
+  /** Runs once, at the token call after the next consent: what happens on the instance meanwhile. */
+  let afterConsent: (() => void) | undefined
+  let consented = false
   const M = '/sandbox/mastodon'
   const state = async () =>
     (await (await fetch(`${h.baseUrl}${M}/_sandbox/state`)).json()) as {
@@ -40,7 +43,20 @@ describe('connecting a Mastodon profile', () => {
     })
 
   beforeAll(async () => {
-    h = await startHarness({ sandbox: true })
+    h = await startHarness({
+      sandbox: true,
+      faults: {
+        decide(call) {
+          if (call.operation === 'consent' && call.method === 'POST' && afterConsent) consented = true
+          if (call.operation === 'token' && consented && afterConsent) {
+            afterConsent()
+            afterConsent = undefined
+            consented = false
+          }
+          return undefined
+        },
+      },
+    })
   })
   afterAll(async () => {
     expect((await state()).violations).toEqual([])
@@ -86,6 +102,15 @@ describe('connecting a Mastodon profile', () => {
     const after = await instanceRow('first.example')
     expect(after.client_id).not.toBe(before)
     expect((await state()).instances.find((i) => i.host === 'first.example')!.apps).toHaveLength(1)
+  })
+
+  it('refuses a sign-in the instance answers with invalid_client, and forgets the app so the next connect registers anew', async () => {
+    // The instance forgets Herald's app between the sign-in and Herald's exchange of its code.
+    afterConsent = () => h.sandboxes!.mastodon.forgetApps(h.sandboxes!.mastodon.instance('first.example'))
+    await expect(connect('dana@first.example')).rejects.toThrow(/no longer knows Herald's registration/)
+    expect((await instanceRow('first.example')).client_id).toBeNull()
+    expect((await connect('dana@first.example')).status).toBe('active')
+    expect((await instanceRow('first.example')).client_id).not.toBeNull()
   })
 
   it('signs in without PKCE on an instance before 4.3, which names no OAuth metadata', async () => {
