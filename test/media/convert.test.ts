@@ -55,12 +55,13 @@ const refusal = (fn: () => MediaPlan): MediaError => {
 }
 
 describe('per-network conversion', () => {
-  it('declares rules for all seven networks', () => {
+  it('declares rules for every network', () => {
     expect(Object.keys(networkMediaRules).sort()).toEqual([
       'bluesky',
       'facebook',
       'instagram',
       'linkedin',
+      'mastodon',
       'threads',
       'twitter',
       'youtube',
