@@ -101,8 +101,8 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the first hour in Chromium', ()
 
       // Sandbox mode: every network's simulated profile in one click.
       await checklist.getByRole('button', { name: 'Connect simulated profiles' }).click()
-      await tab.waitForURL(/\/posts\?simulated=7$/)
-      expect(await tab.getByRole('status').first().textContent()).toContain('Connected 7 simulated profiles.')
+      await tab.waitForURL(/\/posts\?simulated=8$/)
+      expect(await tab.getByRole('status').first().textContent()).toContain('Connected 8 simulated profiles.')
       expect(await stepState(tab, /Connect a channel/)).toBe('Done')
       expect(await tab.getByText('2 of 3 steps to go').count()).toBe(1)
       expect(await accessibilityProblems(tab)).toEqual([])
@@ -113,7 +113,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the first hour in Chromium', ()
         .where('status', '=', 'active')
         .execute()
       expect(platforms.map((p) => p.platform).sort()).toEqual(
-        ['bluesky', 'facebook', 'instagram', 'linkedin', 'threads', 'twitter', 'youtube'].sort(),
+        ['bluesky', 'facebook', 'instagram', 'linkedin', 'mastodon', 'threads', 'twitter', 'youtube'].sort(),
       )
 
       // Schedule a first post to X (an administrator grants the credits it costs).
