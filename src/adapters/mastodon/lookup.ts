@@ -150,10 +150,7 @@ async function scan(
   }))
 }
 
-const warningOf = (request: object) => {
-  const options = (request as { mastodon?: { contentWarning?: unknown } }).mastodon
-  return typeof options?.contentWarning === 'string' ? options.contentWarning : ''
-}
+const warningOf = (request: Pick<LookupRequest, 'mastodon'>) => request.mastodon?.contentWarning ?? ''
 
 export function findStatus(ctx: LookupContext, request: LookupRequest): Promise<LookupAnswer> {
   return scan(

@@ -176,24 +176,11 @@ async function publishStatus(ctx: StatusContext, request: StatusRequest): Promis
   })
 }
 
-/** Options only Mastodon takes, where the request carries them. */
-const optionsOf = (request: object): MastodonOptions | undefined => {
-  const options = (request as { mastodon?: unknown }).mastodon
-  return isRecord(options) ? (options as MastodonOptions) : undefined
-}
-
 export function publishPost(ctx: StatusContext, request: PublishRequest): Promise<PublishResult> {
-  const mastodon = optionsOf(request)
-  return publishStatus(ctx, { ...request, ...(mastodon ? { mastodon } : {}) })
+  return publishStatus(ctx, request)
 }
 
 /** A thread item or first comment: a reply to the status before it (the post, for a first comment). */
 export function publishReply(ctx: StatusContext, request: ItemRequest): Promise<PublishResult> {
-  const mastodon = optionsOf(request)
-  return publishStatus(ctx, {
-    ...request,
-    item: request.index,
-    inReplyTo: request.parent.remoteId,
-    ...(mastodon ? { mastodon } : {}),
-  })
+  return publishStatus(ctx, { ...request, item: request.index, inReplyTo: request.parent.remoteId })
 }
