@@ -5,6 +5,7 @@ import { type BlueskySandbox, registerBlueskySandbox } from './sandbox/bluesky/i
 import type { FaultInjector } from './sandbox/fault-injector.js'
 import { type GoogleBusinessSandbox, registerGoogleBusinessSandbox } from './sandbox/googlebusiness/index.js'
 import { type LinkedInSandbox, registerLinkedInSandbox } from './sandbox/linkedin/index.js'
+import { type MastodonSandbox, registerMastodonSandbox } from './sandbox/mastodon/index.js'
 import { type MetaSandbox, registerMetaSandbox } from './sandbox/meta/index.js'
 import { type PinterestSandbox, registerPinterestSandbox } from './sandbox/pinterest/index.js'
 import { registerThreadsSandbox, type ThreadsSandbox } from './sandbox/threads/index.js'
@@ -22,6 +23,7 @@ export interface MountedSandboxes {
   googlebusiness: GoogleBusinessSandbox
   tiktok: TikTokSandbox
   pinterest: PinterestSandbox
+  mastodon: MastodonSandbox
 }
 
 export interface SandboxMountOptions {
@@ -103,6 +105,12 @@ export function mountSandboxes(
     publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.pinterest}`,
     ...faults,
   })
+  const mastodon = registerMastodonSandbox(server, {
+    prefix: sandboxPrefixes.mastodon,
+    clock: () => app.clock.now(),
+    publicUrl: `${app.config.publicBaseUrl}${sandboxPrefixes.mastodon}`,
+    ...faults,
+  })
   app.logger.info(
     {
       subsystem: 'sandbox',
@@ -115,8 +123,9 @@ export function mountSandboxes(
       googlebusiness: `${app.config.publicBaseUrl}${sandboxPrefixes.googlebusiness}`,
       tiktok: `${app.config.publicBaseUrl}${sandboxPrefixes.tiktok}`,
       pinterest: `${app.config.publicBaseUrl}${sandboxPrefixes.pinterest}`,
+      mastodon: `${app.config.publicBaseUrl}${sandboxPrefixes.mastodon}/<instance>`,
     },
     'sandbox mode: network simulators mounted',
   )
-  return { twitter, youtube, meta, linkedin, threads, bluesky, googlebusiness, tiktok, pinterest }
+  return { twitter, youtube, meta, linkedin, threads, bluesky, googlebusiness, tiktok, pinterest, mastodon }
 }

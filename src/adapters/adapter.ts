@@ -1,4 +1,5 @@
 import type { ResolvedGoogleBusiness } from '../core/googlebusiness-details.js'
+import type { MastodonOptions } from '../core/mastodon-options.js'
 import type { MediaItem, MediaPort } from '../core/media-port.js'
 import type { Network } from '../core/networks.js'
 import type { PinterestDetails } from '../core/pinterest-details.js'
@@ -104,6 +105,8 @@ export interface PublishRequest {
   tiktok?: TikTokDetailsInput
   /** A Pinterest target's title, link and video cover (the copy is the pin's description). */
   pinterest?: PinterestDetails
+  /** A Mastodon status's visibility, content warning and language (absent elsewhere, and when none given). */
+  mastodon?: MastodonOptions
   signal: AbortSignal
   /**
    * What an earlier attempt of this target recorded through `saveProgress` (a container id, an upload id),
@@ -137,6 +140,8 @@ export interface LookupRequest {
   since: number
   /** What the attempt recorded through `saveProgress`. */
   progress?: Record<string, string>
+  /** The Mastodon options the attempt sent (its content warning is part of what is matched). */
+  mastodon?: MastodonOptions
   /**
    * Remote ids already held by other targets of the same connection: never a match, whatever their copy.
    */
@@ -175,6 +180,8 @@ export interface ItemRequest {
   root: { remoteId: string; url: string }
   /** What the item answers: the item before it (thread) or the post (first comment). */
   parent: { remoteId: string; url: string }
+  /** The target's Mastodon options, which its items carry too (absent elsewhere). */
+  mastodon?: MastodonOptions
   signal: AbortSignal
   /** What an earlier attempt of this item recorded (a Threads container), as for a target. */
   progress?: Record<string, string>

@@ -22,6 +22,7 @@ import {
 } from './googlebusiness/index.js'
 import { createInstagramAdapter } from './instagram/index.js'
 import { createLinkedInAdapter, LINKEDIN_WEB_URL, type LinkedInSettings } from './linkedin/index.js'
+import { createMastodonAdapter, httpsInstance, type MastodonSettings } from './mastodon/index.js'
 import { FACEBOOK_WEB_URL, INSTAGRAM_WEB_URL, type MetaSettings } from './meta/settings.js'
 import { createPinterestAdapter, PINTEREST_WEB_URL, type PinterestSettings } from './pinterest/index.js'
 import { createThreadsAdapter, THREADS_WEB_URL, type ThreadsSettings } from './threads/index.js'
@@ -45,6 +46,7 @@ export const sandboxPrefixes = {
   googlebusiness: '/sandbox/googlebusiness',
   tiktok: '/sandbox/tiktok',
   pinterest: '/sandbox/pinterest',
+  mastodon: '/sandbox/mastodon',
 } as const
 
 /** X settings: the real endpoints from config, or the simulator under PUBLIC_BASE_URL in sandbox mode. */
@@ -252,6 +254,23 @@ export function pinterestSettings(config: Config, saved: SavedApps = {}): Pinter
   return { ...credentials, apiUrl: pin.apiUrl, authorizeUrl: pin.authorizeUrl, webUrl: PINTEREST_WEB_URL }
 }
 
+/**
+ * Mastodon settings: every instance at `https://<host>`, reached through the guarded client (private
+ * addresses only with HERALD_MASTODON_ALLOW_PRIVATE=1); in sandbox mode every instance name is one of the
+ * simulator's, under `{PUBLIC_BASE_URL}/sandbox/mastodon/<host>`.
+ */
+export function mastodonSettings(config: Config): MastodonSettings {
+  const mastodon = config.networks.mastodon
+  const simulator = `${config.publicBaseUrl}${sandboxPrefixes.mastodon}`
+  return {
+    instanceUrl: config.sandbox ? (host) => `${simulator}/${host}` : httpsInstance,
+    appName: mastodon.appName,
+    website: config.publicBaseUrl,
+    allowPrivate: mastodon.allowPrivate || config.sandbox,
+    timeoutMs: mastodon.timeoutMs,
+  }
+}
+
 /** How long a member's image upload is given before posting in sandbox mode (the simulator processes at once). */
 const SANDBOX_PERSONAL_IMAGE_GRACE_MS = 500
 
@@ -308,6 +327,11 @@ export function adapterSettings(config: Config, network: Network, saved: SavedAp
       return tiktokSettings(config, saved)
     case 'pinterest':
       return pinterestSettings(config, saved)
+    case 'mastodon': {
+      // Compared by value: the function that makes instance addresses is named by the sandbox switch.
+      const { instanceUrl: _instanceUrl, ...settings } = mastodonSettings(config)
+      return { ...settings, sandbox: config.sandbox }
+    }
   }
 }
 
@@ -349,6 +373,14 @@ export function createAdapter(
       return createTikTokAdapter(tiktokSettings(config, saved), adapterDeps)
     case 'pinterest':
       return createPinterestAdapter(pinterestSettings(config, saved), adapterDeps)
+    case 'mastodon': {
+      // Instances are hosts people type: every call goes through the guarded, address-pinned request.
+      const settings = mastodonSettings(config)
+      return createMastodonAdapter(settings, {
+        ...adapterDeps,
+        http: guardedHttp(deps.http ?? createGuardedHttp({ allowPrivate: settings.allowPrivate })),
+      })
+    }
   }
 }
 

@@ -41,6 +41,8 @@ export const altTextRules: Record<Network, AltTextRule> = {
   googlebusiness: { takes: false },
   tiktok: { takes: false },
   pinterest: { takes: true, max: 500, unit: 'characters' },
+  // Each instance sets its own (`description_limit`); Mastodon's default is 1,500.
+  mastodon: { takes: true, max: 1500, unit: 'characters' },
 }
 
 /** An alt text's length as `network` counts it. */

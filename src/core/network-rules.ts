@@ -144,6 +144,17 @@ export const networkRules: Record<Network, NetworkRules> = {
     price: 1,
     refusesDuplicateCopy: false,
   },
+  mastodon: {
+    // Mastodon's default; each instance sets its own, read from its configuration and held per profile.
+    textLimit: 500,
+    maxMedia: 4,
+    minSetMedia: 2,
+    mixesVideoInSet: false,
+    requiresMedia: false,
+    requiresVideo: false,
+    price: 1,
+    refusesDuplicateCopy: false,
+  },
 }
 
 /** The character limits preflight reports in `limits` (X: its standard-access limit). */
@@ -158,6 +169,7 @@ export const reportedTextLimits: Record<Network, number> = {
   googlebusiness: 1_500,
   tiktok: 2_200,
   pinterest: 800,
+  mastodon: 500,
 }
 
 export const LINK_SURCHARGE = 50
@@ -564,6 +576,35 @@ export const networkMediaRules: Readonly<Record<Network, NetworkMediaRules>> = {
       maxFrameRate: 60,
       maxBitrate: 30 * MBPS,
       aspect: { min: 1 / 2, max: 1.91, label: '1:2 to 1.91:1' },
+    },
+  },
+  mastodon: {
+    label: 'Mastodon',
+    delivery: 'upload',
+    imageFetchCap: 20 * MB,
+    // Mastodon's defaults (entities/Instance `configuration.media_attachments`): images up to 16 MiB and
+    // 33,177,600 pixels, JPEG, PNG, GIF and WebP among the types it keeps; an instance may set less, which
+    // the adapter checks against the instance's own figures before uploading.
+    image: {
+      accepts: ['jpeg', 'png', 'gif', 'webp'],
+      convertTo: 'jpeg',
+      maxBytes: 16 * MB,
+      maxWidth: 4096,
+      maxHeight: 4096,
+      gifMaxBytes: 16 * MB,
+    },
+    // Videos up to 103,809,024 bytes (99 MiB), 8,294,400 pixels (3840x2160) and 120 fps; MP4, WebM and
+    // QuickTime are taken as they are and transcoded by the instance itself.
+    video: {
+      containers: ['mp4', 'webm', 'mov'],
+      videoCodecs: ['h264', 'hevc', 'vp8', 'vp9'],
+      audioCodecs: ['aac', 'opus', 'vorbis', 'mp3'],
+      maxBytes: 99 * MB,
+      sourceMaxBytes: 1 * GB,
+      maxLongSide: 3840,
+      maxShortSide: 2160,
+      maxFrameRate: 120,
+      maxBitrate: 40 * MBPS,
     },
   },
 }

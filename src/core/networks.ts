@@ -10,6 +10,7 @@ export const networks = [
   'googlebusiness',
   'tiktok',
   'pinterest',
+  'mastodon',
 ] as const
 
 export type Network = (typeof networks)[number]
@@ -28,4 +29,5 @@ export const networkLabels: Record<Network, string> = {
   googlebusiness: 'Google Business Profile',
   tiktok: 'TikTok',
   pinterest: 'Pinterest',
+  mastodon: 'Mastodon',
 }

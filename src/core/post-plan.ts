@@ -7,6 +7,13 @@ import {
   titleAlone,
 } from './googlebusiness-details.js'
 import {
+  defaultInstanceLimits,
+  type InstanceLimits,
+  type MastodonOptions,
+  resolveMastodonOptions,
+  statusLength,
+} from './mastodon-options.js'
+import {
   countHashtags,
   countMentions,
   LINK_SURCHARGE,
@@ -52,6 +59,8 @@ export interface ConnectionInfo {
   profileId: string
   username: string
   status: 'active' | 'needs_reconnect' | 'removed'
+  /** A Mastodon profile's instance limits, as last read from the instance (Mastodon's defaults until then). */
+  limits?: InstanceLimits
 }
 
 export interface TargetRequest {
@@ -64,6 +73,7 @@ export interface TargetRequest {
   youtube?: YouTubeDetailsInput | undefined
   tiktok?: TikTokDetailsInput | undefined
   pinterest?: PinterestDetailsInput | undefined
+  mastodon?: MastodonOptions | undefined
   thread?: ThreadItemInput[] | undefined
   firstComment?: string | undefined
 }
@@ -84,6 +94,8 @@ export interface PlanInput {
   tiktokCreators?: ReadonlyMap<string, TikTokCreator> | undefined
   /** A pin's title, link and video cover (an addition to the spec; ignored for other networks). */
   pinterest?: PinterestDetailsInput | undefined
+  /** Visibility, content warning and language of Mastodon statuses (ignored elsewhere). */
+  mastodon?: MastodonOptions | undefined
   mediaUrl?: string | undefined
   mediaUrls?: string[] | undefined
   /** Alt text per image, keyed by the image's URL, wherever the image is used. */
@@ -101,6 +113,7 @@ export interface TargetOverrides {
   youtube?: YouTubeDetailsInput
   tiktok?: TikTokDetailsInput
   pinterest?: PinterestDetailsInput
+  mastodon?: MastodonOptions
 }
 
 export interface PlannedTarget {
@@ -117,6 +130,8 @@ export interface PlannedTarget {
   tiktok: TikTokDetailsInput | null
   /** A Pinterest target's title, link and cover (the shared object merged under its own); null elsewhere. */
   pinterest: PinterestDetails | null
+  /** A Mastodon profile's visibility, content warning and language (null elsewhere, or when none is given). */
+  mastodon: MastodonOptions | null
   /** The thread items and first comment delivered after the post, in order. */
   items: DeliveryItem[]
   /** The thread and first comment as resolved for this profile, kept on its post. */
@@ -158,6 +173,23 @@ export const targetMediaToFetch = (target: Pick<PlannedTarget, 'mediaUrls' | 'pi
   ...target.mediaUrls,
   ...(target.pinterest?.coverImageUrl ? [target.pinterest.coverImageUrl] : []),
 ]
+/** The rules a profile is held to: its network's, with a Mastodon instance's own limits over them. */
+export function rulesOf(connection: Pick<ConnectionInfo, 'platform' | 'limits'>) {
+  const rules = networkRules[connection.platform]
+  if (connection.platform !== 'mastodon') return rules
+  const limits = connection.limits ?? defaultInstanceLimits
+  return { ...rules, textLimit: limits.textLimit, maxMedia: limits.maxMedia }
+}
+
+/** A copy's length as the profile's network counts it (a Mastodon status with its content warning). */
+export function lengthFor(
+  connection: Pick<ConnectionInfo, 'platform' | 'limits'>,
+  text: string,
+  mastodon?: MastodonOptions | null,
+): number {
+  if (connection.platform !== 'mastodon') return lengthOn(connection.platform, text)
+  return statusLength(text, mastodon ?? undefined, connection.limits ?? defaultInstanceLimits)
+}
 
 /** Media per target: targetAccounts[].mediaUrls > .mediaUrl > mediaUrls > mediaUrl (DESIGN.md). */
 export function resolveMedia(
@@ -277,7 +309,7 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
     cost,
     hasLink,
     characterCount: [...input.content].length,
-    limits: { ...reportedTextLimits },
+    limits: reportedLimits(targets),
     ...(sets.mediaCount !== undefined ? sets : {}),
   }
 }
@@ -285,6 +317,14 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
 interface Findings {
   blockers: string[]
   warnings: string[]
+}
+
+/** Each network's character limit; Mastodon's is the smallest of the targeted instances' (500 when none is). */
+function reportedLimits(targets: PlannedTarget[]): Record<Network, number> {
+  const limits = { ...reportedTextLimits }
+  const mastodon = targets.filter((t) => t.connection.platform === 'mastodon')
+  if (mastodon.length > 0) limits.mastodon = Math.min(...mastodon.map((t) => rulesOf(t.connection).textLimit))
+  return limits
 }
 
 /**
@@ -303,6 +343,7 @@ function planTarget(
   if (request?.youtube) overrides.youtube = request.youtube
   if (request?.tiktok) overrides.tiktok = request.tiktok
   if (request?.pinterest) overrides.pinterest = request.pinterest
+  if (request?.mastodon) overrides.mastodon = request.mastodon
   const content = resolveCopy(connection, overrides.content, input.variants ?? {}, input.content)
   const mediaUrls = resolveMedia(overrides, input)
   const youtube =
@@ -315,6 +356,10 @@ function planTarget(
   const pinterest =
     connection.platform === 'pinterest'
       ? resolvePinterestDetails({ ...input.pinterest, ...overrides.pinterest })
+      : null
+  const mastodon =
+    connection.platform === 'mastodon'
+      ? (resolveMastodonOptions(input.mastodon, overrides.mastodon) ?? null)
       : null
   const key = `${connection.platform}:${connection.profileId}`
   const ownThread =
@@ -351,6 +396,7 @@ function planTarget(
     googlebusiness,
     tiktok,
     pinterest,
+    mastodon,
     items,
     postItems,
   }
@@ -398,7 +444,12 @@ function checkTarget(target: PlannedTarget, findings: Findings, tiktokCreators: 
     blockers.push(`${who} needs to be reconnected before it can publish`)
   checkCopy(target, who, findings)
   blockers.push(...attachmentBlockers(target, who))
-  blockers.push(...itemBlockers(connection.platform, who, target.items))
+  blockers.push(
+    ...itemBlockers(connection.platform, who, target.items, {
+      rules: rulesOf(connection),
+      lengthOf: (text) => lengthFor(connection, text, target.mastodon),
+    }),
+  )
   if (target.youtube && target.youtube.title === '')
     blockers.push(`${who}: the video needs a title (give youtube.title or a first line of copy)`)
   if (target.googlebusiness) blockers.push(...googleBusinessBlockers(target.googlebusiness, who))
@@ -417,17 +468,19 @@ function checkTarget(target: PlannedTarget, findings: Findings, tiktokCreators: 
 
 /** The copy's length as the network counts it, and its hashtags and mentions where the network caps them. */
 function checkCopy(
-  { connection, content, mediaUrls }: PlannedTarget,
+  { connection, content, mediaUrls, mastodon }: PlannedTarget,
   who: string,
   { blockers, warnings }: Findings,
 ) {
-  const rules = networkRules[connection.platform]
-  const length = lengthOn(connection.platform, content)
+  const rules = rulesOf(connection)
+  const length = lengthFor(connection, content, mastodon)
   const video = rules.videoTextLimit !== undefined && mediaUrls.some(looksLikeVideo)
   const limit = video ? (rules.videoTextLimit as number) : rules.textLimit
   if (length > limit)
     blockers.push(
-      `${who}: the copy is ${length} characters; ${connection.platform} allows ${limit}${video ? ' for a video' : ''}`,
+      connection.platform === 'mastodon'
+        ? `${who}: the copy is ${length} characters${mastodon?.contentWarning ? ' with its content warning' : ''}; the instance allows ${limit}`
+        : `${who}: the copy is ${length} characters; ${connection.platform} allows ${limit}${video ? ' for a video' : ''}`,
     )
   else if (rules.textWarning && length > rules.textWarning.at) {
     warnings.push(`${who}: the copy is ${length} characters; ${rules.textWarning.message}`)
@@ -474,7 +527,7 @@ function attachmentBlockers(
 
 /** A set of several attachments against the network's size limits and its rule on mixing in video. */
 function setBlockers({ connection, mediaUrls }: PlannedTarget, who: string): string[] {
-  const rules = networkRules[connection.platform]
+  const rules = rulesOf(connection)
   if (rules.noSets) return [`${who}: ${mediaUrls.length} attachments; ${rules.noSets}`]
   const blockers: string[] = []
   if (mediaUrls.length > rules.maxMedia)
@@ -494,7 +547,7 @@ function mediaSets(targets: PlannedTarget[]) {
   const mediaSetLimits: Partial<Record<Network, MediaSetLimit>> = {}
   for (const { connection, mediaUrls } of targets) {
     if (mediaUrls.length <= 1) continue
-    const rules = networkRules[connection.platform]
+    const rules = rulesOf(connection)
     mediaCount = Math.max(mediaCount ?? 0, mediaUrls.length)
     mediaSetLimits[connection.platform] = {
       min: rules.minSetMedia,

@@ -26,6 +26,38 @@ export function threadsLength(text: string): number {
   return length
 }
 
+/** What every link weighs on Mastodon unless the instance says otherwise (`characters_reserved_per_url`). */
+export const MASTODON_URL_WEIGHT = 23
+
+/** `@user` or `@user@domain`, not inside a word or a path (Mastodon's own mention pattern). */
+const MASTODON_MENTION = /(?<=^|[^/\w])@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)(?:@[\w.-]+\w+)?/gi
+
+/**
+ * Mastodon's length (its StatusLengthValidator): grapheme clusters of the content warning followed by the
+ * text, in which every link with a scheme weighs `urlWeight` and a mention of a remote account counts only
+ * its `@user` part.
+ */
+export function mastodonLength(text: string, contentWarning = '', urlWeight = MASTODON_URL_WEIGHT): number {
+  const spans: { start: number; end: number; replacement: string }[] = []
+  for (const { indices } of twitterText.extractUrlsWithIndices(text, { extractUrlsWithoutProtocol: false }))
+    spans.push({ start: indices[0], end: indices[1], replacement: 'x'.repeat(urlWeight) })
+  for (const match of text.matchAll(MASTODON_MENTION)) {
+    const start = match.index
+    const end = start + match[0].length
+    if (spans.some((span) => start < span.end && end > span.start)) continue
+    spans.push({ start, end, replacement: `@${match[1]}` })
+  }
+  spans.sort((a, b) => a.start - b.start)
+  let countable = ''
+  let at = 0
+  for (const span of spans) {
+    countable += text.slice(at, span.start) + span.replacement
+    at = span.end
+  }
+  countable += text.slice(at)
+  return graphemeCount(contentWarning + countable)
+}
+
 /** Length of a copy as the destination network counts it. */
 export function lengthOn(network: Network, text: string): number {
   switch (network) {
@@ -41,6 +73,8 @@ export function lengthOn(network: Network, text: string): number {
     case 'tiktok':
       // TikTok counts captions, titles and descriptions in UTF-16 code units (reference A.6).
       return text.length
+    case 'mastodon':
+      return mastodonLength(text)
     default:
       return codePointCount(text)
   }

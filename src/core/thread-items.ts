@@ -8,16 +8,16 @@ import { lengthOn } from './text-length.js'
  * replies to the item before it (the first one to the post); a first comment answers the post itself.
  */
 
-/** The most follow-up items one thread may hold (X, Bluesky and Threads take longer ones; readers do not). */
+/** The most follow-up items one thread may hold (X, Bluesky, Threads and Mastodon take longer ones; readers do not). */
 export const MAX_THREAD_ITEMS = 25
 
 /** Networks that publish a thread as a chain of replies. */
-export const threadNetworks: readonly Network[] = ['twitter', 'bluesky', 'threads']
+export const threadNetworks: readonly Network[] = ['twitter', 'bluesky', 'threads', 'mastodon']
 
 /**
- * How each network takes a first comment: as a comment on the post, or as a reply to it (X, Bluesky and
- * Threads have no comments apart from replies), or not at all: a Google Business Profile post has neither
- * comments nor replies, and the public APIs of TikTok and Pinterest post no comments.
+ * How each network takes a first comment: as a comment on the post, or as a reply to it (X, Bluesky,
+ * Threads and Mastodon have no comments apart from replies), or not at all: a Google Business Profile post has
+ * neither comments nor replies, and the public APIs of TikTok and Pinterest post no comments.
  */
 export const firstCommentShape: Record<Network, 'comment' | 'reply' | 'none'> = {
   facebook: 'comment',
@@ -30,6 +30,7 @@ export const firstCommentShape: Record<Network, 'comment' | 'reply' | 'none'> = 
   googlebusiness: 'none',
   tiktok: 'none',
   pinterest: 'none',
+  mastodon: 'reply',
 }
 
 export const takesFirstComments = (network: Network) => firstCommentShape[network] !== 'none'
@@ -37,7 +38,7 @@ export const takesFirstComments = (network: Network) => firstCommentShape[networ
 /**
  * The longest comment each commenting network takes, as it counts it: Instagram 2,196 characters and
  * LinkedIn 1,250 (reference D), Facebook 8,000 and YouTube 10,000 (their comment APIs). Replies on X,
- * Bluesky and Threads are posts and take the network's post limit.
+ * Bluesky, Threads and Mastodon are posts and take the network's post limit (a Mastodon instance's own).
  */
 export const commentLimits: Record<'facebook' | 'instagram' | 'linkedin' | 'youtube', number> = {
   facebook: 8_000,
@@ -47,10 +48,11 @@ export const commentLimits: Record<'facebook' | 'instagram' | 'linkedin' | 'yout
 }
 
 /** X counts a reply like any post: 280 on standard access (what preflight holds a thread item to). */
-const replyLimits: Record<'twitter' | 'bluesky' | 'threads', number> = {
+const replyLimits: Record<'twitter' | 'bluesky' | 'threads' | 'mastodon', number> = {
   twitter: 280,
   bluesky: 300,
   threads: 500,
+  mastodon: 500,
 }
 
 export const takesThreads = (network: Network) => threadNetworks.includes(network)
@@ -206,15 +208,29 @@ export const itemPath = (item: Pick<DeliveryItem, 'role'>, index: number, items:
     : `thread[${items.slice(0, index + 1).filter((i) => i.role === 'thread').length - 1}]`
 
 /**
+ * What one profile holds its items to, where it differs from its network's table: a Mastodon instance's own
+ * limits, and its length with the content warning counted in.
+ */
+export interface ProfileItemRules {
+  rules: { textLimit: number; maxMedia: number; mixesVideoInSet: boolean }
+  lengthOf(text: string): number
+}
+
+/**
  * Why each item of a target cannot go out (empty, too long as the network counts it, too much media), as
  * blocker messages naming the field path. `who` names the profile.
  */
-export function itemBlockers(network: Network, who: string, items: DeliveryItem[]): string[] {
+export function itemBlockers(
+  network: Network,
+  who: string,
+  items: DeliveryItem[],
+  profile?: ProfileItemRules,
+): string[] {
   const blockers: string[] = []
   const threadCount = items.filter((i) => i.role === 'thread').length
   if (threadCount > MAX_THREAD_ITEMS)
     blockers.push(`thread: ${who}: ${threadCount} thread items; a thread takes at most ${MAX_THREAD_ITEMS}`)
-  const rules = networkRules[network]
+  const rules = profile?.rules ?? networkRules[network]
   items.forEach((item, index) => {
     const path = itemPath(item, index, items)
     const what = itemLabel(item, index, items)
@@ -222,8 +238,8 @@ export function itemBlockers(network: Network, who: string, items: DeliveryItem[
       blockers.push(`${path}: ${who}: the ${what} is empty`)
       return
     }
-    const length = lengthOn(network, item.content)
-    const limit = itemLimit(network, item.role)
+    const length = profile ? profile.lengthOf(item.content) : lengthOn(network, item.content)
+    const limit = network === 'mastodon' && profile ? profile.rules.textLimit : itemLimit(network, item.role)
     if (length > limit)
       blockers.push(`${path}: ${who}: the ${what} is ${length} characters; ${network} allows ${limit}`)
     if (item.mediaUrls.length > rules.maxMedia)

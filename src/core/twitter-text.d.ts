@@ -12,8 +12,11 @@ declare module 'twitter-text' {
   const twitterText: {
     parseTweet(text: string): ParsedTweet
     extractUrls(text: string): string[]
-    /** Links with their UTF-16 offsets in `text`. */
-    extractUrlsWithIndices(text: string): { url: string; indices: [number, number] }[]
+    /** Links with their UTF-16 offsets in `text` (with `extractUrlsWithoutProtocol: false`, only links with a scheme). */
+    extractUrlsWithIndices(
+      text: string,
+      options?: { extractUrlsWithoutProtocol?: boolean },
+    ): { url: string; indices: [number, number] }[]
     extractHashtags(text: string): string[]
     extractMentions(text: string): string[]
   }

@@ -124,6 +124,9 @@ const envSchema = z.object({
   HERALD_GOOGLE_BUSINESS_PERFORMANCE_URL: z
     .url()
     .default('https://businessprofileperformance.googleapis.com'),
+  HERALD_MASTODON_ALLOW_PRIVATE: flag.default(false),
+  HERALD_MASTODON_APP_NAME: z.string().trim().min(1).max(60).default('Herald'),
+  HERALD_MASTODON_TIMEOUT_MS: positiveInt(20_000),
   HERALD_SESSION_TTL_HOURS: positiveInt(12),
   HERALD_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   HERALD_METRICS_LISTEN: z
@@ -335,6 +338,15 @@ export interface NetworkSettings {
     apiUrl: string
     authorizeUrl: string
   }
+  /** Mastodon: any instance; Herald registers itself on each under `appName`. */
+  mastodon: {
+    /** Accept instances on loopback and private addresses (HERALD_MASTODON_ALLOW_PRIVATE; an instance on the LAN). */
+    allowPrivate: boolean
+    /** The name Herald registers under on each instance and statuses show (HERALD_MASTODON_APP_NAME). */
+    appName: string
+    /** How long one call to an instance may take before Herald stops waiting (HERALD_MASTODON_TIMEOUT_MS). */
+    timeoutMs: number
+  }
 }
 
 export class ConfigError extends Error {
@@ -507,6 +519,11 @@ function networksOf(e: Env): Config['networks'] {
       appSecret: e.HERALD_PINTEREST_APP_SECRET,
       apiUrl: trimSlash(e.HERALD_PINTEREST_API_URL),
       authorizeUrl: e.HERALD_PINTEREST_AUTHORIZE_URL,
+    },
+    mastodon: {
+      allowPrivate: e.HERALD_MASTODON_ALLOW_PRIVATE,
+      appName: e.HERALD_MASTODON_APP_NAME,
+      timeoutMs: e.HERALD_MASTODON_TIMEOUT_MS,
     },
   }
 }

@@ -96,6 +96,7 @@ export function installFaultHooks(app: FastifyInstance, options: FaultHookOption
       path,
       query: request.query,
       body: request.body,
+      ...idempotencyKeyOf(request),
       pages: kind.pages === true,
     }
   }
@@ -193,4 +194,10 @@ function serialize(reply: FastifyReply, body: unknown): string {
   if (!reply.hasHeader('content-type') || !/json/.test(String(reply.getHeader('content-type'))))
     reply.header('content-type', 'application/json; charset=utf-8')
   return body === undefined ? '' : JSON.stringify(body)
+}
+
+/** The request's `Idempotency-Key`, as the field a {@link SimulatedCall} carries it in. */
+function idempotencyKeyOf(request: FastifyRequest): { idempotencyKey?: string } {
+  const key = request.headers['idempotency-key']
+  return typeof key === 'string' && key !== '' ? { idempotencyKey: key } : {}
 }

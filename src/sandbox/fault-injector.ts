@@ -26,6 +26,8 @@ export interface SimulatedCall {
    */
   query?: unknown
   body?: unknown
+  /** The call's `Idempotency-Key` header, when it carries one (Mastodon answers a repeated key with its first status). */
+  idempotencyKey?: string
 }
 
 /** What the client sees instead of the normal answer. */

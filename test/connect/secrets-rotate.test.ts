@@ -9,6 +9,7 @@ import {
   connectionCredentials,
   createVault,
   keyIdOf,
+  mastodonAppSecretAt,
   networkAppSecretAt,
   type Vault,
   webhookSecretAt,
@@ -119,6 +120,19 @@ async function seed(store: Store, email: string) {
       updated_at: Date.now(),
     })
     .execute()
+  await store.db
+    .insertInto('mastodon_instances')
+    .values({
+      id: 'social.example',
+      info: '{}',
+      info_read_at: Date.now(),
+      client_id: 'herald-on-social',
+      client_secret: old.seal(mastodonAppSecretAt('social.example'), 'mastodon-app-secret'),
+      redirect_uri: 'https://herald.example/connect/mastodon/callback',
+      scopes: 'read write:statuses write:media',
+      registered_at: Date.now(),
+    })
+    .execute()
   return { workspaceId, ids }
 }
 
@@ -149,6 +163,11 @@ async function expectOnlyNewKeyOpens(store: Store) {
   const app = await store.db.selectFrom('network_apps').selectAll().executeTakeFirstOrThrow()
   expect(newOnly.open(networkAppSecretAt('twitter'), app.client_secret!)).toBe('x-app-secret')
   expect(() => oldOnly.open(networkAppSecretAt('twitter'), app.client_secret!)).toThrow()
+  const instance = await store.db.selectFrom('mastodon_instances').selectAll().executeTakeFirstOrThrow()
+  expect(newOnly.open(mastodonAppSecretAt('social.example'), instance.client_secret!)).toBe(
+    'mastodon-app-secret',
+  )
+  expect(() => oldOnly.open(mastodonAppSecretAt('social.example'), instance.client_secret!)).toThrow()
 }
 
 describe.each(backends)('secrets rotate on $name', (backend) => {
@@ -168,6 +187,7 @@ describe.each(backends)('secrets rotate on $name', (backend) => {
       pendingGrants: { total: 1, rotated: 1, current: 0, failed: 0, failedIds: [] },
       webhookSecrets: { total: 2, rotated: 2, current: 0, failed: 0, failedIds: [] },
       networkApps: { total: 1, rotated: 1, current: 0, failed: 0, failedIds: [] },
+      mastodonApps: { total: 1, rotated: 1, current: 0, failed: 0, failedIds: [] },
     })
     await expectOnlyNewKeyOpens(store)
 

@@ -101,9 +101,9 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the first hour in Chromium', ()
 
       // Sandbox mode: every network's simulated profile in one click.
       await checklist.getByRole('button', { name: 'Connect simulated profiles' }).click()
-      await tab.waitForURL(/\/posts\?simulated=13$/)
+      await tab.waitForURL(/\/posts\?simulated=14$/)
       expect(await tab.getByRole('status').first().textContent()).toContain(
-        'Connected 13 simulated profiles.',
+        'Connected 14 simulated profiles.',
       )
       expect(await stepState(tab, /Connect a channel/)).toBe('Done')
       expect(await tab.getByText('2 of 3 steps to go').count()).toBe(1)
@@ -120,6 +120,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the first hour in Chromium', ()
           'facebook',
           'instagram',
           'linkedin',
+          'mastodon',
           'threads',
           'tiktok',
           'twitter',

@@ -163,7 +163,7 @@ describe('hiding the checklist, and sandbox mode', () => {
       next: '/posts',
     })
     expect(answer.status).toBe(303)
-    expect(answer.location).toBe(`${h.baseUrl}/posts?simulated=13`)
+    expect(answer.location).toBe(`${h.baseUrl}/posts?simulated=14`)
     const rows = await h.app.store.db
       .selectFrom('connections')
       .select(['platform', 'username', 'status'])
@@ -175,6 +175,7 @@ describe('hiding the checklist, and sandbox mode', () => {
         'facebook',
         'instagram',
         'linkedin',
+        'mastodon',
         'threads',
         'tiktok',
         'twitter',
@@ -190,8 +191,8 @@ describe('hiding the checklist, and sandbox mode', () => {
     expect(rows.every((r) => r.status === 'active')).toBe(true)
     // Each simulator handed out tokens for its profile (the networks' side of the connection).
     expect([...h.sandboxes!.bluesky.accounts.values()].map((a) => a.handle)).toContain('demo.bsky.social')
-    const after = await owner.browser.get('/posts?simulated=13')
-    expect(after.text).toContain('Connected 13 simulated profiles.')
+    const after = await owner.browser.get('/posts?simulated=14')
+    expect(after.text).toContain('Connected 14 simulated profiles.')
     expect(stepOf(after.text, 'Connect a channel')).toBe('Done')
     // Connected, the button is gone.
     expect(checklistOf(after.text)).not.toContain('Connect simulated profiles')

@@ -83,6 +83,16 @@ describe('`npm run herald -- sandbox connect`', () => {
     )
   })
 
+  it('connects a Mastodon profile on the instance its handle names, and prints it as JSON on the last line', async () => {
+    const connected = await cli.connect('mastodon', 'cli@instance.example')
+    expect(connected).toMatchObject({
+      platform: 'mastodon',
+      username: 'cli@instance.example',
+      status: 'active',
+    })
+    expect(connected.profileId).toMatch(/^\d+@instance\.example$/)
+  })
+
   it('explains itself when the workspace does not exist', async () => {
     const failed = await cli
       .herald(

@@ -42,7 +42,7 @@ export interface ChainRig {
   leaseRunsOut(postId: string): Promise<void>
 }
 
-export function useChainRig(backend?: Backend): ChainRig {
+export function useChainRig(backend?: Backend, options: { env?: Record<string, string> } = {}): ChainRig {
   let h: Harness
   let images: TestServer
   let worker: Worker
@@ -85,6 +85,7 @@ export function useChainRig(backend?: Backend): ChainRig {
         HERALD_ALLOW_PRIVATE_MEDIA: '1',
         HERALD_IMMEDIATE_WAIT_MS: '0',
         HERALD_UNKNOWN_OUTCOME_CHECK_MS: '1',
+        ...options.env,
       },
     })
     worker = createAppWorker(h.app, { id: 'chain-worker' })

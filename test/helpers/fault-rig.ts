@@ -41,6 +41,8 @@ export const heldOn: Record<Network, (h: Harness) => number> = {
   googlebusiness: (h) => h.sandboxes!.googlebusiness.posts.size,
   tiktok: (h) => h.sandboxes!.tiktok.posts.size + h.sandboxes!.tiktok.drafts.size,
   pinterest: (h) => h.sandboxes!.pinterest.pins.size,
+  mastodon: (h) =>
+    [...h.sandboxes!.mastodon.instances.values()].reduce((sum, instance) => sum + instance.statuses.size, 0),
 }
 
 /** A matcher of the calls that can make something visible on `network`. */
@@ -72,6 +74,7 @@ export function useFaultRig(profiles: ReadonlyArray<{ network: Network; username
           ...s.linkedin.violations,
           ...s.tiktok.violations,
           ...s.pinterest.violations,
+          ...s.mastodon.violations,
         ]
       : []
     await h?.close()

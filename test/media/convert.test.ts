@@ -62,6 +62,7 @@ describe('per-network conversion', () => {
       'googlebusiness',
       'instagram',
       'linkedin',
+      'mastodon',
       'pinterest',
       'threads',
       'tiktok',

@@ -66,6 +66,8 @@ const publishingCalls: Case[] = [
     expected: 'unknown_outcome',
     late: false,
   },
+  // Mastodon is asked again with the status's Idempotency-Key, and answers with the status made.
+  { network: 'mastodon', call: 'POST /api/v1/statuses', media: ['photo.jpg'], expected: 'published' },
 ]
 
 const profiles = [
@@ -77,6 +79,7 @@ const profiles = [
   { network: 'bluesky', username: 'outcomebakery' },
   { network: 'youtube', username: 'outcome@example.com' },
   { network: 'pinterest', username: 'outcome_pins' },
+  { network: 'mastodon', username: 'outcome@bakery.example' },
 ] as const
 
 describe('a publishing call that may have taken effect', () => {

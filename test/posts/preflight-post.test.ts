@@ -88,6 +88,7 @@ describe.each(backends)('preflight_post on $name', (backend) => {
           googlebusiness: 1500,
           tiktok: 2200,
           pinterest: 800,
+          mastodon: 500,
         },
         credits: { cost: 6, balance, remainingAfter: balance - 6 },
         blockers: [],

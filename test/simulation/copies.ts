@@ -57,6 +57,10 @@ export function countCopies(h: Harness, network: Network, tag: string): Copy[] {
       return [...s.googlebusiness.posts.values()]
         .filter((p) => has(p.post.summary))
         .map((p) => ({ ids: [p.name], urlKeys: [`lpsid=${p.id}`] }))
+    case 'mastodon':
+      return mastodonStatuses(h)
+        .filter((st) => has(st.text))
+        .map((st) => ({ ids: [st.id], urlKeys: [`/${st.id}`] }))
     case 'pinterest':
       return [...s.pinterest.pins.values()]
         .filter((p) => has(p.description) || has(p.title))
@@ -84,7 +88,7 @@ export interface ItemCopy {
 
 /**
  * The copies of one thread item or first comment the network holds, counted in the simulator's own state:
- * every reply (X, Bluesky, Threads) or comment (Facebook, Instagram, LinkedIn, YouTube) whose text carries
+ * every reply (X, Bluesky, Threads, Mastodon) or comment (Facebook, Instagram, LinkedIn, YouTube) whose text carries
  * the item's unique tag, with the id of the post or item it answers.
  */
 export function countItemCopies(h: Harness, network: Network, tag: string): ItemCopy[] {
@@ -122,9 +126,17 @@ export function countItemCopies(h: Harness, network: Network, tag: string): Item
         .filter((c) => has(c.text))
         .map((c) => ({ id: c.id, parent: c.videoId }))
     // A local post, a TikTok post and a pin take neither replies nor comments through the API.
+    case 'mastodon':
+      return mastodonStatuses(h)
+        .filter((st) => has(st.text))
+        .map((st) => ({ id: st.id, parent: st.inReplyToId ?? undefined }))
     case 'googlebusiness':
     case 'tiktok':
     case 'pinterest':
       return []
   }
 }
+
+/** Every status of every simulated Mastodon instance. */
+const mastodonStatuses = (h: Harness) =>
+  [...(h.sandboxes?.mastodon.instances.values() ?? [])].flatMap((instance) => [...instance.statuses.values()])

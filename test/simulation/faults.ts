@@ -91,6 +91,7 @@ const ITEM_WRITES = new Set([
   'comments',
   'comments.create',
   'commentThreads.insert',
+  'statuses',
 ])
 /** A thread item's or first comment's tag, as the scenario makes them (`r<seed>n<post>i<item>[e<edit>]q`). */
 const ITEM_TAG = /r\d+n\d+i\d+(?:e\d+)?q/g

@@ -54,7 +54,7 @@ export class PublishingLedger {
 
 /**
  * The key a call publishes under (an Instagram or Threads container, a YouTube upload session, a Bluesky
- * record key), the copy the key stands for when the call does not carry it, and whether the key already
+ * record key, a Mastodon idempotency key), the copy the key stands for when the call does not carry it, and whether the key already
  * made its post.
  */
 function keyedCopy(
@@ -81,6 +81,11 @@ function keyedCopy(
     )
     return { text: '', published: taken }
   }
+  if (network === 'mastodon' && call.idempotencyKey) {
+    // An instance answers a key it still remembers with the status it made: no second status comes of it.
+    const status = rememberedStatus(s, call.idempotencyKey)
+    return status ? { text: status.text, published: true } : undefined
+  }
   if (network === 'youtube' && typeof params.upload_id === 'string') {
     const session = s.youtube.sessions.get(params.upload_id)
     if (!session) return undefined
@@ -94,4 +99,17 @@ const asRecord = (value: unknown): Record<string, unknown> => {
   if (typeof value === 'object' && value !== null && !Buffer.isBuffer(value))
     return value as Record<string, unknown>
   return {}
+}
+
+/** The Mastodon status an instance still remembers under `key` (inside its window), when there is one. */
+function rememberedStatus(s: MountedSandboxes, key: string) {
+  for (const instance of s.mastodon.instances.values())
+    for (const [owner, entry] of instance.keys)
+      if (
+        owner.endsWith(`:${key}`) &&
+        s.mastodon.now() - entry.storedAt < instance.settings.idempotencyMs &&
+        instance.statuses.has(entry.statusId)
+      )
+        return instance.statuses.get(entry.statusId)
+  return undefined
 }

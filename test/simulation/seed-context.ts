@@ -56,7 +56,7 @@ export interface SeedContext {
 }
 
 /** The networks whose posts take a thread (the others take a first comment). */
-export const THREAD_NETWORKS = new Set<Network>(['twitter', 'bluesky', 'threads'])
+export const THREAD_NETWORKS = new Set<Network>(['twitter', 'bluesky', 'threads', 'mastodon'])
 
 /** The networks whose posts take neither a thread nor a first comment. */
 export const UNCHAINED_NETWORKS = new Set<Network>(['googlebusiness', 'tiktok', 'pinterest'])

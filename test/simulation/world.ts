@@ -32,6 +32,7 @@ export const NEWER_PROFILES: ReadonlyArray<{ network: Network; username: string 
   { network: 'googlebusiness', username: 'simbusiness' },
   { network: 'tiktok', username: 'sim.creator' },
   { network: 'pinterest', username: 'simpins' },
+  { network: 'mastodon', username: 'sim@instance.example' },
 ]
 
 /** Every network the simulation connects. */

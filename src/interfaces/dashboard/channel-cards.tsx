@@ -18,6 +18,7 @@ const CONNECTABLE: readonly Network[] = [
   'googlebusiness',
   'tiktok',
   'pinterest',
+  'mastodon',
 ]
 
 /** What each tile says under the network's name: what connecting it reaches, in one line. */
@@ -32,6 +33,7 @@ const TILE_LINES: Record<Network, string> = {
   googlebusiness: 'Updates, events and offers on the locations you choose.',
   tiktok: 'Videos and photo posts on your TikTok account, or drafts in its inbox.',
   pinterest: 'Pins on the boards you choose.',
+  mastodon: 'Any instance: name yours, then sign in there.',
 }
 
 /** Where one network is reached two ways, the tile's name says which. */

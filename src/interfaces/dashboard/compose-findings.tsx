@@ -38,6 +38,7 @@ export type Place =
   | 'googlebusiness'
   | 'tiktok'
   | 'pinterest'
+  | 'mastodon'
   | 'when'
   | 'general'
 /** A field's key: a place, or the copy of all (`copy:all`) or of one network (`copy:twitter`). */
@@ -51,6 +52,7 @@ const PLACES: Array<[Place | 'copy', RegExp]> = [
   // TikTok's choices (who can watch, the switches, the disclosure, the audit) before YouTube's "privacy".
   ['tiktok', /tiktok\.|tiktok app|branded content|audited/],
   ['pinterest', /\bpinterest\.(title|link|coverimageurl)|pinterest coverimageurl|pin title|pin's cover/],
+  ['mastodon', /mastodon\.|contentwarning|\blanguage\b/],
   ['youtube', /\btitle\b|youtube\.|privacy|visibility/],
   ['thread', /\bthread/],
   ['comment', /\bcomment/],
@@ -201,5 +203,6 @@ export const FIELD_KEYS: readonly FieldKey[] = [
   'googlebusiness',
   'tiktok',
   'pinterest',
+  'mastodon',
   'when',
 ]

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import { callToActionLabels, type ResolvedGoogleBusiness } from '../../core/googlebusiness-details.js'
 import { type Network, networkLabels } from '../../core/networks.js'
@@ -54,6 +55,8 @@ export interface PreviewTarget {
   googlebusiness?: ResolvedGoogleBusiness | null
   /** A pin's title, link and cover (Pinterest targets). */
   pinterest?: PinterestDetails | undefined
+  /** A Mastodon status's content warning: the text and media show behind it. */
+  contentWarning?: string | undefined
   /** What the TikTok poster chose, shown under the frame. */
   tiktok?: TikTokDetailsInput | undefined
   link?: LinkCard
@@ -146,6 +149,23 @@ function Link({ link }: { link: LinkCard | undefined }) {
 }
 
 /** The thread posts and first comment under a post's preview, each with its own copy and media. */
+/**
+ * A toot behind its content warning, as Mastodon shows it: the warning, and "Show more" that opens the text
+ * and media (a details element: it opens without a script, and the keyboard reaches it).
+ */
+function BehindWarning({ warning, children }: { warning: string | undefined; children: ComponentChildren }) {
+  if (!warning) return <>{children}</>
+  return (
+    <details class="pv-cw">
+      <summary>
+        <span class="pv-cw-text">{warning}</span>
+        <span class="pv-cw-toggle" aria-hidden="true" />
+      </summary>
+      {children}
+    </details>
+  )
+}
+
 function Items({ target }: { target: PreviewTarget }) {
   if (!target.items?.length) return null
   return (
@@ -153,8 +173,10 @@ function Items({ target }: { target: PreviewTarget }) {
       {target.items.map((item) => (
         <li>
           <p class="item-label">{item.label}</p>
-          <Copy platform={target.platform} copy={item.copy} />
-          <Media platform={target.platform} media={item.media} />
+          <BehindWarning warning={target.contentWarning}>
+            <Copy platform={target.platform} copy={item.copy} />
+            <Media platform={target.platform} media={item.media} />
+          </BehindWarning>
         </li>
       ))}
     </ol>
@@ -355,7 +377,9 @@ function Card({ target }: { target: PreviewTarget }) {
   return (
     <article class={`pv pv-${platform}`} aria-label={`${profileName(platform, target.username)}${board}`}>
       <Head target={target} />
-      <div class="pv-body">{body}</div>
+      <div class="pv-body">
+        <BehindWarning warning={target.contentWarning}>{body}</BehindWarning>
+      </div>
       <Items target={target} />
     </article>
   )

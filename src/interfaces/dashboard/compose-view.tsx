@@ -65,13 +65,17 @@ export interface Draft extends PinterestDraft {
   youtubeDescription: string
   youtubePrivacy: string
   youtubeConfirmed: boolean
+  /** Mastodon: who sees the statuses, their content warning and language (empty: none given). */
+  mastodonVisibility: string
+  mastodonWarning: string
+  mastodonLanguage: string
   /** What TikTok asks the poster to choose. */
   tiktok: TikTokDraft
   when: When
   date: string
   time: string
   timezone: string
-  /** Follow-up posts (X, Bluesky, Threads), each with its media URLs one per line. */
+  /** Follow-up posts (X, Bluesky, Threads, Mastodon), each with its media URLs one per line. */
   thread: Array<{ content: string; mediaUrls: string }>
   /** The first comment (every network). */
   firstComment: string
@@ -422,7 +426,7 @@ function Extras({ view }: { view: ComposeView }) {
       >
         <h2 id="thread-title">Thread</h2>
         <p class="muted">
-          On X, Bluesky and Threads each post replies to the one before; empty posts are left out.
+          On X, Bluesky, Threads and Mastodon each post replies to the one before; empty posts are left out.
         </p>
         <ol class="thread-items" id="thread-items">
           {[...draft.thread, { content: '', mediaUrls: '' }].map((item, index) => (
@@ -445,12 +449,66 @@ function Extras({ view }: { view: ComposeView }) {
         <h2 id="comment-title">First comment</h2>
         <label class="field">
           First comment (optional: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X,
-          Bluesky and Threads; Google Business Profile posts take none){' '}
+          Bluesky, Threads and Mastodon; TikTok, Pinterest and Google Business Profile posts take none){' '}
           <textarea name="firstComment" rows={2} value={draft.firstComment} />
         </label>
         <Note field="comment" checked={checked} />
       </section>
     </>
+  )
+}
+
+const VISIBILITY_LABELS: Record<string, string> = {
+  public: 'Public',
+  unlisted: 'Quiet public (not on public timelines)',
+  private: 'Followers only',
+  direct: 'Mentioned people only',
+}
+
+/** Mastodon's details: visibility, a content warning and the language, for every status of the post. */
+function MastodonSection({ view }: { view: ComposeView }) {
+  const { draft } = view
+  if (!view.profiles.some((p) => p.platform === 'mastodon')) return null
+  return (
+    <section
+      class="panel compose-part"
+      id="mastodon"
+      aria-labelledby="mastodon-title"
+      hidden={!draft.profiles.some((p) => p.startsWith('mastodon:'))}
+    >
+      <h2 id="mastodon-title">
+        <NetworkName network="mastodon" /> details
+      </h2>
+      <label class="field">
+        Visibility{' '}
+        <select name="mastodonVisibility">
+          {Object.entries(VISIBILITY_LABELS).map(([value, label]) => (
+            <option value={value} selected={draft.mastodonVisibility === value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label class="field">
+        Content warning (optional: shown instead of the text and media until a reader opens them; it counts
+        towards the instance's limit){' '}
+        <input type="text" name="mastodonWarning" maxlength={1000} value={draft.mastodonWarning} />
+      </label>
+      <label class="field">
+        Language (optional: a code such as en){' '}
+        <input
+          type="text"
+          name="mastodonLanguage"
+          maxlength={3}
+          pattern="[a-z]{2,3}"
+          autocapitalize="none"
+          spellcheck={false}
+          value={draft.mastodonLanguage}
+        />
+      </label>
+      <p class="muted">They apply to the post and every post of its thread.</p>
+      <Note field="mastodon" checked={view.checked} />
+    </section>
   )
 }
 
@@ -698,6 +756,7 @@ function ComposeBody({ view }: { view: ComposeView }) {
           <YouTubeSection view={view} />
           <GoogleBusinessPart view={view} />
           <TikTokPart view={view} />
+          <MastodonSection view={view} />
           <TrustedBlock
             html={pinterestSection(
               view.draft,

@@ -1,10 +1,11 @@
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { resolveGoogleBusiness } from '../../core/googlebusiness-details.js'
+import { type MastodonVisibility, mastodonVisibilities } from '../../core/mastodon-options.js'
 import { looksLikeVideo } from '../../core/network-rules.js'
 import { isNetwork, type Network } from '../../core/networks.js'
 import { type ConnectionInfo, resolveCopy } from '../../core/post-plan.js'
-import { lengthOn } from '../../core/text-length.js'
+import { lengthOn, mastodonLength } from '../../core/text-length.js'
 import { deliveryItems, itemLabel, itemLimit } from '../../core/thread-items.js'
 import { type PrivacyStatus, resolveYouTubeDetails } from '../../core/youtube-details.js'
 import type { AppContext } from '../../modules/app-context.js'
@@ -119,6 +120,11 @@ function readDraft(body: FormBody): Draft {
     youtubeConfirmed: one(body, 'youtubeConfirm') === youtubePrivacy,
     tiktok: readTikTokDraft((name) => one(body, name)),
     ...readPinterestDraft(one, body),
+    mastodonVisibility: (mastodonVisibilities as readonly string[]).includes(one(body, 'mastodonVisibility'))
+      ? one(body, 'mastodonVisibility')
+      : 'public',
+    mastodonWarning: one(body, 'mastodonWarning'),
+    mastodonLanguage: one(body, 'mastodonLanguage').trim().toLowerCase(),
     when: whenOf(body),
     date: one(body, 'date'),
     time: one(body, 'time'),
@@ -158,6 +164,19 @@ const youtubeDetails = (draft: Draft) => ({
   privacyStatus: draft.youtubePrivacy as PrivacyStatus,
 })
 
+const targetsMastodon = (draft: Draft) => draft.profiles.some((p) => p.startsWith('mastodon:'))
+const mastodonDetails = (draft: Draft) => ({
+  visibility: draft.mastodonVisibility as MastodonVisibility,
+  ...(draft.mastodonWarning.trim() ? { contentWarning: draft.mastodonWarning } : {}),
+  ...(draft.mastodonLanguage ? { language: draft.mastodonLanguage } : {}),
+})
+
+/** A copy's count on its network: on Mastodon with the content warning, which the instance counts with it. */
+const countOn = (draft: Draft, platform: Network, copy: string) =>
+  platform === 'mastodon' && targetsMastodon(draft)
+    ? mastodonLength(copy, mastodonDetails(draft).contentWarning ?? '')
+    : lengthOn(platform, copy)
+
 /** The tools' arguments for a draft (the same for preflight_post and create_post). */
 function toolArguments(draft: Draft) {
   const targetAccounts = draft.profiles.map((key) => {
@@ -192,6 +211,7 @@ function toolArguments(draft: Draft) {
     ...(targetsPinterest(draft.profiles) && Object.keys(pinterestDetails(draft)).length
       ? { pinterest: pinterestDetails(draft) }
       : {}),
+    ...(targetsMastodon(draft) ? { mastodon: mastodonDetails(draft) } : {}),
     ...(draft.when === 'now'
       ? { publishImmediately: true, timezone: draft.timezone }
       : draft.when === 'queue'
@@ -253,15 +273,15 @@ function readPreflight(
           platform: t.platform,
           profileId: t.profileId,
           username: t.username,
-          count: lengthOn(t.platform, t.copy),
+          count: countOn(draft, t.platform, t.copy),
           limit: preflight.limits[t.platform],
         },
         ...items.map((item, i) => ({
           platform: t.platform,
           profileId: t.profileId,
           username: t.username,
-          count: lengthOn(t.platform, item.content),
-          limit: itemLimit(t.platform, item.role),
+          count: countOn(draft, t.platform, item.content),
+          limit: t.platform === 'mastodon' ? preflight.limits.mastodon : itemLimit(t.platform, item.role),
           what: itemLabel(item, i, items),
         })),
       ]
@@ -285,6 +305,9 @@ function readPreflight(
         : null,
     ...(t.platform === 'tiktok' ? { tiktok: tiktokArguments(draft.tiktok) } : {}),
     ...(t.platform === 'pinterest' ? { pinterest: pinterestDetails(draft) } : {}),
+    ...(t.platform === 'mastodon' && mastodonDetails(draft).contentWarning
+      ? { contentWarning: mastodonDetails(draft).contentWarning }
+      : {}),
     items: itemsOf(t.platform).map((item, i, all) => ({
       label: itemLabel(item, i, all).replace(/^./, (c) => c.toUpperCase()),
       copy: item.content,
@@ -488,6 +511,9 @@ const emptyDraft = (): Draft => ({
   youtubeConfirmed: false,
   tiktok: emptyTikTokDraft(),
   ...emptyPinterestDraft(),
+  mastodonVisibility: 'public',
+  mastodonWarning: '',
+  mastodonLanguage: '',
   when: 'now',
   date: '',
   time: '',

@@ -88,6 +88,72 @@ export function blueskyFormPage(
 }
 
 /**
+ * Mastodon's connect form: the instance to sign in on (its name or the person's handle), named with the
+ * workspace the profile lands in. Posting it (CSRF) reads the instance and sends the browser to its own
+ * sign-in page.
+ */
+export function mastodonFormPage(
+  csrf: string,
+  options: PageOptions & {
+    instance?: string
+    /** Sandbox mode: every instance name is one of the simulator's. */
+    simulated?: boolean
+    workspace: { id: string; name: string }
+  },
+) {
+  return page(
+    'Connect Mastodon',
+    <>
+      <div class="page-head">
+        <h1 class="net net-mastodon">
+          <NetworkIcon network="mastodon" />
+          Connect Mastodon
+        </h1>
+      </div>
+      <div class="card connect-card">
+        <p>
+          Mastodon is many servers. Name yours: Herald registers itself there as an app (once per server) and
+          sends you to your server's own sign-in page. The profile is connected into the workspace{' '}
+          <strong>{options.workspace.name}</strong>: its members can post as it.
+        </p>
+        {options.simulated ? (
+          <p class="muted">
+            Sandbox mode: every instance is simulated, whatever its name (social.example, say), and its
+            sign-in page takes any user name.{' '}
+            <code>npx herald sandbox connect --network mastodon --username you@social.example</code> does the
+            same from the command line.
+          </p>
+        ) : null}
+        <form method="post" action="/connect/mastodon">
+          <CsrfField token={csrf} />
+          <input type="hidden" name="workspaceId" value={options.workspace.id} />
+          <label>
+            Your instance (for example mastodon.social, or your handle @you@mastodon.social){' '}
+            <input
+              type="text"
+              name="instance"
+              inputmode="url"
+              autocomplete="url"
+              autocapitalize="none"
+              spellcheck={false}
+              required
+              value={options.instance ?? ''}
+            />
+          </label>
+          <div class="actions">
+            <button type="submit" class="primary">
+              Continue to your instance
+            </button>{' '}
+            <BackToChannels />
+          </div>
+        </form>
+      </div>
+    </>,
+    options,
+  )
+}
+
+/**
  * `GET /connect/<network>`: what starting the connection will do, and where, as a form. Only its POST
  * (with the session's CSRF token) starts the flow, so a link from elsewhere can neither start a connect
  * nor change the workspace it lands in: connecting is the person's own act, in the workspace they see.

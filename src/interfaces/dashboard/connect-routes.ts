@@ -11,12 +11,14 @@ import {
   startConnect,
   storeConnection,
 } from '../../modules/connections/flow.js'
+import { finishMastodonConnect, startMastodonConnect } from '../../modules/connections/mastodon-connect.js'
 import { findMembership } from '../../platform/db/statements/accounts.js'
 import { firstValue } from '../../platform/form.js'
 import {
   blueskyFormPage,
   chooseProfilesPage,
   confirmConnectPage,
+  mastodonFormPage,
   notSetUpPage,
   refusalPage,
 } from './connect-pages.js'
@@ -104,6 +106,16 @@ function registerStartRoutes(scope: FastifyInstance, app: AppContext) {
           }),
         )
       }
+      if (network === 'mastodon')
+        return sendHtml(
+          reply,
+          200,
+          mastodonFormPage(who.session.csrfToken, {
+            ...pageOptions(who),
+            workspace,
+            ...(app.config.sandbox ? { simulated: true } : {}),
+          }),
+        )
       // Read again: another process may have set the app up (or removed it) since this one last looked.
       await app.networkApps.refresh()
       if (!app.networkApps.canConnect(network))
@@ -124,7 +136,11 @@ function registerStartRoutes(scope: FastifyInstance, app: AppContext) {
     if (!workspace) return notMember(reply, who)
     if (workspace.id !== who.workspace.id)
       await setSessionWorkspace(app.store.db, who.session.id, workspace.id)
-    const started = await startConnect(app, { userId: who.user.id, workspaceId: workspace.id }, network)
+    const connector = { userId: who.user.id, workspaceId: workspace.id }
+    const started =
+      network === 'mastodon'
+        ? await startMastodonConnect(app, connector, field(request, 'instance'))
+        : await startConnect(app, connector, network)
     if (started.kind === 'redirect') return reply.redirect(started.url, 303)
     return sendHtml(reply, started.status, refusalPage(started, pageOptions(who)))
   })
@@ -146,12 +162,11 @@ function registerCallbackRoute(scope: FastifyInstance, app: AppContext) {
           Array.isArray(value) ? String(value[0]) : value,
         ]),
       )
-      const outcome = await finishConnect(
-        app,
-        who ? { userId: who.user.id, workspaceId: who.workspace.id } : undefined,
-        network,
-        query,
-      )
+      const connector = who ? { userId: who.user.id, workspaceId: who.workspace.id } : undefined
+      const outcome =
+        network === 'mastodon'
+          ? await finishMastodonConnect(app, connector, query)
+          : await finishConnect(app, connector, network, query)
       return answer(reply, who, outcome)
     },
   )

@@ -13,6 +13,7 @@ import type { AppContext } from '../../modules/app-context.js'
 import { appGuides, publicAddressProblem } from '../../modules/network-apps/catalog.js'
 import { type AppCheck, checkable } from '../../modules/network-apps/check.js'
 import { type SavedAppRecord, secretRequired } from '../../modules/network-apps/service.js'
+import { listRegisteredInstances } from '../../platform/db/statements/mastodon-instances.js'
 import { AppError, httpStatusFor, toAppError } from '../../platform/errors.js'
 import { NextLink, page, problemPage, sendHtml } from './html.js'
 import { account, field, type SignedIn } from './request.js'
@@ -231,12 +232,54 @@ function Actions(props: {
   )
 }
 
+/**
+ * Mastodon is many servers: Herald makes its own app on each instance the first time a profile there
+ * connects, so there is nothing to paste; the page says how it works and where Herald is registered.
+ */
+function MastodonGuide({ app, hosts }: { app: AppContext; hosts: readonly string[] }) {
+  return (
+    <>
+      <p>
+        There is no app to make: when someone connects a profile, they name their instance, and Herald
+        registers itself there as an app called <strong>{app.config.networks.mastodon.appName}</strong> (the
+        name statuses show as the app that posted them; set <code>HERALD_MASTODON_APP_NAME</code> to change
+        it), once per instance. An instance that has forgotten the app (an admin removed it) gets a new one at
+        the next connect.
+      </p>
+      <ol class="steps">
+        <li>Nothing to do here: open Channels and choose Mastodon.</li>
+        <li>Type the instance (mastodon.social, or your handle @you@mastodon.social).</li>
+        <li>Sign in on the instance's own page and allow Herald to post.</li>
+      </ol>
+      <p class="muted">
+        Herald connects only to instances on public internet addresses; to connect one on this machine or its
+        network, set <code>HERALD_MASTODON_ALLOW_PRIVATE=1</code>.
+      </p>
+      {hosts.length ? (
+        <>
+          <p>Registered on {hosts.length === 1 ? 'one instance' : `${hosts.length} instances`}:</p>
+          <ul class="instances">
+            {hosts.map((host) => (
+              <li>
+                <code>{host}</code>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p class="muted">Not registered on any instance yet.</p>
+      )}
+    </>
+  )
+}
+
 function NetworkSection(props: {
   app: AppContext
   who: SignedIn
   network: Network
   records: Partial<Record<AppNetwork, SavedAppRecord>>
   m: Message | undefined
+  mastodonHosts: readonly string[]
 }) {
   const { app, network } = props
   const resolved = app.networkApps.resolve(network)
@@ -248,6 +291,13 @@ function NetworkSection(props: {
       <StateBadge network={network} app={resolved} />
     </div>
   )
+  if (network === 'mastodon')
+    return (
+      <section class="card network" id={network} aria-label={networkLabels[network]}>
+        {heading}
+        <MastodonGuide app={app} hosts={props.mastodonHosts} />
+      </section>
+    )
   if (!needsApp(network))
     return (
       <section class="card network" id={network} aria-label={networkLabels[network]}>
@@ -292,6 +342,7 @@ function NetworkSection(props: {
 
 async function networksPage(app: AppContext, who: SignedIn, m?: Message) {
   const records = await app.networkApps.records()
+  const mastodonHosts = (await listRegisteredInstances(app.store.db)).map((row) => row.id)
   const address = publicAddressProblem(app.config.publicBaseUrl)
   return page(
     'Network apps',
@@ -302,7 +353,8 @@ async function networksPage(app: AppContext, who: SignedIn, m?: Message) {
       <p>
         Each network lets Herald publish only through a developer app that <strong>you</strong> register with
         it: Herald has no app of its own. Make one per network you need, paste its client ID and secret here,
-        and your workspaces can connect their profiles. Bluesky needs none.
+        and your workspaces can connect their profiles. Bluesky needs none, and Mastodon registers itself on
+        each instance.
       </p>
       <p class="muted">
         Values set in the environment (for example {appEnvironment.twitter.id}) win over this page. A saved
@@ -320,7 +372,14 @@ async function networksPage(app: AppContext, who: SignedIn, m?: Message) {
         .slice()
         .sort((a, b) => order(a) - order(b))
         .map((network) => (
-          <NetworkSection app={app} who={who} network={network} records={records} m={m} />
+          <NetworkSection
+            app={app}
+            who={who}
+            network={network}
+            records={records}
+            m={m}
+            mastodonHosts={mastodonHosts}
+          />
         ))}
     </>,
     { signedIn: account(who) },

@@ -76,6 +76,13 @@ export const previewRules: Record<Network, PreviewRule> = {
     single: { min: 1 / 2.1, max: 1.91 },
     several: { layout: 'carousel', aspect: 2 / 3 },
   },
+  // Mastodon's web app shows a toot whole (its instance's limit is the cut); one image between 3:4 and
+  // 16:9, two to four in a grid.
+  mastodon: {
+    cut: { at: 500, more: '…' },
+    single: { min: 3 / 4, max: 16 / 9 },
+    several: { layout: 'grid', aspect: 16 / 9 },
+  },
 }
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })

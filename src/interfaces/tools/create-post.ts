@@ -38,6 +38,7 @@ import {
   firstCommentVariantsSchema,
   googlebusinessSchema,
   MAX_TARGETS,
+  mastodonSchema,
   mediaAltTextsSchema,
   mediaUrlSchema,
   mediaUrlsSchema,
@@ -88,6 +89,7 @@ export const createPostInput = toolInput({
   googlebusiness: googlebusinessSchema.optional(),
   tiktok: tiktokSchema.optional(),
   pinterest: pinterestSchema.optional(),
+  mastodon: mastodonSchema.optional(),
   publishImmediately: z
     .boolean()
     .default(false)
@@ -307,6 +309,10 @@ function newPost(
       target.connection.platform === 'pinterest' && (input.pinterest || target.overrides.pinterest)
         ? JSON.stringify({ ...input.pinterest, ...target.overrides.pinterest })
         : null,
+    mastodon:
+      target.connection.platform === 'mastodon' && (input.mastodon || target.overrides.mastodon)
+        ? JSON.stringify({ ...input.mastodon, ...target.overrides.mastodon })
+        : null,
     variants: JSON.stringify(input.variants ?? {}),
     status: waits ? 'draft' : 'scheduled',
     schedule_date: slot.date,
@@ -419,7 +425,7 @@ export const createPost = defineTool({
   name: 'create_post',
   title: 'Create post',
   description:
-    "Queue or broadcast a post. Each targeted profile gets its own post with its own id. Optional additions: thread (follow-up posts, each replying to the one before, on twitter, bluesky and threads; at most 25) and firstComment (a comment on facebook, instagram, linkedin and youtube, a reply on twitter, bluesky and threads), per profile in targetAccounts and per network in threadVariants/firstCommentVariants; each item costs what a post costs on its network and is delivered once, in order. googlebusiness (an addition too) says what a Google Business Profile post is, an update, an event or an offer, and its button; other networks ignore it. Refused with 400 (listing the blockers) when preflight_post would block it (except its 24-hour repeated-copy check, which only preflight_post makes), 402 when the balance cannot pay; nothing is created or charged then. Price: 5 credits per X profile, 1 per other profile, plus a one-off 50 when the copy holds a link. With queue: true each profile's post takes that profile's next free posting time. When the workspace requires approval, an editor's posts are created as drafts waiting for an owner (approval.state pending) and nothing is charged until an owner approves them.",
+    "Queue or broadcast a post. Each targeted profile gets its own post with its own id. Optional additions: thread (follow-up posts, each replying to the one before, on twitter, bluesky, threads and mastodon; at most 25) and firstComment (a comment on facebook, instagram, linkedin and youtube, a reply on twitter, bluesky, threads and mastodon), per profile in targetAccounts and per network in threadVariants/firstCommentVariants; each item costs what a post costs on its network and is delivered once, in order. Network objects (additions too, each ignored by other networks): googlebusiness (an update, an event or an offer, and its button), tiktok (privacyLevel, which has no default, the switches and the disclosure), pinterest (the pin's title, link and video cover) and mastodon (visibility, contentWarning, language). Refused with 400 (listing the blockers) when preflight_post would block it (except its 24-hour repeated-copy check, which only preflight_post makes), 402 when the balance cannot pay; nothing is created or charged then. Price: 5 credits per X profile, 1 per other profile, plus a one-off 50 when the copy holds a link. With queue: true each profile's post takes that profile's next free posting time. When the workspace requires approval, an editor's posts are created as drafts waiting for an owner (approval.state pending) and nothing is charged until an owner approves them.",
   access: 'write',
   category: 'Publishing',
   input: createPostInput,

@@ -1,6 +1,8 @@
 import { z } from 'zod'
+import { connectsThroughInstances } from '../../adapters/mastodon/index.js'
 import { networks } from '../../core/networks.js'
 import { type Plan, planPost, selectConnections, targetMediaToFetch } from '../../core/post-plan.js'
+import { hostOfProfile, refreshStaleInstances } from '../../modules/connections/mastodon-instances.js'
 import { allowanceWarnings } from '../../modules/publishing/allowance-checks.js'
 import { requiresApproval } from '../../modules/publishing/approval-store.js'
 import {
@@ -47,7 +49,7 @@ export const preflightPost = defineTool({
   name: 'preflight_post',
   title: 'Preflight post',
   description:
-    'Dry run of create_post: checks copy length as each network counts it, profiles not connected or needing reconnect, networks that require media, attachment sets against each target, the schedule (or, with queue: true, the slot each profile would take), the same copy sent to the same profile within 24 hours (a warning naming the post; a blocker on X, which refuses it), and the price against the balance. With a thread or firstComment (additions to the spec) it also checks the length of each item as its network counts it (X 280 per thread post, Bluesky 300, Threads 500; comments: Instagram 2,196, LinkedIn 1,250, Facebook 8,000, YouTube 10,000), the media of each item, at most 25 thread items, warns where a shared thread cannot go (threads go to twitter, bluesky and threads; first comments to every network), and prices each item as a post on its network. Publishes nothing, costs nothing. Takes the same arguments as create_post.',
+    "Dry run of create_post: checks copy length as each network counts it (a Mastodon profile against its instance's own limits, which limits.mastodon reports), profiles not connected or needing reconnect, networks that require media, attachment sets against each target, the schedule (or, with queue: true, the slot each profile would take), the same copy sent to the same profile within 24 hours (a warning naming the post; a blocker on X, which refuses it), and the price against the balance. With a thread or firstComment (additions to the spec) it also checks the length of each item as its network counts it (X 280 per thread post, Bluesky 300, Threads 500, Mastodon the instance's own limit with the content warning counted; comments: Instagram 2,196, LinkedIn 1,250, Facebook 8,000, YouTube 10,000), the media of each item, at most 25 thread items, warns where a shared thread cannot go (threads go to twitter, bluesky, threads and mastodon; first comments to every network), and prices each item as a post on its network. Publishes nothing, costs nothing. Takes the same arguments as create_post.",
   access: 'read',
   category: 'Publishing',
   input: preflightInput,
@@ -119,6 +121,14 @@ export const preflightPost = defineTool({
     const chosen = selectConnections(input, connections).chosen.map((c) => c.connection)
     const creators = await readCreatorOptions(ctx.app, workspaceId, chosen)
     const plan = planPost({ ...input, tiktokCreators: creators }, connections)
+    const mastodon = ctx.app.adapters.mastodon
+    refreshStaleInstances(
+      ctx.app,
+      connectsThroughInstances(mastodon) ? mastodon : undefined,
+      plan.targets
+        .filter((t) => t.connection.platform === 'mastodon')
+        .map((t) => hostOfProfile(t.connection.profileId)),
+    )
     const blockers = [...plan.blockers, ...mediaHostBlockers(ctx.app.config, plan.targets)]
     const warnings: string[] = []
     const { sendsAt, queueSlots } = await sendTimes(input, ctx, plan, now, blockers)

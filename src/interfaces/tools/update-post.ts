@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { altTextsFor, readAltTexts, storedAltTexts } from '../../core/alt-text.js'
 import { isPending, WAITING_MESSAGE } from '../../core/approval.js'
 import type { GoogleBusinessInput } from '../../core/googlebusiness-details.js'
+import type { MastodonOptions } from '../../core/mastodon-options.js'
 import { networkRules, resendPrice } from '../../core/network-rules.js'
 import { networks } from '../../core/networks.js'
 import type { PinterestDetailsInput } from '../../core/pinterest-details.js'
@@ -36,6 +37,7 @@ import {
   firstCommentSchema,
   googlebusinessSchema,
   MAX_TARGETS,
+  mastodonSchema,
   mediaAltTextsSchema,
   mediaUrlSchema,
   mediaUrlsSchema,
@@ -107,6 +109,11 @@ const updatePostInput = toolInput({
   pinterest: pinterestSchema
     .optional()
     .describe('title, link, coverImageUrl of a pin; omitted fields keep their value.'),
+  mastodon: mastodonSchema
+    .optional()
+    .describe(
+      'visibility, contentWarning, language (an addition to the spec); omitted fields keep their value.',
+    ),
   status: z.enum(settableStatuses).optional().describe('scheduled, draft or failed.'),
   thread: threadSchema
     .optional()
@@ -206,6 +213,7 @@ async function applyUpdate(tx: Db, ctx: ToolContext, input: UpdateInput, now: nu
         : null,
     tiktok: edit.tiktok ? JSON.stringify(edit.tiktok) : null,
     pinterest: edit.pinterest ? JSON.stringify(edit.pinterest) : null,
+    mastodon: edit.mastodon ? JSON.stringify(edit.mastodon) : null,
     status,
     schedule_date: slot.date,
     schedule_time: slot.time,
@@ -294,6 +302,11 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     : post.pinterest
       ? JSON.parse(post.pinterest)
       : undefined
+  const mastodon: MastodonOptions | undefined = input.mastodon
+    ? { ...(post.mastodon ? JSON.parse(post.mastodon) : {}), ...input.mastodon }
+    : post.mastodon
+      ? JSON.parse(post.mastodon)
+      : undefined
   // The thread and first comment sent replace the post's; otherwise the post keeps its own.
   const own = readPostItems(post.items)
   const postItems = {
@@ -327,6 +340,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
       googlebusiness,
       tiktok,
       pinterest,
+      mastodon,
       ...postItems,
       ...targetRequest,
       mediaAltTexts: input.mediaAltTexts ?? altTexts,
@@ -349,6 +363,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     input.googlebusiness !== undefined ||
     input.tiktok !== undefined ||
     input.pinterest !== undefined ||
+    input.mastodon !== undefined ||
     input.thread !== undefined ||
     input.firstComment !== undefined
   return {
@@ -361,6 +376,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
     googlebusiness,
     tiktok,
     pinterest,
+    mastodon,
     postItems,
     changesWhatGoesOut,
   }
@@ -437,6 +453,7 @@ const resolvedFor = (
       altTexts: edit.altTexts,
       tiktok: edit.tiktok,
       pinterest: edit.pinterest,
+      mastodon: edit.mastodon,
     },
     ownCopy,
     items,
@@ -526,6 +543,7 @@ async function writeTargets(
         googlebusiness: keep.resolved.googlebusiness,
         tiktok: keep.resolved.tiktok,
         pinterest: keep.resolved.pinterest,
+        mastodon: keep.resolved.mastodon,
         items: keep.items,
         runAt,
         retry: status === 'scheduled' && existing.status === 'failed',

@@ -38,17 +38,17 @@ export type ConnectOutcome =
   | { kind: 'choose'; network: Network; grantId: string }
   | Refusal
 
-const refused = (status: number, title: string, message: string): Refusal => ({
+export const refused = (status: number, title: string, message: string): Refusal => ({
   kind: 'refused',
   status,
   title,
   message,
 })
 
-const NOTHING = 'Nothing was connected.'
-const AGAIN = 'Start again from the channels page.'
+export const NOTHING = 'Nothing was connected.'
+export const AGAIN = 'Start again from the channels page.'
 
-const stateMessages: Record<StateRefusal, { title: string; message: string }> = {
+export const stateMessages: Record<StateRefusal, { title: string; message: string }> = {
   missing: {
     title: 'Connection link incomplete',
     message: `The network sent no state back, so this answer cannot be matched to a connection you started. ${NOTHING} ${AGAIN}`,
@@ -274,7 +274,10 @@ export async function finishConnect(
 }
 
 /** The network's answer when it carries no code: consent declined, an error, or nothing at all. */
-function refusalInAnswer(label: string, query: Record<string, string | undefined>): Refusal | undefined {
+export function refusalInAnswer(
+  label: string,
+  query: Record<string, string | undefined>,
+): Refusal | undefined {
   if (query.error === 'access_denied') {
     return refused(
       400,

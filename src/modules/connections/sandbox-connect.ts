@@ -8,7 +8,8 @@ import type { AppContext } from '../app-context.js'
  * simulated profile through the whole connect flow of a running Herald in sandbox mode, as a browser would. A command line cannot sign in without the owner's
  * password, so it opens a short-lived dashboard session for the workspace's owner directly in the store
  * (which it shares with the server), then: GET /connect/<network> → the simulator's consent page →
- * POST the consent form as the given user → GET the callback → /channels. Bluesky has no OAuth: the
+ * POST the consent form as the given user → GET the callback → /channels (for Mastodon the handle names
+ * the instance, `user@instance.example`, posted with the start form). Bluesky has no OAuth: the
  * simulator makes the account and an app password, and the /connect/bluesky form is posted with them.
  * The session is deleted at the end. Nothing here bypasses the flow's checks (state, PKCE, scopes,
  * CSRF, profile lookup).
@@ -59,6 +60,8 @@ export async function sandboxConnect(
   const network: SandboxNetwork = input.network
   if (input.organization && network !== 'linkedin')
     throw invalid('--organization is for linkedin (Facebook connects Pages already)')
+  if (network === 'mastodon' && !/^@?[A-Za-z0-9_]{1,30}@[^@\s]+$/.test(input.username))
+    throw invalid('For mastodon, --username is a handle that names its instance, e.g. user@instance.example')
   await checkSandboxServer(app.config.publicBaseUrl, http)
   const db = app.store.db
   const actingUserId = await actingMember(app, input)
@@ -150,8 +153,15 @@ async function connectThroughConsent(
   const start = await send(`${base}/connect/${network}`, {
     method: 'POST',
     headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf, workspaceId: input.workspaceId }).toString(),
+    body: new URLSearchParams({
+      csrf,
+      workspaceId: input.workspaceId,
+      // Mastodon's start form names the instance: the part of the handle after its user name.
+      ...(network === 'mastodon' ? { instance: input.username.replace(/^@/, '').split('@')[1]! } : {}),
+    }).toString(),
   })
+  if (network === 'mastodon' && start.status >= 400)
+    throw invalid(`Mastodon cannot be connected: ${pageText(await start.text())}`)
   const authorize = locationOf(start, `POST /connect/${network}`)
   if (authorize.startsWith(`${base}/login`))
     throw invalid(
@@ -256,8 +266,9 @@ async function consentForm(
     return { form, profileIds: business.locations }
   }
   if (network !== 'youtube') {
-    // X and Meta's consent pages take the user name and one granted_scope per ticked permission.
-    form.set('username', username)
+    // X and Meta's consent pages take the user name and one granted_scope per ticked permission; a
+    // Mastodon instance's, the user name on that instance.
+    form.set('username', network === 'mastodon' ? username.replace(/^@/, '').split('@')[0]! : username)
     for (const scope of scopes) form.append('granted_scope', scope)
     form.set('decision', 'authorize')
   } else {
@@ -304,6 +315,7 @@ export const DEMO_PROFILES: ReadonlyArray<{ network: SandboxNetwork; username: s
   { network: 'googlebusiness', username: 'Corner Bakery' },
   { network: 'tiktok', username: 'demo.creator' },
   { network: 'pinterest', username: 'demo_pins' },
+  { network: 'mastodon', username: 'demo@instance.example' },
 ]
 
 /**

@@ -1,6 +1,7 @@
 import type { RawBuilder } from 'kysely'
 import {
   type Credentials,
+  type ItemRequest,
   type NetworkAdapter,
   type Profile,
   PublishFailure,
@@ -87,6 +88,8 @@ export interface ChainInput {
   signal: AbortSignal
   /** Told just before an item's publishing call (the target's history says the attempt reached out). */
   onSend?: () => void
+  /** The target's Mastodon options, which every item of its thread carries too. */
+  mastodon?: ItemRequest['mastodon']
 }
 
 /** The items a target still has to deliver (none when it has none). */
@@ -127,6 +130,7 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
       root: input.head,
       parent: item.role === 'firstComment' ? input.head : parent,
       signal,
+      ...(input.mastodon ? { mastodon: input.mastodon } : {}),
       ...(item.progress ? { progress: { ...item.progress } } : {}),
       saveProgress: async (entries: Record<string, string>) => {
         item.progress = { ...item.progress, ...entries }

@@ -214,6 +214,7 @@ function prepareAttempt(
     ...(target.googlebusiness ? { googlebusiness: JSON.parse(target.googlebusiness) } : {}),
     ...(target.tiktok ? { tiktok: JSON.parse(target.tiktok) } : {}),
     ...(target.pinterest ? { pinterest: JSON.parse(target.pinterest) } : {}),
+    ...(target.mastodon ? { mastodon: JSON.parse(target.mastodon) } : {}),
     ...(readProgress(target.progress) ? { progress: readProgress(target.progress) } : {}),
     saveProgress: progressSaver(deps.db, target, deps.now, leaseTime),
     signal,
@@ -374,6 +375,7 @@ async function deliverItems(
     onSend: () => {
       attempt.trail.sent = true
     },
+    ...(attempt.request.mastodon ? { mastodon: attempt.request.mastodon } : {}),
   })
   if (end.kind === 'refused')
     return { outcome: { kind: 'failed', error: end.error }, kind: 'invalid_content', connectionId }

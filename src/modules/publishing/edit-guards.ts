@@ -21,6 +21,7 @@ export interface TargetEdit {
   googlebusiness: unknown
   tiktok?: unknown
   pinterest: unknown
+  mastodon?: unknown
   items: DeliveryItem[]
 }
 
@@ -53,6 +54,8 @@ function changedParts(target: TargetRow, edit: TargetEdit): string[] {
     parts.push('TikTok settings')
   if ((edit.pinterest ? JSON.stringify(edit.pinterest) : null) !== (target.pinterest ?? null))
     parts.push('pin details')
+  if ((edit.mastodon ? JSON.stringify(edit.mastodon) : null) !== (target.mastodon ?? null))
+    parts.push('Mastodon details')
   return parts
 }
 

@@ -40,6 +40,7 @@ export function presentPost(post: PostRow, targets: TargetRow[], now: number): P
     ...(post.googlebusiness ? { googlebusiness: JSON.parse(post.googlebusiness) } : {}),
     ...(post.tiktok ? { tiktok: JSON.parse(post.tiktok) } : {}),
     ...(post.pinterest ? { pinterest: JSON.parse(post.pinterest) } : {}),
+    ...(post.mastodon ? { mastodon: JSON.parse(post.mastodon) } : {}),
     ...(Object.keys(variants).length > 0 ? { variants } : {}),
     createdAt: iso(post.created_at),
     ...(post.published_at ? { publishedAt: iso(post.published_at) } : {}),

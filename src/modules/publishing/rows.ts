@@ -1,5 +1,6 @@
 import { type AltTexts, altTextsFor, storedAltTexts } from '../../core/alt-text.js'
 import { type GoogleBusinessInput, resolveGoogleBusiness } from '../../core/googlebusiness-details.js'
+import { type MastodonOptions, resolveMastodonOptions } from '../../core/mastodon-options.js'
 import { type PinterestDetailsInput, resolvePinterestDetails } from '../../core/pinterest-details.js'
 import type { ConnectionInfo, PlannedTarget } from '../../core/post-plan.js'
 import { resolveCopy } from '../../core/post-plan.js'
@@ -10,6 +11,7 @@ import { compiledOnce } from '../../platform/db/compiled.js'
 import type { Db } from '../../platform/db/db.js'
 import type { TargetRow } from '../../platform/db/statements/posts.js'
 import { newId } from '../../platform/ids.js'
+import { hostOfProfile, instanceLimits } from '../connections/mastodon-instances.js'
 
 const connectionInfoQuery = compiledOnce(1, (db: Db, workspaceId: string) =>
   db
@@ -21,23 +23,36 @@ const connectionInfoQuery = compiledOnce(1, (db: Db, workspaceId: string) =>
     .orderBy('id'),
 )
 
-/** The workspace's connections in the shape the planner reads. */
+/**
+ * The workspace's connections in the shape the planner reads; a Mastodon profile with its instance's
+ * limits as Herald last read them.
+ */
 export async function loadConnectionInfos(db: Db, workspaceId: string): Promise<ConnectionInfo[]> {
   const { rows } = await connectionInfoQuery(db, workspaceId)
-  return rows.map((row) => ({
-    id: row.id,
-    platform: row.platform as ConnectionInfo['platform'],
-    profileId: row.profile_id,
-    username: row.username,
-    status: row.status,
-  }))
+  const mastodon = rows
+    .filter((row) => row.platform === 'mastodon')
+    .map((row) => hostOfProfile(row.profile_id))
+  const limits = mastodon.length > 0 ? await instanceLimits(db, mastodon) : new Map()
+  return rows.map((row) => {
+    const own = row.platform === 'mastodon' ? limits.get(hostOfProfile(row.profile_id)) : undefined
+    return {
+      id: row.id,
+      platform: row.platform as ConnectionInfo['platform'],
+      profileId: row.profile_id,
+      username: row.username,
+      status: row.status,
+      ...(own ? { limits: own } : {}),
+    }
+  })
 }
 
 /** A queue row for one planned target. `runAt` null keeps it out of the queue (draft). */
 export function targetRow(
   input: { postId: string; workspaceId: string; position: number; runAt: number | null; now: number },
   target: Pick<PlannedTarget, 'connection' | 'content' | 'mediaUrls' | 'youtube'> &
-    Partial<Pick<PlannedTarget, 'items' | 'googlebusiness' | 'altTexts' | 'tiktok' | 'pinterest'>>,
+    Partial<
+      Pick<PlannedTarget, 'items' | 'googlebusiness' | 'altTexts' | 'tiktok' | 'pinterest' | 'mastodon'>
+    >,
 ): TargetRow {
   return {
     id: newId(input.now),
@@ -55,6 +70,7 @@ export function targetRow(
     googlebusiness: target.googlebusiness ? JSON.stringify(target.googlebusiness) : null,
     tiktok: target.tiktok ? JSON.stringify(target.tiktok) : null,
     pinterest: target.pinterest ? JSON.stringify(target.pinterest) : null,
+    mastodon: target.mastodon ? JSON.stringify(target.mastodon) : null,
     status: 'pending',
     run_at: input.runAt,
     lease_owner: null,
@@ -92,6 +108,7 @@ export function resolveForPost(
     altTexts?: AltTexts
     tiktok?: TikTokDetailsInput | undefined
     pinterest?: PinterestDetailsInput | undefined
+    mastodon?: MastodonOptions | undefined
   },
   ownCopy?: string,
   /** The target's thread items and first comment, whose images' alt texts it sends too. */
@@ -108,5 +125,7 @@ export function resolveForPost(
       connection.platform === 'googlebusiness' ? resolveGoogleBusiness(post.googlebusiness) : null,
     tiktok: connection.platform === 'tiktok' ? { ...post.tiktok } : null,
     pinterest: connection.platform === 'pinterest' ? resolvePinterestDetails(post.pinterest) : null,
+    mastodon:
+      connection.platform === 'mastodon' ? (resolveMastodonOptions(post.mastodon, undefined) ?? null) : null,
   }
 }

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { MAX_ALT_TEXT } from '../../core/alt-text.js'
 import { approvalStates } from '../../core/approval.js'
 import { callToActionTypes, localPostTypes } from '../../core/googlebusiness-details.js'
+import { MASTODON_LANGUAGE, MAX_CONTENT_WARNING, mastodonVisibilities } from '../../core/mastodon-options.js'
 import { networks } from '../../core/networks.js'
 import { postStatuses, targetStatuses } from '../../core/post-status.js'
 import { historyKinds, historyResults } from '../../core/target-history.js'
@@ -16,7 +17,7 @@ export const MAX_TARGETS = 100
 export const networkSchema = z
   .enum(networks)
   .describe(
-    'Network value: linkedin, twitter, facebook, instagram, threads, bluesky, youtube, googlebusiness (a Google Business Profile location), tiktok or pinterest.',
+    'Network value: linkedin, twitter, facebook, instagram, threads, bluesky, youtube, googlebusiness (a Google Business Profile location), tiktok, pinterest or mastodon.',
   )
 
 /** A variants key: a network value, or `<platform>:<profileId>`. */
@@ -181,6 +182,31 @@ export const pinterestSchema = z
     'Pinterest pin details (an addition to the spec); ignored for other networks. The copy is the pin description (800 characters).',
   )
 
+export const mastodonSchema = z
+  .strictObject({
+    visibility: z
+      .enum(mastodonVisibilities)
+      .optional()
+      .describe(
+        'Who sees the status: public (default), unlisted (not on public timelines), private (followers only) or direct (mentioned people only).',
+      ),
+    contentWarning: z
+      .string()
+      .max(MAX_CONTENT_WARNING)
+      .optional()
+      .describe(
+        "A content warning shown instead of the text and media until the reader opens them; it counts towards the instance's character limit.",
+      ),
+    language: z
+      .string()
+      .regex(MASTODON_LANGUAGE, 'an ISO 639 language code such as en')
+      .optional()
+      .describe('ISO 639 code of the language of the copy, e.g. en.'),
+  })
+  .describe(
+    'Mastodon details (an addition to the spec), applied to the status and every item of its thread; ignored for other networks.',
+  )
+
 export const contentSchema = z.string().max(MAX_CONTENT)
 
 /**
@@ -202,7 +228,7 @@ export const threadSchema = z
   .array(threadItemSchema)
   .max(MAX_THREAD_INPUT)
   .describe(
-    'Optional thread (an addition to the spec): follow-up posts published in order after the post, each a reply to the one before, on twitter, bluesky and threads (other networks take none). At most 25 items. Example: [{"content": "2/ The details"}, {"content": "3/ Read more", "mediaUrls": ["https://example.com/chart.png"]}]. Each item costs what a post costs on its network.',
+    'Optional thread (an addition to the spec): follow-up posts published in order after the post, each a reply to the one before, on twitter, bluesky, threads and mastodon (other networks take none). At most 25 items. Example: [{"content": "2/ The details"}, {"content": "3/ Read more", "mediaUrls": ["https://example.com/chart.png"]}]. Each item costs what a post costs on its network.',
   )
 
 export const firstCommentSchema = z
@@ -252,6 +278,9 @@ export const targetAccountSchema = z
     pinterest: pinterestSchema
       .optional()
       .describe('Pin details for this profile only (merged over the shared pinterest object).'),
+    mastodon: mastodonSchema
+      .optional()
+      .describe('Mastodon details for this profile only (merged over the shared mastodon object).'),
     thread: threadSchema
       .optional()
       .describe('Thread for this profile only; wins over threadVariants and thread.'),
@@ -352,6 +381,7 @@ export const postViewSchema = z.object({
     .describe('Google Business Profile post details as given (googlebusiness profiles only).'),
   tiktok: tiktokSchema.optional().describe('TikTok post settings as given (an addition to the spec).'),
   pinterest: pinterestSchema.optional().describe('Pinterest pin details as given; absent when none.'),
+  mastodon: mastodonSchema.optional().describe('Mastodon details as given (an addition to the spec).'),
   variants: z
     .record(z.string(), z.string())
     .optional()

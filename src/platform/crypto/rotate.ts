@@ -36,11 +36,19 @@ export interface RotationReport {
   webhookSecrets: RotationCounts
   /** The secrets of the developer apps saved on the network apps page. */
   networkApps: RotationCounts
+  /** The secrets of Herald's own app on each Mastodon instance. */
+  mastodonApps: RotationCounts
 }
 
 /** One sealed column; each table's key is `id`. */
 interface SealedColumn {
-  table: 'connections' | 'oauth_states' | 'pending_grants' | 'webhook_endpoints' | 'network_apps'
+  table:
+    | 'connections'
+    | 'oauth_states'
+    | 'pending_grants'
+    | 'webhook_endpoints'
+    | 'network_apps'
+    | 'mastodon_instances'
   column: string
 }
 
@@ -107,6 +115,7 @@ export async function rotateSecrets(db: Db, vault: Vault): Promise<RotationRepor
     pendingGrants: none(),
     webhookSecrets: none(),
     networkApps: none(),
+    mastodonApps: none(),
   }
   await rotateColumn(db, vault, { table: 'connections', column: 'credentials' }, report.connections)
   await rotateColumn(db, vault, { table: 'oauth_states', column: 'code_verifier' }, report.oauthStates)
@@ -114,5 +123,6 @@ export async function rotateSecrets(db: Db, vault: Vault): Promise<RotationRepor
   for (const column of ['secret', 'previous_secret'])
     await rotateColumn(db, vault, { table: 'webhook_endpoints', column }, report.webhookSecrets)
   await rotateColumn(db, vault, { table: 'network_apps', column: 'client_secret' }, report.networkApps)
+  await rotateColumn(db, vault, { table: 'mastodon_instances', column: 'client_secret' }, report.mastodonApps)
   return report
 }

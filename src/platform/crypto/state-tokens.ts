@@ -49,7 +49,14 @@ export interface StateDeps {
 /** Records a new flow and returns the `state` and PKCE challenge for the authorize URL. */
 export async function issueState(
   deps: StateDeps,
-  input: { workspaceId: string; userId: string; platform: Network; redirectUri: string },
+  input: {
+    workspaceId: string
+    userId: string
+    platform: Network
+    redirectUri: string
+    /** The Mastodon instance the flow runs against. */
+    instance?: string
+  },
 ): Promise<{ state: string; codeChallenge: string }> {
   const now = deps.now()
   const id = randomBytes(24).toString('base64url')
@@ -70,6 +77,7 @@ export async function issueState(
       created_at: now,
       expires_at: now + STATE_TTL_MS,
       used_at: null,
+      ...(input.instance ? { instance: input.instance } : {}),
     })
     .execute()
   return { state: deps.signer.sign(id), codeChallenge: codeChallengeS256(verifier) }

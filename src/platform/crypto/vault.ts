@@ -56,6 +56,13 @@ export const networkAppSecretAt = (network: string): SealedAt => ({
   id: network,
 })
 
+/** Where the secret of Herald's own app on a Mastodon instance lives (the row's id is the instance's host). */
+export const mastodonAppSecretAt = (host: string): SealedAt => ({
+  table: 'mastodon_instances',
+  column: 'client_secret',
+  id: host,
+})
+
 /**
  * Why a value did not open: `misplaced` (it fails authentication here: sealed for another row or column,
  * or altered), `unbound` (an old `v1` value, which migration 017 should have re-sealed), `unknown_key`

@@ -35,6 +35,7 @@ import { createAltTextsAndAvatarsMigration } from './migrations/028-alt-texts-an
 import { createTargetHistoryMigration } from './migrations/029-target-history.js'
 import { createTikTokDetailsMigration } from './migrations/030-tiktok-details.js'
 import { createPinterestDetailsMigration } from './migrations/031-pinterest-details.js'
+import { createMastodonInstancesMigration } from './migrations/032-mastodon-instances.js'
 import { createGoogleBusinessDetailsMigration } from './migrations/033-google-business-details.js'
 import type { Database } from './schema.js'
 
@@ -195,6 +196,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '028-alt-texts-and-avatars': createAltTextsAndAvatarsMigration(),
     '030-tiktok-details': createTikTokDetailsMigration(),
     '031-pinterest-details': createPinterestDetailsMigration(),
+    '032-mastodon-instances': createMastodonInstancesMigration(),
   }
   if (await allApplied(store, Object.keys(migrations), schema)) return
   const migrator = new Migrator({

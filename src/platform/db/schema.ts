@@ -142,6 +142,8 @@ export interface PostsTable {
   media_alt_texts?: string | null
   /** What a TikTok post's poster chose, as given (JSON; migration 030), or null. */
   tiktok?: string | null
+  /** The `mastodon` object as given (JSON: visibility, content warning, language), or null (migration 032). */
+  mastodon?: string | null
 }
 
 export interface TargetsTable {
@@ -160,6 +162,8 @@ export interface TargetsTable {
   googlebusiness?: string | null
   /** A Pinterest target's title, link and cover as resolved for it (JSON, migration 031); null elsewhere. */
   pinterest: string | null
+  /** A Mastodon target's options as resolved for its profile (JSON), or null (migration 032). */
+  mastodon?: string | null
   status: string
   /** When the worker may claim it; null while out of the queue (draft, failed, settled). */
   run_at: number | null
@@ -264,6 +268,8 @@ export interface OauthStatesTable {
   created_at: number
   expires_at: number
   used_at: number | null
+  /** The Mastodon instance (host) a flow runs against (migration 032); null for every other network. */
+  instance?: string | null
 }
 
 export interface SessionsTable {
@@ -407,6 +413,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable
   network_apps: NetworkAppsTable
   target_history: TargetHistoryTable
+  mastodon_instances: MastodonInstancesTable
 }
 
 /**
@@ -424,6 +431,21 @@ export interface TargetHistoryTable {
   sent: number | null
   /** The error or reason in the network's or Herald's words; null when there is none. */
   detail: string | null
+}
+
+/**
+ * A Mastodon instance Herald has read or registered on (migration 032; `id` is its host): what it read
+ * (`info`, JSON) and Herald's app there, its secret a vault ciphertext bound to this row and column.
+ */
+export interface MastodonInstancesTable {
+  id: string
+  info: string
+  info_read_at: number
+  client_id: string | null
+  client_secret: string | null
+  redirect_uri: string | null
+  scopes: string | null
+  registered_at: number | null
 }
 
 /** The outbox (migration 012): one row per event, written in the transaction of the change it reports. */

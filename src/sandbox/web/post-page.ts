@@ -32,6 +32,8 @@ export interface WebEntry {
   action?: { label: string; url?: string }
   /** A line about the post itself, as the network shows it (TikTok: "Only you can see this post"). */
   note?: string
+  /** Shown instead of the text and media until the reader opens them (Mastodon's content warning). */
+  contentWarning?: string
 }
 
 export interface WebPage {
@@ -68,6 +70,7 @@ const brands: Record<Network, string> = {
   googlebusiness: 'Google',
   tiktok: 'TikTok',
   pinterest: 'Pinterest',
+  mastodon: 'Mastodon',
 }
 
 export function escapeHtml(value: string): string {
@@ -140,6 +143,12 @@ function avatarHtml(author: WebEntry['author'], assets: string, big = false): st
   return `<span class="avatar${big ? ' big' : ''}" aria-hidden="true">${face}</span>`
 }
 
+/** The text and media behind a content warning, opened by the reader (no script: a details element). */
+function behindWarning(entry: WebEntry, body: string): string {
+  if (!entry.contentWarning) return body
+  return `<details class="cw"><summary><span class="cw-text">${escapeHtml(entry.contentWarning)}</span><span class="cw-toggle" aria-hidden="true"></span></summary>${body}</details>`
+}
+
 function entryHtml(entry: WebEntry, assets: string, role: 'post' | 'item' | 'comment'): string {
   const handle = entry.author.handle ? ` <span class="handle">${escapeHtml(entry.author.handle)}</span>` : ''
   const badge = entry.badge ? `<p class="badge">${escapeHtml(entry.badge)}</p>` : ''
@@ -148,7 +157,7 @@ function entryHtml(entry: WebEntry, assets: string, role: 'post' | 'item' | 'com
     : ''
   return `<article class="entry ${role}">
 <header class="meta">${avatarHtml(entry.author, assets)}<span class="who"><strong class="name">${escapeHtml(entry.author.name)}</strong>${handle}</span>${time(entry.at)}</header>
-${badge}${entry.title ? `<h1 class="title">${escapeHtml(entry.title)}</h1>` : ''}${entry.text ? `<div class="text">${escapeHtml(entry.text)}</div>` : ''}${mediaHtml(entry.media, assets)}${facts}${linkCard(entry.link)}${actionHtml(entry.action)}${entry.note ? `<p class="note">${escapeHtml(entry.note)}</p>` : ''}
+${badge}${entry.title ? `<h1 class="title">${escapeHtml(entry.title)}</h1>` : ''}${behindWarning(entry, `${entry.text ? `<div class="text">${escapeHtml(entry.text)}</div>` : ''}${mediaHtml(entry.media, assets)}`)}${facts}${linkCard(entry.link)}${actionHtml(entry.action)}${entry.note ? `<p class="note">${escapeHtml(entry.note)}</p>` : ''}
 </article>`
 }
 

@@ -58,6 +58,18 @@ body.net-threads{--page:#fafafa;--bar:#fafafa;--column:#fff;--ink:#101010;--mute
 body.net-threads main{margin-top:1rem;border-width:1px;border-radius:16px;overflow:hidden}
 body.net-threads .thread .entry,body.net-threads .entry.item{border-bottom:0}
 ${timeline('body.net-threads')}
+body.net-mastodon{--page:#191b22;--bar:#282c37;--column:#282c37;--ink:#fff;--muted:#9baec8;--line:#393f4f;--accent:#8c8dff;--brand:#fff;--avatar:#6364ff;--width:600px;--media-radius:8px}
+body.net-mastodon main{margin-top:1rem;border-radius:4px;overflow:hidden}
+body.net-mastodon .avatar{border-radius:8px;width:46px;height:46px}
+body.net-mastodon .cw summary{display:flex;flex-wrap:wrap;align-items:center;gap:.6rem;cursor:pointer;list-style:none}
+body.net-mastodon .cw summary::-webkit-details-marker{display:none}
+body.net-mastodon .cw-text{font-size:1.05rem}
+body.net-mastodon .cw-toggle{padding:.1rem .5rem;border-radius:4px;background:#606984;color:#fff;font-size:.75rem;font-weight:700;text-transform:uppercase}
+body.net-mastodon .cw-toggle::after{content:"Show more"}
+body.net-mastodon .cw[open] .cw-toggle{background:#434a5e}
+body.net-mastodon .cw[open] .cw-toggle::after{content:"Show less"}
+body.net-mastodon .cw[open]>:not(summary){margin-top:.6rem}
+${timeline('body.net-mastodon')}
 body.net-facebook{--page:#f0f2f5;--bar:#fff;--column:transparent;--ink:#050505;--muted:#65676b;--line:#dadde1;--accent:#0866ff;--brand:#0866ff;--avatar:#0866ff;--width:680px;--media-radius:0}
 body.net-facebook .brand{font-size:1.7rem;letter-spacing:-.04em}
 body.net-facebook .entry{background:#fff;border:0;border-radius:8px;box-shadow:0 1px 2px rgba(0,0,0,.2);margin:1rem 0}

@@ -20,7 +20,8 @@ export const operationCommands: Command[] = [
         report.oauthStates.failed +
         report.pendingGrants.failed +
         report.webhookSecrets.failed +
-        report.networkApps.failed
+        report.networkApps.failed +
+        report.mastodonApps.failed
       return {
         json: report,
         text: [
@@ -30,6 +31,7 @@ export const operationCommands: Command[] = [
           line('Pending connect grants', report.pendingGrants),
           line('Webhook secrets', report.webhookSecrets),
           line('Network app secrets', report.networkApps),
+          line('Mastodon app secrets', report.mastodonApps),
           failed
             ? 'Some values open with none of the configured keys, or were not sealed for the row they are in: add the key that sealed them to HERALD_OLD_SECRET_KEYS, or reconnect those profiles.'
             : 'Every sealed value is under the current key; HERALD_OLD_SECRET_KEYS can be removed.',
@@ -41,7 +43,7 @@ export const operationCommands: Command[] = [
   appCommand({
     name: 'sandbox connect',
     usage: [
-      'sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads|googlebusiness|tiktok|pinterest --username U [--organization] [--json]',
+      'sandbox connect --workspace ID --network twitter|youtube|bluesky|facebook|instagram|linkedin|threads|googlebusiness|tiktok|pinterest|mastodon --username U [--organization] [--json]',
       'Connect a simulated profile through the connect flow of a server running with HERALD_SANDBOX=1',
       '(youtube: U is the Google account e-mail, e.g. creator@example.com; bluesky: the account',
       'U.bsky.social, made with an app password in the simulator; facebook: a Page named U;',

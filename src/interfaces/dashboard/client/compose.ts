@@ -132,6 +132,8 @@ function updateForm(form: HTMLFormElement, parts: { tabs: Tabs; tiktok: TikTokPa
   googleBusinessParts(form, networks)
   const pinterest = byId<HTMLElement>('pinterest')
   if (pinterest) pinterest.hidden = !networks.has('pinterest')
+  const mastodon = byId<HTMLElement>('mastodon')
+  if (mastodon) mastodon.hidden = !networks.has('mastodon')
   queueSlot(chosenBoxes(form))
   const confirmed =
     (!networks.has('youtube') || Boolean(byId<HTMLInputElement>('youtube-confirm')?.checked)) &&

@@ -27,6 +27,7 @@ const SIMPLE_ICON: Record<Exclude<Network, 'linkedin'>, string> = {
   googlebusiness: 'googlemaps',
   tiktok: 'tiktok',
   pinterest: 'pinterest',
+  mastodon: 'mastodon',
 }
 
 const pathOf = (svg: string) => {

@@ -35,6 +35,8 @@ export async function rewriteTarget(
     googlebusiness: unknown
     tiktok?: unknown
     pinterest: unknown
+    /** A Mastodon target's options (null elsewhere). */
+    mastodon?: unknown
     /** The target's thread items and first comment (the live and in-doubt ones kept as they are). */
     items: readonly unknown[]
     runAt: number | null
@@ -59,6 +61,7 @@ export async function rewriteTarget(
       googlebusiness: change.googlebusiness ? JSON.stringify(change.googlebusiness) : null,
       tiktok: change.tiktok ? JSON.stringify(change.tiktok) : null,
       pinterest: change.pinterest ? JSON.stringify(change.pinterest) : null,
+      mastodon: change.mastodon ? JSON.stringify(change.mastodon) : null,
       items: change.items.length > 0 ? JSON.stringify(change.items) : null,
       ...status,
       updated_at: change.now,

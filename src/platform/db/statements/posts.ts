@@ -123,6 +123,7 @@ const insertPostRows = compiledInsertRows('posts', [
   'compose_id',
   'media_alt_texts',
   'tiktok',
+  'mastodon',
 ])
 
 const insertTargetRows = compiledInsertRows('targets', [
@@ -156,6 +157,7 @@ const insertTargetRows = compiledInsertRows('targets', [
   'items',
   'media_alt_texts',
   'tiktok',
+  'mastodon',
 ])
 
 /**
