@@ -29,6 +29,11 @@ export const options = {
   description: { type: 'string' },
   enable: { type: 'boolean', default: false },
   disable: { type: 'boolean', default: false },
+  to: { type: 'string' },
+  force: { type: 'boolean', default: false },
+  format: { type: 'string' },
+  output: { type: 'string' },
+  status: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const

@@ -31,6 +31,7 @@ import { createWiderLedgerReferenceMigration } from './migrations/024-wider-ledg
 import { createNetworkAppsMigration } from './migrations/025-network-apps.js'
 import { createInstanceSetupMigration } from './migrations/026-instance-setup.js'
 import { createComposeGroupsMigration } from './migrations/027-compose-groups.js'
+import { createBackupRunsMigration } from './migrations/034-backup-runs.js'
 import type { Database } from './schema.js'
 import { copyBeforeMigrating } from './sqlite-copy.js'
 
@@ -70,7 +71,7 @@ const NUMERIC_OID = 1700
 
 /** Opens the database, runs pending migrations and returns the store. */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? await openPostgres(options) : openSqlite(options)
+  const store = await connectStore(options)
   try {
     await migrate(store, options.vault, {
       copyBeforeMigrating: options.copyBeforeMigrating ?? true,
@@ -81,6 +82,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw error
   }
   return store
+}
+
+/** Opens the database without migrating it (a restore looks at what a data folder holds, and changes nothing). */
+export async function connectStore(options: StoreOptions): Promise<Store> {
+  return options.databaseUrl ? openPostgres(options) : openSqlite(options)
 }
 
 /**
@@ -226,6 +232,7 @@ export function heraldMigrations(dialect: Dialect, vault?: Binder): Record<strin
     '025-network-apps': createNetworkAppsMigration(),
     '026-instance-setup': createInstanceSetupMigration(),
     '027-compose-groups': createComposeGroupsMigration(),
+    '034-backup-runs': createBackupRunsMigration(),
   }
 }
 

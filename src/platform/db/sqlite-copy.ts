@@ -1,9 +1,11 @@
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
+import { Worker } from 'node:worker_threads'
 import SqliteDatabase from 'better-sqlite3'
-import type { Kysely } from 'kysely'
-import { sql } from 'kysely'
+import { Kysely, SqliteDialect, sql } from 'kysely'
 import type { Logger } from '../logger.js'
+import type { Database } from './schema.js'
 
 /**
  * Consistent copies of a live SQLite database. `VACUUM INTO` reads the whole database inside one read
@@ -29,17 +31,41 @@ export async function vacuumInto(connection: Kysely<any>, target: string): Promi
 }
 
 /**
- * Copies the database file `source` into `target` from a connection of its own, so a process that does not
- * hold the database open (`herald backup` beside a running service) takes the same consistent copy.
+ * The copy, in a thread of its own: better-sqlite3 runs a statement on the thread that calls it, and a long
+ * `VACUUM INTO` on the main thread would hold up everything else the process does (a worker renewing its
+ * leases). The thread's code is CommonJS given as text, loading the same better-sqlite3 this module uses.
  */
-export function copySqliteOnline(source: string, target: string): void {
-  const database = new SqliteDatabase(source, { readonly: true, fileMustExist: true })
-  try {
-    database.pragma('busy_timeout = 10000')
-    database.prepare('VACUUM INTO ?').run(target)
-  } finally {
-    database.close()
-  }
+const COPY_THREAD = `
+const { workerData, parentPort } = require('node:worker_threads')
+const Database = require(workerData.driver)
+const database = new Database(workerData.source, { readonly: true, fileMustExist: true })
+try {
+  database.pragma('busy_timeout = 10000')
+  database.prepare('VACUUM INTO ?').run(workerData.target)
+} finally {
+  database.close()
+}
+parentPort.postMessage('copied')
+`
+
+/**
+ * Copies the database file `source` into `target` (which must not exist) from a connection of its own, so a
+ * process that does not hold the database open (`herald backup` beside a running service) takes the same
+ * consistent copy as one that does.
+ */
+export function copySqliteOnline(source: string, target: string): Promise<void> {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3')
+  return new Promise((resolve, reject) => {
+    const thread = new Worker(COPY_THREAD, { eval: true, workerData: { driver, source, target } })
+    let copied = false
+    thread.once('message', () => {
+      copied = true
+    })
+    thread.once('error', reject)
+    thread.once('exit', (code) =>
+      copied ? resolve() : reject(new Error(`The copy of ${source} stopped (thread exit ${code})`)),
+    )
+  })
 }
 
 /**
@@ -74,4 +100,10 @@ export function announceCopy(logger: Logger, file: string): void {
     { file },
     `Before running the pending database migrations, a copy of the database as it was is at ${file} (the newest ${KEPT_MIGRATION_COPIES} are kept)`,
   )
+}
+
+/** A Kysely over a SQLite file other than the store's (a backup's copy, read to count its rows). */
+export function openSqliteFile(file: string, options: { readonly: boolean }): Kysely<Database> {
+  const database = new SqliteDatabase(file, { readonly: options.readonly, fileMustExist: true })
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
 }
