@@ -4,6 +4,7 @@ import { createAppContext } from './app.js'
 import { networks } from './core/networks.js'
 import { announceSetup, withdrawSetupCode } from './modules/accounts/setup-codes.js'
 import type { AppContext } from './modules/app-context.js'
+import { lookIntervalMs, runScheduledBackup } from './modules/backup/schedule.js'
 import { EXPIRING_SWEEP_MS, sweepExpiringConnections } from './modules/delivery/expiring.js'
 import { createPeriodicSweep } from './modules/delivery/periodic-sweep.js'
 import { createWorker, type Worker, type WorkerOptions } from './modules/delivery/worker.js'
@@ -91,6 +92,7 @@ export function createAppWorker(
     intervalMs: WEBHOOK_HISTORY_SWEEP_MS,
     logger: app.logger,
   })
+  const backups = scheduledBackups(app)
   const webhooks = withWebhooks ? createAppWebhookWorker(app, workerOverrides) : undefined
   return {
     ...worker,
@@ -100,8 +102,10 @@ export function createAppWorker(
       sweeper.start()
       expiring.start()
       history.start()
+      backups?.start()
     },
     async stop() {
+      await backups?.stop()
       await sweeper.stop()
       await expiring.stop()
       await history.stop()
@@ -109,6 +113,22 @@ export function createAppWorker(
       await webhooks?.stop()
     },
   }
+}
+
+/** HERALD_BACKUP_EVERY: the workers take a backup each period (one of them; see schedule.ts). */
+function scheduledBackups(app: AppContext) {
+  const everyMs = app.config.backups.everyMs
+  if (!everyMs) return undefined
+  return createPeriodicSweep({
+    what: 'scheduled backup',
+    atStart: true,
+    sweep: async () => {
+      const taken = await runScheduledBackup(app)
+      if (taken) app.logger.info({ file: taken.file, bytes: taken.bytes }, 'scheduled backup written')
+    },
+    intervalMs: lookIntervalMs(everyMs),
+    logger: app.logger,
+  })
 }
 
 /** How often each process reads the saved network apps again (a change in another process reaches it). */

@@ -34,6 +34,8 @@ export const options = {
   format: { type: 'string' },
   output: { type: 'string' },
   status: { type: 'string' },
+  from: { type: 'string' },
+  search: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const

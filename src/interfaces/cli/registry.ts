@@ -1,6 +1,7 @@
 import type { Command } from './command.js'
 import { accountCommands } from './commands/accounts.js'
 import { backupCommands } from './commands/backup.js'
+import { exportCommands } from './commands/export.js'
 import { operationCommands } from './commands/operations.js'
 import { postCommands } from './commands/posts.js'
 import { webhookCommands } from './commands/webhooks.js'
@@ -10,6 +11,7 @@ export const commands: Command[] = [
   ...operationCommands,
   ...backupCommands,
   ...postCommands,
+  ...exportCommands,
   ...webhookCommands,
 ]
 

@@ -152,7 +152,9 @@ export function postsListBody(
   const composes = list.pagination.totalComposes ?? groups.length
   // Posts as composed; how many profiles they reach is on each row (a filter counts only the matching ones).
   const summary = `${composes} post${composes === 1 ? '' : 's'}`
-  return `<div class="page-head"><h1>Posts of ${escapeHtml(workspace)}</h1></div>
+  const exported = (format: string) =>
+    `/posts/export?${[`format=${format}`, filterQuery(view.filters)].filter(Boolean).join('&')}`
+  return `<div class="page-head"><h1>Posts of ${escapeHtml(workspace)}</h1><a class="button" href="${escapeHtml(exported('csv'))}" download>Export CSV</a><a class="button" href="${escapeHtml(exported('json'))}" download>Export JSON</a></div>
 ${view.onboarding}${filterForm(view.filters, view.profiles)}
 ${
   groups.length

@@ -25,6 +25,7 @@ import {
   profileCards,
 } from './post-page.js'
 import { handleOf, localMediaOf } from './post-parts.js'
+import { registerPostExport } from './posts-export.js'
 import { type ListFilters, postsListBody } from './posts-list.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 
@@ -174,12 +175,13 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     return showPost(reply, who, request.params.id, 200)
   })
 
+  registerPostExport(scope, app)
   registerEditRoutes(scope, app, run, showPost)
   registerPostActions(scope, app, run, showPost)
 }
 
 /** The list's filters from the query string; anything unknown is left out rather than refused. */
-function filtersOf(query: Record<string, string | undefined>): ListFilters {
+export function filtersOf(query: Record<string, string | undefined>): ListFilters {
   const text = (key: string, max = 200) => (query[key] ?? '').trim().slice(0, max)
   const day = (key: string) => (/^\d{4}-\d{2}-\d{2}$/.test(text(key)) ? text(key) : '')
   const legacyApproval = (approvalStates as readonly string[]).includes(query.approval ?? '')

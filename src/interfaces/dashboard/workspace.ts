@@ -12,6 +12,7 @@ import { actorOf } from './caller.js'
 import { ledgerLine, postsOfLedger } from './credit-ledger.js'
 import { signedInOf } from './form-guard.js'
 import { csrfField, escapeHtml, page, sendHtml } from './html.js'
+import { operationsCard } from './operations.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 import { initials } from './ui/avatar.js'
 import { icon } from './ui/icons.js'
@@ -113,9 +114,11 @@ async function workspacePage(
 <p class="muted">An editor's post then waits as a draft until an owner approves it (charged then) or sends it back with a note. An owner's own posts never wait.</p>
 <button type="submit">Save</button></form></section>`
     : `<section class="card" aria-labelledby="approvals"><h2 id="approvals">Approvals</h2><p class="muted">${requires ? "Your posts wait for an owner's approval before they go out." : 'Your posts go out without approval.'} Only an owner changes this.</p></section>`
-  const [people, credits] = await Promise.all([
+  const administrator = await isInstanceAdministrator(db, who.user.id)
+  const [people, credits, operations] = await Promise.all([
     peopleCard(db, who, owner),
-    creditsCard(db, who, owner, await isInstanceAdministrator(db, who.user.id)),
+    creditsCard(db, who, owner, administrator),
+    administrator ? operationsCard(app) : '',
   ])
   return page(
     'Workspace',
@@ -125,6 +128,7 @@ ${message.notice ? `<div class="notice" role="status"><p>${escapeHtml(message.no
 ${people}
 ${credits}
 ${approvals}
+${operations}
 ${owner ? `<section class="card" aria-labelledby="webhooks"><h2 id="webhooks">Webhooks</h2><p><a href="/webhooks">Webhook endpoints</a>: signed events sent to your systems when posts go out, fail or get stuck.</p></section>` : ''}`,
     { signedIn: account(who) },
   )
