@@ -49,7 +49,7 @@ function expectSaidAgain(then: unknown, now: unknown, where: string) {
   if (Array.isArray(then)) {
     expect(Array.isArray(now), where).toBe(true)
     expect((now as unknown[]).length, `${where}.length`).toBe(then.length)
-    then.forEach((item, i) => expectSaidAgain(item, (now as unknown[])[i], `${where}[${i}]`))
+    for (const [i, item] of then.entries()) expectSaidAgain(item, (now as unknown[])[i], `${where}[${i}]`)
   } else if (then !== null && typeof then === 'object') {
     expect(now !== null && typeof now === 'object', where).toBe(true)
     for (const [key, value] of Object.entries(then))
