@@ -36,6 +36,7 @@ export const options = {
   status: { type: 'string' },
   from: { type: 'string' },
   search: { type: 'string' },
+  confirm: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const

@@ -16,6 +16,7 @@ import { operationsCard } from './operations.js'
 import { account, field, redirectToLogin, type SignedIn, signedIn } from './request.js'
 import { initials } from './ui/avatar.js'
 import { icon } from './ui/icons.js'
+import { dataCards, registerWorkspaceDataRoutes } from './workspace-data.js'
 
 /**
  * The workspace: its people (an owner invites a person by e-mail as an editor, who joins by accepting, and
@@ -129,6 +130,7 @@ ${people}
 ${credits}
 ${approvals}
 ${operations}
+${dataCards(who)}
 ${owner ? `<section class="card" aria-labelledby="webhooks"><h2 id="webhooks">Webhooks</h2><p><a href="/webhooks">Webhook endpoints</a>: signed events sent to your systems when posts go out, fail or get stuck.</p></section>` : ''}`,
     { signedIn: account(who) },
   )
@@ -172,6 +174,8 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
       }),
     )
   })
+
+  registerWorkspaceDataRoutes(scope, app)
 
   scope.post('/workspace/credits', (request, reply) => addCreditsFromForm(app, request, reply))
 

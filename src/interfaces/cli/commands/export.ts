@@ -77,4 +77,57 @@ export const exportCommands: Command[] = [
       }
     },
   }),
+  storeCommand({
+    name: 'accounts export',
+    usage: [
+      'accounts export --email E [--output FILE] [--json]',
+      'Write everything Herald holds about person E and their workspaces (no token, hash or secret) as JSON.',
+    ],
+    opens: 'store',
+    input: (v) => ({ email: required(v, 'email').toLowerCase(), output: v.output }),
+    async run(app, input) {
+      const { personalExport } = await import('../../../modules/accounts/personal-export.js')
+      const user = await app.store.db
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', input.email)
+        .executeTakeFirst()
+      if (!user) throw new AppError('not_found', `No person with the e-mail ${input.email}`)
+      const data = await personalExport(app.store.db, user.id, app.clock.now())
+      const file = path.resolve(
+        input.output ?? `herald-data-of-${input.email.replace(/[^a-z0-9]+/g, '-')}.json`,
+      )
+      fs.writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 })
+      return { json: { file }, text: `Wrote everything Herald holds about ${input.email} to ${file}.` }
+    },
+  }),
+  storeCommand({
+    name: 'workspaces delete',
+    usage: [
+      'workspaces delete --workspace ID --confirm NAME [--json]',
+      'Delete a workspace and all its data (posts, connections and their tokens, webhooks, media, the ledger);',
+      "NAME must be the workspace's name. Refused while one of its posts is being sent.",
+    ],
+    opens: 'store',
+    input: (v) => ({ workspaceId: required(v, 'workspace'), confirmName: required(v, 'confirm') }),
+    async run(app, input) {
+      const [{ deleteWorkspace }, { createMediaStorage }] = await Promise.all([
+        import('../../../modules/accounts/delete-workspace.js'),
+        import('../../../modules/media/storage.js'),
+      ])
+      const storage = createMediaStorage(app.config.media)
+      const done = await deleteWorkspace({ ...app, storage }, input)
+      return {
+        json: done,
+        text: [
+          `Deleted workspace ${done.workspaceId}: ${done.posts} posts, ${done.connections.length} connections, ${done.mediaFiles} hosted files.`,
+          ...(done.connections.length
+            ? [
+                `Their tokens are deleted here. Also remove Herald's access in each network's settings: ${done.connections.map((c) => `${c.platform} @${c.username}`).join(', ')}.`,
+              ]
+            : []),
+        ].join('\n'),
+      }
+    },
+  }),
 ]
