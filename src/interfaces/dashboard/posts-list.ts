@@ -154,7 +154,7 @@ export function postsListBody(
   const summary = `${composes} post${composes === 1 ? '' : 's'}`
   const exported = (format: string) =>
     `/posts/export?${[`format=${format}`, filterQuery(view.filters)].filter(Boolean).join('&')}`
-  return `<div class="page-head"><h1>Posts of ${escapeHtml(workspace)}</h1><a class="button" href="${escapeHtml(exported('csv'))}" download>Export CSV</a><a class="button" href="${escapeHtml(exported('json'))}" download>Export JSON</a></div>
+  return `<div class="page-head"><h1>Posts of ${escapeHtml(workspace)}</h1><span class="head-actions"><a class="button" href="${escapeHtml(exported('csv'))}" download>Export CSV</a><a class="button" href="${escapeHtml(exported('json'))}" download>Export JSON</a></span></div>
 ${view.onboarding}${filterForm(view.filters, view.profiles)}
 ${
   groups.length
