@@ -19,6 +19,7 @@ import { registerWebhookRoutes } from './interfaces/http/webhook-routes.js'
 import { tools } from './interfaces/tools/registry.js'
 import { createToolRunner } from './interfaces/tools/runner.js'
 import type { AppContext } from './modules/app-context.js'
+import { lastSuccessfulBackup } from './modules/backup/runs.js'
 import { lookupAndStuckGauges, queueDepth } from './modules/delivery/leases.js'
 import { hostedMediaUsage } from './modules/media/media-lifetime.js'
 import type { Role } from './platform/config.js'
@@ -94,13 +95,14 @@ function metricsScraper(app: AppContext): () => Promise<string> {
   let inFlight: Promise<string> | undefined
   const read = async () => {
     const now = app.clock.now()
-    const [depth, gauges, hosted, cached, pending, disabledEndpoints] = await Promise.all([
+    const [depth, gauges, hosted, cached, pending, disabledEndpoints, backup] = await Promise.all([
       queueDepth(app.store, now),
       lookupAndStuckGauges(app.store, app.leaseClock()),
       hostedMediaUsage(app.store.db),
       app.media.cache.usage(),
       countPendingDeliveries(app.store),
       countDisabledEndpoints(app.store),
+      lastSuccessfulBackup(app.store.db),
     ])
     const media = {
       hostedBytes: hosted.bytes,
@@ -117,6 +119,7 @@ function metricsScraper(app: AppContext): () => Promise<string> {
       lookupsFailed: gauges.lookupsFailed,
       media,
       webhooks: { pending, disabledEndpoints },
+      lastBackupAt: backup?.finishedAt ?? null,
     })
   }
   return () => {
