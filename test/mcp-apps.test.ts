@@ -119,7 +119,7 @@ describe('MCP Apps views', () => {
       const client = await classic({ 'x-api-key': h.apiKey })
       const { contents } = await client.readResource({ uri })
       expect(contents).toHaveLength(1)
-      const [page] = contents as Array<{ uri: string; mimeType: string; text: string; _meta: any }>
+      const page = contents[0] as { uri: string; mimeType: string; text: string; _meta: any }
       expect(page.uri).toBe(uri)
       expect(page.mimeType).toBe(MIME)
       expect(page._meta.ui.csp).toEqual({ resourceDomains: [origin], connectDomains: [] })

@@ -66,31 +66,34 @@ function Totals({ numbers }: { numbers: Numbers }) {
 
 function PostTable({ answer }: { answer: PostAnalytics }) {
   const keys = Object.keys(answer.totals)
+  // A narrow inline frame scrolls the table sideways, not the page; the keyboard can reach it to scroll.
   return (
-    <table>
-      <caption>Per profile</caption>
-      <thead>
-        <tr>
-          <th scope="col">Profile</th>
-          {keys.map((key) => (
-            <th scope="col">{LABELS[key] ?? key}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {answer.targets.map((t) => (
+    <div class="table-scroll" role="region" aria-label="Per profile" tabindex={0}>
+      <table>
+        <caption>Per profile</caption>
+        <thead>
           <tr>
-            <th scope="row">
-              <NetworkDot platform={t.platform} />
-              {profileName(t.platform as never, t.username)}
-            </th>
+            <th scope="col">Profile</th>
             {keys.map((key) => (
-              <td>{shown(t.analytics.summary[key])}</td>
+              <th scope="col">{LABELS[key] ?? key}</th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {answer.targets.map((t) => (
+            <tr>
+              <th scope="row">
+                <NetworkDot platform={t.platform} />
+                {profileName(t.platform as never, t.username)}
+              </th>
+              {keys.map((key) => (
+                <td>{shown(t.analytics.summary[key])}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }
 

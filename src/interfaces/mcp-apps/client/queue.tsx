@@ -26,7 +26,13 @@ function byDay(posts: ListAnswer['posts']) {
 const dayName = (date: string) => {
   const day = new Date(`${date}T12:00:00Z`)
   if (Number.isNaN(day.getTime())) return date
-  return day.toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' })
+  return day.toLocaleDateString('en-GB', {
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  })
 }
 
 function QueueView({ host, can, result }: ViewProps) {
