@@ -68,7 +68,7 @@ function PostTable({ answer }: { answer: PostAnalytics }) {
   const keys = Object.keys(answer.totals)
   // A narrow inline frame scrolls the table sideways, not the page; the keyboard can reach it to scroll.
   return (
-    <div class="table-scroll" role="region" aria-label="Per profile" tabindex={0}>
+    <section class="table-scroll" aria-label="Per profile" tabindex={0}>
       <table>
         <caption>Per profile</caption>
         <thead>
@@ -93,7 +93,7 @@ function PostTable({ answer }: { answer: PostAnalytics }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   )
 }
 
