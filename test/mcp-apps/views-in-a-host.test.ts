@@ -9,9 +9,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAppWorker } from '../../src/main.js'
 import { sandboxConnect } from '../../src/modules/connections/sandbox-connect.js'
 import type { Worker } from '../../src/modules/delivery/worker.js'
+import { createBrowser } from '../helpers/browser.js'
 import { CHROMIUM } from '../helpers/chromium.js'
 import { type Harness, startHarness } from '../helpers/harness.js'
 import { accessibilityProblems } from '../helpers/look-at.js'
+import {
+  type CallbackServer,
+  type DocumentServer,
+  documentFetcher,
+  metadataDocument,
+  obtainTokens,
+  startCallbackServer,
+  startDocumentServer,
+} from '../helpers/oauth.js'
 import { projectRoot, screenshotDir } from '../helpers/reference.js'
 import { startServer, type TestServer } from '../media/servers.js'
 
@@ -27,6 +37,10 @@ describe('MCP Apps views in a host', () => {
   let h: Harness
   let worker: Worker
   let mcp: Client
+  /** The same host connected with an OAuth token granted `posts:read` only. */
+  let readOnly: Client
+  let documents: DocumentServer
+  let callback: CallbackServer
   let hostPage: TestServer
   let context: BrowserContext
   let tab: Page
@@ -47,10 +61,11 @@ describe('MCP Apps views in a host', () => {
     uri: string,
     tool: string,
     args: Record<string, unknown>,
-    look: { theme?: 'light' | 'dark'; mode?: 'inline' | 'fullscreen' } = {},
+    look: { theme?: 'light' | 'dark'; mode?: 'inline' | 'fullscreen'; as?: Client } = {},
   ): Promise<Frame> {
-    const html = ((await mcp.readResource({ uri })).contents[0] as { text: string }).text
-    const result = await call(tool, args)
+    const client = look.as ?? mcp
+    const html = ((await client.readResource({ uri })).contents[0] as { text: string }).text
+    const result = await client.callTool({ name: tool, arguments: args })
     const mode = look.mode ?? 'inline'
     const size = mode === 'inline' ? { width: 600, height: 400 } : { width: 1200, height: 800 }
     await tab.setViewportSize({ width: size.width + 40, height: size.height + 40 })
@@ -69,10 +84,13 @@ describe('MCP Apps views in a host', () => {
   }
 
   beforeAll(async () => {
+    documents = await startDocumentServer()
+    callback = await startCallbackServer()
     h = await startHarness({
       sandbox: true,
       credits: 200,
-      env: { HERALD_IMMEDIATE_WAIT_MS: '20000' },
+      env: { HERALD_IMMEDIATE_WAIT_MS: '20000', HERALD_ALLOW_PRIVATE_MEDIA: '1' },
+      oauthMetadataFetcher: documentFetcher,
       faults: {
         decide: (c) =>
           failBluesky && c.network === 'bluesky' && c.effectful
@@ -99,6 +117,22 @@ describe('MCP Apps views in a host', () => {
     await mcp.connect(
       new StreamableHTTPClientTransport(new URL(`${h.baseUrl}/mcp`), {
         requestInit: { headers: { 'x-api-key': h.apiKey } },
+      }),
+    )
+    const signedIn = createBrowser(h.baseUrl)
+    await signedIn.login(h.email, h.password)
+    const clientId = documents.url('/client.json')
+    documents.set('/client.json', metadataDocument(clientId, callback.redirectUri))
+    const token = await obtainTokens(
+      signedIn,
+      h,
+      { clientId, redirectUri: callback.redirectUri },
+      { scope: 'posts:read', resource: h.baseUrl },
+    )
+    readOnly = new Client({ name: 'apps-host-read-only', version: '1.0.0' })
+    await readOnly.connect(
+      new StreamableHTTPClientTransport(new URL(`${h.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token.access_token}` } },
       }),
     )
     const bundle = await build({
@@ -139,6 +173,9 @@ describe('MCP Apps views in a host', () => {
     await context?.close()
     if (profileDir) rmSync(profileDir, { recursive: true, force: true })
     await mcp?.close()
+    await readOnly?.close()
+    await documents?.close()
+    await callback?.close()
     await worker?.stop()
     await h?.close()
     await hostPage?.close()
@@ -164,6 +201,20 @@ describe('MCP Apps views in a host', () => {
     expect(
       after.posts.filter((p: Result) => p.content === draft.content).map((p: Result) => p.status),
     ).toEqual(['scheduled', 'scheduled'])
+  })
+
+  it('shows a posts:read token the preview with Check again but no Schedule or Publish now', async () => {
+    const draft = {
+      content: 'Read-only look',
+      platforms: ['twitter'],
+      scheduleDate: '2031-06-08',
+      scheduleTime: '09:00',
+    }
+    const view = await show('ui://herald/compose.html', 'preflight_post', draft, { as: readOnly })
+    await expect.poll(() => view.locator('.previews article').count()).toBe(1)
+    expect(await view.getByRole('button', { name: 'Check again' }).count()).toBe(1)
+    expect(await view.getByRole('button', { name: 'Schedule' }).count()).toBe(0)
+    expect(await view.getByRole('button', { name: 'Publish now' }).count()).toBe(0)
   })
 
   it('checks an edited copy again before it lets Schedule create the post', async () => {
