@@ -7,6 +7,7 @@ import { cpus, totalmem } from 'node:os'
 import { backends, postgresTestUrl } from '../test/helpers/backends.js'
 import { benchCliTime, type CliTimeResult } from './cli-time.js'
 import { benchCsvImport, type ImportBenchRow } from './csv-import.js'
+import { benchExports, type ExportRow } from './export.js'
 import { benchHttp, type HttpResult } from './http.js'
 import { benchLighthouse, type LighthouseRow } from './lighthouse.js'
 import { benchMediaStream } from './media-stream.js'
@@ -79,6 +80,7 @@ if (want('start')) {
 const cli: CliTimeResult[] = want('cli') ? await benchCliTime() : []
 const lighthouseRows: LighthouseRow[] = want('lighthouse') ? await benchLighthouse() : []
 const postsPages: PostsPageRow[] = want('posts') ? await benchPostsPages() : []
+const exports: ExportRow[] = want('export') ? await benchExports() : []
 
 const bare = http
   .filter((r) => r.name.startsWith('bare'))
@@ -381,6 +383,23 @@ if (postsPages.length > 0) {
     ...postsPages
       .filter((r) => r.view === 'list, first page')
       .map((r) => `- ${r.backend}: the list's first page, p95 under 50 ms: ${verdict(r.p95Ms < 50)}.`),
+    '',
+  )
+}
+
+if (exports.length > 0) {
+  lines.push(
+    '## Export',
+    '',
+    "A workspace's 10,000 posts (one profile each, half with an analytics reading) exported whole, as Posts'",
+    'Export and `herald posts export` do, a page of 500 at a time, into a sink that counts the bytes.',
+    '',
+    '| database | format | posts | seconds | MB | under 5 s |',
+    '|---|---|---:|---:|---:|---|',
+    ...exports.map(
+      (r) =>
+        `| ${r.backend} | ${r.format} | ${r.posts} | ${r.seconds} | ${r.megabytes} | ${verdict(r.seconds < 5)} |`,
+    ),
     '',
   )
 }

@@ -18,6 +18,7 @@ import { resolveSecretKey } from './platform/crypto/secret-key.js'
 import { createStateSigner } from './platform/crypto/state-tokens.js'
 import { createVault } from './platform/crypto/vault.js'
 import { openStore, type Store } from './platform/db/db.js'
+import { announceCopy } from './platform/db/sqlite-copy.js'
 import { createLogger, type Logger } from './platform/logger.js'
 import { createMetrics } from './platform/metrics.js'
 
@@ -47,6 +48,7 @@ export async function createAppContext(config: Config, options: AppOptions = {})
       poolSize: config.dbPoolSize,
       sqlitePath: path.join(config.dataDir, 'herald.sqlite'),
       vault,
+      onCopyBeforeMigrating: (file) => announceCopy(logger, file),
     }))
   const revocations = createRevocations()
   const media = createMediaService({ config, db: store.db, logger, now: () => clock.now() })

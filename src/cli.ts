@@ -71,13 +71,27 @@ async function runCommand(command: Exclude<Command, { opens: 'service' }>, value
     config,
     values.json ? 'silent' : config.logLevel === 'info' ? 'warn' : config.logLevel,
   )
+  if (command.opens === 'config') {
+    sayWhichDatabase(config, false)
+    return report(command, values, () => command.run({ config, logger }, input))
+  }
   const context = await openContext(command, config, logger, await contextModule)
   sayWhichDatabase(config, context.fresh)
   try {
-    const result: CommandResult =
+    return await report(command, values, () =>
       command.opens === 'store'
-        ? await command.run(context.value as StoreContext, input)
-        : await command.run(context.value as AppContext, input)
+        ? command.run(context.value as StoreContext, input)
+        : command.run(context.value as AppContext, input),
+    )
+  } finally {
+    await context.value.store.destroy()
+  }
+}
+
+/** Runs the command and prints its result (text, or its JSON line with --json), or its error. */
+async function report(command: Command, values: Values, run: () => Promise<CommandResult>) {
+  try {
+    const result = await run()
     process.stdout.write(values.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`)
     return result.exitCode ?? 0
   } catch (error) {
@@ -88,13 +102,11 @@ async function runCommand(command: Exclude<Command, { opens: 'service' }>, value
       return 1
     }
     throw error
-  } finally {
-    await context.value.store.destroy()
   }
 }
 
 async function openContext(
-  command: Exclude<Command, { opens: 'service' }>,
+  command: Exclude<Command, { opens: 'service' | 'config' }>,
   config: Config,
   logger: Logger,
   { openStoreContext }: typeof import('./interfaces/cli/context.js'),

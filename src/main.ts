@@ -4,6 +4,7 @@ import { createAppContext } from './app.js'
 import { networks } from './core/networks.js'
 import { announceSetup, withdrawSetupCode } from './modules/accounts/setup-codes.js'
 import type { AppContext } from './modules/app-context.js'
+import { lookIntervalMs, runScheduledBackup } from './modules/backup/schedule.js'
 import { EXPIRING_SWEEP_MS, sweepExpiringConnections } from './modules/delivery/expiring.js'
 import { createPeriodicSweep } from './modules/delivery/periodic-sweep.js'
 import { createWorker, type Worker, type WorkerOptions } from './modules/delivery/worker.js'
@@ -13,7 +14,7 @@ import { createWebhookWorker, type WebhookWorker } from './modules/outbox/delive
 import { type Config, ConfigError, loadConfigFromProcess, type Role } from './platform/config.js'
 import { pruneWebhookHistory } from './platform/db/statements/webhook-retention.js'
 import { guardStrayFetchErrors } from './platform/egress/stray-fetch-errors.js'
-import { createProcessLogger } from './platform/logger.js'
+import { createProcessLogger, type Logger } from './platform/logger.js'
 import { buildMetricsServer, buildServer } from './server.js'
 
 /** The webhook delivery loop with the settings from the config (it runs wherever the worker runs). */
@@ -91,6 +92,7 @@ export function createAppWorker(
     intervalMs: WEBHOOK_HISTORY_SWEEP_MS,
     logger: app.logger,
   })
+  const backups = scheduledBackups(app)
   const webhooks = withWebhooks ? createAppWebhookWorker(app, workerOverrides) : undefined
   return {
     ...worker,
@@ -100,8 +102,10 @@ export function createAppWorker(
       sweeper.start()
       expiring.start()
       history.start()
+      backups?.start()
     },
     async stop() {
+      await backups?.stop()
       await sweeper.stop()
       await expiring.stop()
       await history.stop()
@@ -109,6 +113,22 @@ export function createAppWorker(
       await webhooks?.stop()
     },
   }
+}
+
+/** HERALD_BACKUP_EVERY: the workers take a backup each period (one of them; see schedule.ts). */
+function scheduledBackups(app: AppContext) {
+  const everyMs = app.config.backups.everyMs
+  if (!everyMs) return undefined
+  return createPeriodicSweep({
+    what: 'scheduled backup',
+    atStart: true,
+    sweep: async () => {
+      const taken = await runScheduledBackup(app)
+      if (taken) app.logger.info({ file: taken.file, bytes: taken.bytes }, 'scheduled backup written')
+    },
+    intervalMs: lookIntervalMs(everyMs),
+    logger: app.logger,
+  })
 }
 
 /** How often each process reads the saved network apps again (a change in another process reaches it). */
@@ -160,58 +180,91 @@ export async function startService(role: Role = 'all') {
   const logger = createProcessLogger(config)
   // An error Node's fetch throws into no promise after a request ended must not end every send with it.
   guardStrayFetchErrors(logger)
-  const app = await createAppContext(config, { logger })
-  const http = buildServer(app, { role })
-  await http.server.listen({ port: config.port, host: config.host })
-  const metrics = config.metrics.listen ? buildMetricsServer(app) : undefined
-  if (metrics && config.metrics.listen) await metrics.listen(config.metrics.listen)
-  const worker = role === 'api' ? undefined : createAppWorker(app)
-  worker?.start()
-  // A network app saved on the page in another process reaches this one's adapters within a minute.
-  const apps = createPeriodicSweep({
-    what: 'network apps',
-    sweep: () => app.networkApps.refresh(),
-    intervalMs: NETWORK_APPS_REFRESH_MS,
-    logger,
-  })
-  apps.start()
-  const found = await app.media.ffmpegLookup()
-  const ffmpeg = describeFfmpeg(found)
-  if (!found.ffmpeg && config.videoConversion.ffmpegPath?.trim().toLowerCase() !== 'none')
-    logger.warn(
-      { ffmpeg },
-      `No usable ffmpeg (${MIN_FFMPEG_VERSION.join('.')} or newer): videos that need converting are refused until one is installed (apt-get install ffmpeg) or HERALD_FFMPEG_PATH names one; HERALD_FFMPEG_PATH=none silences this`,
-    )
-  logger.info(
-    startSummary(config, role, app.store.dialect, ffmpeg, app.networkApps.saved()),
-    `Herald is running at ${config.publicBaseUrl}`,
-  )
-  // A fresh instance is set up in the browser; a process serving the dashboard prints where, with its code.
-  const setupCode =
-    role === 'worker'
-      ? undefined
-      : await announceSetup({
-          store: app.store,
-          clock: app.clock,
-          logger,
-          publicBaseUrl: config.publicBaseUrl,
-        })
-
+  // Listened for before anything starts: a SIGTERM that comes while the service is still starting (a
+  // container stopped at once, a restart right after a deploy) stops what has started so far, in order,
+  // instead of ending the process with sends in flight.
+  const running: Running = {}
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
     logger.info({ signal }, 'stopping: no new claims; in-flight sends get the grace period')
-    await apps.stop()
-    await worker?.stop()
-    await http.close()
-    await metrics?.close()
-    if (setupCode) await withdrawSetupCode(app.store.db, setupCode)
-    await app.store.destroy()
+    await stopRunning(running)
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+  await startRunning(running, config, logger, role, () => stopping)
+}
+
+/** What a service process has started, each part set as it starts (stopped in the reverse order). */
+interface Running {
+  app?: AppContext
+  http?: ReturnType<typeof buildServer>
+  metrics?: ReturnType<typeof buildMetricsServer>
+  worker?: Worker
+  apps?: ReturnType<typeof createPeriodicSweep>
+  setupCode?: string
+}
+
+async function stopRunning(running: Running) {
+  await running.apps?.stop()
+  await running.worker?.stop()
+  await running.http?.close()
+  await running.metrics?.close()
+  if (running.app && running.setupCode) await withdrawSetupCode(running.app.store.db, running.setupCode)
+  await running.app?.store.destroy()
+}
+
+async function startRunning(
+  running: Running,
+  config: Config,
+  logger: Logger,
+  role: Role,
+  stopping: () => boolean,
+) {
+  const app = await createAppContext(config, { logger })
+  running.app = app
+  if (stopping()) return
+  running.http = buildServer(app, { role })
+  await running.http.server.listen({ port: config.port, host: config.host })
+  running.metrics = config.metrics.listen ? buildMetricsServer(app) : undefined
+  if (running.metrics && config.metrics.listen) await running.metrics.listen(config.metrics.listen)
+  if (stopping()) return
+  running.worker = role === 'api' ? undefined : createAppWorker(app)
+  running.worker?.start()
+  // A network app saved on the page in another process reaches this one's adapters within a minute.
+  running.apps = createPeriodicSweep({
+    what: 'network apps',
+    sweep: () => app.networkApps.refresh(),
+    intervalMs: NETWORK_APPS_REFRESH_MS,
+    logger,
+  })
+  running.apps.start()
+  await announceStart(app, config, role)
+  // A fresh instance is set up in the browser; a process serving the dashboard prints where, with its code.
+  if (role !== 'worker' && !stopping())
+    running.setupCode = await announceSetup({
+      store: app.store,
+      clock: app.clock,
+      logger,
+      publicBaseUrl: config.publicBaseUrl,
+    })
+}
+
+/** The start line, with the ffmpeg videos are converted with (and a warning when there is none). */
+async function announceStart(app: AppContext, config: Config, role: Role) {
+  const found = await app.media.ffmpegLookup()
+  const ffmpeg = describeFfmpeg(found)
+  if (!found.ffmpeg && config.videoConversion.ffmpegPath?.trim().toLowerCase() !== 'none')
+    app.logger.warn(
+      { ffmpeg },
+      `No usable ffmpeg (${MIN_FFMPEG_VERSION.join('.')} or newer): videos that need converting are refused until one is installed (apt-get install ffmpeg) or HERALD_FFMPEG_PATH names one; HERALD_FFMPEG_PATH=none silences this`,
+    )
+  app.logger.info(
+    startSummary(config, role, app.store.dialect, ffmpeg, app.networkApps.saved()),
+    `Herald is running at ${config.publicBaseUrl}`,
+  )
 }
 
 /** Starts the service as a program: a bad configuration or a failed start is one message and exit 1. */

@@ -20,6 +20,7 @@ import { createMcpAppViews } from './interfaces/mcp-apps/app-views.js'
 import { tools } from './interfaces/tools/registry.js'
 import { createToolRunner } from './interfaces/tools/runner.js'
 import type { AppContext } from './modules/app-context.js'
+import { lastSuccessfulBackup } from './modules/backup/runs.js'
 import { lookupAndStuckGauges, queueDepth } from './modules/delivery/leases.js'
 import { hostedMediaUsage } from './modules/media/media-lifetime.js'
 import type { Role } from './platform/config.js'
@@ -95,13 +96,14 @@ function metricsScraper(app: AppContext): () => Promise<string> {
   let inFlight: Promise<string> | undefined
   const read = async () => {
     const now = app.clock.now()
-    const [depth, gauges, hosted, cached, pending, disabledEndpoints] = await Promise.all([
+    const [depth, gauges, hosted, cached, pending, disabledEndpoints, backup] = await Promise.all([
       queueDepth(app.store, now),
       lookupAndStuckGauges(app.store, app.leaseClock()),
       hostedMediaUsage(app.store.db),
       app.media.cache.usage(),
       countPendingDeliveries(app.store),
       countDisabledEndpoints(app.store),
+      lastSuccessfulBackup(app.store.db),
     ])
     const media = {
       hostedBytes: hosted.bytes,
@@ -118,6 +120,7 @@ function metricsScraper(app: AppContext): () => Promise<string> {
       lookupsFailed: gauges.lookupsFailed,
       media,
       webhooks: { pending, disabledEndpoints },
+      lastBackupAt: backup?.finishedAt ?? null,
     })
   }
   return () => {

@@ -150,6 +150,15 @@ const envSchema = z.object({
   // Networks that fetch by URL get a presigned GET this long; Instagram containers expire after 24 h.
   // SigV4 caps a presigned URL's lifetime at seven days.
   HERALD_S3_PRESIGN_SECONDS: z.coerce.number().int().min(60).max(604_800).default(86_400),
+  HERALD_BACKUP_DIR: z.string().min(1).optional(),
+  HERALD_BACKUP_EVERY: z
+    .string()
+    .refine(
+      (value) => parseInterval(value) !== undefined,
+      'an interval such as 24h, 6h, 30m or 7d (at least 1m), or off',
+    )
+    .optional(),
+  HERALD_BACKUP_KEEP: positiveInt(7),
 })
 
 export type Role = 'api' | 'worker' | 'all'
@@ -233,6 +242,12 @@ export interface Config {
    * with HERALD_METRICS_LISTEN (host and port). Neither: not served.
    */
   metrics: { token: string | undefined; listen: { host: string; port: number } | undefined }
+  /**
+   * Backups: where `herald backup` and the schedule write archives (HERALD_BACKUP_DIR, default
+   * `<dataDir>/backups`), how often the workers take one (HERALD_BACKUP_EVERY; undefined: never on their
+   * own), and how many scheduled archives are kept (HERALD_BACKUP_KEEP, default 7).
+   */
+  backups: { dir: string; everyMs: number | undefined; keep: number }
   media:
     | { driver: 'local'; dir: string }
     | {
@@ -429,7 +444,27 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       listen: e.HERALD_METRICS_LISTEN ? parseListen(e.HERALD_METRICS_LISTEN) : undefined,
     },
     media: mediaStorageOf(e, dataDir),
+    backups: {
+      dir: path.resolve(e.HERALD_BACKUP_DIR ?? path.join(dataDir, 'backups')),
+      everyMs: e.HERALD_BACKUP_EVERY ? parseInterval(e.HERALD_BACKUP_EVERY) || undefined : undefined,
+      keep: e.HERALD_BACKUP_KEEP,
+    },
   }
+}
+
+const INTERVAL_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/**
+ * An interval such as `24h`, `30m` or `7d` in milliseconds (at least a minute); `off` (or `0`) is 0;
+ * undefined when malformed.
+ */
+export function parseInterval(value: string): number | undefined {
+  const text = value.trim().toLowerCase()
+  if (['off', '0', 'no', 'false'].includes(text)) return 0
+  const match = /^(\d{1,6})\s*([mhd])$/.exec(text)
+  if (!match) return undefined
+  const ms = Number(match[1]) * (INTERVAL_UNITS[match[2] as string] as number)
+  return ms >= 60_000 ? ms : undefined
 }
 
 type Env = z.output<typeof envSchema>

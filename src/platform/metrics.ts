@@ -21,6 +21,8 @@ export interface ScrapedGauges {
   lookupsFailed?: number
   media?: MediaGauges
   webhooks?: { pending: number; disabledEndpoints: number }
+  /** When the last backup that succeeded ended (epoch ms); null when none ever did. */
+  lastBackupAt?: number | null
 }
 
 export interface Metrics {
@@ -121,6 +123,10 @@ function createScrapedGauges(registry: Registry): (gauges: ScrapedGauges) => voi
     'herald_webhook_endpoints_disabled',
     'Webhook endpoints disabled (410 or 3 days of failures).',
   )
+  const lastBackup = gauge(
+    'herald_backup_last_success_timestamp_seconds',
+    'When the last backup that succeeded ended (Unix seconds); 0 when none ever did.',
+  )
   const shown = new Set<Gauge>()
   const show = (metric: Gauge) => {
     if (shown.has(metric)) return
@@ -148,6 +154,10 @@ function createScrapedGauges(registry: Registry): (gauges: ScrapedGauges) => voi
       hostedFiles.set(gauges.media.hostedCount)
       cacheBytes.set(gauges.media.cacheBytes)
       cacheFiles.set(gauges.media.cacheCount)
+    }
+    if (gauges.lastBackupAt !== undefined) {
+      show(lastBackup)
+      lastBackup.set(gauges.lastBackupAt === null ? 0 : Math.floor(gauges.lastBackupAt / 1000))
     }
     if (gauges.webhooks) {
       show(webhooksPending)

@@ -99,6 +99,8 @@ describe('the Workspace page', () => {
         expect(await lookAt(browser.tab, 'workspace')).toEqual([])
         await browser.tab.goto(`${h.baseUrl}/workspaces`)
         expect(await lookAt(browser.tab, 'workspaces')).toEqual([])
+        await browser.tab.goto(`${h.baseUrl}/workspace/delete`)
+        expect(await lookAt(browser.tab, 'workspace-delete')).toEqual([])
       } finally {
         await browser.close()
       }

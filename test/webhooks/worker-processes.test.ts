@@ -110,6 +110,35 @@ describe.each(databases.map((make) => ({ make, name: make.name.replace('shared',
       for (const r of receiver.accepted.slice(0, 20)) expect(receiver.verify(r, secret).standard).toBe(true)
     })
 
+    it('finishes the deliveries in flight when SIGTERM arrives, records them, and leaves none leased or sent twice', async () => {
+      const expected = await recordMany(store, 60, 'term')
+      // Slow answers, so SIGTERM comes while the worker's POSTs are in flight.
+      receiver.answer = async () => {
+        await new Promise((r) => setTimeout(r, 300))
+        return 204
+      }
+      const env = { RECORDER_URL: receiver.url }
+      const first = await startWorkerProcess(db, { ...env, WORKER_ID: 'stopped' })
+      workers.push(first)
+      await until(() => receiver.requests.length > 0, 20_000)
+      first.child.kill('SIGTERM')
+      expect(await first.exited).toBe(0)
+      const rows = await store.db
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'lease_owner'])
+        .where('event_id', 'in', expected)
+        .execute()
+      // What the stopped worker had in flight finished and was recorded; nothing stays leased to it.
+      expect(rows.filter((r) => r.lease_owner !== null && r.status === 'pending')).toEqual([])
+      const deliveredBeforeRestart = rows.filter((r) => r.status === 'delivered').length
+      expect(deliveredBeforeRestart).toBe(new Set(receiver.accepted.map((r) => r.id)).size)
+      receiver.answer = () => 204
+      workers.push(await startWorkerProcess(db, { ...env, WORKER_ID: 'successor' }))
+      await until(() => new Set(receiver.accepted.map((r) => r.id)).size >= expected.length, 60_000)
+      expect(new Set(receiver.accepted.map((r) => r.id))).toEqual(new Set(expected))
+      expect(duplicates(receiver.accepted)).toEqual([])
+    })
+
     it('delivers every event after a worker is SIGKILLed mid-delivery, inventing none', async () => {
       const expected = await recordMany(store, 40, 'kill')
       // The receiver holds its first answers, so the worker is killed while its POSTs are in flight.

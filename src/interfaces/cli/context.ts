@@ -7,6 +7,7 @@ import type { Config } from '../../platform/config.js'
 import { resolveSecretKey } from '../../platform/crypto/secret-key.js'
 import { createVault } from '../../platform/crypto/vault.js'
 import { openStore } from '../../platform/db/db.js'
+import { announceCopy } from '../../platform/db/sqlite-copy.js'
 import type { Logger } from '../../platform/logger.js'
 
 /**
@@ -22,6 +23,7 @@ export async function openStoreContext(config: Config, logger: Logger): Promise<
     poolSize: config.dbPoolSize,
     sqlitePath: path.join(config.dataDir, 'herald.sqlite'),
     vault,
+    onCopyBeforeMigrating: (file) => announceCopy(logger, file),
   })
   const clock = systemClock
   return {

@@ -1,5 +1,7 @@
 import type { Command } from './command.js'
 import { accountCommands } from './commands/accounts.js'
+import { backupCommands } from './commands/backup.js'
+import { exportCommands } from './commands/export.js'
 import { operationCommands } from './commands/operations.js'
 import { postCommands } from './commands/posts.js'
 import { webhookCommands } from './commands/webhooks.js'
@@ -7,14 +9,16 @@ import { webhookCommands } from './commands/webhooks.js'
 export const commands: Command[] = [
   ...accountCommands,
   ...operationCommands,
+  ...backupCommands,
   ...postCommands,
+  ...exportCommands,
   ...webhookCommands,
 ]
 
-/** The command the first one or two words name (`bootstrap`, `keys list`). */
+/** The command the first one or two words name (`bootstrap`, `keys list`); two words first (`backup verify`). */
 export function findCommand(words: string[]): Command | undefined {
   const [first, second] = words
-  return commands.find((c) => c.name === first) ?? commands.find((c) => c.name === `${first} ${second ?? ''}`)
+  return commands.find((c) => c.name === `${first} ${second ?? ''}`) ?? commands.find((c) => c.name === first)
 }
 
 /** One command's usage, as a usage error shows it under its one-line message. */

@@ -1,5 +1,7 @@
 import type { VNode } from 'preact'
-import { networks } from '../../core/networks.js'
+import { approvalStates } from '../../core/approval.js'
+import { isNetwork, networks } from '../../core/networks.js'
+import { postStatuses } from '../../core/post-status.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
 import {
   avatar,
@@ -67,6 +69,25 @@ export function composesOf(posts: PostView[]): PostView[][] {
     else groups.set(key, [post])
   }
   return [...groups.values()]
+}
+
+/** The list's filters from the query string; anything unknown is left out rather than refused. */
+export function filtersOf(query: Record<string, string | undefined>): ListFilters {
+  const text = (key: string, max = 200) => (query[key] ?? '').trim().slice(0, max)
+  const day = (key: string) => (/^\d{4}-\d{2}-\d{2}$/.test(text(key)) ? text(key) : '')
+  const legacyApproval = (approvalStates as readonly string[]).includes(query.approval ?? '')
+    ? `approval:${query.approval}`
+    : ''
+  const statuses = ['all', ...postStatuses, ...approvalStates.map((a) => `approval:${a}`)]
+  const status = legacyApproval || (statuses.includes(text('status')) ? text('status') : 'all')
+  return {
+    status,
+    network: isNetwork(text('network')) ? text('network') : '',
+    profile: text('profile'),
+    from: day('from'),
+    to: day('to'),
+    q: text('q'),
+  }
 }
 
 /** The query string of these filters (empty ones left out), for the pager and links. */
@@ -258,10 +279,20 @@ export function postsListBody(
   const composes = list.pagination.totalComposes ?? groups.length
   // Posts as composed; how many profiles they reach is on each row (a filter counts only the matching ones).
   const summary = `${composes} post${composes === 1 ? '' : 's'}`
+  const exported = (format: string) =>
+    `/posts/export?${[`format=${format}`, filterQuery(view.filters)].filter(Boolean).join('&')}`
   return (
     <>
       <div class="page-head">
         <h1>Posts of {workspace}</h1>
+        <span class="head-actions">
+          <a class="button" href={exported('csv')} download>
+            Export CSV
+          </a>
+          <a class="button" href={exported('json')} download>
+            Export JSON
+          </a>
+        </span>
       </div>
       {view.onboarding}
       <FilterForm filters={view.filters} profiles={view.profiles} />

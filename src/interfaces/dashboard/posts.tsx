@@ -1,7 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import { approvalStates } from '../../core/approval.js'
-import { isNetwork } from '../../core/networks.js'
-import { postStatuses } from '../../core/post-status.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { avatarPaths } from '../../modules/connections/avatars.js'
 import { waitsForApproval } from '../../modules/publishing/approval-store.js'
@@ -16,7 +13,8 @@ import { page, problemPage, sendHtml } from './html.js'
 import { type EditForm, renderEditPage } from './post-edit-page.js'
 import { localMediaOf } from './post-parts.js'
 import { showPostPage } from './post-show.js'
-import { type ListFilters, postsListBody } from './posts-list.js'
+import { registerPostExport } from './posts-export.js'
+import { filtersOf, type ListFilters, postsListBody } from './posts-list.js'
 import { account, field, type SignedIn, signedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
 import { Messages } from './ui/parts.js'
@@ -71,27 +69,9 @@ export function registerPostRoutes(scope: FastifyInstance, app: AppContext, runn
     return showPost(reply, who, request.params.id, 200)
   })
 
+  registerPostExport(scope, app)
   registerEditRoutes(scope, app, tools, showPost)
   registerPostActions(scope, app, tools, showPost)
-}
-
-/** The list's filters from the query string; anything unknown is left out rather than refused. */
-function filtersOf(query: Record<string, string | undefined>): ListFilters {
-  const text = (key: string, max = 200) => (query[key] ?? '').trim().slice(0, max)
-  const day = (key: string) => (/^\d{4}-\d{2}-\d{2}$/.test(text(key)) ? text(key) : '')
-  const legacyApproval = (approvalStates as readonly string[]).includes(query.approval ?? '')
-    ? `approval:${query.approval}`
-    : ''
-  const statuses = ['all', ...postStatuses, ...approvalStates.map((a) => `approval:${a}`)]
-  const status = legacyApproval || (statuses.includes(text('status')) ? text('status') : 'all')
-  return {
-    status,
-    network: isNetwork(text('network')) ? text('network') : '',
-    profile: text('profile'),
-    from: day('from'),
-    to: day('to'),
-    q: text('q'),
-  }
 }
 
 /** The filters as list_posts takes them. */

@@ -11,10 +11,12 @@ import { httpStatusFor, toAppError } from '../../platform/errors.js'
 import { actorOf } from './caller.js'
 import { ledgerLine, postsOfLedger } from './credit-ledger.js'
 import { page, sendHtml } from './html.js'
+import { lastBackupOf, OperationsCard } from './operations.js'
 import { account, field, type SignedIn } from './request.js'
 import { signedInRoutes } from './sign-in-guard.js'
 import { initials } from './ui/avatar.js'
 import { CsrfField, Icon, Messages, TableCard } from './ui/parts.js'
+import { DataCards, registerWorkspaceDataRoutes } from './workspace-data.js'
 
 /**
  * The workspace: its people (an owner invites a person by e-mail as an editor, who joins by accepting, and
@@ -261,9 +263,11 @@ async function workspacePage(
   const db = app.store.db
   const owner = who.workspace.role === 'owner'
   const requires = await requiresApproval(db, who.workspace.id)
-  const [people, credits] = await Promise.all([
+  const administrator = await isInstanceAdministrator(db, who.user.id)
+  const [people, credits, lastBackup] = await Promise.all([
     peopleCard(db, who, owner),
-    creditsCard(db, who, owner, await isInstanceAdministrator(db, who.user.id)),
+    creditsCard(db, who, owner, administrator),
+    administrator ? lastBackupOf(app) : undefined,
   ])
   return page(
     'Workspace',
@@ -276,6 +280,8 @@ async function workspacePage(
       {people}
       {credits}
       <ApprovalsCard owner={owner} requires={requires} csrf={who.session.csrfToken} />
+      {administrator ? <OperationsCard app={app} last={lastBackup} /> : null}
+      <DataCards who={who} />
       {owner ? (
         <section class="card" aria-labelledby="webhooks">
           <h2 id="webhooks">Webhooks</h2>
@@ -301,6 +307,8 @@ export function registerWorkspaceRoutes(scope: FastifyInstance, app: AppContext)
   routes.get('/workspace', async (_request, reply, who) => {
     return sendHtml(reply, 200, await workspacePage(app, who))
   })
+
+  registerWorkspaceDataRoutes(scope, app)
 
   routes.post('/workspace/members', async (request, reply, who) => {
     if (who.workspace.role !== 'owner') return ownerOnly(reply, who)

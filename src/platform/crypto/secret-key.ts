@@ -37,3 +37,20 @@ function readKey(file: string): Buffer {
   if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`)
   return key
 }
+
+/** Where the vault key of this configuration is, said in words (backups print it: the key is never in one). */
+export function secretKeyLocation(configured: Buffer | undefined, dataDir: string): string {
+  return configured
+    ? 'HERALD_SECRET_KEY in the environment (or .env)'
+    : `the file ${path.join(dataDir, 'secret.key')}`
+}
+
+/**
+ * The vault key if one is configured or already in the data folder, never generating one: a restore must not
+ * make a new key before it knows whether the backup's secrets need the old one.
+ */
+export function findSecretKey(configured: Buffer | undefined, dataDir: string): Buffer | undefined {
+  if (configured) return configured
+  const file = path.join(dataDir, 'secret.key')
+  return fs.existsSync(file) ? readKey(file) : undefined
+}

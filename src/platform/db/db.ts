@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely'
+import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely'
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration'
 import type pg from 'pg'
 import { createBatchedTransactions, type RunBatched } from './batched-transactions.js'
@@ -37,7 +37,9 @@ import { createTikTokDetailsMigration } from './migrations/030-tiktok-details.js
 import { createPinterestDetailsMigration } from './migrations/031-pinterest-details.js'
 import { createMastodonInstancesMigration } from './migrations/032-mastodon-instances.js'
 import { createGoogleBusinessDetailsMigration } from './migrations/033-google-business-details.js'
+import { createBackupRunsMigration } from './migrations/034-backup-runs.js'
 import type { Database } from './schema.js'
+import { copyBeforeMigrating } from './sqlite-copy.js'
 
 export type Db = Kysely<Database>
 
@@ -46,6 +48,8 @@ export interface Store {
   dialect: Dialect
   /** Postgres only: the pool under Kysely, for the worker's named (server-side prepared) statements. */
   pgPool?: pg.Pool
+  /** SQLite only: the database file (undefined in memory), for online copies (backups, before migrating). */
+  sqliteFile?: string
   /** Runs a short write transaction; on SQLite, those that arrive together share one commit. */
   batchedTransaction: RunBatched
   destroy(): Promise<void>
@@ -60,6 +64,12 @@ export interface StoreOptions {
   poolSize?: number
   /** The vault, for migration 017 (re-seals stored values bound to their row); see that migration. */
   vault?: Binder
+  /**
+   * SQLite only: before running pending migrations on a database that holds data, copy it next to itself
+   * (default true) and say where through this callback. A restore's staged copy turns it off: it is a copy.
+   */
+  copyBeforeMigrating?: boolean
+  onCopyBeforeMigrating?: (file: string) => void
 }
 
 const INT8_OID = 20
@@ -67,9 +77,40 @@ const NUMERIC_OID = 1700
 
 /** Opens the database, runs pending migrations and returns the store. */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? await openPostgres(options) : openSqlite(options)
-  await migrate(store, options.vault)
+  const store = await connectStore(options)
+  try {
+    await migrate(store, options.vault, {
+      copyBeforeMigrating: options.copyBeforeMigrating ?? true,
+      ...(options.onCopyBeforeMigrating ? { onCopy: options.onCopyBeforeMigrating } : {}),
+    })
+  } catch (error) {
+    await store.destroy()
+    throw error
+  }
   return store
+}
+
+/** Opens the database without migrating it (a restore looks at what a data folder holds, and changes nothing). */
+export async function connectStore(options: StoreOptions): Promise<Store> {
+  return options.databaseUrl ? openPostgres(options) : openSqlite(options)
+}
+
+/**
+ * SQLite runs DDL inside transactions (a CREATE or ALTER rolls back like any write), but Kysely's adapter says
+ * it does not, so its migrator would run each migration outside one and a migration failing halfway would
+ * leave half of it applied. Saying so here makes the migrator run every pending migration in one transaction:
+ * a failure leaves the database as it was.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl() {
+    return true
+  }
+}
+
+class HeraldSqliteDialect extends SqliteDialect {
+  override createAdapter() {
+    return new TransactionalDdlSqliteAdapter()
+  }
 }
 
 function openSqlite(options: StoreOptions): Store {
@@ -83,10 +124,13 @@ function openSqlite(options: StoreOptions): Store {
   // Fewer, larger checkpoints and a 64 MB page cache: both measurably cheaper per write on the hot path.
   database.pragma('wal_autocheckpoint = 10000')
   database.pragma('cache_size = -65536')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
+  const db = new Kysely<Database>({
+    dialect: new HeraldSqliteDialect({ database: withStatementCache(database) }),
+  })
   return {
     db,
     dialect: 'sqlite',
+    ...(file !== ':memory:' ? { sqliteFile: path.resolve(file) } : {}),
     batchedTransaction: createBatchedTransactions(db, 'sqlite'),
     destroy: () => db.destroy(),
   }
@@ -158,15 +202,18 @@ class StaticMigrations implements MigrationProvider {
   }
 }
 
-export async function migrate(store: Store, vault?: Binder): Promise<void> {
-  // Postgres: keep Kysely's bookkeeping in the schema in use; its existence check would otherwise find the
-  // migration table of another schema in the same database and skip creating this one's.
-  const schema =
-    store.dialect === 'postgres'
-      ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(store.db)).rows[0]?.schema
-      : undefined
-  const migrations: Record<string, Migration> = {
-    '001-init': createInitMigration(store.dialect),
+export interface MigrateOptions {
+  /** SQLite: copy a database that holds data next to itself before migrating it (see {@link StoreOptions}). */
+  copyBeforeMigrating?: boolean
+  onCopy?: (file: string) => void
+  /** The migrations to run instead of Herald's (tests of the migration run itself). */
+  migrations?: Record<string, Migration>
+}
+
+/** Herald's migrations by name, in the order they were written. */
+export function heraldMigrations(dialect: Dialect, vault?: Binder): Record<string, Migration> {
+  return {
+    '001-init': createInitMigration(dialect),
     '002-target-progress': createTargetProgressMigration(),
     '003-target-profile-unique': createTargetProfileUniqueMigration(),
     '004-unknown-outcomes': createUnknownOutcomesMigration(),
@@ -176,7 +223,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '008-lookups-and-stuck-reasons': createLookupsAndStuckReasonsMigration(),
     '010-invitations': createInvitationsMigration(),
     '011-oauth-server': createOAuthServerMigration(),
-    '012-events-webhooks': createEventsWebhooksMigration(store.dialect),
+    '012-events-webhooks': createEventsWebhooksMigration(dialect),
     '013-thread-items': createThreadItemsMigration(),
     '014-team-workflow': createTeamWorkflowMigration(),
     '016-expiring-notices': createExpiringNoticesMigration(),
@@ -187,7 +234,7 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '021-deliveries-due-index': createDeliveriesDueIndexMigration(),
     '022-due-index-claim-only': createDueIndexClaimOnlyMigration(),
     '023-attempts-by-delivery': createAttemptsByDeliveryMigration(),
-    '024-wider-ledger-reference': createWiderLedgerReferenceMigration(store.dialect),
+    '024-wider-ledger-reference': createWiderLedgerReferenceMigration(dialect),
     '025-network-apps': createNetworkAppsMigration(),
     '026-instance-setup': createInstanceSetupMigration(),
     '027-compose-groups': createComposeGroupsMigration(),
@@ -197,8 +244,28 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     '030-tiktok-details': createTikTokDetailsMigration(),
     '031-pinterest-details': createPinterestDetailsMigration(),
     '032-mastodon-instances': createMastodonInstancesMigration(),
+    '034-backup-runs': createBackupRunsMigration(),
   }
-  if (await allApplied(store, Object.keys(migrations), schema)) return
+}
+
+/** The name of the latest migration Herald knows: the schema version a backup records. */
+export const latestMigration = (dialect: Dialect) => Object.keys(heraldMigrations(dialect)).at(-1) as string
+
+export async function migrate(store: Store, vault?: Binder, options: MigrateOptions = {}): Promise<void> {
+  // Postgres: keep Kysely's bookkeeping in the schema in use; its existence check would otherwise find the
+  // migration table of another schema in the same database and skip creating this one's.
+  const schema =
+    store.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(store.db)).rows[0]?.schema
+      : undefined
+  const migrations = options.migrations ?? heraldMigrations(store.dialect, vault)
+  const applied = await appliedMigrations(store, schema)
+  if (applied && Object.keys(migrations).every((name) => applied.has(name))) return
+  const copy =
+    store.sqliteFile && applied && applied.size > 0 && options.copyBeforeMigrating !== false
+      ? await copyBeforeMigrating(store.db, store.sqliteFile)
+      : undefined
+  if (copy) options.onCopy?.(copy)
   const migrator = new Migrator({
     db: store.db,
     provider: new StaticMigrations(migrations),
@@ -208,36 +275,43 @@ export async function migrate(store: Store, vault?: Binder): Promise<void> {
     allowUnorderedMigrations: true,
   })
   // Kysely locks migrations on Postgres but not on SQLite (one connection per process). When two processes
-  // (`herald api` and `herald worker`) start on a new SQLite file at once, the loser's migration fails
-  // because the winner's tables exist; it rolled back whole, so it waits and looks again.
+  // (`herald api` and `herald worker`) start on a new SQLite file at once, the loser's migration can fail
+  // because the winner's tables exist; every pending migration runs in one transaction (on SQLite too, see
+  // TransactionalDdlSqliteAdapter), so it rolled back whole, and it waits and looks again.
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest()
     if (!error) return
     const race =
-      !(error instanceof VaultKeyNeeded) && (store.dialect === 'sqlite' || catalogRace(error, schema))
+      !(error instanceof VaultKeyNeeded) &&
+      (store.dialect === 'sqlite' ? sqliteRace(error) : catalogRace(error, schema))
     if (race && attempt < 10) {
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
       continue
     }
     const failed = results?.find((r) => r.status === 'Error')?.migrationName
-    throw new Error(`Database migration ${failed ?? ''} failed: ${(error as Error).message}`)
+    const kept = copy ? ` The database is as it was before the run; a copy from before it is at ${copy}.` : ''
+    throw new Error(`Database migration ${failed ?? ''} failed: ${(error as Error).message}.${kept}`)
   }
 }
 
+/** Another process migrating the same new SQLite file at the same moment (its tables, or its write lock). */
+const sqliteRace = (error: unknown) =>
+  /already exists|database is locked|SQLITE_BUSY/i.test(String((error as Error).message))
+
 /**
- * Whether every migration is recorded already: the usual case at every start and every CLI command, answered
- * with one query instead of Kysely's migrator, which reads the whole catalog (each table's columns) first.
+ * The migrations recorded already (undefined for a new database, which has no migration table yet): whether
+ * every one is applied is the usual case at every start and every CLI command, answered with one query
+ * instead of Kysely's migrator, which reads the whole catalog (each table's columns) first.
  */
-async function allApplied(store: Store, names: string[], schema: string | undefined): Promise<boolean> {
+export async function appliedMigrations(store: Store, schema?: string): Promise<Set<string> | undefined> {
   // On Postgres the table of the schema in use, never another schema's that the search path also reaches.
   const table = schema ? sql.id(schema, 'kysely_migration') : sql.id('kysely_migration')
   try {
     const { rows } = await sql<{ name: string }>`SELECT name FROM ${table}`.execute(store.db)
-    const applied = new Set(rows.map((row) => row.name))
-    return names.every((name) => applied.has(name))
+    return new Set(rows.map((row) => row.name))
   } catch {
     // No migration table yet (a new database): the migrator creates it.
-    return false
+    return undefined
   }
 }
 

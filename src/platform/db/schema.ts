@@ -414,6 +414,7 @@ export interface Database {
   network_apps: NetworkAppsTable
   target_history: TargetHistoryTable
   mastodon_instances: MastodonInstancesTable
+  backup_runs: BackupRunsTable
 }
 
 /**
@@ -533,4 +534,22 @@ export interface NetworkAppsTable {
   /** The administrator who saved it last. */
   updated_by: string | null
   updated_at: number
+}
+
+/** One backup Herald took (migration 034): by `herald backup` or on the schedule of HERALD_BACKUP_EVERY. */
+export interface BackupRunsTable {
+  id: string
+  /** `command` (herald backup) or `schedule`. */
+  trigger: string
+  /** A scheduled run's period (start instant divided by the interval); null for a command's run. */
+  period: number | null
+  /** `running`, `succeeded` or `failed`. */
+  status: string
+  started_at: number
+  finished_at?: number | null
+  /** The archive written (absolute path); empty until it is. */
+  file?: string
+  bytes?: number
+  /** Why it failed, in words; empty otherwise. */
+  error?: string
 }

@@ -88,3 +88,45 @@ export const operationCommands: Command[] = [
     },
   }),
 ]
+
+const MARK = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const
+
+operationCommands.push(
+  storeCommand({
+    name: 'doctor',
+    usage: [
+      'doctor [--json]',
+      "Check this Herald's setup: Node, ffmpeg, disk, database, media store, PUBLIC_BASE_URL answering,",
+      'network apps, the last backup and the secret key; say what to fix. Exit 1 when a check fails.',
+    ],
+    opens: 'store',
+    input: () => ({}),
+    async run(app) {
+      const [{ runDoctor }, runtime] = await Promise.all([
+        import('../../../modules/operations/doctor.js'),
+        // @ts-expect-error: bin/ is plain JavaScript without types.
+        import('../../../../bin/node-runtime.js') as Promise<{
+          pinnedNode(): string
+          requiredNode(): [number, number]
+        }>,
+      ])
+      const checks = await runDoctor({
+        ...app,
+        node: { pinned: runtime.pinnedNode(), required: runtime.requiredNode() },
+      })
+      const failed = checks.filter((c) => c.verdict === 'fail').length
+      const warned = checks.filter((c) => c.verdict === 'warn').length
+      return {
+        json: { checks, failed, warned },
+        exitCode: failed > 0 ? 1 : 0,
+        text: [
+          ...checks.flatMap((c) => [
+            `${MARK[c.verdict]}  ${c.name}: ${c.detail}`,
+            ...(c.fix ? [`      fix: ${c.fix}`] : []),
+          ]),
+          failed + warned === 0 ? 'Everything checks out.' : `${failed} failing, ${warned} to look at.`,
+        ].join('\n'),
+      }
+    },
+  }),
+)

@@ -103,3 +103,19 @@ export async function pageMatchingComposes(
   const key = (post: PostRow) => rank.get(post.compose_id ?? post.id) ?? 0
   return posts.sort((a, b) => key(a) - key(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
+
+/**
+ * The matching posts newest first, `limit` at a time, each page starting below the last id of the one before
+ * (`before`): an export walks the whole workspace this way in pages of equal cost, where an offset would read
+ * every earlier page again.
+ */
+export function pageMatchingPostsBefore(
+  db: Db,
+  workspaceId: string,
+  filter: PostFilter,
+  page: { before: string | undefined; limit: number },
+): Promise<PostRow[]> {
+  let query = matching(db, workspaceId, filter).selectAll('posts')
+  if (page.before) query = query.where('posts.id', '<', page.before)
+  return query.orderBy('posts.id', 'desc').limit(page.limit).execute()
+}
