@@ -320,6 +320,9 @@ function chooseEdit(ctx: SeedContext, post: SimPost, view: PostView | undefined,
     case 'copy':
       return { kind, content: `${post.content} fix${++post.edits}` }
     case 'items':
+      // A network that takes neither threads nor comments has no items to edit: the copy changes instead.
+      if (UNCHAINED_NETWORKS.has(post.network))
+        return { kind: 'copy', content: `${post.content} fix${++post.edits}` }
       return { kind, items: nextItems(ctx, post, view) }
     case 'media': {
       // Instagram and Pinterest need a picture, YouTube and TikTok their video: those change the copy instead.
