@@ -39,9 +39,9 @@ describe.runIf(xOpenApiAvailable)('X access revocation (adapter against the sand
   it('reports a revocation X answers with a server error as a failure, and the token still works', async () => {
     const connection = await fx.connect('still_connected')
     fx.sandbox.injectFailure('oauth2Revoke', { status: 503 })
-    const failure = await fx.adapter
-      .revokeAccess!(connection.credentials, AbortSignal.timeout(5000))
-      .catch((error) => error)
+    const failure = await fx.adapter.revokeAccess!(connection.credentials, AbortSignal.timeout(5000)).catch(
+      (error) => error,
+    )
     expect(failure).toBeInstanceOf(PublishFailure)
     expect(failure.kind).toBe('transient')
     await expect(fx.adapter.resolveProfile(connection.credentials)).resolves.toMatchObject({
