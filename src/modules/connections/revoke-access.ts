@@ -53,32 +53,55 @@ export interface RevocableConnection {
   credentials: string
 }
 
-/** Revokes every connection's access, at most `concurrency` at once; the answers in the connections' order. */
+/**
+ * Revokes every connection's access, at most `concurrency` calls at once; the answers in the connections'
+ * order. Connections holding the same grant (a Google account's locations, chosen from one sign-in) are
+ * revoked once and share the answer: a second call would be refused for a grant already ended.
+ */
 export async function revokeConnections(
   deps: RevokeDeps,
   connections: readonly RevocableConnection[],
 ): Promise<ConnectionRevocation[]> {
-  const results: ConnectionRevocation[] = new Array(connections.length)
-  let next = 0
+  const planned = await Promise.all(connections.map((connection) => plan(deps, connection)))
+  const calls = new Map<string, Extract<Planned, { kind: 'call' }>>()
+  for (const entry of planned)
+    if (entry.kind === 'call' && !calls.has(entry.grant)) calls.set(entry.grant, entry)
+  const answers = new Map<string, Answer>()
+  const queue = [...calls.values()]
   const lane = async () => {
-    while (next < connections.length) {
-      const index = next++
-      results[index] = await revokeOne(deps, connections[index]!)
-    }
+    for (let entry = queue.shift(); entry; entry = queue.shift())
+      answers.set(entry.grant, await revokeGrant(deps, entry))
   }
-  const lanes = Math.max(1, Math.min(deps.concurrency ?? REVOKE_CONCURRENCY, connections.length))
+  const lanes = Math.max(1, Math.min(deps.concurrency ?? REVOKE_CONCURRENCY, queue.length))
   await Promise.all(Array.from({ length: lanes }, lane))
-  return results
+  return connections.map((connection, index) => {
+    const entry = planned[index]!
+    const base = { connectionId: connection.id, platform: connection.platform, username: connection.username }
+    return { ...base, ...(entry.kind === 'call' ? answers.get(entry.grant)! : entry.answer) }
+  })
 }
 
-async function revokeOne(deps: RevokeDeps, connection: RevocableConnection): Promise<ConnectionRevocation> {
-  const base = { connectionId: connection.id, platform: connection.platform, username: connection.username }
+type Answer = Pick<ConnectionRevocation, 'outcome' | 'reason'>
+type Planned =
+  | { kind: 'answered'; answer: Answer }
+  | {
+      kind: 'call'
+      grant: string
+      revoke: NonNullable<NetworkAdapter['revokeAccess']>
+      credentials: Credentials
+      connection: RevocableConnection
+    }
+
+/** What a connection needs: no call (the network offers none, the tokens do not open), or a call for its grant. */
+async function plan(deps: RevokeDeps, connection: RevocableConnection): Promise<Planned> {
   const adapter = await deps.adapterFor(connection.platform)
   if (!adapter?.revokeAccess)
     return {
-      ...base,
-      outcome: 'not_offered',
-      reason: `${networkName(connection.platform)} does not let an app withdraw its own access: remove Herald in its settings.`,
+      kind: 'answered',
+      answer: {
+        outcome: 'not_offered',
+        reason: `${networkName(connection.platform)} does not let an app withdraw its own access: remove Herald in its settings.`,
+      },
     }
   let credentials: Credentials
   try {
@@ -88,29 +111,32 @@ async function revokeOne(deps: RevokeDeps, connection: RevocableConnection): Pro
     )
   } catch {
     return {
-      ...base,
-      outcome: 'failed',
-      reason: 'Its stored tokens could not be opened, so nothing was sent.',
+      kind: 'answered',
+      answer: { outcome: 'failed', reason: 'Its stored tokens could not be opened, so nothing was sent.' },
     }
   }
+  const grant = `${connection.platform}\n${credentials.refreshToken ?? credentials.accessToken}`
+  return { kind: 'call', grant, revoke: adapter.revokeAccess.bind(adapter), credentials, connection }
+}
+
+async function revokeGrant(deps: RevokeDeps, entry: Extract<Planned, { kind: 'call' }>): Promise<Answer> {
   const timeoutMs = deps.timeoutMs ?? REVOKE_TIMEOUT_MS
   try {
-    await adapter.revokeAccess(credentials, AbortSignal.timeout(timeoutMs))
-    return { ...base, outcome: 'revoked' }
+    await entry.revoke(entry.credentials, AbortSignal.timeout(timeoutMs))
+    return { outcome: 'revoked' }
   } catch (error) {
-    const reason = failureInWords(error, connection.platform, timeoutMs)
     // The failure's kind and code only: a network's message could quote what was sent.
     deps.logger.warn(
       {
         subsystem: 'revoke',
-        connectionId: connection.id,
-        network: connection.platform,
+        connectionId: entry.connection.id,
+        network: entry.connection.platform,
         kind: error instanceof PublishFailure ? error.kind : undefined,
         code: error instanceof PublishFailure ? error.options.code : undefined,
       },
       'revoking access at the network failed; the deletion goes on',
     )
-    return { ...base, outcome: 'failed', reason }
+    return { outcome: 'failed', reason: failureInWords(error, entry.connection.platform, timeoutMs) }
   }
 }
 
