@@ -8,7 +8,11 @@ import {
 } from '../../platform/db/statements/workspace-deletion.js'
 import { AppError } from '../../platform/errors.js'
 import type { Logger } from '../../platform/logger.js'
-import { type ConnectionRevocation, revokeConnections } from '../connections/revoke-access.js'
+import {
+  type ConnectionRevocation,
+  type REVOKE_TIMEOUT_MS,
+  revokeConnections,
+} from '../connections/revoke-access.js'
 import type { MediaStorage } from '../media/storage.js'
 
 /**
@@ -35,6 +39,8 @@ export interface DeleteWorkspaceDeps {
   logger: Logger
   /** The network's adapter as it is now; undefined for a network this build does not reach. */
   adapterFor(network: string): Promise<NetworkAdapter | undefined>
+  /** How long each network is given to confirm a revocation; default {@link REVOKE_TIMEOUT_MS}. */
+  timeoutMs?: number
 }
 
 export async function deleteWorkspace(

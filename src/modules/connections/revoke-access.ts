@@ -121,8 +121,9 @@ async function plan(deps: RevokeDeps, connection: RevocableConnection): Promise<
 
 async function revokeGrant(deps: RevokeDeps, entry: Extract<Planned, { kind: 'call' }>): Promise<Answer> {
   const timeoutMs = deps.timeoutMs ?? REVOKE_TIMEOUT_MS
+  const deadline = AbortSignal.timeout(timeoutMs)
   try {
-    await entry.revoke(entry.credentials, AbortSignal.timeout(timeoutMs))
+    await entry.revoke(entry.credentials, deadline)
     return { outcome: 'revoked' }
   } catch (error) {
     // The failure's kind and code only: a network's message could quote what was sent.
@@ -136,15 +137,17 @@ async function revokeGrant(deps: RevokeDeps, entry: Extract<Planned, { kind: 'ca
       },
       'revoking access at the network failed; the deletion goes on',
     )
-    return { outcome: 'failed', reason: failureInWords(error, entry.connection.platform, timeoutMs) }
+    const reason = deadline.aborted
+      ? `${networkName(entry.connection.platform)} did not confirm within ${Math.round(timeoutMs / 1000)} s; remove Herald in its settings.`
+      : failureInWords(error, entry.connection.platform)
+    return { outcome: 'failed', reason }
   }
 }
 
 /** What a person reads about a revocation that did not happen. */
-function failureInWords(error: unknown, platform: string, timeoutMs: number): string {
+function failureInWords(error: unknown, platform: string): string {
   const name = networkName(platform)
-  if (!(error instanceof PublishFailure))
-    return `${name} did not confirm within ${Math.round(timeoutMs / 1000)} s; remove Herald in its settings.`
+  if (!(error instanceof PublishFailure)) return `${name} failed unexpectedly; remove Herald in its settings.`
   switch (error.kind) {
     case 'auth_expired':
       return `${name} no longer accepted these tokens (they may have been withdrawn already); check its settings.`
