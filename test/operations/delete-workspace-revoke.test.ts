@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { NetworkAdapter } from '../../src/adapters/adapter.js'
 import type { Network } from '../../src/core/networks.js'
 import { deleteWorkspace } from '../../src/modules/accounts/delete-workspace.js'
-import { before500 } from '../helpers/fault-script.js'
 import { useFaultRig } from '../helpers/fault-rig.js'
+import { before500 } from '../helpers/fault-script.js'
 
 const kindOf = async (attempt: Promise<unknown>) =>
   attempt.then(
@@ -26,7 +26,8 @@ describe('deleting a workspace revokes its connections at the networks first', (
     { network: 'bluesky', username: 'gone.bsky.social' },
   ])
   const adapter = (network: Network) => rig.h.app.adapters[network] as NetworkAdapter
-  const works = (network: Network) => kindOf(adapter(network).resolveProfile(rig.profile(network).credentials))
+  const works = (network: Network) =>
+    kindOf(adapter(network).resolveProfile(rig.profile(network).credentials))
 
   it('revokes where it can, reports each profile, and still deletes every row', async () => {
     const { app, workspaceId } = rig.h
@@ -56,7 +57,10 @@ describe('deleting a workspace revokes its connections at the networks first', (
     expect(outcomes.twitter!.outcome).toBe('revoked')
     expect(outcomes.mastodon!.outcome).toBe('revoked')
     expect(outcomes.googlebusiness!.outcome).toBe('revoked')
-    expect(outcomes.tiktok).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/^TikTok .*500/) })
+    expect(outcomes.tiktok).toMatchObject({
+      outcome: 'failed',
+      reason: expect.stringMatching(/^TikTok .*500/),
+    })
     expect(outcomes.youtube).toMatchObject({
       outcome: 'failed',
       reason: expect.stringMatching(/^YouTube did not confirm within 2 s/),
@@ -73,9 +77,9 @@ describe('deleting a workspace revokes its connections at the networks first', (
     expect(await works('youtube')).toBe('worked')
     // Herald's rows went all the same, tokens with them.
     const db = app.store.db
-    expect(await db.selectFrom('connections').select('id').where('workspace_id', '=', workspaceId).execute()).toEqual(
-      [],
-    )
+    expect(
+      await db.selectFrom('connections').select('id').where('workspace_id', '=', workspaceId).execute(),
+    ).toEqual([])
     expect(await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).execute()).toEqual([])
     // No token reached the logs.
     for (const network of ['twitter', 'tiktok', 'youtube'] as const)
