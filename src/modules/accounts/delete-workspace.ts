@@ -8,12 +8,8 @@ import {
 } from '../../platform/db/statements/workspace-deletion.js'
 import { AppError } from '../../platform/errors.js'
 import type { Logger } from '../../platform/logger.js'
-import {
-  type ConnectionRevocation,
-  type REVOKE_TIMEOUT_MS,
-  revokeConnections,
-} from '../connections/revoke-access.js'
 import type { MediaStorage } from '../media/storage.js'
+import { type ConnectionRevocation, type REVOKE_TIMEOUT_MS, revokeConnections } from './revoke-access.js'
 
 /**
  * An owner deletes a workspace with its data (the dashboard's Workspace page, `herald workspaces delete`),
