@@ -278,6 +278,26 @@ function followSettledTargets(
   return settledStatus([...after, ...Array.from({ length: added }, () => ({ status: 'pending' }))]) ?? status
 }
 
+/** A stored JSON object column, parsed; undefined when null. */
+const stored = <T>(column: string | null | undefined): T | undefined =>
+  column ? (JSON.parse(column) as T) : undefined
+
+/**
+ * The network objects the edited post carries: those sent merged over the stored ones field by field (an
+ * omitted field keeps its value), except Google Business Profile's, which replaces the stored one outright.
+ */
+function networkObjectsOf(input: UpdateInput, post: PostRow) {
+  const merged = <T extends object>(given: T | undefined, column: string | null | undefined) =>
+    given ? ({ ...stored<T>(column), ...given } as T) : stored<T>(column)
+  return {
+    youtube: merged<YouTubeDetailsInput>(input.youtube, post.youtube),
+    googlebusiness: input.googlebusiness ?? stored<GoogleBusinessInput>(post.googlebusiness),
+    tiktok: merged<TikTokDetailsInput>(input.tiktok, post.tiktok),
+    pinterest: merged<PinterestDetailsInput>(input.pinterest, post.pinterest),
+    mastodon: merged<MastodonOptions>(input.mastodon, post.mastodon),
+  }
+}
+
 /** What the edit asks each target to send: the post's new copy, media, details and items, planned. */
 function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], connections: ConnectionInfo[]) {
   const content = input.content ?? post.content
@@ -285,28 +305,7 @@ function planEdit(input: UpdateInput, post: PostRow, current: TargetRow[], conne
   const mediaUrls =
     input.mediaUrls ??
     (input.mediaUrl !== undefined ? [input.mediaUrl] : (JSON.parse(post.media_urls) as string[]))
-  const youtube: YouTubeDetailsInput | undefined = input.youtube
-    ? { ...(post.youtube ? JSON.parse(post.youtube) : {}), ...input.youtube }
-    : post.youtube
-      ? JSON.parse(post.youtube)
-      : undefined
-  const googlebusiness: GoogleBusinessInput | undefined =
-    input.googlebusiness ?? (post.googlebusiness ? JSON.parse(post.googlebusiness) : undefined)
-  const tiktok: TikTokDetailsInput | undefined = input.tiktok
-    ? { ...(post.tiktok ? JSON.parse(post.tiktok) : {}), ...input.tiktok }
-    : post.tiktok
-      ? JSON.parse(post.tiktok)
-      : undefined
-  const pinterest: PinterestDetailsInput | undefined = input.pinterest
-    ? { ...(post.pinterest ? JSON.parse(post.pinterest) : {}), ...input.pinterest }
-    : post.pinterest
-      ? JSON.parse(post.pinterest)
-      : undefined
-  const mastodon: MastodonOptions | undefined = input.mastodon
-    ? { ...(post.mastodon ? JSON.parse(post.mastodon) : {}), ...input.mastodon }
-    : post.mastodon
-      ? JSON.parse(post.mastodon)
-      : undefined
+  const { youtube, googlebusiness, tiktok, pinterest, mastodon } = networkObjectsOf(input, post)
   // The thread and first comment sent replace the post's; otherwise the post keeps its own.
   const own = readPostItems(post.items)
   const postItems = {

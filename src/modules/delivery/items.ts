@@ -99,6 +99,39 @@ export const chainItems = (target: Pick<TargetRow, 'items'>) => readItems(target
 export const chainOpen = (target: Pick<TargetRow, 'items'>) =>
   chainItems(target).some((item) => item.status !== 'published')
 
+/** The publishing request of one item: its copy and media, the post it answers, and how it saves progress. */
+function itemRequest(
+  input: ChainInput,
+  at: {
+    item: DeliveryItem
+    index: number
+    parent: ChainInput['head']
+    altTexts: ReturnType<typeof readAltTexts>
+  },
+) {
+  const { item, index, parent, altTexts } = at
+  const { target, items, writer } = input
+  return {
+    targetId: target.id,
+    index,
+    role: item.role,
+    profile: input.profile,
+    credentials: input.credentials,
+    content: item.content,
+    mediaUrls: item.mediaUrls,
+    media: mediaItems(item.mediaUrls, altTexts),
+    root: input.head,
+    parent: item.role === 'firstComment' ? input.head : parent,
+    signal: input.signal,
+    ...(input.mastodon ? { mastodon: input.mastodon } : {}),
+    ...(item.progress ? { progress: { ...item.progress } } : {}),
+    saveProgress: async (entries: Record<string, string>) => {
+      item.progress = { ...item.progress, ...entries }
+      await writer.saveItems(items, input.now())
+    },
+  }
+}
+
 export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
   const { adapter, target, writer, signal, items } = input
   const network = target.platform
@@ -118,25 +151,7 @@ export async function deliverChain(input: ChainInput): Promise<ChainEnd> {
   const altTexts = readAltTexts(target.media_alt_texts)
   let parent = input.head
   for (const [index, item] of items.entries()) {
-    const request = {
-      targetId: target.id,
-      index,
-      role: item.role,
-      profile: input.profile,
-      credentials: input.credentials,
-      content: item.content,
-      mediaUrls: item.mediaUrls,
-      media: mediaItems(item.mediaUrls, altTexts),
-      root: input.head,
-      parent: item.role === 'firstComment' ? input.head : parent,
-      signal,
-      ...(input.mastodon ? { mastodon: input.mastodon } : {}),
-      ...(item.progress ? { progress: { ...item.progress } } : {}),
-      saveProgress: async (entries: Record<string, string>) => {
-        item.progress = { ...item.progress, ...entries }
-        await writer.saveItems(items, input.now())
-      },
-    }
+    const request = itemRequest(input, { item, index, parent, altTexts })
     if (item.status === 'published' && item.remoteId) {
       if (item.role === 'thread') parent = { remoteId: item.remoteId, url: item.url ?? '' }
       continue

@@ -67,106 +67,77 @@ const tokenEndpoint = (status: number, error: string | undefined) =>
       ? 'accepted'
       : 'unclear'
 
+/** A form posted to a token endpoint, read by {@link tokenEndpoint}. */
+const tokenProbe = (
+  url: string,
+  fields: Record<string, string | undefined>,
+  headers: Record<string, string> = FORM,
+): Probe => ({
+  url,
+  init: { method: 'POST', headers, body: form(fields) },
+  read: tokenEndpoint,
+})
+
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
+
 function probeFor(config: Config, network: AppNetwork, saved: SavedApps): Probe | undefined {
   const app = resolveApp(config, network, saved)
   if (!app) return undefined
   // Made up, and named as Herald's, so it cannot be a grant anyone holds.
   const madeUp = `herald-check-${randomBytes(16).toString('hex')}`
+  const refresh = { grant_type: 'refresh_token', refresh_token: madeUp }
   switch (network) {
-    case 'twitter': {
-      const headers: Record<string, string> = { ...FORM }
-      if (app.clientSecret)
-        headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.clientSecret)}`).toString('base64')}`
-      return {
-        url: `${twitterSettings(config, saved).apiUrl}/2/oauth2/token`,
-        init: {
-          method: 'POST',
-          headers,
-          body: form({ grant_type: 'refresh_token', refresh_token: madeUp, client_id: app.clientId }),
-        },
-        read: tokenEndpoint,
-      }
-    }
+    case 'twitter':
+      return tokenProbe(
+        `${twitterSettings(config, saved).apiUrl}/2/oauth2/token`,
+        { ...refresh, client_id: app.clientId },
+        app.clientSecret
+          ? {
+              ...FORM,
+              authorization: basic(encodeURIComponent(app.clientId), encodeURIComponent(app.clientSecret)),
+            }
+          : FORM,
+      )
     case 'youtube':
     case 'googlebusiness':
-      return {
-        url: (network === 'youtube' ? youtubeSettings(config, saved) : googleBusinessSettings(config, saved))
+      return tokenProbe(
+        (network === 'youtube' ? youtubeSettings(config, saved) : googleBusinessSettings(config, saved))
           .tokenUrl,
-        init: {
-          method: 'POST',
-          headers: FORM,
-          body: form({
-            grant_type: 'refresh_token',
-            refresh_token: madeUp,
-            client_id: app.clientId,
-            client_secret: app.clientSecret,
-          }),
-        },
-        read: tokenEndpoint,
-      }
+        { ...refresh, client_id: app.clientId, client_secret: app.clientSecret },
+      )
     case 'linkedin':
       // The authorization-code grant: refresh tokens are only for LinkedIn's approved partners.
-      return {
-        url: linkedinSettings(config, saved).tokenUrl,
-        init: {
-          method: 'POST',
-          headers: FORM,
-          body: form({
-            grant_type: 'authorization_code',
-            code: madeUp,
-            redirect_uri: callbackUrl(config, 'linkedin'),
-            client_id: app.clientId,
-            client_secret: app.clientSecret,
-          }),
-        },
-        read: tokenEndpoint,
-      }
+      return tokenProbe(linkedinSettings(config, saved).tokenUrl, {
+        grant_type: 'authorization_code',
+        code: madeUp,
+        redirect_uri: callbackUrl(config, 'linkedin'),
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+      })
     case 'facebook': {
       const meta = metaSettings(config, saved)
       return {
-        url: `${meta.graphUrl}/${meta.version}/oauth/access_token`,
-        init: {
-          method: 'POST',
-          headers: FORM,
-          body: form({
-            grant_type: 'client_credentials',
-            client_id: app.clientId,
-            client_secret: app.clientSecret,
-          }),
-        },
+        ...tokenProbe(`${meta.graphUrl}/${meta.version}/oauth/access_token`, {
+          grant_type: 'client_credentials',
+          client_id: app.clientId,
+          client_secret: app.clientSecret,
+        }),
         // Meta answers a wrong app id or secret with 400 (an OAuthException); a right one gets its app token.
         read: (status) => (status === 200 ? 'accepted' : status === 400 ? 'refused' : 'unclear'),
       }
     }
     case 'tiktok':
       // TikTok answers the flat OAuth envelope: `invalid_client` for a wrong key or secret.
-      return {
-        url: `${tiktokSettings(config, saved).apiUrl}/v2/oauth/token/`,
-        init: {
-          method: 'POST',
-          headers: FORM,
-          body: form({
-            client_key: app.clientId,
-            client_secret: app.clientSecret,
-            grant_type: 'refresh_token',
-            refresh_token: madeUp,
-          }),
-        },
-        read: tokenEndpoint,
-      }
+      return tokenProbe(`${tiktokSettings(config, saved).apiUrl}/v2/oauth/token/`, {
+        client_key: app.clientId,
+        client_secret: app.clientSecret,
+        ...refresh,
+      })
     case 'pinterest':
-      return {
-        url: `${pinterestSettings(config, saved).apiUrl}/oauth/token`,
-        init: {
-          method: 'POST',
-          headers: {
-            ...FORM,
-            authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret ?? ''}`).toString('base64')}`,
-          },
-          body: form({ grant_type: 'refresh_token', refresh_token: madeUp }),
-        },
-        read: tokenEndpoint,
-      }
+      return tokenProbe(`${pinterestSettings(config, saved).apiUrl}/oauth/token`, refresh, {
+        ...FORM,
+        authorization: basic(app.clientId, app.clientSecret ?? ''),
+      })
     default:
       return undefined
   }
