@@ -148,6 +148,8 @@ async function revokeGrant(deps: RevokeDeps, entry: Extract<Planned, { kind: 'ca
 function failureInWords(error: unknown, platform: string): string {
   const name = networkName(platform)
   if (!(error instanceof PublishFailure)) return `${name} failed unexpectedly; remove Herald in its settings.`
+  if (error.options.code === 'no_app')
+    return `Herald is no longer registered on that ${name} server, so nothing could be sent; remove Herald in its settings.`
   switch (error.kind) {
     case 'auth_expired':
       return `${name} no longer accepted these tokens (they may have been withdrawn already); check its settings.`
