@@ -18,6 +18,19 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(core|interfaces/dashboard/client)/' },
     },
     {
+      name: 'view-scripts-import-only-view-code-and-core',
+      severity: 'error',
+      comment:
+        'MCP Apps view -> the server: src/interfaces/mcp-apps/client/ runs in the host\'s sandboxed frame, ' +
+        'bundled by bin/build-assets.js, and imports only itself, the pure rules of src/core/ and the views\' ' +
+        'shared definitions (src/interfaces/mcp-apps/views.ts).',
+      from: { path: '^src/interfaces/mcp-apps/client/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/(core|interfaces/mcp-apps/client)/', '^src/interfaces/mcp-apps/views\\.(ts|js)$'],
+      },
+    },
+    {
       name: 'no-folder-cycles',
       severity: 'error',
       scope: 'folder',

@@ -16,13 +16,19 @@ const outdir = path.join(root, 'dist', 'assets')
  * its subfolders).
  */
 const clientDir = 'src/interfaces/dashboard/client'
+/** The MCP Apps views' scripts (one per file directly in the folder) and stylesheet, inlined into each view. */
+const viewsDir = 'src/interfaces/mcp-apps/client'
+const scriptsIn = (dir, prefix = '') =>
+  Object.fromEntries(
+    (existsSync(path.join(root, dir)) ? readdirSync(path.join(root, dir)) : [])
+      .filter((file) => /\.tsx?$/.test(file))
+      .map((file) => [`${prefix}${file.replace(/\.tsx?$/, '.js')}`, `${dir}/${file}`]),
+  )
 const entries = {
   'herald.css': 'src/interfaces/dashboard/ui/styles/herald.css',
-  ...Object.fromEntries(
-    (existsSync(path.join(root, clientDir)) ? readdirSync(path.join(root, clientDir)) : [])
-      .filter((file) => /\.tsx?$/.test(file))
-      .map((file) => [file.replace(/\.tsx?$/, '.js'), `${clientDir}/${file}`]),
-  ),
+  ...scriptsIn(clientDir),
+  'mcp-app.css': `${viewsDir}/view.css`,
+  ...scriptsIn(viewsDir, 'mcp-app-'),
 }
 
 await rm(outdir, { recursive: true, force: true })

@@ -16,6 +16,7 @@ import { buildOpenApi } from './interfaces/http/openapi.js'
 import { registerRestRoutes } from './interfaces/http/rest.js'
 import { registerSecurityHeaders } from './interfaces/http/security-headers.js'
 import { registerWebhookRoutes } from './interfaces/http/webhook-routes.js'
+import { createMcpAppViews } from './interfaces/mcp-apps/app-views.js'
 import { tools } from './interfaces/tools/registry.js'
 import { createToolRunner } from './interfaces/tools/runner.js'
 import type { AppContext } from './modules/app-context.js'
@@ -201,7 +202,7 @@ export function buildServer(
   const sandboxes = app.config.sandbox
     ? mountSandboxes(server, app, options.sandboxFaults ? { faults: options.sandboxFaults } : {})
     : undefined
-  const mcp = registerMcpRoutes(server, app, runner, tools)
+  const mcp = registerMcpRoutes(server, app, runner, { tools, views: createMcpAppViews(app, tools) })
 
   return {
     server,

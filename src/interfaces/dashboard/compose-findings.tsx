@@ -176,7 +176,7 @@ export function checkHtml(checked: Checked): string {
     <>
       <p class={checked.ok ? 'ready' : 'not-ready'}>
         {checked.ok ? 'Ready to create.' : 'Not ready: fix the blockers below.'} It costs{' '}
-        <strong>{cost}</strong> credits of {balance}.
+        <strong>{cost}</strong> credit{cost === 1 ? '' : 's'} of {balance}.
       </p>
       {placedBlockers ? (
         <p class="muted">

@@ -4,8 +4,10 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js'
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import {
   type AuthInfo,
@@ -24,6 +26,7 @@ import { HERALD_VERSION } from '../../platform/version.js'
 import type { ToolRunner } from '../tools/runner.js'
 import type { AnyTool } from '../tools/tool.js'
 import { inputJsonSchema, outputJsonSchema, returnsArray } from './json-schema.js'
+import type { McpAppViews } from './mcp-app-views.js'
 import { checkMcpRequestOrigin } from './mcp-origin.js'
 import { authenticateRequest, sendAuthError, stepUpNeeded, verifyCredential } from './rest.js'
 
@@ -32,22 +35,38 @@ const SERVER_INFO = { name: 'herald', version: HERALD_VERSION }
 /** How often open SSE sessions re-check their credential when no message arrives (revocations made elsewhere). */
 const SSE_RECHECK_MS = 30_000
 
+/** What the MCP server serves: the tools, and the MCP Apps views when the composition root gives them. */
+export interface McpOffer {
+  tools: readonly AnyTool[]
+  views?: McpAppViews | undefined
+}
+
 /**
  * What the MCP surface answers, whatever the SDK and transport: the tool list, and a tool call through the
  * same runner as REST, so a bad argument is a tool result with `isError: true` carrying REST's exact error
  * JSON, not a differently worded SDK message. `null` from `call` means "no such tool" (a protocol error).
+ * With views, a tool's entry links its view and the views are resources read for this caller.
  */
-function toolSurface(app: AppContext, runner: ToolRunner, tools: readonly AnyTool[], caller: Caller) {
+function toolSurface(app: AppContext, runner: ToolRunner, offer: McpOffer, caller: Caller) {
+  const { tools, views } = offer
   return {
-    list: () => ({ tools: tools.map(describeTool) }),
+    list: () => ({ tools: tools.map((tool) => describeTool(tool, views?.toolMeta(tool.name))) }),
+    listResources: () => views?.list() ?? { resources: [] },
+    readResource(uri: string) {
+      const found = views?.read(uri, caller)
+      if (!found) throw new AppError('not_found', `No resource ${uri}`)
+      return found
+    },
     async call(name: string, args: Record<string, unknown> | undefined) {
       const tool = tools.find((t) => t.name === name)
       if (!tool) return null
       try {
         const result = await runner.run(tool.name, args ?? {}, caller)
+        const meta = views?.resultMeta(tool.name, args ?? {}, result)
         return {
           content: [{ type: 'text' as const, text: JSON.stringify(result) }],
           structuredContent: (returnsArray(tool) ? { items: result } : result) as Record<string, unknown>,
+          ...(meta ? { _meta: meta } : {}),
         }
       } catch (error) {
         const appError = toAppError(error)
@@ -64,9 +83,17 @@ function toolSurface(app: AppContext, runner: ToolRunner, tools: readonly AnyToo
 
 /** The server for streamable HTTP, on the SDK's v2 packages (every revision from 2025-03-26 to 2026-07-28). */
 function createStreamableServer(surface: ReturnType<typeof toolSurface>, runner: ToolRunner): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} } })
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} } })
   // The JSON schemas come from zod (src/interfaces/http/json-schema.ts); the SDK's type spells JSON values out.
   server.setRequestHandler('tools/list', async () => surface.list() as never)
+  server.setRequestHandler('resources/list', async () => surface.listResources() as never)
+  server.setRequestHandler('resources/read', async (request) => {
+    try {
+      return surface.readResource(request.params.uri) as never
+    } catch (error) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, toAppError(error).message)
+    }
+  })
   server.setRequestHandler('tools/call', async (request) => {
     const result = await surface.call(request.params.name, request.params.arguments)
     if (!result)
@@ -84,8 +111,16 @@ function createStreamableServer(surface: ReturnType<typeof toolSurface>, runner:
  * transport, so it stays on the v1 SDK's, unchanged, until it is removed.
  */
 function createSseServer(surface: ReturnType<typeof toolSurface>, runner: ToolRunner): SseServer {
-  const server = new SseServer(SERVER_INFO, { capabilities: { tools: {} } })
+  const server = new SseServer(SERVER_INFO, { capabilities: { tools: {}, resources: {} } })
   server.setRequestHandler(ListToolsRequestSchema, async () => surface.list())
+  server.setRequestHandler(ListResourcesRequestSchema, async () => surface.listResources() as never)
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    try {
+      return surface.readResource(request.params.uri) as never
+    } catch (error) {
+      throw new McpError(ErrorCode.InvalidParams, toAppError(error).message)
+    }
+  })
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const result = await surface.call(request.params.name, request.params.arguments)
     if (!result) throw new McpError(ErrorCode.InvalidParams, runner.unknownTool(request.params.name).message)
@@ -94,9 +129,10 @@ function createSseServer(surface: ReturnType<typeof toolSurface>, runner: ToolRu
   return server
 }
 
-function describeTool(tool: AnyTool) {
+function describeTool(tool: AnyTool, meta: Record<string, unknown> | undefined) {
   const output = outputJsonSchema(tool)
   return {
+    ...(meta ? { _meta: meta } : {}),
     name: tool.name,
     title: tool.title,
     description: tool.description,
@@ -135,10 +171,11 @@ export function registerMcpRoutes(
   server: FastifyInstance,
   app: AppContext,
   runner: ToolRunner,
-  tools: readonly AnyTool[],
+  offer: McpOffer,
 ) {
+  const { tools } = offer
   const sseSessions = new Map<string, SseSession>()
-  const { streamable, modern } = createStreamableHandler(app, runner, tools)
+  const { streamable, modern } = createStreamableHandler(app, runner, offer)
 
   // Streamable HTTP, stateless: any process can answer any request.
   server.post('/mcp', async (request, reply) => {
@@ -164,7 +201,7 @@ export function registerMcpRoutes(
 
   // GET /mcp: a streamable-HTTP client (it sends mcp-protocol-version) gets 405, as the stateless transport
   // offers no standalone stream; a legacy SSE client opens its event stream here, `?apikey=` allowed.
-  const openSse = sseOpener(app, runner, tools, sseSessions)
+  const openSse = sseOpener(app, runner, offer, sseSessions)
   server.get('/mcp', openSse)
   server.get('/sse', openSse)
 
@@ -193,10 +230,10 @@ export function registerMcpRoutes(
 }
 
 /** The streamable HTTP handler, answering each request in the protocol revision it speaks. */
-function createStreamableHandler(app: AppContext, runner: ToolRunner, tools: readonly AnyTool[]) {
+function createStreamableHandler(app: AppContext, runner: ToolRunner, offer: McpOffer) {
   // One factory for both eras: each request gets its own server, built for the caller it authenticated.
   const serverFor = (caller: Caller) =>
-    createStreamableServer(toolSurface(app, runner, tools, caller), runner)
+    createStreamableServer(toolSurface(app, runner, offer, caller), runner)
   const callerOf = (authInfo: { extra?: Record<string, unknown> } | undefined) => {
     const caller = authInfo?.extra?.caller as Caller | undefined
     if (!caller) throw new AppError('unauthorized', 'Not authenticated')
@@ -237,7 +274,7 @@ function createStreamableHandler(app: AppContext, runner: ToolRunner, tools: rea
 function sseOpener(
   app: AppContext,
   runner: ToolRunner,
-  tools: readonly AnyTool[],
+  offer: McpOffer,
   sseSessions: Map<string, SseSession>,
 ) {
   return async (request: FastifyRequest<{ Querystring: { apikey?: string } }>, reply: FastifyReply) => {
@@ -258,7 +295,7 @@ function sseOpener(
       const credential = fromHeader ?? queryApiKey(request.query.apikey)
       const caller = await authenticateRequest(app, request, reply, credential, 'mcp')
       const transport = new SSEServerTransport('/mcp/messages', reply.raw)
-      const mcp = createSseServer(toolSurface(app, runner, tools, caller), runner)
+      const mcp = createSseServer(toolSurface(app, runner, offer, caller), runner)
       sseSessions.set(transport.sessionId, { transport, caller, credential: credential as string })
       // The server's own close handler (chained by connect) tears the session down; we only forget it.
       transport.onclose = () => {

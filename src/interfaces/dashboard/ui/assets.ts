@@ -62,3 +62,11 @@ export function registerAssetRoutes(scope: FastifyInstance) {
       .send(file.body)
   })
 }
+
+/** A bundled entry's text (`mcp-app.css`), for a page that must carry its files inline (an MCP App view). */
+export function assetText(entry: string): string {
+  manifest ??= readManifest()
+  const file = manifest[entry]
+  if (!file) throw new AssetsMissingError(new Error(`no entry ${entry} in the manifest`))
+  return readFileSync(path.join(DIR, file), 'utf8')
+}

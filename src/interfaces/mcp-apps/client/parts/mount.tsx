@@ -1,0 +1,70 @@
+import type { FunctionComponent } from 'preact'
+import { render } from 'preact'
+import type { ViewBootData } from '../../views.js'
+import { connectToHost, type Host, type HostContext, type Json, type ToolResult } from './bridge.js'
+
+/**
+ * What every view starts with: the permissions Herald wrote into the page, the connection to the host, and a
+ * render of the view each time the host says something new (the arguments, the result, the theme).
+ */
+
+export interface ViewProps {
+  host: Host
+  can: ViewBootData['can']
+  /** The arguments of the tool call the view shows, once the host sent them. */
+  input: Json | undefined
+  /** The tool call's result, once the host sent it. */
+  result: ToolResult | undefined
+}
+
+/** The host's theme and style variables on the page (Herald's own colours where the host gives none). */
+function applyContext(context: HostContext) {
+  const root = document.documentElement
+  if (context.theme) root.dataset.theme = context.theme
+  for (const [name, value] of Object.entries(context.styles?.variables ?? {}))
+    if (name.startsWith('--') && typeof value === 'string') root.style.setProperty(name, value)
+  if (context.displayMode) root.dataset.display = context.displayMode
+}
+
+/** A tool result's structured answer, or undefined for an error result. */
+export const answerOf = <T,>(result: ToolResult | undefined): T | undefined =>
+  result && !result.isError ? (result.structuredContent as T | undefined) : undefined
+
+/** An error result's message in words, from Herald's error JSON. */
+export function errorOf(result: ToolResult | undefined): string | undefined {
+  if (!result?.isError) return undefined
+  try {
+    const body = JSON.parse(result.content?.[0]?.text ?? '{}') as { error?: { message?: string } }
+    return body.error?.message ?? 'Herald could not do that.'
+  } catch {
+    return result.content?.[0]?.text ?? 'Herald could not do that.'
+  }
+}
+
+export function mountView(View: FunctionComponent<ViewProps>) {
+  const main = document.getElementById('view') as HTMLElement
+  const boot = JSON.parse(document.getElementById('boot')?.textContent ?? '{}') as ViewBootData
+  let input: Json | undefined
+  let result: ToolResult | undefined
+  let host: Host | undefined
+  const draw = () => {
+    if (host) render(<View host={host} can={boot.can} input={input} result={result} />, main)
+  }
+  void connectToHost({
+    onToolInput(args) {
+      input = args
+      draw()
+    },
+    onToolResult(answer) {
+      result = answer
+      draw()
+    },
+    onContext(context) {
+      applyContext(context)
+    },
+  }).then((connected) => {
+    host = connected
+    main.replaceChildren()
+    draw()
+  })
+}

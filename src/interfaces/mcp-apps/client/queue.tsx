@@ -1,0 +1,121 @@
+import { useState } from 'preact/hooks'
+import { answerOf, errorOf, mountView, type ViewProps } from './parts/mount.js'
+import { Chip, NetworkDot, PostStatus } from './parts/parts.js'
+import { type PostView, postState, profileName } from './parts/words.js'
+
+/**
+ * The queue (list_posts): the listed posts as an agenda, day by day in slot order, each with its profiles'
+ * networks and its state; choosing one asks the host for get_post and shows what happened to it.
+ */
+
+interface ListAnswer {
+  posts: Array<PostView & { dueAt?: string }>
+  pagination: { totalPosts: number; page: number; totalPages: number }
+}
+
+/** The posts by day, each day's in slot order. */
+function byDay(posts: ListAnswer['posts']) {
+  const days = new Map<string, ListAnswer['posts']>()
+  const sorted = [...posts].sort((a, b) =>
+    `${a.scheduleDate} ${a.scheduleTime}`.localeCompare(`${b.scheduleDate} ${b.scheduleTime}`),
+  )
+  for (const post of sorted) days.set(post.scheduleDate, [...(days.get(post.scheduleDate) ?? []), post])
+  return [...days.entries()]
+}
+
+const dayName = (date: string) => {
+  const day = new Date(`${date}T12:00:00Z`)
+  if (Number.isNaN(day.getTime())) return date
+  return day.toLocaleDateString('en-GB', {
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  })
+}
+
+function QueueView({ host, can, result }: ViewProps) {
+  const [opened, setOpened] = useState<PostView | undefined>()
+  const [problem, setProblem] = useState<string | undefined>()
+  const refused = errorOf(result)
+  if (refused)
+    return (
+      <p class="problem" role="alert">
+        {refused}
+      </p>
+    )
+  const answer = answerOf<ListAnswer>(result)
+  if (!answer) return <p class="waiting">Waiting for Herald’s answer…</p>
+  if (opened)
+    return (
+      <>
+        <button type="button" class="link" onClick={() => setOpened(undefined)}>
+          Back to the queue
+        </button>
+        <PostStatus host={host} post={opened} />
+      </>
+    )
+  const open = async (id: string) => {
+    setProblem(undefined)
+    const got = await host.callTool('get_post', { id })
+    const post = answerOf<PostView>(got)
+    if (post) setOpened(post)
+    else setProblem(errorOf(got) ?? 'Herald could not open that post.')
+  }
+  return (
+    <>
+      <h1>Posting queue</h1>
+      <p class="muted">
+        {answer.pagination.totalPosts} post{answer.pagination.totalPosts === 1 ? '' : 's'}
+        {answer.pagination.totalPages > 1
+          ? ` · page ${answer.pagination.page} of ${answer.pagination.totalPages}`
+          : ''}
+      </p>
+      {problem ? (
+        <p class="problem" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      {answer.posts.length === 0 ? <p>No posts match.</p> : null}
+      {byDay(answer.posts).map(([date, posts]) => (
+        <section class="day" aria-label={dayName(date)}>
+          <h2>{dayName(date)}</h2>
+          <ul class="agenda">
+            {posts.map((post) => {
+              const state = postState(post)
+              const what = (
+                <>
+                  <span class="time">{post.scheduleTime}</span>
+                  <span class="nets">
+                    {post.targets.map((t) => (
+                      <span class="net-name">
+                        <NetworkDot platform={t.platform} />
+                        {profileName(t.platform, t.username)}
+                      </span>
+                    ))}
+                  </span>
+                  <span class="excerpt">{post.content}</span>
+                  <Chip tone={state.tone}>{state.words}</Chip>
+                </>
+              )
+              return (
+                <li>
+                  {can.open ? (
+                    <button type="button" class="row" onClick={() => void open(post.id)}>
+                      {what}
+                    </button>
+                  ) : (
+                    <div class="row">{what}</div>
+                  )}
+                </li>
+              )
+            })}
+          </ul>
+        </section>
+      ))}
+    </>
+  )
+}
+
+mountView(QueueView)
