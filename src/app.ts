@@ -8,6 +8,7 @@ import { createKeyAuthenticator } from './modules/accounts/caller.js'
 import { createRequestWindows } from './modules/accounts/request-windows.js'
 import { createRevocations } from './modules/accounts/revocations.js'
 import type { AppContext } from './modules/app-context.js'
+import { revocationApp } from './modules/connections/mastodon-instances.js'
 import { createQueueSignal } from './modules/delivery/queue-signal.js'
 import { createMediaService } from './modules/media/media-service.js'
 import { createNetworkApps, readSavedApps } from './modules/network-apps/service.js'
@@ -54,7 +55,12 @@ export async function createAppContext(config: Config, options: AppOptions = {})
   const media = createMediaService({ config, db: store.db, logger, now: () => clock.now() })
   // The apps saved on the network apps page, read once here; the adapters are built with them.
   const saved = await readSavedApps(store, vault, logger)
-  const factory = { logger, clock, media }
+  const factory = {
+    logger,
+    clock,
+    media,
+    mastodonApps: (host: string) => revocationApp({ db: store.db, vault }, host),
+  }
   const adapters = options.adapters ?? createAdapters(config, factory, saved)
   const networkApps = createNetworkApps({
     config,

@@ -353,6 +353,14 @@ export interface NetworkAdapter {
    * with it; the network apps page shows it.
    */
   readonly appLimit?: string
+  /**
+   * Present where the network documents an endpoint that withdraws a token Herald holds (the connection's
+   * access stops working at the network, and the app leaves the person's connected apps where the network
+   * ties the two). Called before Herald deletes a connection's tokens; resolves once the network confirmed,
+   * throws a {@link PublishFailure} when it refused or could not be asked. Absent where the network offers
+   * none: the person removes Herald in the network's settings.
+   */
+  revokeAccess?(credentials: Credentials, signal: AbortSignal): Promise<void>
   postMetrics(input: {
     credentials: Credentials
     profile: Profile

@@ -22,7 +22,12 @@ import {
 } from './googlebusiness/index.js'
 import { createInstagramAdapter } from './instagram/index.js'
 import { createLinkedInAdapter, LINKEDIN_WEB_URL, type LinkedInSettings } from './linkedin/index.js'
-import { createMastodonAdapter, httpsInstance, type MastodonSettings } from './mastodon/index.js'
+import {
+  createMastodonAdapter,
+  httpsInstance,
+  type InstanceAppLookup,
+  type MastodonSettings,
+} from './mastodon/index.js'
 import { FACEBOOK_WEB_URL, INSTAGRAM_WEB_URL, type MetaSettings } from './meta/settings.js'
 import { createPinterestAdapter, PINTEREST_WEB_URL, type PinterestSettings } from './pinterest/index.js'
 import { createThreadsAdapter, THREADS_WEB_URL, type ThreadsSettings } from './threads/index.js'
@@ -82,6 +87,7 @@ export function youtubeSettings(config: Config, saved: SavedApps = {}): YouTubeS
     ...credentials,
     authorizeUrl: `${base}/o/oauth2/v2/auth`,
     tokenUrl: `${base}/token`,
+    revokeUrl: `${base}/revoke`,
     apiUrl: base,
     webUrl: `${base}/web`,
   }
@@ -234,6 +240,7 @@ export function googleBusinessSettings(config: Config, saved: SavedApps = {}): G
     ...credentials,
     authorizeUrl: `${base}/o/oauth2/v2/auth`,
     tokenUrl: `${base}/token`,
+    revokeUrl: `${base}/revoke`,
     postsUrl: `${base}/mybusiness`,
     accountsUrl: `${base}/mybusinessaccountmanagement`,
     locationsUrl: `${base}/mybusinessbusinessinformation`,
@@ -283,6 +290,8 @@ export interface AdapterFactoryDeps {
   http?: typeof fetch
   /** How an adapter waits between polls; defaults to a real timer (the fault simulation passes its own). */
   sleep?: AdapterDeps['sleep']
+  /** Herald's stored app on a Mastodon instance, for revoking a token there; absent, Mastodon revokes nothing. */
+  mastodonApps?: InstanceAppLookup
 }
 
 export type Adapters = Partial<Record<Network, NetworkAdapter>>
@@ -376,10 +385,15 @@ export function createAdapter(
     case 'mastodon': {
       // Instances are hosts people type: every call goes through the guarded, address-pinned request.
       const settings = mastodonSettings(config)
-      return createMastodonAdapter(settings, {
-        ...adapterDeps,
-        http: guardedHttp(deps.http ?? createGuardedHttp({ allowPrivate: settings.allowPrivate })),
-      })
+      return createMastodonAdapter(
+        settings,
+        {
+          ...adapterDeps,
+          http: guardedHttp(deps.http ?? createGuardedHttp({ allowPrivate: settings.allowPrivate })),
+        },
+        {},
+        deps.mastodonApps,
+      )
     }
   }
 }

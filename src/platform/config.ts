@@ -72,6 +72,7 @@ const envSchema = z.object({
   HERALD_GOOGLE_CLIENT_SECRET: z.string().optional(),
   HERALD_GOOGLE_AUTHORIZE_URL: z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
   HERALD_GOOGLE_TOKEN_URL: z.url().default('https://oauth2.googleapis.com/token'),
+  HERALD_GOOGLE_REVOKE_URL: z.url().default('https://oauth2.googleapis.com/revoke'),
   HERALD_YOUTUBE_API_URL: z.url().default('https://www.googleapis.com'),
   HERALD_YOUTUBE_DAILY_QUOTA: positiveInt(10_000),
   HERALD_YOUTUBE_UPLOAD_UNITS: positiveInt(1_600),
@@ -274,6 +275,8 @@ export interface NetworkSettings {
     clientSecret: string | undefined
     authorizeUrl: string
     tokenUrl: string
+    /** Google's token revocation endpoint (HERALD_GOOGLE_REVOKE_URL), shared with Google Business Profile. */
+    revokeUrl: string
     apiUrl: string
     dailyQuota: number
     uploadUnits: number
@@ -326,6 +329,7 @@ export interface NetworkSettings {
     clientSecret: string | undefined
     authorizeUrl: string
     tokenUrl: string
+    revokeUrl: string
     /** Local posts (My Business API v4). */
     postsUrl: string
     /** Accounts (Account Management API v1). */
@@ -495,6 +499,7 @@ function networksOf(e: Env): Config['networks'] {
       clientSecret: e.HERALD_GOOGLE_CLIENT_SECRET,
       authorizeUrl: e.HERALD_GOOGLE_AUTHORIZE_URL,
       tokenUrl: e.HERALD_GOOGLE_TOKEN_URL,
+      revokeUrl: e.HERALD_GOOGLE_REVOKE_URL,
       apiUrl: trimSlash(e.HERALD_YOUTUBE_API_URL),
       dailyQuota: e.HERALD_YOUTUBE_DAILY_QUOTA,
       uploadUnits: e.HERALD_YOUTUBE_UPLOAD_UNITS,
@@ -537,6 +542,7 @@ function networksOf(e: Env): Config['networks'] {
       clientSecret: e.HERALD_GOOGLE_BUSINESS_CLIENT_SECRET,
       authorizeUrl: e.HERALD_GOOGLE_AUTHORIZE_URL,
       tokenUrl: e.HERALD_GOOGLE_TOKEN_URL,
+      revokeUrl: e.HERALD_GOOGLE_REVOKE_URL,
       postsUrl: trimSlash(e.HERALD_GOOGLE_BUSINESS_POSTS_URL),
       accountsUrl: trimSlash(e.HERALD_GOOGLE_BUSINESS_ACCOUNTS_URL),
       locationsUrl: trimSlash(e.HERALD_GOOGLE_BUSINESS_LOCATIONS_URL),

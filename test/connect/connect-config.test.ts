@@ -34,6 +34,7 @@ describe('connect and sandbox settings', () => {
     expect(youtubeSettings(config)).toMatchObject({
       authorizeUrl: 'http://127.0.0.1:4567/sandbox/youtube/o/oauth2/v2/auth',
       tokenUrl: 'http://127.0.0.1:4567/sandbox/youtube/token',
+      revokeUrl: 'http://127.0.0.1:4567/sandbox/youtube/revoke',
       apiUrl: 'http://127.0.0.1:4567/sandbox/youtube',
     })
     const adapters = createAdapters(config, deps)
@@ -90,6 +91,7 @@ describe('connect and sandbox settings', () => {
       clientSecret: undefined,
       authorizeUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/o/oauth2/v2/auth',
       tokenUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/token',
+      revokeUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/revoke',
       postsUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/mybusiness',
       accountsUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/mybusinessaccountmanagement',
       locationsUrl: 'http://127.0.0.1:4567/sandbox/googlebusiness/mybusinessbusinessinformation',
@@ -110,6 +112,7 @@ describe('connect and sandbox settings', () => {
       clientSecret: 'gbp-secret',
       authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
       tokenUrl: 'https://oauth2.googleapis.com/token',
+      revokeUrl: 'https://oauth2.googleapis.com/revoke',
       postsUrl: 'https://mybusiness.googleapis.com',
       accountsUrl: 'https://mybusinessaccountmanagement.googleapis.com',
       locationsUrl: 'https://mybusinessbusinessinformation.googleapis.com',

@@ -65,6 +65,7 @@ describe.each(backends)('a person’s data and deleting a workspace ($name)', (b
     expect(workspacePage.text).toContain('href="/workspace/delete"')
     const confirm = await owner.get('/workspace/delete')
     expect(confirm.text).toContain("Type the workspace's name")
+    expect(confirm.text).toContain("First Herald asks each profile's network to withdraw its access")
     const csrf = owner.csrf(confirm)
     const wrong = await owner.post('/workspace/delete', { csrf, confirmName: 'Acme Inc' })
     expect(wrong.status).toBe(400)
@@ -90,8 +91,16 @@ describe.each(backends)('a person’s data and deleting a workspace ($name)', (b
       .execute()
 
     const done = await owner.post('/workspace/delete', { csrf, confirmName: 'Acme' })
-    expect(done.status, h.logs.filter((l) => l.includes('"level":50')).join('\n')).toBe(303)
-    expect(done.location).toMatch(/\/login$/)
+    // The page says what each network answered; Bluesky offers apps no way to withdraw their access.
+    expect(done.status, h.logs.filter((l) => l.includes('"level":50')).join('\n')).toBe(200)
+    expect(done.text).toContain('Acme is deleted')
+    expect(done.text).toContain('Withdrawn at the network for 0 of 1.')
+    expect(done.text).toContain(
+      '<strong>Bluesky @acme.bsky.social</strong>: Bluesky does not let an app withdraw its own access: remove Herald in its settings.',
+    )
+    expect(done.text).toContain('href="/login"')
+    // The session went with the workspace.
+    expect((await owner.get('/workspace')).location).toMatch(/\/login/)
     for (const table of [
       'posts',
       'targets',

@@ -135,6 +135,12 @@ export async function startTwitterFixture(
         // for it, so there is no request schema to check. Every other request is validated.
         reason: 'The OAuth 2.0 token endpoint is not an operation in the X OpenAPI document',
       },
+      {
+        method: 'POST',
+        path: '/2/oauth2/revoke',
+        // Like the token endpoint, revocation is OAuth 2.0 machinery the document has no operation for.
+        reason: 'The OAuth 2.0 revocation endpoint is not an operation in the X OpenAPI document',
+      },
     ],
   })
   const logs: string[] = []

@@ -75,6 +75,7 @@ export async function startWorld(options: Partial<YouTubeSandboxOptions> = {}): 
     clientSecret: CLIENT.secret,
     authorizeUrl: `${origin}${PREFIX}/o/oauth2/v2/auth`,
     tokenUrl: `${origin}${PREFIX}/token`,
+    revokeUrl: `${origin}${PREFIX}/revoke`,
     apiUrl: `${origin}${PREFIX}`,
     dailyQuota: options.dailyQuota ?? 10_000,
     uploadUnits: options.uploadUnits ?? 1_600,

@@ -1,4 +1,5 @@
 import type { AdapterDeps, NetworkAdapter } from '../adapter.js'
+import { revokeGoogleAccess } from '../youtube/auth.js'
 import { findLocalPost } from './lookup.js'
 import { readLocationMetrics, readPostMetrics } from './metrics.js'
 import { createGoogleBusinessLogin, refreshGoogleBusiness, resolveLocation } from './oauth.js'
@@ -35,6 +36,8 @@ export function createGoogleBusinessAdapter(
     capabilities: { concurrency: GOOGLE_BUSINESS_CONCURRENCY },
     oauth: createGoogleBusinessLogin(ctx),
     refresh: (credentials) => refreshGoogleBusiness(settings, ctx.deps, credentials),
+    // One grant reaches every location it was given: revoking it withdraws them all.
+    revokeAccess: (credentials, signal) => revokeGoogleAccess(settings, ctx.deps, credentials, signal),
     resolveProfile: (credentials) => resolveLocation(ctx, credentials),
     publish: (request) => publishLocalPost(ctx, request),
     findPublished: (request) => findLocalPost(ctx, request),

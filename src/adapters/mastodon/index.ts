@@ -5,7 +5,7 @@ import { discoverInstance, type InstanceInfo, instanceHost } from './instance.js
 import { createInstanceGate, defaultGateOptions, type GateOptions } from './instance-gate.js'
 import { findReply, findStatus } from './lookup.js'
 import { readAccountMetrics, readStatusMetrics } from './metrics.js'
-import { authorizeUrl, checkApp, exchangeCode, type InstanceApp, registerApp } from './oauth.js'
+import { authorizeUrl, checkApp, exchangeCode, type InstanceApp, registerApp, revoke } from './oauth.js'
 import { publishPost, publishReply } from './publish.js'
 import { MASTODON_SCOPES, type MastodonSettings } from './settings.js'
 
@@ -54,10 +54,19 @@ export interface MastodonAdapter extends NetworkAdapter {
 export const connectsThroughInstances = (adapter: NetworkAdapter | undefined): adapter is MastodonAdapter =>
   adapter?.network === 'mastodon' && typeof (adapter as Partial<MastodonAdapter>).discover === 'function'
 
+/**
+ * Herald's app on an instance (its client id and secret) and the instance's revocation path, as the connect
+ * flow stored them; undefined when Herald holds none there. Injected: the adapter never reads the database.
+ */
+export type InstanceAppLookup = (
+  host: string,
+) => Promise<{ revokePath: string; clientId: string; clientSecret: string } | undefined>
+
 export function createMastodonAdapter(
   settings: MastodonSettings,
   deps: AdapterDeps,
   gateOptions: Partial<GateOptions> = {},
+  instanceApps?: InstanceAppLookup,
 ): MastodonAdapter {
   const logger = deps.logger.child({ network: 'mastodon' })
   const gate = createInstanceGate({ ...defaultGateOptions, now: deps.now, ...gateOptions })
@@ -88,6 +97,9 @@ export function createMastodonAdapter(
       })
     },
     resolveProfile: (credentials) => resolveProfile(client, credentials),
+    ...(instanceApps
+      ? { revokeAccess: (credentials, signal) => revokeOnInstance(client, instanceApps, credentials, signal) }
+      : {}),
     publish: (request) => publishPost(statuses, request),
     findPublished: (request) => findStatus(lookups, request),
     publishItem: (request) => publishReply(statuses, request),
@@ -95,4 +107,27 @@ export function createMastodonAdapter(
     postMetrics: (input) => readStatusMetrics(client, input),
     profileMetrics: (input) => readAccountMetrics(client, input),
   }
+}
+
+/**
+ * `POST /oauth/revoke` on the connection's instance with Herald's app there (reference C.3: idempotent,
+ * `200 {}`). Without the app (the instance forgot Herald and nobody connected since) nothing can be revoked.
+ */
+async function revokeOnInstance(
+  client: MastodonClient,
+  instanceApps: InstanceAppLookup,
+  credentials: Credentials,
+  signal: AbortSignal,
+): Promise<void> {
+  const host = credentials.extra?.instance
+  const app = host ? await instanceApps(host) : undefined
+  if (!host || !app)
+    throw new PublishFailure(
+      'auth_expired',
+      'Herald holds no app on this instance to revoke the token with',
+      {
+        code: 'no_app',
+      },
+    )
+  await revoke(client, { host, revokePath: app.revokePath }, app, credentials.accessToken, signal)
 }

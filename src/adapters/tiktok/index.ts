@@ -3,7 +3,7 @@ import { type AdapterDeps, type Credentials, type NetworkAdapter, PublishFailure
 import { readCreator } from './creator.js'
 import { findTikTokPost } from './lookup.js'
 import { readPostMetrics, readProfileMetrics } from './metrics.js'
-import { createTikTokLogin, refreshTikTokToken, resolveTikTokProfile } from './oauth.js'
+import { createTikTokLogin, refreshTikTokToken, resolveTikTokProfile, revokeTikTokAccess } from './oauth.js'
 import { publishToTikTok } from './publish.js'
 import { TIKTOK_WEB_URL, type TikTokContext, type TikTokSettings } from './settings.js'
 
@@ -35,6 +35,7 @@ export function createTikTokAdapter(settings: TikTokSettings, deps: AdapterDeps)
     ...(settings.audited ? {} : { appLimit: UNAUDITED_NOTICE }),
     refresh: (credentials) => refreshTikTokToken(settings, ctx.deps, credentials),
     resolveProfile: (credentials) => resolveTikTokProfile(ctx, credentials),
+    revokeAccess: (credentials, signal) => revokeTikTokAccess(settings, ctx.deps, credentials, signal),
     publish: (request) => publishToTikTok(ctx, request),
     findPublished: (request) => findTikTokPost(ctx, request),
     creatorOptions: ({ credentials, profile }) => creatorForPreflight(ctx, credentials, profile.profileId),

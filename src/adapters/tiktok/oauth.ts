@@ -178,3 +178,46 @@ export async function resolveTikTokProfile(ctx: TikTokContext, credentials: Cred
     ...(typeof user.avatar_url === 'string' && user.avatar_url ? { avatarUrl: user.avatar_url } : {}),
   }
 }
+
+/**
+ * `POST /v2/oauth/revoke/` with the app's key and secret and the access token (reference A.2): TikTok ends
+ * the grant, refresh token included, and the app leaves the creator's connected apps. 200 `{}` on success;
+ * a refusal comes in the flat OAuth envelope.
+ */
+export async function revokeTikTokAccess(
+  settings: TikTokSettings,
+  deps: AdapterDeps,
+  credentials: Credentials,
+  signal: AbortSignal,
+): Promise<void> {
+  const body = new URLSearchParams({
+    client_key: settings.clientKey,
+    client_secret: settings.clientSecret ?? '',
+    token: credentials.accessToken,
+  })
+  let response: Response
+  try {
+    response = await deps.http(`${settings.apiUrl}/v2/oauth/revoke/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: body.toString(),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(TOKEN_TIMEOUT_MS)]),
+      redirect: 'error',
+    })
+  } catch (error) {
+    const code = thrownErrorCode(error)
+    throw new PublishFailure(
+      'transient',
+      'TikTok could not be reached to revoke access',
+      code ? { code } : {},
+    )
+  }
+  const answer = (await response.json().catch(() => undefined)) as TokenAnswer | undefined
+  const error = typeof answer?.error === 'string' ? answer.error : undefined
+  if (response.ok && !error) return
+  throw new PublishFailure(
+    response.status >= 500 || !error ? 'transient' : 'auth_expired',
+    `TikTok refused to revoke access (${error ?? response.status})`,
+    { status: response.status, ...(error ? { code: error } : {}) },
+  )
+}

@@ -157,3 +157,28 @@ export async function resolveTwitterProfile(ctx: TwitterContext, credentials: Cr
     ...(user.profile_image_url ? { avatarUrl: user.profile_image_url } : {}),
   }
 }
+
+/**
+ * POST /2/oauth2/revoke for each token Herald holds, the refresh token first (while it lives, a new access
+ * token could be made from it), then the access token. The client authenticates as at the token endpoint.
+ */
+export async function revokeTwitterAccess(
+  ctx: TwitterContext,
+  credentials: Credentials,
+  signal: AbortSignal,
+): Promise<void> {
+  const { clientSecret } = ctx.settings
+  const tokens = [credentials.refreshToken, credentials.accessToken].filter((token) => token !== undefined)
+  for (const token of tokens) {
+    const answer = await sendToTwitter(ctx, {
+      method: 'POST',
+      path: '/2/oauth2/revoke',
+      form: new URLSearchParams({ token, client_id: ctx.settings.clientId }),
+      basicAuth: clientSecret ? { user: ctx.settings.clientId, password: clientSecret } : undefined,
+      signal,
+      timeoutMs: API_TIMEOUT_MS,
+      what: 'revoking access',
+    })
+    expectOk(ctx, answer, 'token', [...tokens, clientSecret])
+  }
+}

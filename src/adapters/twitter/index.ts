@@ -1,5 +1,10 @@
 import type { AdapterDeps, NetworkAdapter } from '../adapter.js'
-import { createTwitterOAuth, refreshTwitterCredentials, resolveTwitterProfile } from './auth.js'
+import {
+  createTwitterOAuth,
+  refreshTwitterCredentials,
+  resolveTwitterProfile,
+  revokeTwitterAccess,
+} from './auth.js'
 import { type TwitterContext, type TwitterSettings, X_WEB_URL } from './client.js'
 import { findReply, findTweet } from './lookup.js'
 import { readProfileMetrics, readTweetMetrics } from './metrics.js'
@@ -37,6 +42,7 @@ export function createTwitterAdapter(settings: TwitterSettings, deps: AdapterDep
     oauth: createTwitterOAuth(ctx),
     refresh: (credentials) => refreshTwitterCredentials(ctx, credentials),
     resolveProfile: (credentials) => resolveTwitterProfile(ctx, credentials),
+    revokeAccess: (credentials, signal) => revokeTwitterAccess(ctx, credentials, signal),
     publish: (request) => publishTweet(ctx, request),
     findPublished: (request) => findTweet(ctx, request),
     publishItem: (request) => publishTweet(ctx, request, request.parent.remoteId),

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { deleteWorkspace } from '../../modules/accounts/delete-workspace.js'
+import { isNetwork, networkLabels } from '../../core/networks.js'
+import { deleteWorkspace, type WorkspaceDeletion } from '../../modules/accounts/delete-workspace.js'
 import { personalExport } from '../../modules/accounts/personal-export.js'
+import type { ConnectionRevocation } from '../../modules/accounts/revoke-access.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { fileStamp } from '../../platform/db/sqlite-copy.js'
 import { httpStatusFor, toAppError } from '../../platform/errors.js'
@@ -60,7 +62,9 @@ function confirmPage(who: SignedIn, problem?: string) {
           before can bring it back.
         </p>
         <p>
-          Herald does not call the networks to revoke its access: remove it in each network's settings too.
+          First Herald asks each profile's network to withdraw its access, where the network allows it; the
+          next page says what each one answered. Where a network does not allow it or does not answer, remove
+          Herald in that network's settings.
         </p>
         <form method="post" action="/workspace/delete" class="stack">
           <CsrfField token={who.session.csrfToken} />
@@ -80,6 +84,60 @@ function confirmPage(who: SignedIn, problem?: string) {
       </div>
     </>,
     { signedIn: account(who) },
+  )
+}
+
+/** What the deletion did, each profile with what its network answered about Herald's access. */
+function deletedPage(name: string, done: WorkspaceDeletion) {
+  const withdrawn = done.connections.filter((c) => c.outcome === 'revoked').length
+  return page(
+    'Workspace deleted',
+    <>
+      <div class="page-head">
+        <h1>{name} is deleted</h1>
+      </div>
+      <div class="card">
+        <p>
+          Herald deleted {done.posts} {done.posts === 1 ? 'post' : 'posts'}, {done.connections.length}{' '}
+          connected {done.connections.length === 1 ? 'profile' : 'profiles'} with their tokens and{' '}
+          {done.mediaFiles} hosted {done.mediaFiles === 1 ? 'file' : 'files'}.
+        </p>
+        {done.connections.length ? (
+          <>
+            <h2>Access at the networks</h2>
+            <p>
+              Withdrawn at the network for {withdrawn} of {done.connections.length}.
+            </p>
+            <ul class="stack">
+              {done.connections.map((c) => (
+                <RevocationLine connection={c} />
+              ))}
+            </ul>
+          </>
+        ) : null}
+        <p>
+          <a class="button" href="/login">
+            Sign in to another workspace
+          </a>
+        </p>
+      </div>
+    </>,
+  )
+}
+
+function RevocationLine({ connection }: { connection: ConnectionRevocation }) {
+  const network = isNetwork(connection.platform) ? networkLabels[connection.platform] : connection.platform
+  const said =
+    connection.outcome === 'revoked'
+      ? `${network} confirmed Herald's access is withdrawn.`
+      : connection.reason
+  return (
+    <li>
+      <strong>
+        {network} @{connection.username}
+      </strong>
+      : {said}
+    </li>
   )
 }
 
@@ -105,9 +163,17 @@ export function registerWorkspaceDataRoutes(scope: FastifyInstance, app: AppCont
 
   post('/workspace/delete', async (request, reply, who) => {
     if (who.workspace.role !== 'owner') return sendHtml(reply, 403, ownersOnly(who))
+    let done: WorkspaceDeletion
     try {
-      await deleteWorkspace(
-        { store: app.store, clock: app.clock, storage: app.media.storage },
+      done = await deleteWorkspace(
+        {
+          store: app.store,
+          clock: app.clock,
+          storage: app.media.storage,
+          vault: app.vault,
+          logger: app.logger,
+          adapterFor: (network) => app.networkApps.adapterFor(network),
+        },
         { workspaceId: who.workspace.id, confirmName: field(request, 'confirmName') },
       )
     } catch (error) {
@@ -115,7 +181,8 @@ export function registerWorkspaceDataRoutes(scope: FastifyInstance, app: AppCont
       if (appError.code === 'internal') throw error
       return sendHtml(reply, httpStatusFor(appError.code), confirmPage(who, appError.message))
     }
-    // The session acted in that workspace and went with it: the person signs in again to another one.
-    return reply.redirect('/login', 303)
+    // The session acted in that workspace and went with it: the page is shown signed out, and the person
+    // signs in again to another workspace.
+    return sendHtml(reply, 200, deletedPage(who.workspace.name, done))
   })
 }

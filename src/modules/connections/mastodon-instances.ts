@@ -2,7 +2,7 @@ import { PublishFailure } from '../../adapters/adapter.js'
 import { callbackUrl } from '../../adapters/apps.js'
 import type { InstanceApp, InstanceInfo, MastodonAdapter } from '../../adapters/mastodon/index.js'
 import type { InstanceLimits } from '../../core/mastodon-options.js'
-import { mastodonAppSecretAt } from '../../platform/crypto/vault.js'
+import { mastodonAppSecretAt, type Vault } from '../../platform/crypto/vault.js'
 import type { Db } from '../../platform/db/db.js'
 import {
   forgetInstanceApp,
@@ -62,6 +62,24 @@ export async function readInstance(
   const info = await adapter.discover(host)
   await saveInstanceInfo(app.store.db, host, JSON.stringify(info), app.clock.now())
   return info
+}
+
+/**
+ * Herald's app on an instance and where the instance takes revocations, for withdrawing a token there (the
+ * Mastodon adapter's `revokeAccess` asks through the composition root); undefined when Herald holds no app
+ * there any more.
+ */
+export async function revocationApp(
+  deps: { db: Db; vault: Vault },
+  host: string,
+): Promise<{ revokePath: string; clientId: string; clientSecret: string } | undefined> {
+  const row = await readInstanceRow(deps.db, host)
+  if (!row?.client_id || !row.client_secret) return undefined
+  return {
+    revokePath: parseInfo(row)?.revokePath ?? '/oauth/revoke',
+    clientId: row.client_id,
+    clientSecret: deps.vault.open(mastodonAppSecretAt(host), row.client_secret),
+  }
 }
 
 /** What Herald read of an instance is read again once it is this old. */

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import { type CallKind, installFaultHooks } from '../fault-hooks.js'
 import type { Fault, FaultInjector } from '../fault-injector.js'
+import { registerGoogleRevokeRoute } from '../youtube/revoke-route.js'
 import { registerApiRoutes } from './api-routes.js'
 import { registerControlRoutes } from './control-routes.js'
 import { faultBody, rpcError } from './google-errors.js'
@@ -46,6 +47,7 @@ export function registerGoogleBusinessSandbox(
       })
       prepareApp(app)
       registerOAuthRoutes(app, sandbox)
+      registerGoogleRevokeRoute(app, sandbox.oauth)
       registerApiRoutes(app, sandbox)
       registerPostRoutes(app, sandbox)
       registerControlRoutes(app, sandbox)
@@ -132,6 +134,7 @@ export function googleBusinessCallKind(request: FastifyRequest, path: string): C
   if (path.startsWith('/businessprofileperformance/'))
     return { operation: 'locations.fetchMultiDailyMetricsTimeSeries', effectful: false }
   if (path === '/token') return { operation: 'token', effectful: false }
+  if (path === '/revoke') return { operation: 'revoke', effectful: false }
   if (path.startsWith('/o/oauth2/')) return { operation: 'consent', effectful: false }
   return { operation: `${request.method} ${path}`, effectful: request.method !== 'GET' }
 }

@@ -1,6 +1,7 @@
 /** The X endpoints the sandbox serves, named by their OpenAPI operationId (the token endpoint has none). */
 export const sandboxEndpoints = [
   'oauth2Token',
+  'oauth2Revoke',
   'getUsersMe',
   'createPosts',
   'getPostsById',
@@ -18,7 +19,7 @@ export type SandboxEndpoint = (typeof sandboxEndpoints)[number]
  * 100 posts, 75 users/me, 900 post lookups, 1,875 per media upload step, 1,000 status checks, 500 media
  * metadata writes.
  */
-export const defaultRateLimits: Record<Exclude<SandboxEndpoint, 'oauth2Token'>, number> = {
+export const defaultRateLimits: Record<Exclude<SandboxEndpoint, 'oauth2Token' | 'oauth2Revoke'>, number> = {
   getUsersMe: 75,
   createPosts: 100,
   getPostsById: 900,

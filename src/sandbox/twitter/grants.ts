@@ -138,6 +138,17 @@ export class OAuthGrants {
     return this.issueTokens(grant.userId, grant.clientId, grant.scopes)
   }
 
+  /**
+   * Revokes one token of this client (POST /2/oauth2/revoke): true when the token was this client's, known
+   * or already revoked (revoking twice succeeds, as RFC 7009 asks); false for another client's token.
+   */
+  revokeIssued(token: string, clientId: string): boolean {
+    const grant = this.accessTokens.get(token) ?? this.refreshTokens.get(token)
+    if (grant && grant.clientId !== clientId) return false
+    this.revokeToken(token)
+    return true
+  }
+
   private revokeToken(token: string) {
     const access = this.accessTokens.get(token)
     if (access) access.revoked = true

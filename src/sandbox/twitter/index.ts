@@ -5,7 +5,7 @@ import type { FaultInjector } from '../fault-injector.js'
 import { mediaView, postOnX, registerControlRoutes, tweetView } from './control.js'
 import { send } from './endpoint.js'
 import { registerMediaRoutes } from './media.js'
-import { registerAuthorizeRoutes, registerTokenRoute } from './oauth.js'
+import { registerAuthorizeRoutes, registerRevokeRoute, registerTokenRoute } from './oauth.js'
 import { registerPostRoutes } from './posts.js'
 import { problems } from './problems.js'
 import {
@@ -76,6 +76,7 @@ export const twitterCalls: CallTable = {
   'GET /i/oauth2/authorize': { operation: 'authorize', effectful: false },
   'POST /i/oauth2/authorize': { operation: 'authorize', effectful: false },
   'POST /api/2/oauth2/token': { operation: 'oauth2Token', effectful: false },
+  'POST /api/2/oauth2/revoke': { operation: 'oauth2Revoke', effectful: false },
   'GET /api/2/users/me': { operation: 'getUsersMe', effectful: false },
   'POST /api/2/tweets': { operation: 'createPosts', effectful: true },
   'GET /api/2/tweets/:id': { operation: 'getPostsById', effectful: false },
@@ -223,6 +224,7 @@ export function registerTwitterSandbox(
       await app.register(
         async (api) => {
           registerTokenRoute(api, state)
+          registerRevokeRoute(api, state)
           registerPostRoutes(api, state)
           registerMediaRoutes(api, state)
         },

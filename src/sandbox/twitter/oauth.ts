@@ -213,3 +213,28 @@ export function registerTokenRoute(app: FastifyInstance, state: TwitterSandboxSt
     },
   )
 }
+
+/**
+ * `${prefix}/api/2/oauth2/revoke`: X's token revocation, form-encoded `token` with the client authenticated
+ * as at the token endpoint (HTTP Basic for a confidential client, `client_id` for a public one). Answers
+ * `{"revoked": true}`; the token stops working at once. Unknown tokens are answered the same (RFC 7009).
+ */
+export function registerRevokeRoute(app: FastifyInstance, state: TwitterSandboxState) {
+  defineEndpoint(
+    app,
+    state,
+    { method: 'POST', url: '/2/oauth2/revoke', endpoint: 'oauth2Revoke', auth: 'none' },
+    ({ request }) => {
+      if (!String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+        return { status: 400, body: oauthErrors.missing('token') }
+      }
+      const client = clientOf(state, request.headers.authorization, request.body)
+      if (!client) return { status: 401, body: oauthErrors.unauthorizedClient() }
+      const token = one(request.body, 'token')
+      if (!token) return { status: 400, body: oauthErrors.missing('token') }
+      if (!state.grants.revokeIssued(token, client.clientId))
+        return { status: 401, body: oauthErrors.unauthorizedClient() }
+      return { status: 200, body: { revoked: true } }
+    },
+  )
+}

@@ -5,6 +5,7 @@ import { registerControlRoutes } from './control-routes.js'
 import { googleError } from './google-errors.js'
 import type { YouTubeSandboxOptions } from './model.js'
 import { registerOAuthRoutes } from './oauth-routes.js'
+import { registerGoogleRevokeRoute } from './revoke-route.js'
 import { YouTubeSandbox } from './state.js'
 import { registerUploadRoutes } from './upload-routes.js'
 import { registerYouTubeWebPages } from './web-routes.js'
@@ -104,6 +105,7 @@ export function registerYouTubeSandbox(
         return reply.code(status).send(body)
       })
       registerOAuthRoutes(app, sandbox)
+      registerGoogleRevokeRoute(app, sandbox.oauth)
       registerApiRoutes(app, sandbox)
       registerUploadRoutes(app, sandbox)
       registerControlRoutes(app, sandbox)
@@ -151,6 +153,7 @@ export function youtubeCallKind(request: FastifyRequest, path: string): CallKind
       effectful: request.method !== 'GET',
     }
   if (path === '/token') return { operation: 'token', effectful: false }
+  if (path === '/revoke') return { operation: 'revoke', effectful: false }
   if (path.startsWith('/o/oauth2/')) return { operation: 'consent', effectful: false }
   return { operation: `${request.method} ${path}`, effectful: request.method !== 'GET' }
 }

@@ -164,6 +164,21 @@ export class GoogleOAuthStore {
     return grant
   }
 
+  /**
+   * Google's `/revoke` for one token: the whole grant it belongs to (that account and client) ends, access
+   * and refresh tokens alike, and the consent is forgotten. False for a token Google does not hold.
+   */
+  revokeGrant(token: string): boolean {
+    const grant = this.accessTokens.get(token) ?? this.refreshTokens.get(token)
+    if (!grant || ('revoked' in grant && grant.revoked)) return false
+    for (const [value, access] of this.accessTokens)
+      if (access.email === grant.email && access.clientId === grant.clientId) this.accessTokens.delete(value)
+    for (const refresh of this.refreshTokens.values())
+      if (refresh.email === grant.email && refresh.clientId === grant.clientId) refresh.revoked = true
+    this.grants.delete(this.grantKey(grant.email, grant.clientId))
+    return true
+  }
+
   /** Revokes every token of an account (the user removed the app), or one token. Returns how many. */
   revoke(input: { email?: string; token?: string }): number {
     let revoked = 0

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { AppError } from '../../../platform/errors.js'
 import { required, UsageError, type Values } from '../arguments.js'
-import { type Command, storeCommand } from '../command.js'
+import { appCommand, type Command, storeCommand } from '../command.js'
 
 const STATUSES = ['all', 'scheduled', 'published', 'draft', 'failed', 'processing']
 const APPROVALS = ['pending', 'approved', 'rejected']
@@ -101,33 +101,49 @@ export const exportCommands: Command[] = [
       return { json: { file }, text: `Wrote everything Herald holds about ${input.email} to ${file}.` }
     },
   }),
-  storeCommand({
+  appCommand({
     name: 'workspaces delete',
     usage: [
       'workspaces delete --workspace ID --confirm NAME [--json]',
       'Delete a workspace and all its data (posts, connections and their tokens, webhooks, media, the ledger);',
-      "NAME must be the workspace's name. Refused while one of its posts is being sent.",
+      "NAME must be the workspace's name. Herald first withdraws its access at each profile's network where",
+      'the network allows it, and prints what each network answered. Refused while one of its posts is being sent.',
     ],
-    opens: 'store',
+    opens: 'app',
     input: (v) => ({ workspaceId: required(v, 'workspace'), confirmName: required(v, 'confirm') }),
     async run(app, input) {
-      const [{ deleteWorkspace }, { createMediaStorage }] = await Promise.all([
-        import('../../../modules/accounts/delete-workspace.js'),
-        import('../../../modules/media/storage.js'),
-      ])
-      const storage = createMediaStorage(app.config.media)
-      const done = await deleteWorkspace({ ...app, storage }, input)
+      const { deleteWorkspace } = await import('../../../modules/accounts/delete-workspace.js')
+      const done = await deleteWorkspace(
+        {
+          ...app,
+          storage: app.media.storage,
+          adapterFor: (network) => app.networkApps.adapterFor(network),
+        },
+        input,
+      )
+      const revoked = done.connections.filter((c) => c.outcome === 'revoked')
       return {
         json: done,
         text: [
           `Deleted workspace ${done.workspaceId}: ${done.posts} posts, ${done.connections.length} connections, ${done.mediaFiles} hosted files.`,
           ...(done.connections.length
             ? [
-                `Their tokens are deleted here. Also remove Herald's access in each network's settings: ${done.connections.map((c) => `${c.platform} @${c.username}`).join(', ')}.`,
+                `Access withdrawn at the network for ${revoked.length} of ${done.connections.length} profiles:`,
               ]
             : []),
+          ...done.connections.map(
+            (c) =>
+              `  ${c.platform} @${c.username}: ${outcomeWords[c.outcome]}${c.reason ? `. ${c.reason}` : ''}`,
+          ),
         ].join('\n'),
       }
     },
   }),
 ]
+
+/** How the CLI names what became of a profile's access. */
+const outcomeWords = {
+  revoked: 'withdrawn',
+  not_offered: 'not offered by the network',
+  failed: 'failed',
+} as const

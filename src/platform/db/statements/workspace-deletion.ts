@@ -1,4 +1,4 @@
-import type { Store } from '../db.js'
+import type { Db, Store } from '../db.js'
 
 /**
  * A workspace and every row Herald holds for it, deleted in one transaction: posts, their targets, events and
@@ -11,7 +11,7 @@ import type { Store } from '../db.js'
 export type DeletionResult =
   | {
       deleted: true
-      connections: Array<{ platform: string; username: string }>
+      connections: Array<{ id: string; platform: string; username: string }>
       mediaKeys: string[]
       posts: number
     }
@@ -29,18 +29,11 @@ export async function deleteWorkspaceRows(
     if (store.dialect === 'postgres') find = find.forUpdate()
     const workspace = await find.executeTakeFirst()
     if (!workspace) return { deleted: false, reason: 'not_found' } as const
-    const sending = await tx
-      .selectFrom('targets')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('workspace_id', '=', workspaceId)
-      .where('status', '=', 'pending')
-      .where('lease_expires_at', '>', now)
-      .executeTakeFirstOrThrow()
-    if (Number(sending.n) > 0)
-      return { deleted: false, reason: 'sending', sending: Number(sending.n) } as const
+    const sending = await sendingCount(tx, workspaceId, now)
+    if (sending > 0) return { deleted: false, reason: 'sending', sending } as const
     const connections = await tx
       .selectFrom('connections')
-      .select(['platform', 'username'])
+      .select(['id', 'platform', 'username'])
       .where('workspace_id', '=', workspaceId)
       .execute()
     const media = await tx
@@ -71,6 +64,34 @@ export async function deleteWorkspaceRows(
       posts: Number(posts.n),
     } as const
   })
+}
+
+/** How many of the workspace's targets a worker holds a live lease on (being sent right now). */
+async function sendingCount(db: Db, workspaceId: string, now: number): Promise<number> {
+  const sending = await db
+    .selectFrom('targets')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'pending')
+    .where('lease_expires_at', '>', now)
+    .executeTakeFirstOrThrow()
+  return Number(sending.n)
+}
+
+/**
+ * What must be known before a workspace is deleted, read outside the deletion's transaction: whether a send
+ * is in flight (checked again inside it), and each connection with its sealed tokens, which are revoked at
+ * the networks first because the deletion takes them away.
+ */
+export async function workspaceBeforeDeletion(db: Db, workspaceId: string, now: number) {
+  const connections = await db
+    .selectFrom('connections')
+    .select(['id', 'platform', 'username', 'credentials'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return { sending: await sendingCount(db, workspaceId, now), connections }
 }
 
 /** The tables with a `workspace_id`, children before the rows they point at. */
