@@ -18,6 +18,7 @@ const UNIT = [
   'test/media/link-preview.test.ts',
   'test/media/s3-presign.test.ts',
   'test/media/video-plan.test.ts',
+  'test/mcp-apps/error-words.test.ts',
   'test/mcp-apps/view-document.test.ts',
   'test/networks/bluesky-facets.test.ts',
   'test/networks/bluesky-session.test.ts',

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import type { Host, Json, ToolResult } from './bridge.js'
 import { errorOf } from './mount.js'
-import { type PostView, postState, profileName, type Tone, targetState } from './words.js'
+import { errorInWords, type PostView, postState, profileName, type Tone, targetState } from './words.js'
 
 /** The small parts the views share: a chip, a post's per-profile status, a button that calls a tool. */
 
@@ -40,7 +40,7 @@ export function PostStatus({ host, post }: { host: Host; post: PostView }) {
                   Open the live post
                 </button>
               ) : null}
-              {target.error ? <p class="error">{target.error}</p> : null}
+              {target.error ? <p class="error">{errorInWords(target.error)}</p> : null}
             </li>
           )
         })}

@@ -1,4 +1,5 @@
 import { type Network, networkLabels } from '../../../../core/networks.js'
+import { RESET_MESSAGE, STUCK_MESSAGE } from '../../../../core/post-status.js'
 
 /** The words and tones the views show states in, as the dashboard's chips say them (never colour alone). */
 
@@ -47,3 +48,30 @@ export const profileName = (platform: Network, username: string) =>
   `${networkLabels[platform] ?? platform} @${username.replace(/^@+/, '')}`
 
 export const credits = (n: number) => `${n} credit${n === 1 ? '' : 's'}`
+
+/** Herald's own messages that name tools, said as the person would ask for it in the conversation. */
+const IN_WORDS: Record<string, string> = {
+  [STUCK_MESSAGE]:
+    'Publishing stopped mid-send (the worker holding it went away); the outcome is unknown. Check the profile on the network, then ask for the stuck post to be reset before retrying.',
+  [RESET_MESSAGE]:
+    'The outcome of the interrupted send is unknown: it may or may not have reached the network. Check the profile before you retry.',
+}
+
+/** Where Herald's words name a tool, what the person presses or asks for instead. */
+const TOOL_WORDS: Array<[RegExp, string]> = [
+  [/\bpublish_post_now\b/g, '“Retry failed profiles”'],
+  [/\breset_stuck_post\b/g, 'a reset of the stuck post'],
+  [/\bupdate_post\b/g, 'an edit of the post'],
+  [/\breschedule_post\b/g, 'a new time for it'],
+]
+
+/** A lost connection: the fix is in Herald, not in the conversation. */
+const LOST_CONNECTION = /reconnect|expired|revoked|invalid_grant|not authori[sz]ed|unauthori[sz]ed/i
+
+/** A profile's delivery error as a person reads it, with its fix where Herald knows one. */
+export function errorInWords(error: string): string {
+  const said = IN_WORDS[error] ?? TOOL_WORDS.reduce((text, [name, words]) => text.replace(name, words), error)
+  return LOST_CONNECTION.test(error)
+    ? `${said} Fix: reconnect the profile on Herald’s Channels page, then retry.`
+    : said
+}
