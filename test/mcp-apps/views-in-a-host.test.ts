@@ -23,6 +23,7 @@ import {
   startDocumentServer,
 } from '../helpers/oauth.js'
 import { projectRoot, screenshotDir } from '../helpers/reference.js'
+import { manage } from '../helpers/team.js'
 import { startServer, type TestServer } from '../media/servers.js'
 
 type Result = Record<string, any>
@@ -260,9 +261,20 @@ describe('MCP Apps views in a host', () => {
     await expect.poll(() => tab.evaluate(() => window.opened)).toEqual([post.targets[0].url])
   })
 
-  it('lists the queue by day and opens a post’s status through the host', async () => {
+  it('lists the queue by day with the free posting times, and opens a post’s status through the host', async () => {
+    const queue = await manage(h, 'POST', '/api/queues', {
+      platform: 'twitter',
+      profile: 'lemoncake',
+      timezone: 'UTC',
+      slots: ['daily 09:00'],
+    })
+    expect(queue.status).toBe(200)
     const view = await show('ui://herald/queue.html', 'list_posts', {})
     expect(await view.getByRole('heading', { name: /June/ }).count()).toBeGreaterThan(0)
+    // The queue's free times show as free slots (dashed, and said in words), never as posts.
+    await view.getByText('Free slot').first().waitFor()
+    expect(await view.locator('.row.free').count()).toBeGreaterThan(0)
+    expect(await view.locator('.row.free').first().textContent()).toContain('X @lemoncake')
     await view
       .getByRole('button', { name: /The lemon cake is back/ })
       .first()

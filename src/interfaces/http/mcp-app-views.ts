@@ -16,12 +16,14 @@ export interface McpAppViews {
     caller: Caller,
   ): { contents: Array<Record<string, unknown> & { uri: string }> } | undefined
   /**
-   * Extra `_meta` on a tool's result that only a view reads (a preview drawn by Herald's own renderer); the
-   * result's content and structured content stay what the tool answers everywhere.
+   * Extra `_meta` on a tool's result that only a view reads (a preview drawn by Herald's own renderer, the
+   * queue's free posting times); the result's content and structured content stay what the tool answers
+   * everywhere. Asked only after the tool answered for this caller.
    */
   resultMeta(
     toolName: string,
     args: Record<string, unknown>,
     result: unknown,
-  ): Record<string, unknown> | undefined
+    caller: Caller,
+  ): Promise<Record<string, unknown> | undefined>
 }

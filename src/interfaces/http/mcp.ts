@@ -62,7 +62,7 @@ function toolSurface(app: AppContext, runner: ToolRunner, offer: McpOffer, calle
       if (!tool) return null
       try {
         const result = await runner.run(tool.name, args ?? {}, caller)
-        const meta = views?.resultMeta(tool.name, args ?? {}, result)
+        const meta = await views?.resultMeta(tool.name, args ?? {}, result, caller)
         return {
           content: [{ type: 'text' as const, text: JSON.stringify(result) }],
           structuredContent: (returnsArray(tool) ? { items: result } : result) as Record<string, unknown>,

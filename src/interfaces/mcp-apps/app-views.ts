@@ -5,6 +5,7 @@ import { assetText } from '../dashboard/ui/assets.js'
 import type { McpAppViews } from '../http/mcp-app-views.js'
 import type { AnyTool } from '../tools/tool.js'
 import { viewDocument } from './document.js'
+import { freeSlotsMeta } from './free-slots-meta.js'
 import { previewMeta } from './preview-meta.js'
 import {
   APP_MIME_TYPE,
@@ -87,6 +88,13 @@ export function createMcpAppViews(app: AppContext, tools: readonly AnyTool[]): M
       })
       return { contents: [{ uri, mimeType: APP_MIME_TYPE, text, _meta: resourceMeta(mediaOrigin) }] }
     },
-    resultMeta: (toolName, args, result) => previewMeta(app, toolName, args, result),
+    resultMeta: async (toolName, args, result, caller) =>
+      toolName === 'list_posts'
+        ? freeSlotsMeta(app, workspaceOf(args, caller))
+        : previewMeta(app, toolName, args, result),
   }
 }
+
+/** The workspace a tool acted in: the one it was given, else the caller's default (the runner's own rule). */
+const workspaceOf = (args: Record<string, unknown>, caller: Caller) =>
+  typeof args.workspaceId === 'string' ? args.workspaceId : caller.defaultWorkspaceId

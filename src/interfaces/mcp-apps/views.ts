@@ -10,6 +10,18 @@ export const APP_MIME_TYPE = 'text/html;profile=mcp-app'
 /** The tool metadata key older hosts read, before `_meta.ui.resourceUri` (the SDK's RESOURCE_URI_META_KEY). */
 export const LEGACY_RESOURCE_URI_KEY = 'ui/resourceUri'
 
+/** Where list_posts' result carries the queue view's free posting times (`_meta`). */
+export const FREE_SLOTS_META_KEY = 'herald/freeSlots'
+
+/** One free posting time of a profile's queue, as the queue view shows it. */
+export interface FreeSlot {
+  platform: string
+  username: string
+  scheduleDate: string
+  scheduleTime: string
+  timezone: string
+}
+
 export type ViewName = 'compose' | 'queue' | 'status' | 'analytics'
 
 export interface ViewDefinition {

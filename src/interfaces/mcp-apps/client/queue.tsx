@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { FREE_SLOTS_META_KEY, type FreeSlot } from '../views.js'
 import { answerOf, errorOf, mountView, type ViewProps } from './parts/mount.js'
 import { Chip, NetworkDot, PostStatus } from './parts/parts.js'
 import { type PostView, postState, profileName } from './parts/words.js'
@@ -13,14 +14,29 @@ interface ListAnswer {
   pagination: { totalPosts: number; page: number; totalPages: number }
 }
 
-/** The posts by day, each day's in slot order. */
-function byDay(posts: ListAnswer['posts']) {
-  const days = new Map<string, ListAnswer['posts']>()
-  const sorted = [...posts].sort((a, b) =>
-    `${a.scheduleDate} ${a.scheduleTime}`.localeCompare(`${b.scheduleDate} ${b.scheduleTime}`),
-  )
-  for (const post of sorted) days.set(post.scheduleDate, [...(days.get(post.scheduleDate) ?? []), post])
+type Entry = { post: ListAnswer['posts'][number] } | { free: FreeSlot }
+
+const whenOf = (entry: Entry) => ('post' in entry ? entry.post : entry.free)
+
+/** The posts and the free posting times by day, each day's in time order (a post before a free time at the same minute). */
+function byDay(posts: ListAnswer['posts'], free: readonly FreeSlot[]) {
+  const entries: Entry[] = [...posts.map((post) => ({ post })), ...free.map((slot) => ({ free: slot }))]
+  entries.sort((a, b) => {
+    const at = (e: Entry) => `${whenOf(e).scheduleDate} ${whenOf(e).scheduleTime} ${'post' in e ? 0 : 1}`
+    return at(a).localeCompare(at(b))
+  })
+  const days = new Map<string, Entry[]>()
+  for (const entry of entries) {
+    const day = whenOf(entry).scheduleDate
+    days.set(day, [...(days.get(day) ?? []), entry])
+  }
   return [...days.entries()]
+}
+
+/** The free posting times the result carries, when Herald handed them over. */
+function freeSlotsOf(result: ViewProps['result']): FreeSlot[] {
+  const slots = (result as { _meta?: Record<string, unknown> } | undefined)?._meta?.[FREE_SLOTS_META_KEY]
+  return Array.isArray(slots) ? (slots as FreeSlot[]) : []
 }
 
 const dayName = (date: string) => {
@@ -78,11 +94,30 @@ function QueueView({ host, can, result }: ViewProps) {
         </p>
       ) : null}
       {answer.posts.length === 0 ? <p>No posts match.</p> : null}
-      {byDay(answer.posts).map(([date, posts]) => (
+      {byDay(answer.posts, freeSlotsOf(result)).map(([date, entries]) => (
         <section class="day" aria-label={dayName(date)}>
           <h2>{dayName(date)}</h2>
           <ul class="agenda">
-            {posts.map((post) => {
+            {entries.map((entry) => {
+              if ('free' in entry)
+                return (
+                  <li>
+                    <div class="row free">
+                      <span class="time">{entry.free.scheduleTime}</span>
+                      <span class="nets">
+                        <span class="net-name">
+                          <NetworkDot platform={entry.free.platform} />
+                          {profileName(
+                            entry.free.platform as PostView['targets'][number]['platform'],
+                            entry.free.username,
+                          )}
+                        </span>
+                      </span>
+                      <span class="excerpt">Free slot</span>
+                    </div>
+                  </li>
+                )
+              const { post } = entry
               const state = postState(post)
               const what = (
                 <>
