@@ -51,6 +51,22 @@ const dayName = (date: string) => {
   })
 }
 
+/** A free posting time: dashed, and said in words. */
+const FreeRow = ({ slot }: { slot: FreeSlot }) => (
+  <li>
+    <div class="row free">
+      <span class="time">{slot.scheduleTime}</span>
+      <span class="nets">
+        <span class="net-name">
+          <NetworkDot platform={slot.platform} />
+          {profileName(slot.platform as PostView['targets'][number]['platform'], slot.username)}
+        </span>
+      </span>
+      <span class="excerpt">Free slot</span>
+    </div>
+  </li>
+)
+
 function QueueView({ host, can, result }: ViewProps) {
   const [opened, setOpened] = useState<PostView | undefined>()
   const [problem, setProblem] = useState<string | undefined>()
@@ -99,24 +115,7 @@ function QueueView({ host, can, result }: ViewProps) {
           <h2>{dayName(date)}</h2>
           <ul class="agenda">
             {entries.map((entry) => {
-              if ('free' in entry)
-                return (
-                  <li>
-                    <div class="row free">
-                      <span class="time">{entry.free.scheduleTime}</span>
-                      <span class="nets">
-                        <span class="net-name">
-                          <NetworkDot platform={entry.free.platform} />
-                          {profileName(
-                            entry.free.platform as PostView['targets'][number]['platform'],
-                            entry.free.username,
-                          )}
-                        </span>
-                      </span>
-                      <span class="excerpt">Free slot</span>
-                    </div>
-                  </li>
-                )
+              if ('free' in entry) return <FreeRow slot={entry.free} />
               const { post } = entry
               const state = postState(post)
               const what = (
