@@ -48,7 +48,7 @@ describe('admin CLI', { timeout: 180_000 }, () => {
     )
     expect(created.defaultWorkspaceId).toBe(result.workspaceId)
     const listed = lastLine((await herald('keys', 'list', '--email', 'cli@example.com', '--json')).stdout)
-    expect(listed.map((k: { name: string }) => k.name)).toEqual(['default', 'second'])
+    expect(listed.map((k: { name: string }) => k.name).sort()).toEqual(['default', 'second'])
     expect(lastLine((await herald('keys', 'revoke', '--id', created.id, '--json')).stdout)).toEqual({
       id: created.id,
       revoked: true,
