@@ -47,6 +47,11 @@ window.mountView = async (mount) => {
         availableDisplayModes: ['inline', 'fullscreen'],
         containerDimensions: { width: mount.width, maxHeight: mount.height },
         platform: 'web',
+        // What Claude-like hosts hand over: their font stack and colours, and the fonts' own rules.
+        styles: {
+          variables: { '--font-sans': '"Host Sans", system-ui, sans-serif' },
+          css: { fonts: '@font-face { font-family: "Host Sans"; src: local("DejaVu Sans"); }' },
+        },
       },
     },
   )

@@ -298,6 +298,18 @@ describe('MCP Apps views in a host', () => {
     expect(await balance()).toBe(before - 1)
   })
 
+  it('takes the host’s theme, font stack and font rules', async () => {
+    const view = await show('ui://herald/queue.html', 'list_posts', {}, { theme: 'dark' })
+    const looks = await view.evaluate(() => ({
+      theme: document.documentElement.dataset.theme,
+      font: getComputedStyle(document.body).fontFamily,
+      faces: [...document.fonts].map((face) => face.family.replace(/"/g, '')),
+    }))
+    expect(looks.theme).toBe('dark')
+    expect(looks.font).toContain('Host Sans')
+    expect(looks.faces).toContain('Host Sans')
+  })
+
   it('is photographed inline and expanded, light and dark, with no serious accessibility finding', async () => {
     const shots = screenshotDir()
     failBluesky = true

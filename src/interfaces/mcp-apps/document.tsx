@@ -36,6 +36,9 @@ export function viewPolicy(parts: Pick<ViewDocumentParts, 'css' | 'script' | 'me
     `style-src ${sha256(parts.css)}`,
     `img-src ${parts.mediaOrigin} data:`,
     `media-src ${parts.mediaOrigin}`,
+    // The host's own fonts, when it hands them over (`@font-face` rules naming its font files); a font
+    // cannot run, and what could name one is only this page's hashed script and the host itself.
+    'font-src https: data:',
     "connect-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",

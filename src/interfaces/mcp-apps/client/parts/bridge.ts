@@ -13,7 +13,7 @@ export type Json = Record<string, unknown>
 
 export interface HostContext {
   theme?: 'light' | 'dark'
-  styles?: { variables?: Record<string, string | undefined> }
+  styles?: { variables?: Record<string, string | undefined>; css?: { fonts?: string } }
   displayMode?: 'inline' | 'fullscreen' | 'pip'
   availableDisplayModes?: string[]
   toolInfo?: { tool?: { name?: string } }

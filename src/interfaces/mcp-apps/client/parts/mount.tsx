@@ -17,13 +17,33 @@ export interface ViewProps {
   result: ToolResult | undefined
 }
 
-/** The host's theme and style variables on the page (Herald's own colours where the host gives none). */
+/** The host's theme, style variables and fonts on the page (Herald's own where the host gives none). */
 function applyContext(context: HostContext) {
   const root = document.documentElement
-  if (context.theme) root.dataset.theme = context.theme
+  if (context.theme) {
+    root.dataset.theme = context.theme
+    root.style.colorScheme = context.theme
+  }
   for (const [name, value] of Object.entries(context.styles?.variables ?? {}))
     if (name.startsWith('--') && typeof value === 'string') root.style.setProperty(name, value)
   if (context.displayMode) root.dataset.display = context.displayMode
+  applyHostFonts(context.styles?.css?.fonts)
+}
+
+let hostFonts: CSSStyleSheet | undefined
+
+/**
+ * The host's `@font-face` rules, as a stylesheet built by the script: the page's policy lets run only its
+ * own stylesheet by hash, so a `<style>` element added now would be refused. A constructed sheet takes no
+ * `@import` (the browser drops those rules); fonts the host names by `@font-face` load from where it says.
+ */
+function applyHostFonts(fonts: string | undefined) {
+  if (typeof fonts !== 'string' || fonts.trim() === '') return
+  if (!hostFonts) {
+    hostFonts = new CSSStyleSheet()
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, hostFonts]
+  }
+  hostFonts.replaceSync(fonts)
 }
 
 /** A tool result's structured answer, or undefined for an error result. */
