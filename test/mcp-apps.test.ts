@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { networks } from '../src/core/networks.js'
 import { tools } from '../src/interfaces/tools/registry.js'
 import { createBrowser } from './helpers/browser.js'
 import { connectProfile } from './helpers/connections.js'
@@ -135,10 +136,14 @@ describe('MCP Apps views', () => {
       expect(policy).toContain("connect-src 'none'")
       expect(policy).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/)
       expect(policy).toContain(`img-src ${origin} data:`)
-      expect(bootOf(page.text)).toEqual({
+      const boot = bootOf(page.text)
+      expect({ view: boot.view, can: boot.can }).toEqual({
         view: uri.replace(/^ui:\/\/herald\/|\.html$/g, ''),
         can: { check: true, create: true, retry: true, open: true, refresh: true },
       })
+      // The networks' marks travel as path data in the page itself: no icon is fetched.
+      expect(Object.keys(boot.marks).sort()).toEqual([...networks].sort())
+      expect(policy).toContain('font-src https: data:')
       await client.close()
     },
   )

@@ -49,7 +49,8 @@ window.mountView = async (mount) => {
         platform: 'web',
         // What Claude-like hosts hand over: their font stack and colours, and the fonts' own rules.
         styles: {
-          variables: { '--font-sans': '"Host Sans", system-ui, sans-serif' },
+          // The SDK's type names every variable a host may send; a host sends those it has.
+          variables: { '--font-sans': '"Host Sans", system-ui, sans-serif' } as never,
           css: { fonts: '@font-face { font-family: "Host Sans"; src: local("DejaVu Sans"); }' },
         },
       },

@@ -6,6 +6,7 @@ import type { ViewBootData } from '../../src/interfaces/mcp-apps/views.js'
 const boot: ViewBootData = {
   view: 'compose',
   can: { check: true, create: false, retry: false, open: true, refresh: false },
+  marks: { bluesky: 'M0 0h24v24H0z' },
 }
 const parts = {
   title: 'Post preview',

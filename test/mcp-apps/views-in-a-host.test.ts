@@ -275,6 +275,8 @@ describe('MCP Apps views in a host', () => {
     await view.getByText('Free slot').first().waitFor()
     expect(await view.locator('.row.free').count()).toBeGreaterThan(0)
     expect(await view.locator('.row.free').first().textContent()).toContain('X @lemoncake')
+    // Each profile carries its network's mark (the dashboard's icon, drawn from the page's own data).
+    expect(await view.locator('svg.mark.net-twitter path').first().getAttribute('d')).toMatch(/^M/)
     await view
       .getByRole('button', { name: /The lemon cake is back/ })
       .first()

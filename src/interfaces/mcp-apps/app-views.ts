@@ -1,7 +1,9 @@
+import { networks } from '../../core/networks.js'
 import type { Caller } from '../../modules/accounts/caller.js'
 import type { AppContext } from '../../modules/app-context.js'
 import { scopeRefusal } from '../../modules/oauth-server/scopes.js'
 import { assetText } from '../dashboard/ui/assets.js'
+import { networkPath } from '../dashboard/ui/icons.js'
 import type { McpAppViews } from '../http/mcp-app-views.js'
 import type { AnyTool } from '../tools/tool.js'
 import { viewDocument } from './document.js'
@@ -50,6 +52,7 @@ function permissionsOf(caller: Caller, tools: readonly AnyTool[]): ViewPermissio
 export function createMcpAppViews(app: AppContext, tools: readonly AnyTool[]): McpAppViews {
   const mediaOrigin = new URL(app.config.publicBaseUrl).origin
   const files = new Map<string, { css: string; script: string }>()
+  const marks = Object.fromEntries(networks.map((network) => [network, networkPath(network)]))
   const filesOf = (view: ViewDefinition) => {
     let found = files.get(view.name)
     if (!found) {
@@ -84,7 +87,7 @@ export function createMcpAppViews(app: AppContext, tools: readonly AnyTool[]): M
         css,
         script,
         mediaOrigin,
-        boot: { view: view.name, can: permissionsOf(caller, tools) },
+        boot: { view: view.name, can: permissionsOf(caller, tools), marks },
       })
       return { contents: [{ uri, mimeType: APP_MIME_TYPE, text, _meta: resourceMeta(mediaOrigin) }] }
     },

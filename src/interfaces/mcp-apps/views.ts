@@ -90,4 +90,6 @@ export interface ViewPermissions {
 export interface ViewBootData {
   view: ViewName
   can: ViewPermissions
+  /** Each network's mark as SVG path data, the dashboard's own icons (the frame may fetch none). */
+  marks: Record<string, string>
 }

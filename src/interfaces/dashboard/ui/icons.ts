@@ -43,6 +43,9 @@ const networkPaths: Record<Network, string> = Object.fromEntries(
   ]),
 ) as Record<Network, string>
 
+/** A network's mark as SVG path data on a 24-unit square (the MCP views draw it from this). */
+export const networkPath = (network: Network): string => networkPaths[network]
+
 /** A network's mark, in its brand colour (the `net-<network>` class), hidden from screen readers. */
 export function networkIcon(network: Network): string {
   return `<svg class="net-icon net-${network}" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path fill-rule="evenodd" d="${networkPaths[network]}"/></svg>`

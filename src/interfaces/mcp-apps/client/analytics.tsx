@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { ToolResult } from './parts/bridge.js'
 import { answerOf, errorOf, mountView, type ViewProps } from './parts/mount.js'
-import { NetworkDot, ToolButton } from './parts/parts.js'
+import { NetworkMark, ToolButton } from './parts/parts.js'
 import { profileName } from './parts/words.js'
 
 /**
@@ -83,7 +83,7 @@ function PostTable({ answer }: { answer: PostAnalytics }) {
           {answer.targets.map((t) => (
             <tr>
               <th scope="row">
-                <NetworkDot platform={t.platform} />
+                <NetworkMark platform={t.platform} />
                 {profileName(t.platform as never, t.username)}
               </th>
               {keys.map((key) => (

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import { networkLabels } from '../../../core/networks.js'
 import type { Host, Json, ToolResult } from './parts/bridge.js'
 import { answerOf, errorOf, mountView, type ViewProps } from './parts/mount.js'
-import { Chip, NetworkDot, ToolButton } from './parts/parts.js'
+import { Chip, NetworkMark, ToolButton } from './parts/parts.js'
 import { credits, type PostView, postState, profileName } from './parts/words.js'
 
 /**
@@ -93,7 +93,7 @@ function CreatedPosts({ created }: { created: Created }) {
             <li>
               {post.targets.map((t) => (
                 <>
-                  <NetworkDot platform={t.platform} />
+                  <NetworkMark platform={t.platform} />
                   <span class="who">{profileName(t.platform, t.username)}</span>
                 </>
               ))}
@@ -290,7 +290,7 @@ function ComposeView({ host, can, input, result }: ViewProps) {
         <ul class="targets">
           {check.resolvedTargets.map((t) => (
             <li>
-              <NetworkDot platform={t.platform} />
+              <NetworkMark platform={t.platform} />
               <span class="who">{profileName(t.platform, t.username)}</span>
               <span class="copy-line">{shown.variants[t.platform] || shown.content}</span>
             </li>

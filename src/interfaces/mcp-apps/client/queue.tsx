@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { FREE_SLOTS_META_KEY, type FreeSlot } from '../views.js'
 import { answerOf, errorOf, mountView, type ViewProps } from './parts/mount.js'
-import { Chip, NetworkDot, PostStatus } from './parts/parts.js'
+import { Chip, NetworkMark, PostStatus } from './parts/parts.js'
 import { type PostView, postState, profileName } from './parts/words.js'
 
 /**
@@ -58,7 +58,7 @@ const FreeRow = ({ slot }: { slot: FreeSlot }) => (
       <span class="time">{slot.scheduleTime}</span>
       <span class="nets">
         <span class="net-name">
-          <NetworkDot platform={slot.platform} />
+          <NetworkMark platform={slot.platform} />
           {profileName(slot.platform as PostView['targets'][number]['platform'], slot.username)}
         </span>
       </span>
@@ -124,7 +124,7 @@ function QueueView({ host, can, result }: ViewProps) {
                   <span class="nets">
                     {post.targets.map((t) => (
                       <span class="net-name">
-                        <NetworkDot platform={t.platform} />
+                        <NetworkMark platform={t.platform} />
                         {profileName(t.platform, t.username)}
                       </span>
                     ))}

@@ -61,9 +61,13 @@ export function errorOf(result: ToolResult | undefined): string | undefined {
   }
 }
 
+/** The networks' marks Herald wrote into the page, by network. */
+export let marks: Record<string, string> = {}
+
 export function mountView(View: FunctionComponent<ViewProps>) {
   const main = document.getElementById('view') as HTMLElement
   const boot = JSON.parse(document.getElementById('boot')?.textContent ?? '{}') as ViewBootData
+  marks = boot.marks ?? {}
   let input: Json | undefined
   let result: ToolResult | undefined
   let host: Host | undefined

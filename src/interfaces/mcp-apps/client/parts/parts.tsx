@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import type { Host, Json, ToolResult } from './bridge.js'
-import { errorOf } from './mount.js'
+import { errorOf, marks } from './mount.js'
 import { errorInWords, type PostView, postState, profileName, type Tone, targetState } from './words.js'
 
 /** The small parts the views share: a chip, a post's per-profile status, a button that calls a tool. */
@@ -10,10 +10,16 @@ export const Chip = ({ tone, children }: { tone: Tone; children: ComponentChildr
   <span class={`chip ${tone}`}>{children}</span>
 )
 
-/** A network's mark as a coloured dot with its name beside it (the name says it; the colour only helps). */
-export const NetworkDot = ({ platform }: { platform: string }) => (
-  <span class={`dot net-${platform}`} aria-hidden="true" />
-)
+/** A network's mark in its colour, with its name beside it (the name says it; the mark only helps). */
+export function NetworkMark({ platform }: { platform: string }) {
+  const path = marks[platform]
+  if (!path) return <span class="dot" aria-hidden="true" />
+  return (
+    <svg class={`mark net-${platform}`} viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <path fill-rule="evenodd" d={path} />
+    </svg>
+  )
+}
 
 /** Each profile's copy of a post: its state, its live link, or its error in words. */
 export function PostStatus({ host, post }: { host: Host; post: PostView }) {
@@ -32,7 +38,7 @@ export function PostStatus({ host, post }: { host: Host; post: PostView }) {
           const shown = targetState(target, post)
           return (
             <li>
-              <NetworkDot platform={target.platform} />
+              <NetworkMark platform={target.platform} />
               <span class="who">{profileName(target.platform, target.username)}</span>
               <Chip tone={shown.tone}>{shown.words}</Chip>
               {target.url ? (
