@@ -29,7 +29,7 @@ describe('the words of a post’s history', () => {
       detailInWords(
         'X answered 503; Herald will look for the post on twitter at 2031-05-01T09:01:00Z before sending again',
       ),
-    ).toBe('X answered 503')
+    ).toBe('X had a problem on its side')
     expect(detailInWords('Timeout; retrying at 2031-05-01T09:01:00.000Z')).toBe('Timeout')
     const words = detailInWords('Check the profile, then reset_stuck_post and publish_post_now to retry.')
     expect(words).toBe('Check the profile, then “Reset stuck sending” and “Retry” to retry.')

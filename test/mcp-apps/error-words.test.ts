@@ -25,7 +25,13 @@ describe('a delivery error in the conversation view', () => {
     )
   })
 
-  it('leaves the network’s own refusal as it is when there is no fix to add', () => {
+  it('leaves the network’s own refusal as a sentence when there is no fix to add', () => {
     expect(errorInWords('Record text too long')).toBe('Record text too long')
+  })
+
+  it('says what the network did in words, without its method or status', () => {
+    expect(
+      errorInWords('Bluesky com.atproto.repo.createRecord answered 400 InvalidRequest: Record text too long'),
+    ).toBe('Bluesky refused the post: Record text too long')
   })
 })

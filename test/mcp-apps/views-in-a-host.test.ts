@@ -245,6 +245,10 @@ describe('MCP Apps views in a host', () => {
     expect((await answer('get_post', { id: retriedPostId })).targets[0].status).toBe('failed')
     const view = await show('ui://herald/status.html', 'get_post', { id: retriedPostId })
     expect(await view.getByText('Record text too long').count()).toBe(1)
+    // Said as a person reads it: the network's sentence, not the API's method or status.
+    expect(await view.locator('.error').first().textContent()).toBe(
+      'Bluesky refused the post: Record text too long',
+    )
     failBluesky = false
     await view.getByRole('button', { name: 'Retry failed profiles (1)' }).click()
     await view.locator('.chip.ok', { hasText: 'Published' }).first().waitFor()

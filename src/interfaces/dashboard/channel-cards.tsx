@@ -1,3 +1,4 @@
+import { networkErrorInWords } from '../../core/network-error-words.js'
 import { isNetwork, type Network } from '../../core/networks.js'
 import type { ConnectionRow } from '../../platform/db/statements/connections.js'
 import { networkLabels } from './html.js'
@@ -63,7 +64,9 @@ function healthOf(row: ConnectionRow, health: HealthEntry | undefined) {
           Reconnect needed
         </span>
       ),
-      reason: health?.reason ?? row.last_error ?? 'The authorisation was lost.',
+      reason:
+        health?.reason ??
+        (row.last_error ? networkErrorInWords(row.last_error) : 'The authorisation was lost.'),
       reconnect: 'primary',
     }
   if (health)

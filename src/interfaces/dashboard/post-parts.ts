@@ -1,4 +1,5 @@
 import { looksLikeVideoUrl } from '../../core/media-url.js'
+import { networkErrorInWords } from '../../core/network-error-words.js'
 import { isNetwork, type Network, networkLabels } from '../../core/networks.js'
 import { RESET_MESSAGE, STUCK_MESSAGE } from '../../core/post-status.js'
 import type { PostView } from '../../modules/publishing/schemas.js'
@@ -117,6 +118,7 @@ const TOOL_WORDS: Array<[RegExp, string]> = [
   [/\breschedule_post\b/g, '“Reschedule”'],
 ]
 
-/** A delivery error as a manager reads it: the network's words, or Herald's without tool names. */
+/** A delivery error as a manager reads it: the network's sentence without its API's names, Herald's without tool names. */
 export const errorInWords = (error: string) =>
-  IN_WORDS[error] ?? TOOL_WORDS.reduce((text, [name, words]) => text.replace(name, words), error)
+  IN_WORDS[error] ??
+  TOOL_WORDS.reduce((text, [name, words]) => text.replace(name, words), networkErrorInWords(error))

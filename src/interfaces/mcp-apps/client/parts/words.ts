@@ -1,3 +1,4 @@
+import { networkErrorInWords } from '../../../../core/network-error-words.js'
 import { type Network, networkLabels } from '../../../../core/networks.js'
 import { RESET_MESSAGE, STUCK_MESSAGE } from '../../../../core/post-status.js'
 
@@ -70,7 +71,9 @@ const LOST_CONNECTION = /reconnect|expired|revoked|invalid_grant|not authori[sz]
 
 /** A profile's delivery error as a person reads it, with its fix where Herald knows one. */
 export function errorInWords(error: string): string {
-  const said = IN_WORDS[error] ?? TOOL_WORDS.reduce((text, [name, words]) => text.replace(name, words), error)
+  const said =
+    IN_WORDS[error] ??
+    TOOL_WORDS.reduce((text, [name, words]) => text.replace(name, words), networkErrorInWords(error))
   return LOST_CONNECTION.test(error)
     ? `${said} Fix: reconnect the profile on Herald’s Channels page, then retry.`
     : said
