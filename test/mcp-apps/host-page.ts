@@ -1,4 +1,8 @@
-import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge'
+import {
+  AppBridge,
+  type McpUiHostContext,
+  PostMessageTransport,
+} from '@modelcontextprotocol/ext-apps/app-bridge'
 
 /**
  * The test host's page script, bundled by esbuild when the test starts: it renders a view the way an
@@ -22,10 +26,12 @@ declare global {
     heraldCall(params: { name: string; arguments?: Record<string, unknown> }): Promise<any>
     mountView(mount: Mount): Promise<void>
     opened: string[]
+    modes: string[]
   }
 }
 
 window.opened = []
+window.modes = []
 
 window.mountView = async (mount) => {
   document.getElementById('frame')?.remove()
@@ -36,26 +42,35 @@ window.mountView = async (mount) => {
   frame.width = String(mount.width)
   frame.height = String(mount.height)
   document.body.append(frame)
+  const hostContext: McpUiHostContext = {
+    theme: mount.theme,
+    displayMode: mount.mode,
+    availableDisplayModes: ['inline', 'fullscreen'],
+    containerDimensions: { width: mount.width, maxHeight: mount.height },
+    platform: 'web',
+    // What Claude-like hosts hand over: their font stack and colours, and the fonts' own rules.
+    styles: {
+      // The SDK's type names every variable a host may send; a host sends those it has.
+      variables: { '--font-sans': '"Host Sans", system-ui, sans-serif' } as never,
+      css: { fonts: '@font-face { font-family: "Host Sans"; src: local("DejaVu Sans"); }' },
+    },
+  }
   const bridge = new AppBridge(
     null,
     { name: 'herald-test-host', version: '1.0.0' },
     { serverTools: {}, openLinks: {} },
-    {
-      hostContext: {
-        theme: mount.theme,
-        displayMode: mount.mode,
-        availableDisplayModes: ['inline', 'fullscreen'],
-        containerDimensions: { width: mount.width, maxHeight: mount.height },
-        platform: 'web',
-        // What Claude-like hosts hand over: their font stack and colours, and the fonts' own rules.
-        styles: {
-          // The SDK's type names every variable a host may send; a host sends those it has.
-          variables: { '--font-sans': '"Host Sans", system-ui, sans-serif' } as never,
-          css: { fonts: '@font-face { font-family: "Host Sans"; src: local("DejaVu Sans"); }' },
-        },
-      },
-    },
+    { hostContext: { ...hostContext } },
   )
+  // Expanding gives the frame the whole window, as a host's fullscreen does.
+  bridge.onrequestdisplaymode = async ({ mode }) => {
+    window.modes.push(mode)
+    if (mode === 'fullscreen') {
+      frame.width = String(window.innerWidth - 20)
+      frame.height = String(window.innerHeight - 20)
+    }
+    bridge.setHostContext({ ...hostContext, displayMode: mode === 'fullscreen' ? 'fullscreen' : 'inline' })
+    return { mode }
+  }
   bridge.oncalltool = async (params) => window.heraldCall(params)
   bridge.onopenlink = async ({ url }) => {
     window.opened.push(url)

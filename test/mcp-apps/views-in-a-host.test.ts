@@ -288,6 +288,28 @@ describe('MCP Apps views in a host', () => {
     await view.getByRole('region', { name: 'What happened' }).waitFor()
   })
 
+  it('lays the queue out as a week calendar when expanded, asking the host for the room from inline', async () => {
+    const view = await show('ui://herald/queue.html', 'list_posts', {})
+    expect(await view.locator('.week').count()).toBe(0)
+    await view.getByRole('button', { name: 'See the week as a calendar' }).click()
+    const weeks = view.getByRole('region', { name: /^Week of / })
+    await weeks.first().waitFor()
+    expect(await tab.evaluate(() => window.modes.at(-1))).toBe('fullscreen')
+    // Seven days a week, Monday first, the free times and the posts in their days.
+    expect(await weeks.first().locator('.week-days > li').count()).toBe(7)
+    expect(await weeks.first().locator('h3').first().getAttribute('aria-label')).toMatch(/^Monday/)
+    expect(await view.locator('.week .row.free').count()).toBeGreaterThan(0)
+    await view.getByRole('button', { name: 'Show as a list' }).click()
+    await view.locator('section.day').first().waitFor()
+    await view.getByRole('button', { name: 'Show as a week calendar' }).click()
+    await view
+      .locator('.week')
+      .getByRole('button', { name: /The lemon cake is back/ })
+      .first()
+      .click()
+    await view.getByRole('region', { name: 'What happened' }).waitFor()
+  })
+
   it('shows stored analytics free and reads them again only on Refresh (1 credit)', async () => {
     const created = await answer('create_post', {
       content: 'Analytics for the cake',

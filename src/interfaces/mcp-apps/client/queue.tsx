@@ -1,36 +1,21 @@
 import { useState } from 'preact/hooks'
 import { FREE_SLOTS_META_KEY, type FreeSlot } from '../views.js'
 import { answerOf, errorOf, mountView, type ViewProps } from './parts/mount.js'
-import { Chip, NetworkMark, PostStatus } from './parts/parts.js'
-import { type PostView, postState, profileName } from './parts/words.js'
+import { PostStatus } from './parts/parts.js'
+import { byDay, byWeek, type Day, type QueuePost } from './parts/queue-days.js'
+import { type OpenPost, QueueEntry } from './parts/queue-entry.js'
+import { dayName, WeekCalendar } from './parts/queue-week.js'
+import type { PostView } from './parts/words.js'
 
 /**
- * The queue (list_posts): the listed posts as an agenda, day by day in slot order, each with its profiles'
- * networks and its state; choosing one asks the host for get_post and shows what happened to it.
+ * The queue (list_posts): the listed posts and each profile's free posting times, as an agenda day by day
+ * when the view is inline, and as a week calendar when the host gives it the room (expanded); choosing a
+ * post asks the host for get_post and shows what happened to it.
  */
 
 interface ListAnswer {
-  posts: Array<PostView & { dueAt?: string }>
+  posts: QueuePost[]
   pagination: { totalPosts: number; page: number; totalPages: number }
-}
-
-type Entry = { post: ListAnswer['posts'][number] } | { free: FreeSlot }
-
-const whenOf = (entry: Entry) => ('post' in entry ? entry.post : entry.free)
-
-/** The posts and the free posting times by day, each day's in time order (a post before a free time at the same minute). */
-function byDay(posts: ListAnswer['posts'], free: readonly FreeSlot[]) {
-  const entries: Entry[] = [...posts.map((post) => ({ post })), ...free.map((slot) => ({ free: slot }))]
-  entries.sort((a, b) => {
-    const at = (e: Entry) => `${whenOf(e).scheduleDate} ${whenOf(e).scheduleTime} ${'post' in e ? 0 : 1}`
-    return at(a).localeCompare(at(b))
-  })
-  const days = new Map<string, Entry[]>()
-  for (const entry of entries) {
-    const day = whenOf(entry).scheduleDate
-    days.set(day, [...(days.get(day) ?? []), entry])
-  }
-  return [...days.entries()]
 }
 
 /** The free posting times the result carries, when Herald handed them over. */
@@ -39,37 +24,53 @@ function freeSlotsOf(result: ViewProps['result']): FreeSlot[] {
   return Array.isArray(slots) ? (slots as FreeSlot[]) : []
 }
 
-const dayName = (date: string) => {
-  const day = new Date(`${date}T12:00:00Z`)
-  if (Number.isNaN(day.getTime())) return date
-  return day.toLocaleDateString('en-GB', {
-    weekday: 'long',
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  })
+/** Today in the person's own zone, as a civil date. */
+const today = () => new Date().toLocaleDateString('en-CA')
+
+const Agenda = ({ days, open }: { days: Day[]; open: OpenPost }) => (
+  <>
+    {days.map((day) => (
+      <section class="day" aria-label={dayName(day.date)}>
+        <h2>{dayName(day.date)}</h2>
+        <ul class="agenda">
+          {day.entries.map((entry) => (
+            <li>
+              <QueueEntry entry={entry} compact={false} open={open} />
+            </li>
+          ))}
+        </ul>
+      </section>
+    ))}
+  </>
+)
+
+/** How the queue is laid out: a week calendar when expanded (unless the person asked for the list), else the agenda. */
+function useLayout(host: ViewProps['host']) {
+  const [list, setList] = useState(false)
+  const expanded = host.context.displayMode === 'fullscreen'
+  const canExpand = !expanded && (host.context.availableDisplayModes ?? []).includes('fullscreen')
+  return { week: expanded && !list, expanded, canExpand, list, setList }
 }
 
-/** A free posting time: dashed, and said in words. */
-const FreeRow = ({ slot }: { slot: FreeSlot }) => (
-  <li>
-    <div class="row free">
-      <span class="time">{slot.scheduleTime}</span>
-      <span class="nets">
-        <span class="net-name">
-          <NetworkMark platform={slot.platform} />
-          {profileName(slot.platform as PostView['targets'][number]['platform'], slot.username)}
-        </span>
-      </span>
-      <span class="excerpt">Free slot</span>
-    </div>
-  </li>
-)
+function LayoutButtons({ host, layout }: { host: ViewProps['host']; layout: ReturnType<typeof useLayout> }) {
+  if (layout.canExpand)
+    return (
+      <button type="button" class="link" onClick={() => void host.requestDisplayMode('fullscreen')}>
+        See the week as a calendar
+      </button>
+    )
+  if (!layout.expanded) return null
+  return (
+    <button type="button" class="link" onClick={() => layout.setList(!layout.list)}>
+      {layout.list ? 'Show as a week calendar' : 'Show as a list'}
+    </button>
+  )
+}
 
 function QueueView({ host, can, result }: ViewProps) {
   const [opened, setOpened] = useState<PostView | undefined>()
   const [problem, setProblem] = useState<string | undefined>()
+  const layout = useLayout(host)
   const refused = errorOf(result)
   if (refused)
     return (
@@ -88,21 +89,26 @@ function QueueView({ host, can, result }: ViewProps) {
         <PostStatus host={host} post={opened} />
       </>
     )
-  const open = async (id: string) => {
-    setProblem(undefined)
-    const got = await host.callTool('get_post', { id })
-    const post = answerOf<PostView>(got)
-    if (post) setOpened(post)
-    else setProblem(errorOf(got) ?? 'Herald could not open that post.')
-  }
+  const open: OpenPost = can.open
+    ? async (id) => {
+        setProblem(undefined)
+        const got = await host.callTool('get_post', { id })
+        const post = answerOf<PostView>(got)
+        if (post) setOpened(post)
+        else setProblem(errorOf(got) ?? 'Herald could not open that post.')
+      }
+    : undefined
+  const days = byDay(answer.posts, freeSlotsOf(result))
+  const { totalPosts, page, totalPages } = answer.pagination
   return (
     <>
       <h1>Posting queue</h1>
-      <p class="muted">
-        {answer.pagination.totalPosts} post{answer.pagination.totalPosts === 1 ? '' : 's'}
-        {answer.pagination.totalPages > 1
-          ? ` · page ${answer.pagination.page} of ${answer.pagination.totalPages}`
-          : ''}
+      <p class="muted queue-head">
+        <span>
+          {totalPosts} post{totalPosts === 1 ? '' : 's'}
+          {totalPages > 1 ? ` · page ${page} of ${totalPages}` : ''}
+        </span>
+        <LayoutButtons host={host} layout={layout} />
       </p>
       {problem ? (
         <p class="problem" role="alert">
@@ -110,44 +116,11 @@ function QueueView({ host, can, result }: ViewProps) {
         </p>
       ) : null}
       {answer.posts.length === 0 ? <p>No posts match.</p> : null}
-      {byDay(answer.posts, freeSlotsOf(result)).map(([date, entries]) => (
-        <section class="day" aria-label={dayName(date)}>
-          <h2>{dayName(date)}</h2>
-          <ul class="agenda">
-            {entries.map((entry) => {
-              if ('free' in entry) return <FreeRow slot={entry.free} />
-              const { post } = entry
-              const state = postState(post)
-              const what = (
-                <>
-                  <span class="time">{post.scheduleTime}</span>
-                  <span class="nets">
-                    {post.targets.map((t) => (
-                      <span class="net-name">
-                        <NetworkMark platform={t.platform} />
-                        {profileName(t.platform, t.username)}
-                      </span>
-                    ))}
-                  </span>
-                  <span class="excerpt">{post.content}</span>
-                  <Chip tone={state.tone}>{state.words}</Chip>
-                </>
-              )
-              return (
-                <li>
-                  {can.open ? (
-                    <button type="button" class="row" onClick={() => void open(post.id)}>
-                      {what}
-                    </button>
-                  ) : (
-                    <div class="row">{what}</div>
-                  )}
-                </li>
-              )
-            })}
-          </ul>
-        </section>
-      ))}
+      {layout.week ? (
+        <WeekCalendar weeks={byWeek(days)} today={today()} open={open} />
+      ) : (
+        <Agenda days={days} open={open} />
+      )}
     </>
   )
 }

@@ -85,6 +85,8 @@ export function mountView(View: FunctionComponent<ViewProps>) {
     },
     onContext(context) {
       applyContext(context)
+      // A new display mode or size can change the layout (the queue's week calendar when expanded).
+      draw()
     },
   }).then((connected) => {
     host = connected
