@@ -1,6 +1,6 @@
 import { looksLikeVideo, networkRules } from './network-rules.js'
 import type { Network } from './networks.js'
-import { lengthOn } from './text-length.js'
+import { containsLink, lengthOn } from './text-length.js'
 
 /**
  * Threads of posts and first comments (docs/adr/0017-threads-and-first-comments.md): what follows a target's
@@ -109,6 +109,13 @@ export function deliveryItems(
     items.push({ role: 'firstComment', content: firstComment, mediaUrls: [], status: 'pending' })
   return items
 }
+
+/**
+ * Whether a target's copy or any of its items (a thread, a first comment) holds a link: the one-off link
+ * surcharge is owed for a link wherever in the post it goes out.
+ */
+export const holdsLink = (target: { content: string; items?: string | null }) =>
+  containsLink(target.content) || readItems(target.items).some((item) => containsLink(item.content))
 
 export function readItems(raw: string | null | undefined): DeliveryItem[] {
   if (!raw) return []

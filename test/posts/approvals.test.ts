@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LINK_SURCHARGE, networkRules } from '../../src/core/network-rules.js'
+import { approvalReview } from '../../src/modules/publishing/approvals.js'
 import { FakeClock } from '../../src/platform/clock.js'
 import { backends } from '../helpers/backends.js'
 import { connectProfile } from '../helpers/connections.js'
@@ -294,6 +296,24 @@ describe.each(backends)('approvals on $name', (backend) => {
     const [first, second] = await Promise.all([approve(li), approve(x)])
     expect(first.body.credits.charged + second.body.credits.charged).toBe(1 + 5 + 50)
     expect(await balance()).toBe(before - 56)
+  })
+
+  it('charges the link surcharge on approval when the link is only in the first comment, and prices it so', async () => {
+    const before = await balance()
+    const res = await asEditor('create_post', {
+      content: 'New menu today',
+      firstComment: 'All of it at https://example.com/menu',
+      targetAccounts: [{ platform: 'linkedin', profileId: 'li-1' }],
+      ...slot,
+    })
+    expect(res.body.credits.charged).toBe(0)
+    const [id] = res.body.postIds as [string]
+    const review = await approvalReview(h.app, { workspaceId: h.workspaceId }, id)
+    // The post and its comment at LinkedIn's price each, and the link's one-off surcharge.
+    expect(review?.price).toBe(2 * networkRules.linkedin.price + LINK_SURCHARGE)
+    const approved = await approve(id)
+    expect(approved.body.credits.charged).toBe(review?.price)
+    expect(await balance()).toBe(before - (review?.price ?? 0))
   })
 
   it('refuses an approval the balance cannot pay with 402, and the post keeps waiting', async () => {

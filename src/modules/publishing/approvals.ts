@@ -2,7 +2,7 @@ import { APPROVAL_NOTE_MAX, approvalVersion, type Role } from '../../core/approv
 import { LINK_SURCHARGE, resendPrice, unpaidPrice } from '../../core/network-rules.js'
 import { rearmedStatus } from '../../core/post-status.js'
 import { isPastSlot } from '../../core/schedule.js'
-import { containsLink } from '../../core/text-length.js'
+import { holdsLink } from '../../core/thread-items.js'
 import { charge } from '../../platform/db/statements/credits.js'
 import { lockQueues } from '../../platform/db/statements/posting-queues.js'
 import { findPost, requeueTargets, targetsOf, updatePostRow } from '../../platform/db/statements/posts.js'
@@ -162,9 +162,7 @@ export async function approvalReview(
   if (post?.approval !== 'pending') return undefined
   const targets = await targetsOf(db, [postId])
   const surcharge =
-    post.charge_group &&
-    targets.some((t) => containsLink(t.content)) &&
-    !(await surchargePaid(db, post.charge_group))
+    post.charge_group && targets.some(holdsLink) && !(await surchargePaid(db, post.charge_group))
       ? LINK_SURCHARGE
       : 0
   return {

@@ -1,5 +1,5 @@
 import { LINK_SURCHARGE, unpaidPrice } from '../../core/network-rules.js'
-import { containsLink } from '../../core/text-length.js'
+import { holdsLink } from '../../core/thread-items.js'
 import type { Db } from '../../platform/db/db.js'
 import type { PostRow, TargetRow } from '../../platform/db/statements/posts.js'
 import { claimSurcharge, markPostPaid as markStoredPostPaid } from './approval-store.js'
@@ -14,13 +14,13 @@ import { claimSurcharge, markPostPaid as markStoredPostPaid } from './approval-s
 export async function owedOnQueueing(
   tx: Db,
   post: Pick<PostRow, 'id' | 'workspace_id' | 'charge_group'>,
-  targets: Pick<TargetRow, 'platform' | 'paid' | 'content'>[],
+  targets: Pick<TargetRow, 'platform' | 'paid' | 'content' | 'items'>[],
   now: number,
 ): Promise<number> {
   let owed = unpaidPrice(targets)
   if (
     post.charge_group &&
-    targets.some((t) => containsLink(t.content)) &&
+    targets.some(holdsLink) &&
     (await claimSurcharge(
       tx,
       { chargeGroup: post.charge_group, workspaceId: post.workspace_id, postId: post.id },
