@@ -56,8 +56,8 @@ describe('where Compose shows what the check found', () => {
   it('puts each count under the copy of all and of its network, and thread counts under the thread', () => {
     const notes = fieldNotes(checked)
     expect(notes['copy:all']).toContain('X @acme: <strong>281</strong> / 280 characters (over)')
-    expect(notes['copy:linkedin']).toContain('linkedin allows 3000')
-    expect(notes['copy:twitter']).not.toContain('linkedin allows 3000')
+    expect(notes['copy:linkedin']).toContain('LinkedIn allows 3000')
+    expect(notes['copy:twitter']).not.toContain('LinkedIn allows 3000')
     expect(notes.thread).toContain('X @acme, thread post 2 of 2: <strong>10</strong> / 280')
     expect(notes.media).toBeUndefined()
   })

@@ -150,8 +150,9 @@ describe('the Compose page', () => {
     expect(blocked.body.counts[1]).toMatchObject({ platform: 'linkedin', count: 3001, limit: 3000 })
     expect(blocked.body.blockers.join(' ')).toContain('linkedin allows 3000')
     // The blocker is shown in LinkedIn's copy tab, which is marked, and not under X's.
-    expect(blocked.body.fields['copy:linkedin']).toContain('linkedin allows 3000')
-    expect(blocked.body.fields['copy:twitter']).not.toContain('linkedin allows 3000')
+    // The API's finding, said with the network's name beside the field.
+    expect(blocked.body.fields['copy:linkedin']).toContain('LinkedIn allows 3000')
+    expect(blocked.body.fields['copy:twitter']).not.toContain('LinkedIn allows 3000')
     expect(blocked.body.tabs.linkedin).toMatchObject({ blocked: true })
     expect(blocked.body.checkHtml).toContain('Not ready: fix the blockers below.')
     expect(blocked.body.checkHtml).toContain('1 blocker shown beside its field.')
@@ -500,7 +501,7 @@ describe('the Compose page', () => {
         await linkedInCopy.fill('l'.repeat(3001))
         await expect
           .poll(() => panel.locator('.field-note').textContent(), slow)
-          .toContain('linkedin allows 3000')
+          .toContain('LinkedIn allows 3000')
         expect(await publish.isDisabled()).toBe(true)
         const launch = `Launch day! Our new site is live, with ${'a calmer, faster way to plan your week, '.repeat(5)}and more.`
         await linkedInCopy.fill(launch)

@@ -1,4 +1,5 @@
 import { renderToString } from 'preact-render-to-string'
+import { findingInWords } from '../../core/finding-words.js'
 import { isNetwork, type Network, networks } from '../../core/networks.js'
 import { profileName } from './compose-previews.js'
 
@@ -95,7 +96,7 @@ function Findings({ kind, findings }: { kind: 'blocker' | 'warning'; findings: s
       {findings.map((f) => (
         <li class={kind}>
           <span class="visually-hidden">{kind === 'blocker' ? 'Blocker' : 'Warning'}: </span>
-          {f}
+          {findingInWords(f)}
         </li>
       ))}
     </ul>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { findingInWords } from '../../../core/finding-words.js'
 import { networkLabels } from '../../../core/networks.js'
 import type { Host, Json, ToolResult } from './parts/bridge.js'
 import { answerOf, errorOf, mountView, type ViewProps } from './parts/mount.js'
@@ -115,7 +116,7 @@ function Findings({ check }: { check: Preflight }) {
           <h2>What stops the post</h2>
           <ul>
             {check.blockers.map((b) => (
-              <li>{b}</li>
+              <li>{findingInWords(b)}</li>
             ))}
           </ul>
         </section>
@@ -125,7 +126,7 @@ function Findings({ check }: { check: Preflight }) {
           <h2>Advice</h2>
           <ul>
             {check.warnings.map((w) => (
-              <li>{w}</li>
+              <li>{findingInWords(w)}</li>
             ))}
           </ul>
         </section>
