@@ -14,7 +14,16 @@ import {
  * already; only its first picture is decoded.
  */
 
-export function firstFrameArguments(source: string, target: string, demuxer: Demuxer) {
+/**
+ * ffmpeg's arguments for one JPEG frame of `source` (read with `demuxer` only, local files only) written to
+ * `target`: the first picture, or the one `filter` picks and sizes (the dashboard's poster frames).
+ */
+export function frameArguments(
+  source: string,
+  target: string,
+  demuxer: Demuxer,
+  choice: { filter?: string; quality: number },
+) {
   return [
     '-hide_banner',
     '-nostdin',
@@ -31,10 +40,11 @@ export function firstFrameArguments(source: string, target: string, demuxer: Dem
     source,
     '-map',
     '0:v:0',
+    ...(choice.filter ? ['-vf', choice.filter] : []),
     '-frames:v',
     '1',
     '-q:v',
-    '3',
+    String(choice.quality),
     '-f',
     'image2',
     '-c:v',
@@ -42,6 +52,10 @@ export function firstFrameArguments(source: string, target: string, demuxer: Dem
     target,
   ]
 }
+
+/** The first picture at a pin cover's quality. */
+export const firstFrameArguments = (source: string, target: string, demuxer: Demuxer) =>
+  frameArguments(source, target, demuxer, { quality: 3 })
 
 /** @throws {MediaError} `conversion_failed` when the frame cannot be made. */
 export async function extractFirstFrame(

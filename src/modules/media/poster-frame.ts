@@ -2,7 +2,8 @@ import { createWriteStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { pipeline } from 'node:stream/promises'
 import { createTempDir } from '../../platform/temp-files.js'
-import { DEMUXER_NAMES, demuxerFor, runFfmpeg } from './convert-video.js'
+import { type Demuxer, demuxerFor, runFfmpeg } from './convert-video.js'
+import { frameArguments } from './first-frame.js'
 import type { MediaService } from './media-service.js'
 
 /**
@@ -24,36 +25,11 @@ export interface PosterFrames {
 }
 
 /** ffmpeg's arguments for one JPEG poster of `source` (read with `demuxer`) written to `target`. */
-export function posterArguments(source: string, target: string, demuxer: keyof typeof DEMUXER_NAMES) {
-  return [
-    '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'error',
-    '-y',
-    '-protocol_whitelist',
-    'file',
-    '-format_whitelist',
-    DEMUXER_NAMES[demuxer],
-    '-f',
-    demuxer,
-    '-i',
-    source,
-    '-map',
-    '0:v:0',
-    '-vf',
-    `thumbnail=24,scale='min(${POSTER_SIZE},iw)':'min(${POSTER_SIZE},ih)':force_original_aspect_ratio=decrease`,
-    '-frames:v',
-    '1',
-    '-q:v',
-    '5',
-    '-f',
-    'image2',
-    '-c:v',
-    'mjpeg',
-    target,
-  ]
-}
+export const posterArguments = (source: string, target: string, demuxer: Demuxer) =>
+  frameArguments(source, target, demuxer, {
+    filter: `thumbnail=24,scale='min(${POSTER_SIZE},iw)':'min(${POSTER_SIZE},ih)':force_original_aspect_ratio=decrease`,
+    quality: 5,
+  })
 
 export function createPosterFrames(media: MediaService): PosterFrames {
   const kept = new Map<string, Buffer>()
