@@ -48,6 +48,7 @@ window.mountView = async (mount) => {
     availableDisplayModes: ['inline', 'fullscreen'],
     containerDimensions: { width: mount.width, maxHeight: mount.height },
     platform: 'web',
+    timeZone: 'America/New_York',
     // What Claude-like hosts hand over: their font stack and colours, and the fonts' own rules.
     styles: {
       // The SDK's type names every variable a host may send; a host sends those it has.

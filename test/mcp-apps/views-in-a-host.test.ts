@@ -204,6 +204,19 @@ describe('MCP Apps views in a host', () => {
     ).toEqual(['scheduled', 'scheduled'])
   })
 
+  it('says the slot on the person’s own clock when the post is set in another zone', async () => {
+    const view = await show('ui://herald/compose.html', 'preflight_post', {
+      content: 'Croissants in Paris',
+      platforms: ['twitter'],
+      scheduleDate: '2031-06-06',
+      scheduleTime: '09:00',
+      timezone: 'Europe/Paris',
+    })
+    expect(await view.locator('.slot').textContent()).toBe(
+      'Goes out 2031-06-06 09:00 Europe/Paris (03:00 your time, America/New_York)',
+    )
+  })
+
   it('shows a posts:read token the preview with Check again but no Schedule or Publish now', async () => {
     const draft = {
       content: 'Read-only look',

@@ -1,6 +1,13 @@
 import { useState } from 'preact/hooks'
 import { findingInWords } from '../../../core/finding-words.js'
 import { networkLabels } from '../../../core/networks.js'
+import {
+  checkSlot,
+  instantToSlot,
+  isValidTimezone,
+  type Slot,
+  slotToInstant,
+} from '../../../core/schedule.js'
 import type { Host, Json, ToolResult } from './parts/bridge.js'
 import { answerOf, errorOf, mountView, type ViewProps } from './parts/mount.js'
 import { Chip, NetworkMark, ToolButton } from './parts/parts.js'
@@ -63,8 +70,20 @@ function argumentsOf(input: Json, draft: Draft, targets: Target[]): Json {
 const withoutGaps = (body: Json): Json =>
   Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined))
 
-/** When the post would go out, in the words of the call. */
-function slotWords(input: Json, check: Preflight | undefined): string {
+/**
+ * The same moment on the person's own clock (the host's `timeZone`, else the browser's), when the post's zone
+ * is another one: " (10:00 on 2031-06-06 your time)". Nothing when the zones agree or one is unknown.
+ */
+function inPersonsZone(slot: Slot, personZone: string | undefined): string {
+  if (!personZone || personZone === slot.timezone) return ''
+  if (!isValidTimezone(slot.timezone) || !isValidTimezone(personZone) || checkSlot(slot).length > 0) return ''
+  const theirs = instantToSlot(slotToInstant(slot), personZone)
+  const day = theirs.date === slot.date ? '' : ` on ${theirs.date}`
+  return ` (${theirs.time}${day} your time, ${personZone})`
+}
+
+/** When the post would go out, in the words of the call, and on the person's clock when theirs differs. */
+function slotWords(input: Json, check: Preflight | undefined, personZone: string | undefined): string {
   if (input.publishImmediately === true) return 'Goes out as soon as it is created'
   if (input.queue === true) {
     const slot = check?.queueSlots?.[0]
@@ -72,10 +91,19 @@ function slotWords(input: Json, check: Preflight | undefined): string {
       ? `Next free queue slot: ${slot.scheduleDate} ${slot.scheduleTime} ${slot.timezone}`
       : 'Next free queue slot'
   }
-  if (typeof input.scheduleDate === 'string' && typeof input.scheduleTime === 'string')
-    return `Goes out ${input.scheduleDate} ${input.scheduleTime} ${typeof input.timezone === 'string' ? input.timezone : 'in the workspace’s zone'}`
+  if (typeof input.scheduleDate === 'string' && typeof input.scheduleTime === 'string') {
+    const zone = typeof input.timezone === 'string' ? input.timezone : undefined
+    const said = `Goes out ${input.scheduleDate} ${input.scheduleTime} ${zone ?? 'in the workspace’s zone'}`
+    return `${said}${zone ? inPersonsZone({ date: input.scheduleDate, time: input.scheduleTime, timezone: zone }, personZone) : ''}`
+  }
   return 'No time chosen yet: Publish now, or ask for a date and time'
 }
+
+/** The person's zone: the one the host says, else the browser's own. */
+const personZone = (host: Host): string | undefined =>
+  typeof host.context.timeZone === 'string'
+    ? host.context.timeZone
+    : Intl.DateTimeFormat().resolvedOptions().timeZone
 
 /** A random key per body sent, so a click the host repeats creates the post once. */
 const newKey = () => {
@@ -283,7 +311,7 @@ function ComposeView({ host, can, input, result }: ViewProps) {
   return (
     <>
       <h1>Preview</h1>
-      <p class="slot">{slotWords(input, check)}</p>
+      <p class="slot">{slotWords(input, check, personZone(host))}</p>
       {typeof preview === 'string' ? (
         // Herald's own renderer wrote this HTML from JSX, every value escaped (src/interfaces/dashboard/compose-previews.tsx).
         <div class="previews" dangerouslySetInnerHTML={{ __html: preview }} />

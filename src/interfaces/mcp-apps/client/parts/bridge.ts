@@ -17,6 +17,8 @@ export interface HostContext {
   displayMode?: 'inline' | 'fullscreen' | 'pip'
   availableDisplayModes?: string[]
   toolInfo?: { tool?: { name?: string } }
+  /** The person's zone (IANA), where the host knows it. */
+  timeZone?: string
   [key: string]: unknown
 }
 
