@@ -128,7 +128,7 @@ describe.runIf(existsSync('/usr/bin/chromium'))('the Queue and Import pages', ()
       ).toBe(1)
     expect(
       await tab
-        .getByText(/first comment: .*the first comment is 1300 characters; linkedin allows 1250/)
+        .getByText(/first comment: .*the first comment is 1300 characters; LinkedIn allows 1250/)
         .count(),
     ).toBe(1)
     // The file's column names the field; the tool's own name for it is not repeated.

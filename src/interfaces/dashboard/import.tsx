@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { findingInWords } from '../../core/finding-words.js'
 import type { AppContext } from '../../modules/app-context.js'
 import {
   type ImportReport,
@@ -133,7 +134,9 @@ const withoutFieldName = (message: string) => message.replace(/^[a-z]+(?:[A-Z][a
 
 function RowLine({ r }: { r: ImportRowReport }) {
   const problems = [
-    ...r.blockers.map((b) => (b.column ? `${b.column}: ${withoutFieldName(b.message)}` : b.message)),
+    ...r.blockers.map((b) =>
+      b.column ? `${b.column}: ${findingInWords(withoutFieldName(b.message))}` : findingInWords(b.message),
+    ),
     ...(r.note ? [r.note] : []),
   ]
   const cls =
