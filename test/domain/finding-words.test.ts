@@ -22,7 +22,7 @@ describe('a preflight finding in words', () => {
     ],
     [
       'tiktok @lemonCake: tiktok.privacyLevel SELF_ONLY is not offered to this creator; they allow Everyone',
-      'TikTok @lemonCake: who can watch “Only me” is not offered to this creator; they allow Everyone',
+      'TikTok @lemonCake: the “Who can watch” setting “Only me” is not offered to this creator; they allow Everyone',
     ],
     [
       'googlebusiness.event.startDate: googlebusiness @cake-shop: the start date is in the past',
@@ -30,7 +30,7 @@ describe('a preflight finding in words', () => {
     ],
     [
       'mediaAltTexts: https://cdn.example.com/coverImage.mp4 is a video; alt text goes with images',
-      'https://cdn.example.com/coverImage.mp4 is a video; alt text goes with images',
+      'The alt text: https://cdn.example.com/coverImage.mp4 is a video; alt text goes with images',
     ],
     [
       'pinterest.coverImageUrl: pinterest @bakery: a cover image is for a video pin (one video)',
@@ -48,6 +48,33 @@ describe('a preflight finding in words', () => {
   ])('says %j as %j', (finding, words) => {
     expect(findingInWords(finding)).toBe(words)
     expect(API_WORDS.exec(findingInWords(finding).replace(/https?:\/\/\S+|@\S+/g, ''))?.[0]).toBe(undefined)
+  })
+
+  it('never rewrites a handle, an address, a file name or quoted copy', () => {
+    expect(
+      findingInWords(
+        'tiktok @LEMON_CAKE: tiktok.privacyLevel SELF_ONLY is not offered; @LEMON_CAKE may choose SELF_ONLY',
+      ),
+    ).toBe(
+      'TikTok @LEMON_CAKE: the “Who can watch” setting “Only me” is not offered; @LEMON_CAKE may choose “Only me”',
+    )
+    const fetched =
+      'twitter @LemonCake: https://cdn.example.com/img?assetId=42&sizeHint=large could not be fetched now'
+    expect(findingInWords(fetched)).toBe(
+      'X @LemonCake: https://cdn.example.com/img?assetId=42&sizeHint=large could not be fetched now',
+    )
+    expect(findingInWords('bluesky @a.bsky.social: the alt text of image summerMenu (1).jpg is long')).toBe(
+      'Bluesky @a.bsky.social: the alt text of image summerMenu (1).jpg is long',
+    )
+  })
+
+  it('says the request’s names in words, but leaves the plain word “thread” as it is', () => {
+    expect(
+      findingInWords('googlebusiness.event.endTime: googlebusiness @shop: give both startTime and endTime'),
+    ).toBe('Google Business Profile @shop: give both the start time and the end time')
+    expect(
+      findingInWords('thread: none of the profiles takes a thread; threads go to twitter, bluesky, threads'),
+    ).toBe('The thread: none of the profiles takes a thread; threads go to X, Bluesky, Threads')
   })
 
   it('leaves the word “threads” alone where it is not the network', () => {

@@ -52,6 +52,44 @@ describe('a delivery error in words', () => {
     expect(API_WORDS.exec(networkErrorInWords(message))?.[0]).toBe(undefined)
   })
 
+  it.each([
+    [
+      'X answered 400: Your Tweet text "GET READY for our DELETE sale" is not allowed',
+      'X refused the request: Your Tweet text "GET READY for our DELETE sale" is not allowed',
+    ],
+    [
+      'Pinterest refused the pin: Invalid link https://cake.shop/menus.list',
+      'Pinterest refused the pin: Invalid link https://cake.shop/menus.list',
+    ],
+    [
+      'Vault read failed; nothing was sent (gave up after 5 attempts)',
+      'Vault read failed. Nothing was sent. Herald gave up after 5 tries',
+    ],
+    [
+      'X answered 503 after the post was sent; it may or may not have been created: Service Unavailable',
+      'X gave no clear answer after the post was sent; it may or may not have been created: Service Unavailable',
+    ],
+    ['Access token for twitter is missing or invalid', 'X no longer accepts Herald’s sign-in'],
+    [
+      'Bluesky com.atproto.repo.createRecord timed out after the request was sent: it may or may not have taken effect',
+      'Bluesky: the post timed out after the request was sent: it may or may not have taken effect',
+    ],
+    [
+      'Herald could not look for the post on twitter (X answered 503); it looks again at 2026-12-03T16:05:00.000Z',
+      'Herald could not look for the post on X (X had a problem on its side); it looks again at 2026-12-03 16:05 UTC',
+    ],
+    [
+      'fosstodon.example.org answered 302 to posting the status',
+      'fosstodon.example.org answered posting the status unexpectedly; it may have gone through',
+    ],
+    [
+      'Instagram refused the content (error 100/2207026): The video format is not supported',
+      'Instagram refused the content: The video format is not supported',
+    ],
+  ])('leaves a person’s words and addresses alone: %j', (message, words) => {
+    expect(networkErrorInWords(message)).toBe(words)
+  })
+
   it('keeps the network’s own sentence whole', () => {
     const youtube = 'The request cannot be completed because you have exceeded your quota.'
     expect(networkErrorInWords(youtube)).toBe(youtube)
