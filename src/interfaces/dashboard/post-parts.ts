@@ -116,6 +116,7 @@ const TOOL_WORDS: Array<[RegExp, string]> = [
   [/\bpublish_post_now\b/g, '“Retry”'],
   [/\bupdate_post\b/g, '“Edit”'],
   [/\breschedule_post\b/g, '“Reschedule”'],
+  [/\bpreflight_post\b/g, 'Compose’s check'],
 ]
 
 /** A delivery error as a manager reads it: the network's sentence without its API's names, Herald's without tool names. */

@@ -64,6 +64,7 @@ const TOOL_WORDS: Array<[RegExp, string]> = [
   [/\breset_stuck_post\b/g, 'a reset of the stuck post'],
   [/\bupdate_post\b/g, 'an edit of the post'],
   [/\breschedule_post\b/g, 'a new time for it'],
+  [/\bpreflight_post\b/g, 'a check of the post'],
 ]
 
 /** A lost connection: the fix is in Herald, not in the conversation. */
