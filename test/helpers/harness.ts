@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -15,6 +15,7 @@ import type { FaultInjector } from '../../src/sandbox/fault-injector.js'
 import type { MountedSandboxes } from '../../src/sandbox-mount.js'
 import { buildServer } from '../../src/server.js'
 import { type Backend, backends } from './backends.js'
+import { removeDataDir } from './data-dir.js'
 
 export interface Harness {
   app: AppContext
@@ -153,7 +154,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await close()
       await store.destroy()
-      rmSync(dataDir, { recursive: true, force: true })
+      removeDataDir(dataDir)
     },
   }
 }

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { sandboxPrefixes } from '../../src/adapters/registry.js'
 import type { Store } from '../../src/platform/db/db.js'
+import { removeDataDir } from './data-dir.js'
 import { freePort } from './harness.js'
 import { runHerald } from './herald-command.js'
 import { type S3Server, startS3Server } from './s3-server.js'
@@ -88,7 +89,7 @@ export async function startHeraldCluster(options: {
     await store.destroy()
     await db.drop()
     await s3.close()
-    rmSync(dataDir, { recursive: true, force: true })
+    removeDataDir(dataDir)
   }
   try {
     const apis: HeraldProcess[] = []

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { openStore } from '../../src/platform/db/db.js'
+import { removeDataDir } from './data-dir.js'
 import { type Harness, type HarnessOptions, startHarness } from './harness.js'
 
 const bin = path.resolve(import.meta.dirname, '../../bin/herald.js')
@@ -51,7 +52,7 @@ export async function startSandboxCli(
       backend: { name: 'sqlite', open: () => openStore({ sqlitePath: path.join(dataDir, 'herald.sqlite') }) },
     })
   } catch (error) {
-    rmSync(dataDir, { recursive: true, force: true })
+    removeDataDir(dataDir)
     throw error
   }
   const env = {
@@ -84,7 +85,7 @@ export async function startSandboxCli(
     },
     async close() {
       await harness.close()
-      rmSync(dataDir, { recursive: true, force: true })
+      removeDataDir(dataDir)
     },
   }
 }
