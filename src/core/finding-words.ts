@@ -1,4 +1,5 @@
-import { type Network, networkLabels, networks } from './networks.js'
+import { labelOf, type Network, networkLabels, networks } from './networks.js'
+import { setAside } from './set-aside.js'
 import { tiktokPrivacyLabels } from './tiktok-rules.js'
 
 /**
@@ -90,8 +91,6 @@ const NETWORK_SUBJECT = new RegExp(
 /** A list of networks' ids: "(only twitter, bluesky, threads, mastodon)", "go to twitter, bluesky". */
 const NETWORK_LIST = new RegExp(`(?<=\\(only |go to )(?:${NETWORK_ID})(?:, (?:${NETWORK_ID}))*\\b`, 'g')
 
-const labelOf = (id: string) => networkLabels[id as Network] ?? id
-
 /** TikTok's privacy levels, in the words Compose shows; other upper-case words are a person's. */
 const PRIVACY_CODE = new RegExp(`(?<![@\\w./-])(?:${Object.keys(tiktokPrivacyLabels).join('|')})\\b`, 'g')
 
@@ -99,10 +98,6 @@ const PRIVACY_CODE = new RegExp(`(?<![@\\w./-])(?:${Object.keys(tiktokPrivacyLab
 const WHOLE: Record<string, string> = {
   'Name at least one profile in targetAccounts or one network in platforms': 'Choose at least one profile',
 }
-
-/** Addresses, file names, handles and quoted text, set aside while the rules run. */
-const UNTOUCHED =
-  /\b[a-z][a-z0-9+.-]*:\/\/[^\s)"”]+|"[^"]*"|“[^”]*”|@[\w.-]+|\b[\w-]+(?: [\w-]+){0,2}\.(?:png|jpe?g|gif|webp|heic|mp4|mov|webm)\b/gi
 
 /** A leading field path: left out when the finding names its profile next, else said as the field's words. */
 function withoutLeadingPath(finding: string): string {
@@ -122,11 +117,11 @@ export function findingInWords(finding: string): string {
     .replace(NETWORK_BEFORE, labelOf)
     .replace(NETWORK_SUBJECT, labelOf)
     .replace(NETWORK_LIST, (list) => list.split(', ').map(labelOf).join(', '))
-  const kept: string[] = []
-  const masked = start.replace(UNTOUCHED, (found) => `\uE000${kept.push(found) - 1}\uE001`)
-  const said = masked
-    .replace(FIELD_PATH, fieldInWords)
-    .replace(PRIVACY_CODE, (code) => `“${tiktokPrivacyLabels[code as keyof typeof tiktokPrivacyLabels]}”`)
-    .replace(/\uE000(\d+)\uE001/g, (_m, i: string) => kept[Number(i)] ?? '')
+  const aside = setAside(start)
+  const said = aside.restore(
+    aside.text
+      .replace(FIELD_PATH, fieldInWords)
+      .replace(PRIVACY_CODE, (code) => `“${tiktokPrivacyLabels[code as keyof typeof tiktokPrivacyLabels]}”`),
+  )
   return said.charAt(0).toUpperCase() + said.slice(1)
 }

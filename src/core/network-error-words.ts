@@ -1,4 +1,5 @@
-import { type Network, networkLabels, networks } from './networks.js'
+import { labelOf, networks } from './networks.js'
+import { setAside } from './set-aside.js'
 
 /**
  * A network's refusal as a person reads it. Adapters keep the network's exact answer in a target's `error`
@@ -53,21 +54,14 @@ const BRACKETED_CODE = / \((?:(?:HTTP |error )?\d+(?:\/\d+)?|[a-z]+(?:_[a-z]+)+|
 const ISO_MINUTE = /\b(\d{4}-\d\d-\d\d)T(\d\d:\d\d):\d\d(?:\.\d+)?Z\b/g
 /** A status inside a sentence (`(last: X answered 503)`), when the whole message is not one answer. */
 const INNER_ANSWER = / answered (\d{3})(?: [A-Z][A-Za-z]+)?(?=[:;)]|$| )/g
-/** A network's id in Herald's own words ("on twitter", "ask bluesky", "as youtube asks"). */
-const PLATFORM_ID = new RegExp(`(?<=\\b(?:on|ask|at|from|to|as|for) )(?:${networks.join('|')})\\b`, 'g')
+/** A network's id in Herald's own words ("on twitter", "ask bluesky", "as youtube asks", "twitter may have taken"). */
+const PLATFORM_ID = new RegExp(
+  `(?<=\\b(?:on|ask|at|from|to|as|for) )(?:${networks.join('|')})\\b|\\b(?:${networks.join('|')})\\b(?= (?:asks|may have taken)\\b)`,
+  'g',
+)
 
-/** Addresses and quoted text, set aside while the rules run so none of them rewrites a person's words. */
-const UNTOUCHED =
-  /\b[a-z][a-z0-9+.-]*:\/\/[^\s)"”]+|"[^"]*"|“[^”]*”|\b[\w-]+\.(?:png|jpe?g|gif|webp|heic|mp4|mov|webm)\b/gi
-
-function setAside(text: string): { text: string; restore(s: string): string } {
-  const kept: string[] = []
-  const masked = text.replace(UNTOUCHED, (found) => `\uE000${kept.push(found) - 1}\uE001`)
-  return {
-    text: masked,
-    restore: (s) => s.replace(/\uE000(\d+)\uE001/g, (_m, i: string) => kept[Number(i)] ?? ''),
-  }
-}
+/** Herald's own terms for people: instants to the minute, networks by name. */
+const heraldTerms = (text: string) => text.replace(ISO_MINUTE, '$1 $2 UTC').replace(PLATFORM_ID, labelOf)
 
 /** An AT Protocol name as words: a method as the part of the post, a record type as its noun. */
 const nsidWords = (_whole: string, last: string) =>
@@ -82,7 +76,7 @@ const innerAnswer = (_whole: string, status: string) =>
 
 /** Any sentence of a network's or Herald's without API names, codes, or raw instants. */
 function inWords(text: string): string {
-  return text
+  return heraldTerms(text)
     .replace(NSID, nsidWords)
     .replace(METHOD_AND_WHERE, (_w, method: string) => (method === 'GET' ? 'a lookup' : 'a request'))
     .replace(API_PATH, 'the request')
@@ -95,8 +89,6 @@ function inWords(text: string): string {
       ' answered in a form Herald could not read',
     )
     .replace(INNER_ANSWER, innerAnswer)
-    .replace(ISO_MINUTE, '$1 $2 UTC')
-    .replace(PLATFORM_ID, (id) => networkLabels[id as Network] ?? id)
     .replace(/\s{2,}/g, ' ')
     .trim()
 }
@@ -129,10 +121,12 @@ const ANSWERED =
 /** X's "answered 503 after the post was sent; it may or may not have been created". */
 const ANSWERED_AFTER = /^(?<who>\S+) answered (?<status>\d{3}) after the post was sent; (?<rest>[\s\S]+)$/
 
+/** A call a message names after its network: an AT Protocol method, or an HTTP method and where. */
+const CALL = `(?<method>${NSID_PREFIX}\\.\\S+|(?:GET|POST|PUT|PATCH|DELETE) \\S+)`
 /** `Bluesky com.atproto.repo.createRecord timed out …`: the network, the part of the post, what happened. */
-const NAMED_CALL = new RegExp(
-  `^(?<network>\\S+) (?<method>${NSID_PREFIX}\\.\\S+|(?:GET|POST|PUT|PATCH|DELETE) \\S+) (?<rest>[\\s\\S]+)$`,
-)
+const NAMED_CALL = new RegExp(`^(?<network>\\S+) ${CALL} (?<rest>[\\s\\S]+)$`)
+/** `Bluesky com.atproto.repo.createRecord` as who answered: the network, then the call. */
+const NAMED_CALLER = new RegExp(`^(?<network>\\S+) ${CALL}$`)
 
 /** Where Herald's own words follow the network's answer ("…; retrying at …", "… (gave up after 5 attempts)"). */
 const HERALD_ENDING =
@@ -146,16 +140,9 @@ function endingInWords(ending: string): string {
       clause
         .replace(/^gave up after (\d+) attempts\)$/, 'Herald gave up after $1 tries')
         .replace(/^retrying at /, 'Herald tries again at ')
-        .replace(/^waiting until (.+) as (\w+) asks$/, 'Herald waits until $1, as $2 asks')
-        .replace(ISO_MINUTE, '$1 $2 UTC')
-        .replace(
-          new RegExp(
-            `\\b(?:${networks.join('|')})\\b(?= (?:asks|may have taken))|(?<=\\bon )(?:${networks.join('|')})\\b`,
-            'g',
-          ),
-          (id) => networkLabels[id as Network] ?? id,
-        ),
+        .replace(/^waiting until (.+) as (\w+) asks$/, 'Herald waits until $1, as $2 asks'),
     )
+    .map(heraldTerms)
     .map((clause) => clause.charAt(0).toUpperCase() + clause.slice(1))
     .join('. ')
 }
@@ -180,9 +167,7 @@ function bodyInWords(body: string): string {
   const answered = ANSWERED.exec(body)?.groups
   if (answered) {
     // "Bluesky com.atproto.repo.createRecord": the network, then the method, said as the part it carried.
-    const named = new RegExp(
-      `^(?<network>\\S+) (?<method>${NSID_PREFIX}\\.\\S+|(?:GET|POST|PUT|PATCH|DELETE) \\S+)$`,
-    ).exec(answered.who ?? '')
+    const named = NAMED_CALLER.exec(answered.who ?? '')
     const network = named?.groups?.network ?? inWords(answered.who ?? '')
     const part = named?.groups?.method ? inWords(named.groups.method) : ''
     const what = answered.what ? inWords(answered.what) : part || undefined

@@ -31,3 +31,6 @@ export const networkLabels: Record<Network, string> = {
   pinterest: 'Pinterest',
   mastodon: 'Mastodon',
 }
+
+/** A network's name for people when `id` is a network value; anything else as it is. */
+export const labelOf = (id: string): string => (isNetwork(id) ? networkLabels[id] : id)

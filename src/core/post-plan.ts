@@ -28,13 +28,14 @@ import {
   pinterestDetailBlockers,
   resolvePinterestDetails,
 } from './pinterest-details.js'
-import { containsLink, lengthOn } from './text-length.js'
+import { lengthOn } from './text-length.js'
 import {
   type DeliveryItem,
   deliveryItems,
   itemBlockers,
   itemsPrice,
   type PostItems,
+  postHoldsLink,
   type ThreadItemInput,
   takesFirstComments,
   takesThreads,
@@ -289,9 +290,7 @@ export function planPost(input: PlanInput, connections: ConnectionInfo[]): Plan 
     ),
   )
 
-  const hasLink = targets.some(
-    (t) => containsLink(t.content) || t.items.some((item) => containsLink(item.content)),
-  )
+  const hasLink = targets.some((t) => postHoldsLink(t.content, t.items))
   if (hasLink)
     warnings.push(`The copy holds a link: a one-off surcharge of ${LINK_SURCHARGE} credits applies`)
   const cost =

@@ -114,8 +114,12 @@ export function deliveryItems(
  * Whether a target's copy or any of its items (a thread, a first comment) holds a link: the one-off link
  * surcharge is owed for a link wherever in the post it goes out.
  */
+export const postHoldsLink = (content: string, items: readonly Pick<DeliveryItem, 'content'>[]) =>
+  containsLink(content) || items.some((item) => containsLink(item.content))
+
+/** {@link postHoldsLink} for a stored target, its items as the JSON it keeps them in. */
 export const holdsLink = (target: { content: string; items?: string | null }) =>
-  containsLink(target.content) || readItems(target.items).some((item) => containsLink(item.content))
+  postHoldsLink(target.content, readItems(target.items))
 
 export function readItems(raw: string | null | undefined): DeliveryItem[] {
   if (!raw) return []
